@@ -1,0 +1,277 @@
+//! Configuration: one struct, layered from several places.
+//!
+//! Precedence, lowest first: built-in defaults < the user file (`$CAIRN_CONFIG`, else
+//! `~/.config/cairn/config.toml`) < the project file (the nearest `.cairn.toml` at or above the
+//! working directory) < `CAIRN_*` environment variables < command-line flags (applied by the
+//! binary). Files are merged key by key, so a project file that sets one limit keeps the user's
+//! other settings. Unknown keys are errors that name the file, so a typo never passes silently.
+//! A relative `store.path` in a file is taken relative to that file's directory.
+//!
+//! The data directory is `$CAIRN_HOME`, else the platform data directory (`~/.local/share/cairn`
+//! on Linux); the database defaults to `cairn.db` inside it, never to the working directory.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+
+/// The file name of a project's own configuration.
+pub const PROJECT_FILE: &str = ".cairn.toml";
+/// The database file name inside the data directory.
+pub const DATABASE_FILE: &str = "cairn.db";
+
+/// All of cairn's settings.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Overrides the detected project name (normally set in a project's `.cairn.toml`).
+    pub project: Option<String>,
+    pub store: StoreConfig,
+    pub limits: Limits,
+    pub search: SearchConfig,
+}
+
+/// Where the embedded store lives.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StoreConfig {
+    /// The SQLite database file; default `<data dir>/cairn.db`.
+    pub path: Option<PathBuf>,
+}
+
+/// Validation limits enforced by the service on every entry point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Largest memory content, in bytes of UTF-8.
+    pub max_content_bytes: usize,
+    /// Longest title, in characters.
+    pub max_title_chars: usize,
+    /// Most tags on one memory.
+    pub max_tags: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_content_bytes: 10_240,
+            max_title_chars: 200,
+            max_tags: 32,
+        }
+    }
+}
+
+/// Search defaults.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchConfig {
+    /// Results returned when no `--limit` is given.
+    pub default_limit: usize,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig { default_limit: 10 }
+    }
+}
+
+/// Where configuration is read from; [`ConfigSources::discover`] fills it from the process.
+#[derive(Debug, Clone, Default)]
+pub struct ConfigSources {
+    pub user_file: Option<PathBuf>,
+    pub project_file: Option<PathBuf>,
+    /// `CAIRN_*` variables (name, value).
+    pub env: Vec<(String, String)>,
+}
+
+impl ConfigSources {
+    /// The user file, the nearest project file above `cwd`, and the process environment.
+    pub fn discover(cwd: &Path) -> Self {
+        let env: Vec<_> = std::env::vars().filter(|(k, _)| k.starts_with("CAIRN_")).collect();
+        let user_file = env
+            .iter()
+            .find(|(k, _)| k == "CAIRN_CONFIG")
+            .map(|(_, v)| PathBuf::from(v))
+            .or_else(|| dirs::config_dir().map(|d| d.join("cairn").join("config.toml")));
+        let project_file = cwd
+            .ancestors()
+            .map(|dir| dir.join(PROJECT_FILE))
+            .find(|file| file.is_file());
+        ConfigSources {
+            user_file,
+            project_file,
+            env,
+        }
+    }
+
+    fn var(&self, name: &str) -> Option<&str> {
+        self.env
+            .iter()
+            .find(|(k, v)| k == name && !v.is_empty())
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+impl Config {
+    /// Loads and layers every source. A missing file is fine; a broken one is an error.
+    pub fn load(sources: &ConfigSources) -> Result<Config, Error> {
+        let mut merged = toml::Table::new();
+        for file in [&sources.user_file, &sources.project_file].into_iter().flatten() {
+            if let Some(table) = read_file(file)? {
+                merge(&mut merged, table);
+            }
+        }
+        let mut config = Config::deserialize(toml::Value::Table(merged)).map_err(|e| Error::Config {
+            origin: "files".into(),
+            message: e.to_string(),
+        })?;
+        if let Some(db) = sources.var("CAIRN_DB") {
+            config.store.path = Some(absolute(Path::new(db)));
+        }
+        if let Some(project) = sources.var("CAIRN_PROJECT") {
+            config.project = Some(project.to_string());
+        }
+        if let Some(bytes) = sources.var("CAIRN_MAX_CONTENT_BYTES") {
+            config.limits.max_content_bytes = bytes.parse().map_err(|_| Error::Config {
+                origin: "CAIRN_MAX_CONTENT_BYTES".into(),
+                message: format!("'{bytes}' is not a whole number of bytes"),
+            })?;
+        }
+        config.store.path = config.store.path.take().or_else(|| {
+            data_home(sources.var("CAIRN_HOME")).map(|home| home.join(DATABASE_FILE))
+        });
+        Ok(config)
+    }
+
+    /// The database file to open: `store.path`, else `<data dir>/cairn.db`.
+    pub fn database_path(&self) -> Result<PathBuf, Error> {
+        self.store.path.clone().ok_or_else(|| Error::Config {
+            origin: "store.path".into(),
+            message: "no data directory is known on this platform; set CAIRN_HOME or pass --db".into(),
+        })
+    }
+}
+
+/// `$CAIRN_HOME`, else the platform data directory joined with `cairn`.
+pub fn data_home(cairn_home: Option<&str>) -> Option<PathBuf> {
+    match cairn_home {
+        Some(home) => Some(absolute(Path::new(home))),
+        None => dirs::data_dir().map(|d| d.join("cairn")),
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Parses one file, checking it on its own so errors name it; `None` when it does not exist.
+fn read_file(file: &Path) -> Result<Option<toml::Table>, Error> {
+    let text = match fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(Error::Config {
+                origin: file.display().to_string(),
+                message: e.to_string(),
+            });
+        }
+    };
+    let bad = |message: String| Error::Config {
+        origin: file.display().to_string(),
+        message,
+    };
+    let mut table: toml::Table = toml::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    Config::deserialize(toml::Value::Table(table.clone())).map_err(|e| bad(e.to_string()))?;
+    // Relative store paths are relative to the file that names them.
+    if let Some(toml::Value::Table(store)) = table.get_mut("store") {
+        if let Some(toml::Value::String(path)) = store.get_mut("path") {
+            let base = file.parent().unwrap_or(Path::new("."));
+            *path = absolute(&base.join(&*path)).to_string_lossy().into_owned();
+        }
+    }
+    Ok(Some(table))
+}
+
+/// Deep-merges `top` over `base`: tables merge key by key, anything else replaces.
+fn merge(base: &mut toml::Table, top: toml::Table) {
+    for (key, value) in top {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(existing)), toml::Value::Table(incoming)) => {
+                merge(existing, incoming)
+            }
+            (_, value) => {
+                base.insert(key, value);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn the_example_file_parses_to_the_defaults() {
+        let example: Config =
+            toml::from_str(include_str!("../../../config.example.toml")).expect("example parses");
+        assert_eq!(example, Config::default());
+    }
+
+    #[test]
+    fn project_file_overrides_user_file_key_by_key_and_env_overrides_both() {
+        let tmp = tempfile::tempdir().unwrap();
+        let user = tmp.path().join("user.toml");
+        let project = tmp.path().join("proj/.cairn.toml");
+        fs::create_dir_all(project.parent().unwrap()).unwrap();
+        fs::write(&user, "[limits]\nmax_content_bytes = 500\nmax_tags = 4\n").unwrap();
+        fs::write(&project, "project = \"acme\"\n[limits]\nmax_tags = 8\n[store]\npath = \"mem.db\"\n")
+            .unwrap();
+        let mut sources = ConfigSources {
+            user_file: Some(user),
+            project_file: Some(project.clone()),
+            env: vec![],
+        };
+        let config = Config::load(&sources).unwrap();
+        assert_eq!(config.limits.max_content_bytes, 500);
+        assert_eq!(config.limits.max_tags, 8);
+        assert_eq!(config.project.as_deref(), Some("acme"));
+        assert_eq!(config.database_path().unwrap(), project.parent().unwrap().join("mem.db"));
+
+        sources.env = env(&[("CAIRN_PROJECT", "other"), ("CAIRN_MAX_CONTENT_BYTES", "900")]);
+        let config = Config::load(&sources).unwrap();
+        assert_eq!(config.project.as_deref(), Some("other"));
+        assert_eq!(config.limits.max_content_bytes, 900);
+    }
+
+    #[test]
+    fn the_database_defaults_to_cairn_home_never_the_working_directory() {
+        let sources = ConfigSources {
+            env: env(&[("CAIRN_HOME", "/srv/cairn-home")]),
+            ..Default::default()
+        };
+        let path = Config::load(&sources).unwrap().database_path().unwrap();
+        assert_eq!(path, Path::new("/srv/cairn-home/cairn.db"));
+        let default = Config::load(&ConfigSources::default()).unwrap().database_path().unwrap();
+        assert!(default.is_absolute(), "{}", default.display());
+    }
+
+    #[test]
+    fn a_typo_in_a_file_is_an_error_naming_the_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let user = tmp.path().join("config.toml");
+        fs::write(&user, "[limits]\nmax_content_byte = 5\n").unwrap();
+        let err = Config::load(&ConfigSources {
+            user_file: Some(user.clone()),
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("config.toml") && err.contains("max_content_byte"), "{err}");
+    }
+}

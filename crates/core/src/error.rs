@@ -1,0 +1,94 @@
+//! One error type for the whole domain.
+//!
+//! Every failure a user can cause names the *field* it concerns and, where a limit is involved,
+//! the limit, so each entry point (CLI, MCP, HTTP) can show a message that says how to fix the
+//! call. Storage failures are wrapped as [`Error::Storage`] so no backend type leaks through.
+
+use std::fmt;
+
+/// Result alias used across cairn's libraries.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in the domain and its storage.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Input failed validation; nothing was written.
+    #[error("{field}: {message}")]
+    Invalid { field: String, message: String },
+
+    /// No visible memory has this id (it never existed, was forgotten, or has expired).
+    #[error("no memory matches '{id}' (it may have been forgotten or have expired)")]
+    NotFound { id: String },
+
+    /// A short handle matched several memories.
+    #[error("'{prefix}' matches {} memories ({}); give more characters", candidates.len(), candidates.join(", "))]
+    AmbiguousHandle {
+        prefix: String,
+        candidates: Vec<String>,
+    },
+
+    /// One line of an import could not be used; the whole import was rolled back.
+    #[error("line {line}: {source}; nothing was imported")]
+    ImportLine {
+        line: u64,
+        #[source]
+        source: Box<Error>,
+    },
+
+    /// A configuration file or variable could not be used.
+    #[error("config {origin}: {message}")]
+    Config { origin: String, message: String },
+
+    /// The storage backend failed.
+    #[error("storage: {message}")]
+    Storage {
+        message: String,
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+
+    /// Reading input or writing output failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+impl Error {
+    /// A validation error for `field`.
+    pub fn invalid(field: impl Into<String>, message: impl fmt::Display) -> Self {
+        Error::Invalid {
+            field: field.into(),
+            message: message.to_string(),
+        }
+    }
+
+    /// A storage error carrying the backend's own error as its source.
+    pub fn storage(
+        message: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Error::Storage {
+            message: message.into(),
+            source: Some(Box::new(source)),
+        }
+    }
+
+    /// The field a validation error concerns, looking through import line wrappers.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            Error::Invalid { field, .. } => Some(field),
+            Error::ImportLine { source, .. } => source.field(),
+            _ => None,
+        }
+    }
+
+    /// True when the caller's input was at fault (as opposed to the machine or the store).
+    pub fn is_user_error(&self) -> bool {
+        match self {
+            Error::Invalid { .. } | Error::NotFound { .. } | Error::AmbiguousHandle { .. } => true,
+            Error::ImportLine { source, .. } => source.is_user_error(),
+            Error::Config { .. } => true,
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! The storage contract every backend fulfils.
+//!
+//! The service owns every rule; a backend only persists and queries. Writes happen inside
+//! [`Store::write`], which runs the service's closure in one transaction that already holds the
+//! write lock (so the closure runs exactly once and a check-then-write — dedupe, topic upsert — is
+//! atomic across processes). Reads are plain methods on [`Store`] that take a [`MemoryFilter`]
+//! and the service's `now`: a backend must never return a forgotten or expired memory unless the
+//! filter asks for it. The shared behavioural suite in [`crate::testing`] pins all of this for
+//! every backend.
+
+use jiff::Timestamp;
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::id::MemoryId;
+use crate::memory::{Category, Memory, Revision, TopicKey};
+use crate::scope::{Scope, ScopeFilter};
+use crate::search::{LexicalQuery, SignalHit};
+use crate::tag::Tag;
+
+/// A storage backend.
+pub trait Store: Send + Sync {
+    /// Runs `work` in one write transaction: committed if it returns `Ok`, rolled back
+    /// otherwise. Waiting for other writers is the backend's job; `work` runs once.
+    fn write(&self, work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<()>) -> Result<()>;
+
+    /// The memories with these ids, in any state, in no particular order.
+    fn get(&self, ids: &[MemoryId]) -> Result<Vec<Memory>>;
+
+    /// Up to `limit` ids whose hyphenated form starts with `prefix`, in any state.
+    fn ids_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<MemoryId>>;
+
+    /// A page of memories matching the filter, in the requested order.
+    fn list(&self, query: &ListQuery, now: Timestamp) -> Result<Vec<Memory>>;
+
+    /// How many memories match the filter.
+    fn count(&self, filter: &MemoryFilter, now: Timestamp) -> Result<u64>;
+
+    /// The best `depth` full-text matches, best first, with their BM25 scores (higher is better).
+    fn lexical(
+        &self,
+        query: &LexicalQuery,
+        filter: &MemoryFilter,
+        now: Timestamp,
+        depth: usize,
+    ) -> Result<Vec<SignalHit>>;
+
+    /// A memory's previous states, oldest first.
+    fn revisions(&self, id: &MemoryId) -> Result<Vec<Revision>>;
+
+    /// Memories whose expiry is at or before `before`, forgotten ones included, soonest first.
+    fn expired(&self, before: Timestamp) -> Result<Vec<Memory>>;
+
+    /// Counts for `stats`.
+    fn stats(&self, now: Timestamp) -> Result<StoreStats>;
+
+    /// Visible memories per tag, most used first.
+    fn tag_counts(&self, filter: &MemoryFilter, now: Timestamp) -> Result<Vec<TagCount>>;
+
+    /// Streams every memory in every state with its revisions, oldest first.
+    fn export(&self, sink: &mut dyn FnMut(Memory, Vec<Revision>) -> Result<()>) -> Result<()>;
+
+    /// Where the data lives, for people (a path or a URL without credentials).
+    fn location(&self) -> String;
+}
+
+/// What the service may do inside one write transaction.
+pub trait StoreTx {
+    /// A memory by id, in any state.
+    fn get(&mut self, id: &MemoryId) -> Result<Option<Memory>>;
+
+    /// The live (not forgotten, not expired at `now`) memory with this topic key in this scope.
+    fn find_by_topic(
+        &mut self,
+        scope: &Scope,
+        topic: &TopicKey,
+        now: Timestamp,
+    ) -> Result<Option<Memory>>;
+
+    /// Live memories in this scope whose content hash (see [`crate::normalise::content_hash`])
+    /// is `hash`; the caller confirms the match.
+    fn find_by_content_hash(
+        &mut self,
+        scope: &Scope,
+        hash: i64,
+        now: Timestamp,
+    ) -> Result<Vec<Memory>>;
+
+    /// Adds a new memory (its id must be new).
+    fn insert(&mut self, memory: &Memory) -> Result<()>;
+
+    /// Overwrites the stored state of `memory.id` (tags and full-text index included).
+    fn replace(&mut self, memory: &Memory) -> Result<()>;
+
+    /// A memory's revisions, oldest first.
+    fn revisions(&mut self, id: &MemoryId) -> Result<Vec<Revision>>;
+
+    /// Appends a revision (its number must be new for this memory).
+    fn add_revision(&mut self, id: &MemoryId, revision: &Revision) -> Result<()>;
+
+    /// Memories whose expiry is at or before `before`, forgotten ones included, soonest first.
+    fn expired(&mut self, before: Timestamp) -> Result<Vec<Memory>>;
+
+    /// Removes memories for good, with their tags links, revisions and index entries.
+    fn purge(&mut self, ids: &[MemoryId]) -> Result<()>;
+}
+
+/// Which memories a read considers. Built by adapters; `Default` is "every scope, visible only".
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryFilter {
+    pub scope: ScopeFilter,
+    /// Memories must carry every one of these tags.
+    pub tags_all: Vec<Tag>,
+    /// Memories must carry at least one of these tags (ignored when empty).
+    pub tags_any: Vec<Tag>,
+    pub category: Option<Category>,
+    pub entered_by: Option<String>,
+    /// Created at or after.
+    pub created_after: Option<Timestamp>,
+    /// Created strictly before.
+    pub created_before: Option<Timestamp>,
+    pub include_expired: bool,
+    pub include_forgotten: bool,
+}
+
+impl Default for MemoryFilter {
+    fn default() -> Self {
+        MemoryFilter {
+            scope: ScopeFilter::All,
+            tags_all: Vec::new(),
+            tags_any: Vec::new(),
+            category: None,
+            entered_by: None,
+            created_after: None,
+            created_before: None,
+            include_expired: false,
+            include_forgotten: false,
+        }
+    }
+}
+
+impl MemoryFilter {
+    /// Every visible memory in `scope`.
+    pub fn in_scope(scope: ScopeFilter) -> Self {
+        MemoryFilter {
+            scope,
+            ..Default::default()
+        }
+    }
+}
+
+/// The order of a listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SortKey {
+    #[default]
+    Created,
+    Updated,
+    /// Memories without an expiry come last.
+    Expires,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SortOrder {
+    Asc,
+    #[default]
+    Desc,
+}
+
+/// A page of a listing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListQuery {
+    pub filter: MemoryFilter,
+    pub sort: SortKey,
+    pub order: SortOrder,
+    pub limit: usize,
+    pub offset: usize,
+}
+
+/// How many memories carry a tag.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TagCount {
+    pub tag: Tag,
+    pub count: u64,
+}
+
+/// A name and how many memories it stands for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NamedCount {
+    pub name: String,
+    pub count: u64,
+}
+
+/// Counts over the whole store.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StoreStats {
+    /// Visible memories.
+    pub memories: u64,
+    pub forgotten: u64,
+    /// Expired and not yet pruned.
+    pub expired: u64,
+    pub revisions: u64,
+    pub tags: u64,
+    pub by_category: Vec<NamedCount>,
+    /// `global` or the project name.
+    pub by_project: Vec<NamedCount>,
+    /// Visible memories per `entered_by` (`unknown` when unset).
+    pub by_agent: Vec<NamedCount>,
+    pub oldest: Option<Timestamp>,
+    pub newest: Option<Timestamp>,
+    /// Bytes on disk, where the backend can tell.
+    pub size_bytes: Option<u64>,
+}
