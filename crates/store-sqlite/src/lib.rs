@@ -1,1 +1,182 @@
+//! cairn-store-sqlite: the embedded default store, one SQLite file.
+//!
+//! The file lives at an absolute path chosen by the caller (see `cairn_core::config`). It runs in
+//! WAL mode so readers never block the writer, with a busy timeout so that many processes — hooks,
+//! the CLI, a server — can write at once without "database is locked" reaching the user: a write
+//! transaction starts `IMMEDIATE` (taking the write lock up front, waiting for it if needed), so
+//! the service's check-then-write logic runs once, atomically. The schema is created and upgraded
+//! by versioned migrations ([`migrations`]). Full-text search is an FTS5 table over the memories
+//! table, kept consistent by triggers in the same transaction as every write.
+//!
+//! Map: [`rows`] (row ↔ domain types, tag tables), [`filter`] (filters → SQL), [`tx`] (the write
+//! side), [`read`] (the read side).
 
+mod error;
+mod filter;
+pub mod migrations;
+mod read;
+mod rows;
+mod tx;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use cairn_core::search::{LexicalQuery, SignalHit};
+use cairn_core::store::{ListQuery, MemoryFilter, Store, StoreStats, StoreTx, TagCount};
+use cairn_core::{Memory, MemoryId, Result, Revision};
+use jiff::Timestamp;
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+
+pub use error::SqliteError;
+
+/// How long one statement waits for another process's write lock before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// How many times a write retries taking the lock after a busy timeout.
+const WRITE_ATTEMPTS: u32 = 3;
+
+/// The embedded SQLite store.
+pub struct SqliteStore {
+    conn: Mutex<Connection>,
+    path: Option<PathBuf>,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    pub fn open(path: &Path) -> Result<Self, SqliteError> {
+        let open_error = |source: Box<dyn std::error::Error + Send + Sync>| SqliteError::Open {
+            path: path.to_path_buf(),
+            source,
+        };
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| open_error(Box::new(e)))?;
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| open_error(Box::new(e)))?;
+        Self::prepare(conn, Some(path.to_path_buf()))
+    }
+
+    /// A private in-memory store (tests, benchmarks).
+    pub fn open_in_memory() -> Result<Self, SqliteError> {
+        Self::prepare(Connection::open_in_memory()?, None)
+    }
+
+    fn prepare(mut conn: Connection, path: Option<PathBuf>) -> Result<Self, SqliteError> {
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        if path.is_some() {
+            enable_wal(&conn)?;
+        }
+        migrations::migrate(&mut conn)?;
+        Ok(SqliteStore {
+            conn: Mutex::new(conn),
+            path,
+        })
+    }
+
+    /// The database file, or `None` for an in-memory store.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave SQLite half-written (the transaction
+        // rolls back on drop), so a poisoned lock is safe to keep using.
+        self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// WAL is a property of the file: set it once; later opens just see it.
+fn enable_wal(conn: &Connection) -> Result<(), SqliteError> {
+    let mode: String = conn.query_row("PRAGMA journal_mode", [], |row| row.get(0))?;
+    if mode.eq_ignore_ascii_case("wal") {
+        return Ok(());
+    }
+    let mut attempt = 0;
+    loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get::<_, String>(0)) {
+            Ok(_) => return Ok(()),
+            Err(e) if error::is_busy(&e) && attempt < WRITE_ATTEMPTS => {
+                attempt += 1;
+                std::thread::sleep(Duration::from_millis(20 * u64::from(attempt)));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+impl Store for SqliteStore {
+    fn write(&self, work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<()>) -> Result<()> {
+        let mut conn = self.conn();
+        let mut attempt = 1;
+        let tx = loop {
+            match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
+                Ok(tx) => break tx,
+                Err(e) if error::is_busy(&e) && attempt < WRITE_ATTEMPTS => {
+                    tracing::debug!(attempt, "store busy; retrying the write lock");
+                    attempt += 1;
+                }
+                Err(e) => return Err(SqliteError::from(e).into()),
+            }
+        };
+        let mut store_tx = tx::SqliteTx { tx };
+        work(&mut store_tx)?;
+        store_tx.tx.commit().map_err(SqliteError::from)?;
+        Ok(())
+    }
+
+    fn get(&self, ids: &[MemoryId]) -> Result<Vec<Memory>> {
+        read::get(&self.conn(), ids)
+    }
+
+    fn ids_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<MemoryId>> {
+        read::ids_with_prefix(&self.conn(), prefix, limit)
+    }
+
+    fn list(&self, query: &ListQuery, now: Timestamp) -> Result<Vec<Memory>> {
+        read::list(&self.conn(), query, now)
+    }
+
+    fn count(&self, filter: &MemoryFilter, now: Timestamp) -> Result<u64> {
+        read::count(&self.conn(), filter, now)
+    }
+
+    fn lexical(
+        &self,
+        query: &LexicalQuery,
+        filter: &MemoryFilter,
+        now: Timestamp,
+        depth: usize,
+    ) -> Result<Vec<SignalHit>> {
+        read::lexical(&self.conn(), query, filter, now, depth)
+    }
+
+    fn revisions(&self, id: &MemoryId) -> Result<Vec<Revision>> {
+        read::revisions(&self.conn(), id)
+    }
+
+    fn expired(&self, before: Timestamp) -> Result<Vec<Memory>> {
+        read::expired(&self.conn(), before)
+    }
+
+    fn stats(&self, now: Timestamp) -> Result<StoreStats> {
+        read::stats(&self.conn(), now)
+    }
+
+    fn tag_counts(&self, filter: &MemoryFilter, now: Timestamp) -> Result<Vec<TagCount>> {
+        read::tag_counts(&self.conn(), filter, now)
+    }
+
+    fn export(&self, sink: &mut dyn FnMut(Memory, Vec<Revision>) -> Result<()>) -> Result<()> {
+        read::export(&self.conn(), sink)
+    }
+
+    fn location(&self) -> String {
+        self.path
+            .as_ref()
+            .map_or_else(|| ":memory:".to_string(), |p| p.display().to_string())
+    }
+}

@@ -1,0 +1,68 @@
+//! Translating a [`MemoryFilter`] into an SQL condition over `memories m`.
+//!
+//! Visibility comes first and is on by default: unless the filter asks otherwise, forgotten rows
+//! and rows whose expiry is at or before `now` never match. Tag conditions use one `EXISTS` per
+//! required tag (all) or one `EXISTS … IN` (any) over the indexed link table.
+
+use cairn_core::{ScopeFilter, store::MemoryFilter};
+use jiff::Timestamp;
+use rusqlite::types::Value;
+
+use crate::rows::millis;
+
+/// An SQL condition (`1` when nothing constrains) and its positional parameters.
+pub struct SqlCondition {
+    pub sql: String,
+    pub params: Vec<Value>,
+}
+
+pub fn condition(filter: &MemoryFilter, now: Timestamp) -> SqlCondition {
+    let mut parts: Vec<String> = Vec::new();
+    let mut params: Vec<Value> = Vec::new();
+    if !filter.include_forgotten {
+        parts.push("m.deleted_at IS NULL".into());
+    }
+    if !filter.include_expired {
+        parts.push("(m.expires_at IS NULL OR m.expires_at > ?)".into());
+        params.push(Value::Integer(millis(now)));
+    }
+    match &filter.scope {
+        ScopeFilter::ProjectAndGlobal(project) => {
+            parts.push("m.project IN ('', ?)".into());
+            params.push(Value::Text(project.as_str().to_string()));
+        }
+        ScopeFilter::Global => parts.push("m.project = ''".into()),
+        ScopeFilter::All => {}
+    }
+    if let Some(category) = filter.category {
+        parts.push("m.category = ?".into());
+        params.push(Value::Text(category.as_str().to_string()));
+    }
+    if let Some(agent) = &filter.entered_by {
+        parts.push("m.entered_by = ? COLLATE NOCASE".into());
+        params.push(Value::Text(agent.clone()));
+    }
+    if let Some(after) = filter.created_after {
+        parts.push("m.created_at >= ?".into());
+        params.push(Value::Integer(millis(after)));
+    }
+    if let Some(before) = filter.created_before {
+        parts.push("m.created_at < ?".into());
+        params.push(Value::Integer(millis(before)));
+    }
+    const HAS_TAG: &str = "EXISTS (SELECT 1 FROM memory_tags mt JOIN tags t ON t.id = mt.tag_id \
+                           WHERE mt.memory_seq = m.seq AND t.name";
+    for tag in &filter.tags_all {
+        parts.push(format!("{HAS_TAG} = ?)"));
+        params.push(Value::Text(tag.as_str().to_string()));
+    }
+    if !filter.tags_any.is_empty() {
+        let marks = vec!["?"; filter.tags_any.len()].join(", ");
+        parts.push(format!("{HAS_TAG} IN ({marks}))"));
+        params.extend(filter.tags_any.iter().map(|t| Value::Text(t.as_str().to_string())));
+    }
+    SqlCondition {
+        sql: if parts.is_empty() { "1".into() } else { parts.join(" AND ") },
+        params,
+    }
+}

@@ -1,0 +1,65 @@
+//! Versioned schema migrations, tracked in SQLite's `user_version`.
+//!
+//! Each migration is an SQL file applied once, in order, inside one immediate transaction that
+//! re-reads the version after taking the write lock, so several processes opening a new store at
+//! once apply each migration exactly once. Migrations are only ever added, never edited.
+//! Opening a database written by a newer cairn is refused rather than guessed at.
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use crate::error::SqliteError;
+
+/// `(version, sql)`, in order; the last version is the schema this build writes.
+const MIGRATIONS: &[(u32, &str)] = &[(1, include_str!("../migrations/0001_initial.sql"))];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: u32 = MIGRATIONS[MIGRATIONS.len() - 1].0;
+
+fn version(conn: &Connection) -> Result<u32, SqliteError> {
+    Ok(conn.query_row("PRAGMA user_version", [], |row| row.get(0))?)
+}
+
+/// Brings the schema up to [`SCHEMA_VERSION`].
+pub fn migrate(conn: &mut Connection) -> Result<(), SqliteError> {
+    if version(conn)? == SCHEMA_VERSION {
+        return Ok(());
+    }
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let current = version(&tx)?;
+    if current > SCHEMA_VERSION {
+        return Err(SqliteError::SchemaTooNew {
+            found: current,
+            known: SCHEMA_VERSION,
+        });
+    }
+    for (number, sql) in MIGRATIONS.iter().filter(|(n, _)| *n > current) {
+        tracing::debug!(migration = number, "applying schema migration");
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", number)?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_are_numbered_in_order_from_one() {
+        for (index, (number, _)) in MIGRATIONS.iter().enumerate() {
+            assert_eq!(*number as usize, index + 1);
+        }
+    }
+
+    #[test]
+    fn migrating_twice_changes_nothing_and_newer_schemas_are_refused() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn).unwrap();
+        migrate(&mut conn).unwrap();
+        assert_eq!(version(&conn).unwrap(), SCHEMA_VERSION);
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1).unwrap();
+        let err = migrate(&mut conn).unwrap_err();
+        assert!(matches!(err, SqliteError::SchemaTooNew { .. }), "{err}");
+    }
+}

@@ -1,0 +1,244 @@
+//! The read side of [`Store`](cairn_core::store::Store): listings, full-text ranking, stats and
+//! export, all under a [`MemoryFilter`] condition.
+
+use cairn_core::search::{LexicalQuery, SignalHit};
+use cairn_core::store::{ListQuery, MemoryFilter, NamedCount, SortKey, SortOrder, StoreStats, TagCount};
+use cairn_core::{Memory, MemoryId, Result, Revision, Tag};
+use jiff::Timestamp;
+use rusqlite::{Connection, params_from_iter, types::Value};
+
+use crate::error::SqlResult;
+use crate::filter::condition;
+use crate::rows::{self, MEMORY_COLUMNS, memory_from_row, millis};
+
+/// BM25 column weights for (title, content, tags): a word in the title or a tag says more about
+/// what a memory is about than the same word in its body.
+const BM25_WEIGHTS: &str = "2.0, 1.0, 1.5";
+
+fn query_memories(conn: &Connection, sql: &str, params: Vec<Value>) -> Result<Vec<Memory>> {
+    conn.prepare_cached(sql)
+        .sql()?
+        .query_map(params_from_iter(params), memory_from_row)
+        .sql()?
+        .collect::<Result<Vec<_>, _>>()
+        .sql()
+}
+
+pub fn get(conn: &Connection, ids: &[MemoryId]) -> Result<Vec<Memory>> {
+    let mut out = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(500) {
+        let marks = vec!["?"; chunk.len()].join(", ");
+        let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id IN ({marks})");
+        let params = chunk.iter().map(|id| Value::Text(id.to_string())).collect();
+        out.extend(query_memories(conn, &sql, params)?);
+    }
+    Ok(out)
+}
+
+pub fn ids_with_prefix(conn: &Connection, prefix: &str, limit: usize) -> Result<Vec<MemoryId>> {
+    // Ids hold only [0-9a-f-], all below '~', so [prefix, prefix~) is exactly the prefix range.
+    let upper = format!("{prefix}~");
+    let ids: Vec<String> = conn
+        .prepare_cached("SELECT id FROM memories WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3")
+        .sql()?
+        .query_map(rusqlite::params![prefix, upper, limit as i64], |row| row.get(0))
+        .sql()?
+        .collect::<Result<_, _>>()
+        .sql()?;
+    ids.iter().map(|id| id.parse()).collect()
+}
+
+pub fn list(conn: &Connection, query: &ListQuery, now: Timestamp) -> Result<Vec<Memory>> {
+    let cond = condition(&query.filter, now);
+    let direction = match query.order {
+        SortOrder::Asc => "ASC",
+        SortOrder::Desc => "DESC",
+    };
+    let order = match query.sort {
+        SortKey::Created => format!("m.created_at {direction}, m.seq {direction}"),
+        SortKey::Updated => format!("m.updated_at {direction}, m.seq {direction}"),
+        SortKey::Expires => {
+            format!("m.expires_at IS NULL, m.expires_at {direction}, m.seq {direction}")
+        }
+    };
+    let sql = format!(
+        "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {} ORDER BY {order} LIMIT ? OFFSET ?",
+        cond.sql
+    );
+    let mut params = cond.params;
+    params.push(Value::Integer(query.limit as i64));
+    params.push(Value::Integer(query.offset as i64));
+    query_memories(conn, &sql, params)
+}
+
+pub fn count(conn: &Connection, filter: &MemoryFilter, now: Timestamp) -> Result<u64> {
+    let cond = condition(filter, now);
+    let sql = format!("SELECT count(*) FROM memories m WHERE {}", cond.sql);
+    conn.prepare_cached(&sql)
+        .sql()?
+        .query_row(params_from_iter(cond.params), |row| row.get::<_, i64>(0))
+        .sql()
+        .map(|n| n as u64)
+}
+
+/// The FTS5 expression for a lexical query: every term quoted (so no input is syntax), OR-ed.
+fn match_expression(query: &LexicalQuery) -> String {
+    query
+        .terms
+        .iter()
+        .map(|term| format!("\"{}\"", term.replace('"', "\"\"")))
+        .collect::<Vec<_>>()
+        .join(" OR ")
+}
+
+pub fn lexical(
+    conn: &Connection,
+    query: &LexicalQuery,
+    filter: &MemoryFilter,
+    now: Timestamp,
+    depth: usize,
+) -> Result<Vec<SignalHit>> {
+    if query.terms.is_empty() || depth == 0 {
+        return Ok(Vec::new());
+    }
+    let cond = condition(filter, now);
+    let sql = format!(
+        "SELECT m.id, bm25(memories_fts, {BM25_WEIGHTS}) AS score \
+         FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid \
+         WHERE memories_fts MATCH ? AND {} ORDER BY score LIMIT ?",
+        cond.sql
+    );
+    let mut params = vec![Value::Text(match_expression(query))];
+    params.extend(cond.params);
+    params.push(Value::Integer(depth as i64));
+    let rows: Vec<(String, f64)> = conn
+        .prepare_cached(&sql)
+        .sql()?
+        .query_map(params_from_iter(params), |row| Ok((row.get(0)?, row.get(1)?)))
+        .sql()?
+        .collect::<Result<_, _>>()
+        .sql()?;
+    rows.into_iter()
+        .map(|(id, bm25)| {
+            // FTS5's bm25() is negated so that ascending order is best-first; undo that.
+            Ok(SignalHit { id: id.parse()?, raw: -bm25 })
+        })
+        .collect()
+}
+
+pub fn revisions(conn: &Connection, id: &MemoryId) -> Result<Vec<Revision>> {
+    match rows::seq_of(conn, id)? {
+        Some(seq) => Ok(rows::revisions_of(conn, seq)?),
+        None => Ok(Vec::new()),
+    }
+}
+
+pub fn expired(conn: &Connection, before: Timestamp) -> Result<Vec<Memory>> {
+    let sql = format!(
+        "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.expires_at IS NOT NULL \
+         AND m.expires_at <= ? ORDER BY m.expires_at, m.seq"
+    );
+    query_memories(conn, &sql, vec![Value::Integer(millis(before))])
+}
+
+fn named_counts(conn: &Connection, sql: &str, now: Timestamp) -> Result<Vec<NamedCount>> {
+    conn.prepare_cached(sql)
+        .sql()?
+        .query_map([millis(now)], |row| {
+            Ok(NamedCount { name: row.get(0)?, count: row.get::<_, i64>(1)? as u64 })
+        })
+        .sql()?
+        .collect::<Result<_, _>>()
+        .sql()
+}
+
+pub fn stats(conn: &Connection, now: Timestamp) -> Result<StoreStats> {
+    const VISIBLE: &str = "deleted_at IS NULL AND (expires_at IS NULL OR expires_at > ?1)";
+    let scalar = |sql: &str, with_now: bool| -> Result<i64> {
+        let mut stmt = conn.prepare_cached(sql).sql()?;
+        if with_now {
+            stmt.query_row([millis(now)], |row| row.get(0)).sql()
+        } else {
+            stmt.query_row([], |row| row.get(0)).sql()
+        }
+    };
+    let (oldest, newest): (Option<i64>, Option<i64>) = conn
+        .prepare_cached(&format!("SELECT min(created_at), max(created_at) FROM memories WHERE {VISIBLE}"))
+        .sql()?
+        .query_row([millis(now)], |row| Ok((row.get(0)?, row.get(1)?)))
+        .sql()?;
+    let to_time = |ms: Option<i64>| ms.and_then(|ms| Timestamp::from_millisecond(ms).ok());
+    let page_count = scalar("PRAGMA page_count", false)?;
+    let page_size = scalar("PRAGMA page_size", false)?;
+    Ok(StoreStats {
+        memories: scalar(&format!("SELECT count(*) FROM memories WHERE {VISIBLE}"), true)? as u64,
+        forgotten: scalar("SELECT count(*) FROM memories WHERE deleted_at IS NOT NULL", false)? as u64,
+        expired: scalar(
+            "SELECT count(*) FROM memories WHERE deleted_at IS NULL AND expires_at <= ?1",
+            true,
+        )? as u64,
+        revisions: scalar("SELECT count(*) FROM memory_revisions", false)? as u64,
+        tags: scalar("SELECT count(*) FROM tags", false)? as u64,
+        by_category: named_counts(
+            conn,
+            &format!("SELECT category, count(*) FROM memories WHERE {VISIBLE} GROUP BY category ORDER BY 2 DESC, 1"),
+            now,
+        )?,
+        by_project: named_counts(
+            conn,
+            &format!(
+                "SELECT CASE project WHEN '' THEN 'global' ELSE project END, count(*) FROM memories \
+                 WHERE {VISIBLE} GROUP BY project ORDER BY 2 DESC, 1"
+            ),
+            now,
+        )?,
+        by_agent: named_counts(
+            conn,
+            &format!(
+                "SELECT coalesce(entered_by, 'unknown'), count(*) FROM memories WHERE {VISIBLE} \
+                 GROUP BY 1 ORDER BY 2 DESC, 1"
+            ),
+            now,
+        )?,
+        oldest: to_time(oldest),
+        newest: to_time(newest),
+        size_bytes: Some((page_count * page_size) as u64),
+    })
+}
+
+pub fn tag_counts(conn: &Connection, filter: &MemoryFilter, now: Timestamp) -> Result<Vec<TagCount>> {
+    let cond = condition(filter, now);
+    let sql = format!(
+        "SELECT t.name, count(*) FROM memory_tags mt JOIN tags t ON t.id = mt.tag_id \
+         JOIN memories m ON m.seq = mt.memory_seq WHERE {} GROUP BY t.name ORDER BY 2 DESC, 1",
+        cond.sql
+    );
+    let rows: Vec<(String, i64)> = conn
+        .prepare_cached(&sql)
+        .sql()?
+        .query_map(params_from_iter(cond.params), |row| Ok((row.get(0)?, row.get(1)?)))
+        .sql()?
+        .collect::<Result<_, _>>()
+        .sql()?;
+    rows.into_iter()
+        .map(|(name, count)| Ok(TagCount { tag: Tag::new(&name)?, count: count as u64 }))
+        .collect()
+}
+
+pub fn export(conn: &Connection, sink: &mut dyn FnMut(Memory, Vec<Revision>) -> Result<()>) -> Result<()> {
+    let sql = format!("SELECT m.seq, {MEMORY_COLUMNS} FROM memories m ORDER BY m.created_at, m.seq");
+    let mut stmt = conn.prepare(&sql).sql()?;
+    let mut rows = stmt.query([]).sql()?;
+    while let Some(row) = rows.next().sql()? {
+        let seq: i64 = row.get(0).sql()?;
+        let memory = memory_from_offset_row(row).sql()?;
+        let revisions = rows::revisions_of(conn, seq)?;
+        sink(memory, revisions)?;
+    }
+    Ok(())
+}
+
+/// [`memory_from_row`] for a row whose memory columns start at index 1.
+fn memory_from_offset_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Memory> {
+    rows::memory_from_row_at(row, 1)
+}

@@ -1,0 +1,236 @@
+//! Mapping between [`Memory`]/[`Revision`] and rows, and keeping the tag tables in step.
+//!
+//! A memory's tags live canonically in `tags`/`memory_tags` (for filtering) and as a
+//! space-joined copy in `memories.tags` (for the full-text index and for loading a memory in one
+//! read). [`write_tags`] is the only code that changes either, always in the same transaction.
+
+use cairn_core::{Category, Importance, Memory, MemoryId, ProjectName, Revision, Scope, Source, Tag, TopicKey};
+use jiff::Timestamp;
+use rusqlite::{Connection, OptionalExtension, Row, named_params};
+
+use crate::error::SqliteError;
+
+/// The memory columns, in the order [`memory_from_row`] reads them; `m` is the table alias.
+pub const MEMORY_COLUMNS: &str = "m.id, m.content, m.title, m.category, m.project, m.topic_key, \
+     m.entered_by, m.session_id, m.source, m.importance, m.created_at, m.updated_at, \
+     m.expires_at, m.deleted_at, m.tags";
+
+/// The revision columns, in the order [`revision_from_row`] reads them.
+pub const REVISION_COLUMNS: &str =
+    "number, content, title, category, tags, importance, expires_at, written_at";
+
+fn corrupt(what: impl std::fmt::Display) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(
+        0,
+        rusqlite::types::Type::Text,
+        Box::new(SqliteError::CorruptRow(what.to_string())),
+    )
+}
+
+fn time(ms: i64) -> rusqlite::Result<Timestamp> {
+    Timestamp::from_millisecond(ms).map_err(corrupt)
+}
+
+fn optional_time(ms: Option<i64>) -> rusqlite::Result<Option<Timestamp>> {
+    ms.map(time).transpose()
+}
+
+pub fn millis(ts: Timestamp) -> i64 {
+    ts.as_millisecond()
+}
+
+fn tags_from_text(text: &str) -> rusqlite::Result<Vec<Tag>> {
+    text.split(' ')
+        .filter(|t| !t.is_empty())
+        .map(|t| Tag::new(t).map_err(corrupt))
+        .collect()
+}
+
+pub fn tags_to_text(tags: &[Tag]) -> String {
+    tags.iter().map(Tag::as_str).collect::<Vec<_>>().join(" ")
+}
+
+pub fn project_column(scope: &Scope) -> &str {
+    scope.project().map_or("", ProjectName::as_str)
+}
+
+pub fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
+    memory_from_row_at(row, 0)
+}
+
+/// Reads the [`MEMORY_COLUMNS`] starting at column `first`.
+pub fn memory_from_row_at(row: &Row<'_>, first: usize) -> rusqlite::Result<Memory> {
+    let id: String = row.get(first)?;
+    let project: String = row.get(first + 4)?;
+    let category: String = row.get(first + 3)?;
+    let source: String = row.get(first + 8)?;
+    let topic: Option<String> = row.get(first + 5)?;
+    let tags: String = row.get(first + 14)?;
+    Ok(Memory {
+        id: id.parse::<MemoryId>().map_err(corrupt)?,
+        content: row.get(first + 1)?,
+        title: row.get(first + 2)?,
+        category: category.parse::<Category>().map_err(corrupt)?,
+        tags: tags_from_text(&tags)?,
+        scope: if project.is_empty() {
+            Scope::Global
+        } else {
+            Scope::Project(ProjectName::new(&project).map_err(corrupt)?)
+        },
+        topic_key: topic.as_deref().map(TopicKey::new).transpose().map_err(corrupt)?,
+        entered_by: row.get(first + 6)?,
+        session_id: row.get(first + 7)?,
+        source: source.parse::<Source>().map_err(corrupt)?,
+        importance: Importance::new(row.get(first + 9)?).map_err(corrupt)?,
+        created_at: time(row.get(first + 10)?)?,
+        updated_at: time(row.get(first + 11)?)?,
+        expires_at: optional_time(row.get(first + 12)?)?,
+        deleted_at: optional_time(row.get(first + 13)?)?,
+    })
+}
+
+pub fn revision_from_row(row: &Row<'_>) -> rusqlite::Result<Revision> {
+    let category: String = row.get(3)?;
+    let tags: String = row.get(4)?;
+    Ok(Revision {
+        number: row.get(0)?,
+        content: row.get(1)?,
+        title: row.get(2)?,
+        category: category.parse::<Category>().map_err(corrupt)?,
+        tags: tags_from_text(&tags)?,
+        importance: Importance::new(row.get(5)?).map_err(corrupt)?,
+        expires_at: optional_time(row.get(6)?)?,
+        written_at: time(row.get(7)?)?,
+    })
+}
+
+/// The internal row key of a memory, if it exists.
+pub fn seq_of(conn: &Connection, id: &MemoryId) -> Result<Option<i64>, SqliteError> {
+    Ok(conn
+        .prepare_cached("SELECT seq FROM memories WHERE id = ?1")?
+        .query_row([id.to_string()], |row| row.get(0))
+        .optional()?)
+}
+
+/// Replaces the tag links of the memory at `seq` with `tags`, dropping tags nobody uses.
+pub fn write_tags(conn: &Connection, seq: i64, tags: &[Tag]) -> Result<(), SqliteError> {
+    let old: Vec<i64> = conn
+        .prepare_cached("SELECT tag_id FROM memory_tags WHERE memory_seq = ?1")?
+        .query_map([seq], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    conn.prepare_cached("DELETE FROM memory_tags WHERE memory_seq = ?1")?
+        .execute([seq])?;
+    let mut upsert = conn.prepare_cached(
+        "INSERT INTO tags(name) VALUES (?1) ON CONFLICT(name) DO UPDATE SET name = name RETURNING id",
+    )?;
+    let mut link = conn.prepare_cached("INSERT INTO memory_tags(memory_seq, tag_id) VALUES (?1, ?2)")?;
+    for tag in tags {
+        let tag_id: i64 = upsert.query_row([tag.as_str()], |row| row.get(0))?;
+        link.execute([seq, tag_id])?;
+    }
+    drop_unused_tags(conn, &old)
+}
+
+/// Deletes those of `tag_ids` that no memory links to any more.
+pub fn drop_unused_tags(conn: &Connection, tag_ids: &[i64]) -> Result<(), SqliteError> {
+    let mut drop = conn.prepare_cached(
+        "DELETE FROM tags WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM memory_tags WHERE tag_id = ?1)",
+    )?;
+    for tag_id in tag_ids {
+        drop.execute([tag_id])?;
+    }
+    Ok(())
+}
+
+/// Named parameters shared by insert and update.
+macro_rules! memory_params {
+    ($memory:expr, $hash:expr, $tags:expr) => {
+        named_params! {
+            ":id": $memory.id.to_string(),
+            ":content": $memory.content,
+            ":title": $memory.title,
+            ":category": $memory.category.as_str(),
+            ":project": project_column(&$memory.scope),
+            ":topic_key": $memory.topic_key.as_ref().map(TopicKey::as_str),
+            ":content_hash": $hash,
+            ":entered_by": $memory.entered_by,
+            ":session_id": $memory.session_id,
+            ":source": $memory.source.as_str(),
+            ":importance": $memory.importance.get(),
+            ":created_at": millis($memory.created_at),
+            ":updated_at": millis($memory.updated_at),
+            ":expires_at": $memory.expires_at.map(millis),
+            ":deleted_at": $memory.deleted_at.map(millis),
+            ":tags": $tags,
+        }
+    };
+}
+
+/// Inserts a memory row and its tags; returns its row key.
+pub fn insert_memory(conn: &Connection, memory: &Memory) -> Result<i64, SqliteError> {
+    let hash = cairn_core::normalise::content_hash(&memory.content);
+    let tags = tags_to_text(&memory.tags);
+    conn.prepare_cached(
+        "INSERT INTO memories (id, content, title, category, project, topic_key, content_hash, \
+         entered_by, session_id, source, importance, created_at, updated_at, expires_at, \
+         deleted_at, tags) VALUES (:id, :content, :title, :category, :project, :topic_key, \
+         :content_hash, :entered_by, :session_id, :source, :importance, :created_at, \
+         :updated_at, :expires_at, :deleted_at, :tags)",
+    )?
+    .execute(memory_params!(memory, hash, tags))?;
+    let seq = conn.last_insert_rowid();
+    if !memory.tags.is_empty() {
+        write_tags(conn, seq, &memory.tags)?;
+    }
+    Ok(seq)
+}
+
+/// Overwrites the row of `memory.id` and its tags; `false` when no such memory exists.
+pub fn update_memory(conn: &Connection, memory: &Memory) -> Result<bool, SqliteError> {
+    let hash = cairn_core::normalise::content_hash(&memory.content);
+    let tags = tags_to_text(&memory.tags);
+    let changed = conn
+        .prepare_cached(
+            "UPDATE memories SET content = :content, title = :title, category = :category, \
+             project = :project, topic_key = :topic_key, content_hash = :content_hash, \
+             entered_by = :entered_by, session_id = :session_id, source = :source, \
+             importance = :importance, created_at = :created_at, updated_at = :updated_at, \
+             expires_at = :expires_at, deleted_at = :deleted_at, tags = :tags WHERE id = :id",
+        )?
+        .execute(memory_params!(memory, hash, tags))?;
+    if changed == 0 {
+        return Ok(false);
+    }
+    let seq = seq_of(conn, &memory.id)?.expect("the row just updated exists");
+    write_tags(conn, seq, &memory.tags)?;
+    Ok(true)
+}
+
+pub fn insert_revision(conn: &Connection, seq: i64, revision: &Revision) -> Result<(), SqliteError> {
+    conn.prepare_cached(
+        "INSERT INTO memory_revisions (memory_seq, number, content, title, category, tags, \
+         importance, expires_at, written_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?
+    .execute(rusqlite::params![
+        seq,
+        revision.number,
+        revision.content,
+        revision.title,
+        revision.category.as_str(),
+        tags_to_text(&revision.tags),
+        revision.importance.get(),
+        revision.expires_at.map(millis),
+        millis(revision.written_at),
+    ])?;
+    Ok(())
+}
+
+pub fn revisions_of(conn: &Connection, seq: i64) -> Result<Vec<Revision>, SqliteError> {
+    let sql = format!(
+        "SELECT {REVISION_COLUMNS} FROM memory_revisions WHERE memory_seq = ?1 ORDER BY number"
+    );
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_map([seq], revision_from_row)?
+        .collect::<Result<_, _>>()?)
+}

@@ -1,0 +1,108 @@
+//! [`StoreTx`] over an open SQLite transaction that already holds the write lock.
+
+use cairn_core::store::StoreTx;
+use cairn_core::{Memory, MemoryId, Result, Revision, Scope, TopicKey};
+use jiff::Timestamp;
+use rusqlite::Transaction;
+
+use crate::error::SqlResult;
+use crate::rows::{self, MEMORY_COLUMNS, memory_from_row, millis, project_column};
+
+pub struct SqliteTx<'c> {
+    pub(crate) tx: Transaction<'c>,
+}
+
+impl SqliteTx<'_> {
+    fn seq(&self, id: &MemoryId) -> Result<i64> {
+        rows::seq_of(&self.tx, id)?.ok_or_else(|| cairn_core::Error::NotFound { id: id.to_string() })
+    }
+
+    fn query_memories(&self, sql: &str, params: impl rusqlite::Params) -> Result<Vec<Memory>> {
+        let memories = self
+            .tx
+            .prepare_cached(sql)
+            .sql()?
+            .query_map(params, memory_from_row)
+            .sql()?
+            .collect::<Result<Vec<_>, _>>()
+            .sql()?;
+        Ok(memories)
+    }
+}
+
+impl StoreTx for SqliteTx<'_> {
+    fn get(&mut self, id: &MemoryId) -> Result<Option<Memory>> {
+        let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?1");
+        Ok(self.query_memories(&sql, [id.to_string()])?.pop())
+    }
+
+    fn find_by_topic(&mut self, scope: &Scope, topic: &TopicKey, now: Timestamp) -> Result<Option<Memory>> {
+        let sql = format!(
+            "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.project = ?1 AND m.topic_key = ?2 \
+             AND m.deleted_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?3) \
+             ORDER BY m.updated_at DESC LIMIT 1"
+        );
+        let params = rusqlite::params![project_column(scope), topic.as_str(), millis(now)];
+        Ok(self.query_memories(&sql, params)?.pop())
+    }
+
+    fn find_by_content_hash(&mut self, scope: &Scope, hash: i64, now: Timestamp) -> Result<Vec<Memory>> {
+        let sql = format!(
+            "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.project = ?1 AND m.content_hash = ?2 \
+             AND m.deleted_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?3) \
+             ORDER BY m.created_at"
+        );
+        self.query_memories(&sql, rusqlite::params![project_column(scope), hash, millis(now)])
+    }
+
+    fn insert(&mut self, memory: &Memory) -> Result<()> {
+        rows::insert_memory(&self.tx, memory)?;
+        Ok(())
+    }
+
+    fn replace(&mut self, memory: &Memory) -> Result<()> {
+        if rows::update_memory(&self.tx, memory)? {
+            Ok(())
+        } else {
+            Err(cairn_core::Error::NotFound { id: memory.id.to_string() })
+        }
+    }
+
+    fn revisions(&mut self, id: &MemoryId) -> Result<Vec<Revision>> {
+        let seq = self.seq(id)?;
+        Ok(rows::revisions_of(&self.tx, seq)?)
+    }
+
+    fn add_revision(&mut self, id: &MemoryId, revision: &Revision) -> Result<()> {
+        let seq = self.seq(id)?;
+        Ok(rows::insert_revision(&self.tx, seq, revision)?)
+    }
+
+    fn expired(&mut self, before: Timestamp) -> Result<Vec<Memory>> {
+        crate::read::expired(&self.tx, before)
+    }
+
+    fn purge(&mut self, ids: &[MemoryId]) -> Result<()> {
+        for id in ids {
+            let Some(seq) = rows::seq_of(&self.tx, id)? else {
+                continue;
+            };
+            let tag_ids: Vec<i64> = self
+                .tx
+                .prepare_cached("SELECT tag_id FROM memory_tags WHERE memory_seq = ?1")
+                .sql()?
+                .query_map([seq], |row| row.get(0))
+                .sql()?
+                .collect::<Result<_, _>>()
+                .sql()?;
+            // Links and revisions go by ON DELETE CASCADE; the FTS entry by trigger.
+            self.tx
+                .prepare_cached("DELETE FROM memories WHERE seq = ?1")
+                .sql()?
+                .execute([seq])
+                .sql()?;
+            rows::drop_unused_tags(&self.tx, &tag_ids)?;
+        }
+        Ok(())
+    }
+}

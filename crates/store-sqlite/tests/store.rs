@@ -1,0 +1,169 @@
+//! The SQLite backend against the shared behavioural suite, plus what is specific to SQLite:
+//! files on disk, WAL, and the export/import round trip over random memories.
+
+use cairn_core::store::Store;
+use cairn_store_sqlite::SqliteStore;
+
+fn in_memory() -> Box<dyn Store> {
+    Box::new(SqliteStore::open_in_memory().expect("in-memory store"))
+}
+
+cairn_core::store_behaviour_suite!(in_memory);
+
+mod on_disk {
+    use cairn_core::{MemoryService, NewMemory, Scope, Source, config::Limits};
+    use cairn_store_sqlite::SqliteStore;
+
+    #[test]
+    fn a_new_store_creates_its_directory_uses_wal_and_persists_across_opens() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested/dir/cairn.db");
+        let id = {
+            let service = MemoryService::new(Box::new(SqliteStore::open(&path).unwrap()), Limits::default());
+            let new = NewMemory::new("persisted across opens", Scope::Global, Source::Cli);
+            service.store(new).unwrap().memory.id
+        };
+        let conn = rusqlite_free_journal_mode(&path);
+        assert_eq!(conn, "wal");
+        let service = MemoryService::new(Box::new(SqliteStore::open(&path).unwrap()), Limits::default());
+        let got = service.get(&[cairn_core::IdRef::Full(id)]).unwrap();
+        assert_eq!(got[0].content, "persisted across opens");
+    }
+
+    /// Reads the journal mode from the file header: bytes 18 and 19 are 2 in WAL mode.
+    fn rusqlite_free_journal_mode(path: &std::path::Path) -> &'static str {
+        let header = std::fs::read(path).unwrap();
+        if header[18] == 2 && header[19] == 2 { "wal" } else { "rollback" }
+    }
+
+    #[test]
+    fn an_unwritable_location_is_a_clear_error_naming_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let blocker = dir.path().join("file");
+        std::fs::write(&blocker, "not a directory").unwrap();
+        let err = SqliteStore::open(&blocker.join("cairn.db")).err().expect("open fails");
+        let message = err.to_string();
+        assert!(message.contains("cannot open the database at") && message.contains("file"), "{message}");
+    }
+}
+
+mod round_trip {
+    use std::io::Cursor;
+
+    use cairn_core::exchange::MemoryRecord;
+    use cairn_core::{Category, Importance, Memory, MemoryId, MemoryService, ProjectName, Revision, Scope, Source, Tag, TopicKey, config::Limits};
+    use cairn_store_sqlite::SqliteStore;
+    use jiff::Timestamp;
+    use proptest::prelude::*;
+
+    const TEXT: &str = "[a-z][a-z0-9 .,éü]{0,60}[a-z0-9]";
+
+    fn time() -> impl Strategy<Value = Timestamp> {
+        (1_600_000_000_000i64..1_900_000_000_000).prop_map(|ms| Timestamp::from_millisecond(ms).unwrap())
+    }
+
+    fn tags() -> impl Strategy<Value = Vec<Tag>> {
+        prop::collection::btree_set("[a-z][a-z0-9-]{0,10}", 0..4)
+            .prop_map(|set| set.iter().map(|t| Tag::new(t).unwrap()).collect())
+    }
+
+    fn category() -> impl Strategy<Value = Category> {
+        prop::sample::select(Category::ALL.to_vec())
+    }
+
+    fn revision() -> impl Strategy<Value = Revision> {
+        (TEXT, prop::option::of(TEXT), category(), tags(), 1i64..=5, prop::option::of(time()), time()).prop_map(
+            |(content, title, category, tags, importance, expires_at, written_at)| Revision {
+                number: 0,
+                content,
+                title,
+                category,
+                tags,
+                importance: Importance::new(importance).unwrap(),
+                expires_at,
+                written_at,
+            },
+        )
+    }
+
+    fn record() -> impl Strategy<Value = MemoryRecord> {
+        let scope = prop_oneof![Just(Scope::Global), "[a-z]{1,8}(/[a-z]{1,8})?".prop_map(|p| Scope::Project(ProjectName::new(&p).unwrap()))];
+        let labels = (prop::option::of("[a-z]{1,12}"), prop::option::of("[a-z]{1,12}"), prop::option::of("[a-z0-9-]{1,12}"));
+        let times = (time(), 0i64..10_000_000, prop::option::of(time()), prop::option::of(time()));
+        (
+            (TEXT, prop::option::of(TEXT), category(), tags(), scope),
+            labels,
+            (prop::sample::select(Source::ALL.to_vec()), 1i64..=5),
+            times,
+            prop::collection::vec(revision(), 0..3),
+        )
+            .prop_map(|((content, title, category, tags, scope), (topic, agent, session), (source, importance), (created_at, age, expires_at, deleted_at), mut revisions)| {
+                for (index, revision) in revisions.iter_mut().enumerate() {
+                    revision.number = index as u32 + 1;
+                }
+                MemoryRecord {
+                    memory: Memory {
+                        id: MemoryId::generate(),
+                        content,
+                        title,
+                        category,
+                        tags,
+                        scope,
+                        topic_key: topic.map(|t| TopicKey::new(&t).unwrap()),
+                        entered_by: agent,
+                        session_id: session,
+                        source,
+                        importance: Importance::new(importance).unwrap(),
+                        created_at,
+                        updated_at: created_at + jiff::Span::new().milliseconds(age),
+                        expires_at,
+                        deleted_at,
+                    },
+                    revisions,
+                }
+            })
+    }
+
+    fn service() -> MemoryService {
+        MemoryService::new(Box::new(SqliteStore::open_in_memory().unwrap()), Limits::default())
+    }
+
+    fn import(service: &MemoryService, jsonl: &str) -> cairn_core::exchange::ImportReport {
+        service.import(&mut Cursor::new(jsonl.as_bytes()), &mut |_| {}).unwrap()
+    }
+
+    fn export(service: &MemoryService) -> Vec<MemoryRecord> {
+        let mut out = Vec::new();
+        service.export(&mut |record| {
+            out.push(record.clone());
+            Ok(())
+        }).unwrap();
+        out
+    }
+
+    fn to_jsonl(records: &[MemoryRecord]) -> String {
+        records.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn export_import_round_trips_random_memories_losslessly(mut records in prop::collection::vec(record(), 0..12)) {
+            // Export order is creation time, then insertion order.
+            records.sort_by_key(|r| r.memory.created_at);
+            let first = service();
+            import(&first, &to_jsonl(&records));
+            let exported = export(&first);
+            prop_assert_eq!(&exported, &records);
+
+            let second = service();
+            let report = import(&second, &to_jsonl(&exported));
+            prop_assert_eq!(report.created, records.len() as u64);
+            prop_assert_eq!(export(&second), exported.clone());
+            let again = import(&second, &to_jsonl(&exported));
+            prop_assert_eq!((again.created, again.updated, again.unchanged), (0, 0, records.len() as u64));
+            prop_assert_eq!(export(&second), exported);
+        }
+    }
+}
