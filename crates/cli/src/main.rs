@@ -1,1 +1,88 @@
-fn main(){}
+//! `cairn`: the command-line entry point.
+//!
+//! Parses arguments, sets up logging to stderr, runs one command against the local store and
+//! maps the result to an exit status: 0 ok, 1 a search found nothing, 2 error. A closed output
+//! pipe (`cairn list | head -1`) ends quietly with 0. All behaviour is in `cairn-core`; this crate
+//! only translates between the terminal and the service.
+
+mod app;
+mod args;
+mod commands;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::args::Cli;
+use crate::commands::Outcome;
+
+/// The guide printed by `--agent-context`.
+const AGENT_CONTEXT: &str = include_str!("agent_context.md");
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.verbose);
+    let result = if cli.agent_context {
+        print_stdout(AGENT_CONTEXT).map(|_| Outcome::Done)
+    } else if let Some(command) = &cli.command {
+        commands::run(&cli, command)
+    } else {
+        use clap::CommandFactory;
+        Cli::command()
+            .print_help()
+            .map(|_| Outcome::Done)
+            .map_err(Into::into)
+    };
+    match result {
+        Ok(Outcome::Done) => ExitCode::SUCCESS,
+        Ok(Outcome::NothingFound) => ExitCode::from(1),
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
+        Err(error) => {
+            report(&error);
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn print_stdout(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+fn init_logging(verbose: bool) {
+    let level = if verbose {
+        tracing::Level::DEBUG
+    } else {
+        tracing::Level::WARN
+    };
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(level)
+        .with_target(false)
+        .init();
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Prints the error and each cause that adds something new.
+fn report(error: &anyhow::Error) {
+    let mut shown = error.to_string();
+    eprintln!("error: {shown}");
+    for cause in error.chain().skip(1) {
+        let text = cause.to_string();
+        if !shown.contains(&text) {
+            eprintln!("  caused by: {text}");
+            shown.push_str(&text);
+        }
+    }
+}

@@ -22,7 +22,9 @@ impl Clock {
         let handle = ManualClock(Arc::new(Mutex::new(start)));
         let reader = handle.clone();
         (
-            Clock(Arc::new(move || reader.0.lock().expect("clock lock").clone())),
+            Clock(Arc::new(move || {
+                reader.0.lock().expect("clock lock").clone()
+            })),
             handle,
         )
     }

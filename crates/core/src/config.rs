@@ -89,7 +89,9 @@ pub struct ConfigSources {
 impl ConfigSources {
     /// The user file, the nearest project file above `cwd`, and the process environment.
     pub fn discover(cwd: &Path) -> Self {
-        let env: Vec<_> = std::env::vars().filter(|(k, _)| k.starts_with("CAIRN_")).collect();
+        let env: Vec<_> = std::env::vars()
+            .filter(|(k, _)| k.starts_with("CAIRN_"))
+            .collect();
         let user_file = env
             .iter()
             .find(|(k, _)| k == "CAIRN_CONFIG")
@@ -118,15 +120,19 @@ impl Config {
     /// Loads and layers every source. A missing file is fine; a broken one is an error.
     pub fn load(sources: &ConfigSources) -> Result<Config, Error> {
         let mut merged = toml::Table::new();
-        for file in [&sources.user_file, &sources.project_file].into_iter().flatten() {
+        for file in [&sources.user_file, &sources.project_file]
+            .into_iter()
+            .flatten()
+        {
             if let Some(table) = read_file(file)? {
                 merge(&mut merged, table);
             }
         }
-        let mut config = Config::deserialize(toml::Value::Table(merged)).map_err(|e| Error::Config {
-            origin: "files".into(),
-            message: e.to_string(),
-        })?;
+        let mut config =
+            Config::deserialize(toml::Value::Table(merged)).map_err(|e| Error::Config {
+                origin: "files".into(),
+                message: e.to_string(),
+            })?;
         if let Some(db) = sources.var("CAIRN_DB") {
             config.store.path = Some(absolute(Path::new(db)));
         }
@@ -139,9 +145,10 @@ impl Config {
                 message: format!("'{bytes}' is not a whole number of bytes"),
             })?;
         }
-        config.store.path = config.store.path.take().or_else(|| {
-            data_home(sources.var("CAIRN_HOME")).map(|home| home.join(DATABASE_FILE))
-        });
+        config.store.path =
+            config.store.path.take().or_else(|| {
+                data_home(sources.var("CAIRN_HOME")).map(|home| home.join(DATABASE_FILE))
+            });
         Ok(config)
     }
 
@@ -149,7 +156,8 @@ impl Config {
     pub fn database_path(&self) -> Result<PathBuf, Error> {
         self.store.path.clone().ok_or_else(|| Error::Config {
             origin: "store.path".into(),
-            message: "no data directory is known on this platform; set CAIRN_HOME or pass --db".into(),
+            message: "no data directory is known on this platform; set CAIRN_HOME or pass --db"
+                .into(),
         })
     }
 }
@@ -213,7 +221,10 @@ mod tests {
     use super::*;
 
     fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]
@@ -230,8 +241,11 @@ mod tests {
         let project = tmp.path().join("proj/.cairn.toml");
         fs::create_dir_all(project.parent().unwrap()).unwrap();
         fs::write(&user, "[limits]\nmax_content_bytes = 500\nmax_tags = 4\n").unwrap();
-        fs::write(&project, "project = \"acme\"\n[limits]\nmax_tags = 8\n[store]\npath = \"mem.db\"\n")
-            .unwrap();
+        fs::write(
+            &project,
+            "project = \"acme\"\n[limits]\nmax_tags = 8\n[store]\npath = \"mem.db\"\n",
+        )
+        .unwrap();
         let mut sources = ConfigSources {
             user_file: Some(user),
             project_file: Some(project.clone()),
@@ -241,9 +255,15 @@ mod tests {
         assert_eq!(config.limits.max_content_bytes, 500);
         assert_eq!(config.limits.max_tags, 8);
         assert_eq!(config.project.as_deref(), Some("acme"));
-        assert_eq!(config.database_path().unwrap(), project.parent().unwrap().join("mem.db"));
+        assert_eq!(
+            config.database_path().unwrap(),
+            project.parent().unwrap().join("mem.db")
+        );
 
-        sources.env = env(&[("CAIRN_PROJECT", "other"), ("CAIRN_MAX_CONTENT_BYTES", "900")]);
+        sources.env = env(&[
+            ("CAIRN_PROJECT", "other"),
+            ("CAIRN_MAX_CONTENT_BYTES", "900"),
+        ]);
         let config = Config::load(&sources).unwrap();
         assert_eq!(config.project.as_deref(), Some("other"));
         assert_eq!(config.limits.max_content_bytes, 900);
@@ -257,7 +277,10 @@ mod tests {
         };
         let path = Config::load(&sources).unwrap().database_path().unwrap();
         assert_eq!(path, Path::new("/srv/cairn-home/cairn.db"));
-        let default = Config::load(&ConfigSources::default()).unwrap().database_path().unwrap();
+        let default = Config::load(&ConfigSources::default())
+            .unwrap()
+            .database_path()
+            .unwrap();
         assert!(default.is_absolute(), "{}", default.display());
     }
 
@@ -272,6 +295,9 @@ mod tests {
         })
         .unwrap_err()
         .to_string();
-        assert!(err.contains("config.toml") && err.contains("max_content_byte"), "{err}");
+        assert!(
+            err.contains("config.toml") && err.contains("max_content_byte"),
+            "{err}"
+        );
     }
 }

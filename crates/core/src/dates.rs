@@ -27,7 +27,10 @@ const HINT: &str = "use an ISO date (2026-03-01 or 2026-03-01T09:30:00Z) or a ph
 pub fn parse_time(field: &str, text: &str, now: &Zoned) -> Result<Timestamp, Error> {
     parse(text.trim(), now).map_err(|reason| {
         let reason = reason.map(|r| format!("{r}; ")).unwrap_or_default();
-        Error::invalid(field, format!("cannot read '{}' as a date: {reason}{HINT}", text.trim()))
+        Error::invalid(
+            field,
+            format!("cannot read '{}' as a date: {reason}{HINT}", text.trim()),
+        )
     })
 }
 
@@ -70,9 +73,9 @@ fn parse_words(words: &[&str], now: &Zoned) -> Result<Timestamp, Option<String>>
         ["now"] => Ok(now.timestamp()),
         [n, unit, "ago"] => shift(now, amount(n)?, unit, -1),
         ["in", n, unit] => shift(now, amount(n)?, unit, 1),
-        [n, unit] if amount(n).is_ok() && unit_span(unit, 1).is_some() => Err(Some(format!(
-            "say 'in {n} {unit}' or '{n} {unit} ago'"
-        ))),
+        [n, unit] if amount(n).is_ok() && unit_span(unit, 1).is_some() => {
+            Err(Some(format!("say 'in {n} {unit}' or '{n} {unit} ago'")))
+        }
         ["next", unit] | ["last", unit] if unit_span(unit, 1).is_some() => {
             shift(now, 1, unit, if words[0] == "next" { 1 } else { -1 })
         }
@@ -88,7 +91,10 @@ fn parse_words(words: &[&str], now: &Zoned) -> Result<Timestamp, Option<String>>
 }
 
 /// A day phrase at the start of `words`, and the words left after it.
-fn parse_day<'a>(words: &'a [&'a str], now: &Zoned) -> Result<(Date, &'a [&'a str]), Option<String>> {
+fn parse_day<'a>(
+    words: &'a [&'a str],
+    now: &Zoned,
+) -> Result<(Date, &'a [&'a str]), Option<String>> {
     let today = now.date();
     let step = |date: Date, days: i64| {
         date.checked_add(Span::new().days(days))
@@ -150,7 +156,9 @@ fn parse_time_of_day(words: &[&str]) -> Result<Time, Option<String>> {
             (h, false) => h,
         };
     } else if !clock.contains(':') {
-        return Err(Some(format!("write '{joined}' as '{joined}:00', '{joined}am' or '{joined}pm'")));
+        return Err(Some(format!(
+            "write '{joined}' as '{joined}:00', '{joined}am' or '{joined}pm'"
+        )));
     }
     Time::new(hour, minute, 0, 0).map_err(|_| Some(format!("'{joined}' is not a time of day")))
 }
@@ -259,12 +267,22 @@ mod tests {
 
     #[test]
     fn unreadable_dates_name_the_field_and_show_examples() {
-        for bad in ["", "next fridya", "3 days", "2026-13-01", "tomorrow 25:00", "tomorrow 9", "soon"] {
+        for bad in [
+            "",
+            "next fridya",
+            "3 days",
+            "2026-13-01",
+            "tomorrow 25:00",
+            "tomorrow 9",
+            "soon",
+        ] {
             let err = parse_time("expires", bad, &now()).unwrap_err();
             assert_eq!(err.field(), Some("expires"), "{bad}");
             assert!(err.to_string().contains("in 2 weeks"), "{bad}: {err}");
         }
-        let bare = parse_time("expires", "3 days", &now()).unwrap_err().to_string();
+        let bare = parse_time("expires", "3 days", &now())
+            .unwrap_err()
+            .to_string();
         assert!(bare.contains("'in 3 days' or '3 days ago'"), "{bare}");
     }
 }

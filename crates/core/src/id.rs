@@ -103,7 +103,9 @@ impl IdRef {
             .filter(|c| *c != '-')
             .map(|c| c.to_ascii_lowercase())
             .collect();
-        if hex.len() < MIN_PREFIX_LEN || hex.len() >= 32 || !hex.chars().all(|c| c.is_ascii_hexdigit())
+        if hex.len() < MIN_PREFIX_LEN
+            || hex.len() >= 32
+            || !hex.chars().all(|c| c.is_ascii_hexdigit())
         {
             return Err(Error::invalid(
                 "id",

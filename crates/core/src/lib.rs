@@ -32,7 +32,9 @@ pub mod validate;
 
 pub use error::{Error, Result};
 pub use id::{IdRef, MemoryId};
-pub use memory::{Category, Importance, Memory, Revision, Source, TopicKey, WriteOutcome, WriteStatus};
+pub use memory::{
+    Category, Importance, Memory, Revision, Source, TopicKey, WriteOutcome, WriteStatus,
+};
 pub use scope::{ProjectName, Scope, ScopeFilter};
 pub use service::{MemoryPatch, MemoryService, NewMemory};
 pub use tag::Tag;

@@ -67,7 +67,7 @@ impl Default for Category {
 
 impl fmt::Display for Category {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -83,7 +83,10 @@ impl FromStr for Category {
                 let names: Vec<_> = Category::ALL.iter().map(|c| c.as_str()).collect();
                 Error::invalid(
                     "category",
-                    format!("unknown category '{s}'; expected one of: {}", names.join(", ")),
+                    format!(
+                        "unknown category '{s}'; expected one of: {}",
+                        names.join(", ")
+                    ),
                 )
             })
     }
@@ -342,7 +345,10 @@ mod tests {
         assert_eq!("Decision".parse::<Category>().unwrap(), Category::Decision);
         let err = "musing".parse::<Category>().unwrap_err();
         assert_eq!(err.field(), Some("category"));
-        assert!(err.to_string().contains("preference, fact, decision"), "{err}");
+        assert!(
+            err.to_string().contains("preference, fact, decision"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -21,9 +21,9 @@ pub fn normalise_content(text: &str) -> String {
 pub fn content_hash(text: &str) -> i64 {
     const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
     const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let hash = normalise_content(text)
-        .bytes()
-        .fold(OFFSET, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(PRIME));
+    let hash = normalise_content(text).bytes().fold(OFFSET, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(PRIME)
+    });
     hash as i64
 }
 
@@ -38,7 +38,10 @@ mod tests {
 
     #[test]
     fn case_and_whitespace_do_not_make_content_different() {
-        assert_eq!(content_hash("Use  PNPM\n for installs "), content_hash("use pnpm for installs"));
+        assert_eq!(
+            content_hash("Use  PNPM\n for installs "),
+            content_hash("use pnpm for installs")
+        );
         assert!(same_content("A b", "a\tB"));
         assert_ne!(content_hash("use pnpm"), content_hash("use npm"));
     }

@@ -101,7 +101,10 @@ pub fn normalise_remote(url: &str) -> String {
         (host.to_string(), path.to_string())
     } else {
         // A local path used as a remote.
-        return url.trim_end_matches('/').trim_end_matches(".git").to_string();
+        return url
+            .trim_end_matches('/')
+            .trim_end_matches(".git")
+            .to_string();
     };
     let path = path.trim_matches('/').trim_end_matches(".git");
     if host.is_empty() {
@@ -163,11 +166,19 @@ mod tests {
         let main_git = tmp.path().join("main/.git");
         let wt_git = main_git.join("worktrees/feature");
         fs::create_dir_all(&wt_git).unwrap();
-        fs::write(main_git.join("config"), "[remote \"origin\"]\n\turl = git@host.dev:team/app\n").unwrap();
+        fs::write(
+            main_git.join("config"),
+            "[remote \"origin\"]\n\turl = git@host.dev:team/app\n",
+        )
+        .unwrap();
         fs::write(wt_git.join("commondir"), "../..\n").unwrap();
         let worktree = tmp.path().join("feature");
         fs::create_dir_all(&worktree).unwrap();
-        fs::write(worktree.join(".git"), format!("gitdir: {}\n", wt_git.display())).unwrap();
+        fs::write(
+            worktree.join(".git"),
+            format!("gitdir: {}\n", wt_git.display()),
+        )
+        .unwrap();
         assert_eq!(detect_project(&worktree).0.as_str(), "host.dev/team/app");
     }
 }

@@ -50,7 +50,10 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         // Provider keys: OpenAI/Anthropic style, GitHub, Slack, AWS, Google, Stripe.
         rule(r"\bsk-[A-Za-z0-9_-]{20,}", REDACTED),
-        rule(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})", REDACTED),
+        rule(
+            r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
+            REDACTED,
+        ),
         rule(r"\bxox[abposr]-[A-Za-z0-9-]{10,}", REDACTED),
         rule(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", REDACTED),
         rule(r"\bAIza[0-9A-Za-z_-]{35}", REDACTED),
@@ -91,9 +94,18 @@ mod tests {
     fn secret_shapes_are_redacted() {
         let cases = [
             ("key sk-proj-abcdefghijklmnopqrstuvwx1234", "key [REDACTED]"),
-            ("Authorization: Bearer abc.def-ghi_jkl123456", "Authorization: Bearer [REDACTED]"),
-            ("postgres://app:hunter2secret@db:5432/x", "postgres://app:[REDACTED]@db:5432/x"),
-            ("token ghp_0123456789abcdefghijABCDEFGHIJ012345", "token [REDACTED]"),
+            (
+                "Authorization: Bearer abc.def-ghi_jkl123456",
+                "Authorization: Bearer [REDACTED]",
+            ),
+            (
+                "postgres://app:hunter2secret@db:5432/x",
+                "postgres://app:[REDACTED]@db:5432/x",
+            ),
+            (
+                "token ghp_0123456789abcdefghijABCDEFGHIJ012345",
+                "token [REDACTED]",
+            ),
             ("AWS AKIAIOSFODNN7EXAMPLE here", "AWS [REDACTED] here"),
             ("password=correcthorse", "password=[REDACTED]"),
             ("API_KEY: \"abcdef123456\"", "API_KEY: \"[REDACTED]\""),
@@ -109,8 +121,13 @@ mod tests {
 
     #[test]
     fn ordinary_text_is_untouched_and_redaction_is_idempotent() {
-        let plain = "Use a bearer of bad news; the password policy needs 12 chars. https://example.com/a@b";
-        assert!(matches!(redact(plain), Cow::Borrowed(_)), "{}", redact(plain));
+        let plain =
+            "Use a bearer of bad news; the password policy needs 12 chars. https://example.com/a@b";
+        assert!(
+            matches!(redact(plain), Cow::Borrowed(_)),
+            "{}",
+            redact(plain)
+        );
         let once = redact("secret: abcdefgh <private>x</private>").into_owned();
         assert_eq!(redact(&once), once);
     }

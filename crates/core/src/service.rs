@@ -148,7 +148,11 @@ impl MemoryService {
             entered_by: validate::label("entered_by", new.entered_by.as_deref())?,
             session_id: validate::label("session_id", new.session_id.as_deref())?,
             source: new.source,
-            importance: new.importance.map(Importance::new).transpose()?.unwrap_or_default(),
+            importance: new
+                .importance
+                .map(Importance::new)
+                .transpose()?
+                .unwrap_or_default(),
             created_at: now,
             updated_at: now,
             expires_at: validate::expiry(new.expires_at, now)?,
@@ -173,19 +177,32 @@ impl MemoryService {
                 .filter(|m| m.is_visible_at(now))
                 .ok_or_else(|| Error::NotFound { id: id.to_string() })?;
             let revised = self.apply_patch(&current, &patch, now)?;
-            if let Some(key) = revised.topic_key.as_ref().filter(|k| Some(*k) != current.topic_key.as_ref()) {
+            if let Some(key) = revised
+                .topic_key
+                .as_ref()
+                .filter(|k| Some(*k) != current.topic_key.as_ref())
+            {
                 if let Some(other) = tx.find_by_topic(&revised.scope, key, now)? {
                     return Err(Error::invalid(
                         "topic_key",
-                        format!("'{key}' already names memory {} in this scope", other.id.handle()),
+                        format!(
+                            "'{key}' already names memory {} in this scope",
+                            other.id.handle()
+                        ),
                     ));
                 }
             }
             outcome = Some(if same_state(&current, &revised) {
-                WriteOutcome { status: WriteStatus::Unchanged, memory: current }
+                WriteOutcome {
+                    status: WriteStatus::Unchanged,
+                    memory: current,
+                }
             } else {
                 revise(tx, &current, revised.clone())?;
-                WriteOutcome { status: WriteStatus::Updated, memory: revised }
+                WriteOutcome {
+                    status: WriteStatus::Updated,
+                    memory: revised,
+                }
             });
             Ok(())
         })?;
@@ -233,14 +250,23 @@ impl MemoryService {
                 .ok_or_else(|| Error::NotFound { id: id.to_string() }),
             IdRef::Prefix(prefix) => {
                 let ids = self.store.ids_with_prefix(prefix, 20)?;
-                let mut found: Vec<Memory> = self.store.get(&ids)?.into_iter().filter(|m| shown(m)).collect();
+                let mut found: Vec<Memory> = self
+                    .store
+                    .get(&ids)?
+                    .into_iter()
+                    .filter(|m| shown(m))
+                    .collect();
                 match found.len() {
                     0 => Err(Error::NotFound { id: prefix.clone() }),
                     1 => Ok(found.remove(0)),
                     _ => {
-                        let mut candidates: Vec<String> = found.iter().map(|m| m.id.to_string()).collect();
+                        let mut candidates: Vec<String> =
+                            found.iter().map(|m| m.id.to_string()).collect();
                         candidates.sort();
-                        Err(Error::AmbiguousHandle { prefix: prefix.clone(), candidates })
+                        Err(Error::AmbiguousHandle {
+                            prefix: prefix.clone(),
+                            candidates,
+                        })
                     }
                 }
             }
@@ -307,8 +333,12 @@ impl MemoryService {
             .take(request.limit)
             .collect();
         let ids: Vec<MemoryId> = page.iter().map(|f| f.id).collect();
-        let mut loaded: HashMap<MemoryId, Memory> =
-            self.store.get(&ids)?.into_iter().map(|m| (m.id, m)).collect();
+        let mut loaded: HashMap<MemoryId, Memory> = self
+            .store
+            .get(&ids)?
+            .into_iter()
+            .map(|m| (m.id, m))
+            .collect();
         Ok(page
             .into_iter()
             .filter_map(|fused| {
@@ -329,12 +359,18 @@ impl MemoryService {
         if before > now {
             return Err(Error::invalid(
                 "before",
-                format!("{before} is in the future; prune removes only memories that have already expired"),
+                format!(
+                    "{before} is in the future; prune removes only memories that have already expired"
+                ),
             ));
         }
         if dry_run {
             let memories = self.store.expired(before)?;
-            return Ok(PruneReport { memories, deleted: false, before });
+            return Ok(PruneReport {
+                memories,
+                deleted: false,
+                before,
+            });
         }
         let mut memories = Vec::new();
         self.store.write(&mut |tx| {
@@ -342,7 +378,11 @@ impl MemoryService {
             let ids: Vec<MemoryId> = memories.iter().map(|m| m.id).collect();
             tx.purge(&ids)
         })?;
-        Ok(PruneReport { memories, deleted: true, before })
+        Ok(PruneReport {
+            memories,
+            deleted: true,
+            before,
+        })
     }
 
     pub fn stats(&self) -> Result<StoreStats> {
@@ -384,9 +424,12 @@ impl MemoryService {
                 if line.trim().is_empty() {
                     continue;
                 }
-                let at_line = |source: Error| Error::ImportLine { line: number, source: Box::new(source) };
-                let record: MemoryRecord = serde_json::from_str(&line)
-                    .map_err(|e| at_line(Error::invalid("json", e)))?;
+                let at_line = |source: Error| Error::ImportLine {
+                    line: number,
+                    source: Box::new(source),
+                };
+                let record: MemoryRecord =
+                    serde_json::from_str(&line).map_err(|e| at_line(Error::invalid("json", e)))?;
                 let record = self.validate_record(record).map_err(at_line)?;
                 match import_one(tx, record)? {
                     WriteStatus::Created => report.created += 1,
@@ -413,8 +456,9 @@ impl MemoryService {
         memory.session_id = validate::label("session_id", memory.session_id.as_deref())?;
         validate::tags(&memory.tags, &self.limits)?;
         for revision in &mut record.revisions {
-            revision.content = validate::content(&revision.content, &self.limits)
-                .map_err(|e| Error::invalid(format!("revisions[{}].content", revision.number), e))?;
+            revision.content = validate::content(&revision.content, &self.limits).map_err(|e| {
+                Error::invalid(format!("revisions[{}].content", revision.number), e)
+            })?;
             revision.title = validate::title(revision.title.as_deref(), &self.limits)?;
         }
         Ok(record)
@@ -432,10 +476,16 @@ fn store_in(tx: &mut dyn StoreTx, candidate: &Memory, now: Timestamp) -> Result<
                 ..candidate.clone()
             };
             if same_state(&current, &revised) {
-                return Ok(WriteOutcome { status: WriteStatus::Duplicate, memory: current });
+                return Ok(WriteOutcome {
+                    status: WriteStatus::Duplicate,
+                    memory: current,
+                });
             }
             revise(tx, &current, revised.clone())?;
-            return Ok(WriteOutcome { status: WriteStatus::Updated, memory: revised });
+            return Ok(WriteOutcome {
+                status: WriteStatus::Updated,
+                memory: revised,
+            });
         }
     }
     let duplicate = tx
@@ -443,15 +493,24 @@ fn store_in(tx: &mut dyn StoreTx, candidate: &Memory, now: Timestamp) -> Result<
         .into_iter()
         .find(|m| same_content(&m.content, &candidate.content));
     if let Some(existing) = duplicate {
-        return Ok(WriteOutcome { status: WriteStatus::Duplicate, memory: existing });
+        return Ok(WriteOutcome {
+            status: WriteStatus::Duplicate,
+            memory: existing,
+        });
     }
     tx.insert(candidate)?;
-    Ok(WriteOutcome { status: WriteStatus::Created, memory: candidate.clone() })
+    Ok(WriteOutcome {
+        status: WriteStatus::Created,
+        memory: candidate.clone(),
+    })
 }
 
 /// Keeps `current` as the next revision and writes `revised` in its place.
 fn revise(tx: &mut dyn StoreTx, current: &Memory, revised: Memory) -> Result<()> {
-    let number = tx.revisions(&current.id)?.last().map_or(1, |r| r.number + 1);
+    let number = tx
+        .revisions(&current.id)?
+        .last()
+        .map_or(1, |r| r.number + 1);
     tx.add_revision(&current.id, &current.to_revision(number))?;
     tx.replace(&revised)
 }

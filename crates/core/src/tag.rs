@@ -31,7 +31,10 @@ impl Tag {
         if normalised.chars().count() > Self::MAX_CHARS {
             return Err(Error::invalid(
                 "tags",
-                format!("tag '{normalised}' is longer than {} characters", Self::MAX_CHARS),
+                format!(
+                    "tag '{normalised}' is longer than {} characters",
+                    Self::MAX_CHARS
+                ),
             ));
         }
         if normalised.contains(',') || normalised.chars().any(char::is_control) {
@@ -51,7 +54,10 @@ impl Tag {
 
     /// Normalises many tags into a sorted, unique list.
     pub fn normalise_all<'a>(raw: impl IntoIterator<Item = &'a str>) -> Result<Vec<Tag>, Error> {
-        let mut tags = raw.into_iter().map(Tag::new).collect::<Result<Vec<_>, _>>()?;
+        let mut tags = raw
+            .into_iter()
+            .map(Tag::new)
+            .collect::<Result<Vec<_>, _>>()?;
         tags.sort();
         tags.dedup();
         Ok(tags)

@@ -10,6 +10,7 @@ use std::io::Cursor;
 
 use jiff::{Span, Timestamp, Zoned};
 
+use crate::Error;
 use crate::clock::{Clock, ManualClock};
 use crate::config::Limits;
 use crate::exchange::MemoryRecord;
@@ -20,7 +21,6 @@ use crate::search::SearchRequest;
 use crate::service::{MemoryPatch, MemoryService, NewMemory};
 use crate::store::{ListQuery, MemoryFilter, SortKey, SortOrder, Store};
 use crate::tag::Tag;
-use crate::Error;
 
 /// Makes a fresh, empty store.
 pub type StoreFactory = fn() -> Box<dyn Store>;
@@ -70,7 +70,9 @@ pub struct Harness {
 
 /// The fixed start of every test's clock.
 pub fn start_time() -> Zoned {
-    "2026-03-11T14:05:00+00:00[UTC]".parse().expect("valid time")
+    "2026-03-11T14:05:00+00:00[UTC]"
+        .parse()
+        .expect("valid time")
 }
 
 impl Harness {
@@ -109,7 +111,12 @@ impl Harness {
     }
 
     pub fn search(&self, query: &str, filter: MemoryFilter) -> Vec<Memory> {
-        let request = SearchRequest { query: query.into(), filter, limit: 50, offset: 0 };
+        let request = SearchRequest {
+            query: query.into(),
+            filter,
+            limit: 50,
+            offset: 0,
+        };
         self.service
             .search(&request)
             .expect("search")
@@ -119,7 +126,13 @@ impl Harness {
     }
 
     pub fn list(&self, filter: MemoryFilter) -> Vec<Memory> {
-        let query = ListQuery { filter, sort: SortKey::Created, order: SortOrder::Asc, limit: 1000, offset: 0 };
+        let query = ListQuery {
+            filter,
+            sort: SortKey::Created,
+            order: SortOrder::Asc,
+            limit: 1000,
+            offset: 0,
+        };
         self.service.list(&query).expect("list")
     }
 
@@ -136,7 +149,8 @@ impl Harness {
     }
 
     pub fn import(&self, jsonl: &str) -> crate::Result<crate::exchange::ImportReport> {
-        self.service.import(&mut Cursor::new(jsonl.as_bytes()), &mut |_| {})
+        self.service
+            .import(&mut Cursor::new(jsonl.as_bytes()), &mut |_| {})
     }
 }
 
@@ -145,7 +159,10 @@ pub fn project(name: &str) -> Scope {
 }
 
 fn tags(names: &[&str]) -> Vec<Tag> {
-    names.iter().map(|n| Tag::new(n).expect("valid tag")).collect()
+    names
+        .iter()
+        .map(|n| Tag::new(n).expect("valid tag"))
+        .collect()
 }
 
 fn ids(memories: &[Memory]) -> Vec<String> {
@@ -158,7 +175,11 @@ fn by_ref(memory: &Memory) -> IdRef {
 
 pub fn store_get_list_search_round_trip(factory: StoreFactory) {
     let h = Harness::new(factory);
-    let mut new = NewMemory::new("  Use pnpm, not npm, in the web workspace.  ", project("acme"), Source::Cli);
+    let mut new = NewMemory::new(
+        "  Use pnpm, not npm, in the web workspace.  ",
+        project("acme"),
+        Source::Cli,
+    );
     new.title = Some("Package manager".into());
     new.category = Category::Decision;
     new.tags = vec!["Tooling".into(), "node".into()];
@@ -173,18 +194,30 @@ pub fn store_get_list_search_round_trip(factory: StoreFactory) {
     let got = h.service.get(&[by_ref(&memory)]).unwrap();
     assert_eq!(got, vec![memory.clone()]);
     assert_eq!(h.list(MemoryFilter::default()), vec![memory.clone()]);
-    assert_eq!(h.search("pnpm workspace", MemoryFilter::default()), vec![memory.clone()]);
+    assert_eq!(
+        h.search("pnpm workspace", MemoryFilter::default()),
+        vec![memory.clone()]
+    );
     // Stemming and case: "Workspaces" finds "workspace".
-    assert_eq!(h.search("Workspaces", MemoryFilter::default()), vec![memory.clone()]);
+    assert_eq!(
+        h.search("Workspaces", MemoryFilter::default()),
+        vec![memory.clone()]
+    );
     assert!(h.search("kubernetes", MemoryFilter::default()).is_empty());
 }
 
-pub fn duplicate_content_in_a_scope_returns_the_existing_memory_and_writes_nothing(factory: StoreFactory) {
+pub fn duplicate_content_in_a_scope_returns_the_existing_memory_and_writes_nothing(
+    factory: StoreFactory,
+) {
     let h = Harness::new(factory);
     let first = h.add("Run migrations before deploying", &["deploy"]);
     let again = h
         .service
-        .store(NewMemory::new("run   MIGRATIONS before deploying\n", project("acme"), Source::Mcp))
+        .store(NewMemory::new(
+            "run   MIGRATIONS before deploying\n",
+            project("acme"),
+            Source::Mcp,
+        ))
         .unwrap();
     assert_eq!(again.status, WriteStatus::Duplicate);
     assert_eq!(again.memory, first);
@@ -192,7 +225,11 @@ pub fn duplicate_content_in_a_scope_returns_the_existing_memory_and_writes_nothi
     // Another scope is another place: the same words are a new memory there.
     let elsewhere = h
         .service
-        .store(NewMemory::new("Run migrations before deploying", Scope::Global, Source::Cli))
+        .store(NewMemory::new(
+            "Run migrations before deploying",
+            Scope::Global,
+            Source::Cli,
+        ))
         .unwrap();
     assert_eq!(elsewhere.status, WriteStatus::Created);
     assert_eq!(h.count_all(), 2);
@@ -227,11 +264,21 @@ pub fn topic_key_revises_in_place_and_keeps_the_previous_revision(factory: Store
     // The same state again is a duplicate: nothing written, no new revision.
     let same = h.service.store(second).unwrap();
     assert_eq!(same.status, WriteStatus::Duplicate);
-    assert_eq!(h.service.history(&by_ref(&created.memory)).unwrap().revisions.len(), 1);
+    assert_eq!(
+        h.service
+            .history(&by_ref(&created.memory))
+            .unwrap()
+            .revisions
+            .len(),
+        1
+    );
     // The same key in another scope is a different memory.
     let mut global = first;
     global.scope = Scope::Global;
-    assert_eq!(h.service.store(global).unwrap().status, WriteStatus::Created);
+    assert_eq!(
+        h.service.store(global).unwrap().status,
+        WriteStatus::Created
+    );
 }
 
 pub fn update_keeps_history_and_an_unchanged_update_writes_nothing(factory: StoreFactory) {
@@ -249,7 +296,10 @@ pub fn update_keeps_history_and_an_unchanged_update_writes_nothing(factory: Stor
     assert_eq!(updated.status, WriteStatus::Updated);
     assert_eq!(updated.memory.tags, tags(&["cache", "perf"]));
     assert_eq!(updated.memory.importance.get(), 5);
-    assert_eq!(h.service.get(&[by_ref(&memory)]).unwrap()[0], updated.memory);
+    assert_eq!(
+        h.service.get(&[by_ref(&memory)]).unwrap()[0],
+        updated.memory
+    );
     let again = h.service.update(&by_ref(&memory), patch).unwrap();
     assert_eq!(again.status, WriteStatus::Unchanged);
     let history = h.service.history(&by_ref(&memory)).unwrap();
@@ -259,10 +309,19 @@ pub fn update_keeps_history_and_an_unchanged_update_writes_nothing(factory: Stor
     // Clearing a title is a change too.
     let cleared = h
         .service
-        .update(&by_ref(&memory), MemoryPatch { title: Some(None), ..Default::default() })
+        .update(
+            &by_ref(&memory),
+            MemoryPatch {
+                title: Some(None),
+                ..Default::default()
+            },
+        )
         .unwrap();
     assert_eq!(cleared.memory.title, None);
-    assert_eq!(h.service.history(&by_ref(&memory)).unwrap().revisions.len(), 2);
+    assert_eq!(
+        h.service.history(&by_ref(&memory)).unwrap().revisions.len(),
+        2
+    );
 }
 
 fn store_expiring(h: &Harness, content: &str, in_minutes: i64) -> Memory {
@@ -278,15 +337,35 @@ pub fn expired_memories_are_invisible_to_every_read(factory: StoreFactory) {
     assert_eq!(h.search("staging", MemoryFilter::default()).len(), 2);
     h.clock.advance(Span::new().minutes(11));
 
-    assert!(matches!(h.service.get(&[by_ref(&fleeting)]), Err(Error::NotFound { .. })));
-    assert_eq!(ids(&h.list(MemoryFilter::default())), ids(&[lasting.clone()]));
-    assert_eq!(ids(&h.search("staging", MemoryFilter::default())), ids(&[lasting]));
-    assert!(h.service.update(&by_ref(&fleeting), MemoryPatch::default()).is_err());
+    assert!(matches!(
+        h.service.get(&[by_ref(&fleeting)]),
+        Err(Error::NotFound { .. })
+    ));
+    assert_eq!(
+        ids(&h.list(MemoryFilter::default())),
+        ids(&[lasting.clone()])
+    );
+    assert_eq!(
+        ids(&h.search("staging", MemoryFilter::default())),
+        ids(&[lasting])
+    );
+    assert!(
+        h.service
+            .update(&by_ref(&fleeting), MemoryPatch::default())
+            .is_err()
+    );
     // A store of the same content is no duplicate of an expired memory.
-    let fresh = h.service.store(NewMemory::new("The staging password rotates weekly", project("acme"), Source::Cli));
+    let fresh = h.service.store(NewMemory::new(
+        "The staging password rotates weekly",
+        project("acme"),
+        Source::Cli,
+    ));
     assert_eq!(fresh.unwrap().status, WriteStatus::Created);
     // Still there for those who ask.
-    let all = MemoryFilter { include_expired: true, ..Default::default() };
+    let all = MemoryFilter {
+        include_expired: true,
+        ..Default::default()
+    };
     assert_eq!(h.list(all).len(), 3);
 }
 
@@ -310,29 +389,55 @@ pub fn prune_dry_run_deletes_nothing_and_prune_deletes_exactly_the_expired(facto
     assert!(pruned.deleted);
     assert_eq!(ids(&pruned.memories), ids(&[soon.clone()]));
     assert_eq!(h.count_all(), 2);
-    let remaining = h.list(MemoryFilter { include_expired: true, ..Default::default() });
+    let remaining = h.list(MemoryFilter {
+        include_expired: true,
+        ..Default::default()
+    });
     assert_eq!(ids(&remaining), ids(&[later, forever]));
-    assert!(h.service.purge(&by_ref(&soon)).is_err(), "pruned memories are gone for good");
+    assert!(
+        h.service.purge(&by_ref(&soon)).is_err(),
+        "pruned memories are gone for good"
+    );
 }
 
 pub fn forget_hides_and_purge_removes_for_good(factory: StoreFactory) {
     let h = Harness::new(factory);
     let memory = h.add("Flaky test: retry the websocket suite", &["ci"]);
-    h.service.update(&by_ref(&memory), MemoryPatch { content: Some("Flaky: websocket suite".into()), ..Default::default() }).unwrap();
+    h.service
+        .update(
+            &by_ref(&memory),
+            MemoryPatch {
+                content: Some("Flaky: websocket suite".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
     let forgotten = h.service.forget(&by_ref(&memory)).unwrap();
     assert!(forgotten.deleted_at.is_some());
-    assert!(matches!(h.service.get(&[by_ref(&memory)]), Err(Error::NotFound { .. })));
+    assert!(matches!(
+        h.service.get(&[by_ref(&memory)]),
+        Err(Error::NotFound { .. })
+    ));
     assert!(h.search("websocket", MemoryFilter::default()).is_empty());
     assert!(h.list(MemoryFilter::default()).is_empty());
-    assert!(h.service.forget(&by_ref(&memory)).is_err(), "forgetting twice is an error");
-    let with_forgotten = MemoryFilter { include_forgotten: true, ..Default::default() };
+    assert!(
+        h.service.forget(&by_ref(&memory)).is_err(),
+        "forgetting twice is an error"
+    );
+    let with_forgotten = MemoryFilter {
+        include_forgotten: true,
+        ..Default::default()
+    };
     assert_eq!(h.list(with_forgotten.clone()).len(), 1);
     assert_eq!(h.search("websocket", with_forgotten.clone()).len(), 1);
 
     h.service.purge(&by_ref(&memory)).unwrap();
     assert_eq!(h.count_all(), 0);
     assert!(h.search("websocket", with_forgotten).is_empty());
-    assert!(h.export().is_empty(), "purge leaves no trace, not even history");
+    assert!(
+        h.export().is_empty(),
+        "purge leaves no trace, not even history"
+    );
     assert!(h.service.tags(&MemoryFilter::default()).unwrap().is_empty());
 }
 
@@ -342,15 +447,31 @@ pub fn tag_filters_match_all_or_any(factory: StoreFactory) {
     let rust = h.add("note two about builds", &["rust"]);
     let ci = h.add("note three about builds", &["CI"]);
     h.add("note four about builds", &["docs"]);
-    let all = |names: &[&str]| MemoryFilter { tags_all: tags(names), ..Default::default() };
-    let any = |names: &[&str]| MemoryFilter { tags_any: tags(names), ..Default::default() };
+    let all = |names: &[&str]| MemoryFilter {
+        tags_all: tags(names),
+        ..Default::default()
+    };
+    let any = |names: &[&str]| MemoryFilter {
+        tags_any: tags(names),
+        ..Default::default()
+    };
 
     assert_eq!(ids(&h.list(all(&["rust", "ci"]))), ids(&[both.clone()]));
-    assert_eq!(ids(&h.list(all(&["RUST"]))), ids(&[both.clone(), rust.clone()]));
-    assert_eq!(ids(&h.list(any(&["rust", "ci"]))), ids(&[both.clone(), rust.clone(), ci.clone()]));
+    assert_eq!(
+        ids(&h.list(all(&["RUST"]))),
+        ids(&[both.clone(), rust.clone()])
+    );
+    assert_eq!(
+        ids(&h.list(any(&["rust", "ci"]))),
+        ids(&[both.clone(), rust.clone(), ci.clone()])
+    );
     assert_eq!(h.search("builds", all(&["rust", "ci"])).len(), 1);
     assert_eq!(h.search("builds", any(&["ci", "docs"])).len(), 3);
-    let combined = MemoryFilter { tags_all: tags(&["rust"]), tags_any: tags(&["ci", "docs"]), ..Default::default() };
+    let combined = MemoryFilter {
+        tags_all: tags(&["rust"]),
+        tags_any: tags(&["ci", "docs"]),
+        ..Default::default()
+    };
     assert_eq!(ids(&h.list(combined)), ids(&[both]));
     assert!(h.list(all(&["nope"])).is_empty());
 }
@@ -361,8 +482,14 @@ pub fn date_filters_bound_creation_time(factory: StoreFactory) {
     h.clock.advance(Span::new().hours(48));
     let middle_time = h.now();
     let recent = h.add("deploy log beta", &[]);
-    let after = MemoryFilter { created_after: Some(middle_time), ..Default::default() };
-    let before = MemoryFilter { created_before: Some(middle_time), ..Default::default() };
+    let after = MemoryFilter {
+        created_after: Some(middle_time),
+        ..Default::default()
+    };
+    let before = MemoryFilter {
+        created_before: Some(middle_time),
+        ..Default::default()
+    };
     assert_eq!(ids(&h.list(after.clone())), ids(&[recent.clone()]));
     assert_eq!(ids(&h.list(before.clone())), ids(&[old.clone()]));
     assert_eq!(ids(&h.search("deploy", after)), ids(&[recent]));
@@ -374,40 +501,77 @@ pub fn scope_filters_separate_projects_and_include_global(factory: StoreFactory)
     let acme = h.add("acme uses terraform", &[]);
     let other = h
         .service
-        .store(NewMemory::new("other uses terraform too", project("other"), Source::Cli))
+        .store(NewMemory::new(
+            "other uses terraform too",
+            project("other"),
+            Source::Cli,
+        ))
         .unwrap()
         .memory;
     let global = h
         .service
-        .store(NewMemory::new("I prefer terraform fmt on save", Scope::Global, Source::Cli))
+        .store(NewMemory::new(
+            "I prefer terraform fmt on save",
+            Scope::Global,
+            Source::Cli,
+        ))
         .unwrap()
         .memory;
-    let in_acme = MemoryFilter::in_scope(ScopeFilter::ProjectAndGlobal(ProjectName::new("acme").unwrap()));
-    assert_eq!(ids(&h.list(in_acme.clone())), ids(&[acme.clone(), global.clone()]));
+    let in_acme = MemoryFilter::in_scope(ScopeFilter::ProjectAndGlobal(
+        ProjectName::new("acme").unwrap(),
+    ));
+    assert_eq!(
+        ids(&h.list(in_acme.clone())),
+        ids(&[acme.clone(), global.clone()])
+    );
     let mut found = ids(&h.search("terraform", in_acme));
     found.sort();
     let mut expected = ids(&[acme.clone(), global.clone()]);
     expected.sort();
     assert_eq!(found, expected);
-    assert_eq!(ids(&h.list(MemoryFilter::in_scope(ScopeFilter::Global))), ids(&[global]));
+    assert_eq!(
+        ids(&h.list(MemoryFilter::in_scope(ScopeFilter::Global))),
+        ids(&[global])
+    );
     assert_eq!(h.list(MemoryFilter::in_scope(ScopeFilter::All)).len(), 3);
-    assert_eq!(h.search("terraform", MemoryFilter::in_scope(ScopeFilter::All)).len(), 3);
+    assert_eq!(
+        h.search("terraform", MemoryFilter::in_scope(ScopeFilter::All))
+            .len(),
+        3
+    );
     assert_eq!(other.scope, project("other"));
 }
 
 pub fn filters_compose_with_search(factory: StoreFactory) {
     let h = Harness::new(factory);
-    let mut decision = NewMemory::new("redis cache eviction uses allkeys-lru", project("acme"), Source::Cli);
+    let mut decision = NewMemory::new(
+        "redis cache eviction uses allkeys-lru",
+        project("acme"),
+        Source::Cli,
+    );
     decision.category = Category::Decision;
     decision.entered_by = Some("Codex".into());
     let decision = h.service.store(decision).unwrap().memory;
-    let mut bug = NewMemory::new("redis cache crashed on eviction storm", project("acme"), Source::Cli);
+    let mut bug = NewMemory::new(
+        "redis cache crashed on eviction storm",
+        project("acme"),
+        Source::Cli,
+    );
     bug.category = Category::Bugfix;
     bug.entered_by = Some("claude-code".into());
     h.service.store(bug).unwrap();
-    let by_category = MemoryFilter { category: Some(Category::Decision), ..Default::default() };
-    assert_eq!(ids(&h.search("redis eviction", by_category)), ids(&[decision.clone()]));
-    let by_agent = MemoryFilter { entered_by: Some("codex".into()), ..Default::default() };
+    let by_category = MemoryFilter {
+        category: Some(Category::Decision),
+        ..Default::default()
+    };
+    assert_eq!(
+        ids(&h.search("redis eviction", by_category)),
+        ids(&[decision.clone()])
+    );
+    let by_agent = MemoryFilter {
+        entered_by: Some("codex".into()),
+        ..Default::default()
+    };
     assert_eq!(ids(&h.search("redis", by_agent)), ids(&[decision]));
 }
 
@@ -420,7 +584,12 @@ pub fn search_ranks_memories_holding_more_terms_first_and_pages(factory: StoreFa
     assert_eq!(results.len(), 3);
     assert_eq!(results[0].id, both.id);
     let page = |offset| {
-        let request = SearchRequest { query: "docker compose".into(), filter: MemoryFilter::default(), limit: 1, offset };
+        let request = SearchRequest {
+            query: "docker compose".into(),
+            filter: MemoryFilter::default(),
+            limit: 1,
+            offset,
+        };
         h.service.search(&request).unwrap()
     };
     assert_eq!(page(0)[0].memory.id, results[0].id);
@@ -429,23 +598,53 @@ pub fn search_ranks_memories_holding_more_terms_first_and_pages(factory: StoreFa
     let first = &page(0)[0];
     assert_eq!(first.signals.len(), 1);
     assert_eq!(first.signals[0].rank, 1);
-    assert!(first.signals[0].raw > 0.0, "BM25 scores are positive, higher is better");
+    assert!(
+        first.signals[0].raw > 0.0,
+        "BM25 scores are positive, higher is better"
+    );
 }
 
 pub fn the_index_follows_updates_and_purges(factory: StoreFactory) {
     let h = Harness::new(factory);
     let memory = h.add("grpc gateway times out", &["network"]);
     h.service
-        .update(&by_ref(&memory), MemoryPatch { content: Some("http gateway times out".into()), tags: Some(vec!["proxy".into()]), ..Default::default() })
+        .update(
+            &by_ref(&memory),
+            MemoryPatch {
+                content: Some("http gateway times out".into()),
+                tags: Some(vec!["proxy".into()]),
+                ..Default::default()
+            },
+        )
         .unwrap();
     assert!(h.search("grpc", MemoryFilter::default()).is_empty());
     assert!(h.search("network", MemoryFilter::default()).is_empty());
     assert_eq!(h.search("http", MemoryFilter::default()).len(), 1);
-    assert_eq!(h.search("proxy", MemoryFilter::default()).len(), 1, "tags are searchable");
-    let with_title = h.service.update(&by_ref(&memory), MemoryPatch { title: Some(Some("Gateway timeout".into())), ..Default::default() }).unwrap();
-    assert_eq!(h.search("timeout", MemoryFilter::default())[0].id, with_title.memory.id);
+    assert_eq!(
+        h.search("proxy", MemoryFilter::default()).len(),
+        1,
+        "tags are searchable"
+    );
+    let with_title = h
+        .service
+        .update(
+            &by_ref(&memory),
+            MemoryPatch {
+                title: Some(Some("Gateway timeout".into())),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        h.search("timeout", MemoryFilter::default())[0].id,
+        with_title.memory.id
+    );
     h.service.purge(&by_ref(&memory)).unwrap();
-    let everything = MemoryFilter { include_forgotten: true, include_expired: true, ..Default::default() };
+    let everything = MemoryFilter {
+        include_forgotten: true,
+        include_expired: true,
+        ..Default::default()
+    };
     assert!(h.search("gateway", everything).is_empty());
 }
 
@@ -455,70 +654,178 @@ pub fn short_handles_resolve_and_ambiguity_is_an_error(factory: StoreFactory) {
     let handle = IdRef::parse(&memory.id.handle()).unwrap();
     assert_eq!(h.service.get(&[handle]).unwrap()[0].id, memory.id);
     // Two ids sharing a prefix, made by import.
-    let lines: String = ["aaaa1111-0000-4000-8000-000000000001", "aaaa2222-0000-4000-8000-000000000002"]
-        .iter()
-        .map(|id| {
-            let mut record = MemoryRecord { memory: memory.clone(), revisions: vec![] };
-            record.memory.id = id.parse().unwrap();
-            record.memory.content = format!("imported {id}");
-            serde_json::to_string(&record).unwrap() + "\n"
-        })
-        .collect();
+    let lines: String = [
+        "aaaa1111-0000-4000-8000-000000000001",
+        "aaaa2222-0000-4000-8000-000000000002",
+    ]
+    .iter()
+    .map(|id| {
+        let mut record = MemoryRecord {
+            memory: memory.clone(),
+            revisions: vec![],
+        };
+        record.memory.id = id.parse().unwrap();
+        record.memory.content = format!("imported {id}");
+        serde_json::to_string(&record).unwrap() + "\n"
+    })
+    .collect();
     h.import(&lines).unwrap();
     let err = h.service.get(&[IdRef::parse("aaaa").unwrap()]).unwrap_err();
-    assert!(matches!(&err, Error::AmbiguousHandle { candidates, .. } if candidates.len() == 2), "{err}");
-    assert_eq!(h.service.get(&[IdRef::parse("aaaa2").unwrap()]).unwrap()[0].content, "imported aaaa2222-0000-4000-8000-000000000002");
-    assert!(matches!(h.service.get(&[IdRef::parse("bbbb").unwrap()]), Err(Error::NotFound { .. })));
+    assert!(
+        matches!(&err, Error::AmbiguousHandle { candidates, .. } if candidates.len() == 2),
+        "{err}"
+    );
+    assert_eq!(
+        h.service.get(&[IdRef::parse("aaaa2").unwrap()]).unwrap()[0].content,
+        "imported aaaa2222-0000-4000-8000-000000000002"
+    );
+    assert!(matches!(
+        h.service.get(&[IdRef::parse("bbbb").unwrap()]),
+        Err(Error::NotFound { .. })
+    ));
 }
 
 pub fn invalid_writes_name_the_field_and_write_nothing(factory: StoreFactory) {
-    let limits = Limits { max_content_bytes: 100, ..Limits::default() };
+    let limits = Limits {
+        max_content_bytes: 100,
+        ..Limits::default()
+    };
     let h = Harness::with_limits(factory, limits);
     let kept = h.add("a memory that must survive bad writes", &["keep"]);
     let base = || NewMemory::new("fine content", project("acme"), Source::Cli);
     let cases: Vec<(&str, NewMemory)> = vec![
-        ("content", NewMemory { content: "x".repeat(101), ..base() }),
-        ("content", NewMemory { content: "  \n ".into(), ..base() }),
-        ("importance", NewMemory { importance: Some(9), ..base() }),
-        ("expires", NewMemory { expires_at: Some(h.now() - Span::new().hours(1)), ..base() }),
-        ("tags", NewMemory { tags: vec!["a".repeat(65)], ..base() }),
-        ("tags", NewMemory { tags: (0..40).map(|i| format!("t{i}")).collect(), ..base() }),
-        ("title", NewMemory { title: Some("t".repeat(201)), ..base() }),
-        ("topic_key", NewMemory { topic_key: Some("k".repeat(201)), ..base() }),
+        (
+            "content",
+            NewMemory {
+                content: "x".repeat(101),
+                ..base()
+            },
+        ),
+        (
+            "content",
+            NewMemory {
+                content: "  \n ".into(),
+                ..base()
+            },
+        ),
+        (
+            "importance",
+            NewMemory {
+                importance: Some(9),
+                ..base()
+            },
+        ),
+        (
+            "expires",
+            NewMemory {
+                expires_at: Some(h.now() - Span::new().hours(1)),
+                ..base()
+            },
+        ),
+        (
+            "tags",
+            NewMemory {
+                tags: vec!["a".repeat(65)],
+                ..base()
+            },
+        ),
+        (
+            "tags",
+            NewMemory {
+                tags: (0..40).map(|i| format!("t{i}")).collect(),
+                ..base()
+            },
+        ),
+        (
+            "title",
+            NewMemory {
+                title: Some("t".repeat(201)),
+                ..base()
+            },
+        ),
+        (
+            "topic_key",
+            NewMemory {
+                topic_key: Some("k".repeat(201)),
+                ..base()
+            },
+        ),
     ];
     for (field, new) in cases {
         let err = h.service.store(new).unwrap_err();
         assert_eq!(err.field(), Some(field), "{err}");
     }
-    let over = h.service.store(NewMemory { content: "x".repeat(101), ..base() }).unwrap_err().to_string();
-    assert!(over.contains("101 bytes") && over.contains("100 bytes"), "{over}");
-    let bad_update = h.service.update(&by_ref(&kept), MemoryPatch { content: Some("y".repeat(101)), ..Default::default() });
+    let over = h
+        .service
+        .store(NewMemory {
+            content: "x".repeat(101),
+            ..base()
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(
+        over.contains("101 bytes") && over.contains("100 bytes"),
+        "{over}"
+    );
+    let bad_update = h.service.update(
+        &by_ref(&kept),
+        MemoryPatch {
+            content: Some("y".repeat(101)),
+            ..Default::default()
+        },
+    );
     assert_eq!(bad_update.unwrap_err().field(), Some("content"));
     assert_eq!(h.count_all(), 1);
     assert_eq!(h.service.get(&[by_ref(&kept)]).unwrap()[0], kept);
-    assert!(h.service.history(&by_ref(&kept)).unwrap().revisions.is_empty());
+    assert!(
+        h.service
+            .history(&by_ref(&kept))
+            .unwrap()
+            .revisions
+            .is_empty()
+    );
 }
 
 pub fn secrets_are_redacted_on_store_update_and_import(factory: StoreFactory) {
     let h = Harness::new(factory);
-    let mut new = NewMemory::new("db is postgres://app:hunter2hunter2@db/x <private>wife's name</private>", project("acme"), Source::Cli);
+    let mut new = NewMemory::new(
+        "db is postgres://app:hunter2hunter2@db/x <private>wife's name</private>",
+        project("acme"),
+        Source::Cli,
+    );
     new.title = Some("key sk-abcdefghijklmnopqrstuvwxyz123456".into());
     let stored = h.service.store(new).unwrap().memory;
-    assert_eq!(stored.content, "db is postgres://app:[REDACTED]@db/x [REDACTED]");
+    assert_eq!(
+        stored.content,
+        "db is postgres://app:[REDACTED]@db/x [REDACTED]"
+    );
     assert_eq!(stored.title.as_deref(), Some("key [REDACTED]"));
-    assert!(h.search("hunter2hunter2", MemoryFilter::default()).is_empty());
+    assert!(
+        h.search("hunter2hunter2", MemoryFilter::default())
+            .is_empty()
+    );
 
     let updated = h
         .service
-        .update(&by_ref(&stored), MemoryPatch { content: Some("token ghp_0123456789abcdefghijABCDEFGHIJ012345".into()), ..Default::default() })
+        .update(
+            &by_ref(&stored),
+            MemoryPatch {
+                content: Some("token ghp_0123456789abcdefghijABCDEFGHIJ012345".into()),
+                ..Default::default()
+            },
+        )
         .unwrap();
     assert_eq!(updated.memory.content, "token [REDACTED]");
 
-    let mut record = MemoryRecord { memory: stored.clone(), revisions: vec![stored.to_revision(1)] };
+    let mut record = MemoryRecord {
+        memory: stored.clone(),
+        revisions: vec![stored.to_revision(1)],
+    };
     record.memory.id = crate::MemoryId::generate();
     record.memory.content = "imported Bearer abcdefghijklmnop1234".into();
     record.revisions[0].content = "old <private>secret</private>".into();
-    h.import(&(serde_json::to_string(&record).unwrap() + "\n")).unwrap();
+    h.import(&(serde_json::to_string(&record).unwrap() + "\n"))
+        .unwrap();
     let imported = h.service.history(&IdRef::Full(record.memory.id)).unwrap();
     assert_eq!(imported.memory.content, "imported Bearer [REDACTED]");
     assert_eq!(imported.revisions[0].content, "old [REDACTED]");
@@ -551,11 +858,18 @@ pub fn export_then_import_is_lossless_and_reimport_is_a_no_op(factory: StoreFact
     let source = Harness::new(factory);
     varied_store(&source);
     let exported = source.export();
-    assert_eq!(exported.lines().count(), 4, "forgotten and expired memories are exported too");
+    assert_eq!(
+        exported.lines().count(),
+        4,
+        "forgotten and expired memories are exported too"
+    );
 
     let target = Harness::new(factory);
     let report = target.import(&exported).unwrap();
-    assert_eq!((report.created, report.updated, report.unchanged), (4, 0, 0));
+    assert_eq!(
+        (report.created, report.updated, report.unchanged),
+        (4, 0, 0)
+    );
     assert_eq!(target.export(), exported);
 
     let again = target.import(&exported).unwrap();
@@ -569,7 +883,15 @@ pub fn import_of_a_newer_record_updates_and_merges_history(factory: StoreFactory
     let memory = h.add("version one", &[]);
     let old_export = h.export();
     h.clock.advance(Span::new().seconds(5));
-    h.service.update(&by_ref(&memory), MemoryPatch { content: Some("version two".into()), ..Default::default() }).unwrap();
+    h.service
+        .update(
+            &by_ref(&memory),
+            MemoryPatch {
+                content: Some("version two".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
     let new_export = h.export();
 
     let other = Harness::new(factory);
@@ -582,7 +904,14 @@ pub fn import_of_a_newer_record_updates_and_merges_history(factory: StoreFactory
     assert_eq!(stale.unchanged, 1);
     let history = other.service.history(&by_ref(&memory)).unwrap();
     assert_eq!(history.memory.content, "version two");
-    assert_eq!(history.revisions.iter().map(|r| r.content.as_str()).collect::<Vec<_>>(), ["version one"]);
+    assert_eq!(
+        history
+            .revisions
+            .iter()
+            .map(|r| r.content.as_str())
+            .collect::<Vec<_>>(),
+        ["version one"]
+    );
 }
 
 pub fn a_bad_import_line_rolls_back_the_whole_import(factory: StoreFactory) {
@@ -597,10 +926,15 @@ pub fn a_bad_import_line_rolls_back_the_whole_import(factory: StoreFactory) {
     assert_eq!(target.count_all(), 1);
     assert_eq!(target.service.get(&[by_ref(&kept)]).unwrap()[0], kept);
 
-    let mut over_limit = MemoryRecord { memory: kept.clone(), revisions: vec![] };
+    let mut over_limit = MemoryRecord {
+        memory: kept.clone(),
+        revisions: vec![],
+    };
     over_limit.memory.id = crate::MemoryId::generate();
     over_limit.memory.content = "z".repeat(20_000);
-    let err = target.import(&serde_json::to_string(&over_limit).unwrap()).unwrap_err();
+    let err = target
+        .import(&serde_json::to_string(&over_limit).unwrap())
+        .unwrap_err();
     assert_eq!(err.field(), Some("content"), "{err}");
     assert_eq!(target.count_all(), 1);
 }

@@ -19,7 +19,10 @@ pub const MAX_LABEL_CHARS: usize = 200;
 pub fn content(raw: &str, limits: &Limits) -> Result<String> {
     let text = raw.trim();
     if text.is_empty() {
-        return Err(Error::invalid("content", "is empty; say what should be remembered"));
+        return Err(Error::invalid(
+            "content",
+            "is empty; say what should be remembered",
+        ));
     }
     if text.len() > limits.max_content_bytes {
         return Err(Error::invalid(
@@ -91,7 +94,9 @@ pub fn label(field: &str, raw: Option<&str>) -> Result<Option<String>> {
 }
 
 pub fn topic_key(raw: Option<&str>) -> Result<Option<TopicKey>> {
-    raw.filter(|t| !t.trim().is_empty()).map(TopicKey::new).transpose()
+    raw.filter(|t| !t.trim().is_empty())
+        .map(TopicKey::new)
+        .transpose()
 }
 
 /// An expiry set by a write must lie in the future: an already-expired memory would be invisible.
@@ -99,7 +104,9 @@ pub fn expiry(at: Option<Timestamp>, now: Timestamp) -> Result<Option<Timestamp>
     match at {
         Some(at) if at <= now => Err(Error::invalid(
             "expires",
-            format!("{at} is not in the future; a memory that has already expired would be invisible"),
+            format!(
+                "{at} is not in the future; a memory that has already expired would be invisible"
+            ),
         )),
         _ => Ok(at),
     }
@@ -110,10 +117,16 @@ pub fn page(limit: usize, offset: usize) -> Result<()> {
     const MAX_LIMIT: usize = 1_000;
     const MAX_OFFSET: usize = 1_000_000;
     if limit == 0 || limit > MAX_LIMIT {
-        return Err(Error::invalid("limit", format!("{limit} is out of range 1..={MAX_LIMIT}")));
+        return Err(Error::invalid(
+            "limit",
+            format!("{limit} is out of range 1..={MAX_LIMIT}"),
+        ));
     }
     if offset > MAX_OFFSET {
-        return Err(Error::invalid("offset", format!("{offset} is over {MAX_OFFSET}")));
+        return Err(Error::invalid(
+            "offset",
+            format!("{offset} is over {MAX_OFFSET}"),
+        ));
     }
     Ok(())
 }

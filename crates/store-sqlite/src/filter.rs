@@ -59,10 +59,19 @@ pub fn condition(filter: &MemoryFilter, now: Timestamp) -> SqlCondition {
     if !filter.tags_any.is_empty() {
         let marks = vec!["?"; filter.tags_any.len()].join(", ");
         parts.push(format!("{HAS_TAG} IN ({marks}))"));
-        params.extend(filter.tags_any.iter().map(|t| Value::Text(t.as_str().to_string())));
+        params.extend(
+            filter
+                .tags_any
+                .iter()
+                .map(|t| Value::Text(t.as_str().to_string())),
+        );
     }
     SqlCondition {
-        sql: if parts.is_empty() { "1".into() } else { parts.join(" AND ") },
+        sql: if parts.is_empty() {
+            "1".into()
+        } else {
+            parts.join(" AND ")
+        },
         params,
     }
 }

@@ -85,7 +85,9 @@ impl SqliteStore {
     fn conn(&self) -> MutexGuard<'_, Connection> {
         // A panic while holding the lock cannot leave SQLite half-written (the transaction
         // rolls back on drop), so a poisoned lock is safe to keep using.
-        self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.conn
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -97,7 +99,9 @@ fn enable_wal(conn: &Connection) -> Result<(), SqliteError> {
     }
     let mut attempt = 0;
     loop {
-        match conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get::<_, String>(0)) {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |row| {
+            row.get::<_, String>(0)
+        }) {
             Ok(_) => return Ok(()),
             Err(e) if error::is_busy(&e) && attempt < WRITE_ATTEMPTS => {
                 attempt += 1;

@@ -58,7 +58,8 @@ mod tests {
         migrate(&mut conn).unwrap();
         migrate(&mut conn).unwrap();
         assert_eq!(version(&conn).unwrap(), SCHEMA_VERSION);
-        conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1).unwrap();
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .unwrap();
         let err = migrate(&mut conn).unwrap_err();
         assert!(matches!(err, SqliteError::SchemaTooNew { .. }), "{err}");
     }

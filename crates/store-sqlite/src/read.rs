@@ -2,7 +2,9 @@
 //! export, all under a [`MemoryFilter`] condition.
 
 use cairn_core::search::{LexicalQuery, SignalHit};
-use cairn_core::store::{ListQuery, MemoryFilter, NamedCount, SortKey, SortOrder, StoreStats, TagCount};
+use cairn_core::store::{
+    ListQuery, MemoryFilter, NamedCount, SortKey, SortOrder, StoreStats, TagCount,
+};
 use cairn_core::{Memory, MemoryId, Result, Revision, Tag};
 use jiff::Timestamp;
 use rusqlite::{Connection, params_from_iter, types::Value};
@@ -41,7 +43,9 @@ pub fn ids_with_prefix(conn: &Connection, prefix: &str, limit: usize) -> Result<
     let ids: Vec<String> = conn
         .prepare_cached("SELECT id FROM memories WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3")
         .sql()?
-        .query_map(rusqlite::params![prefix, upper, limit as i64], |row| row.get(0))
+        .query_map(rusqlite::params![prefix, upper, limit as i64], |row| {
+            row.get(0)
+        })
         .sql()?
         .collect::<Result<_, _>>()
         .sql()?;
@@ -114,14 +118,19 @@ pub fn lexical(
     let rows: Vec<(String, f64)> = conn
         .prepare_cached(&sql)
         .sql()?
-        .query_map(params_from_iter(params), |row| Ok((row.get(0)?, row.get(1)?)))
+        .query_map(params_from_iter(params), |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
         .sql()?
         .collect::<Result<_, _>>()
         .sql()?;
     rows.into_iter()
         .map(|(id, bm25)| {
             // FTS5's bm25() is negated so that ascending order is best-first; undo that.
-            Ok(SignalHit { id: id.parse()?, raw: -bm25 })
+            Ok(SignalHit {
+                id: id.parse()?,
+                raw: -bm25,
+            })
         })
         .collect()
 }
@@ -145,7 +154,10 @@ fn named_counts(conn: &Connection, sql: &str, now: Timestamp) -> Result<Vec<Name
     conn.prepare_cached(sql)
         .sql()?
         .query_map([millis(now)], |row| {
-            Ok(NamedCount { name: row.get(0)?, count: row.get::<_, i64>(1)? as u64 })
+            Ok(NamedCount {
+                name: row.get(0)?,
+                count: row.get::<_, i64>(1)? as u64,
+            })
         })
         .sql()?
         .collect::<Result<_, _>>()
@@ -163,7 +175,9 @@ pub fn stats(conn: &Connection, now: Timestamp) -> Result<StoreStats> {
         }
     };
     let (oldest, newest): (Option<i64>, Option<i64>) = conn
-        .prepare_cached(&format!("SELECT min(created_at), max(created_at) FROM memories WHERE {VISIBLE}"))
+        .prepare_cached(&format!(
+            "SELECT min(created_at), max(created_at) FROM memories WHERE {VISIBLE}"
+        ))
         .sql()?
         .query_row([millis(now)], |row| Ok((row.get(0)?, row.get(1)?)))
         .sql()?;
@@ -171,8 +185,14 @@ pub fn stats(conn: &Connection, now: Timestamp) -> Result<StoreStats> {
     let page_count = scalar("PRAGMA page_count", false)?;
     let page_size = scalar("PRAGMA page_size", false)?;
     Ok(StoreStats {
-        memories: scalar(&format!("SELECT count(*) FROM memories WHERE {VISIBLE}"), true)? as u64,
-        forgotten: scalar("SELECT count(*) FROM memories WHERE deleted_at IS NOT NULL", false)? as u64,
+        memories: scalar(
+            &format!("SELECT count(*) FROM memories WHERE {VISIBLE}"),
+            true,
+        )? as u64,
+        forgotten: scalar(
+            "SELECT count(*) FROM memories WHERE deleted_at IS NOT NULL",
+            false,
+        )? as u64,
         expired: scalar(
             "SELECT count(*) FROM memories WHERE deleted_at IS NULL AND expires_at <= ?1",
             true,
@@ -181,7 +201,9 @@ pub fn stats(conn: &Connection, now: Timestamp) -> Result<StoreStats> {
         tags: scalar("SELECT count(*) FROM tags", false)? as u64,
         by_category: named_counts(
             conn,
-            &format!("SELECT category, count(*) FROM memories WHERE {VISIBLE} GROUP BY category ORDER BY 2 DESC, 1"),
+            &format!(
+                "SELECT category, count(*) FROM memories WHERE {VISIBLE} GROUP BY category ORDER BY 2 DESC, 1"
+            ),
             now,
         )?,
         by_project: named_counts(
@@ -206,7 +228,11 @@ pub fn stats(conn: &Connection, now: Timestamp) -> Result<StoreStats> {
     })
 }
 
-pub fn tag_counts(conn: &Connection, filter: &MemoryFilter, now: Timestamp) -> Result<Vec<TagCount>> {
+pub fn tag_counts(
+    conn: &Connection,
+    filter: &MemoryFilter,
+    now: Timestamp,
+) -> Result<Vec<TagCount>> {
     let cond = condition(filter, now);
     let sql = format!(
         "SELECT t.name, count(*) FROM memory_tags mt JOIN tags t ON t.id = mt.tag_id \
@@ -216,17 +242,28 @@ pub fn tag_counts(conn: &Connection, filter: &MemoryFilter, now: Timestamp) -> R
     let rows: Vec<(String, i64)> = conn
         .prepare_cached(&sql)
         .sql()?
-        .query_map(params_from_iter(cond.params), |row| Ok((row.get(0)?, row.get(1)?)))
+        .query_map(params_from_iter(cond.params), |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
         .sql()?
         .collect::<Result<_, _>>()
         .sql()?;
     rows.into_iter()
-        .map(|(name, count)| Ok(TagCount { tag: Tag::new(&name)?, count: count as u64 }))
+        .map(|(name, count)| {
+            Ok(TagCount {
+                tag: Tag::new(&name)?,
+                count: count as u64,
+            })
+        })
         .collect()
 }
 
-pub fn export(conn: &Connection, sink: &mut dyn FnMut(Memory, Vec<Revision>) -> Result<()>) -> Result<()> {
-    let sql = format!("SELECT m.seq, {MEMORY_COLUMNS} FROM memories m ORDER BY m.created_at, m.seq");
+pub fn export(
+    conn: &Connection,
+    sink: &mut dyn FnMut(Memory, Vec<Revision>) -> Result<()>,
+) -> Result<()> {
+    let sql =
+        format!("SELECT m.seq, {MEMORY_COLUMNS} FROM memories m ORDER BY m.created_at, m.seq");
     let mut stmt = conn.prepare(&sql).sql()?;
     let mut rows = stmt.query([]).sql()?;
     while let Some(row) = rows.next().sql()? {

@@ -4,7 +4,9 @@
 //! space-joined copy in `memories.tags` (for the full-text index and for loading a memory in one
 //! read). [`write_tags`] is the only code that changes either, always in the same transaction.
 
-use cairn_core::{Category, Importance, Memory, MemoryId, ProjectName, Revision, Scope, Source, Tag, TopicKey};
+use cairn_core::{
+    Category, Importance, Memory, MemoryId, ProjectName, Revision, Scope, Source, Tag, TopicKey,
+};
 use jiff::Timestamp;
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 
@@ -77,7 +79,11 @@ pub fn memory_from_row_at(row: &Row<'_>, first: usize) -> rusqlite::Result<Memor
         } else {
             Scope::Project(ProjectName::new(&project).map_err(corrupt)?)
         },
-        topic_key: topic.as_deref().map(TopicKey::new).transpose().map_err(corrupt)?,
+        topic_key: topic
+            .as_deref()
+            .map(TopicKey::new)
+            .transpose()
+            .map_err(corrupt)?,
         entered_by: row.get(first + 6)?,
         session_id: row.get(first + 7)?,
         source: source.parse::<Source>().map_err(corrupt)?,
@@ -123,7 +129,8 @@ pub fn write_tags(conn: &Connection, seq: i64, tags: &[Tag]) -> Result<(), Sqlit
     let mut upsert = conn.prepare_cached(
         "INSERT INTO tags(name) VALUES (?1) ON CONFLICT(name) DO UPDATE SET name = name RETURNING id",
     )?;
-    let mut link = conn.prepare_cached("INSERT INTO memory_tags(memory_seq, tag_id) VALUES (?1, ?2)")?;
+    let mut link =
+        conn.prepare_cached("INSERT INTO memory_tags(memory_seq, tag_id) VALUES (?1, ?2)")?;
     for tag in tags {
         let tag_id: i64 = upsert.query_row([tag.as_str()], |row| row.get(0))?;
         link.execute([seq, tag_id])?;
@@ -206,7 +213,11 @@ pub fn update_memory(conn: &Connection, memory: &Memory) -> Result<bool, SqliteE
     Ok(true)
 }
 
-pub fn insert_revision(conn: &Connection, seq: i64, revision: &Revision) -> Result<(), SqliteError> {
+pub fn insert_revision(
+    conn: &Connection,
+    seq: i64,
+    revision: &Revision,
+) -> Result<(), SqliteError> {
     conn.prepare_cached(
         "INSERT INTO memory_revisions (memory_seq, number, content, title, category, tags, \
          importance, expires_at, written_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",

@@ -14,7 +14,8 @@ pub struct SqliteTx<'c> {
 
 impl SqliteTx<'_> {
     fn seq(&self, id: &MemoryId) -> Result<i64> {
-        rows::seq_of(&self.tx, id)?.ok_or_else(|| cairn_core::Error::NotFound { id: id.to_string() })
+        rows::seq_of(&self.tx, id)?
+            .ok_or_else(|| cairn_core::Error::NotFound { id: id.to_string() })
     }
 
     fn query_memories(&self, sql: &str, params: impl rusqlite::Params) -> Result<Vec<Memory>> {
@@ -36,7 +37,12 @@ impl StoreTx for SqliteTx<'_> {
         Ok(self.query_memories(&sql, [id.to_string()])?.pop())
     }
 
-    fn find_by_topic(&mut self, scope: &Scope, topic: &TopicKey, now: Timestamp) -> Result<Option<Memory>> {
+    fn find_by_topic(
+        &mut self,
+        scope: &Scope,
+        topic: &TopicKey,
+        now: Timestamp,
+    ) -> Result<Option<Memory>> {
         let sql = format!(
             "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.project = ?1 AND m.topic_key = ?2 \
              AND m.deleted_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?3) \
@@ -46,13 +52,21 @@ impl StoreTx for SqliteTx<'_> {
         Ok(self.query_memories(&sql, params)?.pop())
     }
 
-    fn find_by_content_hash(&mut self, scope: &Scope, hash: i64, now: Timestamp) -> Result<Vec<Memory>> {
+    fn find_by_content_hash(
+        &mut self,
+        scope: &Scope,
+        hash: i64,
+        now: Timestamp,
+    ) -> Result<Vec<Memory>> {
         let sql = format!(
             "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.project = ?1 AND m.content_hash = ?2 \
              AND m.deleted_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?3) \
              ORDER BY m.created_at"
         );
-        self.query_memories(&sql, rusqlite::params![project_column(scope), hash, millis(now)])
+        self.query_memories(
+            &sql,
+            rusqlite::params![project_column(scope), hash, millis(now)],
+        )
     }
 
     fn insert(&mut self, memory: &Memory) -> Result<()> {
@@ -64,7 +78,9 @@ impl StoreTx for SqliteTx<'_> {
         if rows::update_memory(&self.tx, memory)? {
             Ok(())
         } else {
-            Err(cairn_core::Error::NotFound { id: memory.id.to_string() })
+            Err(cairn_core::Error::NotFound {
+                id: memory.id.to_string(),
+            })
         }
     }
 

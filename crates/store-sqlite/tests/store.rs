@@ -19,13 +19,19 @@ mod on_disk {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("nested/dir/cairn.db");
         let id = {
-            let service = MemoryService::new(Box::new(SqliteStore::open(&path).unwrap()), Limits::default());
+            let service = MemoryService::new(
+                Box::new(SqliteStore::open(&path).unwrap()),
+                Limits::default(),
+            );
             let new = NewMemory::new("persisted across opens", Scope::Global, Source::Cli);
             service.store(new).unwrap().memory.id
         };
         let conn = rusqlite_free_journal_mode(&path);
         assert_eq!(conn, "wal");
-        let service = MemoryService::new(Box::new(SqliteStore::open(&path).unwrap()), Limits::default());
+        let service = MemoryService::new(
+            Box::new(SqliteStore::open(&path).unwrap()),
+            Limits::default(),
+        );
         let got = service.get(&[cairn_core::IdRef::Full(id)]).unwrap();
         assert_eq!(got[0].content, "persisted across opens");
     }
@@ -33,7 +39,11 @@ mod on_disk {
     /// Reads the journal mode from the file header: bytes 18 and 19 are 2 in WAL mode.
     fn rusqlite_free_journal_mode(path: &std::path::Path) -> &'static str {
         let header = std::fs::read(path).unwrap();
-        if header[18] == 2 && header[19] == 2 { "wal" } else { "rollback" }
+        if header[18] == 2 && header[19] == 2 {
+            "wal"
+        } else {
+            "rollback"
+        }
     }
 
     #[test]
@@ -41,9 +51,14 @@ mod on_disk {
         let dir = tempfile::tempdir().unwrap();
         let blocker = dir.path().join("file");
         std::fs::write(&blocker, "not a directory").unwrap();
-        let err = SqliteStore::open(&blocker.join("cairn.db")).err().expect("open fails");
+        let err = SqliteStore::open(&blocker.join("cairn.db"))
+            .err()
+            .expect("open fails");
         let message = err.to_string();
-        assert!(message.contains("cannot open the database at") && message.contains("file"), "{message}");
+        assert!(
+            message.contains("cannot open the database at") && message.contains("file"),
+            "{message}"
+        );
     }
 }
 
@@ -51,7 +66,10 @@ mod round_trip {
     use std::io::Cursor;
 
     use cairn_core::exchange::MemoryRecord;
-    use cairn_core::{Category, Importance, Memory, MemoryId, MemoryService, ProjectName, Revision, Scope, Source, Tag, TopicKey, config::Limits};
+    use cairn_core::{
+        Category, Importance, Memory, MemoryId, MemoryService, ProjectName, Revision, Scope,
+        Source, Tag, TopicKey, config::Limits,
+    };
     use cairn_store_sqlite::SqliteStore;
     use jiff::Timestamp;
     use proptest::prelude::*;
@@ -59,7 +77,8 @@ mod round_trip {
     const TEXT: &str = "[a-z][a-z0-9 .,éü]{0,60}[a-z0-9]";
 
     fn time() -> impl Strategy<Value = Timestamp> {
-        (1_600_000_000_000i64..1_900_000_000_000).prop_map(|ms| Timestamp::from_millisecond(ms).unwrap())
+        (1_600_000_000_000i64..1_900_000_000_000)
+            .prop_map(|ms| Timestamp::from_millisecond(ms).unwrap())
     }
 
     fn tags() -> impl Strategy<Value = Vec<Tag>> {
@@ -72,24 +91,45 @@ mod round_trip {
     }
 
     fn revision() -> impl Strategy<Value = Revision> {
-        (TEXT, prop::option::of(TEXT), category(), tags(), 1i64..=5, prop::option::of(time()), time()).prop_map(
-            |(content, title, category, tags, importance, expires_at, written_at)| Revision {
-                number: 0,
-                content,
-                title,
-                category,
-                tags,
-                importance: Importance::new(importance).unwrap(),
-                expires_at,
-                written_at,
-            },
+        (
+            TEXT,
+            prop::option::of(TEXT),
+            category(),
+            tags(),
+            1i64..=5,
+            prop::option::of(time()),
+            time(),
         )
+            .prop_map(
+                |(content, title, category, tags, importance, expires_at, written_at)| Revision {
+                    number: 0,
+                    content,
+                    title,
+                    category,
+                    tags,
+                    importance: Importance::new(importance).unwrap(),
+                    expires_at,
+                    written_at,
+                },
+            )
     }
 
     fn record() -> impl Strategy<Value = MemoryRecord> {
-        let scope = prop_oneof![Just(Scope::Global), "[a-z]{1,8}(/[a-z]{1,8})?".prop_map(|p| Scope::Project(ProjectName::new(&p).unwrap()))];
-        let labels = (prop::option::of("[a-z]{1,12}"), prop::option::of("[a-z]{1,12}"), prop::option::of("[a-z0-9-]{1,12}"));
-        let times = (time(), 0i64..10_000_000, prop::option::of(time()), prop::option::of(time()));
+        let scope = prop_oneof![
+            Just(Scope::Global),
+            "[a-z]{1,8}(/[a-z]{1,8})?".prop_map(|p| Scope::Project(ProjectName::new(&p).unwrap()))
+        ];
+        let labels = (
+            prop::option::of("[a-z]{1,12}"),
+            prop::option::of("[a-z]{1,12}"),
+            prop::option::of("[a-z0-9-]{1,12}"),
+        );
+        let times = (
+            time(),
+            0i64..10_000_000,
+            prop::option::of(time()),
+            prop::option::of(time()),
+        );
         (
             (TEXT, prop::option::of(TEXT), category(), tags(), scope),
             labels,
@@ -97,52 +137,70 @@ mod round_trip {
             times,
             prop::collection::vec(revision(), 0..3),
         )
-            .prop_map(|((content, title, category, tags, scope), (topic, agent, session), (source, importance), (created_at, age, expires_at, deleted_at), mut revisions)| {
-                for (index, revision) in revisions.iter_mut().enumerate() {
-                    revision.number = index as u32 + 1;
-                }
-                MemoryRecord {
-                    memory: Memory {
-                        id: MemoryId::generate(),
-                        content,
-                        title,
-                        category,
-                        tags,
-                        scope,
-                        topic_key: topic.map(|t| TopicKey::new(&t).unwrap()),
-                        entered_by: agent,
-                        session_id: session,
-                        source,
-                        importance: Importance::new(importance).unwrap(),
-                        created_at,
-                        updated_at: created_at + jiff::Span::new().milliseconds(age),
-                        expires_at,
-                        deleted_at,
-                    },
-                    revisions,
-                }
-            })
+            .prop_map(
+                |(
+                    (content, title, category, tags, scope),
+                    (topic, agent, session),
+                    (source, importance),
+                    (created_at, age, expires_at, deleted_at),
+                    mut revisions,
+                )| {
+                    for (index, revision) in revisions.iter_mut().enumerate() {
+                        revision.number = index as u32 + 1;
+                    }
+                    MemoryRecord {
+                        memory: Memory {
+                            id: MemoryId::generate(),
+                            content,
+                            title,
+                            category,
+                            tags,
+                            scope,
+                            topic_key: topic.map(|t| TopicKey::new(&t).unwrap()),
+                            entered_by: agent,
+                            session_id: session,
+                            source,
+                            importance: Importance::new(importance).unwrap(),
+                            created_at,
+                            updated_at: created_at + jiff::Span::new().milliseconds(age),
+                            expires_at,
+                            deleted_at,
+                        },
+                        revisions,
+                    }
+                },
+            )
     }
 
     fn service() -> MemoryService {
-        MemoryService::new(Box::new(SqliteStore::open_in_memory().unwrap()), Limits::default())
+        MemoryService::new(
+            Box::new(SqliteStore::open_in_memory().unwrap()),
+            Limits::default(),
+        )
     }
 
     fn import(service: &MemoryService, jsonl: &str) -> cairn_core::exchange::ImportReport {
-        service.import(&mut Cursor::new(jsonl.as_bytes()), &mut |_| {}).unwrap()
+        service
+            .import(&mut Cursor::new(jsonl.as_bytes()), &mut |_| {})
+            .unwrap()
     }
 
     fn export(service: &MemoryService) -> Vec<MemoryRecord> {
         let mut out = Vec::new();
-        service.export(&mut |record| {
-            out.push(record.clone());
-            Ok(())
-        }).unwrap();
+        service
+            .export(&mut |record| {
+                out.push(record.clone());
+                Ok(())
+            })
+            .unwrap();
         out
     }
 
     fn to_jsonl(records: &[MemoryRecord]) -> String {
-        records.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect()
+        records
+            .iter()
+            .map(|r| serde_json::to_string(r).unwrap() + "\n")
+            .collect()
     }
 
     proptest! {

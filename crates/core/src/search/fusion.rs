@@ -69,7 +69,10 @@ mod tests {
     fn hits(ids: &[MemoryId]) -> Vec<SignalHit> {
         ids.iter()
             .enumerate()
-            .map(|(i, id)| SignalHit { id: *id, raw: 10.0 - i as f64 })
+            .map(|(i, id)| SignalHit {
+                id: *id,
+                raw: 10.0 - i as f64,
+            })
             .collect()
     }
 
@@ -85,7 +88,11 @@ mod tests {
 
     #[test]
     fn agreement_between_signals_outranks_one_signals_favourite() {
-        let [a, b, c] = [MemoryId::generate(), MemoryId::generate(), MemoryId::generate()];
+        let [a, b, c] = [
+            MemoryId::generate(),
+            MemoryId::generate(),
+            MemoryId::generate(),
+        ];
         let fused = Fusion::default().fuse(vec![
             (SignalKind::Lexical, 1.0, hits(&[a, b, c])),
             (SignalKind::Lexical, 1.0, hits(&[c, b, a])),

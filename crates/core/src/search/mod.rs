@@ -174,7 +174,11 @@ mod tests {
 
     #[test]
     fn queries_without_words_or_over_the_limit_are_refused_naming_the_field() {
-        for bad in [String::new(), "  ?! ".into(), "x".repeat(MAX_QUERY_BYTES + 1)] {
+        for bad in [
+            String::new(),
+            "  ?! ".into(),
+            "x".repeat(MAX_QUERY_BYTES + 1),
+        ] {
             assert_eq!(SearchQuery::parse(&bad).unwrap_err().field(), Some("query"));
         }
     }

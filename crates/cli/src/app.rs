@@ -1,0 +1,118 @@
+//! What every command needs: the layered config, the service over the store, the current
+//! project, and the printer. Built once per process.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use cairn_core::config::{Config, ConfigSources};
+use cairn_core::project::detect_project;
+use cairn_core::store::MemoryFilter;
+use cairn_core::{MemoryService, ProjectName, Scope, ScopeFilter, Tag, dates};
+use cairn_store_sqlite::SqliteStore;
+use jiff::Timestamp;
+
+use crate::args::{Cli, FilterArgs, ProjectArgs};
+use crate::output::Printer;
+
+pub struct App {
+    pub config: Config,
+    pub service: MemoryService,
+    pub out: Printer,
+    cwd: PathBuf,
+}
+
+impl App {
+    pub fn open(cli: &Cli) -> Result<Self> {
+        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        let mut config = Config::load(&ConfigSources::discover(&cwd))?;
+        if let Some(db) = &cli.db {
+            config.store.path = Some(std::path::absolute(db).unwrap_or_else(|_| db.clone()));
+        }
+        let path = config.database_path()?;
+        tracing::debug!(db = %path.display(), "opening store");
+        let store = SqliteStore::open(&path)?;
+        let service = MemoryService::new(Box::new(store), config.limits.clone());
+        let out = Printer::new(cli.format, cli.quiet, service.now().time_zone().clone());
+        Ok(App {
+            config,
+            service,
+            out,
+            cwd,
+        })
+    }
+
+    /// The project this command acts in: --project, else config (CAIRN_PROJECT, .cairn.toml),
+    /// else detected from git or the directory.
+    pub fn project(&self, args: &ProjectArgs) -> Result<ProjectName> {
+        if let Some(name) = args.project.as_deref().or(self.config.project.as_deref()) {
+            return Ok(ProjectName::new(name)?);
+        }
+        let (name, origin) = detect_project(&self.cwd);
+        tracing::debug!(project = %name, ?origin, "detected project");
+        Ok(name)
+    }
+
+    /// Where a write goes: --global, else the current project.
+    pub fn write_scope(&self, args: &ProjectArgs) -> Result<Scope> {
+        if args.global {
+            return Ok(Scope::Global);
+        }
+        Ok(Scope::Project(self.project(args)?))
+    }
+
+    /// Resolves a date flag against the service's clock.
+    pub fn time(&self, field: &str, text: &str) -> Result<Timestamp> {
+        Ok(dates::parse_time(field, text, &self.service.now())?)
+    }
+
+    pub fn filter(&self, args: &FilterArgs) -> Result<MemoryFilter> {
+        let scope = if args.all_projects {
+            ScopeFilter::All
+        } else if args.project.global {
+            ScopeFilter::Global
+        } else {
+            ScopeFilter::ProjectAndGlobal(self.project(&args.project)?)
+        };
+        Ok(MemoryFilter {
+            scope,
+            tags_all: args
+                .tags
+                .as_deref()
+                .map(Tag::parse_list)
+                .transpose()?
+                .unwrap_or_default(),
+            tags_any: args
+                .any_tag
+                .as_deref()
+                .map(Tag::parse_list)
+                .transpose()?
+                .unwrap_or_default(),
+            category: args.category.as_deref().map(str::parse).transpose()?,
+            entered_by: args.entered_by.clone(),
+            created_after: args
+                .after
+                .as_deref()
+                .map(|t| self.time("after", t))
+                .transpose()?,
+            created_before: args
+                .before
+                .as_deref()
+                .map(|t| self.time("before", t))
+                .transpose()?,
+            include_expired: args.include_expired,
+            include_forgotten: args.include_forgotten,
+        })
+    }
+}
+
+/// The text of a `--file` argument: a path, or `-` for standard input.
+pub fn read_content_file(path: &Path) -> Result<String> {
+    if path == Path::new("-") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .context("content: cannot read standard input as UTF-8 text")?;
+        return Ok(text);
+    }
+    std::fs::read_to_string(path)
+        .with_context(|| format!("content: cannot read {}", path.display()))
+}

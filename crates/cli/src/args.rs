@@ -1,0 +1,298 @@
+//! The command line, as clap parses it. Only shapes and help text live here; meaning is given
+//! by the commands, which hand everything to the core service.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const AFTER_HELP: &str = "\
+Examples:
+  cairn store \"Use pnpm, not npm, in this repo\" --tags tooling,node --category decision
+  cairn search \"package manager\"
+  cairn list --tags tooling --sort updated
+  cairn get 3f9a0c1b --history
+  cairn --agent-context        # a guide for AI agents: what to remember, how to search
+
+Data lives in $CAIRN_HOME/cairn.db, else the platform data directory (~/.local/share/cairn on
+Linux); --db PATH or CAIRN_DB picks another file. Memories belong to the current project (the git
+remote, else the git root, else the directory) unless stored with --global.
+
+Exit status: 0 ok, 1 a search found nothing, 2 error.";
+
+/// cairn — persistent memory for AI coding agents.
+///
+/// Store what you learn (decisions, root causes, preferences) and find it again in later
+/// sessions by keyword. Every command works directly on the local store; no server needed.
+#[derive(Debug, Parser)]
+#[command(name = "cairn", version, after_help = AFTER_HELP, max_term_width = 100)]
+pub struct Cli {
+    /// Database file to use instead of the default ($CAIRN_DB, config store.path, $CAIRN_HOME/cairn.db).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    /// Output format: text for people, json for scripts, markdown for agents.
+    #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Print only what a script needs (ids for writes); no notices.
+    #[arg(long, short, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// Log what cairn does to stderr.
+    #[arg(long, short, global = true)]
+    pub verbose: bool,
+
+    /// Print a concise guide for AI agents (what makes a good memory, how to search) and exit.
+    #[arg(long)]
+    pub agent_context: bool,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    Markdown,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Remember something: a decision, a root cause, a preference, a fact.
+    #[command(
+        after_help = "Examples:\n  cairn store \"CI fails on ARM: pin node to 20.11\" --category bugfix --tags ci,node\n  cairn store \"Prefers tabs\" --global --category preference\n  cairn store \"DB is PostgreSQL 16\" --topic-key database    # revises the same memory next time\n  git log -1 --format=%B | cairn store --file - --tags release\n\nA store reports created, duplicate (same content already in this scope: nothing written) or\nupdated (same --topic-key in this scope: revised in place, the old version kept in history)."
+    )]
+    Store(StoreArgs),
+    /// Show memories by id or short handle.
+    Get(GetArgs),
+    /// Change a memory; its previous state is kept in its history.
+    Update(UpdateArgs),
+    /// Forget a memory (hidden from every read); --purge deletes it for good.
+    Forget(ForgetArgs),
+    /// List memories, newest first.
+    List(ListArgs),
+    /// Find memories by keyword (BM25 ranking over title, content and tags).
+    #[command(
+        after_help = "Examples:\n  cairn search \"flaky websocket test\"\n  cairn search docker --tags ci --after \"2 weeks ago\"\n  cairn search deploy --category decision --format json\n\nExit status 1 when nothing is found."
+    )]
+    Search(SearchArgs),
+    /// Delete expired memories for good.
+    Prune(PruneArgs),
+    /// Counts: memories, forgotten, expired, categories, projects.
+    Stats(StatsArgs),
+    /// Tags in use, most used first.
+    Tags(TagsArgs),
+    /// Write every memory (with history, forgotten and expired ones too) as JSON Lines.
+    Export(ExportArgs),
+    /// Read memories from JSON Lines written by export; importing twice changes nothing.
+    Import(ImportArgs),
+}
+
+/// Which project a command works in.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ProjectArgs {
+    /// Act in this project instead of the detected one ($CAIRN_PROJECT, .cairn.toml, git remote, git root, directory).
+    #[arg(long, value_name = "NAME")]
+    pub project: Option<String>,
+    /// Global memories: stored for every project (store), or only those (reads).
+    #[arg(long, conflicts_with = "project")]
+    pub global: bool,
+}
+
+/// Which memories a read considers.
+#[derive(Debug, Args, Clone, Default)]
+pub struct FilterArgs {
+    #[command(flatten)]
+    pub project: ProjectArgs,
+    /// Every project's memories, not just this project's and global ones.
+    #[arg(long, conflicts_with_all = ["project", "global"])]
+    pub all_projects: bool,
+    /// Only memories carrying all of these tags (comma-separated).
+    #[arg(long, value_name = "A,B")]
+    pub tags: Option<String>,
+    /// Only memories carrying at least one of these tags (comma-separated).
+    #[arg(long, value_name = "A,B")]
+    pub any_tag: Option<String>,
+    /// Only this category.
+    #[arg(long)]
+    pub category: Option<String>,
+    /// Only memories entered by this agent or person.
+    #[arg(long, value_name = "NAME")]
+    pub entered_by: Option<String>,
+    /// Created at or after this time (ISO 8601 or e.g. "yesterday", "2 weeks ago").
+    #[arg(long, value_name = "WHEN")]
+    pub after: Option<String>,
+    /// Created before this time.
+    #[arg(long, value_name = "WHEN")]
+    pub before: Option<String>,
+    /// Include memories whose expiry has passed.
+    #[arg(long)]
+    pub include_expired: bool,
+    /// Include forgotten memories.
+    #[arg(long)]
+    pub include_forgotten: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StoreArgs {
+    /// What to remember: one complete fact, decision or lesson. Or use --file.
+    pub content: Option<String>,
+    /// Read the content from a file, or from standard input with `-`.
+    #[arg(long, value_name = "PATH|-", conflicts_with = "content")]
+    pub file: Option<PathBuf>,
+    /// A short title.
+    #[arg(long)]
+    pub title: Option<String>,
+    /// Comma-separated tags, e.g. rust,ci.
+    #[arg(long, value_name = "A,B")]
+    pub tags: Option<String>,
+    /// preference, fact, decision, entity, bugfix, discovery, pattern, config or other.
+    #[arg(long, default_value = "other")]
+    pub category: String,
+    /// A stable subject name: storing again with the same key revises that memory.
+    #[arg(long, value_name = "KEY")]
+    pub topic_key: Option<String>,
+    /// When it stops being true: ISO 8601 or e.g. "in 2 weeks", "next friday", "tomorrow 9am".
+    #[arg(long, value_name = "WHEN")]
+    pub expires: Option<String>,
+    /// Which agent or person is storing it.
+    #[arg(long, value_name = "NAME", env = "CAIRN_ENTERED_BY")]
+    pub entered_by: Option<String>,
+    /// 1 (trivia) to 5 (critical); default 3.
+    #[arg(long, value_name = "1-5")]
+    pub importance: Option<i64>,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct GetArgs {
+    /// Ids or short handles (at least 4 hex digits).
+    #[arg(required = true, value_name = "ID")]
+    pub ids: Vec<String>,
+    /// Also show previous versions.
+    #[arg(long)]
+    pub history: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct UpdateArgs {
+    /// Id or short handle.
+    pub id: String,
+    /// New content.
+    pub content: Option<String>,
+    /// Read the new content from a file, or standard input with `-`.
+    #[arg(long, value_name = "PATH|-", conflicts_with = "content")]
+    pub file: Option<PathBuf>,
+    /// New title ("" removes it).
+    #[arg(long)]
+    pub title: Option<String>,
+    /// Replace all tags (comma-separated; "" removes them).
+    #[arg(long, value_name = "A,B")]
+    pub tags: Option<String>,
+    #[arg(long)]
+    pub category: Option<String>,
+    /// New topic key ("" removes it).
+    #[arg(long, value_name = "KEY")]
+    pub topic_key: Option<String>,
+    /// New expiry, or "never".
+    #[arg(long, value_name = "WHEN")]
+    pub expires: Option<String>,
+    #[arg(long, value_name = "1-5")]
+    pub importance: Option<i64>,
+}
+
+#[derive(Debug, Args)]
+pub struct ForgetArgs {
+    /// Id or short handle.
+    pub id: String,
+    /// Delete for good, with its history, instead of hiding it.
+    #[arg(long)]
+    pub purge: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SortArg {
+    Created,
+    Updated,
+    Expires,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OrderArg {
+    Asc,
+    Desc,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[arg(long, default_value_t = 20)]
+    pub limit: usize,
+    #[arg(long, default_value_t = 0)]
+    pub offset: usize,
+    #[arg(long, value_enum, default_value_t = SortArg::Created)]
+    pub sort: SortArg,
+    #[arg(long, value_enum, default_value_t = OrderArg::Desc)]
+    pub order: OrderArg,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// Words to look for; memories holding more of them rank first.
+    #[arg(required = true, num_args = 1.., value_name = "QUERY")]
+    pub query: Vec<String>,
+    /// Results to show (default: config search.default_limit, 10).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    #[arg(long, default_value_t = 0)]
+    pub offset: usize,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct PruneArgs {
+    /// Show what would be deleted; delete nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Delete without asking.
+    #[arg(long)]
+    pub force: bool,
+    /// Only memories that expired before this time (default: now; never in the future).
+    #[arg(long, value_name = "WHEN")]
+    pub before: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// Also list the most used tags.
+    #[arg(long)]
+    pub tags: bool,
+    /// Also count memories per agent (entered_by).
+    #[arg(long)]
+    pub agents: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TagsArgs {
+    #[command(flatten)]
+    pub filter: FilterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// File to write, or `-` for standard output. An existing file is replaced only when the
+    /// export completes.
+    #[arg(value_name = "FILE|-")]
+    pub file: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// File to read, or `-` for standard input.
+    #[arg(value_name = "FILE|-")]
+    pub file: PathBuf,
+}

@@ -1,0 +1,40 @@
+//! `cairn list` and `cairn tags`: browsing without a query.
+
+use anyhow::Result;
+use cairn_core::store::{ListQuery, SortKey, SortOrder};
+
+use super::Outcome;
+use crate::app::App;
+use crate::args::{ListArgs, OrderArg, SortArg, TagsArgs};
+use crate::output::View;
+
+pub fn list(app: &App, args: &ListArgs) -> Result<Outcome> {
+    let filter = app.filter(&args.filter)?;
+    let query = ListQuery {
+        filter,
+        sort: match args.sort {
+            SortArg::Created => SortKey::Created,
+            SortArg::Updated => SortKey::Updated,
+            SortArg::Expires => SortKey::Expires,
+        },
+        order: match args.order {
+            OrderArg::Asc => SortOrder::Asc,
+            OrderArg::Desc => SortOrder::Desc,
+        },
+        limit: args.limit,
+        offset: args.offset,
+    };
+    let memories = app.service.list(&query)?;
+    let total = app.service.count(&query.filter)?;
+    app.out.print(&View::Listing {
+        memories: &memories,
+        total,
+    })?;
+    Ok(Outcome::Done)
+}
+
+pub fn tags(app: &App, args: &TagsArgs) -> Result<Outcome> {
+    let tags = app.service.tags(&app.filter(&args.filter)?)?;
+    app.out.print(&View::Tags(&tags))?;
+    Ok(Outcome::Done)
+}

@@ -1,0 +1,40 @@
+//! One module per command group. Each parses its arguments into service requests, calls the
+//! service, and prints a [`View`](crate::output::View) — no rules of its own.
+
+mod exchange;
+mod list;
+mod memory;
+mod prune;
+mod search;
+mod stats;
+mod store;
+
+use anyhow::Result;
+
+use crate::app::App;
+use crate::args::{Cli, Command};
+
+/// How a successful command ended, for the exit status.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Done,
+    /// A search that found nothing (exit status 1).
+    NothingFound,
+}
+
+pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
+    let app = App::open(cli)?;
+    match command {
+        Command::Store(args) => store::run(&app, args),
+        Command::Get(args) => memory::get(&app, args),
+        Command::Update(args) => memory::update(&app, args),
+        Command::Forget(args) => memory::forget(&app, args),
+        Command::List(args) => list::list(&app, args),
+        Command::Tags(args) => list::tags(&app, args),
+        Command::Search(args) => search::run(&app, args),
+        Command::Prune(args) => prune::run(&app, args),
+        Command::Stats(args) => stats::run(&app, args),
+        Command::Export(args) => exchange::export(&app, args),
+        Command::Import(args) => exchange::import(&app, args),
+    }
+}

@@ -1,0 +1,47 @@
+//! `cairn prune`: delete expired memories for good, after confirmation.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use anyhow::{Result, bail};
+
+use super::Outcome;
+use crate::app::App;
+use crate::args::PruneArgs;
+use crate::output::View;
+
+pub fn run(app: &App, args: &PruneArgs) -> Result<Outcome> {
+    let before = args
+        .before
+        .as_deref()
+        .map(|t| app.time("before", t))
+        .transpose()?;
+    if args.dry_run || args.force {
+        let report = app.service.prune(before, args.dry_run)?;
+        app.out.print(&View::Prune(&report))?;
+        return Ok(Outcome::Done);
+    }
+    if !std::io::stdin().is_terminal() {
+        bail!(
+            "prune deletes for good and needs confirmation: pass --force to delete, or --dry-run to see what would go"
+        );
+    }
+    let preview = app.service.prune(before, true)?;
+    app.out.print(&View::Prune(&preview))?;
+    if preview.memories.is_empty() {
+        return Ok(Outcome::Done);
+    }
+    eprint!(
+        "Delete these {} memories for good? [y/N] ",
+        preview.memories.len()
+    );
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    if !matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+        app.out.notice("nothing deleted");
+        return Ok(Outcome::Done);
+    }
+    let report = app.service.prune(Some(preview.before), false)?;
+    app.out.print(&View::Prune(&report))?;
+    Ok(Outcome::Done)
+}

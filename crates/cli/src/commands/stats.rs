@@ -1,0 +1,31 @@
+//! `cairn stats`: what is in the store.
+
+use anyhow::Result;
+use cairn_core::store::MemoryFilter;
+
+use super::Outcome;
+use crate::app::App;
+use crate::args::StatsArgs;
+use crate::output::View;
+
+/// Tags shown by `stats --tags`.
+const TOP_TAGS: usize = 20;
+
+pub fn run(app: &App, args: &StatsArgs) -> Result<Outcome> {
+    let stats = app.service.stats()?;
+    let tags = if args.tags {
+        let mut all = app.service.tags(&MemoryFilter::default())?;
+        all.truncate(TOP_TAGS);
+        Some(all)
+    } else {
+        None
+    };
+    let location = app.service.store_location();
+    app.out.print(&View::Stats {
+        stats: &stats,
+        location: &location,
+        tags: tags.as_deref(),
+        agents: args.agents,
+    })?;
+    Ok(Outcome::Done)
+}

@@ -1,0 +1,88 @@
+//! JSON output: stable shapes for scripts. One document per command, newline-terminated.
+
+use cairn_core::Memory;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::View;
+
+/// A memory as scripts see it: every stored field plus its short handle.
+#[derive(Serialize)]
+struct MemoryJson<'a> {
+    handle: String,
+    #[serde(flatten)]
+    memory: &'a Memory,
+}
+
+fn memory(m: &Memory) -> Value {
+    serde_json::to_value(MemoryJson {
+        handle: m.id.handle(),
+        memory: m,
+    })
+    .expect("memories serialise")
+}
+
+fn memories(list: &[Memory]) -> Value {
+    Value::Array(list.iter().map(memory).collect())
+}
+
+pub fn render(view: &View<'_>) -> String {
+    let value = match view {
+        View::Write(outcome) => {
+            json!({ "status": outcome.status, "memory": memory(&outcome.memory) })
+        }
+        View::Memories(list) => memories(list),
+        View::Histories(list) => Value::Array(
+            list.iter()
+                .map(|h| json!({ "memory": memory(&h.memory), "revisions": h.revisions }))
+                .collect(),
+        ),
+        View::Listing {
+            memories: list,
+            total,
+        } => json!({ "total": total, "memories": memories(list) }),
+        View::Search { query, hits } => json!({
+            "query": query,
+            "results": hits.iter().map(|hit| json!({
+                "memory": memory(&hit.memory),
+                "score": hit.score,
+                "signals": hit.signals,
+            })).collect::<Vec<_>>(),
+        }),
+        View::Forgotten { memory: m, purged } => json!({
+            "status": if *purged { "purged" } else { "forgotten" },
+            "memory": memory(m),
+        }),
+        View::Prune(report) => json!({
+            "deleted": report.deleted,
+            "before": report.before,
+            "count": report.memories.len(),
+            "memories": memories(&report.memories),
+        }),
+        View::Stats {
+            stats,
+            location,
+            tags,
+            agents,
+        } => {
+            let mut value = serde_json::to_value(stats).expect("stats serialise");
+            value["location"] = json!(location);
+            if let Some(tags) = tags {
+                value["top_tags"] = json!(tags);
+            }
+            if !agents {
+                value
+                    .as_object_mut()
+                    .expect("stats are an object")
+                    .remove("by_agent");
+            }
+            value
+        }
+        View::Tags(tags) => json!(tags),
+        View::Imported(report) => json!(report),
+        View::Exported { count, to } => json!({ "exported": count, "to": to }),
+    };
+    let mut text = serde_json::to_string_pretty(&value).expect("values serialise");
+    text.push('\n');
+    text
+}

@@ -1,0 +1,193 @@
+//! Markdown output for agents: headings per memory with the id an agent can `get` again, the
+//! metadata as one compact line, then the content verbatim.
+
+use std::fmt::Write as _;
+
+use cairn_core::{Memory, Scope};
+use jiff::tz::TimeZone;
+
+use super::{View, local_time};
+
+pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
+    let mut out = String::new();
+    match view {
+        View::Write(outcome) => {
+            let _ = writeln!(out, "**{}** `{}`\n", outcome.status, outcome.memory.id);
+            memory(&mut out, &outcome.memory, tz, 3);
+        }
+        View::Memories(list) => list.iter().for_each(|m| memory(&mut out, m, tz, 3)),
+        View::Histories(list) => {
+            for h in list.iter() {
+                memory(&mut out, &h.memory, tz, 3);
+                if !h.revisions.is_empty() {
+                    let _ = writeln!(out, "#### History\n");
+                    for r in h.revisions.iter().rev() {
+                        let _ = writeln!(
+                            out,
+                            "- #{} ({}): {}",
+                            r.number,
+                            local_time(r.written_at, tz),
+                            one_line(&r.content)
+                        );
+                    }
+                    out.push('\n');
+                }
+            }
+        }
+        View::Listing { memories, total } => {
+            let _ = writeln!(out, "## Memories ({} of {total})\n", memories.len());
+            memories.iter().for_each(|m| memory(&mut out, m, tz, 3));
+        }
+        View::Search { query, hits } => {
+            let _ = writeln!(
+                out,
+                "## Search: {query} ({} result{})\n",
+                hits.len(),
+                if hits.len() == 1 { "" } else { "s" }
+            );
+            for hit in hits.iter() {
+                memory(&mut out, &hit.memory, tz, 3);
+            }
+        }
+        View::Forgotten { memory: m, purged } => {
+            let _ = writeln!(
+                out,
+                "**{}** `{}`",
+                if *purged { "purged" } else { "forgotten" },
+                m.id
+            );
+        }
+        View::Prune(report) => {
+            let verb = if report.deleted {
+                "Deleted"
+            } else {
+                "Would delete"
+            };
+            let _ = writeln!(
+                out,
+                "## {verb} {} expired memories\n",
+                report.memories.len()
+            );
+            report
+                .memories
+                .iter()
+                .for_each(|m| memory(&mut out, m, tz, 3));
+        }
+        View::Stats {
+            stats,
+            location,
+            tags,
+            agents,
+        } => {
+            let _ = writeln!(out, "## cairn store\n");
+            let _ = writeln!(out, "- location: `{location}`");
+            let _ = writeln!(
+                out,
+                "- memories: {} visible, {} forgotten, {} expired",
+                stats.memories, stats.forgotten, stats.expired
+            );
+            let list = |items: Vec<String>| items.join(", ");
+            let _ = writeln!(
+                out,
+                "- categories: {}",
+                list(
+                    stats
+                        .by_category
+                        .iter()
+                        .map(|c| format!("{} {}", c.name, c.count))
+                        .collect()
+                )
+            );
+            let _ = writeln!(
+                out,
+                "- projects: {}",
+                list(
+                    stats
+                        .by_project
+                        .iter()
+                        .map(|c| format!("{} {}", c.name, c.count))
+                        .collect()
+                )
+            );
+            if *agents {
+                let _ = writeln!(
+                    out,
+                    "- agents: {}",
+                    list(
+                        stats
+                            .by_agent
+                            .iter()
+                            .map(|c| format!("{} {}", c.name, c.count))
+                            .collect()
+                    )
+                );
+            }
+            if let Some(tags) = tags {
+                let _ = writeln!(
+                    out,
+                    "- tags: {}",
+                    list(
+                        tags.iter()
+                            .map(|t| format!("{} {}", t.tag, t.count))
+                            .collect()
+                    )
+                );
+            }
+        }
+        View::Tags(tags) => tags.iter().for_each(|t| {
+            let _ = writeln!(out, "- {} ({})", t.tag, t.count);
+        }),
+        View::Imported(r) => {
+            let _ = writeln!(
+                out,
+                "Imported {} records: {} created, {} updated, {} unchanged.",
+                r.records, r.created, r.updated, r.unchanged
+            );
+        }
+        View::Exported { count, to } => {
+            let _ = writeln!(out, "Exported {count} memories to `{to}`.");
+        }
+    }
+    out
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn memory(out: &mut String, m: &Memory, tz: &TimeZone, level: usize) {
+    let title = m.title.clone().unwrap_or_else(|| {
+        let flat = one_line(&m.content);
+        let cut: String = flat.chars().take(60).collect();
+        if cut.len() < flat.len() {
+            format!("{cut}…")
+        } else {
+            cut
+        }
+    });
+    let _ = writeln!(out, "{} {title} (`{}`)\n", "#".repeat(level), m.id.handle());
+    let mut meta = vec![
+        m.category.to_string(),
+        format!("importance {}", m.importance.get()),
+    ];
+    meta.push(match &m.scope {
+        Scope::Global => "global".into(),
+        Scope::Project(p) => format!("project {p}"),
+    });
+    if !m.tags.is_empty() {
+        meta.push(format!(
+            "tags: {}",
+            m.tags
+                .iter()
+                .map(|t| t.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    meta.push(format!("created {}", local_time(m.created_at, tz)));
+    if let Some(expires) = m.expires_at {
+        meta.push(format!("expires {}", local_time(expires, tz)));
+    }
+    let _ = writeln!(out, "_{}_ · id `{}`\n", meta.join(" · "), m.id);
+    let _ = writeln!(out, "{}\n", m.content.trim_end());
+}

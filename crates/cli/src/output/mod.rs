@@ -1,0 +1,124 @@
+//! Rendering results as text (people), JSON (scripts) or markdown (agents).
+//!
+//! Every command hands the printer a [`View`]; [`render`] turns it into one string per format,
+//! which keeps the formats side by side and lets snapshot tests pin each without a process.
+//! Text and markdown show times in the user's time zone; JSON carries RFC 3339 UTC timestamps
+//! and every field, plus each memory's short `handle`.
+
+mod json;
+mod markdown;
+mod text;
+
+use std::io::{self, Write};
+
+use cairn_core::exchange::ImportReport;
+use cairn_core::search::SearchHit;
+use cairn_core::service::{MemoryHistory, PruneReport};
+use cairn_core::store::{StoreStats, TagCount};
+use cairn_core::{Memory, WriteOutcome};
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+
+pub use crate::args::Format;
+
+/// Something a command produced, ready to render.
+pub enum View<'a> {
+    Write(&'a WriteOutcome),
+    Memories(&'a [Memory]),
+    Histories(&'a [MemoryHistory]),
+    Listing {
+        memories: &'a [Memory],
+        total: u64,
+    },
+    Search {
+        query: &'a str,
+        hits: &'a [SearchHit],
+    },
+    Forgotten {
+        memory: &'a Memory,
+        purged: bool,
+    },
+    Prune(&'a PruneReport),
+    Stats {
+        stats: &'a StoreStats,
+        location: &'a str,
+        tags: Option<&'a [TagCount]>,
+        agents: bool,
+    },
+    Tags(&'a [TagCount]),
+    Imported(&'a ImportReport),
+    Exported {
+        count: u64,
+        to: &'a str,
+    },
+}
+
+/// How to render: format, time zone for people, and whether to keep to the essentials.
+pub struct Style {
+    pub format: Format,
+    pub quiet: bool,
+    pub tz: TimeZone,
+}
+
+pub fn render(view: &View<'_>, style: &Style) -> String {
+    match style.format {
+        Format::Json => json::render(view),
+        Format::Markdown => markdown::render(view, &style.tz),
+        Format::Text => text::render(view, style),
+    }
+}
+
+/// Writes rendered views to standard output.
+pub struct Printer {
+    style: Style,
+}
+
+impl Printer {
+    pub fn new(format: Format, quiet: bool, tz: TimeZone) -> Self {
+        Printer {
+            style: Style { format, quiet, tz },
+        }
+    }
+
+    pub fn format(&self) -> Format {
+        self.style.format
+    }
+
+    pub fn print(&self, view: &View<'_>) -> io::Result<()> {
+        let rendered = render(view, &self.style);
+        let mut stdout = io::stdout().lock();
+        stdout.write_all(rendered.as_bytes())?;
+        stdout.flush()
+    }
+
+    /// A notice for people on standard error (never in quiet mode, never mixed into data).
+    pub fn notice(&self, message: &str) {
+        if !self.style.quiet {
+            eprintln!("{message}");
+        }
+    }
+}
+
+/// `2026-03-11 14:05` in the given zone.
+pub fn local_time(ts: Timestamp, tz: &TimeZone) -> String {
+    ts.to_zoned(tz.clone())
+        .strftime("%Y-%m-%d %H:%M")
+        .to_string()
+}
+
+/// The first line of `text`, cut to `max` characters with an ellipsis.
+pub fn preview(text: &str, max: usize) -> String {
+    let line = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    if line.chars().count() <= max && !text.trim().contains('\n') {
+        return line.to_string();
+    }
+    let cut: String = line.chars().take(max.saturating_sub(1)).collect();
+    format!("{}…", cut.trim_end())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,224 @@
+//! Snapshot tests of every view in every format, over fixed memories and a fixed time zone.
+
+use cairn_core::exchange::ImportReport;
+use cairn_core::search::{SearchHit, SignalKind, SignalScore};
+use cairn_core::service::{MemoryHistory, PruneReport};
+use cairn_core::store::{NamedCount, StoreStats, TagCount};
+use cairn_core::{
+    Category, Importance, Memory, ProjectName, Scope, Source, Tag, TopicKey, WriteOutcome,
+    WriteStatus,
+};
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+
+use super::{Format, Style, View, render};
+
+fn at(text: &str) -> Timestamp {
+    text.parse().unwrap()
+}
+
+fn decision() -> Memory {
+    Memory {
+        id: "3f9a0c1b-2d4e-4f60-8a7b-9c0d1e2f3a4b".parse().unwrap(),
+        content:
+            "Use pnpm, not npm, in the web workspace: npm's hoisting broke the\nvite build twice."
+                .into(),
+        title: Some("Package manager".into()),
+        category: Category::Decision,
+        tags: vec![Tag::new("node").unwrap(), Tag::new("tooling").unwrap()],
+        scope: Scope::Project(ProjectName::new("github.com/acme/web").unwrap()),
+        topic_key: Some(TopicKey::new("package-manager").unwrap()),
+        entered_by: Some("claude-code".into()),
+        session_id: None,
+        source: Source::Cli,
+        importance: Importance::new(4).unwrap(),
+        created_at: at("2026-03-11T14:05:00Z"),
+        updated_at: at("2026-03-12T09:00:00Z"),
+        expires_at: None,
+        deleted_at: None,
+    }
+}
+
+fn preference() -> Memory {
+    Memory {
+        id: "b7c1d2e3-0000-4000-8000-00000000beef".parse().unwrap(),
+        content: "Prefers tabs over spaces".into(),
+        title: None,
+        category: Category::Preference,
+        tags: vec![],
+        scope: Scope::Global,
+        topic_key: None,
+        entered_by: None,
+        session_id: Some("s-42".into()),
+        source: Source::Mcp,
+        importance: Importance::default(),
+        created_at: at("2026-03-10T08:00:00Z"),
+        updated_at: at("2026-03-10T08:00:00Z"),
+        expires_at: Some(at("2026-04-01T00:00:00Z")),
+        deleted_at: None,
+    }
+}
+
+fn all(view: View<'_>) -> String {
+    let mut out = String::new();
+    for format in [Format::Text, Format::Json, Format::Markdown] {
+        let style = Style {
+            format,
+            quiet: false,
+            tz: TimeZone::UTC,
+        };
+        out.push_str(&format!("--- {format:?}\n"));
+        out.push_str(&render(&view, &style));
+    }
+    out
+}
+
+#[test]
+fn write_outcomes() {
+    for status in [
+        WriteStatus::Created,
+        WriteStatus::Duplicate,
+        WriteStatus::Updated,
+    ] {
+        let outcome = WriteOutcome {
+            status,
+            memory: decision(),
+        };
+        insta::assert_snapshot!(format!("write_{status}"), all(View::Write(&outcome)));
+    }
+    let quiet = Style {
+        format: Format::Text,
+        quiet: true,
+        tz: TimeZone::UTC,
+    };
+    let outcome = WriteOutcome {
+        status: WriteStatus::Created,
+        memory: decision(),
+    };
+    assert_eq!(
+        render(&View::Write(&outcome), &quiet),
+        "3f9a0c1b-2d4e-4f60-8a7b-9c0d1e2f3a4b\n"
+    );
+}
+
+#[test]
+fn get_with_history() {
+    let memory = decision();
+    let histories = vec![MemoryHistory {
+        revisions: vec![memory.to_revision(1)],
+        memory: memory.clone(),
+    }];
+    insta::assert_snapshot!(all(View::Memories(&[memory, preference()])));
+    insta::assert_snapshot!(all(View::Histories(&histories)));
+}
+
+#[test]
+fn listing_and_search() {
+    let memories = [decision(), preference()];
+    insta::assert_snapshot!(all(View::Listing {
+        memories: &memories,
+        total: 5
+    }));
+    let hits: Vec<SearchHit> = memories
+        .iter()
+        .enumerate()
+        .map(|(index, m)| SearchHit {
+            memory: m.clone(),
+            score: 1.0 / (61.0 + index as f64),
+            signals: vec![SignalScore {
+                signal: SignalKind::Lexical,
+                rank: index + 1,
+                raw: 4.25 - index as f64,
+            }],
+        })
+        .collect();
+    insta::assert_snapshot!(all(View::Search {
+        query: "pnpm tabs",
+        hits: &hits
+    }));
+    insta::assert_snapshot!(
+        "search_empty",
+        all(View::Search {
+            query: "nothing",
+            hits: &[]
+        })
+    );
+}
+
+#[test]
+fn maintenance_views() {
+    let report = PruneReport {
+        memories: vec![preference()],
+        deleted: false,
+        before: at("2026-05-01T00:00:00Z"),
+    };
+    insta::assert_snapshot!(all(View::Prune(&report)));
+    insta::assert_snapshot!(all(View::Forgotten {
+        memory: &decision(),
+        purged: false
+    }));
+    let stats = StoreStats {
+        memories: 120,
+        forgotten: 3,
+        expired: 2,
+        revisions: 14,
+        tags: 9,
+        by_category: vec![
+            NamedCount {
+                name: "decision".into(),
+                count: 70,
+            },
+            NamedCount {
+                name: "fact".into(),
+                count: 50,
+            },
+        ],
+        by_project: vec![
+            NamedCount {
+                name: "github.com/acme/web".into(),
+                count: 100,
+            },
+            NamedCount {
+                name: "global".into(),
+                count: 20,
+            },
+        ],
+        by_agent: vec![
+            NamedCount {
+                name: "claude-code".into(),
+                count: 119,
+            },
+            NamedCount {
+                name: "unknown".into(),
+                count: 1,
+            },
+        ],
+        oldest: Some(at("2026-01-02T03:04:00Z")),
+        newest: Some(at("2026-03-12T09:00:00Z")),
+        size_bytes: Some(1_572_864),
+    };
+    let tags = vec![
+        TagCount {
+            tag: Tag::new("node").unwrap(),
+            count: 40,
+        },
+        TagCount {
+            tag: Tag::new("ci").unwrap(),
+            count: 7,
+        },
+    ];
+    insta::assert_snapshot!(all(View::Stats {
+        stats: &stats,
+        location: "/home/u/.local/share/cairn/cairn.db",
+        tags: Some(&tags),
+        agents: true
+    }));
+    insta::assert_snapshot!(all(View::Tags(&tags)));
+    let imported = ImportReport {
+        records: 10,
+        created: 7,
+        updated: 1,
+        unchanged: 2,
+    };
+    insta::assert_snapshot!(all(View::Imported(&imported)));
+}

@@ -1,0 +1,362 @@
+//! Text output for people: compact lines for lists, labelled blocks for single memories.
+
+use std::fmt::Write as _;
+
+use cairn_core::store::NamedCount;
+use cairn_core::{Memory, Scope, WriteStatus};
+use jiff::tz::TimeZone;
+
+use super::{Style, View, local_time, preview};
+
+pub fn render(view: &View<'_>, style: &Style) -> String {
+    let tz = &style.tz;
+    let mut out = String::new();
+    match view {
+        View::Write(outcome) if style.quiet => line(&mut out, &outcome.memory.id.to_string()),
+        View::Write(outcome) => {
+            let m = &outcome.memory;
+            let handle = m.id.handle();
+            let message = match outcome.status {
+                WriteStatus::Created => format!("created {handle} in {}", scope(&m.scope)),
+                WriteStatus::Duplicate => format!(
+                    "duplicate {handle}: the same content is already stored in {}; nothing written",
+                    scope(&m.scope)
+                ),
+                WriteStatus::Updated => {
+                    format!(
+                        "updated {handle}: revised in place; the previous version is in its history"
+                    )
+                }
+                WriteStatus::Unchanged => format!("unchanged {handle}: nothing to change"),
+            };
+            line(&mut out, &message);
+        }
+        View::Memories(list) => {
+            for (index, m) in list.iter().enumerate() {
+                if index > 0 {
+                    out.push('\n');
+                }
+                detail(&mut out, m, tz);
+            }
+        }
+        View::Histories(list) => {
+            for (index, h) in list.iter().enumerate() {
+                if index > 0 {
+                    out.push('\n');
+                }
+                detail(&mut out, &h.memory, tz);
+                match h.revisions.len() {
+                    0 => line(&mut out, "\nhistory: no earlier versions"),
+                    n => {
+                        line(
+                            &mut out,
+                            &format!("\nhistory: {n} earlier version{}", plural(n)),
+                        );
+                        for r in h.revisions.iter().rev() {
+                            line(
+                                &mut out,
+                                &format!(
+                                    "  #{:<3} {}  {}",
+                                    r.number,
+                                    local_time(r.written_at, tz),
+                                    preview(&r.content, 70)
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        View::Listing { memories, total } => {
+            for m in memories.iter() {
+                line(&mut out, &row(m, tz));
+            }
+            if !style.quiet {
+                let shown = memories.len() as u64;
+                if *total == 0 {
+                    line(&mut out, "no memories match");
+                } else if shown < *total {
+                    line(
+                        &mut out,
+                        &format!("{shown} shown of {total}; use --offset and --limit for more"),
+                    );
+                }
+            }
+        }
+        View::Search { hits, .. } => {
+            for (index, hit) in hits.iter().enumerate() {
+                let m = &hit.memory;
+                let mut head = format!("{:>2}. {}  {}", index + 1, m.id.handle(), m.category);
+                if !m.tags.is_empty() {
+                    let _ = write!(head, "  [{}]", join(m.tags.iter().map(|t| t.as_str())));
+                }
+                let _ = write!(head, "  {}", scope(&m.scope));
+                line(&mut out, &head);
+                if let Some(title) = &m.title {
+                    line(&mut out, &format!("    {title}"));
+                }
+                line(&mut out, &format!("    {}", snippet(&m.content, 240)));
+            }
+            if hits.is_empty() && !style.quiet {
+                line(&mut out, "no memories match");
+            }
+        }
+        View::Forgotten {
+            memory,
+            purged: false,
+        } => line(
+            &mut out,
+            &format!(
+                "forgotten {h}: hidden from every read; `cairn forget {h} --purge` deletes it for good",
+                h = memory.id.handle()
+            ),
+        ),
+        View::Forgotten {
+            memory,
+            purged: true,
+        } => line(
+            &mut out,
+            &format!(
+                "purged {}: deleted for good, with its history",
+                memory.id.handle()
+            ),
+        ),
+        View::Prune(report) => {
+            let n = report.memories.len();
+            let head = match (n, report.deleted) {
+                (0, _) => "no expired memories".to_string(),
+                (n, false) => format!(
+                    "would delete {n} expired memor{} (dry run; nothing deleted):",
+                    ies(n)
+                ),
+                (n, true) => format!("deleted {n} expired memor{}:", ies(n)),
+            };
+            line(&mut out, &head);
+            for m in &report.memories {
+                let expired = m.expires_at.map(|t| local_time(t, tz)).unwrap_or_default();
+                line(
+                    &mut out,
+                    &format!(
+                        "  {}  expired {expired}  {}",
+                        m.id.handle(),
+                        preview(&m.content, 60)
+                    ),
+                );
+            }
+        }
+        View::Stats {
+            stats,
+            location,
+            tags,
+            agents,
+        } => {
+            let size = stats
+                .size_bytes
+                .map(|b| format!(" ({})", bytes(b)))
+                .unwrap_or_default();
+            line(&mut out, &format!("store       {location}{size}"));
+            line(
+                &mut out,
+                &format!(
+                    "memories    {} visible, {} forgotten, {} expired, {} earlier versions",
+                    stats.memories, stats.forgotten, stats.expired, stats.revisions
+                ),
+            );
+            if let (Some(oldest), Some(newest)) = (stats.oldest, stats.newest) {
+                line(
+                    &mut out,
+                    &format!(
+                        "span        {} to {}",
+                        local_time(oldest, tz),
+                        local_time(newest, tz)
+                    ),
+                );
+            }
+            counts(&mut out, "categories", &stats.by_category);
+            counts(&mut out, "projects", &stats.by_project);
+            if *agents {
+                counts(&mut out, "agents", &stats.by_agent);
+            }
+            if let Some(tags) = tags {
+                let named: Vec<NamedCount> = tags
+                    .iter()
+                    .map(|t| NamedCount {
+                        name: t.tag.to_string(),
+                        count: t.count,
+                    })
+                    .collect();
+                counts(&mut out, "tags", &named);
+            }
+            if stats.expired > 0 && !style.quiet {
+                line(
+                    &mut out,
+                    "hint: `cairn prune` deletes expired memories for good",
+                );
+            }
+        }
+        View::Tags(tags) => {
+            let width = tags
+                .iter()
+                .map(|t| t.tag.as_str().chars().count())
+                .max()
+                .unwrap_or(0);
+            for t in tags.iter() {
+                line(
+                    &mut out,
+                    &format!("{:<width$}  {}", t.tag.as_str(), t.count),
+                );
+            }
+        }
+        View::Imported(r) => line(
+            &mut out,
+            &format!(
+                "imported {} record{}: {} created, {} updated, {} unchanged",
+                r.records,
+                plural(r.records as usize),
+                r.created,
+                r.updated,
+                r.unchanged
+            ),
+        ),
+        View::Exported { count, to } => line(
+            &mut out,
+            &format!("exported {count} memor{} to {to}", ies(*count as usize)),
+        ),
+    }
+    out
+}
+
+fn line(out: &mut String, text: &str) {
+    out.push_str(text);
+    out.push('\n');
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn ies(n: usize) -> &'static str {
+    if n == 1 { "y" } else { "ies" }
+}
+
+fn join<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    items.collect::<Vec<_>>().join(", ")
+}
+
+fn scope(scope: &Scope) -> String {
+    match scope {
+        Scope::Global => "global".into(),
+        Scope::Project(name) => format!("project {name}"),
+    }
+}
+
+/// One line per memory: handle, date, category, title or first line, tags.
+fn row(m: &Memory, tz: &TimeZone) -> String {
+    let text = match &m.title {
+        Some(title) => format!("{title} — {}", preview(&m.content, 50)),
+        None => preview(&m.content, 70),
+    };
+    let mut row = format!(
+        "{}  {}  {:<10} {text}",
+        m.id.handle(),
+        local_time(m.created_at, tz),
+        m.category
+    );
+    if !m.tags.is_empty() {
+        let _ = write!(row, "  [{}]", join(m.tags.iter().map(|t| t.as_str())));
+    }
+    row
+}
+
+/// A labelled block with every field, then the content.
+fn detail(out: &mut String, m: &Memory, tz: &TimeZone) {
+    line(
+        out,
+        &format!(
+            "{}  {}  importance {}",
+            m.id.handle(),
+            m.category,
+            m.importance.get()
+        ),
+    );
+    if let Some(title) = &m.title {
+        line(out, title);
+    }
+    let field =
+        |out: &mut String, name: &str, value: &str| line(out, &format!("  {name:<10} {value}"));
+    field(out, "id", &m.id.to_string());
+    field(out, "scope", &scope(&m.scope));
+    if !m.tags.is_empty() {
+        field(out, "tags", &join(m.tags.iter().map(|t| t.as_str())));
+    }
+    if let Some(key) = &m.topic_key {
+        field(out, "topic", key.as_str());
+    }
+    let by = m
+        .entered_by
+        .as_deref()
+        .map(|e| format!(" by {e}"))
+        .unwrap_or_default();
+    field(
+        out,
+        "created",
+        &format!("{}{by} via {}", local_time(m.created_at, tz), m.source),
+    );
+    if m.updated_at != m.created_at {
+        field(out, "updated", &local_time(m.updated_at, tz));
+    }
+    if let Some(expires) = m.expires_at {
+        field(out, "expires", &local_time(expires, tz));
+    }
+    if let Some(deleted) = m.deleted_at {
+        field(out, "forgotten", &local_time(deleted, tz));
+    }
+    if let Some(session) = &m.session_id {
+        field(out, "session", session);
+    }
+    out.push('\n');
+    line(out, &m.content);
+}
+
+/// Content on one line, whitespace collapsed, cut to `max` characters.
+fn snippet(text: &str, max: usize) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let cut: String = flat.chars().take(max - 1).collect();
+    format!("{}…", cut.trim_end())
+}
+
+fn counts(out: &mut String, label: &str, items: &[NamedCount]) {
+    if items.is_empty() {
+        return;
+    }
+    let shown: Vec<String> = items
+        .iter()
+        .take(12)
+        .map(|c| format!("{} {}", c.name, c.count))
+        .collect();
+    let more = items.len().saturating_sub(12);
+    let tail = if more > 0 {
+        format!(", … {more} more")
+    } else {
+        String::new()
+    };
+    line(out, &format!("{label:<11} {}{tail}", shown.join(", ")));
+}
+
+fn bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}

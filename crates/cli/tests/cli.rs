@@ -1,0 +1,609 @@
+//! The `cairn` binary end to end: real processes, a real store on disk, exit codes and output.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+/// A scratch data directory and a scratch project directory.
+struct Sandbox {
+    _root: tempfile::TempDir,
+    home: PathBuf,
+    project: PathBuf,
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.stdout))
+    }
+}
+
+impl Sandbox {
+    fn new() -> Self {
+        let root = tempfile::tempdir().unwrap();
+        let home = root.path().join("home");
+        let project = root.path().join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(project.join(".cairn.toml"), "project = \"acme\"\n").unwrap();
+        Sandbox {
+            home,
+            project,
+            _root: root,
+        }
+    }
+
+    fn command(&self, dir: &Path, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_cairn"));
+        command.args(args).current_dir(dir);
+        for (key, _) in std::env::vars().filter(|(k, _)| k.starts_with("CAIRN_")) {
+            command.env_remove(key);
+        }
+        command
+            .env("CAIRN_HOME", &self.home)
+            .env("CAIRN_CONFIG", self.home.join("no-user-config.toml"));
+        command
+    }
+
+    fn run_in(&self, dir: &Path, args: &[&str], stdin: Option<&str>) -> Run {
+        let mut command = self.command(dir, args);
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().expect("cairn runs");
+        let mut input = child.stdin.take().unwrap();
+        if let Some(text) = stdin {
+            input.write_all(text.as_bytes()).unwrap();
+        }
+        drop(input);
+        let Output {
+            status,
+            stdout,
+            stderr,
+        } = child.wait_with_output().unwrap();
+        Run {
+            code: status.code().expect("exited normally"),
+            stdout: String::from_utf8(stdout).unwrap(),
+            stderr: String::from_utf8(stderr).unwrap(),
+        }
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        self.run_in(&self.project, args, None)
+    }
+
+    fn ok(&self, args: &[&str]) -> Run {
+        let run = self.run(args);
+        assert_eq!(
+            run.code, 0,
+            "cairn {args:?} failed: {}{}",
+            run.stdout, run.stderr
+        );
+        run
+    }
+
+    fn ok_json(&self, args: &[&str]) -> Value {
+        let mut all = args.to_vec();
+        all.extend(["--format", "json"]);
+        self.ok(&all).json()
+    }
+
+    /// Every memory in every state, counted from an export.
+    fn total(&self) -> usize {
+        self.ok(&["export", "-"]).stdout.lines().count()
+    }
+
+    fn import(&self, jsonl: &str) -> Run {
+        self.run_in(&self.project, &["import", "-"], Some(jsonl))
+    }
+}
+
+fn record(id: &str, content: &str, expires_at: Option<&str>) -> String {
+    serde_json::json!({
+        "id": id, "content": content, "title": null, "category": "fact", "tags": ["seed"],
+        "project": "acme", "topic_key": null, "entered_by": "test", "session_id": null,
+        "source": "import", "importance": 3,
+        "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
+        "expires_at": expires_at, "deleted_at": null, "revisions": [],
+    })
+    .to_string()
+        + "\n"
+}
+
+#[test]
+fn store_get_list_search_round_trip() {
+    let s = Sandbox::new();
+    let stored = s.ok_json(&[
+        "store",
+        "Use pnpm, not npm, in the web workspace",
+        "--tags",
+        "Tooling,node",
+        "--category",
+        "decision",
+        "--title",
+        "Package manager",
+        "--importance",
+        "4",
+        "--entered-by",
+        "claude-code",
+    ]);
+    assert_eq!(stored["status"], "created");
+    let id = stored["memory"]["id"].as_str().unwrap().to_string();
+    let handle = stored["memory"]["handle"].as_str().unwrap().to_string();
+    assert_eq!(stored["memory"]["project"], "acme");
+    assert_eq!(
+        stored["memory"]["tags"],
+        serde_json::json!(["node", "tooling"])
+    );
+
+    let got = s.ok_json(&["get", &handle]);
+    assert_eq!(got[0]["id"], id.as_str());
+    assert_eq!(got[0]["content"], "Use pnpm, not npm, in the web workspace");
+    let listed = s.ok_json(&["list"]);
+    assert_eq!(listed["total"], 1);
+    assert_eq!(listed["memories"][0]["id"], id.as_str());
+    let found = s.ok_json(&["search", "package", "manager"]);
+    assert_eq!(found["results"][0]["memory"]["id"], id.as_str());
+    assert_eq!(found["results"][0]["signals"][0]["signal"], "lexical");
+    let text = s.ok(&["search", "pnpm"]).stdout;
+    assert!(
+        text.contains(&handle) && text.contains("Package manager"),
+        "{text}"
+    );
+}
+
+#[test]
+fn search_that_finds_nothing_exits_1() {
+    let s = Sandbox::new();
+    s.ok(&["store", "something about docker"]);
+    let run = s.run(&["search", "kubernetes"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+}
+
+#[test]
+fn bad_input_names_the_field_exits_2_and_writes_nothing() {
+    let s = Sandbox::new();
+    s.ok(&["store", "the one memory that must survive"]);
+    let big = "x".repeat(10_241);
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["store", &big],
+            "content: is 10241 bytes; the limit is 10240 bytes",
+        ),
+        (vec!["store", "   "], "content: is empty"),
+        (vec!["store"], "content: give the text"),
+        (
+            vec!["store", "x", "--category", "musing"],
+            "category: unknown category 'musing'",
+        ),
+        (
+            vec!["store", "x", "--expires", "next fridya"],
+            "expires: cannot read 'next fridya' as a date",
+        ),
+        (vec!["store", "x", "--expires", "yesterday"], "expires:"),
+        (
+            vec!["store", "x", "--importance", "7"],
+            "importance: 7 is out of range",
+        ),
+        (
+            vec!["search", "x", "--after", "someday"],
+            "after: cannot read 'someday'",
+        ),
+        (vec!["get", "0000ffff"], "no memory matches '0000ffff'"),
+        (
+            vec!["get", "zz"],
+            "id: 'zz' is neither a memory id nor a handle",
+        ),
+        (vec!["update", "0000ffff", "new"], "no memory matches"),
+        (vec!["forget", "0000ffff"], "no memory matches"),
+        (vec!["list", "--limit", "0"], "limit: 0 is out of range"),
+    ];
+    for (args, expected) in cases {
+        let run = s.run(&args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(expected),
+            "{args:?}: expected {expected:?} in {:?}",
+            run.stderr
+        );
+        assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
+    }
+    assert_eq!(s.total(), 1);
+}
+
+#[test]
+fn duplicates_return_the_existing_id_and_topic_keys_revise_in_place() {
+    let s = Sandbox::new();
+    let first = s.ok_json(&["store", "Run migrations before deploying"]);
+    let again = s.ok_json(&["store", "run  MIGRATIONS before deploying"]);
+    assert_eq!(again["status"], "duplicate");
+    assert_eq!(again["memory"]["id"], first["memory"]["id"]);
+    assert_eq!(s.total(), 1);
+
+    let db = s.ok_json(&["store", "We use MySQL 8", "--topic-key", "database"]);
+    let revised = s.ok_json(&[
+        "store",
+        "We moved to PostgreSQL 16",
+        "--topic-key",
+        "database",
+    ]);
+    assert_eq!(revised["status"], "updated");
+    assert_eq!(revised["memory"]["id"], db["memory"]["id"]);
+    let handle = db["memory"]["handle"].as_str().unwrap();
+    let history = s.ok_json(&["get", handle, "--history"]);
+    assert_eq!(history[0]["memory"]["content"], "We moved to PostgreSQL 16");
+    assert_eq!(history[0]["revisions"][0]["content"], "We use MySQL 8");
+    assert_eq!(s.total(), 2);
+}
+
+#[test]
+fn update_and_forget_through_the_cli() {
+    let s = Sandbox::new();
+    let stored = s.ok_json(&[
+        "store",
+        "cache ttl is 60s",
+        "--tags",
+        "cache",
+        "--title",
+        "TTL",
+    ]);
+    let handle = stored["memory"]["handle"].as_str().unwrap();
+    let updated = s.ok_json(&[
+        "update",
+        handle,
+        "cache ttl is 300s",
+        "--tags",
+        "cache,perf",
+        "--title",
+        "",
+        "--expires",
+        "in 3 days",
+    ]);
+    assert_eq!(updated["status"], "updated");
+    assert_eq!(updated["memory"]["title"], Value::Null);
+    assert!(updated["memory"]["expires_at"].is_string());
+    let never = s.ok_json(&["update", handle, "--expires", "never"]);
+    assert_eq!(never["memory"]["expires_at"], Value::Null);
+    let unchanged = s.ok_json(&["update", handle, "--expires", "never"]);
+    assert_eq!(unchanged["status"], "unchanged");
+
+    s.ok(&["forget", handle]);
+    assert_eq!(s.run(&["get", handle]).code, 2);
+    assert_eq!(s.run(&["search", "cache"]).code, 1);
+    assert_eq!(s.total(), 1, "forget is soft");
+    s.ok(&["forget", handle, "--purge"]);
+    assert_eq!(s.total(), 0);
+}
+
+#[test]
+fn tag_and_date_filters() {
+    let s = Sandbox::new();
+    s.ok(&["store", "build note one", "--tags", "rust,ci"]);
+    s.ok(&["store", "build note two", "--tags", "rust"]);
+    s.ok(&["store", "build note three", "--tags", "docs"]);
+    let count = |args: &[&str]| s.ok_json(args)["total"].as_u64().unwrap();
+    assert_eq!(count(&["list", "--tags", "rust,ci"]), 1);
+    assert_eq!(count(&["list", "--tags", "RUST"]), 2);
+    assert_eq!(count(&["list", "--any-tag", "ci,docs"]), 2);
+    assert_eq!(
+        s.ok_json(&["search", "build", "--any-tag", "docs"])["results"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(count(&["list", "--after", "yesterday"]), 3);
+    assert_eq!(count(&["list", "--after", "in 2 days"]), 0);
+    assert_eq!(count(&["list", "--before", "3 days ago"]), 0);
+    assert_eq!(
+        s.run(&["search", "build", "--before", "2 weeks ago"]).code,
+        1
+    );
+    let tags = s.ok_json(&["tags"]);
+    assert_eq!(tags[0], serde_json::json!({"tag": "rust", "count": 2}));
+}
+
+#[test]
+fn expired_memories_are_invisible_and_prune_removes_exactly_them() {
+    let s = Sandbox::new();
+    let seed = record(
+        "00000000-0000-4000-8000-000000000001",
+        "expired staging credentials note",
+        Some("2026-01-02T00:00:00Z"),
+    ) + &record(
+        "00000000-0000-4000-8000-000000000002",
+        "current staging host note",
+        None,
+    ) + &record(
+        "00000000-0000-4000-8000-000000000003",
+        "future staging note",
+        Some("2999-01-01T00:00:00Z"),
+    );
+    assert_eq!(s.import(&seed).code, 0);
+    assert_eq!(
+        s.run(&["get", "00000000-0000-4000-8000-000000000001"]).code,
+        2
+    );
+    assert_eq!(s.ok_json(&["list"])["total"], 2);
+    let found = s.ok_json(&["search", "staging"]);
+    assert_eq!(found["results"].as_array().unwrap().len(), 2);
+    assert_eq!(s.ok_json(&["stats"])["expired"], 1);
+
+    let dry = s.ok_json(&["prune", "--dry-run"]);
+    assert_eq!(
+        (dry["deleted"].clone(), dry["count"].clone()),
+        (Value::Bool(false), 1.into())
+    );
+    assert_eq!(
+        dry["memories"][0]["id"],
+        "00000000-0000-4000-8000-000000000001"
+    );
+    assert!(
+        s.ok(&["prune", "--dry-run"])
+            .stdout
+            .contains("would delete 1 expired memory")
+    );
+    assert_eq!(s.total(), 3);
+
+    let refused = s.run(&["prune"]);
+    assert_eq!(refused.code, 2);
+    assert!(refused.stderr.contains("--force"), "{}", refused.stderr);
+    assert_eq!(s.total(), 3);
+
+    let pruned = s.ok_json(&["prune", "--force"]);
+    assert_eq!(pruned["count"], 1);
+    assert_eq!(s.total(), 2);
+    let left = s.ok(&["export", "-"]).stdout;
+    assert!(
+        !left.contains("000000000001")
+            && left.contains("000000000002")
+            && left.contains("000000000003")
+    );
+}
+
+#[test]
+fn secrets_are_redacted_on_store_update_and_import() {
+    let s = Sandbox::new();
+    let stored = s.ok_json(&[
+        "store",
+        "deploy key sk-abcdefghijklmnopqrstuvwxyz0123 <private>home address</private>",
+    ]);
+    assert_eq!(
+        stored["memory"]["content"],
+        "deploy key [REDACTED] [REDACTED]"
+    );
+    let handle = stored["memory"]["handle"].as_str().unwrap();
+    let updated = s.ok_json(&["update", handle, "db postgres://app:hunter2secret@db/x"]);
+    assert_eq!(
+        updated["memory"]["content"],
+        "db postgres://app:[REDACTED]@db/x"
+    );
+    s.import(&record(
+        "00000000-0000-4000-8000-0000000000aa",
+        "token ghp_0123456789abcdefghijABCDEFGHIJ012345",
+        None,
+    ));
+    let imported = s.ok_json(&["get", "00000000-0000-4000-8000-0000000000aa"]);
+    assert_eq!(imported[0]["content"], "token [REDACTED]");
+    let everything = s.ok(&["export", "-"]).stdout;
+    for secret in ["sk-abcdef", "home address", "hunter2secret", "ghp_0123"] {
+        assert!(!everything.contains(secret), "{secret} leaked");
+    }
+}
+
+#[test]
+fn export_import_round_trip_through_files_is_lossless_and_idempotent() {
+    let s = Sandbox::new();
+    s.ok(&["store", "alpha", "--tags", "a", "--topic-key", "k"]);
+    s.ok(&["store", "alpha two", "--topic-key", "k"]);
+    s.ok(&[
+        "store",
+        "global beta",
+        "--global",
+        "--category",
+        "preference",
+        "--expires",
+        "in 2 weeks",
+    ]);
+    let gone = s.ok_json(&["store", "gamma"]);
+    s.ok(&["forget", gone["memory"]["handle"].as_str().unwrap()]);
+    let file = s.home.join("backup.jsonl");
+    let file_arg = file.to_str().unwrap();
+    s.ok(&["export", file_arg]);
+    let exported = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(exported.lines().count(), 3);
+
+    let other = Sandbox::new();
+    let report = other.ok_json(&["import", file_arg]);
+    assert_eq!(report["created"], 3);
+    assert_eq!(other.ok(&["export", "-"]).stdout, exported);
+    let again = other.ok_json(&["import", file_arg]);
+    assert_eq!(
+        (again["created"].clone(), again["unchanged"].clone()),
+        (0.into(), 3.into())
+    );
+    assert_eq!(other.ok(&["export", "-"]).stdout, exported);
+
+    let broken = other.import("{\"id\": \"nope\"}\n");
+    assert_eq!(broken.code, 2);
+    assert!(broken.stderr.contains("line 1"), "{}", broken.stderr);
+}
+
+#[test]
+fn content_can_come_from_standard_input() {
+    let s = Sandbox::new();
+    let run = s.run_in(
+        &s.project,
+        &["store", "--file", "-", "--format", "json"],
+        Some("from stdin\n"),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json()["memory"]["content"], "from stdin");
+}
+
+#[test]
+fn projects_are_separate_and_global_memories_are_everywhere() {
+    let s = Sandbox::new();
+    s.ok(&["store", "acme deploys with terraform"]);
+    s.ok(&["store", "always run terraform fmt", "--global"]);
+    // A second project, named by its git remote.
+    let other = s.project.parent().unwrap().join("other");
+    std::fs::create_dir_all(other.join(".git")).unwrap();
+    std::fs::write(
+        other.join(".git/config"),
+        "[remote \"origin\"]\n\turl = git@github.com:acme/other.git\n",
+    )
+    .unwrap();
+    let stored = s.run_in(
+        &other,
+        &[
+            "store",
+            "other uses pulumi, not terraform",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(stored.json()["memory"]["project"], "github.com/acme/other");
+
+    let in_acme = s.ok_json(&["search", "terraform"]);
+    assert_eq!(in_acme["results"].as_array().unwrap().len(), 2);
+    let in_other = s
+        .run_in(&other, &["search", "terraform", "--format", "json"], None)
+        .json();
+    let contents: Vec<&str> = in_other["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["memory"]["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(contents.len(), 2);
+    assert!(!contents.contains(&"acme deploys with terraform"));
+    assert_eq!(
+        s.ok_json(&["search", "terraform", "--all-projects"])["results"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    assert_eq!(
+        s.ok_json(&["search", "terraform", "--global"])["results"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(
+        s.ok_json(&["search", "pulumi", "--project", "github.com/acme/other"])["results"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn four_processes_storing_at_once_lose_nothing() {
+    let s = Sandbox::new();
+    s.ok(&["stats"]); // create the store first, as a user's first command would
+    const WRITERS: usize = 4;
+    const EACH: usize = 500;
+    let workers: Vec<_> = (0..WRITERS)
+        .map(|writer| {
+            // Each writer is a thread running `cairn store` processes one after another, so four
+            // processes contend for the store's write lock throughout.
+            let binary = env!("CARGO_BIN_EXE_cairn").to_string();
+            let home = s.home.clone();
+            let project = s.project.clone();
+            std::thread::spawn(move || {
+                let mut failures = Vec::new();
+                for i in 0..EACH {
+                    let output = Command::new(&binary)
+                        .args(["store", &format!("writer {writer} memory {i}"), "--quiet"])
+                        .current_dir(&project)
+                        .env("CAIRN_HOME", &home)
+                        .env("CAIRN_CONFIG", home.join("none.toml"))
+                        .env_remove("CAIRN_DB")
+                        .output()
+                        .unwrap();
+                    if !output.status.success() {
+                        failures.push(String::from_utf8_lossy(&output.stderr).into_owned());
+                    }
+                }
+                failures
+            })
+        })
+        .collect();
+    let failures: Vec<String> = workers
+        .into_iter()
+        .flat_map(|w| w.join().unwrap())
+        .collect();
+    // Any failure (a "database is locked" included) fails the test with its message.
+    assert!(
+        failures.is_empty(),
+        "{} failed, first: {}",
+        failures.len(),
+        failures[0]
+    );
+    assert_eq!(s.ok_json(&["stats"])["memories"], WRITERS * EACH);
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let s = Sandbox::new();
+    let seed: String = (0..1500)
+        .map(|i| {
+            record(
+                &format!("00000000-0000-4000-8000-{i:012}"),
+                &format!("memory number {i} with some words to make the line longer"),
+                None,
+            )
+        })
+        .collect();
+    assert_eq!(s.import(&seed).code, 0);
+    let mut child = s
+        .command(&s.project, &["list", "--limit", "1000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.contains("memory number"));
+    // The reader is dropped here, closing the pipe with output still pending.
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn agent_context_and_help_teach() {
+    let s = Sandbox::new();
+    let guide = s.ok(&["--agent-context"]).stdout;
+    assert!(
+        guide.contains("When to store") && guide.contains("How to search"),
+        "{guide}"
+    );
+    let help = s.ok(&["store", "--help"]).stdout;
+    assert!(
+        help.contains("--topic-key") && help.contains("Examples"),
+        "{help}"
+    );
+    let unknown = s.run(&["frobnicate"]);
+    assert_eq!(unknown.code, 2);
+}
