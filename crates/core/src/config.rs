@@ -193,11 +193,11 @@ fn read_file(file: &Path) -> Result<Option<toml::Table>, Error> {
     let mut table: toml::Table = toml::from_str(&text).map_err(|e| bad(e.to_string()))?;
     Config::deserialize(toml::Value::Table(table.clone())).map_err(|e| bad(e.to_string()))?;
     // Relative store paths are relative to the file that names them.
-    if let Some(toml::Value::Table(store)) = table.get_mut("store") {
-        if let Some(toml::Value::String(path)) = store.get_mut("path") {
-            let base = file.parent().unwrap_or(Path::new("."));
-            *path = absolute(&base.join(&*path)).to_string_lossy().into_owned();
-        }
+    if let Some(toml::Value::Table(store)) = table.get_mut("store")
+        && let Some(toml::Value::String(path)) = store.get_mut("path")
+    {
+        let base = file.parent().unwrap_or(Path::new("."));
+        *path = absolute(&base.join(&*path)).to_string_lossy().into_owned();
     }
     Ok(Some(table))
 }

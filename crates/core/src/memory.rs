@@ -19,6 +19,7 @@ use crate::tag::Tag;
 /// What kind of knowledge a memory holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[derive(Default)]
 pub enum Category {
     Preference,
     Fact,
@@ -28,6 +29,7 @@ pub enum Category {
     Discovery,
     Pattern,
     Config,
+    #[default]
     Other,
 }
 
@@ -56,12 +58,6 @@ impl Category {
             Category::Config => "config",
             Category::Other => "other",
         }
-    }
-}
-
-impl Default for Category {
-    fn default() -> Self {
-        Category::Other
     }
 }
 

@@ -25,10 +25,10 @@ pub enum ProjectOrigin {
 pub fn detect_project(dir: &Path) -> (ProjectName, ProjectOrigin) {
     let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     if let Some((root, git_dir)) = find_git(&dir) {
-        if let Some(url) = remote_url(&git_dir) {
-            if let Ok(name) = ProjectName::new(&normalise_remote(&url)) {
-                return (name, ProjectOrigin::GitRemote);
-            }
+        if let Some(url) = remote_url(&git_dir)
+            && let Ok(name) = ProjectName::new(&normalise_remote(&url))
+        {
+            return (name, ProjectOrigin::GitRemote);
         }
         if let Ok(name) = ProjectName::new(&root.to_string_lossy()) {
             return (name, ProjectOrigin::GitRoot);

@@ -181,16 +181,15 @@ impl MemoryService {
                 .topic_key
                 .as_ref()
                 .filter(|k| Some(*k) != current.topic_key.as_ref())
+                && let Some(other) = tx.find_by_topic(&revised.scope, key, now)?
             {
-                if let Some(other) = tx.find_by_topic(&revised.scope, key, now)? {
-                    return Err(Error::invalid(
-                        "topic_key",
-                        format!(
-                            "'{key}' already names memory {} in this scope",
-                            other.id.handle()
-                        ),
-                    ));
-                }
+                return Err(Error::invalid(
+                    "topic_key",
+                    format!(
+                        "'{key}' already names memory {} in this scope",
+                        other.id.handle()
+                    ),
+                ));
             }
             outcome = Some(if same_state(&current, &revised) {
                 WriteOutcome {
@@ -467,26 +466,26 @@ impl MemoryService {
 
 /// The store rules inside the transaction: topic key first, then content duplicate, then new.
 fn store_in(tx: &mut dyn StoreTx, candidate: &Memory, now: Timestamp) -> Result<WriteOutcome> {
-    if let Some(key) = &candidate.topic_key {
-        if let Some(current) = tx.find_by_topic(&candidate.scope, key, now)? {
-            let revised = Memory {
-                id: current.id,
-                created_at: current.created_at,
-                deleted_at: None,
-                ..candidate.clone()
-            };
-            if same_state(&current, &revised) {
-                return Ok(WriteOutcome {
-                    status: WriteStatus::Duplicate,
-                    memory: current,
-                });
-            }
-            revise(tx, &current, revised.clone())?;
+    if let Some(key) = &candidate.topic_key
+        && let Some(current) = tx.find_by_topic(&candidate.scope, key, now)?
+    {
+        let revised = Memory {
+            id: current.id,
+            created_at: current.created_at,
+            deleted_at: None,
+            ..candidate.clone()
+        };
+        if same_state(&current, &revised) {
             return Ok(WriteOutcome {
-                status: WriteStatus::Updated,
-                memory: revised,
+                status: WriteStatus::Duplicate,
+                memory: current,
             });
         }
+        revise(tx, &current, revised.clone())?;
+        return Ok(WriteOutcome {
+            status: WriteStatus::Updated,
+            memory: revised,
+        });
     }
     let duplicate = tx
         .find_by_content_hash(&candidate.scope, content_hash(&candidate.content), now)?

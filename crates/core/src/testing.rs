@@ -169,6 +169,11 @@ fn ids(memories: &[Memory]) -> Vec<String> {
     memories.iter().map(|m| m.id.to_string()).collect()
 }
 
+/// The ids of the memories a test expects, in order.
+fn expected_ids(memories: &[&Memory]) -> Vec<String> {
+    memories.iter().map(|m| m.id.to_string()).collect()
+}
+
 fn by_ref(memory: &Memory) -> IdRef {
     IdRef::Full(memory.id)
 }
@@ -343,11 +348,11 @@ pub fn expired_memories_are_invisible_to_every_read(factory: StoreFactory) {
     ));
     assert_eq!(
         ids(&h.list(MemoryFilter::default())),
-        ids(&[lasting.clone()])
+        expected_ids(&[&lasting])
     );
     assert_eq!(
         ids(&h.search("staging", MemoryFilter::default())),
-        ids(&[lasting])
+        expected_ids(&[&lasting])
     );
     assert!(
         h.service
@@ -378,7 +383,7 @@ pub fn prune_dry_run_deletes_nothing_and_prune_deletes_exactly_the_expired(facto
 
     let dry = h.service.prune(None, true).unwrap();
     assert!(!dry.deleted);
-    assert_eq!(ids(&dry.memories), ids(&[soon.clone()]));
+    assert_eq!(ids(&dry.memories), expected_ids(&[&soon]));
     assert_eq!(h.count_all(), 3);
 
     let future = h.service.prune(Some(h.now() + Span::new().hours(1)), false);
@@ -387,13 +392,13 @@ pub fn prune_dry_run_deletes_nothing_and_prune_deletes_exactly_the_expired(facto
 
     let pruned = h.service.prune(None, false).unwrap();
     assert!(pruned.deleted);
-    assert_eq!(ids(&pruned.memories), ids(&[soon.clone()]));
+    assert_eq!(ids(&pruned.memories), expected_ids(&[&soon]));
     assert_eq!(h.count_all(), 2);
     let remaining = h.list(MemoryFilter {
         include_expired: true,
         ..Default::default()
     });
-    assert_eq!(ids(&remaining), ids(&[later, forever]));
+    assert_eq!(ids(&remaining), expected_ids(&[&later, &forever]));
     assert!(
         h.service.purge(&by_ref(&soon)).is_err(),
         "pruned memories are gone for good"
@@ -456,14 +461,11 @@ pub fn tag_filters_match_all_or_any(factory: StoreFactory) {
         ..Default::default()
     };
 
-    assert_eq!(ids(&h.list(all(&["rust", "ci"]))), ids(&[both.clone()]));
-    assert_eq!(
-        ids(&h.list(all(&["RUST"]))),
-        ids(&[both.clone(), rust.clone()])
-    );
+    assert_eq!(ids(&h.list(all(&["rust", "ci"]))), expected_ids(&[&both]));
+    assert_eq!(ids(&h.list(all(&["RUST"]))), expected_ids(&[&both, &rust]));
     assert_eq!(
         ids(&h.list(any(&["rust", "ci"]))),
-        ids(&[both.clone(), rust.clone(), ci.clone()])
+        expected_ids(&[&both, &rust, &ci])
     );
     assert_eq!(h.search("builds", all(&["rust", "ci"])).len(), 1);
     assert_eq!(h.search("builds", any(&["ci", "docs"])).len(), 3);
@@ -472,7 +474,7 @@ pub fn tag_filters_match_all_or_any(factory: StoreFactory) {
         tags_any: tags(&["ci", "docs"]),
         ..Default::default()
     };
-    assert_eq!(ids(&h.list(combined)), ids(&[both]));
+    assert_eq!(ids(&h.list(combined)), expected_ids(&[&both]));
     assert!(h.list(all(&["nope"])).is_empty());
 }
 
@@ -490,10 +492,10 @@ pub fn date_filters_bound_creation_time(factory: StoreFactory) {
         created_before: Some(middle_time),
         ..Default::default()
     };
-    assert_eq!(ids(&h.list(after.clone())), ids(&[recent.clone()]));
-    assert_eq!(ids(&h.list(before.clone())), ids(&[old.clone()]));
-    assert_eq!(ids(&h.search("deploy", after)), ids(&[recent]));
-    assert_eq!(ids(&h.search("deploy", before)), ids(&[old]));
+    assert_eq!(ids(&h.list(after.clone())), expected_ids(&[&recent]));
+    assert_eq!(ids(&h.list(before.clone())), expected_ids(&[&old]));
+    assert_eq!(ids(&h.search("deploy", after)), expected_ids(&[&recent]));
+    assert_eq!(ids(&h.search("deploy", before)), expected_ids(&[&old]));
 }
 
 pub fn scope_filters_separate_projects_and_include_global(factory: StoreFactory) {
@@ -522,16 +524,16 @@ pub fn scope_filters_separate_projects_and_include_global(factory: StoreFactory)
     ));
     assert_eq!(
         ids(&h.list(in_acme.clone())),
-        ids(&[acme.clone(), global.clone()])
+        expected_ids(&[&acme, &global])
     );
     let mut found = ids(&h.search("terraform", in_acme));
     found.sort();
-    let mut expected = ids(&[acme.clone(), global.clone()]);
+    let mut expected = expected_ids(&[&acme, &global]);
     expected.sort();
     assert_eq!(found, expected);
     assert_eq!(
         ids(&h.list(MemoryFilter::in_scope(ScopeFilter::Global))),
-        ids(&[global])
+        expected_ids(&[&global])
     );
     assert_eq!(h.list(MemoryFilter::in_scope(ScopeFilter::All)).len(), 3);
     assert_eq!(
@@ -566,13 +568,16 @@ pub fn filters_compose_with_search(factory: StoreFactory) {
     };
     assert_eq!(
         ids(&h.search("redis eviction", by_category)),
-        ids(&[decision.clone()])
+        expected_ids(&[&decision])
     );
     let by_agent = MemoryFilter {
         entered_by: Some("codex".into()),
         ..Default::default()
     };
-    assert_eq!(ids(&h.search("redis", by_agent)), ids(&[decision]));
+    assert_eq!(
+        ids(&h.search("redis", by_agent)),
+        expected_ids(&[&decision])
+    );
 }
 
 pub fn search_ranks_memories_holding_more_terms_first_and_pages(factory: StoreFactory) {
