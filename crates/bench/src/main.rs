@@ -1,1 +1,119 @@
-fn main() {}
+//! cairn-bench: the project's benchmark harness. It prints numbers; it asserts nothing.
+//!
+//! `scale` generates synthetic corpora of the given sizes, bulk-imports each through the real
+//! `cairn` binary, and times searches both as whole `cairn search` processes (start to exit,
+//! what an agent's shell call costs) and in-process through the service. `corpus` writes a
+//! corpus as JSON Lines for other uses. Build in release mode:
+//!
+//! ```text
+//! cargo build --release -p cairn-cli -p cairn-bench
+//! target/release/cairn-bench scale --sizes 10000,100000
+//! ```
+
+mod corpus;
+mod measure;
+mod scale;
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "cairn-bench",
+    about = "Benchmarks for cairn: throughput, latency percentiles, memory, store size"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Import throughput, store size and search latency at several corpus sizes.
+    Scale {
+        /// Corpus sizes (memories), comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
+        sizes: Vec<u64>,
+        /// Imports per size (the median is reported).
+        #[arg(long, default_value_t = 3)]
+        import_runs: usize,
+        /// `cairn search` processes per size (and as many in-process searches).
+        #[arg(long, default_value_t = 50)]
+        search_runs: usize,
+        /// The cairn binary (default: the one beside this program).
+        #[arg(long)]
+        cairn: Option<PathBuf>,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Directory for the scratch corpora and stores (default: the system temp dir).
+        #[arg(long)]
+        workdir: Option<PathBuf>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a synthetic corpus as JSON Lines (the `cairn import` format).
+    Corpus {
+        #[arg(long)]
+        count: u64,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Output file.
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+fn sibling_cairn() -> Result<PathBuf> {
+    let me = std::env::current_exe().context("cannot locate cairn-bench itself")?;
+    let cairn = me.with_file_name("cairn");
+    if !cairn.is_file() {
+        bail!(
+            "no cairn binary at {}; build it (cargo build --release -p cairn-cli) or pass --cairn",
+            cairn.display()
+        );
+    }
+    Ok(cairn)
+}
+
+fn main() -> Result<()> {
+    match Cli::parse().command {
+        Command::Scale {
+            sizes,
+            import_runs,
+            search_runs,
+            cairn,
+            seed,
+            workdir,
+            json,
+        } => {
+            let options = scale::ScaleOptions {
+                sizes,
+                import_runs: import_runs.max(1),
+                search_runs: search_runs.max(1),
+                cairn: match cairn {
+                    Some(path) => path,
+                    None => sibling_cairn()?,
+                },
+                seed,
+                workdir,
+            };
+            let results = scale::run(&options, &mut |step| eprintln!("… {step}"))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&results)?);
+            } else {
+                print!("{}", scale::table(&results));
+            }
+        }
+        Command::Corpus { count, seed, out } => {
+            let bytes = scale::write_corpus(&out, count, seed)?;
+            eprintln!(
+                "wrote {count} memories ({bytes} bytes) to {}",
+                out.display()
+            );
+        }
+    }
+    Ok(())
+}

@@ -47,6 +47,22 @@ mod tests {
     }
 
     #[test]
+    fn the_streaming_hash_equals_hashing_the_normalised_text() {
+        for text in [
+            "",
+            "  Ünïcode  ẞ Straße\t\nİstanbul ",
+            "one",
+            "MiXeD   case\r\nlines",
+        ] {
+            let normalised = normalise_content(text);
+            let expected = normalised.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+            });
+            assert_eq!(content_hash(text), expected as i64, "{text:?}");
+        }
+    }
+
+    #[test]
     fn hash_is_stable_across_releases() {
         // FNV-1a of the empty string is the offset basis; pinning it guards stored hashes.
         assert_eq!(content_hash("") as u64, 0xcbf2_9ce4_8422_2325);

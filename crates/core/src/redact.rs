@@ -9,10 +9,16 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 
 /// What redacted text is replaced with.
 pub const REDACTED: &str = "[REDACTED]";
+
+struct Rules {
+    /// All patterns in one automaton: one pass tells whether any rule applies at all.
+    any: RegexSet,
+    each: Vec<Rule>,
+}
 
 struct Rule {
     pattern: Regex,
@@ -20,12 +26,12 @@ struct Rule {
     replacement: &'static str,
 }
 
-static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+static RULES: LazyLock<Rules> = LazyLock::new(|| {
     let rule = |pattern: &str, replacement: &'static str| Rule {
         pattern: Regex::new(pattern).expect("redaction patterns are valid"),
         replacement,
     };
-    vec![
+    let each = vec![
         // Explicitly private text, closed or not.
         rule(r"(?is)<private>.*?(?:</private>|\z)", REDACTED),
         // PEM private key blocks (RSA, EC, OPENSSH, ENCRYPTED, ...).
@@ -63,13 +69,26 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r#"(?i)(?P<keep>\b(?:password|passwd|pwd|secret|client_secret|api[_-]?key|access[_-]?token|auth[_-]?token|secret[_-]?key)\b["']?\s*[:=]\s*["']?)[^\s"',;]{6,}"#,
             "${keep}[REDACTED]",
         ),
-    ]
+    ];
+    let any = RegexSet::new(each.iter().map(|r| r.pattern.as_str()))
+        .expect("redaction patterns are valid");
+    Rules { any, each }
 });
 
 /// Returns `text` with private sections and secrets replaced by [`REDACTED`].
 pub fn redact(text: &str) -> Cow<'_, str> {
+    let rules = &*RULES;
+    let matched = rules.any.matches(text);
+    if !matched.matched_any() {
+        return Cow::Borrowed(text);
+    }
     let mut current = Cow::Borrowed(text);
-    for rule in RULES.iter() {
+    for (_, rule) in rules
+        .each
+        .iter()
+        .enumerate()
+        .filter(|(index, _)| matched.matched(*index))
+    {
         if let Cow::Owned(changed) = rule.pattern.replace_all(&current, rule.replacement) {
             current = Cow::Owned(changed);
         }

@@ -52,26 +52,11 @@ CREATE TABLE memory_revisions (
 ) WITHOUT ROWID;
 
 -- Full-text index over the memories table itself (external content: no second copy of the
--- text). The triggers keep it consistent in the same transaction as every write.
+-- text). The store writes its rows in the same transaction as every change to a memory (see
+-- rows.rs); not by triggers, because a trigger's statement savepoint makes FTS5 flush its
+-- pending index on every row, which halves bulk-import throughput.
 CREATE VIRTUAL TABLE memories_fts USING fts5(
     title, content, tags,
     content = 'memories', content_rowid = 'seq',
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
-
-CREATE TRIGGER memories_fts_after_insert AFTER INSERT ON memories BEGIN
-    INSERT INTO memories_fts(rowid, title, content, tags)
-    VALUES (new.seq, new.title, new.content, new.tags);
-END;
-
-CREATE TRIGGER memories_fts_after_delete AFTER DELETE ON memories BEGIN
-    INSERT INTO memories_fts(memories_fts, rowid, title, content, tags)
-    VALUES ('delete', old.seq, old.title, old.content, old.tags);
-END;
-
-CREATE TRIGGER memories_fts_after_update AFTER UPDATE OF title, content, tags ON memories BEGIN
-    INSERT INTO memories_fts(memories_fts, rowid, title, content, tags)
-    VALUES ('delete', old.seq, old.title, old.content, old.tags);
-    INSERT INTO memories_fts(rowid, title, content, tags)
-    VALUES (new.seq, new.title, new.content, new.tags);
-END;

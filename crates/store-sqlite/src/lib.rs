@@ -77,6 +77,21 @@ impl SqliteStore {
         })
     }
 
+    /// Verifies the database file and that the full-text index matches the memories exactly.
+    /// An error describes the first problem found.
+    pub fn check_integrity(&self) -> Result<(), SqliteError> {
+        let conn = self.conn();
+        let verdict: String = conn.query_row("PRAGMA integrity_check", [], |row| row.get(0))?;
+        if verdict != "ok" {
+            return Err(SqliteError::CorruptRow(verdict));
+        }
+        conn.execute(
+            "INSERT INTO memories_fts(memories_fts, rank) VALUES ('integrity-check', 1)",
+            [],
+        )?;
+        Ok(())
+    }
+
     /// The database file, or `None` for an in-memory store.
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()

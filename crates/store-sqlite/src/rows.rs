@@ -126,16 +126,30 @@ pub fn write_tags(conn: &Connection, seq: i64, tags: &[Tag]) -> Result<(), Sqlit
         .collect::<Result<_, _>>()?;
     conn.prepare_cached("DELETE FROM memory_tags WHERE memory_seq = ?1")?
         .execute([seq])?;
-    let mut upsert = conn.prepare_cached(
-        "INSERT INTO tags(name) VALUES (?1) ON CONFLICT(name) DO UPDATE SET name = name RETURNING id",
-    )?;
+    link_tags(conn, seq, tags)?;
+    drop_unused_tags(conn, &old)
+}
+
+/// Links the memory at `seq` (which has no links yet) to `tags`, creating missing tags.
+fn link_tags(conn: &Connection, seq: i64, tags: &[Tag]) -> Result<(), SqliteError> {
+    let mut find = conn.prepare_cached("SELECT id FROM tags WHERE name = ?1")?;
+    let mut create = conn.prepare_cached("INSERT INTO tags(name) VALUES (?1)")?;
     let mut link =
         conn.prepare_cached("INSERT INTO memory_tags(memory_seq, tag_id) VALUES (?1, ?2)")?;
     for tag in tags {
-        let tag_id: i64 = upsert.query_row([tag.as_str()], |row| row.get(0))?;
+        let existing: Option<i64> = find
+            .query_row([tag.as_str()], |row| row.get(0))
+            .optional()?;
+        let tag_id = match existing {
+            Some(id) => id,
+            None => {
+                create.execute([tag.as_str()])?;
+                conn.last_insert_rowid()
+            }
+        };
         link.execute([seq, tag_id])?;
     }
-    drop_unused_tags(conn, &old)
+    Ok(())
 }
 
 /// Deletes those of `tag_ids` that no memory links to any more.
@@ -186,31 +200,93 @@ pub fn insert_memory(conn: &Connection, memory: &Memory) -> Result<i64, SqliteEr
     )?
     .execute(memory_params!(memory, hash, tags))?;
     let seq = conn.last_insert_rowid();
-    if !memory.tags.is_empty() {
-        write_tags(conn, seq, &memory.tags)?;
-    }
+    index_text(conn, seq, memory.title.as_deref(), &memory.content, &tags)?;
+    link_tags(conn, seq, &memory.tags)?;
     Ok(seq)
 }
 
 /// Overwrites the row of `memory.id` and its tags; `false` when no such memory exists.
 pub fn update_memory(conn: &Connection, memory: &Memory) -> Result<bool, SqliteError> {
+    let Some(old) = indexed_text(conn, &memory.id)? else {
+        return Ok(false);
+    };
     let hash = cairn_core::normalise::content_hash(&memory.content);
     let tags = tags_to_text(&memory.tags);
-    let changed = conn
-        .prepare_cached(
-            "UPDATE memories SET content = :content, title = :title, category = :category, \
+    conn.prepare_cached(
+        "UPDATE memories SET content = :content, title = :title, category = :category, \
              project = :project, topic_key = :topic_key, content_hash = :content_hash, \
              entered_by = :entered_by, session_id = :session_id, source = :source, \
              importance = :importance, created_at = :created_at, updated_at = :updated_at, \
              expires_at = :expires_at, deleted_at = :deleted_at, tags = :tags WHERE id = :id",
-        )?
-        .execute(memory_params!(memory, hash, tags))?;
-    if changed == 0 {
-        return Ok(false);
+    )?
+    .execute(memory_params!(memory, hash, tags))?;
+    if (
+        old.title.as_deref(),
+        old.content.as_str(),
+        old.tags.as_str(),
+    ) != (
+        memory.title.as_deref(),
+        memory.content.as_str(),
+        tags.as_str(),
+    ) {
+        unindex_text(conn, &old)?;
+        index_text(
+            conn,
+            old.seq,
+            memory.title.as_deref(),
+            &memory.content,
+            &tags,
+        )?;
     }
-    let seq = seq_of(conn, &memory.id)?.expect("the row just updated exists");
-    write_tags(conn, seq, &memory.tags)?;
+    write_tags(conn, old.seq, &memory.tags)?;
     Ok(true)
+}
+
+/// What the full-text index holds for one memory: exactly the values it was indexed with,
+/// which FTS5 needs to remove the entry again.
+pub struct IndexedText {
+    pub seq: i64,
+    pub title: Option<String>,
+    pub content: String,
+    pub tags: String,
+}
+
+pub fn indexed_text(conn: &Connection, id: &MemoryId) -> Result<Option<IndexedText>, SqliteError> {
+    Ok(conn
+        .prepare_cached("SELECT seq, title, content, tags FROM memories WHERE id = ?1")?
+        .query_row([id.to_string()], |row| {
+            Ok(IndexedText {
+                seq: row.get(0)?,
+                title: row.get(1)?,
+                content: row.get(2)?,
+                tags: row.get(3)?,
+            })
+        })
+        .optional()?)
+}
+
+/// Adds a memory's text to the full-text index.
+fn index_text(
+    conn: &Connection,
+    seq: i64,
+    title: Option<&str>,
+    content: &str,
+    tags: &str,
+) -> Result<(), SqliteError> {
+    conn.prepare_cached(
+        "INSERT INTO memories_fts(rowid, title, content, tags) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(rusqlite::params![seq, title, content, tags])?;
+    Ok(())
+}
+
+/// Removes a memory's text from the full-text index (before its row changes or goes).
+pub fn unindex_text(conn: &Connection, old: &IndexedText) -> Result<(), SqliteError> {
+    conn.prepare_cached(
+        "INSERT INTO memories_fts(memories_fts, rowid, title, content, tags) VALUES ('delete', ?1, ?2, ?3, ?4)",
+    )?
+    .execute(rusqlite::params![old.seq, old.title, old.content, old.tags])?;
+    Ok(())
 }
 
 pub fn insert_revision(

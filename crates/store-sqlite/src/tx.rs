@@ -100,9 +100,10 @@ impl StoreTx for SqliteTx<'_> {
 
     fn purge(&mut self, ids: &[MemoryId]) -> Result<()> {
         for id in ids {
-            let Some(seq) = rows::seq_of(&self.tx, id)? else {
+            let Some(indexed) = rows::indexed_text(&self.tx, id)? else {
                 continue;
             };
+            let seq = indexed.seq;
             let tag_ids: Vec<i64> = self
                 .tx
                 .prepare_cached("SELECT tag_id FROM memory_tags WHERE memory_seq = ?1")
@@ -111,7 +112,8 @@ impl StoreTx for SqliteTx<'_> {
                 .sql()?
                 .collect::<Result<_, _>>()
                 .sql()?;
-            // Links and revisions go by ON DELETE CASCADE; the FTS entry by trigger.
+            // Links and revisions go by ON DELETE CASCADE; the index entry explicitly.
+            rows::unindex_text(&self.tx, &indexed)?;
             self.tx
                 .prepare_cached("DELETE FROM memories WHERE seq = ?1")
                 .sql()?

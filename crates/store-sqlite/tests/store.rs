@@ -225,3 +225,65 @@ mod round_trip {
         }
     }
 }
+
+mod index_consistency {
+    use cairn_core::testing::{Harness, project};
+    use cairn_core::{IdRef, MemoryPatch, NewMemory, Source};
+    use cairn_store_sqlite::SqliteStore;
+    use std::sync::OnceLock;
+
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+
+    fn on_disk() -> Box<dyn cairn_core::store::Store> {
+        let dir = DIR.get_or_init(|| tempfile::tempdir().unwrap());
+        Box::new(SqliteStore::open(&dir.path().join("consistency.db")).unwrap())
+    }
+
+    #[test]
+    fn the_full_text_index_matches_the_memories_after_every_kind_of_write() {
+        let h = Harness::new(on_disk);
+        let mut ids = Vec::new();
+        for i in 0..60 {
+            let mut new = NewMemory::new(
+                format!("note {i} about cache layer {}", i % 7),
+                project("acme"),
+                Source::Cli,
+            );
+            new.tags = vec![format!("t{}", i % 5)];
+            new.title = (i % 3 == 0).then(|| format!("title {i}"));
+            new.topic_key = (i % 10 == 0).then(|| "rolling".to_string());
+            ids.push(h.service.store(new).unwrap().memory.id);
+        }
+        for (i, id) in ids.iter().enumerate() {
+            let target = IdRef::Full(*id);
+            match i % 4 {
+                0 => drop(h.service.update(
+                    &target,
+                    MemoryPatch {
+                        content: Some(format!("rewritten {i}")),
+                        ..Default::default()
+                    },
+                )),
+                1 => drop(h.service.update(
+                    &target,
+                    MemoryPatch {
+                        tags: Some(vec!["moved".into()]),
+                        title: Some(None),
+                        ..Default::default()
+                    },
+                )),
+                2 => drop(h.service.forget(&target)),
+                _ => drop(h.service.purge(&target)),
+            }
+        }
+        let exported = h.export();
+        let fresh = Harness::new(|| Box::new(SqliteStore::open_in_memory().unwrap()));
+        fresh.import(&exported).unwrap();
+        fresh.import(&exported).unwrap();
+        // Reopen the file and let SQLite and FTS5 check every entry against the table.
+        let store = SqliteStore::open(&DIR.get().unwrap().path().join("consistency.db")).unwrap();
+        store
+            .check_integrity()
+            .expect("index consistent with the memories");
+    }
+}

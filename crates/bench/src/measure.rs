@@ -1,0 +1,99 @@
+//! Measuring: percentiles, and running a child process while reading its wall time and peak RSS.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+/// Latency percentiles in milliseconds.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Percentiles {
+    pub samples: usize,
+    pub p50_ms: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+}
+
+impl Percentiles {
+    pub fn of(samples: &[Duration]) -> Self {
+        let mut ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+        ms.sort_by(f64::total_cmp);
+        // Nearest-rank percentile.
+        let at = |p: f64| {
+            if ms.is_empty() {
+                return f64::NAN;
+            }
+            let rank = ((p / 100.0) * ms.len() as f64).ceil() as usize;
+            ms[rank.clamp(1, ms.len()) - 1]
+        };
+        Percentiles {
+            samples: ms.len(),
+            p50_ms: at(50.0),
+            p95_ms: at(95.0),
+            p99_ms: at(99.0),
+            max_ms: at(100.0),
+        }
+    }
+}
+
+/// What one child process took.
+pub struct ChildRun {
+    pub wall: Duration,
+    pub peak_rss_bytes: u64,
+}
+
+/// Runs `command` to completion, measuring wall time and its peak resident set (via `wait4`).
+/// Standard output is discarded; standard error is inherited.
+pub fn run_child(command: &mut Command) -> Result<ChildRun> {
+    let start = Instant::now();
+    let child = command
+        .stdout(Stdio::null())
+        .spawn()
+        .context("cannot start the child process")?;
+    let pid = child.id() as libc::pid_t;
+    let mut status: libc::c_int = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our own un-reaped child; `status` and `usage` are valid for writes.
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let wall = start.elapsed();
+    if reaped != pid {
+        bail!("wait4 failed: {}", std::io::Error::last_os_error());
+    }
+    if !libc::WIFEXITED(status) || ![0, 1].contains(&libc::WEXITSTATUS(status)) {
+        bail!("child process failed with status {status}: {command:?}");
+    }
+    // ru_maxrss is in KiB on Linux.
+    Ok(ChildRun {
+        wall,
+        peak_rss_bytes: usage.ru_maxrss as u64 * 1024,
+    })
+}
+
+/// The median of repeated measurements.
+pub fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => values[n / 2],
+        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let samples: Vec<Duration> = (1..=100).map(Duration::from_millis).collect();
+        let p = Percentiles::of(&samples);
+        assert_eq!(
+            (p.p50_ms, p.p95_ms, p.p99_ms, p.max_ms),
+            (50.0, 95.0, 99.0, 100.0)
+        );
+        assert_eq!(median(&mut [3.0, 1.0, 2.0, 10.0]), 2.5);
+    }
+}

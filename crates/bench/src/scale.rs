@@ -1,0 +1,199 @@
+//! The scale workload: for each corpus size, bulk-import through the real `cairn` binary, then
+//! time `cairn search` processes start to exit and in-process searches through the service.
+//!
+//! Import runs `cairn import FILE` into a fresh store `import_runs` times and reports the median
+//! throughput and the peak RSS of the importing process; store size is the database file after
+//! the import process exits. Searches use a fixed mix of one-, two- and three-word queries of
+//! middling frequency drawn from the corpus vocabulary, across all projects.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use cairn_core::MemoryService;
+use cairn_core::config::Limits;
+use cairn_core::search::SearchRequest;
+use cairn_core::store::MemoryFilter;
+use cairn_store_sqlite::SqliteStore;
+use serde::Serialize;
+
+use crate::corpus::{Corpus, Rng};
+use crate::measure::{Percentiles, median, run_child};
+
+pub struct ScaleOptions {
+    pub sizes: Vec<u64>,
+    pub import_runs: usize,
+    pub search_runs: usize,
+    pub cairn: PathBuf,
+    pub seed: u64,
+    pub workdir: Option<PathBuf>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ScaleResult {
+    pub memories: u64,
+    pub import_seconds_median: f64,
+    pub import_per_second_median: f64,
+    pub import_peak_rss_mib: f64,
+    pub store_bytes: u64,
+    pub store_bytes_per_memory: f64,
+    pub corpus_bytes_per_memory: f64,
+    pub cli_search: Percentiles,
+    pub cli_search_peak_rss_mib: f64,
+    pub in_process_search: Percentiles,
+    /// Share of queries that found at least one memory (a sanity check on the query mix).
+    pub queries_with_results: f64,
+}
+
+/// Writes `count` corpus memories as JSON Lines.
+pub fn write_corpus(path: &Path, count: u64, seed: u64) -> Result<u64> {
+    let corpus = Corpus::new(seed);
+    let now = jiff::Timestamp::now();
+    let mut out = BufWriter::new(
+        File::create(path).with_context(|| format!("cannot write {}", path.display()))?,
+    );
+    for index in 0..count {
+        serde_json::to_writer(&mut out, &corpus.memory(seed, index, now))?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(std::fs::metadata(path)?.len())
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+pub fn run(options: &ScaleOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec<ScaleResult>> {
+    let scratch = tempfile::Builder::new()
+        .prefix("cairn-bench-")
+        .tempdir_in(options.workdir.clone().unwrap_or_else(std::env::temp_dir))?;
+    let corpus = Corpus::new(options.seed);
+    let mut results = Vec::new();
+    for &size in &options.sizes {
+        let corpus_path = scratch.path().join(format!("corpus-{size}.jsonl"));
+        progress(&format!("{size}: generating corpus"));
+        let corpus_bytes = write_corpus(&corpus_path, size, options.seed)?;
+
+        let mut seconds = Vec::new();
+        let mut peak_rss = 0;
+        let mut db = PathBuf::new();
+        for attempt in 0..options.import_runs {
+            db = scratch.path().join(format!("store-{size}-{attempt}.db"));
+            progress(&format!(
+                "{size}: import run {}/{}",
+                attempt + 1,
+                options.import_runs
+            ));
+            let run = run_child(
+                Command::new(&options.cairn)
+                    .arg("--db")
+                    .arg(&db)
+                    .args(["--quiet", "import"])
+                    .arg(&corpus_path),
+            )?;
+            seconds.push(run.wall.as_secs_f64());
+            peak_rss = peak_rss.max(run.peak_rss_bytes);
+            if attempt + 1 < options.import_runs {
+                std::fs::remove_file(&db).ok();
+            }
+        }
+        let import_seconds = median(&mut seconds);
+        let store_bytes = std::fs::metadata(&db)?.len();
+
+        let mut rng = Rng::new(options.seed ^ 0x9e3779b9);
+        let queries: Vec<String> = (0..options.search_runs)
+            .map(|_| corpus.query(&mut rng))
+            .collect();
+        progress(&format!("{size}: {} cli searches", queries.len()));
+        let mut cli = Vec::new();
+        let mut cli_rss = Vec::new();
+        for query in &queries {
+            let run = run_child(
+                Command::new(&options.cairn)
+                    .arg("--db")
+                    .arg(&db)
+                    .args([
+                        "search",
+                        "--all-projects",
+                        "--limit",
+                        "10",
+                        "--format",
+                        "json",
+                        "--",
+                    ])
+                    .args(query.split(' ')),
+            )?;
+            cli.push(run.wall);
+            cli_rss.push(mib(run.peak_rss_bytes));
+        }
+
+        progress(&format!("{size}: in-process searches"));
+        let service = MemoryService::new(Box::new(SqliteStore::open(&db)?), Limits::default());
+        let request = |query: &str| SearchRequest {
+            query: query.to_string(),
+            filter: MemoryFilter::default(),
+            limit: 10,
+            offset: 0,
+        };
+        for query in queries.iter().take(20) {
+            service.search(&request(query))?; // warm the page cache
+        }
+        let mut in_process = Vec::new();
+        let mut found = 0;
+        for query in &queries {
+            let start = Instant::now();
+            let hits = service.search(&request(query))?;
+            in_process.push(start.elapsed());
+            found += usize::from(!hits.is_empty());
+        }
+
+        results.push(ScaleResult {
+            memories: size,
+            import_seconds_median: import_seconds,
+            import_per_second_median: size as f64 / import_seconds,
+            import_peak_rss_mib: mib(peak_rss),
+            store_bytes,
+            store_bytes_per_memory: store_bytes as f64 / size as f64,
+            corpus_bytes_per_memory: corpus_bytes as f64 / size as f64,
+            cli_search: Percentiles::of(&cli),
+            cli_search_peak_rss_mib: median(&mut cli_rss),
+            in_process_search: Percentiles::of(&in_process),
+            queries_with_results: found as f64 / queries.len() as f64,
+        });
+    }
+    Ok(results)
+}
+
+/// A plain table for people.
+pub fn table(results: &[ScaleResult]) -> String {
+    let mut out = String::new();
+    out.push_str(
+        "memories  import/s  import s  import RSS MiB  store MiB  bytes/memory  json bytes/memory  \
+         cli search p50/p95/p99 ms  cli RSS MiB  in-process p50/p95/p99 ms  found\n",
+    );
+    for r in results {
+        out.push_str(&format!(
+            "{:>8}  {:>8.0}  {:>8.2}  {:>14.1}  {:>9.1}  {:>12.0}  {:>17.0}  {:>8.2} /{:>6.2} /{:>6.2}  {:>11.1}  {:>7.3} /{:>6.3} /{:>6.3}  {:>4.0}%\n",
+            r.memories,
+            r.import_per_second_median,
+            r.import_seconds_median,
+            r.import_peak_rss_mib,
+            mib(r.store_bytes),
+            r.store_bytes_per_memory,
+            r.corpus_bytes_per_memory,
+            r.cli_search.p50_ms,
+            r.cli_search.p95_ms,
+            r.cli_search.p99_ms,
+            r.cli_search_peak_rss_mib,
+            r.in_process_search.p50_ms,
+            r.in_process_search.p95_ms,
+            r.in_process_search.p99_ms,
+            r.queries_with_results * 100.0,
+        ));
+    }
+    out
+}
