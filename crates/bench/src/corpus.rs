@@ -168,7 +168,7 @@ impl Corpus {
         let mut tech = TECH.iter();
         while vocabulary.len() < 30_000 {
             // Technical terms are spread through the frequent part of the ranking.
-            let word = if vocabulary.len() % 7 == 0 {
+            let word = if vocabulary.len().is_multiple_of(7) {
                 match tech.next() {
                     Some(t) => t.to_string(),
                     None => pseudo_word(&mut rng),

@@ -5,7 +5,7 @@
 //! write lock (so the closure runs exactly once and a check-then-write — dedupe, topic upsert — is
 //! atomic across processes). Reads are plain methods on [`Store`] that take a [`MemoryFilter`]
 //! and the service's `now`: a backend must never return a forgotten or expired memory unless the
-//! filter asks for it. The shared behavioural suite in [`crate::testing`] pins all of this for
+//! filter asks for it. The shared behavioural suite (module `testing`, feature `testing`) pins this for
 //! every backend.
 
 use jiff::Timestamp;

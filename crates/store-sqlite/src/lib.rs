@@ -5,11 +5,11 @@
 //! the CLI, a server — can write at once without "database is locked" reaching the user: a write
 //! transaction starts `IMMEDIATE` (taking the write lock up front, waiting for it if needed), so
 //! the service's check-then-write logic runs once, atomically. The schema is created and upgraded
-//! by versioned migrations ([`migrations`]). Full-text search is an FTS5 table over the memories
-//! table, kept consistent by triggers in the same transaction as every write.
+//! by versioned migrations. Full-text search is an FTS5 table over the memories table, whose rows
+//! the store writes in the same transaction as every change to a memory.
 //!
-//! Map: [`rows`] (row ↔ domain types, tag tables), [`filter`] (filters → SQL), [`tx`] (the write
-//! side), [`read`] (the read side).
+//! Map: `rows` (row ↔ domain types, tag tables, full-text rows), `filter` (filters → SQL), `tx`
+//! (the write side), `read` (the read side), [`migrations`].
 
 mod error;
 mod filter;
