@@ -40,16 +40,22 @@ impl Sandbox {
         }
     }
 
+    /// `cairn args…` in `dir`, isolated from the user's own cairn settings.
     fn command(&self, dir: &Path, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_cairn"));
-        command.args(args).current_dir(dir);
+        command.args(args);
+        self.isolate(&mut command, dir);
+        command
+    }
+
+    fn isolate(&self, command: &mut Command, dir: &Path) {
+        command.current_dir(dir);
         for (key, _) in std::env::vars().filter(|(k, _)| k.starts_with("CAIRN_")) {
             command.env_remove(key);
         }
         command
             .env("CAIRN_HOME", &self.home)
             .env("CAIRN_CONFIG", self.home.join("no-user-config.toml"));
-        command
     }
 
     fn run_in(&self, dir: &Path, args: &[&str], stdin: Option<&str>) -> Run {
@@ -198,13 +204,13 @@ fn bad_input_names_the_field_exits_2_and_writes_nothing() {
             vec!["search", "x", "--after", "someday"],
             "after: cannot read 'someday'",
         ),
-        (vec!["get", "0000ffff"], "no memory matches '0000ffff'"),
+        (vec!["get", "0000ffff"], "id: no memory matches '0000ffff'"),
         (
             vec!["get", "zz"],
             "id: 'zz' is neither a memory id nor a handle",
         ),
-        (vec!["update", "0000ffff", "new"], "no memory matches"),
-        (vec!["forget", "0000ffff"], "no memory matches"),
+        (vec!["update", "0000ffff", "new"], "id: no memory matches"),
+        (vec!["forget", "0000ffff"], "id: no memory matches"),
         (vec!["list", "--limit", "0"], "limit: 0 is out of range"),
     ];
     for (args, expected) in cases {
@@ -368,6 +374,71 @@ fn expired_memories_are_invisible_and_prune_removes_exactly_them() {
             && left.contains("000000000002")
             && left.contains("000000000003")
     );
+}
+
+/// Runs `cairn prune` on a pseudo-terminal (via util-linux `script`), typing `answer`.
+fn prune_on_a_terminal(s: &Sandbox, answer: &str) -> Run {
+    let line = format!("{} prune", env!("CARGO_BIN_EXE_cairn"));
+    let mut script = Command::new("script");
+    script.args(["-qec", &line, "/dev/null"]);
+    s.isolate(&mut script, &s.project);
+    let mut child = script
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("script runs");
+    let mut input = child.stdin.take().unwrap();
+    // Type the answer once cairn is waiting on the terminal; an early end of input would reach
+    // the terminal as end-of-file before the question is asked.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    input.write_all(answer.as_bytes()).unwrap();
+    drop(input);
+    let output = child.wait_with_output().unwrap();
+    Run {
+        code: output.status.code().unwrap(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn prune_on_a_terminal_asks_first_and_deletes_only_on_yes() {
+    let s = Sandbox::new();
+    let seed = record(
+        "00000000-0000-4000-8000-0000000000e1",
+        "expired note",
+        Some("2026-01-02T00:00:00Z"),
+    ) + &record("00000000-0000-4000-8000-0000000000e2", "live note", None);
+    assert_eq!(s.import(&seed).code, 0);
+
+    let declined = prune_on_a_terminal(&s, "n\n");
+    assert!(
+        declined.stdout.contains("would delete 1 expired memory"),
+        "{}",
+        declined.stdout
+    );
+    assert!(
+        declined
+            .stdout
+            .contains("Delete these 1 memories for good? [y/N]"),
+        "{}",
+        declined.stdout
+    );
+    assert!(
+        declined.stdout.contains("nothing deleted"),
+        "{}",
+        declined.stdout
+    );
+    assert_eq!(s.total(), 2);
+
+    let accepted = prune_on_a_terminal(&s, "y\n");
+    assert!(
+        accepted.stdout.contains("deleted 1 expired memory"),
+        "{}",
+        accepted.stdout
+    );
+    assert_eq!(s.total(), 1);
 }
 
 #[test]

@@ -18,11 +18,11 @@ pub enum Error {
     Invalid { field: String, message: String },
 
     /// No visible memory has this id (it never existed, was forgotten, or has expired).
-    #[error("no memory matches '{id}' (it may have been forgotten or have expired)")]
+    #[error("id: no memory matches '{id}' (it may have been forgotten or have expired)")]
     NotFound { id: String },
 
     /// A short handle matched several memories.
-    #[error("'{prefix}' matches {} memories ({}); give more characters", candidates.len(), candidates.join(", "))]
+    #[error("id: '{prefix}' matches {} memories ({}); give more characters", candidates.len(), candidates.join(", "))]
     AmbiguousHandle {
         prefix: String,
         candidates: Vec<String>,
@@ -77,6 +77,7 @@ impl Error {
     pub fn field(&self) -> Option<&str> {
         match self {
             Error::Invalid { field, .. } => Some(field),
+            Error::NotFound { .. } | Error::AmbiguousHandle { .. } => Some("id"),
             Error::ImportLine { source, .. } => source.field(),
             _ => None,
         }

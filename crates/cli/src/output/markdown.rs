@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use cairn_core::{Memory, Scope};
 use jiff::tz::TimeZone;
 
-use super::{View, local_time};
+use super::{View, local_time, preview};
 
 pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
     let mut out = String::new();
@@ -156,15 +156,7 @@ fn one_line(text: &str) -> String {
 }
 
 fn memory(out: &mut String, m: &Memory, tz: &TimeZone, level: usize) {
-    let title = m.title.clone().unwrap_or_else(|| {
-        let flat = one_line(&m.content);
-        let cut: String = flat.chars().take(60).collect();
-        if cut.len() < flat.len() {
-            format!("{cut}…")
-        } else {
-            cut
-        }
-    });
+    let title = m.title.clone().unwrap_or_else(|| preview(&m.content, 60));
     let _ = writeln!(out, "{} {title} (`{}`)\n", "#".repeat(level), m.id.handle());
     let mut meta = vec![
         m.category.to_string(),
