@@ -105,6 +105,11 @@ impl App {
     }
 }
 
+/// A comma-separated flag value as raw items; the service normalises and validates them.
+pub fn split_list(text: &str) -> Vec<String> {
+    text.split(',').map(String::from).collect()
+}
+
 /// The text of a `--file` argument: a path, or `-` for standard input.
 pub fn read_content_file(path: &Path) -> Result<String> {
     if path == Path::new("-") {

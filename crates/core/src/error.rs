@@ -82,14 +82,4 @@ impl Error {
             _ => None,
         }
     }
-
-    /// True when the caller's input was at fault (as opposed to the machine or the store).
-    pub fn is_user_error(&self) -> bool {
-        match self {
-            Error::Invalid { .. } | Error::NotFound { .. } | Error::AmbiguousHandle { .. } => true,
-            Error::ImportLine { source, .. } => source.is_user_error(),
-            Error::Config { .. } => true,
-            _ => false,
-        }
-    }
 }

@@ -172,10 +172,7 @@ impl MemoryService {
         let id = self.resolve(target, false)?.id;
         let mut outcome = None;
         self.store.write(&mut |tx| {
-            let current = tx
-                .get(&id)?
-                .filter(|m| m.is_visible_at(now))
-                .ok_or_else(|| Error::NotFound { id: id.to_string() })?;
+            let current = visible_in(tx, &id, now)?;
             let revised = self.apply_patch(&current, &patch, now)?;
             if let Some(key) = revised
                 .topic_key
@@ -288,10 +285,17 @@ impl MemoryService {
     /// and purged.
     pub fn forget(&self, target: &IdRef) -> Result<Memory> {
         let now = self.now_ts();
-        let mut memory = self.resolve(target, false)?;
-        memory.deleted_at = Some(now);
-        self.store.write(&mut |tx| tx.replace(&memory))?;
-        Ok(memory)
+        let id = self.resolve(target, false)?.id;
+        let mut forgotten = None;
+        self.store.write(&mut |tx| {
+            // Re-read under the write lock, so a change made since `resolve` is kept.
+            let mut memory = visible_in(tx, &id, now)?;
+            memory.deleted_at = Some(now);
+            tx.replace(&memory)?;
+            forgotten = Some(memory);
+            Ok(())
+        })?;
+        Ok(forgotten.expect("write ran"))
     }
 
     /// Removes a memory for good, in whatever state, with its history.
@@ -462,6 +466,13 @@ impl MemoryService {
         }
         Ok(record)
     }
+}
+
+/// The memory `id` as the transaction sees it, if it is visible at `now`.
+fn visible_in(tx: &mut dyn StoreTx, id: &MemoryId, now: Timestamp) -> Result<Memory> {
+    tx.get(id)?
+        .filter(|m| m.is_visible_at(now))
+        .ok_or_else(|| Error::NotFound { id: id.to_string() })
 }
 
 /// The store rules inside the transaction: topic key first, then content duplicate, then new.

@@ -1,10 +1,10 @@
 //! `cairn get`, `cairn update`, `cairn forget`: one memory at a time, by id or handle.
 
 use anyhow::Result;
-use cairn_core::{IdRef, MemoryPatch, Tag};
+use cairn_core::{IdRef, MemoryPatch};
 
 use super::Outcome;
-use crate::app::{App, read_content_file};
+use crate::app::{App, read_content_file, split_list};
 use crate::args::{ForgetArgs, GetArgs, UpdateArgs};
 use crate::output::View;
 
@@ -45,11 +45,7 @@ pub fn update(app: &App, args: &UpdateArgs) -> Result<Outcome> {
         Some(never) if never.eq_ignore_ascii_case("never") => Some(None),
         Some(when) => Some(Some(app.time("expires", when)?)),
     };
-    let tags = args
-        .tags
-        .as_deref()
-        .map(|t| Tag::parse_list(t).map(|tags| tags.into_iter().map(String::from).collect()))
-        .transpose()?;
+    let tags = args.tags.as_deref().map(split_list);
     let patch = MemoryPatch {
         content,
         title: clearable(&args.title),

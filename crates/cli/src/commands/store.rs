@@ -1,10 +1,10 @@
 //! `cairn store`: remember something.
 
 use anyhow::{Result, bail};
-use cairn_core::{NewMemory, Source, Tag};
+use cairn_core::{NewMemory, Source};
 
 use super::Outcome;
-use crate::app::{App, read_content_file};
+use crate::app::{App, read_content_file, split_list};
 use crate::args::StoreArgs;
 use crate::output::View;
 
@@ -21,15 +21,7 @@ pub fn run(app: &App, args: &StoreArgs) -> Result<Outcome> {
         content,
         title: args.title.clone(),
         category: args.category.parse()?,
-        tags: args
-            .tags
-            .as_deref()
-            .map(Tag::parse_list)
-            .transpose()?
-            .unwrap_or_default()
-            .into_iter()
-            .map(String::from)
-            .collect(),
+        tags: args.tags.as_deref().map(split_list).unwrap_or_default(),
         scope: app.write_scope(&args.project)?,
         topic_key: args.topic_key.clone(),
         entered_by: args.entered_by.clone(),
