@@ -207,6 +207,7 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
                 );
             }
         }
+        View::Imported(_) | View::Exported { .. } if style.quiet => {}
         View::Imported(r) => line(
             &mut out,
             &format!(
