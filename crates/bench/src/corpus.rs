@@ -19,7 +19,7 @@ impl Rng {
         Rng(seed)
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -28,11 +28,11 @@ impl Rng {
     }
 
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        (self.next_u64() % n as u64) as usize
     }
 
     pub fn chance(&mut self, p: f64) -> bool {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p
     }
 }
 
@@ -55,7 +55,7 @@ impl Zipf {
 
     pub fn sample(&self, rng: &mut Rng) -> usize {
         let total = *self.cumulative.last().expect("non-empty");
-        let target = (rng.next() >> 11) as f64 / (1u64 << 53) as f64 * total;
+        let target = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
         self.cumulative
             .partition_point(|&c| c < target)
             .min(self.cumulative.len() - 1)
@@ -264,7 +264,7 @@ impl Corpus {
                 .collect();
             words.join(" ")
         });
-        let id = MemoryId::from_uuid(uuid_from(rng.next(), rng.next()));
+        let id = MemoryId::from_uuid(uuid_from(rng.next_u64(), rng.next_u64()));
         MemoryRecord {
             memory: Memory {
                 id,

@@ -10,9 +10,7 @@
 //! target/release/cairn-bench scale --sizes 10000,100000
 //! ```
 
-mod corpus;
-mod measure;
-mod scale;
+use cairn_bench::{cranfield, locomo, scale};
 
 use std::path::PathBuf;
 
@@ -64,6 +62,20 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Retrieval quality on LoCoMo-format conversations (recall_any@k, recall@10, MRR, nDCG@10).
+    Locomo {
+        /// A LoCoMo-format JSON file, e.g. ../shared/bench-data/locomo-dev.json.
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Retrieval quality on the Cranfield collection (MAP, nDCG@10, recall@100).
+    Cranfield {
+        /// The directory holding cran.all.1400, cran.qry and cranqrel.
+        dir: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn sibling_cairn() -> Result<PathBuf> {
@@ -105,6 +117,61 @@ fn main() -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&results)?);
             } else {
                 print!("{}", scale::table(&results));
+            }
+        }
+        Command::Locomo { file, json } => {
+            let report = locomo::run(&file)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                println!(
+                    "LoCoMo: {} conversations, {} turns, {} questions ({} skipped without evidence, {} unmatched evidence ids)",
+                    report.conversations,
+                    report.turns,
+                    report.questions,
+                    report.skipped_questions_without_evidence,
+                    report.unmatched_evidence_ids
+                );
+                println!(
+                    "{:<16} {:>9} {:>6} {:>6} {:>6} {:>9} {:>6} {:>8}",
+                    "category", "questions", "R@1", "R@5", "R@10", "recall@10", "MRR", "nDCG@10"
+                );
+                let row = |name: &str, s: &cairn_bench::metrics::Summary| {
+                    println!(
+                        "{name:<16} {:>9} {:>6.3} {:>6.3} {:>6.3} {:>9.3} {:>6.3} {:>8.3}",
+                        s.queries,
+                        s.mean.recall_any_1,
+                        s.mean.recall_any_5,
+                        s.mean.recall_any_10,
+                        s.mean.recall_10,
+                        s.mean.mrr,
+                        s.mean.ndcg_10
+                    )
+                };
+                for (name, summary) in &report.by_category {
+                    row(name, summary);
+                }
+                row("overall", &report.overall);
+            }
+        }
+        Command::Cranfield { dir, json } => {
+            let report = cranfield::run(&dir)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                println!(
+                    "Cranfield: {} documents, {} queries",
+                    report.documents, report.queries
+                );
+                for (name, p) in [
+                    ("all pairs (headline)", &report.all_pairs),
+                    ("graded 1-4", &report.graded),
+                ] {
+                    println!(
+                        "  {name:<21} MAP {:.4}  nDCG@10 {:.4}  recall@100 {:.4}  MRR {:.4}  ({} queries)",
+                        p.map, p.ndcg_10, p.recall_100, p.summary.mean.mrr, p.summary.queries
+                    );
+                }
             }
         }
         Command::Corpus { count, seed, out } => {

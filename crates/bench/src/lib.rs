@@ -1,0 +1,11 @@
+//! cairn-bench as a library: the corpus generator, the measuring tools and the workloads, so
+//! that tests can hold retrieval quality to a floor (`tests/retrieval.rs`) with the same code the
+//! benchmark prints from.
+
+pub mod collection;
+pub mod corpus;
+pub mod cranfield;
+pub mod locomo;
+pub mod measure;
+pub mod metrics;
+pub mod scale;

@@ -1,0 +1,37 @@
+//! Retrieval quality floors on real data nobody here wrote. The data lives outside the
+//! repository (`../shared/bench-data/` beside the checkout, as in CI; `CAIRN_BENCH_DATA`
+//! overrides); it is measured against, never copied in.
+
+use std::path::PathBuf;
+
+fn bench_data() -> PathBuf {
+    std::env::var_os("CAIRN_BENCH_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench-data")
+        })
+}
+
+#[test]
+fn cranfield_lexical_search_scores_like_standard_bm25() {
+    let dir = bench_data().join("cranfield");
+    assert!(
+        dir.join("cran.all.1400").is_file(),
+        "the Cranfield data is missing at {}; set CAIRN_BENCH_DATA to the bench-data directory",
+        dir.display()
+    );
+    let report = cairn_bench::cranfield::run(&dir).expect("cranfield runs");
+    // Textbook BM25 reaches MAP ≈ 0.41 and nDCG@10 ≈ 0.51 here; lower means tokenisation or
+    // scoring is wrong.
+    assert_eq!(report.all_pairs.summary.queries, 225);
+    assert!(
+        report.all_pairs.map >= 0.40,
+        "MAP {:.4}",
+        report.all_pairs.map
+    );
+    assert!(
+        report.all_pairs.ndcg_10 >= 0.50,
+        "nDCG@10 {:.4}",
+        report.all_pairs.ndcg_10
+    );
+}
