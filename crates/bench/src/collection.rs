@@ -76,6 +76,7 @@ impl Collection {
             filter: MemoryFilter::default(),
             limit: k,
             offset: 0,
+            strict: false,
         };
         let hits = match self.service.search(&request) {
             Ok(hits) => hits,

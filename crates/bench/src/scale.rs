@@ -138,6 +138,7 @@ pub fn run(options: &ScaleOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
             filter: MemoryFilter::default(),
             limit: 10,
             offset: 0,
+            strict: false,
         };
         for query in queries.iter().take(20) {
             service.search(&request(query))?; // warm the page cache

@@ -72,7 +72,7 @@ pub enum Command {
     Forget(ForgetArgs),
     /// List memories, newest first.
     List(ListArgs),
-    /// Find memories by keyword (BM25 ranking over title, content and tags).
+    /// Find memories by keyword: a query language over BM25 ranking of title, content and tags.
     #[command(
         after_help = "Examples:\n  cairn search \"flaky websocket test\"\n  cairn search docker --tags ci --after \"2 weeks ago\"\n  cairn search deploy --category decision --format json\n\nExit status 1 when nothing is found."
     )]
@@ -241,9 +241,13 @@ pub struct ListArgs {
 
 #[derive(Debug, Args)]
 pub struct SearchArgs {
-    /// Words to look for; memories holding more of them rank first.
+    /// What to look for. Plain words: memories holding all of them first, then some (stop words
+    /// ignored). Also: "exact phrase", prefix*, AND, OR, NOT, parentheses.
     #[arg(required = true, num_args = 1.., value_name = "QUERY")]
     pub query: Vec<String>,
+    /// Only memories holding every word of a plain query.
+    #[arg(long)]
+    pub all: bool,
     /// Results to show (default: config search.default_limit, 10).
     #[arg(long)]
     pub limit: Option<usize>,

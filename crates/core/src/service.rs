@@ -317,7 +317,7 @@ impl MemoryService {
     /// Runs every signal under the filter, fuses their rankings and loads the requested page.
     pub fn search(&self, request: &SearchRequest) -> Result<Vec<SearchHit>> {
         validate::page(request.limit, request.offset)?;
-        let query = SearchQuery::parse(&request.query)?;
+        let query = SearchQuery::parse(&request.query, request.strict)?;
         let now = self.now_ts();
         let depth = request.offset + request.limit;
         let rankings = self

@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::id::MemoryId;
 use crate::memory::{Category, Memory, Revision, TopicKey};
 use crate::scope::{Scope, ScopeFilter};
-use crate::search::{LexicalQuery, SignalHit};
+use crate::search::{Match, SignalHit};
 use crate::tag::Tag;
 
 /// A storage backend.
@@ -36,14 +36,19 @@ pub trait Store: Send + Sync {
     /// How many memories match the filter.
     fn count(&self, filter: &MemoryFilter, now: Timestamp) -> Result<u64>;
 
-    /// The best `depth` full-text matches, best first, with their BM25 scores (higher is better).
+    /// The best `depth` full-text matches of `expression`, best first, with their BM25 scores
+    /// (higher is better).
     fn lexical(
         &self,
-        query: &LexicalQuery,
+        expression: &Match,
         filter: &MemoryFilter,
         now: Timestamp,
         depth: usize,
     ) -> Result<Vec<SignalHit>>;
+
+    /// How many indexed memories (in any state) match `expression`: a cheap estimate of how
+    /// much work ranking it would be.
+    fn match_count(&self, expression: &Match) -> Result<u64>;
 
     /// A memory's previous states, oldest first.
     fn revisions(&self, id: &MemoryId) -> Result<Vec<Revision>>;

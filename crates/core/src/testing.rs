@@ -50,6 +50,9 @@ macro_rules! store_behaviour_suite {
             import_of_a_newer_record_updates_and_merges_history,
             a_bad_import_line_rolls_back_the_whole_import,
             tags_and_stats_count_visible_memories,
+            query_operators_phrases_and_prefixes_match_exactly,
+            implicit_queries_rank_memories_holding_every_word_first,
+            strict_implicit_queries_return_only_memories_holding_every_word,
         );
     };
     (@tests $factory:expr; $($name:ident),* $(,)?) => {
@@ -116,6 +119,7 @@ impl Harness {
             filter,
             limit: 50,
             offset: 0,
+            strict: false,
         };
         self.service
             .search(&request)
@@ -594,6 +598,7 @@ pub fn search_ranks_memories_holding_more_terms_first_and_pages(factory: StoreFa
             filter: MemoryFilter::default(),
             limit: 1,
             offset,
+            strict: false,
         };
         h.service.search(&request).unwrap()
     };
@@ -965,4 +970,115 @@ pub fn tags_and_stats_count_visible_memories(factory: StoreFactory) {
     assert_eq!(stats.by_project.len(), 1);
     assert_eq!(stats.by_project[0].name, "acme");
     assert_eq!(stats.by_agent[0].name, "unknown");
+}
+
+/// Stores the numbered texts and returns a search function yielding their numbers.
+fn corpus(h: &Harness, texts: &[&str]) -> Vec<Memory> {
+    texts.iter().map(|text| h.add(text, &[])).collect()
+}
+
+fn numbers(h: &Harness, memories: &[Memory], query: &str, strict: bool) -> Vec<usize> {
+    let request = SearchRequest {
+        query: query.into(),
+        filter: MemoryFilter::default(),
+        limit: 50,
+        offset: 0,
+        strict,
+    };
+    let mut found: Vec<usize> = h
+        .service
+        .search(&request)
+        .unwrap_or_else(|e| panic!("{query}: {e}"))
+        .iter()
+        .map(|hit| {
+            memories
+                .iter()
+                .position(|m| m.id == hit.memory.id)
+                .expect("a stored memory")
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+pub fn query_operators_phrases_and_prefixes_match_exactly(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let m = corpus(
+        &h,
+        &[
+            "docker compose networking",      // 0
+            "docker swarm is deprecated",     // 1
+            "compose the release notes",      // 2
+            "kubernetes networking policies", // 3
+            "deployment scripts for staging", // 4
+            "networking docker bridge issue", // 5
+        ],
+    );
+    let q = |query: &str| numbers(&h, &m, query, false);
+    assert_eq!(q("docker AND compose"), [0]);
+    assert_eq!(q("docker OR kubernetes"), [0, 1, 3, 5]);
+    assert_eq!(q("docker NOT compose"), [1, 5]);
+    assert_eq!(q("networking AND NOT docker"), [3]);
+    assert_eq!(q("\"docker compose\""), [0]);
+    assert_eq!(
+        q("\"compose docker\""),
+        Vec::<usize>::new(),
+        "a phrase keeps its order"
+    );
+    assert_eq!(q("deploy*"), [4], "a prefix matches longer words");
+    assert_eq!(q("kube*"), [3]);
+    assert_eq!(q("dock* AND bridge"), [5]);
+    // Precedence: AND binds tighter than OR; parentheses override.
+    assert_eq!(q("kubernetes OR docker AND compose"), [0, 3]);
+    assert_eq!(q("(kubernetes OR docker) AND networking"), [0, 3, 5]);
+    assert_eq!(q("(docker OR compose) NOT (swarm OR release)"), [0, 5]);
+    let err = h.service.search(&SearchRequest {
+        query: "docker AND".into(),
+        filter: MemoryFilter::default(),
+        limit: 5,
+        offset: 0,
+        strict: false,
+    });
+    assert_eq!(err.unwrap_err().field(), Some("query"));
+}
+
+pub fn implicit_queries_rank_memories_holding_every_word_first(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    // The partial matches repeat a query word, so by BM25 alone they would outrank the memory
+    // holding every word.
+    let m = corpus(
+        &h,
+        &[
+            "redis redis redis cache cache tuning notes", // 0: redis only
+            "eviction eviction eviction eviction policy", // 1: eviction only
+            "the redis eviction setting lives in a long configuration file with many other settings", // 2: both
+        ],
+    );
+    let request = SearchRequest {
+        query: "what is the redis eviction?".into(),
+        filter: MemoryFilter::default(),
+        limit: 10,
+        offset: 0,
+        strict: false,
+    };
+    let hits = h.service.search(&request).unwrap();
+    let order: Vec<usize> = hits
+        .iter()
+        .map(|hit| m.iter().position(|x| x.id == hit.memory.id).unwrap())
+        .collect();
+    assert_eq!(order.len(), 3, "partial matches still come back");
+    assert_eq!(
+        order[0], 2,
+        "the memory holding every word ranks first: {order:?}"
+    );
+}
+
+pub fn strict_implicit_queries_return_only_memories_holding_every_word(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let m = corpus(
+        &h,
+        &["redis eviction policy", "redis cache", "eviction notice"],
+    );
+    assert_eq!(numbers(&h, &m, "redis eviction", true), [0]);
+    assert_eq!(numbers(&h, &m, "redis eviction", false), [0, 1, 2]);
 }

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use cairn_core::search::{LexicalQuery, SignalHit};
+use cairn_core::search::{Match, SignalHit};
 use cairn_core::store::{ListQuery, MemoryFilter, Store, StoreStats, StoreTx, TagCount};
 use cairn_core::{Memory, MemoryId, Result, Revision};
 use jiff::Timestamp;
@@ -169,12 +169,16 @@ impl Store for SqliteStore {
 
     fn lexical(
         &self,
-        query: &LexicalQuery,
+        expression: &Match,
         filter: &MemoryFilter,
         now: Timestamp,
         depth: usize,
     ) -> Result<Vec<SignalHit>> {
-        read::lexical(&self.conn(), query, filter, now, depth)
+        read::lexical(&self.conn(), expression, filter, now, depth)
+    }
+
+    fn match_count(&self, expression: &Match) -> Result<u64> {
+        read::match_count(&self.conn(), expression)
     }
 
     fn revisions(&self, id: &MemoryId) -> Result<Vec<Revision>> {

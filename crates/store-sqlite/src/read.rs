@@ -1,7 +1,7 @@
 //! The read side of [`Store`](cairn_core::store::Store): listings, full-text ranking, stats and
 //! export, all under a [`MemoryFilter`] condition.
 
-use cairn_core::search::{LexicalQuery, SignalHit};
+use cairn_core::search::{Match, SignalHit};
 use cairn_core::store::{
     ListQuery, MemoryFilter, NamedCount, SortKey, SortOrder, StoreStats, TagCount,
 };
@@ -85,24 +85,14 @@ pub fn count(conn: &Connection, filter: &MemoryFilter, now: Timestamp) -> Result
         .map(|n| n as u64)
 }
 
-/// The FTS5 expression for a lexical query: every term quoted (so no input is syntax), OR-ed.
-fn match_expression(query: &LexicalQuery) -> String {
-    query
-        .terms
-        .iter()
-        .map(|term| format!("\"{}\"", term.replace('"', "\"\"")))
-        .collect::<Vec<_>>()
-        .join(" OR ")
-}
-
 pub fn lexical(
     conn: &Connection,
-    query: &LexicalQuery,
+    expression: &Match,
     filter: &MemoryFilter,
     now: Timestamp,
     depth: usize,
 ) -> Result<Vec<SignalHit>> {
-    if query.terms.is_empty() || depth == 0 {
+    if depth == 0 {
         return Ok(Vec::new());
     }
     let cond = condition(filter, now);
@@ -112,7 +102,7 @@ pub fn lexical(
          WHERE memories_fts MATCH ? AND {} ORDER BY score LIMIT ?",
         cond.sql
     );
-    let mut params = vec![Value::Text(match_expression(query))];
+    let mut params = vec![Value::Text(fts5_expression(expression))];
     params.extend(cond.params);
     params.push(Value::Integer(depth as i64));
     let rows: Vec<(String, f64)> = conn
@@ -133,6 +123,51 @@ pub fn lexical(
             })
         })
         .collect()
+}
+
+pub fn match_count(conn: &Connection, expression: &Match) -> Result<u64> {
+    conn.prepare_cached("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?1")
+        .sql()?
+        .query_row([fts5_expression(expression)], |row| row.get::<_, i64>(0))
+        .sql()
+        .map(|n| n as u64)
+}
+
+/// The FTS5 form of a match expression. Every word is quoted, so no input can be read as FTS5
+/// syntax, and every operator is parenthesised, so FTS5's own precedence never matters.
+pub fn fts5_expression(expression: &Match) -> String {
+    let quote = |words: &[String]| format!("\"{}\"", words.join(" ").replace('"', "\"\""));
+    let join = |items: &[Match], op: &str| {
+        let parts: Vec<String> = items.iter().map(fts5_expression).collect();
+        format!("({})", parts.join(op))
+    };
+    match expression {
+        Match::Term(word) => quote(std::slice::from_ref(word)),
+        Match::Phrase(words) => quote(words),
+        Match::Prefix(words) => format!("{}*", quote(&porter_safe_prefix(words))),
+        Match::All(items) => join(items, " AND "),
+        Match::Any(items) => join(items, " OR "),
+        Match::Without { base, excluded } => {
+            excluded.iter().fold(fts5_expression(base), |acc, e| {
+                format!("({acc} NOT {})", fts5_expression(e))
+            })
+        }
+    }
+}
+
+/// FTS5 stems a prefix like a word, and Porter turns a final `y` into `i`: `deploy*` would
+/// search `deploi*` and miss "deployment" (indexed as `deploy`). Every other Porter rule only
+/// shortens the prefix, which widens the match harmlessly; so a final `y` is dropped instead
+/// (`deplo*` matches both forms).
+fn porter_safe_prefix(words: &[String]) -> Vec<String> {
+    let mut words = words.to_vec();
+    if let Some(last) = words.last_mut()
+        && last.len() > 3
+        && last.ends_with('y')
+    {
+        last.pop();
+    }
+    words
 }
 
 pub fn revisions(conn: &Connection, id: &MemoryId) -> Result<Vec<Revision>> {

@@ -287,3 +287,48 @@ mod index_consistency {
             .expect("index consistent with the memories");
     }
 }
+
+mod hostile_queries {
+    use cairn_core::search::SearchRequest;
+    use cairn_core::store::MemoryFilter;
+    use cairn_core::testing::{Harness, project};
+    use cairn_core::{NewMemory, Source};
+    use cairn_store_sqlite::SqliteStore;
+    use proptest::prelude::*;
+    use std::sync::OnceLock;
+
+    fn harness() -> &'static Harness {
+        static HARNESS: OnceLock<Harness> = OnceLock::new();
+        HARNESS.get_or_init(|| {
+            let h = Harness::new(|| Box::new(SqliteStore::open_in_memory().unwrap()));
+            for text in [
+                "docker compose up",
+                "\"quoted\" (parens) NOT AND OR * ^ : - + NEAR",
+                "naïve café façade",
+            ] {
+                h.service
+                    .store(NewMemory::new(text, project("acme"), Source::Cli))
+                    .unwrap();
+            }
+            h
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1500))]
+
+        /// Whatever the input, search answers with results or a query error — never a panic,
+        /// never a storage error (which would mean FTS5 saw syntax it could not parse).
+        #[test]
+        fn no_input_crashes_search_or_leaks_an_fts5_error(
+            text in prop_oneof!["\\PC{0,60}", "([A-Za-z*\"():^+-]{1,6}| AND | OR | NOT |NEAR| ){0,10}"],
+            strict in any::<bool>(),
+        ) {
+            let request = SearchRequest { query: text.clone(), filter: MemoryFilter::default(), limit: 5, offset: 0, strict };
+            match harness().service.search(&request) {
+                Ok(_) => {}
+                Err(err) => prop_assert_eq!(err.field(), Some("query"), "{:?}: {}", text, err),
+            }
+        }
+    }
+}

@@ -14,6 +14,7 @@ pub fn run(app: &App, args: &SearchArgs) -> Result<Outcome> {
         filter: app.filter(&args.filter)?,
         limit: args.limit.unwrap_or(app.config.search.default_limit),
         offset: args.offset,
+        strict: args.all,
     };
     let hits = app.service.search(&request)?;
     app.out.print(&View::Search {

@@ -6,12 +6,18 @@
 //! lists by reciprocal-rank fusion, and the service loads and pages the winners. Each
 //! [`SearchHit`] keeps every signal's rank and raw score, which is what `--explain` shows.
 //!
-//! The lexical query is, for now, the query's words combined with OR and ranked by BM25 (so
-//! documents holding more of the words rank first). Every word is quoted for the backend, so no
-//! input can be mistaken for query syntax.
+//! Queries use the language of [`query`]. The lexical signal runs a soft (natural-language)
+//! query in two tiers: memories matching every item, ranked by BM25, then — if that leaves room —
+//! memories matching some items. Candidates for the second tier come only from items that are not
+//! very common ([`DRIVER_MAX_DOCUMENTS`]): a word found in most memories says little about any one
+//! of them, and letting it generate candidates would make the backend score most of the store
+//! (full-text engines score every matching document). Such words still count in the first tier.
 
 pub mod fusion;
+pub mod query;
+pub mod stopwords;
 
+use std::collections::HashSet;
 use std::fmt;
 
 use jiff::Timestamp;
@@ -22,42 +28,35 @@ use crate::id::MemoryId;
 use crate::memory::Memory;
 use crate::store::{MemoryFilter, Store};
 
+pub use query::{Match, ParsedQuery};
+
 /// The longest query accepted, in bytes.
 pub const MAX_QUERY_BYTES: usize = 2_000;
+
+/// Items matching more memories than this do not generate second-tier candidates.
+pub const DRIVER_MAX_DOCUMENTS: u64 = 5_000;
 
 /// A parsed search query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchQuery {
     pub text: String,
-    pub lexical: LexicalQuery,
+    pub parsed: ParsedQuery,
 }
 
 impl SearchQuery {
-    pub fn parse(text: &str) -> Result<Self> {
+    /// Parses `text`; `strict` makes an implicit AND exact (the CLI's `--all`).
+    pub fn parse(text: &str, strict: bool) -> Result<Self> {
         if text.len() > MAX_QUERY_BYTES {
             return Err(Error::invalid(
                 "query",
                 format!("is {} bytes; the limit is {MAX_QUERY_BYTES}", text.len()),
             ));
         }
-        let terms = words(text);
-        if terms.is_empty() {
-            return Err(Error::invalid(
-                "query",
-                "has no words to search for (letters or digits)",
-            ));
-        }
         Ok(SearchQuery {
             text: text.trim().to_string(),
-            lexical: LexicalQuery { terms },
+            parsed: ParsedQuery::parse(text, strict)?,
         })
     }
-}
-
-/// What the full-text signal matches: any of these words (lowercased, unique, in query order).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LexicalQuery {
-    pub terms: Vec<String>,
 }
 
 /// Splits text into words the way the full-text index does (letters and digits; everything
@@ -127,7 +126,52 @@ impl Signal for LexicalSignal {
         now: Timestamp,
         depth: usize,
     ) -> Result<Vec<SignalHit>> {
-        store.lexical(&query.lexical, filter, now, depth)
+        match &query.parsed {
+            ParsedQuery::Strict(expression) => store.lexical(expression, filter, now, depth),
+            ParsedQuery::Soft { items, excluded } => {
+                let without = |base: Match| match excluded.is_empty() {
+                    true => base,
+                    false => Match::Without {
+                        base: Box::new(base),
+                        excluded: excluded.clone(),
+                    },
+                };
+                if let [single] = items.as_slice() {
+                    return store.lexical(&without(single.clone()), filter, now, depth);
+                }
+                let mut hits =
+                    store.lexical(&without(Match::All(items.clone())), filter, now, depth)?;
+                if hits.len() >= depth {
+                    return Ok(hits);
+                }
+                let mut counted = Vec::with_capacity(items.len());
+                for item in items {
+                    counted.push((store.match_count(item)?, item.clone()));
+                }
+                let mut drivers: Vec<Match> = counted
+                    .iter()
+                    .filter(|(count, _)| *count <= DRIVER_MAX_DOCUMENTS)
+                    .map(|(_, item)| item.clone())
+                    .collect();
+                if drivers.is_empty() {
+                    let rarest = counted
+                        .iter()
+                        .min_by_key(|(count, _)| *count)
+                        .expect("several items");
+                    drivers.push(rarest.1.clone());
+                }
+                let partial = store.lexical(
+                    &without(Match::Any(drivers)),
+                    filter,
+                    now,
+                    depth + hits.len(),
+                )?;
+                let seen: HashSet<MemoryId> = hits.iter().map(|hit| hit.id).collect();
+                hits.extend(partial.into_iter().filter(|hit| !seen.contains(&hit.id)));
+                hits.truncate(depth);
+                Ok(hits)
+            }
+        }
     }
 }
 
@@ -138,6 +182,8 @@ pub struct SearchRequest {
     pub filter: MemoryFilter,
     pub limit: usize,
     pub offset: usize,
+    /// Make an implicit AND exact: only memories holding every item.
+    pub strict: bool,
 }
 
 /// How one signal saw a result.
@@ -179,7 +225,10 @@ mod tests {
             "  ?! ".into(),
             "x".repeat(MAX_QUERY_BYTES + 1),
         ] {
-            assert_eq!(SearchQuery::parse(&bad).unwrap_err().field(), Some("query"));
+            assert_eq!(
+                SearchQuery::parse(&bad, false).unwrap_err().field(),
+                Some("query")
+            );
         }
     }
 }
