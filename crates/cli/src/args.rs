@@ -74,7 +74,7 @@ pub enum Command {
     List(ListArgs),
     /// Find memories by keyword: a query language over BM25 ranking of title, content and tags.
     #[command(
-        after_help = "Examples:\n  cairn search \"flaky websocket test\"\n  cairn search docker --tags ci --after \"2 weeks ago\"\n  cairn search deploy --category decision --format json\n\nExit status 1 when nothing is found."
+        after_help = "Examples:\n  cairn search how do we deploy the api        # plain words: all of them first, then some\n  cairn search docker compose --all            # only memories holding both\n  cairn search '\"connection refused\" AND (postgres OR pg*) NOT staging'\n  cairn search docker --tags ci --after \"2 weeks ago\" --format json\n\nOperators are upper-case; NOT binds tightest, then AND, then OR.\nExit status 1 when nothing is found."
     )]
     Search(SearchArgs),
     /// Delete expired memories for good.
