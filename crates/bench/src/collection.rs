@@ -8,11 +8,43 @@ use std::io::Cursor;
 use anyhow::Result;
 use cairn_core::config::Limits;
 use cairn_core::exchange::MemoryRecord;
-use cairn_core::search::SearchRequest;
+use cairn_core::search::{FuzzyMode, SearchRequest};
 use cairn_core::store::MemoryFilter;
 use cairn_core::{Category, Importance, Memory, MemoryId, MemoryService, Scope, Source};
 use cairn_store_sqlite::SqliteStore;
 use jiff::Timestamp;
+
+/// The search modes the harness measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Exact full-text search only.
+    Lexical,
+    /// Typo-tolerant search only.
+    Fuzzy,
+    /// What cairn does by default: lexical, with fuzzy when lexical finds too little.
+    LexicalFuzzy,
+}
+
+impl Mode {
+    pub const ALL: [Mode; 3] = [Mode::Lexical, Mode::Fuzzy, Mode::LexicalFuzzy];
+
+    fn fuzzy(self) -> FuzzyMode {
+        match self {
+            Mode::Lexical => FuzzyMode::Never,
+            Mode::Fuzzy => FuzzyMode::Only,
+            Mode::LexicalFuzzy => FuzzyMode::Auto,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Lexical => "lexical",
+            Mode::Fuzzy => "fuzzy",
+            Mode::LexicalFuzzy => "lexical+fuzzy",
+        }
+    }
+}
 
 /// One document to load.
 pub struct Document {
@@ -69,17 +101,14 @@ impl Collection {
         Ok(Collection { service, keys })
     }
 
-    /// The keys of the top `k` results for `query`.
-    pub fn search(&self, query: &str, k: usize) -> Result<Vec<String>> {
+    /// The keys of the top `k` results for `query` in `mode`.
+    pub fn search(&self, query: &str, k: usize, mode: Mode) -> Result<Vec<String>> {
         let request = SearchRequest {
-            query: query.to_string(),
-            filter: MemoryFilter::default(),
-            limit: k,
-            offset: 0,
-            strict: false,
+            fuzzy: mode.fuzzy(),
+            ..SearchRequest::new(query, MemoryFilter::default(), k)
         };
         let hits = match self.service.search(&request) {
-            Ok(hits) => hits,
+            Ok(results) => results.hits,
             // A question with nothing searchable in it finds nothing; that is a miss, not a crash.
             Err(cairn_core::Error::Invalid { .. }) => Vec::new(),
             Err(other) => return Err(other.into()),

@@ -297,6 +297,46 @@ impl Corpus {
             .collect::<Vec<_>>()
             .join(" ")
     }
+
+    /// A middling-frequency word of five letters or more with two inner letters swapped, as a
+    /// hurried typist writes it (`docker` → `dokcer`).
+    pub fn typo_query(&self, rng: &mut Rng) -> String {
+        loop {
+            let word: Vec<char> = self.query_word(rng).chars().collect();
+            if word.len() < 5 {
+                continue;
+            }
+            let i = 1 + rng.below(word.len() - 3);
+            if word[i] == word[i + 1] {
+                continue;
+            }
+            let mut typo = word.clone();
+            typo.swap(i, i + 1);
+            return typo.into_iter().collect();
+        }
+    }
+
+    /// Two adjacent words of a stored memory, quoted: an exact-phrase query that matches.
+    pub fn phrase_query(&self, seed: u64, count: u64, rng: &mut Rng) -> String {
+        let memory = self
+            .memory(
+                seed,
+                rng.below(count as usize) as u64,
+                Timestamp::UNIX_EPOCH,
+            )
+            .memory;
+        let words: Vec<&str> = memory
+            .content
+            .split_whitespace()
+            .filter(|w| w.chars().all(char::is_alphabetic))
+            .collect();
+        let at = rng.below(words.len().saturating_sub(1).max(1));
+        let pair = words
+            .get(at..at + 2)
+            .map(|p| p.join(" "))
+            .unwrap_or_else(|| words.join(" "));
+        format!("\"{}\"", pair.to_lowercase())
+    }
 }
 
 fn pseudo_word(rng: &mut Rng) -> String {

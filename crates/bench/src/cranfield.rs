@@ -1,4 +1,5 @@
-//! The Cranfield collection: 1,400 aeronautics abstracts, 225 queries, graded judgments.
+//! The Cranfield collection: 1,400 aeronautics abstracts, 225 queries, graded judgments,
+//! searched in lexical mode (its queries are well spelled).
 //!
 //! Documents are `.I/.T/.A/.B/.W` records; a memory is the title (`.T`) and the text (`.W`).
 //! Query ids in `cran.qry` skip numbers, so queries are numbered 1…225 in file order, as the
@@ -19,7 +20,7 @@ use anyhow::{Context, Result, bail};
 use jiff::Timestamp;
 use serde::Serialize;
 
-use crate::collection::{Collection, Document};
+use crate::collection::{Collection, Document, Mode};
 use crate::metrics::{Judgments, Summary, score};
 
 #[derive(Debug, Serialize)]
@@ -125,7 +126,7 @@ pub fn run(dir: &Path) -> Result<CranfieldReport> {
     let collection = Collection::load(documents)?;
     let (mut all_scores, mut graded_scores) = (Vec::new(), Vec::new());
     for (index, query) in queries.iter().enumerate() {
-        let ranked = collection.search(query, 100)?;
+        let ranked = collection.search(query, 100, Mode::Lexical)?;
         if let Some(judged) = all_pairs.get(&(index + 1)) {
             all_scores.push(score(&ranked, judged));
         }

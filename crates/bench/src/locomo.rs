@@ -13,7 +13,7 @@ use jiff::civil::DateTime;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::collection::{Collection, Document};
+use crate::collection::{Collection, Document, Mode};
 use crate::metrics::{Judgments, QueryScores, Summary, score};
 
 #[derive(Debug, Serialize)]
@@ -23,6 +23,12 @@ pub struct LocomoReport {
     pub questions: usize,
     pub skipped_questions_without_evidence: usize,
     pub unmatched_evidence_ids: usize,
+    pub modes: Vec<ModeReport>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ModeReport {
+    pub mode: Mode,
     pub overall: Summary,
     pub by_category: BTreeMap<String, Summary>,
 }
@@ -87,9 +93,9 @@ pub fn run(path: &Path) -> Result<LocomoReport> {
     if samples.is_empty() {
         bail!("{} holds no conversations", path.display());
     }
-    let mut all = Vec::new();
-    let mut by_category: BTreeMap<String, Vec<QueryScores>> = BTreeMap::new();
-    let (mut turns_total, mut skipped, mut unmatched) = (0, 0, 0);
+    let mut all: BTreeMap<&str, Vec<QueryScores>> = BTreeMap::new();
+    let mut by_category: BTreeMap<(&str, String), Vec<QueryScores>> = BTreeMap::new();
+    let (mut turns_total, mut skipped, mut unmatched, mut questions) = (0, 0, 0, 0);
     for sample in &samples {
         let documents = turns(
             sample
@@ -138,24 +144,37 @@ pub fn run(path: &Path) -> Result<LocomoReport> {
                 skipped += 1;
                 continue;
             }
-            let ranked = collection.search(question, 10)?;
-            let scores = score(&ranked, &judged);
-            all.push(scores);
+            questions += 1;
             let name = format!("{category}-{}", CATEGORY_NAMES[category as usize - 1]);
-            by_category.entry(name).or_default().push(scores);
+            for mode in Mode::ALL {
+                let scores = score(&collection.search(question, 10, mode)?, &judged);
+                all.entry(mode.name()).or_default().push(scores);
+                by_category
+                    .entry((mode.name(), name.clone()))
+                    .or_default()
+                    .push(scores);
+            }
         }
     }
+    let modes = Mode::ALL
+        .into_iter()
+        .map(|mode| ModeReport {
+            mode,
+            overall: Summary::of(&all[mode.name()]),
+            by_category: by_category
+                .iter()
+                .filter(|((m, _), _)| *m == mode.name())
+                .map(|((_, category), scores)| (category.clone(), Summary::of(scores)))
+                .collect(),
+        })
+        .collect();
     Ok(LocomoReport {
         conversations: samples.len(),
         turns: turns_total,
-        questions: all.len(),
+        questions,
         skipped_questions_without_evidence: skipped,
         unmatched_evidence_ids: unmatched,
-        overall: Summary::of(&all),
-        by_category: by_category
-            .into_iter()
-            .map(|(k, v)| (k, Summary::of(&v)))
-            .collect(),
+        modes,
     })
 }
 

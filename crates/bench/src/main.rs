@@ -133,25 +133,36 @@ fn main() -> Result<()> {
                     report.unmatched_evidence_ids
                 );
                 println!(
-                    "{:<16} {:>9} {:>6} {:>6} {:>6} {:>9} {:>6} {:>8}",
-                    "category", "questions", "R@1", "R@5", "R@10", "recall@10", "MRR", "nDCG@10"
+                    "{:<14} {:<16} {:>9} {:>6} {:>6} {:>6} {:>9} {:>6} {:>8}",
+                    "mode",
+                    "category",
+                    "questions",
+                    "R@1",
+                    "R@5",
+                    "R@10",
+                    "recall@10",
+                    "MRR",
+                    "nDCG@10"
                 );
-                let row = |name: &str, s: &cairn_bench::metrics::Summary| {
-                    println!(
-                        "{name:<16} {:>9} {:>6.3} {:>6.3} {:>6.3} {:>9.3} {:>6.3} {:>8.3}",
-                        s.queries,
-                        s.mean.recall_any_1,
-                        s.mean.recall_any_5,
-                        s.mean.recall_any_10,
-                        s.mean.recall_10,
-                        s.mean.mrr,
-                        s.mean.ndcg_10
-                    )
-                };
-                for (name, summary) in &report.by_category {
-                    row(name, summary);
+                for mode in &report.modes {
+                    let row = |name: &str, s: &cairn_bench::metrics::Summary| {
+                        println!(
+                            "{:<14} {name:<16} {:>9} {:>6.3} {:>6.3} {:>6.3} {:>9.3} {:>6.3} {:>8.3}",
+                            mode.mode.name(),
+                            s.queries,
+                            s.mean.recall_any_1,
+                            s.mean.recall_any_5,
+                            s.mean.recall_any_10,
+                            s.mean.recall_10,
+                            s.mean.mrr,
+                            s.mean.ndcg_10
+                        )
+                    };
+                    for (name, summary) in &mode.by_category {
+                        row(name, summary);
+                    }
+                    row("overall", &mode.overall);
                 }
-                row("overall", &report.overall);
             }
         }
         Command::Cranfield { dir, json } => {

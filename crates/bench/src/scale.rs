@@ -41,10 +41,20 @@ pub struct ScaleResult {
     pub store_bytes: u64,
     pub store_bytes_per_memory: f64,
     pub corpus_bytes_per_memory: f64,
-    pub cli_search: Percentiles,
-    pub cli_search_peak_rss_mib: f64,
-    pub in_process_search: Percentiles,
-    /// Share of queries that found at least one memory (a sanity check on the query mix).
+    /// One entry per kind of query: lexical, fuzzy (typos), phrase.
+    pub searches: Vec<QueryKindResult>,
+}
+
+/// Latencies of one kind of query.
+#[derive(Debug, Serialize)]
+pub struct QueryKindResult {
+    pub kind: &'static str,
+    /// Whole `cairn search` processes, start to exit.
+    pub cli: Percentiles,
+    pub cli_peak_rss_mib: f64,
+    /// Searches through the service in a warm process.
+    pub in_process: Percentiles,
+    /// Share of queries that found at least one memory (a sanity check on the mix).
     pub queries_with_results: f64,
 }
 
@@ -105,51 +115,64 @@ pub fn run(options: &ScaleOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
         let store_bytes = std::fs::metadata(&db)?.len();
 
         let mut rng = Rng::new(options.seed ^ 0x9e3779b9);
-        let queries: Vec<String> = (0..options.search_runs)
-            .map(|_| corpus.query(&mut rng))
-            .collect();
-        progress(&format!("{size}: {} cli searches", queries.len()));
-        let mut cli = Vec::new();
-        let mut cli_rss = Vec::new();
-        for query in &queries {
-            let run = run_child(
-                Command::new(&options.cairn)
-                    .arg("--db")
-                    .arg(&db)
-                    .args([
-                        "search",
-                        "--all-projects",
-                        "--limit",
-                        "10",
-                        "--format",
-                        "json",
-                        "--",
-                    ])
-                    .args(query.split(' ')),
-            )?;
-            cli.push(run.wall);
-            cli_rss.push(mib(run.peak_rss_bytes));
-        }
-
-        progress(&format!("{size}: in-process searches"));
+        let n = options.search_runs;
+        let mixes: [(&'static str, Vec<String>); 3] = [
+            ("lexical", (0..n).map(|_| corpus.query(&mut rng)).collect()),
+            (
+                "fuzzy",
+                (0..n).map(|_| corpus.typo_query(&mut rng)).collect(),
+            ),
+            (
+                "phrase",
+                (0..n)
+                    .map(|_| corpus.phrase_query(options.seed, size, &mut rng))
+                    .collect(),
+            ),
+        ];
         let service = MemoryService::new(Box::new(SqliteStore::open(&db)?), Limits::default());
-        let request = |query: &str| SearchRequest {
-            query: query.to_string(),
-            filter: MemoryFilter::default(),
-            limit: 10,
-            offset: 0,
-            strict: false,
-        };
-        for query in queries.iter().take(20) {
-            service.search(&request(query))?; // warm the page cache
+        let request = |query: &str| SearchRequest::new(query, MemoryFilter::default(), 10);
+        for (_, queries) in &mixes {
+            for query in queries.iter().take(10) {
+                service.search(&request(query))?; // warm the page cache
+            }
         }
-        let mut in_process = Vec::new();
-        let mut found = 0;
-        for query in &queries {
-            let start = Instant::now();
-            let hits = service.search(&request(query))?;
-            in_process.push(start.elapsed());
-            found += usize::from(!hits.is_empty());
+        let mut searches = Vec::new();
+        for (kind, queries) in &mixes {
+            progress(&format!(
+                "{size}: {} {kind} searches, as processes and in process",
+                queries.len()
+            ));
+            let mut cli = Vec::new();
+            let mut cli_rss = Vec::new();
+            for query in queries {
+                let run = run_child(Command::new(&options.cairn).arg("--db").arg(&db).args([
+                    "search",
+                    "--all-projects",
+                    "--limit",
+                    "10",
+                    "--format",
+                    "json",
+                    "--",
+                    query,
+                ]))?;
+                cli.push(run.wall);
+                cli_rss.push(mib(run.peak_rss_bytes));
+            }
+            let mut in_process = Vec::new();
+            let mut found = 0;
+            for query in queries {
+                let start = Instant::now();
+                let hits = service.search(&request(query))?.hits;
+                in_process.push(start.elapsed());
+                found += usize::from(!hits.is_empty());
+            }
+            searches.push(QueryKindResult {
+                kind,
+                cli: Percentiles::of(&cli),
+                cli_peak_rss_mib: median(&mut cli_rss),
+                in_process: Percentiles::of(&in_process),
+                queries_with_results: found as f64 / queries.len() as f64,
+            });
         }
 
         results.push(ScaleResult {
@@ -160,25 +183,19 @@ pub fn run(options: &ScaleOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
             store_bytes,
             store_bytes_per_memory: store_bytes as f64 / size as f64,
             corpus_bytes_per_memory: corpus_bytes as f64 / size as f64,
-            cli_search: Percentiles::of(&cli),
-            cli_search_peak_rss_mib: median(&mut cli_rss),
-            in_process_search: Percentiles::of(&in_process),
-            queries_with_results: found as f64 / queries.len() as f64,
+            searches,
         });
     }
     Ok(results)
 }
 
-/// A plain table for people.
+/// Plain tables for people: ingest and size, then search latency per kind of query.
 pub fn table(results: &[ScaleResult]) -> String {
     let mut out = String::new();
-    out.push_str(
-        "memories  import/s  import s  import RSS MiB  store MiB  bytes/memory  json bytes/memory  \
-         cli search p50/p95/p99 ms  cli RSS MiB  in-process p50/p95/p99 ms  found\n",
-    );
+    out.push_str("memories  import/s  import s  import RSS MiB  store MiB  bytes/memory  json bytes/memory\n");
     for r in results {
         out.push_str(&format!(
-            "{:>8}  {:>8.0}  {:>8.2}  {:>14.1}  {:>9.1}  {:>12.0}  {:>17.0}  {:>8.2} /{:>6.2} /{:>6.2}  {:>11.1}  {:>7.3} /{:>6.3} /{:>6.3}  {:>4.0}%\n",
+            "{:>8}  {:>8.0}  {:>8.2}  {:>14.1}  {:>9.1}  {:>12.0}  {:>17.0}\n",
             r.memories,
             r.import_per_second_median,
             r.import_seconds_median,
@@ -186,15 +203,25 @@ pub fn table(results: &[ScaleResult]) -> String {
             mib(r.store_bytes),
             r.store_bytes_per_memory,
             r.corpus_bytes_per_memory,
-            r.cli_search.p50_ms,
-            r.cli_search.p95_ms,
-            r.cli_search.p99_ms,
-            r.cli_search_peak_rss_mib,
-            r.in_process_search.p50_ms,
-            r.in_process_search.p95_ms,
-            r.in_process_search.p99_ms,
-            r.queries_with_results * 100.0,
         ));
+    }
+    out.push_str("\nmemories  query    in-process p50/p95/p99 ms    cli p50/p95/p99 ms      cli RSS MiB  found\n");
+    for r in results {
+        for k in &r.searches {
+            out.push_str(&format!(
+                "{:>8}  {:<7}  {:>7.3} /{:>7.3} /{:>7.3}  {:>6.2} /{:>6.2} /{:>6.2}  {:>11.1}  {:>4.0}%\n",
+                r.memories,
+                k.kind,
+                k.in_process.p50_ms,
+                k.in_process.p95_ms,
+                k.in_process.p99_ms,
+                k.cli.p50_ms,
+                k.cli.p95_ms,
+                k.cli.p99_ms,
+                k.cli_peak_rss_mib,
+                k.queries_with_results * 100.0,
+            ));
+        }
     }
     out
 }

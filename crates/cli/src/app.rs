@@ -31,7 +31,8 @@ impl App {
         let path = config.database_path()?;
         tracing::debug!(db = %path.display(), "opening store");
         let store = SqliteStore::open(&path)?;
-        let service = MemoryService::new(Box::new(store), config.limits.clone());
+        let service = MemoryService::new(Box::new(store), config.limits.clone())
+            .with_search_config(config.search.clone());
         let out = Printer::new(cli.format, cli.quiet, service.now().time_zone().clone());
         Ok(App {
             config,

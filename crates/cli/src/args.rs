@@ -248,6 +248,22 @@ pub struct SearchArgs {
     /// Only memories holding every word of a plain query.
     #[arg(long)]
     pub all: bool,
+    /// Also search near-spellings of the words (typos), beside exact matches. By default they
+    /// are searched only when exact search finds fewer than 5 memories.
+    #[arg(long, conflicts_with = "no_fuzzy")]
+    pub fuzzy: bool,
+    /// Never search near-spellings.
+    #[arg(long)]
+    pub no_fuzzy: bool,
+    /// How alike a near-spelling must be, from 0 to 1 (default: config search.fuzzy_threshold, 0.7).
+    #[arg(long, value_name = "0-1")]
+    pub threshold: Option<f64>,
+    /// Show how each result was ranked: each signal's rank and raw score, the boosts, the score.
+    #[arg(long)]
+    pub explain: bool,
+    /// Keep the output within about N tokens (for agents); results that do not fit are left out.
+    #[arg(long, value_name = "N")]
+    pub budget: Option<usize>,
     /// Results to show (default: config search.default_limit, 10).
     #[arg(long)]
     pub limit: Option<usize>,

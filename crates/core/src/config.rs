@@ -63,17 +63,40 @@ impl Default for Limits {
     }
 }
 
-/// Search defaults.
+/// Search defaults and ranking weights (see `search::fusion` for how they combine).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SearchConfig {
     /// Results returned when no `--limit` is given.
     pub default_limit: usize,
+    /// Fuzzy search runs by itself when exact search finds fewer memories than this.
+    pub fuzzy_min_results: usize,
+    /// How alike (0–1, normalised edit distance) a word must be to count as a typo of another.
+    pub fuzzy_threshold: f64,
+    /// Weight of the exact (lexical) signal in fusion.
+    pub lexical_weight: f64,
+    /// Weight of the fuzzy signal in fusion.
+    pub fuzzy_weight: f64,
+    /// Largest recency boost, in first-place votes, for a memory updated just now.
+    pub recency_weight: f64,
+    /// Days after which the recency boost has halved.
+    pub recency_half_life_days: f64,
+    /// Largest importance boost, in first-place votes, for importance 5 (1 gets the negative).
+    pub importance_weight: f64,
 }
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig { default_limit: 10 }
+        SearchConfig {
+            default_limit: 10,
+            fuzzy_min_results: 5,
+            fuzzy_threshold: 0.7,
+            lexical_weight: 1.0,
+            fuzzy_weight: 0.5,
+            recency_weight: 0.05,
+            recency_half_life_days: 30.0,
+            importance_weight: 0.05,
+        }
     }
 }
 

@@ -28,6 +28,7 @@ pub mod store;
 pub mod tag;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod tokens;
 pub mod validate;
 
 pub use error::{Error, Result};

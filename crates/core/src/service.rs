@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use crate::clock::Clock;
 use crate::config::Limits;
+use crate::config::SearchConfig;
 use crate::error::{Error, Result};
 use crate::exchange::{ImportReport, MemoryRecord};
 use crate::id::{IdRef, MemoryId};
@@ -21,7 +22,11 @@ use crate::memory::{Category, Importance, Memory, Revision, Source, WriteOutcome
 use crate::normalise::{content_hash, same_content};
 use crate::scope::Scope;
 use crate::search::fusion::Fusion;
-use crate::search::{LexicalSignal, SearchHit, SearchQuery, SearchRequest, Signal};
+use crate::search::fuzzy::FuzzySignal;
+use crate::search::{
+    Boosts, FuzzyMode, LexicalSignal, SearchHit, SearchQuery, SearchRequest, SearchResults, Signal,
+    SignalKind,
+};
 use crate::store::{ListQuery, MemoryFilter, Store, StoreStats, StoreTx, TagCount};
 use crate::validate;
 
@@ -95,8 +100,8 @@ pub struct MemoryHistory {
 pub struct MemoryService {
     store: Box<dyn Store>,
     limits: Limits,
+    search: SearchConfig,
     clock: Clock,
-    signals: Vec<Box<dyn Signal>>,
     fusion: Fusion,
 }
 
@@ -109,10 +114,16 @@ impl MemoryService {
         MemoryService {
             store,
             limits,
+            search: SearchConfig::default(),
             clock,
-            signals: vec![Box::new(LexicalSignal)],
             fusion: Fusion::default(),
         }
+    }
+
+    /// Uses these search defaults and ranking weights instead of the built-in ones.
+    pub fn with_search_config(mut self, search: SearchConfig) -> Self {
+        self.search = search;
+        self
     }
 
     /// Now in the user's time zone: adapters resolve relative dates against this.
@@ -314,44 +325,94 @@ impl MemoryService {
         self.store.count(filter, self.now_ts())
     }
 
-    /// Runs every signal under the filter, fuses their rankings and loads the requested page.
-    pub fn search(&self, request: &SearchRequest) -> Result<Vec<SearchHit>> {
+    /// Runs the signals under the filter — lexical, then fuzzy when asked for or when lexical
+    /// finds too little — fuses their rankings, adds the recency and importance boosts, and
+    /// returns the requested page.
+    pub fn search(&self, request: &SearchRequest) -> Result<SearchResults> {
         validate::page(request.limit, request.offset)?;
+        let threshold = request.threshold.unwrap_or(self.search.fuzzy_threshold);
+        if !(0.0..=1.0).contains(&threshold) {
+            return Err(Error::invalid(
+                "threshold",
+                format!("{threshold} is outside 0..=1"),
+            ));
+        }
         let query = SearchQuery::parse(&request.query, request.strict)?;
         let now = self.now_ts();
         let depth = request.offset + request.limit;
-        let rankings = self
-            .signals
-            .iter()
-            .map(|signal| {
-                let hits = signal.rank(self.store.as_ref(), &query, &request.filter, now, depth)?;
-                Ok((signal.kind(), 1.0, hits))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let page: Vec<_> = self
-            .fusion
-            .fuse(rankings)
-            .into_iter()
-            .skip(request.offset)
-            .take(request.limit)
-            .collect();
-        let ids: Vec<MemoryId> = page.iter().map(|f| f.id).collect();
+        let store = self.store.as_ref();
+        let mut rankings = Vec::new();
+        let mut matched_words = Vec::new();
+        let mut exact_found = 0;
+        if request.fuzzy != FuzzyMode::Only {
+            let probe = depth.max(self.search.fuzzy_min_results);
+            let mut lexical = LexicalSignal.rank(store, &query, &request.filter, now, probe)?;
+            exact_found = lexical.hits.len();
+            lexical.hits.truncate(depth);
+            matched_words.extend(lexical.matched_words);
+            rankings.push((
+                SignalKind::Lexical,
+                self.search.lexical_weight,
+                lexical.hits,
+            ));
+        }
+        let run_fuzzy = match request.fuzzy {
+            FuzzyMode::Always | FuzzyMode::Only => true,
+            FuzzyMode::Never => false,
+            FuzzyMode::Auto => exact_found < self.search.fuzzy_min_results,
+        };
+        if run_fuzzy {
+            let fuzzy =
+                FuzzySignal { threshold }.rank(store, &query, &request.filter, now, depth)?;
+            matched_words.extend(fuzzy.matched_words);
+            rankings.push((SignalKind::Fuzzy, self.search.fuzzy_weight, fuzzy.hits));
+        }
+        let fused = self.fusion.fuse(rankings);
+        let ids: Vec<MemoryId> = fused.iter().map(|f| f.id).collect();
         let mut loaded: HashMap<MemoryId, Memory> = self
             .store
             .get(&ids)?
             .into_iter()
             .map(|m| (m.id, m))
             .collect();
-        Ok(page
+        let mut hits: Vec<SearchHit> = fused
             .into_iter()
             .filter_map(|fused| {
-                loaded.remove(&fused.id).map(|memory| SearchHit {
+                let memory = loaded.remove(&fused.id)?;
+                let boosts = self.boosts(&memory, now);
+                let score =
+                    fused.score + (boosts.recency + boosts.importance) * self.fusion.first_place();
+                Some(SearchHit {
                     memory,
-                    score: fused.score,
+                    score,
                     signals: fused.signals,
+                    boosts,
                 })
             })
-            .collect())
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+        let hits = hits
+            .into_iter()
+            .skip(request.offset)
+            .take(request.limit)
+            .collect();
+        matched_words.dedup();
+        Ok(SearchResults {
+            hits,
+            matched_words,
+        })
+    }
+
+    /// The recency and importance boosts of a memory, in first-place votes.
+    fn boosts(&self, memory: &Memory, now: Timestamp) -> Boosts {
+        let age_days = (now.as_millisecond() - memory.updated_at.as_millisecond()).max(0) as f64
+            / 86_400_000.0;
+        let half_life = self.search.recency_half_life_days.max(f64::MIN_POSITIVE);
+        Boosts {
+            recency: self.search.recency_weight * 0.5f64.powf(age_days / half_life),
+            importance: self.search.importance_weight * (f64::from(memory.importance.get()) - 3.0)
+                / 2.0,
+        }
     }
 
     /// Finds memories that expired at or before `before` (default now) and, unless `dry_run`,

@@ -50,6 +50,10 @@ pub trait Store: Send + Sync {
     /// much work ranking it would be.
     fn match_count(&self, expression: &Match) -> Result<u64>;
 
+    /// Up to `limit` words from the store's vocabulary that share letter triples with `word`,
+    /// the most alike first: the candidates of typo-tolerant search, re-scored by the caller.
+    fn similar_words(&self, word: &str, limit: usize) -> Result<Vec<String>>;
+
     /// A memory's previous states, oldest first.
     fn revisions(&self, id: &MemoryId) -> Result<Vec<Revision>>;
 

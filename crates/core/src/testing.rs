@@ -17,7 +17,7 @@ use crate::exchange::MemoryRecord;
 use crate::id::IdRef;
 use crate::memory::{Category, Memory, Source, WriteStatus};
 use crate::scope::{ProjectName, Scope, ScopeFilter};
-use crate::search::SearchRequest;
+use crate::search::{FuzzyMode, SearchRequest};
 use crate::service::{MemoryPatch, MemoryService, NewMemory};
 use crate::store::{ListQuery, MemoryFilter, SortKey, SortOrder, Store};
 use crate::tag::Tag;
@@ -53,6 +53,11 @@ macro_rules! store_behaviour_suite {
             query_operators_phrases_and_prefixes_match_exactly,
             implicit_queries_rank_memories_holding_every_word_first,
             strict_implicit_queries_return_only_memories_holding_every_word,
+            fuzzy_search_finds_misspelled_words_and_nothing_unrelated,
+            fuzzy_threshold_is_respected,
+            fuzzy_never_returns_expired_or_forgotten_memories,
+            fuzzy_runs_by_itself_only_when_exact_search_finds_little,
+            filters_compose_with_fuzzy_search,
         );
     };
     (@tests $factory:expr; $($name:ident),* $(,)?) => {
@@ -120,10 +125,13 @@ impl Harness {
             limit: 50,
             offset: 0,
             strict: false,
+            fuzzy: FuzzyMode::Never,
+            threshold: None,
         };
         self.service
             .search(&request)
             .expect("search")
+            .hits
             .into_iter()
             .map(|hit| hit.memory)
             .collect()
@@ -599,8 +607,10 @@ pub fn search_ranks_memories_holding_more_terms_first_and_pages(factory: StoreFa
             limit: 1,
             offset,
             strict: false,
+            fuzzy: FuzzyMode::Never,
+            threshold: None,
         };
-        h.service.search(&request).unwrap()
+        h.service.search(&request).unwrap().hits
     };
     assert_eq!(page(0)[0].memory.id, results[0].id);
     assert_eq!(page(2)[0].memory.id, results[2].id);
@@ -984,11 +994,14 @@ fn numbers(h: &Harness, memories: &[Memory], query: &str, strict: bool) -> Vec<u
         limit: 50,
         offset: 0,
         strict,
+        fuzzy: FuzzyMode::Never,
+        threshold: None,
     };
     let mut found: Vec<usize> = h
         .service
         .search(&request)
         .unwrap_or_else(|e| panic!("{query}: {e}"))
+        .hits
         .iter()
         .map(|hit| {
             memories
@@ -1038,6 +1051,8 @@ pub fn query_operators_phrases_and_prefixes_match_exactly(factory: StoreFactory)
         limit: 5,
         offset: 0,
         strict: false,
+        fuzzy: FuzzyMode::Never,
+        threshold: None,
     });
     assert_eq!(err.unwrap_err().field(), Some("query"));
 }
@@ -1060,8 +1075,10 @@ pub fn implicit_queries_rank_memories_holding_every_word_first(factory: StoreFac
         limit: 10,
         offset: 0,
         strict: false,
+        fuzzy: FuzzyMode::Never,
+        threshold: None,
     };
-    let hits = h.service.search(&request).unwrap();
+    let hits = h.service.search(&request).unwrap().hits;
     let order: Vec<usize> = hits
         .iter()
         .map(|hit| m.iter().position(|x| x.id == hit.memory.id).unwrap())
@@ -1081,4 +1098,204 @@ pub fn strict_implicit_queries_return_only_memories_holding_every_word(factory: 
     );
     assert_eq!(numbers(&h, &m, "redis eviction", true), [0]);
     assert_eq!(numbers(&h, &m, "redis eviction", false), [0, 1, 2]);
+}
+
+fn fuzzy_search(
+    h: &Harness,
+    query: &str,
+    fuzzy: FuzzyMode,
+    threshold: Option<f64>,
+    filter: MemoryFilter,
+) -> crate::search::SearchResults {
+    let request = SearchRequest {
+        fuzzy,
+        threshold,
+        ..SearchRequest::new(query, filter, 20)
+    };
+    h.service
+        .search(&request)
+        .unwrap_or_else(|e| panic!("{query}: {e}"))
+}
+
+fn fuzzy_corpus(h: &Harness) -> Vec<Memory> {
+    corpus(
+        h,
+        &[
+            "docker compose restarts the api container", // 0
+            "kubernetes ingress needs a tls secret",     // 1
+            "postgres vacuum runs nightly",              // 2
+            "the build cache lives in target",           // 3
+        ],
+    )
+}
+
+fn found(memories: &[Memory], results: &crate::search::SearchResults) -> Vec<usize> {
+    let mut out: Vec<usize> = results
+        .hits
+        .iter()
+        .map(|hit| {
+            memories
+                .iter()
+                .position(|m| m.id == hit.memory.id)
+                .expect("stored")
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+pub fn fuzzy_search_finds_misspelled_words_and_nothing_unrelated(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let m = fuzzy_corpus(&h);
+    for (typo, expected, word) in [
+        ("dokcer", 0, "docker"),
+        ("kuberntes", 1, "kubernetes"),
+        ("postgrse", 2, "postgres"),
+    ] {
+        let results = fuzzy_search(&h, typo, FuzzyMode::Auto, None, MemoryFilter::default());
+        assert_eq!(found(&m, &results), [expected], "{typo}");
+        assert!(
+            results.matched_words.contains(&word.to_string()),
+            "{typo}: {:?}",
+            results.matched_words
+        );
+        assert_eq!(
+            results.hits[0].signals[0].signal,
+            crate::search::SignalKind::Fuzzy
+        );
+    }
+    assert!(
+        fuzzy_search(
+            &h,
+            "zebra",
+            FuzzyMode::Always,
+            None,
+            MemoryFilter::default()
+        )
+        .hits
+        .is_empty()
+    );
+    assert!(
+        fuzzy_search(
+            &h,
+            "dokcer",
+            FuzzyMode::Never,
+            None,
+            MemoryFilter::default()
+        )
+        .hits
+        .is_empty()
+    );
+}
+
+pub fn fuzzy_threshold_is_respected(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let m = fuzzy_corpus(&h);
+    // "dokcer" is 0.83 alike to "docker".
+    assert_eq!(
+        found(
+            &m,
+            &fuzzy_search(
+                &h,
+                "dokcer",
+                FuzzyMode::Always,
+                Some(0.8),
+                MemoryFilter::default()
+            )
+        ),
+        [0]
+    );
+    assert!(
+        fuzzy_search(
+            &h,
+            "dokcer",
+            FuzzyMode::Always,
+            Some(0.9),
+            MemoryFilter::default()
+        )
+        .hits
+        .is_empty()
+    );
+    let bad = h.service.search(&SearchRequest {
+        threshold: Some(1.5),
+        ..SearchRequest::new("x", MemoryFilter::default(), 5)
+    });
+    assert_eq!(bad.unwrap_err().field(), Some("threshold"));
+}
+
+pub fn fuzzy_never_returns_expired_or_forgotten_memories(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let m = fuzzy_corpus(&h);
+    let fleeting = store_expiring(&h, "docker swarm was tried once", 1);
+    h.service.forget(&by_ref(&m[0])).unwrap();
+    h.clock.advance(Span::new().minutes(5));
+    let results = fuzzy_search(
+        &h,
+        "dokcer",
+        FuzzyMode::Always,
+        None,
+        MemoryFilter::default(),
+    );
+    assert!(
+        results.hits.is_empty(),
+        "{:?}",
+        results
+            .hits
+            .iter()
+            .map(|h| &h.memory.content)
+            .collect::<Vec<_>>()
+    );
+    let everything = MemoryFilter {
+        include_expired: true,
+        include_forgotten: true,
+        ..Default::default()
+    };
+    let all = fuzzy_search(&h, "dokcer", FuzzyMode::Always, None, everything);
+    let ids: Vec<_> = all.hits.iter().map(|hit| hit.memory.id).collect();
+    assert!(ids.contains(&m[0].id) && ids.contains(&fleeting.id));
+}
+
+pub fn fuzzy_runs_by_itself_only_when_exact_search_finds_little(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    for i in 0..6 {
+        h.add(&format!("docker note {i}"), &[]);
+    }
+    h.add("dockers are a kind of trousers", &[]);
+    let plenty = fuzzy_search(&h, "docker", FuzzyMode::Auto, None, MemoryFilter::default());
+    assert!(plenty.hits.iter().all(|hit| {
+        hit.signals
+            .iter()
+            .all(|s| s.signal == crate::search::SignalKind::Lexical)
+    }));
+    let forced = fuzzy_search(
+        &h,
+        "docker",
+        FuzzyMode::Always,
+        None,
+        MemoryFilter::default(),
+    );
+    assert!(forced.hits.iter().any(|hit| {
+        hit.signals
+            .iter()
+            .any(|s| s.signal == crate::search::SignalKind::Fuzzy)
+    }));
+}
+
+pub fn filters_compose_with_fuzzy_search(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let ops = h.add("docker daemon crashed", &["ops"]);
+    h.add("docker desktop licence", &["legal"]);
+    let filter = MemoryFilter {
+        tags_all: tags(&["ops"]),
+        ..Default::default()
+    };
+    let results = fuzzy_search(&h, "dokcer", FuzzyMode::Only, None, filter);
+    assert_eq!(
+        results
+            .hits
+            .iter()
+            .map(|hit| hit.memory.id)
+            .collect::<Vec<_>>(),
+        [ops.id]
+    );
 }

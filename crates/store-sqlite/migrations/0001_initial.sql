@@ -60,3 +60,18 @@ CREATE VIRTUAL TABLE memories_fts USING fts5(
     content = 'memories', content_rowid = 'seq',
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
+
+-- Words seen in memories (lowercased, unstemmed, 3 to 40 characters with a letter), for
+-- typo-tolerant search: a trigram index finds words sharing letter triples with a query word,
+-- and the service re-scores them by edit distance. Written in the same transaction as the
+-- memory. It only grows: a word whose memories are gone just finds nothing.
+CREATE TABLE vocabulary (
+    id   INTEGER PRIMARY KEY,
+    word TEXT NOT NULL UNIQUE
+);
+
+CREATE VIRTUAL TABLE vocabulary_trigrams USING fts5(
+    word,
+    content = 'vocabulary', content_rowid = 'id',
+    tokenize = 'trigram'
+);

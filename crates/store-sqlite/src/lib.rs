@@ -18,6 +18,7 @@ mod read;
 mod rows;
 mod tx;
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
@@ -41,6 +42,8 @@ const WRITE_ATTEMPTS: u32 = 3;
 /// The embedded SQLite store.
 pub struct SqliteStore {
     conn: Mutex<Connection>,
+    /// Vocabulary words this process knows are stored (see `rows::WordSink`).
+    known_words: Mutex<HashSet<String>>,
     path: Option<PathBuf>,
 }
 
@@ -77,6 +80,7 @@ impl SqliteStore {
         migrations::migrate(&mut conn)?;
         Ok(SqliteStore {
             conn: Mutex::new(conn),
+            known_words: Mutex::new(HashSet::new()),
             path,
         })
     }
@@ -145,9 +149,24 @@ impl Store for SqliteStore {
                 Err(e) => return Err(SqliteError::from(e).into()),
             }
         };
-        let mut store_tx = tx::SqliteTx { tx };
+        let mut known = self
+            .known_words
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut store_tx = tx::SqliteTx {
+            tx,
+            words: rows::WordSink {
+                known: &known,
+                added: HashSet::new(),
+            },
+        };
         work(&mut store_tx)?;
-        store_tx.tx.commit().map_err(SqliteError::from)?;
+        let tx::SqliteTx { tx, words } = store_tx;
+        words.flush(&tx)?;
+        let added = words.added;
+        tx.commit().map_err(SqliteError::from)?;
+        // Only now, committed, are the new words really stored.
+        known.extend(added);
         Ok(())
     }
 
@@ -179,6 +198,10 @@ impl Store for SqliteStore {
 
     fn match_count(&self, expression: &Match) -> Result<u64> {
         read::match_count(&self.conn(), expression)
+    }
+
+    fn similar_words(&self, word: &str, limit: usize) -> Result<Vec<String>> {
+        Ok(rows::similar_words(&self.conn(), word, limit)?)
     }
 
     fn revisions(&self, id: &MemoryId) -> Result<Vec<Revision>> {

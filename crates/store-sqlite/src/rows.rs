@@ -188,7 +188,11 @@ macro_rules! memory_params {
 }
 
 /// Inserts a memory row and its tags; returns its row key.
-pub fn insert_memory(conn: &Connection, memory: &Memory) -> Result<i64, SqliteError> {
+pub fn insert_memory(
+    conn: &Connection,
+    memory: &Memory,
+    words: &mut WordSink<'_>,
+) -> Result<i64, SqliteError> {
     let hash = cairn_core::normalise::content_hash(&memory.content);
     let tags = tags_to_text(&memory.tags);
     conn.prepare_cached(
@@ -201,12 +205,21 @@ pub fn insert_memory(conn: &Connection, memory: &Memory) -> Result<i64, SqliteEr
     .execute(memory_params!(memory, hash, tags))?;
     let seq = conn.last_insert_rowid();
     index_text(conn, seq, memory.title.as_deref(), &memory.content, &tags)?;
+    words.remember([
+        memory.title.as_deref().unwrap_or(""),
+        memory.content.as_str(),
+        tags.as_str(),
+    ]);
     link_tags(conn, seq, &memory.tags)?;
     Ok(seq)
 }
 
 /// Overwrites the row of `memory.id` and its tags; `false` when no such memory exists.
-pub fn update_memory(conn: &Connection, memory: &Memory) -> Result<bool, SqliteError> {
+pub fn update_memory(
+    conn: &Connection,
+    memory: &Memory,
+    words: &mut WordSink<'_>,
+) -> Result<bool, SqliteError> {
     let Some(old) = indexed_text(conn, &memory.id)? else {
         return Ok(false);
     };
@@ -237,6 +250,11 @@ pub fn update_memory(conn: &Connection, memory: &Memory) -> Result<bool, SqliteE
             &memory.content,
             &tags,
         )?;
+        words.remember([
+            memory.title.as_deref().unwrap_or(""),
+            memory.content.as_str(),
+            tags.as_str(),
+        ]);
     }
     write_tags(conn, old.seq, &memory.tags)?;
     Ok(true)
@@ -320,4 +338,130 @@ pub fn revisions_of(conn: &Connection, seq: i64) -> Result<Vec<Revision>, Sqlite
         .prepare_cached(&sql)?
         .query_map([seq], revision_from_row)?
         .collect::<Result<_, _>>()?)
+}
+
+/// Collects the words of text written in a transaction for the vocabulary, skipping words this
+/// process already knows are stored; [`WordSink::flush`] inserts the new ones, sorted, just
+/// before the transaction commits (sorted inserts keep the B-tree writes local, which matters
+/// for bulk import). Words become "known" only once that commit succeeds, so a rollback cannot
+/// leave the cache claiming a word that is not stored.
+pub struct WordSink<'a> {
+    pub known: &'a std::collections::HashSet<String>,
+    pub added: std::collections::HashSet<String>,
+}
+
+impl WordSink<'_> {
+    fn remember<'t>(&mut self, texts: impl IntoIterator<Item = &'t str>) {
+        let mut word = String::new();
+        for text in texts {
+            for span in cairn_core::search::word_spans(text) {
+                if !(3..=160).contains(&span.len())
+                    || !(3..=40).contains(&span.chars().count())
+                    || !span.chars().any(char::is_alphabetic)
+                {
+                    continue;
+                }
+                word.clear();
+                if span.is_ascii() {
+                    word.push_str(span);
+                    word.make_ascii_lowercase();
+                } else {
+                    word.extend(span.chars().flat_map(char::to_lowercase));
+                }
+                if !self.known.contains(word.as_str()) && !self.added.contains(word.as_str()) {
+                    self.added.insert(word.clone());
+                }
+            }
+        }
+    }
+
+    /// Stores the words collected since the transaction began.
+    pub fn flush(&self, conn: &Connection) -> Result<(), SqliteError> {
+        let mut words: Vec<&String> = self.added.iter().collect();
+        words.sort();
+        let mut insert =
+            conn.prepare_cached("INSERT OR IGNORE INTO vocabulary(word) VALUES (?1)")?;
+        let mut index =
+            conn.prepare_cached("INSERT INTO vocabulary_trigrams(rowid, word) VALUES (?1, ?2)")?;
+        for word in words {
+            if insert.execute([word])? == 1 {
+                index.execute(rusqlite::params![conn.last_insert_rowid(), word])?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Candidate near-spellings of `word` from the vocabulary: up to `limit` words sharing letter
+/// triples with it (most shared first), then words with its first two letters and a length
+/// within two of its own. The second source catches transpositions in short words, which share
+/// no triple at all (`dokcer` and `docker`).
+pub fn similar_words(
+    conn: &Connection,
+    word: &str,
+    limit: usize,
+) -> Result<Vec<String>, SqliteError> {
+    let chars: Vec<char> = word.to_lowercase().chars().collect();
+    if chars.len() < 3 {
+        return Ok(Vec::new());
+    }
+    let mut words = sharing_trigrams(conn, &chars, limit)?;
+    for candidate in sharing_start(conn, &chars, limit)? {
+        if !words.contains(&candidate) {
+            words.push(candidate);
+        }
+    }
+    Ok(words)
+}
+
+fn sharing_start(
+    conn: &Connection,
+    chars: &[char],
+    limit: usize,
+) -> Result<Vec<String>, SqliteError> {
+    let start: String = chars[..2].iter().collect();
+    let Some(next) = char::from_u32(u32::from(chars[1]) + 1) else {
+        return Ok(Vec::new());
+    };
+    let end: String = [chars[0], next].iter().collect();
+    let length = chars.len() as i64;
+    let words = conn
+        .prepare_cached(
+            "SELECT word FROM vocabulary WHERE word >= ?1 AND word < ?2 \
+             AND length(word) BETWEEN ?3 AND ?4 LIMIT ?5",
+        )?
+        .query_map(
+            rusqlite::params![start, end, length - 2, length + 2, limit as i64],
+            |row| row.get(0),
+        )?
+        .collect::<Result<_, _>>()?;
+    Ok(words)
+}
+
+fn sharing_trigrams(
+    conn: &Connection,
+    chars: &[char],
+    limit: usize,
+) -> Result<Vec<String>, SqliteError> {
+    let mut trigrams: Vec<String> = chars
+        .windows(3)
+        .map(|w| w.iter().collect::<String>())
+        .collect();
+    trigrams.sort();
+    trigrams.dedup();
+    let expression = trigrams
+        .iter()
+        .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+        .collect::<Vec<_>>()
+        .join(" OR ");
+    let words = conn
+        .prepare_cached(
+            "SELECT word FROM vocabulary_trigrams WHERE vocabulary_trigrams MATCH ?1 \
+             ORDER BY bm25(vocabulary_trigrams) LIMIT ?2",
+        )?
+        .query_map(rusqlite::params![expression, limit as i64], |row| {
+            row.get(0)
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(words)
 }

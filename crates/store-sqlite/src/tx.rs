@@ -8,11 +8,12 @@ use rusqlite::Transaction;
 use crate::error::SqlResult;
 use crate::rows::{self, MEMORY_COLUMNS, memory_from_row, millis, project_column};
 
-pub struct SqliteTx<'c> {
+pub struct SqliteTx<'c, 'k> {
     pub(crate) tx: Transaction<'c>,
+    pub(crate) words: rows::WordSink<'k>,
 }
 
-impl SqliteTx<'_> {
+impl SqliteTx<'_, '_> {
     fn seq(&self, id: &MemoryId) -> Result<i64> {
         rows::seq_of(&self.tx, id)?
             .ok_or_else(|| cairn_core::Error::NotFound { id: id.to_string() })
@@ -31,7 +32,7 @@ impl SqliteTx<'_> {
     }
 }
 
-impl StoreTx for SqliteTx<'_> {
+impl StoreTx for SqliteTx<'_, '_> {
     fn get(&mut self, id: &MemoryId) -> Result<Option<Memory>> {
         let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?1");
         Ok(self.query_memories(&sql, [id.to_string()])?.pop())
@@ -70,12 +71,12 @@ impl StoreTx for SqliteTx<'_> {
     }
 
     fn insert(&mut self, memory: &Memory) -> Result<()> {
-        rows::insert_memory(&self.tx, memory)?;
+        rows::insert_memory(&self.tx, memory, &mut self.words)?;
         Ok(())
     }
 
     fn replace(&mut self, memory: &Memory) -> Result<()> {
-        if rows::update_memory(&self.tx, memory)? {
+        if rows::update_memory(&self.tx, memory, &mut self.words)? {
             Ok(())
         } else {
             Err(cairn_core::Error::NotFound {

@@ -289,7 +289,7 @@ mod index_consistency {
 }
 
 mod hostile_queries {
-    use cairn_core::search::SearchRequest;
+    use cairn_core::search::{FuzzyMode, SearchRequest};
     use cairn_core::store::MemoryFilter;
     use cairn_core::testing::{Harness, project};
     use cairn_core::{NewMemory, Source};
@@ -324,7 +324,8 @@ mod hostile_queries {
             text in prop_oneof!["\\PC{0,60}", "([A-Za-z*\"():^+-]{1,6}| AND | OR | NOT |NEAR| ){0,10}"],
             strict in any::<bool>(),
         ) {
-            let request = SearchRequest { query: text.clone(), filter: MemoryFilter::default(), limit: 5, offset: 0, strict };
+            // Fuzzy always on, so hostile words reach the trigram index too.
+            let request = SearchRequest { strict, fuzzy: FuzzyMode::Always, ..SearchRequest::new(text.clone(), MemoryFilter::default(), 5) };
             match harness().service.search(&request) {
                 Ok(_) => {}
                 Err(err) => prop_assert_eq!(err.field(), Some("query"), "{:?}: {}", text, err),

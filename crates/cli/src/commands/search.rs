@@ -1,7 +1,7 @@
-//! `cairn search`: ranked keyword search under filters.
+//! `cairn search`: the query language, fuzzy cascade and fused ranking, under filters.
 
 use anyhow::Result;
-use cairn_core::search::SearchRequest;
+use cairn_core::search::{FuzzyMode, SearchRequest};
 
 use super::Outcome;
 use crate::app::App;
@@ -15,13 +15,21 @@ pub fn run(app: &App, args: &SearchArgs) -> Result<Outcome> {
         limit: args.limit.unwrap_or(app.config.search.default_limit),
         offset: args.offset,
         strict: args.all,
+        fuzzy: match (args.fuzzy, args.no_fuzzy) {
+            (true, _) => FuzzyMode::Always,
+            (_, true) => FuzzyMode::Never,
+            _ => FuzzyMode::Auto,
+        },
+        threshold: args.threshold,
     };
-    let hits = app.service.search(&request)?;
+    let results = app.service.search(&request)?;
     app.out.print(&View::Search {
         query: &request.query,
-        hits: &hits,
+        results: &results,
+        explain: args.explain,
+        budget: args.budget,
     })?;
-    Ok(if hits.is_empty() {
+    Ok(if results.hits.is_empty() {
         Outcome::NothingFound
     } else {
         Outcome::Done

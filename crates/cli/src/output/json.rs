@@ -41,14 +41,33 @@ pub fn render(view: &View<'_>) -> String {
             memories: list,
             total,
         } => json!({ "total": total, "memories": memories(list) }),
-        View::Search { query, hits } => json!({
-            "query": query,
-            "results": hits.iter().map(|hit| json!({
-                "memory": memory(&hit.memory),
-                "score": hit.score,
-                "signals": hit.signals,
-            })).collect::<Vec<_>>(),
-        }),
+        View::Search {
+            query,
+            results,
+            budget,
+            ..
+        } => {
+            let items: Vec<Value> = results
+                .hits
+                .iter()
+                .map(|hit| {
+                    json!({
+                        "memory": memory(&hit.memory),
+                        "score": hit.score,
+                        "signals": hit.signals,
+                        "boosts": hit.boosts,
+                    })
+                })
+                .collect();
+            let texts: Vec<String> = items.iter().map(Value::to_string).collect();
+            let keep = budget.map_or(items.len(), |b| cairn_core::tokens::fit(&texts, b));
+            json!({
+                "query": query,
+                "matched_words": results.matched_words,
+                "results": items[..keep],
+                "left_out_for_budget": items.len() - keep,
+            })
+        }
         View::Forgotten { memory: m, purged } => json!({
             "status": if *purged { "purged" } else { "forgotten" },
             "memory": memory(m),

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use cairn_core::{Memory, Scope};
 use jiff::tz::TimeZone;
 
-use super::{View, local_time, preview};
+use super::{View, explanation, local_time, preview, within_budget};
 
 pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
     let mut out = String::new();
@@ -38,16 +38,33 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
             let _ = writeln!(out, "## Memories ({} of {total})\n", memories.len());
             memories.iter().for_each(|m| memory(&mut out, m, tz, 3));
         }
-        View::Search { query, hits } => {
+        View::Search {
+            query,
+            results,
+            explain,
+            budget,
+        } => {
+            let hits = &results.hits;
             let _ = writeln!(
                 out,
                 "## Search: {query} ({} result{})\n",
                 hits.len(),
                 if hits.len() == 1 { "" } else { "s" }
             );
-            for hit in hits.iter() {
-                memory(&mut out, &hit.memory, tz, 3);
-            }
+            let blocks: Vec<String> = hits
+                .iter()
+                .map(|hit| {
+                    let mut block = String::new();
+                    memory(&mut block, &hit.memory, tz, 3);
+                    if *explain {
+                        let _ = writeln!(block, "_explain: {}_\n", explanation(hit));
+                    }
+                    block
+                })
+                .collect();
+            out.push_str(&within_budget(blocks, *budget, |n| {
+                format!("_{n} more result(s) left out to stay within the token budget._\n")
+            }));
         }
         View::Forgotten { memory: m, purged } => {
             let _ = writeln!(

@@ -12,7 +12,7 @@ mod text;
 use std::io::{self, Write};
 
 use cairn_core::exchange::ImportReport;
-use cairn_core::search::SearchHit;
+use cairn_core::search::{SearchHit, SearchResults};
 use cairn_core::service::{MemoryHistory, PruneReport};
 use cairn_core::store::{StoreStats, TagCount};
 use cairn_core::{Memory, WriteOutcome};
@@ -32,7 +32,9 @@ pub enum View<'a> {
     },
     Search {
         query: &'a str,
-        hits: &'a [SearchHit],
+        results: &'a SearchResults,
+        explain: bool,
+        budget: Option<usize>,
     },
     Forgotten {
         memory: &'a Memory,
@@ -53,11 +55,13 @@ pub enum View<'a> {
     },
 }
 
-/// How to render: format, time zone for people, and whether to keep to the essentials.
+/// How to render: format, time zone for people, whether to keep to the essentials, and whether
+/// the terminal shows bold text (else matched words are marked `**like this**`).
 pub struct Style {
     pub format: Format,
     pub quiet: bool,
     pub tz: TimeZone,
+    pub color: bool,
 }
 
 pub fn render(view: &View<'_>, style: &Style) -> String {
@@ -75,8 +79,15 @@ pub struct Printer {
 
 impl Printer {
     pub fn new(format: Format, quiet: bool, tz: TimeZone) -> Self {
+        use std::io::IsTerminal;
+        let color = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
         Printer {
-            style: Style { format, quiet, tz },
+            style: Style {
+                format,
+                quiet,
+                tz,
+                color,
+            },
         }
     }
 
@@ -104,6 +115,37 @@ pub fn local_time(ts: Timestamp, tz: &TimeZone) -> String {
     ts.to_zoned(tz.clone())
         .strftime("%Y-%m-%d %H:%M")
         .to_string()
+}
+
+/// How a search result was ranked, on one line.
+pub fn explanation(hit: &SearchHit) -> String {
+    let signals: Vec<String> = hit
+        .signals
+        .iter()
+        .map(|s| format!("{} #{} (score {:.3})", s.signal, s.rank, s.raw))
+        .collect();
+    format!(
+        "{}; recency {:+.4}, importance {:+.4} (in first-place votes) -> score {:.5}",
+        signals.join(", "),
+        hit.boosts.recency,
+        hit.boosts.importance,
+        hit.score
+    )
+}
+
+/// Renders each item and keeps those that fit `budget` tokens, with a note when some do not.
+pub fn within_budget(
+    items: Vec<String>,
+    budget: Option<usize>,
+    note: impl Fn(usize) -> String,
+) -> String {
+    let keep = budget.map_or(items.len(), |b| cairn_core::tokens::fit(&items, b));
+    let left_out = items.len() - keep;
+    let mut out: String = items.into_iter().take(keep).collect();
+    if left_out > 0 {
+        out.push_str(&note(left_out));
+    }
+    out
 }
 
 /// The first line of `text`, cut to `max` characters with an ellipsis.

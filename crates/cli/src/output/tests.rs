@@ -1,7 +1,7 @@
 //! Snapshot tests of every view in every format, over fixed memories and a fixed time zone.
 
 use cairn_core::exchange::ImportReport;
-use cairn_core::search::{SearchHit, SignalKind, SignalScore};
+use cairn_core::search::{Boosts, SearchHit, SearchResults, SignalKind, SignalScore};
 use cairn_core::service::{MemoryHistory, PruneReport};
 use cairn_core::store::{NamedCount, StoreStats, TagCount};
 use cairn_core::{
@@ -66,6 +66,7 @@ fn all(view: View<'_>) -> String {
             format,
             quiet: false,
             tz: TimeZone::UTC,
+            color: false,
         };
         out.push_str(&format!("--- {format:?}\n"));
         out.push_str(&render(&view, &style));
@@ -90,6 +91,7 @@ fn write_outcomes() {
         format: Format::Text,
         quiet: true,
         tz: TimeZone::UTC,
+        color: false,
     };
     let outcome = WriteOutcome {
         status: WriteStatus::Created,
@@ -125,22 +127,60 @@ fn listing_and_search() {
         .map(|(index, m)| SearchHit {
             memory: m.clone(),
             score: 1.0 / (61.0 + index as f64),
-            signals: vec![SignalScore {
-                signal: SignalKind::Lexical,
-                rank: index + 1,
-                raw: 4.25 - index as f64,
-            }],
+            signals: vec![
+                SignalScore {
+                    signal: SignalKind::Lexical,
+                    rank: index + 1,
+                    raw: 4.25 - index as f64,
+                },
+                SignalScore {
+                    signal: SignalKind::Fuzzy,
+                    rank: 2 - index,
+                    raw: 1.5,
+                },
+            ],
+            boosts: Boosts {
+                recency: 0.0125,
+                importance: if index == 0 { 0.025 } else { 0.0 },
+            },
         })
         .collect();
+    let results = SearchResults {
+        hits,
+        matched_words: vec!["pnpm".into(), "tabs".into(), "hoisting".into()],
+    };
     insta::assert_snapshot!(all(View::Search {
         query: "pnpm tabs",
-        hits: &hits
+        results: &results,
+        explain: false,
+        budget: None
     }));
+    insta::assert_snapshot!(
+        "search_explained",
+        all(View::Search {
+            query: "pnpm tabs",
+            results: &results,
+            explain: true,
+            budget: None
+        })
+    );
+    insta::assert_snapshot!(
+        "search_within_budget",
+        all(View::Search {
+            query: "pnpm tabs",
+            results: &results,
+            explain: false,
+            budget: Some(90)
+        })
+    );
+    let empty = SearchResults::default();
     insta::assert_snapshot!(
         "search_empty",
         all(View::Search {
             query: "nothing",
-            hits: &[]
+            results: &empty,
+            explain: false,
+            budget: None
         })
     );
 }

@@ -2,11 +2,13 @@
 
 use std::fmt::Write as _;
 
+use cairn_core::search::SearchHit;
+use cairn_core::search::snippet::snippet;
 use cairn_core::store::NamedCount;
 use cairn_core::{Memory, Scope, WriteStatus};
 use jiff::tz::TimeZone;
 
-use super::{Style, View, local_time, preview};
+use super::{Style, View, explanation, local_time, preview, within_budget};
 
 pub fn render(view: &View<'_>, style: &Style) -> String {
     let tz = &style.tz;
@@ -83,21 +85,27 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
                 }
             }
         }
-        View::Search { hits, .. } => {
-            for (index, hit) in hits.iter().enumerate() {
-                let m = &hit.memory;
-                let mut head = format!("{:>2}. {}  {}", index + 1, m.id.handle(), m.category);
-                if !m.tags.is_empty() {
-                    let _ = write!(head, "  [{}]", join(m.tags.iter().map(|t| t.as_str())));
-                }
-                let _ = write!(head, "  {}", scope(&m.scope));
-                line(&mut out, &head);
-                if let Some(title) = &m.title {
-                    line(&mut out, &format!("    {title}"));
-                }
-                line(&mut out, &format!("    {}", snippet(&m.content, 240)));
-            }
-            if hits.is_empty() && !style.quiet {
+        View::Search {
+            results,
+            explain,
+            budget,
+            ..
+        } => {
+            let blocks: Vec<String> = results
+                .hits
+                .iter()
+                .enumerate()
+                .map(|(index, hit)| {
+                    search_block(index, hit, &results.matched_words, *explain, style)
+                })
+                .collect();
+            out.push_str(&within_budget(blocks, *budget, |n| {
+                format!(
+                    "… {n} more result{} left out to stay within --budget\n",
+                    plural(n)
+                )
+            }));
+            if results.hits.is_empty() && !style.quiet {
                 line(&mut out, "no memories match");
             }
         }
@@ -319,14 +327,46 @@ fn detail(out: &mut String, m: &Memory, tz: &TimeZone) {
     line(out, &m.content);
 }
 
-/// Content on one line, whitespace collapsed, cut to `max` characters.
-fn snippet(text: &str, max: usize) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        return flat;
+/// One search result: rank, handle, category, tags, scope; title; the snippet around the
+/// matched words; with `explain`, how it was ranked.
+fn search_block(
+    index: usize,
+    hit: &SearchHit,
+    matched_words: &[String],
+    explain: bool,
+    style: &Style,
+) -> String {
+    let mut out = String::new();
+    let m = &hit.memory;
+    let mut head = format!("{:>2}. {}  {}", index + 1, m.id.handle(), m.category);
+    if !m.tags.is_empty() {
+        let _ = write!(head, "  [{}]", join(m.tags.iter().map(|t| t.as_str())));
     }
-    let cut: String = flat.chars().take(max - 1).collect();
-    format!("{}…", cut.trim_end())
+    let _ = write!(head, "  {}", scope(&m.scope));
+    line(&mut out, &head);
+    if let Some(title) = &m.title {
+        line(&mut out, &format!("    {title}"));
+    }
+    let (on, off) = if style.color {
+        ("\x1b[1m", "\x1b[0m")
+    } else {
+        ("**", "**")
+    };
+    let snippet: String = snippet(&m.content, matched_words, 240)
+        .into_iter()
+        .map(|f| {
+            if f.matched {
+                format!("{on}{}{off}", f.text)
+            } else {
+                f.text
+            }
+        })
+        .collect();
+    line(&mut out, &format!("    {snippet}"));
+    if explain {
+        line(&mut out, &format!("    explain: {}", explanation(hit)));
+    }
+    out
 }
 
 fn counts(out: &mut String, label: &str, items: &[NamedCount]) {

@@ -5,6 +5,13 @@
 //! its fused score is the sum over signals. `k` (60, the value from the original RRF paper)
 //! damps the head so one signal's top result cannot drown agreement between the others. Ties keep
 //! the order of the first signal that ranked them.
+//!
+//! After fusion the service adds two small boosts, in units of one first-place vote
+//! (`1 / (k + 1)`), so that they reorder near-ties but never overrule a clear ranking:
+//! - recency: `recency_weight × 0.5^(age / recency_half_life_days)`, by last update;
+//! - importance: `importance_weight × (importance − 3) / 2`, from −w to +w.
+//!
+//! All weights live in the `[search]` config section.
 
 use std::collections::HashMap;
 
@@ -32,6 +39,11 @@ impl Default for Fusion {
 }
 
 impl Fusion {
+    /// The value of one first-place vote, the unit of the boosts.
+    pub fn first_place(&self) -> f64 {
+        1.0 / (self.k + 1.0)
+    }
+
     /// Merges ranked lists (each best first) into one ranking, best first.
     pub fn fuse(&self, rankings: Vec<(SignalKind, f64, Vec<SignalHit>)>) -> Vec<Fused> {
         let mut fused: Vec<Fused> = Vec::new();

@@ -14,7 +14,9 @@
 //! (full-text engines score every matching document). Such words still count in the first tier.
 
 pub mod fusion;
+pub mod fuzzy;
 pub mod query;
+pub mod snippet;
 pub mod stopwords;
 
 use std::collections::HashSet;
@@ -59,20 +61,20 @@ impl SearchQuery {
     }
 }
 
-/// Splits text into words the way the full-text index does (letters and digits; everything
-/// else separates), lowercased and unique.
+/// The words of `text` as the full-text index splits them (runs of letters and digits;
+/// everything else separates), as typed: no allocation, no lowercasing.
+pub fn word_spans(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+}
+
+/// The words of `text` lowercased and unique, in order of first appearance.
 pub fn words(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for word in text.split(|c: char| !c.is_alphanumeric()) {
-        if word.is_empty() {
-            continue;
-        }
-        let word = word.to_lowercase();
-        if !out.contains(&word) {
-            out.push(word);
-        }
-    }
-    out
+    let mut seen = HashSet::new();
+    word_spans(text)
+        .map(str::to_lowercase)
+        .filter(|word| seen.insert(word.clone()))
+        .collect()
 }
 
 /// The independent rankers that feed fusion.
@@ -80,14 +82,23 @@ pub fn words(text: &str) -> Vec<String> {
 #[serde(rename_all = "lowercase")]
 pub enum SignalKind {
     Lexical,
+    Fuzzy,
 }
 
 impl fmt::Display for SignalKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             SignalKind::Lexical => "lexical",
+            SignalKind::Fuzzy => "fuzzy",
         })
     }
+}
+
+/// What one signal found: its hits, best first, and the words it matched (for highlighting).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SignalRanking {
+    pub hits: Vec<SignalHit>,
+    pub matched_words: Vec<String>,
 }
 
 /// One candidate from one signal, with the signal's own score (higher is better).
@@ -107,7 +118,7 @@ pub trait Signal: Send + Sync {
         filter: &MemoryFilter,
         now: Timestamp,
         depth: usize,
-    ) -> Result<Vec<SignalHit>>;
+    ) -> Result<SignalRanking>;
 }
 
 /// BM25 over the store's full-text index.
@@ -119,6 +130,23 @@ impl Signal for LexicalSignal {
     }
 
     fn rank(
+        &self,
+        store: &dyn Store,
+        query: &SearchQuery,
+        filter: &MemoryFilter,
+        now: Timestamp,
+        depth: usize,
+    ) -> Result<SignalRanking> {
+        let hits = self.hits(store, query, filter, now, depth)?;
+        Ok(SignalRanking {
+            hits,
+            matched_words: query.parsed.positive_terms(),
+        })
+    }
+}
+
+impl LexicalSignal {
+    fn hits(
         &self,
         store: &dyn Store,
         query: &SearchQuery,
@@ -175,6 +203,21 @@ impl Signal for LexicalSignal {
     }
 }
 
+/// When the fuzzy signal runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FuzzyMode {
+    /// When exact search finds fewer than `search.fuzzy_min_results` memories.
+    #[default]
+    Auto,
+    /// Always, beside exact search (`--fuzzy`).
+    Always,
+    /// Never (`--no-fuzzy`).
+    Never,
+    /// Alone, without exact search (to measure it).
+    Only,
+}
+
 /// A search as adapters ask for it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchRequest {
@@ -184,6 +227,24 @@ pub struct SearchRequest {
     pub offset: usize,
     /// Make an implicit AND exact: only memories holding every item.
     pub strict: bool,
+    pub fuzzy: FuzzyMode,
+    /// Fuzzy similarity threshold (0–1); `search.fuzzy_threshold` when unset.
+    pub threshold: Option<f64>,
+}
+
+impl SearchRequest {
+    /// A request with the defaults: first page of `limit`, soft query, automatic fuzzy.
+    pub fn new(query: impl Into<String>, filter: MemoryFilter, limit: usize) -> Self {
+        SearchRequest {
+            query: query.into(),
+            filter,
+            limit,
+            offset: 0,
+            strict: false,
+            fuzzy: FuzzyMode::Auto,
+            threshold: None,
+        }
+    }
 }
 
 /// How one signal saw a result.
@@ -196,13 +257,29 @@ pub struct SignalScore {
     pub raw: f64,
 }
 
+/// The small boosts added to a fused score, in units of one first-place vote (see
+/// [`fusion`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Boosts {
+    pub recency: f64,
+    pub importance: f64,
+}
+
 /// One search result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SearchHit {
     pub memory: Memory,
-    /// The fused score (higher is better).
+    /// The final score: fused signals plus boosts (higher is better).
     pub score: f64,
     pub signals: Vec<SignalScore>,
+    pub boosts: Boosts,
+}
+
+/// A page of results and the words they were matched on (query words and fuzzy alternatives).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SearchResults {
+    pub hits: Vec<SearchHit>,
+    pub matched_words: Vec<String>,
 }
 
 #[cfg(test)]
