@@ -2,12 +2,15 @@
 //! deploy the api" searches for `deploy api`. They are kept inside quoted phrases, in explicit
 //! boolean expressions, and when a query holds nothing else.
 
-/// Words with no topical meaning: articles, pronouns, auxiliaries, conjunctions, question words
-/// and the commonest prepositions. Negations, quantifiers and spatial or temporal prepositions
+/// Words with no topical meaning: articles, pronouns, auxiliaries, conjunctions, question words,
+/// the commonest prepositions (`of`, `about`, …), intensifiers (`just`, `very`), and the fragments contractions and possessives split into
+/// (`don't` → `don t`, `Caroline's` → `caroline s`). Negations, quantifiers and spatial or temporal prepositions
 /// (`not`, `more`, `over`, `between`, `before`) carry meaning in technical text and are kept.
 /// Sorted, so membership is a binary search.
 const STOP_WORDS: &[&str] = &[
     "a",
+    "about",
+    "also",
     "am",
     "an",
     "and",
@@ -21,6 +24,7 @@ const STOP_WORDS: &[&str] = &[
     "by",
     "can",
     "could",
+    "d",
     "did",
     "do",
     "does",
@@ -47,6 +51,9 @@ const STOP_WORDS: &[&str] = &[
     "it",
     "its",
     "itself",
+    "just",
+    "ll",
+    "m",
     "me",
     "my",
     "myself",
@@ -56,9 +63,13 @@ const STOP_WORDS: &[&str] = &[
     "our",
     "ours",
     "ourselves",
+    "re",
+    "really",
+    "s",
     "she",
     "should",
     "so",
+    "t",
     "than",
     "that",
     "the",
@@ -73,6 +84,8 @@ const STOP_WORDS: &[&str] = &[
     "this",
     "those",
     "to",
+    "ve",
+    "very",
     "was",
     "we",
     "were",
