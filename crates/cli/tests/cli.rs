@@ -678,3 +678,112 @@ fn agent_context_and_help_teach() {
     let unknown = s.run(&["frobnicate"]);
     assert_eq!(unknown.code, 2);
 }
+
+#[test]
+fn search_speaks_the_query_language() {
+    let s = Sandbox::new();
+    s.ok(&["store", "postgres connection refused on staging"]);
+    s.ok(&["store", "pg connection refused in prod"]);
+    s.ok(&["store", "redis connection pool exhausted"]);
+    let contents = |args: &[&str]| -> Vec<String> {
+        let mut out: Vec<String> = s.ok_json(args)["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["memory"]["content"].as_str().unwrap().to_string())
+            .collect();
+        out.sort();
+        out
+    };
+    assert_eq!(
+        contents(&[
+            "search",
+            "\"connection refused\" AND (postgres OR pg*) NOT staging"
+        ]),
+        ["pg connection refused in prod"]
+    );
+    assert_eq!(
+        contents(&["search", "connection", "refused", "--all"]).len(),
+        2
+    );
+    let bad = s.run(&["search", "connection AND"]);
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr
+            .contains("query: at character 12: AND needs a word after it"),
+        "{}",
+        bad.stderr
+    );
+}
+
+#[test]
+fn typos_find_memories_and_the_fuzzy_flags_steer_it() {
+    let s = Sandbox::new();
+    s.ok(&["store", "docker compose restarts the api container"]);
+    let found = s.ok_json(&["search", "dokcer"]);
+    assert_eq!(
+        found["results"][0]["memory"]["content"],
+        "docker compose restarts the api container"
+    );
+    assert_eq!(found["results"][0]["signals"][0]["signal"], "fuzzy");
+    assert!(
+        found["matched_words"]
+            .as_array()
+            .unwrap()
+            .contains(&"docker".into())
+    );
+    assert_eq!(s.run(&["search", "dokcer", "--no-fuzzy"]).code, 1);
+    assert_eq!(s.run(&["search", "dokcer", "--threshold", "0.95"]).code, 1);
+    let bad = s.run(&["search", "dokcer", "--threshold", "2"]);
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr.contains("threshold: 2 is outside 0..=1"),
+        "{}",
+        bad.stderr
+    );
+    let text = s.ok(&["search", "dokcer"]).stdout;
+    assert!(
+        text.contains("**docker**"),
+        "matched words are marked when piped: {text}"
+    );
+}
+
+#[test]
+fn explain_shows_each_signal_and_the_boosts() {
+    let s = Sandbox::new();
+    s.ok(&[
+        "store",
+        "docker daemon restarts nightly",
+        "--importance",
+        "5",
+    ]);
+    let text = s.ok(&["search", "docker", "--fuzzy", "--explain"]).stdout;
+    assert!(text.contains("explain: lexical #1 (score "), "{text}");
+    assert!(text.contains("importance +0.0500"), "{text}");
+    let json = s.ok_json(&["search", "docker"]);
+    assert!(json["results"][0]["boosts"]["recency"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn budget_keeps_output_within_the_token_estimate() {
+    let s = Sandbox::new();
+    for i in 0..8 {
+        s.ok(&[
+            "store",
+            &format!("deploy note {i}: the release pipeline builds, tests and ships the web app"),
+        ]);
+    }
+    let full = s.ok(&["search", "deploy", "--limit", "8"]).stdout;
+    let capped = s
+        .ok(&["search", "deploy", "--limit", "8", "--budget", "60"])
+        .stdout;
+    assert!(capped.len() < full.len() / 2, "{capped}");
+    assert!(
+        capped.contains("left out to stay within --budget"),
+        "{capped}"
+    );
+    let json = s.ok_json(&["search", "deploy", "--limit", "8", "--budget", "200"]);
+    let kept = json["results"].as_array().unwrap().len() as u64;
+    assert_eq!(kept + json["left_out_for_budget"].as_u64().unwrap(), 8);
+    assert!(kept < 8);
+}

@@ -37,13 +37,15 @@ pub trait Store: Send + Sync {
     fn count(&self, filter: &MemoryFilter, now: Timestamp) -> Result<u64>;
 
     /// The best `depth` full-text matches of `expression`, best first, with their BM25 scores
-    /// (higher is better).
+    /// (higher is better). When more than `window` indexed memories match, only the `window`
+    /// most recently written of them are ranked (the filter applies after the window).
     fn lexical(
         &self,
         expression: &Match,
         filter: &MemoryFilter,
         now: Timestamp,
         depth: usize,
+        window: usize,
     ) -> Result<Vec<SignalHit>>;
 
     /// How many indexed memories (in any state) match `expression`: a cheap estimate of how

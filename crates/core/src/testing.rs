@@ -58,6 +58,7 @@ macro_rules! store_behaviour_suite {
             fuzzy_never_returns_expired_or_forgotten_memories,
             fuzzy_runs_by_itself_only_when_exact_search_finds_little,
             filters_compose_with_fuzzy_search,
+            lexical_ranking_over_a_window_considers_only_the_newest_matches,
         );
     };
     (@tests $factory:expr; $($name:ident),* $(,)?) => {
@@ -1298,4 +1299,59 @@ pub fn filters_compose_with_fuzzy_search(factory: StoreFactory) {
             .collect::<Vec<_>>(),
         [ops.id]
     );
+}
+
+pub fn lexical_ranking_over_a_window_considers_only_the_newest_matches(factory: StoreFactory) {
+    let store = factory();
+    let now = start_time().timestamp();
+    let mut written = Vec::new();
+    for i in 0..10 {
+        // The oldest memories repeat the word most, so BM25 alone would rank them first.
+        let memory = Memory {
+            content: format!("{} filler text {i}", "alpha ".repeat(10 - i)),
+            ..NewMemoryFixture::memory(now)
+        };
+        store.write(&mut |tx| tx.insert(&memory)).unwrap();
+        written.push(memory.id);
+    }
+    let expression = crate::search::Match::Term("alpha".into());
+    let ranked = |window| {
+        let hits = store
+            .lexical(&expression, &MemoryFilter::default(), now, 10, window)
+            .unwrap();
+        let mut ids: Vec<_> = hits.into_iter().map(|h| h.id).collect();
+        ids.sort();
+        ids
+    };
+    let mut newest: Vec<_> = written[7..].to_vec();
+    newest.sort();
+    assert_eq!(ranked(3), newest);
+    let mut all = written.clone();
+    all.sort();
+    assert_eq!(ranked(100), all);
+}
+
+/// A plain memory for tests that write through the store directly.
+struct NewMemoryFixture;
+
+impl NewMemoryFixture {
+    fn memory(now: Timestamp) -> Memory {
+        Memory {
+            id: crate::MemoryId::generate(),
+            content: String::new(),
+            title: None,
+            category: Category::Fact,
+            tags: Vec::new(),
+            scope: Scope::Global,
+            topic_key: None,
+            entered_by: None,
+            session_id: None,
+            source: Source::Cli,
+            importance: crate::Importance::default(),
+            created_at: now,
+            updated_at: now,
+            expires_at: None,
+            deleted_at: None,
+        }
+    }
 }

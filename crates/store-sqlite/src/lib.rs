@@ -192,8 +192,9 @@ impl Store for SqliteStore {
         filter: &MemoryFilter,
         now: Timestamp,
         depth: usize,
+        window: usize,
     ) -> Result<Vec<SignalHit>> {
-        read::lexical(&self.conn(), expression, filter, now, depth)
+        read::lexical(&self.conn(), expression, filter, now, depth, window)
     }
 
     fn match_count(&self, expression: &Match) -> Result<u64> {

@@ -7,7 +7,7 @@ use cairn_core::store::{
 };
 use cairn_core::{Memory, MemoryId, Result, Revision, Tag};
 use jiff::Timestamp;
-use rusqlite::{Connection, params_from_iter, types::Value};
+use rusqlite::{Connection, OptionalExtension, params_from_iter, types::Value};
 
 use crate::error::SqlResult;
 use crate::filter::condition;
@@ -91,18 +91,28 @@ pub fn lexical(
     filter: &MemoryFilter,
     now: Timestamp,
     depth: usize,
+    window: usize,
 ) -> Result<Vec<SignalHit>> {
-    if depth == 0 {
+    if depth == 0 || window == 0 {
         return Ok(Vec::new());
     }
+    let fts = fts5_expression(expression);
+    // The `window`-th newest match, when there are that many: rank only from there on. Walking
+    // the index newest-first without scoring is cheap; scoring is what costs.
+    let floor: Option<i64> = conn
+        .prepare_cached("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2")
+        .sql()?
+        .query_row(rusqlite::params![fts, window as i64 - 1], |row| row.get(0))
+        .optional()
+        .sql()?;
     let cond = condition(filter, now);
     let sql = format!(
         "SELECT m.id, bm25(memories_fts, {BM25_WEIGHTS}) AS score \
          FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid \
-         WHERE memories_fts MATCH ? AND {} ORDER BY score LIMIT ?",
+         WHERE memories_fts MATCH ? AND memories_fts.rowid >= ? AND {} ORDER BY score LIMIT ?",
         cond.sql
     );
-    let mut params = vec![Value::Text(fts5_expression(expression))];
+    let mut params = vec![Value::Text(fts), Value::Integer(floor.unwrap_or(i64::MIN))];
     params.extend(cond.params);
     params.push(Value::Integer(depth as i64));
     let rows: Vec<(String, f64)> = conn

@@ -73,7 +73,13 @@ impl Signal for FuzzySignal {
             return Ok(SignalRanking::default());
         }
         let expression = Match::Any(words.iter().cloned().map(Match::Term).collect());
-        let hits = store.lexical(&expression, filter, now, depth)?;
+        let hits = store.lexical(
+            &expression,
+            filter,
+            now,
+            depth,
+            crate::search::DRIVER_MAX_DOCUMENTS as usize,
+        )?;
         Ok(SignalRanking {
             hits,
             matched_words: words,

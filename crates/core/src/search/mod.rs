@@ -35,7 +35,11 @@ pub use query::{Match, ParsedQuery};
 /// The longest query accepted, in bytes.
 pub const MAX_QUERY_BYTES: usize = 2_000;
 
-/// Items matching more memories than this do not generate second-tier candidates.
+/// The most memories one expression is ranked over. Items matching more do not generate
+/// second-tier candidates, and an expression matching more is ranked among its this-many most
+/// recently written matches only: full-text engines score every match, so this bounds the work
+/// of any query, and in a memory store recent matches are the likelier answers. Below this many
+/// matches (every benchmark collection but the synthetic scale corpus) ranking is exact BM25.
 pub const DRIVER_MAX_DOCUMENTS: u64 = 5_000;
 
 /// A parsed search query.
@@ -155,7 +159,13 @@ impl LexicalSignal {
         depth: usize,
     ) -> Result<Vec<SignalHit>> {
         match &query.parsed {
-            ParsedQuery::Strict(expression) => store.lexical(expression, filter, now, depth),
+            ParsedQuery::Strict(expression) => store.lexical(
+                expression,
+                filter,
+                now,
+                depth,
+                DRIVER_MAX_DOCUMENTS as usize,
+            ),
             ParsedQuery::Soft { items, excluded } => {
                 let without = |base: Match| match excluded.is_empty() {
                     true => base,
@@ -165,10 +175,21 @@ impl LexicalSignal {
                     },
                 };
                 if let [single] = items.as_slice() {
-                    return store.lexical(&without(single.clone()), filter, now, depth);
+                    return store.lexical(
+                        &without(single.clone()),
+                        filter,
+                        now,
+                        depth,
+                        DRIVER_MAX_DOCUMENTS as usize,
+                    );
                 }
-                let mut hits =
-                    store.lexical(&without(Match::All(items.clone())), filter, now, depth)?;
+                let mut hits = store.lexical(
+                    &without(Match::All(items.clone())),
+                    filter,
+                    now,
+                    depth,
+                    DRIVER_MAX_DOCUMENTS as usize,
+                )?;
                 if hits.len() >= depth {
                     return Ok(hits);
                 }
@@ -193,6 +214,7 @@ impl LexicalSignal {
                     filter,
                     now,
                     depth + hits.len(),
+                    DRIVER_MAX_DOCUMENTS as usize,
                 )?;
                 let seen: HashSet<MemoryId> = hits.iter().map(|hit| hit.id).collect();
                 hits.extend(partial.into_iter().filter(|hit| !seen.contains(&hit.id)));
