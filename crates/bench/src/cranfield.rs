@@ -1,5 +1,5 @@
 //! The Cranfield collection: 1,400 aeronautics abstracts, 225 queries, graded judgments,
-//! searched in lexical mode (its queries are well spelled).
+//! searched in every mode; lexical is the headline (its queries are well spelled).
 //!
 //! Documents are `.I/.T/.A/.B/.W` records; a memory is the title (`.T`) and the text (`.W`).
 //! Query ids in `cran.qry` skip numbers, so queries are numbered 1…225 in file order, as the
@@ -27,13 +27,23 @@ use crate::metrics::{Judgments, Summary, score};
 pub struct CranfieldReport {
     pub documents: usize,
     pub queries: usize,
+    /// Lexical mode (the headline: Cranfield's queries are well spelled).
+    pub lexical: ModeReport,
+    /// Every mode, lexical included.
+    pub modes: Vec<ModeReport>,
+}
+
+/// One search mode under both judgment protocols.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModeReport {
+    pub mode: Mode,
     /// Every listed pair relevant, binary gain (the headline protocol).
     pub all_pairs: Protocol,
     /// Grades 1–4 relevant, gain 5 − grade.
     pub graded: Protocol,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Protocol {
     pub map: f64,
     pub ndcg_10: f64,
@@ -124,20 +134,28 @@ pub fn run(dir: &Path) -> Result<CranfieldReport> {
         );
     }
     let collection = Collection::load(documents)?;
-    let (mut all_scores, mut graded_scores) = (Vec::new(), Vec::new());
-    for (index, query) in queries.iter().enumerate() {
-        let ranked = collection.search(query, 100, Mode::Lexical)?;
-        if let Some(judged) = all_pairs.get(&(index + 1)) {
-            all_scores.push(score(&ranked, judged));
+    let mut modes = Vec::new();
+    for mode in Mode::ALL {
+        let (mut all_scores, mut graded_scores) = (Vec::new(), Vec::new());
+        for (index, query) in queries.iter().enumerate() {
+            let ranked = collection.search(query, 100, mode)?;
+            if let Some(judged) = all_pairs.get(&(index + 1)) {
+                all_scores.push(score(&ranked, judged));
+            }
+            if let Some(judged) = graded.get(&(index + 1)) {
+                graded_scores.push(score(&ranked, judged));
+            }
         }
-        if let Some(judged) = graded.get(&(index + 1)) {
-            graded_scores.push(score(&ranked, judged));
-        }
+        modes.push(ModeReport {
+            mode,
+            all_pairs: Protocol::of(Summary::of(&all_scores)),
+            graded: Protocol::of(Summary::of(&graded_scores)),
+        });
     }
     Ok(CranfieldReport {
         documents: 1400,
         queries: queries.len(),
-        all_pairs: Protocol::of(Summary::of(&all_scores)),
-        graded: Protocol::of(Summary::of(&graded_scores)),
+        lexical: modes[0].clone(),
+        modes,
     })
 }

@@ -174,12 +174,15 @@ fn main() -> Result<()> {
                     "Cranfield: {} documents, {} queries",
                     report.documents, report.queries
                 );
-                for (name, p) in [
-                    ("all pairs (headline)", &report.all_pairs),
-                    ("graded 1-4", &report.graded),
-                ] {
+                let rows = report.modes.iter().flat_map(|m| {
+                    [
+                        (format!("{} all pairs", m.mode.name()), &m.all_pairs),
+                        (format!("{} graded 1-4", m.mode.name()), &m.graded),
+                    ]
+                });
+                for (name, p) in rows {
                     println!(
-                        "  {name:<21} MAP {:.4}  nDCG@10 {:.4}  recall@100 {:.4}  MRR {:.4}  ({} queries)",
+                        "  {name:<27} MAP {:.4}  nDCG@10 {:.4}  recall@100 {:.4}  MRR {:.4}  ({} queries)",
                         p.map, p.ndcg_10, p.recall_100, p.summary.mean.mrr, p.summary.queries
                     );
                 }

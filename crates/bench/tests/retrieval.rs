@@ -23,15 +23,15 @@ fn cranfield_lexical_search_scores_like_standard_bm25() {
     let report = cairn_bench::cranfield::run(&dir).expect("cranfield runs");
     // Textbook BM25 reaches MAP ≈ 0.41 and nDCG@10 ≈ 0.51 here; lower means tokenisation or
     // scoring is wrong.
-    assert_eq!(report.all_pairs.summary.queries, 225);
+    assert_eq!(report.lexical.all_pairs.summary.queries, 225);
     assert!(
-        report.all_pairs.map >= 0.40,
+        report.lexical.all_pairs.map >= 0.40,
         "MAP {:.4}",
-        report.all_pairs.map
+        report.lexical.all_pairs.map
     );
     assert!(
-        report.all_pairs.ndcg_10 >= 0.50,
+        report.lexical.all_pairs.ndcg_10 >= 0.50,
         "nDCG@10 {:.4}",
-        report.all_pairs.ndcg_10
+        report.lexical.all_pairs.ndcg_10
     );
 }

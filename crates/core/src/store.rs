@@ -38,7 +38,8 @@ pub trait Store: Send + Sync {
 
     /// The best `depth` full-text matches of `expression`, best first, with their BM25 scores
     /// (higher is better). When more than `window` indexed memories match, only the `window`
-    /// most recently written of them are ranked (the filter applies after the window).
+    /// most recently written of them are ranked (the filter applies after the window);
+    /// `usize::MAX` means no window.
     fn lexical(
         &self,
         expression: &Match,

@@ -99,12 +99,15 @@ pub fn lexical(
     let fts = fts5_expression(expression);
     // The `window`-th newest match, when there are that many: rank only from there on. Walking
     // the index newest-first without scoring is cheap; scoring is what costs.
-    let floor: Option<i64> = conn
-        .prepare_cached("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2")
+    let floor: Option<i64> = if window == usize::MAX {
+        None
+    } else {
+        conn.prepare_cached("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2")
         .sql()?
         .query_row(rusqlite::params![fts, window as i64 - 1], |row| row.get(0))
         .optional()
-        .sql()?;
+        .sql()?
+    };
     let cond = condition(filter, now);
     let sql = format!(
         "SELECT m.id, bm25(memories_fts, {BM25_WEIGHTS}) AS score \

@@ -1,6 +1,7 @@
 //! Typo tolerance: `dokcer` finds docker, `kuberntes` finds kubernetes.
 //!
-//! For each word of the query (three characters or more), the store's trigram index proposes
+//! For each word typed bare (three characters or more; quoted phrases and prefixes ask for
+//! exactness and are left alone), the store's trigram index proposes
 //! vocabulary words sharing letter triples with it; each is re-scored by normalised Indel
 //! similarity (`1 − (insertions + deletions) / (len a + len b)`, rapidfuzz's `ratio`), and those at
 //! or above the threshold become the alternatives searched for. The search itself is an ordinary
@@ -33,7 +34,7 @@ impl FuzzySignal {
     /// The vocabulary words close enough to each query word (the words themselves excluded).
     pub fn alternatives(&self, store: &dyn Store, query: &SearchQuery) -> Result<Vec<String>> {
         let mut out: Vec<String> = Vec::new();
-        for term in query.parsed.positive_terms() {
+        for term in query.parsed.bare_terms() {
             if term.chars().count() < 3 || !term.chars().any(char::is_alphabetic) {
                 continue;
             }
@@ -78,7 +79,7 @@ impl Signal for FuzzySignal {
             filter,
             now,
             depth,
-            crate::search::DRIVER_MAX_DOCUMENTS as usize,
+            crate::search::window_for(&expression),
         )?;
         Ok(SignalRanking {
             hits,

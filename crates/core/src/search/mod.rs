@@ -42,6 +42,19 @@ pub const MAX_QUERY_BYTES: usize = 2_000;
 /// matches (every benchmark collection but the synthetic scale corpus) ranking is exact BM25.
 pub const DRIVER_MAX_DOCUMENTS: u64 = 5_000;
 
+/// The ranking window for an expression: [`DRIVER_MAX_DOCUMENTS`] for words, prefixes and their
+/// unions, which can match much of a store and whose newest matches the backend finds without
+/// scoring; unbounded for phrases, intersections and exclusions, which are narrow by nature and
+/// whose matches cost as much to find as to rank.
+pub fn window_for(expression: &Match) -> usize {
+    let simple = |m: &Match| matches!(m, Match::Term(_) | Match::Prefix(_));
+    match expression {
+        Match::Any(items) if items.iter().all(simple) => DRIVER_MAX_DOCUMENTS as usize,
+        m if simple(m) => DRIVER_MAX_DOCUMENTS as usize,
+        _ => usize::MAX,
+    }
+}
+
 /// A parsed search query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchQuery {
@@ -159,13 +172,9 @@ impl LexicalSignal {
         depth: usize,
     ) -> Result<Vec<SignalHit>> {
         match &query.parsed {
-            ParsedQuery::Strict(expression) => store.lexical(
-                expression,
-                filter,
-                now,
-                depth,
-                DRIVER_MAX_DOCUMENTS as usize,
-            ),
+            ParsedQuery::Strict(expression) => {
+                store.lexical(expression, filter, now, depth, window_for(expression))
+            }
             ParsedQuery::Soft { items, excluded } => {
                 let without = |base: Match| match excluded.is_empty() {
                     true => base,
@@ -175,21 +184,11 @@ impl LexicalSignal {
                     },
                 };
                 if let [single] = items.as_slice() {
-                    return store.lexical(
-                        &without(single.clone()),
-                        filter,
-                        now,
-                        depth,
-                        DRIVER_MAX_DOCUMENTS as usize,
-                    );
+                    let expression = without(single.clone());
+                    return store.lexical(&expression, filter, now, depth, window_for(&expression));
                 }
-                let mut hits = store.lexical(
-                    &without(Match::All(items.clone())),
-                    filter,
-                    now,
-                    depth,
-                    DRIVER_MAX_DOCUMENTS as usize,
-                )?;
+                let all = without(Match::All(items.clone()));
+                let mut hits = store.lexical(&all, filter, now, depth, window_for(&all))?;
                 if hits.len() >= depth {
                     return Ok(hits);
                 }
@@ -209,12 +208,13 @@ impl LexicalSignal {
                         .expect("several items");
                     drivers.push(rarest.1.clone());
                 }
+                let partial_expression = without(Match::Any(drivers));
                 let partial = store.lexical(
-                    &without(Match::Any(drivers)),
+                    &partial_expression,
                     filter,
                     now,
                     depth + hits.len(),
-                    DRIVER_MAX_DOCUMENTS as usize,
+                    window_for(&partial_expression),
                 )?;
                 let seen: HashSet<MemoryId> = hits.iter().map(|hit| hit.id).collect();
                 hits.extend(partial.into_iter().filter(|hit| !seen.contains(&hit.id)));

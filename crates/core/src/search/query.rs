@@ -112,7 +112,27 @@ impl ParsedQuery {
         })
     }
 
-    /// Every positive word of the query (for highlighting and fuzzy matching), in order.
+    /// The positive words typed bare (not quoted, not prefixes): the ones a typo may hide in.
+    /// Quotes ask for exactness, so fuzzy search leaves phrases alone.
+    pub fn bare_terms(&self) -> Vec<String> {
+        fn collect(m: &Match, out: &mut Vec<String>) {
+            match m {
+                Match::Term(t) => out.push(t.clone()),
+                Match::All(items) | Match::Any(items) => items.iter().for_each(|m| collect(m, out)),
+                Match::Without { base, .. } => collect(base, out),
+                Match::Phrase(_) | Match::Prefix(_) => {}
+            }
+        }
+        let mut out = Vec::new();
+        match self {
+            ParsedQuery::Soft { items, .. } => items.iter().for_each(|m| collect(m, &mut out)),
+            ParsedQuery::Strict(m) => collect(m, &mut out),
+        }
+        out.dedup();
+        out
+    }
+
+    /// Every positive word of the query (for highlighting), in order.
     pub fn positive_terms(&self) -> Vec<String> {
         let mut out = Vec::new();
         match self {
@@ -536,9 +556,12 @@ mod tests {
     }
 
     #[test]
-    fn positive_terms_skip_exclusions() {
+    fn positive_terms_skip_exclusions_and_bare_terms_skip_phrases() {
         let q = ParsedQuery::parse("docker compose NOT staging", false).unwrap();
         assert_eq!(q.positive_terms(), ["docker", "compose"]);
+        let q = ParsedQuery::parse("\"exact words\" dokcer pre*", false).unwrap();
+        assert_eq!(q.positive_terms(), ["exact", "words", "dokcer", "pre"]);
+        assert_eq!(q.bare_terms(), ["dokcer"]);
     }
 
     proptest::proptest! {
