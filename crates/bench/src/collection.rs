@@ -10,7 +10,7 @@ use cairn_core::config::Limits;
 use cairn_core::exchange::MemoryRecord;
 use cairn_core::search::{FuzzyMode, SearchRequest};
 use cairn_core::store::MemoryFilter;
-use cairn_core::{Category, Importance, Memory, MemoryId, MemoryService, Scope, Source};
+use cairn_core::{Category, Memory, MemoryId, MemoryService, Scope, Source};
 use cairn_store_sqlite::SqliteStore;
 use jiff::Timestamp;
 
@@ -76,20 +76,14 @@ impl Collection {
             keys.insert(id, document.key);
             let memory = Memory {
                 id,
-                content: document.content,
                 title: document.title,
                 category: Category::Fact,
-                tags: Vec::new(),
-                scope: Scope::Global,
-                topic_key: None,
-                entered_by: None,
-                session_id: None,
-                source: Source::Import,
-                importance: Importance::default(),
-                created_at: document.created_at,
-                updated_at: document.created_at,
-                expires_at: None,
-                deleted_at: None,
+                ..Memory::plain(
+                    document.content,
+                    Scope::Global,
+                    Source::Import,
+                    document.created_at,
+                )
             };
             jsonl.push_str(&serde_json::to_string(&MemoryRecord {
                 memory,

@@ -255,6 +255,34 @@ pub struct Memory {
 }
 
 impl Memory {
+    /// A new memory with just content, written at `at`, everything else default. For callers
+    /// that build stored records directly (imports, benchmarks, store tests); writes from
+    /// people and agents go through the service, which validates and redacts.
+    pub fn plain(
+        content: impl Into<String>,
+        scope: Scope,
+        source: Source,
+        at: Timestamp,
+    ) -> Memory {
+        Memory {
+            id: MemoryId::generate(),
+            content: content.into(),
+            title: None,
+            category: Category::default(),
+            tags: Vec::new(),
+            scope,
+            topic_key: None,
+            entered_by: None,
+            session_id: None,
+            source,
+            importance: Importance::default(),
+            created_at: at,
+            updated_at: at,
+            expires_at: None,
+            deleted_at: None,
+        }
+    }
+
     /// True when ordinary reads may show this memory at `now`.
     pub fn is_visible_at(&self, now: Timestamp) -> bool {
         self.deleted_at.is_none() && !self.is_expired_at(now)

@@ -49,9 +49,9 @@ pub trait Store: Send + Sync {
         window: usize,
     ) -> Result<Vec<SignalHit>>;
 
-    /// How many indexed memories (in any state) match `expression`: a cheap estimate of how
-    /// much work ranking it would be.
-    fn match_count(&self, expression: &Match) -> Result<u64>;
+    /// How many indexed memories (in any state) match `expression`, counting no further than
+    /// `cap`: a cheap measure of how much work ranking it would be.
+    fn match_count(&self, expression: &Match, cap: u64) -> Result<u64>;
 
     /// Up to `limit` words from the store's vocabulary that share letter triples with `word`,
     /// the most alike first: the candidates of typo-tolerant search, re-scored by the caller.

@@ -1307,10 +1307,8 @@ pub fn lexical_ranking_over_a_window_considers_only_the_newest_matches(factory: 
     let mut written = Vec::new();
     for i in 0..10 {
         // The oldest memories repeat the word most, so BM25 alone would rank them first.
-        let memory = Memory {
-            content: format!("{} filler text {i}", "alpha ".repeat(10 - i)),
-            ..NewMemoryFixture::memory(now)
-        };
+        let content = format!("{} filler text {i}", "alpha ".repeat(10 - i));
+        let memory = Memory::plain(content, Scope::Global, Source::Cli, now);
         store.write(&mut |tx| tx.insert(&memory)).unwrap();
         written.push(memory.id);
     }
@@ -1329,29 +1327,10 @@ pub fn lexical_ranking_over_a_window_considers_only_the_newest_matches(factory: 
     let mut all = written.clone();
     all.sort();
     assert_eq!(ranked(100), all);
-}
-
-/// A plain memory for tests that write through the store directly.
-struct NewMemoryFixture;
-
-impl NewMemoryFixture {
-    fn memory(now: Timestamp) -> Memory {
-        Memory {
-            id: crate::MemoryId::generate(),
-            content: String::new(),
-            title: None,
-            category: Category::Fact,
-            tags: Vec::new(),
-            scope: Scope::Global,
-            topic_key: None,
-            entered_by: None,
-            session_id: None,
-            source: Source::Cli,
-            importance: crate::Importance::default(),
-            created_at: now,
-            updated_at: now,
-            expires_at: None,
-            deleted_at: None,
-        }
-    }
+    assert_eq!(
+        store.match_count(&expression, 3).unwrap(),
+        3,
+        "counting stops at the cap"
+    );
+    assert_eq!(store.match_count(&expression, 100).unwrap(), 10);
 }

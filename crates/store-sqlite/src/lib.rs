@@ -197,8 +197,8 @@ impl Store for SqliteStore {
         read::lexical(&self.conn(), expression, filter, now, depth, window)
     }
 
-    fn match_count(&self, expression: &Match) -> Result<u64> {
-        read::match_count(&self.conn(), expression)
+    fn match_count(&self, expression: &Match, cap: u64) -> Result<u64> {
+        read::match_count(&self.conn(), expression, cap)
     }
 
     fn similar_words(&self, word: &str, limit: usize) -> Result<Vec<String>> {

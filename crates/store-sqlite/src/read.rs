@@ -138,12 +138,17 @@ pub fn lexical(
         .collect()
 }
 
-pub fn match_count(conn: &Connection, expression: &Match) -> Result<u64> {
-    conn.prepare_cached("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?1")
-        .sql()?
-        .query_row([fts5_expression(expression)], |row| row.get::<_, i64>(0))
-        .sql()
-        .map(|n| n as u64)
+pub fn match_count(conn: &Connection, expression: &Match, cap: u64) -> Result<u64> {
+    conn.prepare_cached(
+        "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ?1 LIMIT ?2)",
+    )
+    .sql()?
+    .query_row(
+        rusqlite::params![fts5_expression(expression), cap.min(i64::MAX as u64) as i64],
+        |row| row.get::<_, i64>(0),
+    )
+    .sql()
+    .map(|n| n as u64)
 }
 
 /// The FTS5 form of a match expression. Every word is quoted, so no input can be read as FTS5

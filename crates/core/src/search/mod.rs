@@ -194,7 +194,10 @@ impl LexicalSignal {
                 }
                 let mut counted = Vec::with_capacity(items.len());
                 for item in items {
-                    counted.push((store.match_count(item)?, item.clone()));
+                    counted.push((
+                        store.match_count(item, DRIVER_MAX_DOCUMENTS + 1)?,
+                        item.clone(),
+                    ));
                 }
                 let mut drivers: Vec<Match> = counted
                     .iter()
