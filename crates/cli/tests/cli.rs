@@ -787,3 +787,39 @@ fn budget_keeps_output_within_the_token_estimate() {
     assert_eq!(kept + json["left_out_for_budget"].as_u64().unwrap(), 8);
     assert!(kept < 8);
 }
+
+#[test]
+fn list_sorts_by_created_updated_or_expiry_in_either_order() {
+    let s = Sandbox::new();
+    let handle = |v: &Value| v["memory"]["handle"].as_str().unwrap().to_string();
+    let later = handle(&s.ok_json(&["store", "expires later", "--expires", "in 3 weeks"]));
+    let never = handle(&s.ok_json(&["store", "never expires"]));
+    let sooner = handle(&s.ok_json(&["store", "expires sooner", "--expires", "in 2 days"]));
+    let order = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["list"];
+        all.extend(args);
+        s.ok_json(&all)["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["handle"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        order(&[]),
+        [sooner.clone(), never.clone(), later.clone()],
+        "newest first by default"
+    );
+    assert_eq!(
+        order(&["--order", "asc"]),
+        [later.clone(), never.clone(), sooner.clone()]
+    );
+    assert_eq!(
+        order(&["--sort", "expires", "--order", "asc"]),
+        [sooner.clone(), later.clone(), never.clone()],
+        "memories without an expiry come last"
+    );
+    s.ok(&["update", &later, "--importance", "4"]);
+    assert_eq!(order(&["--sort", "updated"])[0], later);
+    assert_eq!(order(&["--limit", "1", "--offset", "1"]), [never]);
+}
