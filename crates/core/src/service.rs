@@ -396,7 +396,8 @@ impl MemoryService {
             .skip(request.offset)
             .take(request.limit)
             .collect();
-        matched_words.dedup();
+        let mut seen = std::collections::HashSet::new();
+        matched_words.retain(|word| seen.insert(word.clone()));
         Ok(SearchResults {
             hits,
             matched_words,
