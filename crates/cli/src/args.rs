@@ -249,7 +249,8 @@ pub struct SearchArgs {
     #[arg(long)]
     pub all: bool,
     /// Also search near-spellings of the words (typos), beside exact matches. By default they
-    /// are searched only when exact search finds fewer than 5 memories.
+    /// are searched only when exact search finds fewer than 5 memories, or for a word that is in
+    /// no memory at all.
     #[arg(long, conflicts_with = "no_fuzzy")]
     pub fuzzy: bool,
     /// Never search near-spellings.

@@ -69,7 +69,8 @@ impl Default for Limits {
 pub struct SearchConfig {
     /// Results returned when no `--limit` is given.
     pub default_limit: usize,
-    /// Fuzzy search runs by itself when exact search finds fewer memories than this.
+    /// Fuzzy search runs by itself when exact search finds fewer memories than this (and for any
+    /// query word found in no memory).
     pub fuzzy_min_results: usize,
     /// How alike (0–1, normalised edit distance) a word must be to count as a typo of another.
     pub fuzzy_threshold: f64,

@@ -22,10 +22,10 @@ use crate::memory::{Category, Importance, Memory, Revision, Source, WriteOutcome
 use crate::normalise::{content_hash, same_content};
 use crate::scope::Scope;
 use crate::search::fusion::Fusion;
-use crate::search::fuzzy::FuzzySignal;
+use crate::search::fuzzy::{FuzzySignal, FuzzyWords};
 use crate::search::{
-    Boosts, FuzzyMode, LexicalSignal, SearchHit, SearchQuery, SearchRequest, SearchResults, Signal,
-    SignalKind,
+    Boosts, FuzzyMode, LexicalSignal, Match, SearchHit, SearchQuery, SearchRequest, SearchResults,
+    Signal, SignalKind,
 };
 use crate::store::{ListQuery, MemoryFilter, Store, StoreStats, StoreTx, TagCount};
 use crate::validate;
@@ -135,12 +135,18 @@ impl MemoryService {
         self.clock.now().timestamp()
     }
 
-    pub fn limits(&self) -> &Limits {
-        &self.limits
-    }
-
     pub fn store_location(&self) -> String {
         self.store.location()
+    }
+
+    /// Runs `work` in one store transaction and returns what it produced.
+    fn in_transaction<T>(&self, mut work: impl FnMut(&mut dyn StoreTx) -> Result<T>) -> Result<T> {
+        let mut produced = None;
+        self.store.write(&mut |tx| {
+            produced = Some(work(tx)?);
+            Ok(())
+        })?;
+        Ok(produced.expect("a store runs the work once before it commits"))
     }
 
     /// Stores a memory: `created`, `duplicate` (same content in the scope; nothing written) or
@@ -169,20 +175,14 @@ impl MemoryService {
             expires_at: validate::expiry(new.expires_at, now)?,
             deleted_at: None,
         };
-        let mut outcome = None;
-        self.store.write(&mut |tx| {
-            outcome = Some(store_in(tx, &candidate, now)?);
-            Ok(())
-        })?;
-        Ok(outcome.expect("write ran"))
+        self.in_transaction(|tx| store_in(tx, &candidate, now))
     }
 
     /// Applies a patch to a visible memory, keeping its previous state in the history.
     pub fn update(&self, target: &IdRef, patch: MemoryPatch) -> Result<WriteOutcome> {
         let now = self.now_ts();
         let id = self.resolve(target, false)?.id;
-        let mut outcome = None;
-        self.store.write(&mut |tx| {
+        self.in_transaction(|tx| {
             let current = visible_in(tx, &id, now)?;
             let revised = self.apply_patch(&current, &patch, now)?;
             if let Some(key) = revised
@@ -199,21 +199,18 @@ impl MemoryService {
                     ),
                 ));
             }
-            outcome = Some(if same_state(&current, &revised) {
-                WriteOutcome {
+            if same_state(&current, &revised) {
+                return Ok(WriteOutcome {
                     status: WriteStatus::Unchanged,
                     memory: current,
-                }
-            } else {
-                revise(tx, &current, revised.clone())?;
-                WriteOutcome {
-                    status: WriteStatus::Updated,
-                    memory: revised,
-                }
-            });
-            Ok(())
-        })?;
-        Ok(outcome.expect("write ran"))
+                });
+            }
+            revise(tx, &current, revised.clone())?;
+            Ok(WriteOutcome {
+                status: WriteStatus::Updated,
+                memory: revised,
+            })
+        })
     }
 
     fn apply_patch(&self, current: &Memory, patch: &MemoryPatch, now: Timestamp) -> Result<Memory> {
@@ -297,16 +294,13 @@ impl MemoryService {
     pub fn forget(&self, target: &IdRef) -> Result<Memory> {
         let now = self.now_ts();
         let id = self.resolve(target, false)?.id;
-        let mut forgotten = None;
-        self.store.write(&mut |tx| {
+        self.in_transaction(|tx| {
             // Re-read under the write lock, so a change made since `resolve` is kept.
             let mut memory = visible_in(tx, &id, now)?;
             memory.deleted_at = Some(now);
             tx.replace(&memory)?;
-            forgotten = Some(memory);
-            Ok(())
-        })?;
-        Ok(forgotten.expect("write ran"))
+            Ok(memory)
+        })
     }
 
     /// Removes a memory for good, in whatever state, with its history.
@@ -356,14 +350,20 @@ impl MemoryService {
                 lexical.hits,
             ));
         }
-        let run_fuzzy = match request.fuzzy {
-            FuzzyMode::Always | FuzzyMode::Only => true,
-            FuzzyMode::Never => false,
-            FuzzyMode::Auto => exact_found < self.search.fuzzy_min_results,
+        let fuzzy_words = match request.fuzzy {
+            FuzzyMode::Always | FuzzyMode::Only => Some(FuzzyWords::AllBare),
+            FuzzyMode::Never => None,
+            FuzzyMode::Auto if exact_found < self.search.fuzzy_min_results => {
+                Some(FuzzyWords::AllBare)
+            }
+            FuzzyMode::Auto => {
+                let unknown = self.unknown_words(&query)?;
+                (!unknown.is_empty()).then_some(FuzzyWords::Only(unknown))
+            }
         };
-        if run_fuzzy {
-            let fuzzy =
-                FuzzySignal { threshold }.rank(store, &query, &request.filter, now, depth)?;
+        if let Some(words) = fuzzy_words {
+            let signal = FuzzySignal { threshold, words };
+            let fuzzy = signal.rank(store, &query, &request.filter, now, depth)?;
             matched_words.extend(fuzzy.matched_words);
             rankings.push((SignalKind::Fuzzy, self.search.fuzzy_weight, fuzzy.hits));
         }
@@ -404,6 +404,18 @@ impl MemoryService {
         })
     }
 
+    /// The words typed bare that are found in no memory at all: the surest sign of a typo, even
+    /// when the other words find plenty.
+    fn unknown_words(&self, query: &SearchQuery) -> Result<Vec<String>> {
+        let mut unknown = Vec::new();
+        for word in query.parsed.bare_terms() {
+            if self.store.match_count(&Match::Term(word.clone()), 1)? == 0 {
+                unknown.push(word);
+            }
+        }
+        Ok(unknown)
+    }
+
     /// The recency and importance boosts of a memory, in first-place votes.
     fn boosts(&self, memory: &Memory, now: Timestamp) -> Boosts {
         let age_days = (now.as_millisecond() - memory.updated_at.as_millisecond()).max(0) as f64
@@ -437,11 +449,11 @@ impl MemoryService {
                 before,
             });
         }
-        let mut memories = Vec::new();
-        self.store.write(&mut |tx| {
-            memories = tx.expired(before)?;
+        let memories = self.in_transaction(|tx| {
+            let memories = tx.expired(before)?;
             let ids: Vec<MemoryId> = memories.iter().map(|m| m.id).collect();
-            tx.purge(&ids)
+            tx.purge(&ids)?;
+            Ok(memories)
         })?;
         Ok(PruneReport {
             memories,
@@ -475,9 +487,8 @@ impl MemoryService {
         input: &mut dyn BufRead,
         progress: &mut dyn FnMut(&ImportReport),
     ) -> Result<ImportReport> {
-        let mut report = ImportReport::default();
-        self.store.write(&mut |tx| {
-            report = ImportReport::default();
+        let report = self.in_transaction(|tx| {
+            let mut report = ImportReport::default();
             let mut line = String::new();
             let mut number = 0u64;
             loop {
@@ -506,7 +517,7 @@ impl MemoryService {
                     progress(&report);
                 }
             }
-            Ok(())
+            Ok(report)
         })?;
         progress(&report);
         Ok(report)

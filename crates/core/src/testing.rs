@@ -1268,6 +1268,24 @@ pub fn fuzzy_runs_by_itself_only_when_exact_search_finds_little(factory: StoreFa
             .iter()
             .all(|s| s.signal == crate::search::SignalKind::Lexical)
     }));
+    // A word found nowhere is a typo even when the others find plenty.
+    let typo = fuzzy_search(
+        &h,
+        "docker trousres",
+        FuzzyMode::Auto,
+        None,
+        MemoryFilter::default(),
+    );
+    assert!(
+        typo.matched_words.contains(&"trousers".to_string()),
+        "{:?}",
+        typo.matched_words
+    );
+    assert!(
+        typo.hits
+            .iter()
+            .any(|hit| hit.memory.content.contains("trousers"))
+    );
     let forced = fuzzy_search(
         &h,
         "docker",

@@ -17,10 +17,15 @@ use crate::rows::{self, MEMORY_COLUMNS, memory_from_row, millis};
 /// what a memory is about than the same word in its body.
 const BM25_WEIGHTS: &str = "2.0, 1.0, 1.5";
 
-fn query_memories(conn: &Connection, sql: &str, params: Vec<Value>) -> Result<Vec<Memory>> {
+/// Runs a query selecting [`MEMORY_COLUMNS`] and reads every row.
+pub(crate) fn query_memories(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> Result<Vec<Memory>> {
     conn.prepare_cached(sql)
         .sql()?
-        .query_map(params_from_iter(params), memory_from_row)
+        .query_map(params, memory_from_row)
         .sql()?
         .collect::<Result<Vec<_>, _>>()
         .sql()
@@ -31,8 +36,8 @@ pub fn get(conn: &Connection, ids: &[MemoryId]) -> Result<Vec<Memory>> {
     for chunk in ids.chunks(500) {
         let marks = vec!["?"; chunk.len()].join(", ");
         let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id IN ({marks})");
-        let params = chunk.iter().map(|id| Value::Text(id.to_string())).collect();
-        out.extend(query_memories(conn, &sql, params)?);
+        let params: Vec<Value> = chunk.iter().map(|id| Value::Text(id.to_string())).collect();
+        out.extend(query_memories(conn, &sql, params_from_iter(params))?);
     }
     Ok(out)
 }
@@ -72,7 +77,7 @@ pub fn list(conn: &Connection, query: &ListQuery, now: Timestamp) -> Result<Vec<
     let mut params = cond.params;
     params.push(Value::Integer(query.limit as i64));
     params.push(Value::Integer(query.offset as i64));
-    query_memories(conn, &sql, params)
+    query_memories(conn, &sql, params_from_iter(params))
 }
 
 pub fn count(conn: &Connection, filter: &MemoryFilter, now: Timestamp) -> Result<u64> {
@@ -200,7 +205,7 @@ pub fn expired(conn: &Connection, before: Timestamp) -> Result<Vec<Memory>> {
         "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.expires_at IS NOT NULL \
          AND m.expires_at <= ? ORDER BY m.expires_at, m.seq"
     );
-    query_memories(conn, &sql, vec![Value::Integer(millis(before))])
+    query_memories(conn, &sql, [millis(before)])
 }
 
 fn named_counts(conn: &Connection, sql: &str, now: Timestamp) -> Result<Vec<NamedCount>> {

@@ -6,7 +6,8 @@ use jiff::Timestamp;
 use rusqlite::Transaction;
 
 use crate::error::SqlResult;
-use crate::rows::{self, MEMORY_COLUMNS, memory_from_row, millis, project_column};
+use crate::read;
+use crate::rows::{self, MEMORY_COLUMNS, millis, project_column};
 
 pub struct SqliteTx<'c, 'k> {
     pub(crate) tx: Transaction<'c>,
@@ -18,24 +19,12 @@ impl SqliteTx<'_, '_> {
         rows::seq_of(&self.tx, id)?
             .ok_or_else(|| cairn_core::Error::NotFound { id: id.to_string() })
     }
-
-    fn query_memories(&self, sql: &str, params: impl rusqlite::Params) -> Result<Vec<Memory>> {
-        let memories = self
-            .tx
-            .prepare_cached(sql)
-            .sql()?
-            .query_map(params, memory_from_row)
-            .sql()?
-            .collect::<Result<Vec<_>, _>>()
-            .sql()?;
-        Ok(memories)
-    }
 }
 
 impl StoreTx for SqliteTx<'_, '_> {
     fn get(&mut self, id: &MemoryId) -> Result<Option<Memory>> {
         let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?1");
-        Ok(self.query_memories(&sql, [id.to_string()])?.pop())
+        Ok(read::query_memories(&self.tx, &sql, [id.to_string()])?.pop())
     }
 
     fn find_by_topic(
@@ -50,7 +39,7 @@ impl StoreTx for SqliteTx<'_, '_> {
              ORDER BY m.updated_at DESC LIMIT 1"
         );
         let params = rusqlite::params![project_column(scope), topic.as_str(), millis(now)];
-        Ok(self.query_memories(&sql, params)?.pop())
+        Ok(read::query_memories(&self.tx, &sql, params)?.pop())
     }
 
     fn find_by_content_hash(
@@ -64,7 +53,8 @@ impl StoreTx for SqliteTx<'_, '_> {
              AND m.deleted_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?3) \
              ORDER BY m.created_at"
         );
-        self.query_memories(
+        read::query_memories(
+            &self.tx,
             &sql,
             rusqlite::params![project_column(scope), hash, millis(now)],
         )

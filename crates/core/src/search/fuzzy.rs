@@ -20,9 +20,20 @@ const CANDIDATES_PER_WORD: usize = 40;
 /// Alternatives kept per query word, the most alike first.
 const ALTERNATIVES_PER_WORD: usize = 5;
 
-/// The fuzzy signal with its similarity threshold (0–1).
+/// The fuzzy signal: its similarity threshold (0–1) and which query words it looks for
+/// near-spellings of.
 pub struct FuzzySignal {
     pub threshold: f64,
+    pub words: FuzzyWords,
+}
+
+/// Which query words the fuzzy signal expands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FuzzyWords {
+    /// Every word typed bare.
+    AllBare,
+    /// Only these (the words found in no memory: a word the store holds is no typo).
+    Only(Vec<String>),
 }
 
 /// Normalised Indel similarity of two words, 0 (nothing shared) to 1 (equal).
@@ -34,7 +45,11 @@ impl FuzzySignal {
     /// The vocabulary words close enough to each query word (the words themselves excluded).
     pub fn alternatives(&self, store: &dyn Store, query: &SearchQuery) -> Result<Vec<String>> {
         let mut out: Vec<String> = Vec::new();
-        for term in query.parsed.bare_terms() {
+        let terms = match &self.words {
+            FuzzyWords::AllBare => query.parsed.bare_terms(),
+            FuzzyWords::Only(words) => words.clone(),
+        };
+        for term in terms {
             if term.chars().count() < 3 || !term.chars().any(char::is_alphabetic) {
                 continue;
             }

@@ -6,15 +6,11 @@
 //! lists by reciprocal-rank fusion, and the service loads and pages the winners. Each
 //! [`SearchHit`] keeps every signal's rank and raw score, which is what `--explain` shows.
 //!
-//! Queries use the language of [`query`]. The lexical signal runs a soft (natural-language)
-//! query in two tiers: memories matching every item, ranked by BM25, then — if that leaves room —
-//! memories matching some items. Candidates for the second tier come only from items that are not
-//! very common ([`DRIVER_MAX_DOCUMENTS`]): a word found in most memories says little about any one
-//! of them, and letting it generate candidates would make the backend score most of the store
-//! (full-text engines score every matching document). Such words still count in the first tier.
+//! Queries use the language of [`query`]; the signals are [`lexical`] and [`fuzzy`].
 
 pub mod fusion;
 pub mod fuzzy;
+pub mod lexical;
 pub mod query;
 pub mod snippet;
 pub mod stopwords;
@@ -30,30 +26,11 @@ use crate::id::MemoryId;
 use crate::memory::Memory;
 use crate::store::{MemoryFilter, Store};
 
+pub use lexical::{LexicalSignal, RANKING_WINDOW, window_for};
 pub use query::{Match, ParsedQuery};
 
 /// The longest query accepted, in bytes.
 pub const MAX_QUERY_BYTES: usize = 2_000;
-
-/// The most memories one expression is ranked over. Items matching more do not generate
-/// second-tier candidates, and an expression matching more is ranked among its this-many most
-/// recently written matches only: full-text engines score every match, so this bounds the work
-/// of any query, and in a memory store recent matches are the likelier answers. Below this many
-/// matches (every benchmark collection but the synthetic scale corpus) ranking is exact BM25.
-pub const DRIVER_MAX_DOCUMENTS: u64 = 5_000;
-
-/// The ranking window for an expression: [`DRIVER_MAX_DOCUMENTS`] for words, prefixes and their
-/// unions, which can match much of a store and whose newest matches the backend finds without
-/// scoring; unbounded for phrases, intersections and exclusions, which are narrow by nature and
-/// whose matches cost as much to find as to rank.
-pub fn window_for(expression: &Match) -> usize {
-    let simple = |m: &Match| matches!(m, Match::Term(_) | Match::Prefix(_));
-    match expression {
-        Match::Any(items) if items.iter().all(simple) => DRIVER_MAX_DOCUMENTS as usize,
-        m if simple(m) => DRIVER_MAX_DOCUMENTS as usize,
-        _ => usize::MAX,
-    }
-}
 
 /// A parsed search query.
 #[derive(Debug, Clone, PartialEq)]
@@ -138,101 +115,12 @@ pub trait Signal: Send + Sync {
     ) -> Result<SignalRanking>;
 }
 
-/// BM25 over the store's full-text index.
-pub struct LexicalSignal;
-
-impl Signal for LexicalSignal {
-    fn kind(&self) -> SignalKind {
-        SignalKind::Lexical
-    }
-
-    fn rank(
-        &self,
-        store: &dyn Store,
-        query: &SearchQuery,
-        filter: &MemoryFilter,
-        now: Timestamp,
-        depth: usize,
-    ) -> Result<SignalRanking> {
-        let hits = self.hits(store, query, filter, now, depth)?;
-        Ok(SignalRanking {
-            hits,
-            matched_words: query.parsed.positive_terms(),
-        })
-    }
-}
-
-impl LexicalSignal {
-    fn hits(
-        &self,
-        store: &dyn Store,
-        query: &SearchQuery,
-        filter: &MemoryFilter,
-        now: Timestamp,
-        depth: usize,
-    ) -> Result<Vec<SignalHit>> {
-        match &query.parsed {
-            ParsedQuery::Strict(expression) => {
-                store.lexical(expression, filter, now, depth, window_for(expression))
-            }
-            ParsedQuery::Soft { items, excluded } => {
-                let without = |base: Match| match excluded.is_empty() {
-                    true => base,
-                    false => Match::Without {
-                        base: Box::new(base),
-                        excluded: excluded.clone(),
-                    },
-                };
-                if let [single] = items.as_slice() {
-                    let expression = without(single.clone());
-                    return store.lexical(&expression, filter, now, depth, window_for(&expression));
-                }
-                let all = without(Match::All(items.clone()));
-                let mut hits = store.lexical(&all, filter, now, depth, window_for(&all))?;
-                if hits.len() >= depth {
-                    return Ok(hits);
-                }
-                let mut counted = Vec::with_capacity(items.len());
-                for item in items {
-                    counted.push((
-                        store.match_count(item, DRIVER_MAX_DOCUMENTS + 1)?,
-                        item.clone(),
-                    ));
-                }
-                let mut drivers: Vec<Match> = counted
-                    .iter()
-                    .filter(|(count, _)| *count <= DRIVER_MAX_DOCUMENTS)
-                    .map(|(_, item)| item.clone())
-                    .collect();
-                if drivers.is_empty() {
-                    let rarest = counted
-                        .iter()
-                        .min_by_key(|(count, _)| *count)
-                        .expect("several items");
-                    drivers.push(rarest.1.clone());
-                }
-                let partial_expression = without(Match::Any(drivers));
-                let partial = store.lexical(
-                    &partial_expression,
-                    filter,
-                    now,
-                    depth + hits.len(),
-                    window_for(&partial_expression),
-                )?;
-                let seen: HashSet<MemoryId> = hits.iter().map(|hit| hit.id).collect();
-                hits.extend(partial.into_iter().filter(|hit| !seen.contains(&hit.id)));
-                hits.truncate(depth);
-                Ok(hits)
-            }
-        }
-    }
-}
-
 /// When the fuzzy signal runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FuzzyMode {
-    /// When exact search finds fewer than `search.fuzzy_min_results` memories.
+    /// When exact search finds fewer than `search.fuzzy_min_results` memories, or a word of the
+    /// query is in no memory at all.
     #[default]
     Auto,
     /// Always, beside exact search (`--fuzzy`).
