@@ -24,8 +24,8 @@ use crate::scope::Scope;
 use crate::search::fusion::Fusion;
 use crate::search::fuzzy::{FuzzySignal, FuzzyWords};
 use crate::search::{
-    Boosts, FuzzyMode, LexicalSignal, Match, SearchHit, SearchQuery, SearchRequest, SearchResults,
-    Signal, SignalKind,
+    Boosts, FuzzyMode, LexicalSignal, SearchHit, SearchQuery, SearchRequest, SearchResults, Signal,
+    SignalKind,
 };
 use crate::store::{ListQuery, MemoryFilter, Store, StoreStats, StoreTx, TagCount};
 use crate::validate;
@@ -338,10 +338,12 @@ impl MemoryService {
         let mut rankings = Vec::new();
         let mut matched_words = Vec::new();
         let mut exact_found = 0;
+        let mut unknown_words = Vec::new();
         if request.fuzzy != FuzzyMode::Only {
             let probe = depth.max(self.search.fuzzy_min_results);
             let mut lexical = LexicalSignal.rank(store, &query, &request.filter, now, probe)?;
             exact_found = lexical.hits.len();
+            unknown_words = lexical.unknown_words;
             lexical.hits.truncate(depth);
             matched_words.extend(lexical.matched_words);
             rankings.push((
@@ -357,8 +359,7 @@ impl MemoryService {
                 Some(FuzzyWords::AllBare)
             }
             FuzzyMode::Auto => {
-                let unknown = self.unknown_words(&query)?;
-                (!unknown.is_empty()).then_some(FuzzyWords::Only(unknown))
+                (!unknown_words.is_empty()).then(|| FuzzyWords::Only(unknown_words.clone()))
             }
         };
         if let Some(words) = fuzzy_words {
@@ -402,18 +403,6 @@ impl MemoryService {
             hits,
             matched_words,
         })
-    }
-
-    /// The words typed bare that are found in no memory at all: the surest sign of a typo, even
-    /// when the other words find plenty.
-    fn unknown_words(&self, query: &SearchQuery) -> Result<Vec<String>> {
-        let mut unknown = Vec::new();
-        for word in query.parsed.bare_terms() {
-            if self.store.match_count(&Match::Term(word.clone()), 1)? == 0 {
-                unknown.push(word);
-            }
-        }
-        Ok(unknown)
     }
 
     /// The recency and importance boosts of a memory, in first-place votes.

@@ -99,6 +99,7 @@ impl Signal for FuzzySignal {
         Ok(SignalRanking {
             hits,
             matched_words: words,
+            unknown_words: Vec::new(),
         })
     }
 }

@@ -55,10 +55,11 @@ impl Signal for LexicalSignal {
         now: Timestamp,
         depth: usize,
     ) -> Result<SignalRanking> {
-        let hits = match &query.parsed {
-            ParsedQuery::Strict(expression) => {
-                store.lexical(expression, filter, now, depth, window_for(expression))?
-            }
+        let (hits, unknown_words) = match &query.parsed {
+            ParsedQuery::Strict(expression) => (
+                store.lexical(expression, filter, now, depth, window_for(expression))?,
+                unknown(store, query.parsed.bare_terms())?,
+            ),
             ParsedQuery::Soft { items, excluded } => {
                 soft_hits(store, items, excluded, filter, now, depth)?
             }
@@ -66,11 +67,24 @@ impl Signal for LexicalSignal {
         Ok(SignalRanking {
             hits,
             matched_words: query.parsed.positive_terms(),
+            unknown_words,
         })
     }
 }
 
-/// The two tiers of a soft query: every item, then (if there is room) some.
+/// Those of `words` that no indexed memory holds.
+fn unknown(store: &dyn Store, words: Vec<String>) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for word in words {
+        if store.match_count(&Match::Term(word.clone()), 1)? == 0 {
+            out.push(word);
+        }
+    }
+    Ok(out)
+}
+
+/// The two tiers of a soft query: every item, then (if there is room) some; and the bare words
+/// no memory holds, learnt on the way (a memory matching every item proves every word known).
 fn soft_hits(
     store: &dyn Store,
     items: &[Match],
@@ -78,7 +92,11 @@ fn soft_hits(
     filter: &MemoryFilter,
     now: Timestamp,
     depth: usize,
-) -> Result<Vec<SignalHit>> {
+) -> Result<(Vec<SignalHit>, Vec<String>)> {
+    let bare = |item: &Match| match item {
+        Match::Term(word) => Some(word.clone()),
+        _ => None,
+    };
     let ranked = |base: Match, depth: usize| {
         let expression = match excluded.is_empty() {
             true => base,
@@ -90,17 +108,27 @@ fn soft_hits(
         store.lexical(&expression, filter, now, depth, window_for(&expression))
     };
     if let [single] = items {
-        return ranked(single.clone(), depth);
+        let hits = ranked(single.clone(), depth)?;
+        let unknown_words = match hits.is_empty() {
+            true => unknown(store, bare(single).into_iter().collect())?,
+            false => Vec::new(),
+        };
+        return Ok((hits, unknown_words));
     }
     let mut hits = ranked(Match::All(items.to_vec()), depth)?;
     if hits.len() >= depth {
-        return Ok(hits);
+        return Ok((hits, Vec::new()));
     }
     let cap = RANKING_WINDOW as u64;
     let mut counted = Vec::with_capacity(items.len());
     for item in items {
         counted.push((store.match_count(item, cap + 1)?, item));
     }
+    let unknown_words = counted
+        .iter()
+        .filter(|(count, _)| *count == 0)
+        .filter_map(|(_, item)| bare(item))
+        .collect();
     let mut drivers: Vec<Match> = counted
         .iter()
         .filter(|(count, _)| *count <= cap)
@@ -117,5 +145,5 @@ fn soft_hits(
     let seen: HashSet<MemoryId> = hits.iter().map(|hit| hit.id).collect();
     hits.extend(partial.into_iter().filter(|hit| !seen.contains(&hit.id)));
     hits.truncate(depth);
-    Ok(hits)
+    Ok((hits, unknown_words))
 }

@@ -88,11 +88,13 @@ impl fmt::Display for SignalKind {
     }
 }
 
-/// What one signal found: its hits, best first, and the words it matched (for highlighting).
+/// What one signal found: its hits, best first, the words it matched (for highlighting), and
+/// the words typed bare that are in no memory at all (likely typos; the lexical signal knows).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SignalRanking {
     pub hits: Vec<SignalHit>,
     pub matched_words: Vec<String>,
+    pub unknown_words: Vec<String>,
 }
 
 /// One candidate from one signal, with the signal's own score (higher is better).
