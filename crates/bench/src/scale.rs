@@ -78,9 +78,12 @@ fn mib(bytes: u64) -> f64 {
 }
 
 pub fn run(options: &ScaleOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec<ScaleResult>> {
+    let workdir = options.workdir.clone().unwrap_or_else(std::env::temp_dir);
+    std::fs::create_dir_all(&workdir)
+        .with_context(|| format!("cannot create the work directory {}", workdir.display()))?;
     let scratch = tempfile::Builder::new()
         .prefix("cairn-bench-")
-        .tempdir_in(options.workdir.clone().unwrap_or_else(std::env::temp_dir))?;
+        .tempdir_in(workdir)?;
     let corpus = Corpus::new(options.seed);
     let mut results = Vec::new();
     for &size in &options.sizes {

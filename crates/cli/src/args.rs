@@ -241,8 +241,8 @@ pub struct ListArgs {
 
 #[derive(Debug, Args)]
 pub struct SearchArgs {
-    /// What to look for. Plain words: memories holding all of them first, then some (stop words
-    /// ignored). Also: "exact phrase", prefix*, AND, OR, NOT, parentheses.
+    /// What to look for. Plain words: memories holding all of them first, then those holding
+    /// fewer (stop words ignored). Also: "exact phrase", prefix*, AND, OR, NOT, parentheses.
     #[arg(required = true, num_args = 1.., value_name = "QUERY")]
     pub query: Vec<String>,
     /// Only memories holding every word of a plain query.

@@ -51,7 +51,7 @@ macro_rules! store_behaviour_suite {
             a_bad_import_line_rolls_back_the_whole_import,
             tags_and_stats_count_visible_memories,
             query_operators_phrases_and_prefixes_match_exactly,
-            implicit_queries_rank_memories_holding_every_word_first,
+            implicit_queries_rank_memories_by_how_many_words_they_hold,
             strict_implicit_queries_return_only_memories_holding_every_word,
             fuzzy_search_finds_misspelled_words_and_nothing_unrelated,
             fuzzy_threshold_is_respected,
@@ -1058,37 +1058,45 @@ pub fn query_operators_phrases_and_prefixes_match_exactly(factory: StoreFactory)
     assert_eq!(err.unwrap_err().field(), Some("query"));
 }
 
-pub fn implicit_queries_rank_memories_holding_every_word_first(factory: StoreFactory) {
+pub fn implicit_queries_rank_memories_by_how_many_words_they_hold(factory: StoreFactory) {
     let h = Harness::new(factory);
-    // The partial matches repeat a query word, so by BM25 alone they would outrank the memory
-    // holding every word.
+    // The memories holding fewer words repeat a query word in a short text, so by BM25 alone they
+    // would outrank the long memories holding more of the words.
     let m = corpus(
         &h,
         &[
-            "redis redis redis cache cache tuning notes", // 0: redis only
-            "eviction eviction eviction eviction policy", // 1: eviction only
-            "the redis eviction setting lives in a long configuration file with many other settings", // 2: both
+            "redis redis redis cache cache tuning notes", // 0: redis
+            "eviction eviction eviction eviction policy", // 1: eviction
+            "the redis eviction setting lives in a long configuration file with many other settings", // 2: redis eviction
+            "timeout timeout timeout", // 3: timeout
+            "a long page on redis timeout handling among many other unrelated operational topics and notes", // 4: redis timeout
+            "redis eviction and the timeout: one long note that covers all of them among other matters", // 5: all three
         ],
     );
-    let request = SearchRequest {
-        query: "what is the redis eviction?".into(),
-        filter: MemoryFilter::default(),
-        limit: 10,
-        offset: 0,
-        strict: false,
-        fuzzy: FuzzyMode::Never,
-        threshold: None,
+    let order = |query: &str| {
+        let hits = h
+            .service
+            .search(&SearchRequest {
+                fuzzy: FuzzyMode::Never,
+                ..SearchRequest::new(query, MemoryFilter::default(), 10)
+            })
+            .unwrap()
+            .hits;
+        hits.iter()
+            .map(|hit| m.iter().position(|x| x.id == hit.memory.id).unwrap())
+            .collect::<Vec<usize>>()
     };
-    let hits = h.service.search(&request).unwrap().hits;
-    let order: Vec<usize> = hits
-        .iter()
-        .map(|hit| m.iter().position(|x| x.id == hit.memory.id).unwrap())
-        .collect();
-    assert_eq!(order.len(), 3, "partial matches still come back");
-    assert_eq!(
-        order[0], 2,
-        "the memory holding every word ranks first: {order:?}"
-    );
+    let two = order("what is the redis eviction?");
+    assert_eq!(two.len(), 5, "partial matches still come back: {two:?}");
+    let mut both = two[..2].to_vec();
+    both.sort();
+    assert_eq!(both, [2, 5], "memories holding every word first: {two:?}");
+    let three = order("redis eviction timeout");
+    assert_eq!(three.len(), 6, "{three:?}");
+    assert_eq!(three[0], 5, "the memory holding all three first: {three:?}");
+    let mut pairs = three[1..3].to_vec();
+    pairs.sort();
+    assert_eq!(pairs, [2, 4], "then those holding two of three: {three:?}");
 }
 
 pub fn strict_implicit_queries_return_only_memories_holding_every_word(factory: StoreFactory) {

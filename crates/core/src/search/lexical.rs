@@ -1,12 +1,17 @@
 //! The lexical signal: BM25 over the store's full-text index.
 //!
 //! A strict query (explicit operators, or `--all`) is one boolean expression. A soft
-//! (natural-language) query runs in two tiers: memories matching every item, ranked by BM25,
-//! then — if that leaves room — memories matching some items. Candidates for the second tier come
-//! only from items matching at most [`RANKING_WINDOW`] memories: a word found in most memories
-//! says little about any one of them, and letting it generate candidates would make the backend
-//! score most of the store (full-text engines score every match). Such words still count in the
-//! first tier.
+//! (natural-language) query ranks by coordination level: memories matching every item first, then
+//! memories matching all but one, all but two, and so on, each level ranked by BM25 — the more of
+//! a question a memory answers, the higher it stands, which BM25's sum of word weights alone does
+//! not ensure for short texts. Levels are used for queries of up to [`COORDINATION_ITEMS`] items;
+//! a longer query (a pasted paragraph) goes from "every item" straight to "some items", where
+//! BM25's weighting serves better than a count.
+//!
+//! Candidates below the first level come only from items matching at most [`RANKING_WINDOW`]
+//! memories: a word found in most memories says little about any one of them, and letting it
+//! generate candidates would make the backend score most of the store (full-text engines score
+//! every match). Such words still count in the first level and alongside a rarer item.
 
 use std::collections::HashSet;
 
@@ -25,6 +30,11 @@ use crate::store::{MemoryFilter, Store};
 /// any query, and in a memory store recent matches are the likelier answers. Below this many
 /// matches (every benchmark collection but the synthetic scale corpus) ranking is exact BM25.
 pub const RANKING_WINDOW: usize = 5_000;
+
+/// The longest soft query ranked by coordination level. Up to this many items a level has at
+/// most 20 combinations (6 choose 3), which keeps each level one small expression; past it,
+/// partial matches are ranked by BM25 alone.
+pub const COORDINATION_ITEMS: usize = 6;
 
 /// The ranking window for an expression: [`RANKING_WINDOW`] for words, prefixes and their
 /// unions, which can match much of a store and whose newest matches the backend finds without
@@ -83,8 +93,9 @@ fn unknown(store: &dyn Store, words: Vec<String>) -> Result<Vec<String>> {
     Ok(out)
 }
 
-/// The two tiers of a soft query: every item, then (if there is room) some; and the bare words
-/// no memory holds, learnt on the way (a memory matching every item proves every word known).
+/// The levels of a soft query: every item, then (while there is room) all but one, all but two,
+/// …, then some; and the bare words no memory holds, learnt on the way (a memory matching every
+/// item proves every word known).
 fn soft_hits(
     store: &dyn Store,
     items: &[Match],
@@ -115,35 +126,125 @@ fn soft_hits(
         };
         return Ok((hits, unknown_words));
     }
-    let mut hits = ranked(Match::All(items.to_vec()), depth)?;
-    if hits.len() >= depth {
-        return Ok((hits, Vec::new()));
+    let mut ranking = Levels {
+        hits: ranked(Match::All(items.to_vec()), depth)?,
+        depth,
+    };
+    if ranking.full() {
+        return Ok((ranking.hits, Vec::new()));
     }
     let cap = RANKING_WINDOW as u64;
     let mut counted = Vec::with_capacity(items.len());
     for item in items {
-        counted.push((store.match_count(item, cap + 1)?, item));
+        counted.push((store.match_count(item, cap + 1)?, item.clone()));
     }
     let unknown_words = counted
         .iter()
         .filter(|(count, _)| *count == 0)
         .filter_map(|(_, item)| bare(item))
         .collect();
-    let mut drivers: Vec<Match> = counted
+    let known: Vec<Item> = counted
         .iter()
-        .filter(|(count, _)| *count <= cap)
-        .map(|(_, item)| (*item).clone())
+        .filter(|(count, _)| *count > 0)
+        .map(|(count, item)| Item {
+            expression: item.clone(),
+            drives: *count <= cap,
+        })
+        .collect();
+    if items.len() <= COORDINATION_ITEMS {
+        for level in (2..items.len()).rev() {
+            if let Some(expression) = coordination_level(&known, level) {
+                ranking.extend(ranked(expression, ranking.wanted())?);
+                if ranking.full() {
+                    return Ok((ranking.hits, unknown_words));
+                }
+            }
+        }
+    }
+    let mut drivers: Vec<Match> = known
+        .iter()
+        .filter(|item| item.drives)
+        .map(|item| item.expression.clone())
         .collect();
     if drivers.is_empty() {
-        let (_, rarest) = counted
+        let rarest = counted
             .iter()
             .min_by_key(|(count, _)| *count)
+            .map(|(_, item)| item.clone())
             .expect("several items");
-        drivers.push((*rarest).clone());
+        drivers.push(rarest);
     }
-    let partial = ranked(Match::Any(drivers), depth + hits.len())?;
-    let seen: HashSet<MemoryId> = hits.iter().map(|hit| hit.id).collect();
-    hits.extend(partial.into_iter().filter(|hit| !seen.contains(&hit.id)));
-    hits.truncate(depth);
-    Ok((hits, unknown_words))
+    ranking.extend(ranked(Match::Any(drivers), ranking.wanted())?);
+    ranking.hits.truncate(depth);
+    Ok((ranking.hits, unknown_words))
+}
+
+/// A soft query's item that some memory holds; it `drives` when it matches few enough memories
+/// to generate candidates.
+struct Item {
+    expression: Match,
+    drives: bool,
+}
+
+/// The memories matching exactly-or-more `level` of the known items, as one expression: the union
+/// of every `level`-item combination that holds a driving item. `None` when there is no such
+/// combination.
+fn coordination_level(known: &[Item], level: usize) -> Option<Match> {
+    let mut combinations = Vec::new();
+    let mut chosen = Vec::with_capacity(level);
+    choose(known, level, 0, &mut chosen, &mut combinations);
+    match combinations.is_empty() {
+        true => None,
+        false => Some(Match::Any(combinations)),
+    }
+}
+
+/// Appends to `out` every combination of `level` items from `known[from..]` (after `chosen`)
+/// that holds a driving item.
+fn choose(
+    known: &[Item],
+    level: usize,
+    from: usize,
+    chosen: &mut Vec<usize>,
+    out: &mut Vec<Match>,
+) {
+    if chosen.len() == level {
+        if chosen.iter().any(|&i| known[i].drives) {
+            out.push(Match::All(
+                chosen
+                    .iter()
+                    .map(|&i| known[i].expression.clone())
+                    .collect(),
+            ));
+        }
+        return;
+    }
+    for next in from..known.len() {
+        chosen.push(next);
+        choose(known, level, next + 1, chosen, out);
+        chosen.pop();
+    }
+}
+
+/// Hits gathered level by level, each level's new memories after the ones before.
+struct Levels {
+    hits: Vec<SignalHit>,
+    depth: usize,
+}
+
+impl Levels {
+    fn full(&self) -> bool {
+        self.hits.len() >= self.depth
+    }
+
+    /// How deep to rank the next level: it also returns the memories earlier levels found.
+    fn wanted(&self) -> usize {
+        self.depth + self.hits.len()
+    }
+
+    fn extend(&mut self, level: Vec<SignalHit>) {
+        let seen: HashSet<MemoryId> = self.hits.iter().map(|hit| hit.id).collect();
+        self.hits
+            .extend(level.into_iter().filter(|hit| !seen.contains(&hit.id)));
+    }
 }
