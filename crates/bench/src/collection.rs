@@ -4,11 +4,13 @@
 
 use std::collections::HashMap;
 use std::io::Cursor;
+use std::sync::Arc;
 
 use anyhow::Result;
 use cairn_core::config::Limits;
+use cairn_core::embedding::Embedder;
 use cairn_core::exchange::MemoryRecord;
-use cairn_core::search::{FuzzyMode, SearchRequest};
+use cairn_core::search::{FuzzyMode, SearchMode, SearchRequest};
 use cairn_core::store::MemoryFilter;
 use cairn_core::{Category, Memory, MemoryId, MemoryService, Scope, Source};
 use cairn_store_sqlite::SqliteStore;
@@ -22,18 +24,38 @@ pub enum Mode {
     Lexical,
     /// Typo-tolerant search only.
     Fuzzy,
-    /// What cairn does by default: lexical, with fuzzy when lexical finds too little.
+    /// What cairn does without a model: lexical, with fuzzy when lexical finds too little.
     LexicalFuzzy,
+    /// Meaning only.
+    Semantic,
+    /// What cairn does with a model: lexical+fuzzy and semantic, fused.
+    Hybrid,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 3] = [Mode::Lexical, Mode::Fuzzy, Mode::LexicalFuzzy];
+    pub const ALL: [Mode; 5] = [
+        Mode::Lexical,
+        Mode::Fuzzy,
+        Mode::LexicalFuzzy,
+        Mode::Semantic,
+        Mode::Hybrid,
+    ];
 
-    fn fuzzy(self) -> FuzzyMode {
+    /// The modes that can run: the semantic ones only with a model.
+    pub fn available(with_model: bool) -> Vec<Mode> {
+        Mode::ALL
+            .into_iter()
+            .filter(|mode| with_model || !matches!(mode, Mode::Semantic | Mode::Hybrid))
+            .collect()
+    }
+
+    fn request(self) -> (SearchMode, FuzzyMode) {
         match self {
-            Mode::Lexical => FuzzyMode::Never,
-            Mode::Fuzzy => FuzzyMode::Only,
-            Mode::LexicalFuzzy => FuzzyMode::Auto,
+            Mode::Lexical => (SearchMode::Lexical, FuzzyMode::Never),
+            Mode::Fuzzy => (SearchMode::Fuzzy, FuzzyMode::Auto),
+            Mode::LexicalFuzzy => (SearchMode::Lexical, FuzzyMode::Auto),
+            Mode::Semantic => (SearchMode::Semantic, FuzzyMode::Auto),
+            Mode::Hybrid => (SearchMode::Hybrid, FuzzyMode::Auto),
         }
     }
 
@@ -42,6 +64,8 @@ impl Mode {
             Mode::Lexical => "lexical",
             Mode::Fuzzy => "fuzzy",
             Mode::LexicalFuzzy => "lexical+fuzzy",
+            Mode::Semantic => "semantic",
+            Mode::Hybrid => "hybrid",
         }
     }
 }
@@ -58,17 +82,23 @@ pub struct Document {
 pub struct Collection {
     service: MemoryService,
     keys: HashMap<MemoryId, String>,
+    /// Seconds spent embedding the documents (0 without a model).
+    pub embed_seconds: f64,
 }
 
 impl Collection {
-    pub fn load(documents: Vec<Document>) -> Result<Self> {
+    /// Loads the documents; with a model, embeds them all before returning.
+    pub fn load(documents: Vec<Document>, embedder: Option<Arc<dyn Embedder>>) -> Result<Self> {
         // Benchmark documents are not agent memories: lift the size limits so every one loads.
         let limits = Limits {
             max_content_bytes: 1 << 20,
             max_title_chars: 10_000,
             ..Limits::default()
         };
-        let service = MemoryService::new(Box::new(SqliteStore::open_in_memory()?), limits);
+        let mut service = MemoryService::new(Box::new(SqliteStore::open_in_memory()?), limits);
+        if let Some(embedder) = embedder {
+            service = service.with_embedder(embedder, 64);
+        }
         let mut keys = HashMap::new();
         let mut jsonl = String::new();
         for document in documents {
@@ -92,13 +122,23 @@ impl Collection {
             jsonl.push('\n');
         }
         service.import(&mut Cursor::new(jsonl.into_bytes()), &mut |_| {})?;
-        Ok(Collection { service, keys })
+        let embed_seconds = match service.embedder() {
+            Some(_) => service.embed_pending(&mut |_| {})?.seconds,
+            None => 0.0,
+        };
+        Ok(Collection {
+            service,
+            keys,
+            embed_seconds,
+        })
     }
 
     /// The keys of the top `k` results for `query` in `mode`.
     pub fn search(&self, query: &str, k: usize, mode: Mode) -> Result<Vec<String>> {
+        let (search_mode, fuzzy) = mode.request();
         let request = SearchRequest {
-            fuzzy: mode.fuzzy(),
+            fuzzy,
+            mode: Some(search_mode),
             ..SearchRequest::new(query, MemoryFilter::default(), k)
         };
         let hits = match self.service.search(&request) {

@@ -15,8 +15,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
+use cairn_core::embedding::Embedder;
 use jiff::Timestamp;
 use serde::Serialize;
 
@@ -81,7 +83,9 @@ fn records(text: &str) -> Vec<(String, BTreeMap<char, String>)> {
     out
 }
 
-pub fn run(dir: &Path) -> Result<CranfieldReport> {
+/// Runs every query in every mode that can run (the semantic ones with `embedder`).
+pub fn run(dir: &Path, embedder: Option<Arc<dyn Embedder>>) -> Result<CranfieldReport> {
+    let available = Mode::available(embedder.is_some());
     let read = |name: &str| {
         std::fs::read_to_string(dir.join(name))
             .with_context(|| format!("cannot read {}", dir.join(name).display()))
@@ -133,9 +137,9 @@ pub fn run(dir: &Path) -> Result<CranfieldReport> {
             queries.len()
         );
     }
-    let collection = Collection::load(documents)?;
+    let collection = Collection::load(documents, embedder)?;
     let mut modes = Vec::new();
-    for mode in Mode::ALL {
+    for mode in available {
         let (mut all_scores, mut graded_scores) = (Vec::new(), Vec::new());
         for (index, query) in queries.iter().enumerate() {
             let ranked = collection.search(query, 100, mode)?;

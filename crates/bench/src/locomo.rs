@@ -6,8 +6,10 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
+use cairn_core::embedding::Embedder;
 use jiff::Timestamp;
 use jiff::civil::DateTime;
 use serde::Serialize;
@@ -23,6 +25,8 @@ pub struct LocomoReport {
     pub questions: usize,
     pub skipped_questions_without_evidence: usize,
     pub unmatched_evidence_ids: usize,
+    /// How long embedding the turns took, when the semantic modes ran.
+    pub embedding: Option<Embedding>,
     pub modes: Vec<ModeReport>,
 }
 
@@ -85,7 +89,18 @@ fn turns(conversation: &Value) -> Result<Vec<Document>> {
     Ok(documents)
 }
 
-pub fn run(path: &Path) -> Result<LocomoReport> {
+/// Embedding cost of a retrieval run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Embedding {
+    pub model: String,
+    pub memories: usize,
+    pub seconds: f64,
+    pub per_second: f64,
+}
+
+/// Runs every question in every mode that can run (the semantic ones with `embedder`).
+pub fn run(path: &Path, embedder: Option<Arc<dyn Embedder>>) -> Result<LocomoReport> {
+    let modes = Mode::available(embedder.is_some());
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let samples: Vec<Value> =
@@ -96,6 +111,7 @@ pub fn run(path: &Path) -> Result<LocomoReport> {
     let mut all: BTreeMap<&str, Vec<QueryScores>> = BTreeMap::new();
     let mut by_category: BTreeMap<(&str, String), Vec<QueryScores>> = BTreeMap::new();
     let (mut turns_total, mut skipped, mut unmatched, mut questions) = (0, 0, 0, 0);
+    let mut embed_seconds = 0.0;
     for sample in &samples {
         let documents = turns(
             sample
@@ -104,7 +120,8 @@ pub fn run(path: &Path) -> Result<LocomoReport> {
         )?;
         let known: HashSet<String> = documents.iter().map(|d| d.key.clone()).collect();
         turns_total += documents.len();
-        let collection = Collection::load(documents)?;
+        let collection = Collection::load(documents, embedder.clone())?;
+        embed_seconds += collection.embed_seconds;
         for qa in sample
             .get("qa")
             .and_then(Value::as_array)
@@ -146,7 +163,7 @@ pub fn run(path: &Path) -> Result<LocomoReport> {
             }
             questions += 1;
             let name = format!("{category}-{}", CATEGORY_NAMES[category as usize - 1]);
-            for mode in Mode::ALL {
+            for &mode in &modes {
                 let scores = score(&collection.search(question, 10, mode)?, &judged);
                 all.entry(mode.name()).or_default().push(scores);
                 by_category
@@ -156,7 +173,13 @@ pub fn run(path: &Path) -> Result<LocomoReport> {
             }
         }
     }
-    let modes = Mode::ALL
+    let embedding = embedder.map(|embedder| Embedding {
+        model: embedder.identity().to_string(),
+        memories: turns_total,
+        seconds: embed_seconds,
+        per_second: turns_total as f64 / embed_seconds.max(f64::MIN_POSITIVE),
+    });
+    let modes = modes
         .into_iter()
         .map(|mode| ModeReport {
             mode,
@@ -174,6 +197,7 @@ pub fn run(path: &Path) -> Result<LocomoReport> {
         questions,
         skipped_questions_without_evidence: skipped,
         unmatched_evidence_ids: unmatched,
+        embedding,
         modes,
     })
 }

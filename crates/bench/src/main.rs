@@ -13,8 +13,10 @@
 use cairn_bench::{cranfield, locomo, scale};
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
+use cairn_core::embedding::Embedder;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -66,6 +68,8 @@ enum Command {
     Locomo {
         /// A LoCoMo-format JSON file, e.g. ../shared/bench-data/locomo-dev.json.
         file: PathBuf,
+        #[command(flatten)]
+        model: ModelArgs,
         #[arg(long)]
         json: bool,
     },
@@ -73,9 +77,47 @@ enum Command {
     Cranfield {
         /// The directory holding cran.all.1400, cran.qry and cranqrel.
         dir: PathBuf,
+        #[command(flatten)]
+        model: ModelArgs,
         #[arg(long)]
         json: bool,
     },
+}
+
+/// Which embedding model the semantic modes use.
+#[derive(clap::Args)]
+struct ModelArgs {
+    /// Skip the semantic and hybrid modes.
+    #[arg(long)]
+    no_semantic: bool,
+    /// The model directory (default: where cairn finds it: CAIRN_MODEL_DIR, the Hugging Face
+    /// cache).
+    #[arg(long)]
+    model_dir: Option<PathBuf>,
+}
+
+impl ModelArgs {
+    fn embedder(&self) -> Result<Option<Arc<dyn Embedder>>> {
+        if self.no_semantic {
+            return Ok(None);
+        }
+        let configured = self
+            .model_dir
+            .clone()
+            .or_else(|| std::env::var_os("CAIRN_MODEL_DIR").map(PathBuf::from));
+        match cairn_embed::locate(configured.as_deref(), cairn_embed::DEFAULT_MODEL)? {
+            Some(location) => Ok(Some(Arc::new(cairn_embed::SentenceEmbedder::load(
+                &location.dir,
+                cairn_embed::DEFAULT_MODEL,
+            )?))),
+            None => {
+                eprintln!(
+                    "no embedding model installed: semantic and hybrid modes skipped (cairn model install)"
+                );
+                Ok(None)
+            }
+        }
+    }
 }
 
 fn sibling_cairn() -> Result<PathBuf> {
@@ -119,8 +161,8 @@ fn main() -> Result<()> {
                 print!("{}", scale::table(&results));
             }
         }
-        Command::Locomo { file, json } => {
-            let report = locomo::run(&file)?;
+        Command::Locomo { file, model, json } => {
+            let report = locomo::run(&file, model.embedder()?)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
@@ -132,6 +174,12 @@ fn main() -> Result<()> {
                     report.skipped_questions_without_evidence,
                     report.unmatched_evidence_ids
                 );
+                if let Some(e) = &report.embedding {
+                    println!(
+                        "embedding: {} turns in {:.1} s ({:.0}/s) with {}",
+                        e.memories, e.seconds, e.per_second, e.model
+                    );
+                }
                 println!(
                     "{:<14} {:<16} {:>9} {:>6} {:>6} {:>6} {:>9} {:>6} {:>8}",
                     "mode",
@@ -165,8 +213,8 @@ fn main() -> Result<()> {
                 }
             }
         }
-        Command::Cranfield { dir, json } => {
-            let report = cranfield::run(&dir)?;
+        Command::Cranfield { dir, model, json } => {
+            let report = cranfield::run(&dir, model.embedder()?)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {

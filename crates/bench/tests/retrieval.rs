@@ -20,7 +20,7 @@ fn cranfield_lexical_search_scores_like_standard_bm25() {
         "the Cranfield data is missing at {}; set CAIRN_BENCH_DATA to the bench-data directory",
         dir.display()
     );
-    let report = cairn_bench::cranfield::run(&dir).expect("cranfield runs");
+    let report = cairn_bench::cranfield::run(&dir, None).expect("cranfield runs");
     // Textbook BM25 reaches MAP ≈ 0.41 and nDCG@10 ≈ 0.51 here; lower means tokenisation or
     // scoring is wrong.
     assert_eq!(report.lexical.all_pairs.summary.queries, 225);

@@ -2,12 +2,14 @@
 //! project, and the printer. Built once per process.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use cairn_core::config::{Config, ConfigSources};
 use cairn_core::project::detect_project;
 use cairn_core::store::MemoryFilter;
 use cairn_core::{MemoryService, ProjectName, Scope, ScopeFilter, Tag, dates};
+use cairn_embed::{DEFAULT_MODEL, LazyEmbedder};
 use cairn_store_sqlite::SqliteStore;
 use jiff::Timestamp;
 
@@ -31,8 +33,16 @@ impl App {
         let path = config.database_path()?;
         tracing::debug!(db = %path.display(), "opening store");
         let store = SqliteStore::open(&path)?;
-        let service = MemoryService::new(Box::new(store), config.limits.clone())
+        let mut service = MemoryService::new(Box::new(store), config.limits.clone())
             .with_search_config(config.search.clone());
+        if config.embedding.enabled
+            && let Some(location) =
+                cairn_embed::locate(config.embedding.model_dir.as_deref(), DEFAULT_MODEL)?
+        {
+            tracing::debug!(model = %location.dir.display(), "embedding model found");
+            let embedder = LazyEmbedder::new(&location.dir, DEFAULT_MODEL)?;
+            service = service.with_embedder(Arc::new(embedder), config.embedding.batch_size);
+        }
         let out = Printer::new(cli.format, cli.quiet, service.now().time_zone().clone());
         Ok(App {
             config,
@@ -59,6 +69,23 @@ impl App {
             return Ok(Scope::Global);
         }
         Ok(Scope::Project(self.project(args)?))
+    }
+
+    /// Says, once per store, that search is by keyword only and how to add meaning. Remembered
+    /// by a marker file beside the database.
+    pub fn semantic_off_notice(&self) {
+        let Ok(db) = self.config.database_path() else {
+            return;
+        };
+        let marker = db.with_extension("semantic-notice-shown");
+        if marker.exists() {
+            return;
+        }
+        self.out.notice(&format!(
+            "note: searching by keyword and near-spelling only; {}",
+            cairn_core::embedding::HOW_TO_ENABLE
+        ));
+        let _ = std::fs::write(&marker, b"");
     }
 
     /// Resolves a date flag against the service's clock.

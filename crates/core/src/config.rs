@@ -5,7 +5,8 @@
 //! working directory) < `CAIRN_*` environment variables < command-line flags (applied by the
 //! binary). Files are merged key by key, so a project file that sets one limit keeps the user's
 //! other settings. Unknown keys are errors that name the file, so a typo never passes silently.
-//! A relative `store.path` in a file is taken relative to that file's directory.
+//! A relative `store.path` or `embedding.model_dir` in a file is taken relative to that file's
+//! directory.
 //!
 //! The data directory is `$CAIRN_HOME`, else the platform data directory (`~/.local/share/cairn`
 //! on Linux); the database defaults to `cairn.db` inside it, never to the working directory.
@@ -31,6 +32,30 @@ pub struct Config {
     pub store: StoreConfig,
     pub limits: Limits,
     pub search: SearchConfig,
+    pub embedding: EmbeddingConfig,
+}
+
+/// Semantic search's model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EmbeddingConfig {
+    /// Use an embedding model when one is installed (`CAIRN_EMBEDDING=off` turns it off).
+    pub enabled: bool,
+    /// A directory holding the model (config.json, tokenizer.json, model.safetensors); default:
+    /// the Hugging Face cache, where `cairn model install` puts it.
+    pub model_dir: Option<PathBuf>,
+    /// Memories embedded per batch.
+    pub batch_size: usize,
+}
+
+impl Default for EmbeddingConfig {
+    fn default() -> Self {
+        EmbeddingConfig {
+            enabled: true,
+            model_dir: None,
+            batch_size: 64,
+        }
+    }
 }
 
 /// Where the embedded store lives.
@@ -78,6 +103,7 @@ pub struct SearchConfig {
     pub lexical_weight: f64,
     /// Weight of the fuzzy signal in fusion.
     pub fuzzy_weight: f64,
+    pub semantic_weight: f64,
     /// Largest recency boost, in first-place votes, for a memory updated just now.
     pub recency_weight: f64,
     /// Days after which the recency boost has halved.
@@ -94,6 +120,7 @@ impl Default for SearchConfig {
             fuzzy_threshold: 0.7,
             lexical_weight: 1.0,
             fuzzy_weight: 0.5,
+            semantic_weight: 1.0,
             recency_weight: 0.05,
             recency_half_life_days: 30.0,
             importance_weight: 0.05,
@@ -169,6 +196,21 @@ impl Config {
                 message: format!("'{bytes}' is not a whole number of bytes"),
             })?;
         }
+        if let Some(dir) = sources.var("CAIRN_MODEL_DIR") {
+            config.embedding.model_dir = Some(absolute(Path::new(dir)));
+        }
+        if let Some(switch) = sources.var("CAIRN_EMBEDDING") {
+            config.embedding.enabled = match switch.to_ascii_lowercase().as_str() {
+                "on" | "1" | "true" => true,
+                "off" | "0" | "false" => false,
+                _ => {
+                    return Err(Error::Config {
+                        origin: "CAIRN_EMBEDDING".into(),
+                        message: format!("'{switch}' is not on or off"),
+                    });
+                }
+            };
+        }
         config.store.path =
             config.store.path.take().or_else(|| {
                 data_home(sources.var("CAIRN_HOME")).map(|home| home.join(DATABASE_FILE))
@@ -216,12 +258,14 @@ fn read_file(file: &Path) -> Result<Option<toml::Table>, Error> {
     };
     let mut table: toml::Table = toml::from_str(&text).map_err(|e| bad(e.to_string()))?;
     Config::deserialize(toml::Value::Table(table.clone())).map_err(|e| bad(e.to_string()))?;
-    // Relative store paths are relative to the file that names them.
-    if let Some(toml::Value::Table(store)) = table.get_mut("store")
-        && let Some(toml::Value::String(path)) = store.get_mut("path")
-    {
-        let base = file.parent().unwrap_or(Path::new("."));
-        *path = absolute(&base.join(&*path)).to_string_lossy().into_owned();
+    // Relative paths are relative to the file that names them.
+    for (section, key) in [("store", "path"), ("embedding", "model_dir")] {
+        if let Some(toml::Value::Table(table)) = table.get_mut(section)
+            && let Some(toml::Value::String(path)) = table.get_mut(key)
+        {
+            let base = file.parent().unwrap_or(Path::new("."));
+            *path = absolute(&base.join(&*path)).to_string_lossy().into_owned();
+        }
     }
     Ok(Some(table))
 }

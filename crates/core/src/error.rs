@@ -48,6 +48,15 @@ pub enum Error {
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
 
+    /// A capability this installation lacks (e.g. semantic search without a model); `hint`
+    /// says how to get it.
+    #[error("{what} is not available: {hint}")]
+    Unavailable { what: String, hint: String },
+
+    /// The embedding model failed to load or to run.
+    #[error("model: {message}")]
+    Model { message: String },
+
     /// Reading input or writing output failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),

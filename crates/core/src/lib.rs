@@ -14,6 +14,8 @@
 pub mod clock;
 pub mod config;
 pub mod dates;
+pub mod embedding;
+pub mod embedding_queue;
 pub mod error;
 pub mod exchange;
 pub mod id;

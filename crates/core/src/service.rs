@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 use std::io::BufRead;
+use std::sync::Arc;
 
 use jiff::{Timestamp, Zoned};
 use serde::Serialize;
@@ -15,6 +16,7 @@ use serde::Serialize;
 use crate::clock::Clock;
 use crate::config::Limits;
 use crate::config::SearchConfig;
+use crate::embedding::Embedder;
 use crate::error::{Error, Result};
 use crate::exchange::{ImportReport, MemoryRecord};
 use crate::id::{IdRef, MemoryId};
@@ -23,9 +25,10 @@ use crate::normalise::{content_hash, same_content};
 use crate::scope::Scope;
 use crate::search::fusion::Fusion;
 use crate::search::fuzzy::{FuzzySignal, FuzzyWords};
+use crate::search::semantic::SemanticSignal;
 use crate::search::{
-    Boosts, FuzzyMode, LexicalSignal, SearchHit, SearchQuery, SearchRequest, SearchResults, Signal,
-    SignalKind,
+    Boosts, FuzzyMode, LexicalSignal, SearchHit, SearchMode, SearchQuery, SearchRequest,
+    SearchResults, Signal, SignalKind,
 };
 use crate::store::{ListQuery, MemoryFilter, Store, StoreStats, StoreTx, TagCount};
 use crate::validate;
@@ -98,11 +101,14 @@ pub struct MemoryHistory {
 
 /// The one place where cairn's behaviour lives.
 pub struct MemoryService {
-    store: Box<dyn Store>,
+    pub(crate) store: Box<dyn Store>,
     limits: Limits,
     search: SearchConfig,
     clock: Clock,
     fusion: Fusion,
+    /// Semantic search's model, when one is installed (see `embedding_queue`).
+    pub(crate) embedder: Option<Arc<dyn Embedder>>,
+    pub(crate) embed_batch: usize,
 }
 
 impl MemoryService {
@@ -117,6 +123,8 @@ impl MemoryService {
             search: SearchConfig::default(),
             clock,
             fusion: Fusion::default(),
+            embedder: None,
+            embed_batch: 64,
         }
     }
 
@@ -319,9 +327,23 @@ impl MemoryService {
         self.store.count(filter, self.now_ts())
     }
 
-    /// Runs the signals under the filter — lexical, then fuzzy when asked for or when lexical
-    /// finds too little — fuses their rankings, adds the recency and importance boosts, and
-    /// returns the requested page.
+    /// The mode a search runs in: the one asked for, else hybrid when a model is present and
+    /// lexical otherwise. Asking for meaning without a model is an error that says how to get one.
+    pub fn search_mode(&self, asked: Option<SearchMode>) -> Result<SearchMode> {
+        match (asked, &self.embedder) {
+            (Some(mode), None) if mode.is_semantic() => Err(Error::Unavailable {
+                what: format!("{mode} search"),
+                hint: crate::embedding::HOW_TO_ENABLE.into(),
+            }),
+            (Some(mode), _) => Ok(mode),
+            (None, Some(_)) => Ok(SearchMode::Hybrid),
+            (None, None) => Ok(SearchMode::Lexical),
+        }
+    }
+
+    /// Runs the signals of the mode under the filter — lexical; fuzzy when asked for or when
+    /// lexical finds too little; semantic when a model is present — fuses their rankings, adds
+    /// the recency and importance boosts, and returns the requested page.
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResults> {
         validate::page(request.limit, request.offset)?;
         let threshold = request.threshold.unwrap_or(self.search.fuzzy_threshold);
@@ -331,15 +353,17 @@ impl MemoryService {
                 format!("{threshold} is outside 0..=1"),
             ));
         }
+        let mode = self.search_mode(request.mode)?;
         let query = SearchQuery::parse(&request.query, request.strict)?;
         let now = self.now_ts();
+        let mut notices = Vec::new();
         let depth = request.offset + request.limit;
         let store = self.store.as_ref();
         let mut rankings = Vec::new();
         let mut matched_words = Vec::new();
         let mut exact_found = 0;
         let mut unknown_words = Vec::new();
-        if request.fuzzy != FuzzyMode::Only {
+        if matches!(mode, SearchMode::Lexical | SearchMode::Hybrid) {
             let probe = depth.max(self.search.fuzzy_min_results);
             let mut lexical = LexicalSignal.rank(store, &query, &request.filter, now, probe)?;
             exact_found = lexical.hits.len();
@@ -352,13 +376,14 @@ impl MemoryService {
                 lexical.hits,
             ));
         }
-        let fuzzy_words = match request.fuzzy {
-            FuzzyMode::Always | FuzzyMode::Only => Some(FuzzyWords::AllBare),
-            FuzzyMode::Never => None,
-            FuzzyMode::Auto if exact_found < self.search.fuzzy_min_results => {
+        let fuzzy_words = match (mode, request.fuzzy) {
+            (SearchMode::Semantic, _) => None,
+            (SearchMode::Fuzzy, _) | (_, FuzzyMode::Always) => Some(FuzzyWords::AllBare),
+            (_, FuzzyMode::Never) => None,
+            (_, FuzzyMode::Auto) if exact_found < self.search.fuzzy_min_results => {
                 Some(FuzzyWords::AllBare)
             }
-            FuzzyMode::Auto => {
+            (_, FuzzyMode::Auto) => {
                 (!unknown_words.is_empty()).then(|| FuzzyWords::Only(unknown_words.clone()))
             }
         };
@@ -367,6 +392,26 @@ impl MemoryService {
             let fuzzy = signal.rank(store, &query, &request.filter, now, depth)?;
             matched_words.extend(fuzzy.matched_words);
             rankings.push((SignalKind::Fuzzy, self.search.fuzzy_weight, fuzzy.hits));
+        }
+        if let (true, Some(embedder)) = (mode.is_semantic(), &self.embedder) {
+            match self.store.embedding_model()? {
+                Some(stored) if &stored != embedder.identity() => notices.push(format!(
+                    "meaning was not used: this store's vectors come from {stored}, not the \
+                     installed {}; run `cairn reindex --embeddings`",
+                    embedder.identity()
+                )),
+                _ => {
+                    let signal = SemanticSignal {
+                        embedder: embedder.as_ref(),
+                    };
+                    let semantic = signal.rank(store, &query, &request.filter, now, depth)?;
+                    rankings.push((
+                        SignalKind::Semantic,
+                        self.search.semantic_weight,
+                        semantic.hits,
+                    ));
+                }
+            }
         }
         let fused = self.fusion.fuse(rankings);
         let ids: Vec<MemoryId> = fused.iter().map(|f| f.id).collect();
@@ -402,6 +447,8 @@ impl MemoryService {
         Ok(SearchResults {
             hits,
             matched_words,
+            mode: Some(mode),
+            notices,
         })
     }
 

@@ -11,6 +11,7 @@
 use jiff::Timestamp;
 use serde::Serialize;
 
+use crate::embedding::ModelIdentity;
 use crate::error::Result;
 use crate::id::MemoryId;
 use crate::memory::{Category, Memory, Revision, TopicKey};
@@ -57,6 +58,25 @@ pub trait Store: Send + Sync {
     /// the most alike first: the candidates of typo-tolerant search, re-scored by the caller.
     fn similar_words(&self, word: &str, limit: usize) -> Result<Vec<String>>;
 
+    /// The model whose vectors the store holds, if one was ever recorded.
+    fn embedding_model(&self) -> Result<Option<ModelIdentity>>;
+
+    /// Up to `limit` memories without a vector, oldest first; forgotten ones are not embedded.
+    fn pending_embeddings(&self, limit: usize) -> Result<Vec<PendingEmbedding>>;
+
+    /// How many memories have a vector, and how many (not forgotten) wait for one.
+    fn embedding_counts(&self) -> Result<EmbeddingCounts>;
+
+    /// The `depth` memories under the filter whose vectors are nearest `query` (highest dot
+    /// product first, the similarity as the raw score).
+    fn nearest(
+        &self,
+        query: &[f32],
+        filter: &MemoryFilter,
+        now: Timestamp,
+        depth: usize,
+    ) -> Result<Vec<SignalHit>>;
+
     /// A memory's previous states, oldest first.
     fn revisions(&self, id: &MemoryId) -> Result<Vec<Revision>>;
 
@@ -74,6 +94,22 @@ pub trait Store: Send + Sync {
 
     /// Where the data lives, for people (a path or a URL without credentials).
     fn location(&self) -> String;
+}
+
+/// A memory waiting for its vector: the text to embed, and when the memory was last written (a
+/// vector is only stored if the memory has not changed since).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingEmbedding {
+    pub id: MemoryId,
+    pub updated_at: Timestamp,
+    pub text: String,
+}
+
+/// Vectors stored and memories waiting for one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct EmbeddingCounts {
+    pub embedded: u64,
+    pub pending: u64,
 }
 
 /// What the service may do inside one write transaction.
@@ -115,6 +151,17 @@ pub trait StoreTx {
 
     /// Removes memories for good, with their tags links, revisions and index entries.
     fn purge(&mut self, ids: &[MemoryId]) -> Result<()>;
+
+    /// Records `model` as the store's embedding model. When another model was recorded, every
+    /// vector is deleted first (they are not comparable) and `true` is returned.
+    fn set_embedding_model(&mut self, model: &ModelIdentity) -> Result<bool>;
+
+    /// Deletes every vector: every memory becomes pending.
+    fn clear_embeddings(&mut self) -> Result<()>;
+
+    /// Stores each vector for its memory if the memory still has that `updated_at` (it was not
+    /// changed since its text was read); returns how many were stored.
+    fn put_embeddings(&mut self, vectors: &[(MemoryId, Timestamp, Vec<f32>)]) -> Result<usize>;
 }
 
 /// Which memories a read considers. Built by adapters; `Default` is "every scope, visible only".

@@ -128,6 +128,7 @@ impl Harness {
             strict: false,
             fuzzy: FuzzyMode::Never,
             threshold: None,
+            mode: None,
         };
         self.service
             .search(&request)
@@ -610,6 +611,7 @@ pub fn search_ranks_memories_holding_more_terms_first_and_pages(factory: StoreFa
             strict: false,
             fuzzy: FuzzyMode::Never,
             threshold: None,
+            mode: None,
         };
         h.service.search(&request).unwrap().hits
     };
@@ -997,6 +999,7 @@ fn numbers(h: &Harness, memories: &[Memory], query: &str, strict: bool) -> Vec<u
         strict,
         fuzzy: FuzzyMode::Never,
         threshold: None,
+        mode: None,
     };
     let mut found: Vec<usize> = h
         .service
@@ -1054,6 +1057,7 @@ pub fn query_operators_phrases_and_prefixes_match_exactly(factory: StoreFactory)
         strict: false,
         fuzzy: FuzzyMode::Never,
         threshold: None,
+        mode: None,
     });
     assert_eq!(err.unwrap_err().field(), Some("query"));
 }
@@ -1316,7 +1320,11 @@ pub fn filters_compose_with_fuzzy_search(factory: StoreFactory) {
         tags_all: tags(&["ops"]),
         ..Default::default()
     };
-    let results = fuzzy_search(&h, "dokcer", FuzzyMode::Only, None, filter);
+    let request = SearchRequest {
+        mode: Some(crate::search::SearchMode::Fuzzy),
+        ..SearchRequest::new("dokcer", filter, 20)
+    };
+    let results = h.service.search(&request).unwrap();
     assert_eq!(
         results
             .hits

@@ -17,14 +17,19 @@ pub mod migrations;
 mod read;
 mod rows;
 mod tx;
+mod vectors;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
+use cairn_core::embedding::ModelIdentity;
 use cairn_core::search::{Match, SignalHit};
-use cairn_core::store::{ListQuery, MemoryFilter, Store, StoreStats, StoreTx, TagCount};
+use cairn_core::store::{
+    EmbeddingCounts, ListQuery, MemoryFilter, PendingEmbedding, Store, StoreStats, StoreTx,
+    TagCount,
+};
 use cairn_core::{Memory, MemoryId, Result, Revision};
 use jiff::Timestamp;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
@@ -203,6 +208,28 @@ impl Store for SqliteStore {
 
     fn similar_words(&self, word: &str, limit: usize) -> Result<Vec<String>> {
         Ok(rows::similar_words(&self.conn(), word, limit)?)
+    }
+
+    fn embedding_model(&self) -> Result<Option<ModelIdentity>> {
+        vectors::model(&self.conn())
+    }
+
+    fn pending_embeddings(&self, limit: usize) -> Result<Vec<PendingEmbedding>> {
+        vectors::pending(&self.conn(), limit)
+    }
+
+    fn embedding_counts(&self) -> Result<EmbeddingCounts> {
+        vectors::counts(&self.conn())
+    }
+
+    fn nearest(
+        &self,
+        query: &[f32],
+        filter: &MemoryFilter,
+        now: Timestamp,
+        depth: usize,
+    ) -> Result<Vec<SignalHit>> {
+        vectors::nearest(&self.conn(), query, filter, now, depth)
     }
 
     fn revisions(&self, id: &MemoryId) -> Result<Vec<Revision>> {

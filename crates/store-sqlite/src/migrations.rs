@@ -10,7 +10,10 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::error::SqliteError;
 
 /// `(version, sql)`, in order; the last version is the schema this build writes.
-const MIGRATIONS: &[(u32, &str)] = &[(1, include_str!("../migrations/0001_initial.sql"))];
+const MIGRATIONS: &[(u32, &str)] = &[
+    (1, include_str!("../migrations/0001_initial.sql")),
+    (2, include_str!("../migrations/0002_vectors.sql")),
+];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS[MIGRATIONS.len() - 1].0;

@@ -21,7 +21,7 @@ pub const MEMORY_COLUMNS: &str = "m.id, m.content, m.title, m.category, m.projec
 pub const REVISION_COLUMNS: &str =
     "number, content, title, category, tags, importance, expires_at, written_at";
 
-fn corrupt(what: impl std::fmt::Display) -> rusqlite::Error {
+pub(crate) fn corrupt(what: impl std::fmt::Display) -> rusqlite::Error {
     rusqlite::Error::FromSqlConversionFailure(
         0,
         rusqlite::types::Type::Text,
@@ -29,7 +29,7 @@ fn corrupt(what: impl std::fmt::Display) -> rusqlite::Error {
     )
 }
 
-fn time(ms: i64) -> rusqlite::Result<Timestamp> {
+pub(crate) fn time(ms: i64) -> rusqlite::Result<Timestamp> {
     Timestamp::from_millisecond(ms).map_err(corrupt)
 }
 
@@ -242,6 +242,13 @@ pub fn update_memory(
         memory.content.as_str(),
         tags.as_str(),
     ) {
+        if (old.title.as_deref(), old.content.as_str())
+            != (memory.title.as_deref(), memory.content.as_str())
+        {
+            // The embedded text changed: the memory is pending again.
+            conn.prepare_cached("DELETE FROM memory_vectors WHERE memory_seq = ?1")?
+                .execute([old.seq])?;
+        }
         unindex_text(conn, &old)?;
         index_text(
             conn,

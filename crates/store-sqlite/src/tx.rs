@@ -1,5 +1,6 @@
 //! [`StoreTx`] over an open SQLite transaction that already holds the write lock.
 
+use cairn_core::embedding::ModelIdentity;
 use cairn_core::store::StoreTx;
 use cairn_core::{Memory, MemoryId, Result, Revision, Scope, TopicKey};
 use jiff::Timestamp;
@@ -8,6 +9,7 @@ use rusqlite::Transaction;
 use crate::error::SqlResult;
 use crate::read;
 use crate::rows::{self, MEMORY_COLUMNS, millis, project_column};
+use crate::vectors;
 
 pub struct SqliteTx<'c, 'k> {
     pub(crate) tx: Transaction<'c>,
@@ -113,5 +115,17 @@ impl StoreTx for SqliteTx<'_, '_> {
             rows::drop_unused_tags(&self.tx, &tag_ids)?;
         }
         Ok(())
+    }
+
+    fn set_embedding_model(&mut self, model: &ModelIdentity) -> Result<bool> {
+        vectors::set_model(&self.tx, model)
+    }
+
+    fn clear_embeddings(&mut self) -> Result<()> {
+        vectors::clear(&self.tx)
+    }
+
+    fn put_embeddings(&mut self, vectors: &[(MemoryId, Timestamp, Vec<f32>)]) -> Result<usize> {
+        vectors::put(&self.tx, vectors)
     }
 }

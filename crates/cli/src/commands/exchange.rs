@@ -93,5 +93,6 @@ pub fn import(app: &App, args: &ImportArgs) -> Result<Outcome> {
         bar.finish_and_clear();
     }
     app.out.print(&View::Imported(&report?))?;
+    super::model::embed_pending(app)?;
     Ok(Outcome::Done)
 }

@@ -57,6 +57,7 @@ pub fn update(app: &App, args: &UpdateArgs) -> Result<Outcome> {
     };
     let outcome = app.service.update(&target, patch)?;
     app.out.print(&View::Write(&outcome))?;
+    super::model::embed_pending(app)?;
     Ok(Outcome::Done)
 }
 

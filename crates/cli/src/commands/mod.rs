@@ -4,6 +4,7 @@
 mod exchange;
 mod list;
 mod memory;
+mod model;
 mod prune;
 mod search;
 mod stats;
@@ -23,6 +24,12 @@ pub enum Outcome {
 }
 
 pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
+    if let Command::Model(model_command) = command {
+        let out = crate::output::Printer::new(cli.format, cli.quiet, jiff::tz::TimeZone::system());
+        if let Some(outcome) = model::run_without_store(model_command, &out)? {
+            return Ok(outcome);
+        }
+    }
     let app = App::open(cli)?;
     match command {
         Command::Store(args) => store::run(&app, args),
@@ -36,5 +43,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         Command::Stats(args) => stats::run(&app, args),
         Command::Export(args) => exchange::export(&app, args),
         Command::Import(args) => exchange::import(&app, args),
+        Command::Model(_) => model::status(&app),
+        Command::Reindex(_) => model::reindex(&app),
     }
 }

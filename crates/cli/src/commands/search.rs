@@ -1,11 +1,11 @@
 //! `cairn search`: the query language, fuzzy cascade and fused ranking, under filters.
 
 use anyhow::Result;
-use cairn_core::search::{FuzzyMode, SearchRequest};
+use cairn_core::search::{FuzzyMode, SearchMode, SearchRequest};
 
 use super::Outcome;
 use crate::app::App;
-use crate::args::SearchArgs;
+use crate::args::{ModeArg, SearchArgs};
 use crate::output::View;
 
 pub fn run(app: &App, args: &SearchArgs) -> Result<Outcome> {
@@ -21,8 +21,20 @@ pub fn run(app: &App, args: &SearchArgs) -> Result<Outcome> {
             _ => FuzzyMode::Auto,
         },
         threshold: args.threshold,
+        mode: args.mode.map(|mode| match mode {
+            ModeArg::Lexical => SearchMode::Lexical,
+            ModeArg::Fuzzy => SearchMode::Fuzzy,
+            ModeArg::Semantic => SearchMode::Semantic,
+            ModeArg::Hybrid => SearchMode::Hybrid,
+        }),
     };
     let results = app.service.search(&request)?;
+    for notice in &results.notices {
+        app.out.notice(notice);
+    }
+    if app.service.embedder().is_none() && app.config.embedding.enabled {
+        app.semantic_off_notice();
+    }
     app.out.print(&View::Search {
         query: &request.query,
         results: &results,

@@ -36,5 +36,6 @@ pub fn run(app: &App, args: &StoreArgs) -> Result<Outcome> {
     };
     let outcome = app.service.store(new)?;
     app.out.print(&View::Write(&outcome))?;
+    super::model::embed_pending(app)?;
     Ok(Outcome::Done)
 }

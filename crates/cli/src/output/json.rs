@@ -63,6 +63,7 @@ pub fn render(view: &View<'_>) -> String {
             let keep = budget.map_or(items.len(), |b| cairn_core::tokens::fit(&texts, b));
             json!({
                 "query": query,
+                "mode": results.mode,
                 "matched_words": results.matched_words,
                 "results": items[..keep],
                 "left_out_for_budget": items.len() - keep,
@@ -100,6 +101,8 @@ pub fn render(view: &View<'_>) -> String {
         View::Tags(tags) => json!(tags),
         View::Imported(report) => json!(report),
         View::Exported { count, to } => json!({ "exported": count, "to": to }),
+        View::Model(model) => json!(model),
+        View::Embedded(report) => json!(report),
     };
     let mut text = serde_json::to_string_pretty(&value).expect("values serialise");
     text.push('\n');

@@ -11,13 +11,16 @@ mod text;
 
 use std::io::{self, Write};
 
+use cairn_core::embedding_queue::{EmbedReport, EmbeddingStatus};
 use cairn_core::exchange::ImportReport;
 use cairn_core::search::{SearchHit, SearchResults};
 use cairn_core::service::{MemoryHistory, PruneReport};
 use cairn_core::store::{StoreStats, TagCount};
 use cairn_core::{Memory, WriteOutcome};
+use cairn_embed::ModelLocation;
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
+use serde::Serialize;
 
 pub use crate::args::Format;
 
@@ -53,6 +56,25 @@ pub enum View<'a> {
         count: u64,
         to: &'a str,
     },
+    Model(&'a ModelView),
+    Embedded(&'a EmbedReport),
+}
+
+/// The embedding model: where it is installed, whether it is used, and (for `model status`)
+/// this store's vectors.
+#[derive(Debug, Serialize)]
+pub struct ModelView {
+    pub name: &'static str,
+    pub repo: &'static str,
+    pub dimensions: usize,
+    /// Where it is installed; `None` when it is not.
+    pub location: Option<ModelLocation>,
+    /// Config `embedding.enabled` / `CAIRN_EMBEDDING`.
+    pub enabled: bool,
+    /// Set by `model install`: where it came from.
+    pub installed_from: Option<String>,
+    /// Set by `model status`.
+    pub store: Option<EmbeddingStatus>,
 }
 
 /// How to render: format, time zone for people, whether to keep to the essentials, and whether
@@ -93,6 +115,10 @@ impl Printer {
 
     pub fn format(&self) -> Format {
         self.style.format
+    }
+
+    pub fn quiet(&self) -> bool {
+        self.style.quiet
     }
 
     pub fn print(&self, view: &View<'_>) -> io::Result<()> {

@@ -148,6 +148,8 @@ fn listing_and_search() {
     let results = SearchResults {
         hits,
         matched_words: vec!["pnpm".into(), "tabs".into(), "hoisting".into()],
+        mode: Some(cairn_core::search::SearchMode::Hybrid),
+        notices: Vec::new(),
     };
     insta::assert_snapshot!(all(View::Search {
         query: "pnpm tabs",

@@ -215,6 +215,7 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
                 );
             }
         }
+        View::Model(_) | View::Embedded(_) => out.push_str(&model_lines(view)),
         View::Imported(_) | View::Exported { .. } if style.quiet => {}
         View::Imported(r) => line(
             &mut out,
@@ -400,4 +401,67 @@ fn bytes(n: u64) -> String {
     } else {
         format!("{value:.1} {}", UNITS[unit])
     }
+}
+
+/// The model views, for people (markdown shows the same lines).
+pub fn model_lines(view: &View<'_>) -> String {
+    let mut out = String::new();
+    match view {
+        View::Model(m) => {
+            let state = match &m.location {
+                Some(location) => format!("installed in {}", location.dir.display()),
+                None => "not installed (cairn model install)".into(),
+            };
+            line(
+                &mut out,
+                &format!("{}  {}  {} dims  {state}", m.name, m.repo, m.dimensions),
+            );
+            if let Some(from) = &m.installed_from {
+                line(&mut out, &format!("installed from {from}"));
+            }
+            let used = match (m.enabled, &m.location) {
+                (true, Some(_)) => "yes: search is hybrid by default",
+                (false, _) => "no: turned off (embedding.enabled / CAIRN_EMBEDDING)",
+                (true, None) => "no: search is lexical and fuzzy until a model is installed",
+            };
+            line(&mut out, &format!("in use      {used}"));
+            if let Some(store) = &m.store {
+                line(
+                    &mut out,
+                    &format!(
+                        "this store  {} embedded, {} pending",
+                        store.counts.embedded, store.counts.pending
+                    ),
+                );
+                if let Some(stored) = &store.model_in_store {
+                    line(&mut out, &format!("vectors of  {stored}"));
+                }
+                if let (Some(stored), Some(used)) = (&store.model_in_store, &store.model_in_use)
+                    && stored != used
+                {
+                    line(
+                        &mut out,
+                        "the model changed: run `cairn reindex --embeddings`",
+                    );
+                }
+            }
+        }
+        View::Embedded(r) => line(
+            &mut out,
+            &format!(
+                "embedded {} memor{} with {} in {:.1} s{}",
+                r.embedded,
+                if r.embedded == 1 { "y" } else { "ies" },
+                r.model,
+                r.seconds,
+                if r.model_changed {
+                    " (the model changed: every memory re-embedded)"
+                } else {
+                    ""
+                }
+            ),
+        ),
+        _ => {}
+    }
+    out
 }

@@ -1,17 +1,19 @@
 //! Search: one query, several signals, one fused ranking.
 //!
-//! A query is parsed once into a [`SearchQuery`]. Each [`Signal`] (today: lexical BM25 over the
-//! full-text index; fuzzy and semantic plug in beside it) ranks candidates independently under the
-//! same [`MemoryFilter`], so filters compose with every mode. [`fusion::Fusion`] merges the ranked
+//! A query is parsed once into a [`SearchQuery`]. Each [`Signal`] — lexical BM25 over the
+//! full-text index, fuzzy (typo-tolerant) words, semantic nearest neighbours — ranks candidates
+//! independently under the same [`MemoryFilter`], so filters compose with every mode. [`fusion::Fusion`] merges the ranked
 //! lists by reciprocal-rank fusion, and the service loads and pages the winners. Each
 //! [`SearchHit`] keeps every signal's rank and raw score, which is what `--explain` shows.
 //!
-//! Queries use the language of [`query`]; the signals are [`lexical`] and [`fuzzy`].
+//! Queries use the language of [`query`]; the signals are [`lexical`], [`fuzzy`] and
+//! [`semantic`]; a [`SearchMode`] says which run.
 
 pub mod fusion;
 pub mod fuzzy;
 pub mod lexical;
 pub mod query;
+pub mod semantic;
 pub mod snippet;
 pub mod stopwords;
 
@@ -19,7 +21,7 @@ use std::collections::HashSet;
 use std::fmt;
 
 use jiff::Timestamp;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::id::MemoryId;
@@ -77,6 +79,7 @@ pub fn words(text: &str) -> Vec<String> {
 pub enum SignalKind {
     Lexical,
     Fuzzy,
+    Semantic,
 }
 
 impl fmt::Display for SignalKind {
@@ -84,6 +87,7 @@ impl fmt::Display for SignalKind {
         f.write_str(match self {
             SignalKind::Lexical => "lexical",
             SignalKind::Fuzzy => "fuzzy",
+            SignalKind::Semantic => "semantic",
         })
     }
 }
@@ -129,8 +133,50 @@ pub enum FuzzyMode {
     Always,
     /// Never (`--no-fuzzy`).
     Never,
-    /// Alone, without exact search (to measure it).
-    Only,
+}
+
+/// Which signals a search runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchMode {
+    /// Keywords (BM25), with fuzzy as [`FuzzyMode`] says.
+    Lexical,
+    /// Typo-tolerant words alone.
+    Fuzzy,
+    /// Meaning alone (needs an embedding model).
+    Semantic,
+    /// Keywords, fuzzy as [`FuzzyMode`] says, and meaning, fused. The default when a model is
+    /// present.
+    Hybrid,
+}
+
+impl SearchMode {
+    pub const ALL: [SearchMode; 4] = [
+        SearchMode::Lexical,
+        SearchMode::Fuzzy,
+        SearchMode::Semantic,
+        SearchMode::Hybrid,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SearchMode::Lexical => "lexical",
+            SearchMode::Fuzzy => "fuzzy",
+            SearchMode::Semantic => "semantic",
+            SearchMode::Hybrid => "hybrid",
+        }
+    }
+
+    /// Whether this mode needs an embedding model.
+    pub fn is_semantic(self) -> bool {
+        matches!(self, SearchMode::Semantic | SearchMode::Hybrid)
+    }
+}
+
+impl fmt::Display for SearchMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A search as adapters ask for it.
@@ -145,6 +191,8 @@ pub struct SearchRequest {
     pub fuzzy: FuzzyMode,
     /// Fuzzy similarity threshold (0–1); `search.fuzzy_threshold` when unset.
     pub threshold: Option<f64>,
+    /// Which signals run; unset means hybrid when a model is present, else lexical.
+    pub mode: Option<SearchMode>,
 }
 
 impl SearchRequest {
@@ -158,6 +206,7 @@ impl SearchRequest {
             strict: false,
             fuzzy: FuzzyMode::Auto,
             threshold: None,
+            mode: None,
         }
     }
 }
@@ -168,7 +217,8 @@ pub struct SignalScore {
     pub signal: SignalKind,
     /// 1-based rank within that signal.
     pub rank: usize,
-    /// The signal's own score (BM25 for lexical; higher is better).
+    /// The signal's own score (BM25 for lexical, similarity for fuzzy and semantic; higher is
+    /// better).
     pub raw: f64,
 }
 
@@ -195,6 +245,11 @@ pub struct SearchHit {
 pub struct SearchResults {
     pub hits: Vec<SearchHit>,
     pub matched_words: Vec<String>,
+    /// The mode that ran.
+    pub mode: Option<SearchMode>,
+    /// Things the user should know about this search (e.g. the store's vectors come from another
+    /// model, so meaning was not used), for adapters to show.
+    pub notices: Vec<String>,
 }
 
 #[cfg(test)]

