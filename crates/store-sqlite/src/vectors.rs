@@ -162,12 +162,7 @@ pub fn nearest(
     let mut vector = Vec::with_capacity(query.len());
     while let Some(row) = rows.next().sql()? {
         let seq: i64 = row.get(0).sql()?;
-        let blob = row
-            .get_ref(1)
-            .sql()?
-            .as_blob()
-            .map_err(|e| corrupt(e))
-            .sql()?;
+        let blob = row.get_ref(1).sql()?.as_blob().map_err(corrupt).sql()?;
         from_blob(blob, &mut vector);
         if vector.len() != query.len() {
             continue;

@@ -48,6 +48,15 @@ fn install(args: &ModelInstallArgs, out: &Printer) -> Result<Outcome> {
             )
         ));
     }
+    let present = ModelView::here(None)?;
+    if let (Some(location), false) = (&present.location, args.force) {
+        out.notice(&format!(
+            "already installed in {} (--force installs again)",
+            location.dir.display()
+        ));
+        out.print(&View::Model(&present))?;
+        return Ok(Outcome::Done);
+    }
     let bar = bar(out);
     let installed =
         install::install(

