@@ -5,6 +5,7 @@
 pub mod collection;
 pub mod corpus;
 pub mod cranfield;
+pub mod hybrid;
 pub mod locomo;
 pub mod measure;
 pub mod metrics;

@@ -10,7 +10,7 @@
 //! target/release/cairn-bench scale --sizes 10000,100000
 //! ```
 
-use cairn_bench::{cranfield, locomo, scale};
+use cairn_bench::{cranfield, hybrid, locomo, scale};
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -68,6 +68,27 @@ enum Command {
     Locomo {
         /// A LoCoMo-format JSON file, e.g. ../shared/bench-data/locomo-dev.json.
         file: PathBuf,
+        #[command(flatten)]
+        model: ModelArgs,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Embedding throughput and hybrid search latency (query embedding included), in process.
+    Hybrid {
+        /// Corpus sizes (memories), comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
+        sizes: Vec<u64>,
+        /// Memories embedded for real; the rest get copies of their vectors (see hybrid.rs).
+        #[arg(long, default_value_t = 2000)]
+        embed: u64,
+        /// Searches per mode.
+        #[arg(long, default_value_t = 100)]
+        searches: usize,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Directory for the scratch stores (default: the system temp dir).
+        #[arg(long)]
+        workdir: Option<PathBuf>,
         #[command(flatten)]
         model: ModelArgs,
         #[arg(long)]
@@ -232,6 +253,63 @@ fn main() -> Result<()> {
                     println!(
                         "  {name:<27} MAP {:.4}  nDCG@10 {:.4}  recall@100 {:.4}  MRR {:.4}  ({} queries)",
                         p.map, p.ndcg_10, p.recall_100, p.summary.mean.mrr, p.summary.queries
+                    );
+                }
+            }
+        }
+        Command::Hybrid {
+            sizes,
+            embed,
+            searches,
+            seed,
+            workdir,
+            model,
+            json,
+        } => {
+            let Some(embedder) = model.embedder()? else {
+                bail!("the hybrid benchmark needs the model: cairn model install");
+            };
+            let base = workdir.unwrap_or_else(std::env::temp_dir);
+            std::fs::create_dir_all(&base)?;
+            let scratch = tempfile::Builder::new()
+                .prefix("cairn-bench-")
+                .tempdir_in(base)?;
+            let mut results = Vec::new();
+            for size in sizes {
+                results.push(hybrid::run(
+                    scratch.path(),
+                    size,
+                    embed.min(size).max(1),
+                    searches.max(1),
+                    seed,
+                    embedder.clone(),
+                    &mut |step| eprintln!("… {step}"),
+                )?);
+            }
+            if json {
+                println!("{}", serde_json::to_string_pretty(&results)?);
+            } else {
+                println!(
+                    "{:>9} {:>9} {:>22} {:>22} {:>22} {:>22}",
+                    "memories",
+                    "embed/s",
+                    "query embed p50/p99",
+                    "semantic p50/p99",
+                    "hybrid p50/p99",
+                    "lexical p50/p99"
+                );
+                for r in &results {
+                    let pair = |p: &cairn_bench::measure::Percentiles| {
+                        format!("{:.2} / {:.2} ms", p.p50_ms, p.p99_ms)
+                    };
+                    println!(
+                        "{:>9} {:>9.0} {:>22} {:>22} {:>22} {:>22}",
+                        r.memories,
+                        r.embed_per_second,
+                        pair(&r.query_embedding),
+                        pair(&r.semantic),
+                        pair(&r.hybrid),
+                        pair(&r.lexical)
                     );
                 }
             }
