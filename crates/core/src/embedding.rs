@@ -12,7 +12,6 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::memory::Memory;
 
 /// Which model made a vector: its name, its dimensions and the SHA-256 of its weights.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,11 +43,12 @@ pub trait Embedder: Send + Sync {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
 }
 
-/// The text of a memory that is embedded: its title (when it has one) and content.
-pub fn embedding_text(memory: &Memory) -> String {
-    match &memory.title {
-        Some(title) => format!("{title}\n{}", memory.content),
-        None => memory.content.clone(),
+/// The text of a memory that is embedded: its title (when it has one) and content. Backends
+/// build a pending memory's text with this, so every store embeds the same text.
+pub fn embedding_text(title: Option<&str>, content: &str) -> String {
+    match title {
+        Some(title) => format!("{title}\n{content}"),
+        None => content.to_string(),
     }
 }
 

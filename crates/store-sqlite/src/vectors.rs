@@ -8,7 +8,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use cairn_core::embedding::{ModelIdentity, dot};
+use cairn_core::embedding::{ModelIdentity, dot, embedding_text};
 use cairn_core::search::SignalHit;
 use cairn_core::store::{EmbeddingCounts, MemoryFilter, PendingEmbedding};
 use cairn_core::{MemoryId, Result};
@@ -91,10 +91,7 @@ pub fn pending(conn: &Connection, limit: usize) -> Result<Vec<PendingEmbedding>>
         Ok(PendingEmbedding {
             id: id.parse().map_err(corrupt)?,
             updated_at: time(row.get(1)?)?,
-            text: match title {
-                Some(title) => format!("{title}\n{content}"),
-                None => content,
-            },
+            text: embedding_text(title.as_deref(), &content),
         })
     })
     .sql()?
