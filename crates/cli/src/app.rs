@@ -26,10 +26,7 @@ pub struct App {
 impl App {
     pub fn open(cli: &Cli) -> Result<Self> {
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
-        let mut config = Config::load(&ConfigSources::discover(&cwd))?;
-        if let Some(db) = &cli.db {
-            config.store.path = Some(std::path::absolute(db).unwrap_or_else(|_| db.clone()));
-        }
+        let config = load_config(cli, &cwd)?;
         let path = config.database_path()?;
         tracing::debug!(db = %path.display(), "opening store");
         let store = SqliteStore::open(&path)?;
@@ -131,6 +128,15 @@ impl App {
             include_forgotten: args.include_forgotten,
         })
     }
+}
+
+/// The layered config as seen from `cwd`, with `--db` applied.
+pub fn load_config(cli: &Cli, cwd: &Path) -> Result<Config> {
+    let mut config = Config::load(&ConfigSources::discover(cwd))?;
+    if let Some(db) = &cli.db {
+        config.store.path = Some(std::path::absolute(db).unwrap_or_else(|_| db.clone()));
+    }
+    Ok(config)
 }
 
 /// A comma-separated flag value as raw items; the service normalises and validates them.

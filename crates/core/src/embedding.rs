@@ -1,9 +1,9 @@
 //! Semantic search's contract with a text embedder, and what a vector is.
 //!
 //! An [`Embedder`] turns texts into unit-length vectors whose dot product measures closeness of
-//! meaning. The service embeds a memory's [`embedding_text`] after it is written (a memory
-//! without a vector is *pending* and still found by the lexical signals) and embeds the query at
-//! search time. Every vector in a store comes from one model, named by its [`ModelIdentity`]:
+//! meaning. A written memory is *pending* — found by the lexical signals, not yet by meaning —
+//! until the embedding queue ([`crate::embedding_queue`]) embeds its [`embedding_text`]; the
+//! query is embedded at search time. Every vector in a store comes from one model, named by its [`ModelIdentity`]:
 //! the store records it, and vectors of another model are never compared with it — changing the
 //! model drops the old vectors and re-embeds.
 //!

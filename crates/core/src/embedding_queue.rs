@@ -65,24 +65,29 @@ impl MemoryService {
         })
     }
 
-    /// Embeds every pending memory, a batch at a time.
+    /// Embeds every pending memory, a batch at a time. With nothing pending and the model
+    /// already recorded it writes nothing and loads no model, so calling it after every write
+    /// costs one small read.
     pub fn embed_pending(&self, progress: &mut dyn FnMut(EmbedProgress)) -> Result<EmbedReport> {
         let embedder = self.require_embedder()?;
         let started = Instant::now();
         let mut model_changed = false;
-        self.store.write(&mut |tx| {
-            model_changed = tx.set_embedding_model(embedder.identity())?;
-            Ok(())
-        })?;
-        let total = self.store.embedding_counts()?.pending;
+        if self.store.embedding_model()?.as_ref() != Some(embedder.identity()) {
+            self.store.write(&mut |tx| {
+                model_changed = tx.set_embedding_model(embedder.identity())?;
+                Ok(())
+            })?;
+        }
+        let mut batch = self.store.pending_embeddings(self.embed_batch)?;
+        // Less than a batch is all there is; only more is worth counting.
+        let total = match batch.len() < self.embed_batch {
+            true => batch.len() as u64,
+            false => self.store.embedding_counts()?.pending,
+        };
         let mut done = 0u64;
         let mut stalled = 0;
         progress(EmbedProgress { done, total });
-        loop {
-            let batch = self.store.pending_embeddings(self.embed_batch)?;
-            if batch.is_empty() {
-                break;
-            }
+        while !batch.is_empty() {
             let texts: Vec<&str> = batch.iter().map(|p| p.text.as_str()).collect();
             let vectors = embedder.embed(&texts)?;
             let rows: Vec<_> = batch
@@ -105,14 +110,15 @@ impl MemoryService {
                             .into(),
                     });
                 }
-                continue;
+            } else {
+                stalled = 0;
+                done += stored as u64;
+                progress(EmbedProgress {
+                    done,
+                    total: total.max(done),
+                });
             }
-            stalled = 0;
-            done += stored as u64;
-            progress(EmbedProgress {
-                done,
-                total: total.max(done),
-            });
+            batch = self.store.pending_embeddings(self.embed_batch)?;
         }
         Ok(EmbedReport {
             model: embedder.identity().clone(),

@@ -134,14 +134,8 @@ impl Harness {
 
     pub fn search(&self, query: &str, filter: MemoryFilter) -> Vec<Memory> {
         let request = SearchRequest {
-            query: query.into(),
-            filter,
-            limit: 50,
-            offset: 0,
-            strict: false,
             fuzzy: FuzzyMode::Never,
-            threshold: None,
-            mode: None,
+            ..SearchRequest::new(query, filter, 50)
         };
         self.service
             .search(&request)
@@ -617,14 +611,9 @@ pub fn search_ranks_memories_holding_more_terms_first_and_pages(factory: StoreFa
     assert_eq!(results[0].id, both.id);
     let page = |offset| {
         let request = SearchRequest {
-            query: "docker compose".into(),
-            filter: MemoryFilter::default(),
-            limit: 1,
             offset,
-            strict: false,
             fuzzy: FuzzyMode::Never,
-            threshold: None,
-            mode: None,
+            ..SearchRequest::new("docker compose", MemoryFilter::default(), 1)
         };
         h.service.search(&request).unwrap().hits
     };
@@ -1005,14 +994,9 @@ fn corpus(h: &Harness, texts: &[&str]) -> Vec<Memory> {
 
 fn numbers(h: &Harness, memories: &[Memory], query: &str, strict: bool) -> Vec<usize> {
     let request = SearchRequest {
-        query: query.into(),
-        filter: MemoryFilter::default(),
-        limit: 50,
-        offset: 0,
         strict,
         fuzzy: FuzzyMode::Never,
-        threshold: None,
-        mode: None,
+        ..SearchRequest::new(query, MemoryFilter::default(), 50)
     };
     let mut found: Vec<usize> = h
         .service
@@ -1063,14 +1047,8 @@ pub fn query_operators_phrases_and_prefixes_match_exactly(factory: StoreFactory)
     assert_eq!(q("(kubernetes OR docker) AND networking"), [0, 3, 5]);
     assert_eq!(q("(docker OR compose) NOT (swarm OR release)"), [0, 5]);
     let err = h.service.search(&SearchRequest {
-        query: "docker AND".into(),
-        filter: MemoryFilter::default(),
-        limit: 5,
-        offset: 0,
-        strict: false,
         fuzzy: FuzzyMode::Never,
-        threshold: None,
-        mode: None,
+        ..SearchRequest::new("docker AND", MemoryFilter::default(), 5)
     });
     assert_eq!(err.unwrap_err().field(), Some("query"));
 }

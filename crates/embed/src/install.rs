@@ -13,7 +13,6 @@ use std::process::Command;
 use std::time::Duration;
 
 use cairn_core::{Error, Result};
-use sha2::{Digest, Sha256};
 
 use crate::locate::{hub_cache, repo_folder};
 use crate::sentence::{HASH_FILE, file_sha256};
@@ -152,7 +151,15 @@ fn install_from_hub(
             )));
         }
     }
-    let revision = revision.unwrap_or_else(|| "main".into());
+    // The revision names a directory: take the server's word only for a plain name.
+    let revision = revision
+        .filter(|r| {
+            !r.is_empty()
+                && r.len() <= 64
+                && r.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
+        .unwrap_or_else(|| "main".into());
     let dir = staging.commit(&revision)?;
     Ok(Installed {
         dir,
@@ -268,12 +275,4 @@ impl Staging {
         std::fs::write(self.folder.join("refs/main"), revision)?;
         Ok(target)
     }
-}
-
-/// SHA-256 of bytes, as lowercase hex (for tests and callers that hold data in memory).
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }

@@ -28,10 +28,6 @@ impl LazyEmbedder {
         })
     }
 
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     fn model(&self) -> Result<&SentenceEmbedder> {
         self.loaded
             .get_or_init(|| {

@@ -66,4 +66,23 @@ mod tests {
         let err = migrate(&mut conn).unwrap_err();
         assert!(matches!(err, SqliteError::SchemaTooNew { .. }), "{err}");
     }
+
+    #[test]
+    fn memories_from_before_vectors_are_queued_for_embedding() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(MIGRATIONS[0].1).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute(
+            "INSERT INTO memories (id, content, category, project, content_hash, source, \
+             importance, created_at, updated_at) VALUES ('x', 'old memory', 'fact', '', 0, \
+             'cli', 3, 0, 0)",
+            [],
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        let queued: i64 = conn
+            .query_row("SELECT count(*) FROM embedding_queue", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(queued, 1);
+    }
 }

@@ -204,6 +204,7 @@ pub fn insert_memory(
     )?
     .execute(memory_params!(memory, hash, tags))?;
     let seq = conn.last_insert_rowid();
+    crate::vectors::queue(conn, seq)?;
     index_text(conn, seq, memory.title.as_deref(), &memory.content, &tags)?;
     words.remember([
         memory.title.as_deref().unwrap_or(""),
@@ -246,8 +247,7 @@ pub fn update_memory(
             != (memory.title.as_deref(), memory.content.as_str())
         {
             // The embedded text changed: the memory is pending again.
-            conn.prepare_cached("DELETE FROM memory_vectors WHERE memory_seq = ?1")?
-                .execute([old.seq])?;
+            crate::vectors::queue(conn, old.seq)?;
         }
         unindex_text(conn, &old)?;
         index_text(

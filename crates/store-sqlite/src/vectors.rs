@@ -2,20 +2,21 @@
 //! the exact nearest-neighbour scan.
 //!
 //! A vector is `dimensions` little-endian f32 in a BLOB beside its memory (`memory_vectors`), so
-//! it is written, replaced and deleted in the same transactions as the memory itself. The scan
+//! it is written, replaced and deleted in the same transactions as the memory itself. Pending
+//! memories sit in `embedding_queue` ([`queue`]) until their vector is [`put`]. The scan
 //! reads every vector under the filter and keeps the best `depth` in a bounded heap.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use cairn_core::embedding::{ModelIdentity, dot, embedding_text};
+use cairn_core::embedding::{ModelIdentity, embedding_text};
 use cairn_core::search::SignalHit;
 use cairn_core::store::{EmbeddingCounts, MemoryFilter, PendingEmbedding};
 use cairn_core::{MemoryId, Result};
 use jiff::Timestamp;
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
-use crate::error::SqlResult;
+use crate::error::{SqlResult, SqliteError};
 use crate::filter::condition;
 use crate::rows::{corrupt, millis, time};
 
@@ -55,33 +56,56 @@ pub fn set_model(conn: &Connection, identity: &ModelIdentity) -> Result<bool> {
     Ok(current.is_some())
 }
 
-pub fn clear(conn: &Connection) -> Result<()> {
-    conn.execute("DELETE FROM memory_vectors", []).sql()?;
+/// Makes the memory at `seq` pending: its vector (if any) goes, and it joins the queue.
+pub fn queue(conn: &Connection, seq: i64) -> Result<(), SqliteError> {
+    conn.prepare_cached("DELETE FROM memory_vectors WHERE memory_seq = ?1")?
+        .execute([seq])?;
+    conn.prepare_cached("INSERT OR IGNORE INTO embedding_queue (memory_seq) VALUES (?1)")?
+        .execute([seq])?;
     Ok(())
 }
 
+/// Drops every vector and queues every memory.
+pub fn clear(conn: &Connection) -> Result<()> {
+    conn.execute_batch(
+        "DELETE FROM memory_vectors; \
+         INSERT OR IGNORE INTO embedding_queue (memory_seq) SELECT seq FROM memories;",
+    )
+    .sql()
+}
+
 pub fn put(conn: &Connection, vectors: &[(MemoryId, Timestamp, Vec<f32>)]) -> Result<usize> {
+    let mut unchanged = conn
+        .prepare_cached("SELECT seq FROM memories WHERE id = ?1 AND updated_at = ?2")
+        .sql()?;
     let mut insert = conn
         .prepare_cached(
-            "INSERT OR REPLACE INTO memory_vectors (memory_seq, vector) \
-             SELECT seq, ?3 FROM memories WHERE id = ?1 AND updated_at = ?2",
+            "INSERT OR REPLACE INTO memory_vectors (memory_seq, vector) VALUES (?1, ?2)",
         )
+        .sql()?;
+    let mut dequeue = conn
+        .prepare_cached("DELETE FROM embedding_queue WHERE memory_seq = ?1")
         .sql()?;
     let mut stored = 0;
     for (id, updated_at, vector) in vectors {
-        stored += insert
-            .execute((id.to_string(), millis(*updated_at), to_blob(vector)))
+        let seq: Option<i64> = unchanged
+            .query_row((id.to_string(), millis(*updated_at)), |row| row.get(0))
+            .optional()
             .sql()?;
+        if let Some(seq) = seq {
+            insert.execute((seq, to_blob(vector))).sql()?;
+            dequeue.execute([seq]).sql()?;
+            stored += 1;
+        }
     }
     Ok(stored)
 }
 
 pub fn pending(conn: &Connection, limit: usize) -> Result<Vec<PendingEmbedding>> {
     conn.prepare_cached(
-        "SELECT m.id, m.updated_at, m.title, m.content FROM memories m \
-         WHERE m.deleted_at IS NULL \
-           AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_seq = m.seq) \
-         ORDER BY m.seq LIMIT ?1",
+        "SELECT m.id, m.updated_at, m.title, m.content \
+         FROM embedding_queue q JOIN memories m ON m.seq = q.memory_seq \
+         WHERE m.deleted_at IS NULL ORDER BY q.memory_seq LIMIT ?1",
     )
     .sql()?
     .query_map([limit as i64], |row| {
@@ -100,20 +124,16 @@ pub fn pending(conn: &Connection, limit: usize) -> Result<Vec<PendingEmbedding>>
 }
 
 pub fn counts(conn: &Connection) -> Result<EmbeddingCounts> {
-    let embedded: i64 = conn
-        .query_row("SELECT count(*) FROM memory_vectors", [], |row| row.get(0))
-        .sql()?;
-    let pending: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM memories m WHERE m.deleted_at IS NULL \
-             AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_seq = m.seq)",
-            [],
-            |row| row.get(0),
-        )
-        .sql()?;
+    let count = |sql: &str| -> Result<u64> {
+        let n: i64 = conn.query_row(sql, [], |row| row.get(0)).sql()?;
+        Ok(n as u64)
+    };
     Ok(EmbeddingCounts {
-        embedded: embedded as u64,
-        pending: pending as u64,
+        embedded: count("SELECT count(*) FROM memory_vectors")?,
+        pending: count(
+            "SELECT count(*) FROM embedding_queue q JOIN memories m ON m.seq = q.memory_seq \
+             WHERE m.deleted_at IS NULL",
+        )?,
     })
 }
 
@@ -156,15 +176,13 @@ pub fn nearest(
     let mut statement = conn.prepare_cached(&sql).sql()?;
     let mut rows = statement.query(params_from_iter(cond.params)).sql()?;
     let mut best: BinaryHeap<Reverse<Scored>> = BinaryHeap::with_capacity(depth + 1);
-    let mut vector = Vec::with_capacity(query.len());
     while let Some(row) = rows.next().sql()? {
         let seq: i64 = row.get(0).sql()?;
         let blob = row.get_ref(1).sql()?.as_blob().map_err(corrupt).sql()?;
-        from_blob(blob, &mut vector);
-        if vector.len() != query.len() {
+        if blob.len() != query.len() * 4 {
             continue;
         }
-        let candidate = Scored(dot(query, &vector), seq);
+        let candidate = Scored(dot_with_blob(query, blob), seq);
         if best.len() < depth {
             best.push(Reverse(candidate));
         } else if best.peek().is_some_and(|Reverse(worst)| candidate > *worst) {
@@ -194,10 +212,11 @@ fn to_blob(vector: &[f32]) -> Vec<u8> {
     vector.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-fn from_blob(blob: &[u8], out: &mut Vec<f32>) {
-    out.clear();
-    out.extend(
-        blob.chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-    );
+/// The dot product of `query` with a vector as stored, read in place.
+fn dot_with_blob(query: &[f32], blob: &[u8]) -> f32 {
+    query
+        .iter()
+        .zip(blob.chunks_exact(4))
+        .map(|(q, b)| q * f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .sum()
 }

@@ -273,3 +273,36 @@ fn meaning_without_a_model_is_refused_with_how_to_get_one() {
         "lexical without a model"
     );
 }
+
+/// The real model, counting the texts it is asked to embed.
+struct Counting(Arc<SentenceEmbedder>, std::sync::atomic::AtomicUsize);
+
+impl Embedder for Counting {
+    fn identity(&self) -> &ModelIdentity {
+        self.0.identity()
+    }
+    fn embed(&self, texts: &[&str]) -> cairn_core::Result<Vec<Vec<f32>>> {
+        self.1
+            .fetch_add(texts.len(), std::sync::atomic::Ordering::SeqCst);
+        self.0.embed(texts)
+    }
+}
+
+#[test]
+fn each_memory_is_embedded_once_and_an_empty_queue_embeds_nothing() {
+    let Some(model) = model() else { return };
+    let counting = Arc::new(Counting(model, Default::default()));
+    let h = Harness::with_embedder(in_memory, counting.clone());
+    let embedded = || counting.1.load(std::sync::atomic::Ordering::SeqCst);
+    for text in ["The cat sits on the mat", "Quarterly revenue grew 5%"] {
+        h.add(text, &[]);
+    }
+    assert_eq!(embed_all(&h), 2);
+    assert_eq!(embedded(), 2);
+    let report = h.service.embed_pending(&mut |_| {}).unwrap();
+    assert_eq!((report.embedded, report.model_changed), (0, false));
+    assert_eq!(embedded(), 2, "nothing pending, nothing embedded");
+    h.add("Deploys go through the blue-green pipeline", &[]);
+    assert_eq!(embed_all(&h), 1);
+    assert_eq!(embedded(), 3, "only the new memory");
+}

@@ -24,11 +24,10 @@ pub enum Outcome {
 }
 
 pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
-    if let Command::Model(model_command) = command {
-        let out = crate::output::Printer::new(cli.format, cli.quiet, jiff::tz::TimeZone::system());
-        if let Some(outcome) = model::run_without_store(model_command, &out)? {
-            return Ok(outcome);
-        }
+    if let Command::Model(model_command) = command
+        && let Some(outcome) = model::run_without_store(cli, model_command)?
+    {
+        return Ok(outcome);
     }
     let app = App::open(cli)?;
     match command {

@@ -3,39 +3,41 @@
 use std::io::IsTerminal;
 
 use anyhow::{Result, bail};
-use cairn_core::embedding_queue::EmbedProgress;
+use cairn_core::config::Config;
+use cairn_core::embedding_queue::{EmbedProgress, EmbeddingStatus};
 use cairn_embed::install::{self, Progress};
 use cairn_embed::{DEFAULT_MODEL, locate};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Outcome;
-use crate::app::App;
-use crate::args::{ModelCommand, ModelInstallArgs};
+use crate::app::{App, load_config};
+use crate::args::{Cli, ModelCommand, ModelInstallArgs};
 use crate::output::{ModelView, Printer, View};
 
 /// The names `cairn model install` accepts for the one model cairn knows.
 const MINILM_NAMES: [&str; 3] = ["minilm", "all-MiniLM-L6-v2", DEFAULT_MODEL];
 
-/// `model install` and `model list` need no store; `model status` does.
-pub fn run_without_store(command: &ModelCommand, out: &Printer) -> Result<Option<Outcome>> {
-    match command {
-        ModelCommand::Install(args) => install(args, out).map(Some),
-        ModelCommand::List => {
-            out.print(&View::Model(&ModelView::here(None)?))?;
-            Ok(Some(Outcome::Done))
-        }
-        ModelCommand::Status => Ok(None),
+/// `model install` and `model list` need no store (`None` for `model status`, which does).
+pub fn run_without_store(cli: &Cli, command: &ModelCommand) -> Result<Option<Outcome>> {
+    if let ModelCommand::Status = command {
+        return Ok(None);
     }
+    let config = load_config(cli, &std::env::current_dir()?)?;
+    let out = Printer::new(cli.format, cli.quiet, jiff::tz::TimeZone::system());
+    match command {
+        ModelCommand::Install(args) => install(&config, args, &out)?,
+        _ => out.print(&View::Model(&ModelView::here(&config, None)?))?,
+    }
+    Ok(Some(Outcome::Done))
 }
 
 pub fn status(app: &App) -> Result<Outcome> {
-    let mut view = ModelView::here(Some(app.service.embedding_status()?))?;
-    view.enabled = app.config.embedding.enabled;
+    let view = ModelView::here(&app.config, Some(app.service.embedding_status()?))?;
     app.out.print(&View::Model(&view))?;
     Ok(Outcome::Done)
 }
 
-fn install(args: &ModelInstallArgs, out: &Printer) -> Result<Outcome> {
+fn install(config: &Config, args: &ModelInstallArgs, out: &Printer) -> Result<()> {
     if !MINILM_NAMES
         .iter()
         .any(|n| n.eq_ignore_ascii_case(&args.name))
@@ -48,14 +50,14 @@ fn install(args: &ModelInstallArgs, out: &Printer) -> Result<Outcome> {
             )
         ));
     }
-    let present = ModelView::here(None)?;
+    let present = ModelView::here(config, None)?;
     if let (Some(location), false) = (&present.location, args.force) {
         out.notice(&format!(
             "already installed in {} (--force installs again)",
             location.dir.display()
         ));
         out.print(&View::Model(&present))?;
-        return Ok(Outcome::Done);
+        return Ok(());
     }
     let bar = bar(out);
     let installed =
@@ -72,10 +74,10 @@ fn install(args: &ModelInstallArgs, out: &Printer) -> Result<Outcome> {
             },
         )?;
     bar.finish_and_clear();
-    let mut view = ModelView::here(None)?;
+    let mut view = ModelView::here(config, None)?;
     view.installed_from = Some(installed.from);
     out.print(&View::Model(&view))?;
-    Ok(Outcome::Done)
+    Ok(())
 }
 
 pub fn reindex(app: &App) -> Result<Outcome> {
@@ -118,11 +120,8 @@ fn bar(out: &Printer) -> ProgressBar {
 }
 
 impl ModelView {
-    /// The default model's installation on this machine, as config and environment say.
-    fn here(store: Option<cairn_core::embedding_queue::EmbeddingStatus>) -> Result<Self> {
-        let cwd = std::env::current_dir()?;
-        let config =
-            cairn_core::config::Config::load(&cairn_core::config::ConfigSources::discover(&cwd))?;
+    /// The default model's installation on this machine, as `config` says where to look.
+    fn here(config: &Config, store: Option<EmbeddingStatus>) -> Result<Self> {
         let location = locate(config.embedding.model_dir.as_deref(), DEFAULT_MODEL)?;
         Ok(ModelView {
             name: "minilm",

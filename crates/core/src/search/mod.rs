@@ -2,8 +2,9 @@
 //!
 //! A query is parsed once into a [`SearchQuery`]. Each [`Signal`] — lexical BM25 over the
 //! full-text index, fuzzy (typo-tolerant) words, semantic nearest neighbours — ranks candidates
-//! independently under the same [`MemoryFilter`], so filters compose with every mode. [`fusion::Fusion`] merges the ranked
-//! lists by reciprocal-rank fusion, and the service loads and pages the winners. Each
+//! independently under the same [`MemoryFilter`], so filters compose with every mode.
+//! [`fusion::Fusion`] merges the ranked lists by reciprocal-rank fusion, and the service loads
+//! and pages the winners. Each
 //! [`SearchHit`] keeps every signal's rank and raw score, which is what `--explain` shows.
 //!
 //! Queries use the language of [`query`]; the signals are [`lexical`], [`fuzzy`] and
@@ -151,13 +152,6 @@ pub enum SearchMode {
 }
 
 impl SearchMode {
-    pub const ALL: [SearchMode; 4] = [
-        SearchMode::Lexical,
-        SearchMode::Fuzzy,
-        SearchMode::Semantic,
-        SearchMode::Hybrid,
-    ];
-
     pub fn as_str(self) -> &'static str {
         match self {
             SearchMode::Lexical => "lexical",
