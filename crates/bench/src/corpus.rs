@@ -32,7 +32,19 @@ impl Rng {
     }
 
     pub fn chance(&mut self, p: f64) -> bool {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p
+        self.unit() <= p
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Standard normal (Box–Muller).
+    pub fn gaussian(&mut self) -> f64 {
+        let u = 1.0 - self.unit();
+        let v = self.unit();
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
     }
 }
 
@@ -196,6 +208,11 @@ impl Corpus {
             tags,
             projects,
         }
+    }
+
+    /// One of the corpus's projects (about an eighth of the memories, beside the 10% global).
+    pub fn a_project(&self) -> &str {
+        &self.projects[0]
     }
 
     pub fn word(&self, rng: &mut Rng) -> &str {

@@ -1,11 +1,14 @@
-//! Semantic cost at scale: embedding throughput, and hybrid search latency with the query's
-//! embedding included, in process (as the server runs it).
+//! Semantic cost at scale: embedding throughput, the HNSW index (build time, recall against the
+//! exact scan, latency of both), and hybrid search latency with the query's embedding included,
+//! in process (as the server runs it), with the peak RSS of the whole run.
 //!
 //! Embedding a whole synthetic corpus with the real model takes long on two cores (about 70
 //! memories/s), so `--embed N` embeds the first N memories for real and gives every other memory
-//! one of those N vectors, cycling. Search latency depends on how many vectors are scanned, not
-//! on what they hold, so the latency is the real one; the rankings of the copied vectors mean
-//! nothing and are not reported.
+//! a blend of two of those N vectors (one at half weight) plus a little noise, normalised: every
+//! vector is distinct and lies among real embeddings, so the graph has real structure to search
+//! and the index's recall means something (plain copies would make clusters of near-ties in which
+//! any order is as good). What the rankings return for the synthetic texts means nothing and is
+//! not reported.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -16,8 +19,8 @@ use cairn_core::config::Limits;
 use cairn_core::embedding::Embedder;
 use cairn_core::search::{SearchMode, SearchRequest};
 use cairn_core::store::{MemoryFilter, Store};
-use cairn_core::{MemoryId, MemoryService};
-use cairn_store_sqlite::SqliteStore;
+use cairn_core::{MemoryId, MemoryService, ProjectName, ScopeFilter};
+use cairn_store_sqlite::{AnnSettings, SqliteStore};
 use serde::Serialize;
 
 use crate::corpus::{Corpus, Rng};
@@ -28,33 +31,71 @@ pub struct HybridResult {
     pub memories: u64,
     pub embedded_for_real: u64,
     pub embed_per_second: f64,
+    /// Building the HNSW index; `None` when the store is below the index threshold.
+    pub index_build_seconds: Option<f64>,
+    /// Share of the exact top 10 that the store's nearest-neighbour search returns.
+    pub index_recall_at_10: f64,
+    /// Summed similarity of the returned top 10 over that of the exact top 10: how much worse
+    /// what the index misses is than what it returns instead (1 means misses are exact ties).
+    pub index_similarity_ratio: f64,
+    /// The store's nearest-neighbour search (through the index when there is one), query
+    /// vectors given.
+    pub nearest: Percentiles,
+    /// The exact scan alone, for the crossover.
+    pub exact_scan: Percentiles,
+    /// The store's nearest-neighbour search within one project and the global memories (about a
+    /// fifth of the store), as `cairn search` inside a project asks.
+    pub nearest_in_project: Percentiles,
     pub query_embedding: Percentiles,
     pub semantic: Percentiles,
     pub hybrid: Percentiles,
     pub lexical: Percentiles,
+    pub peak_rss_mib: f64,
+}
+
+/// Weight of the second real vector in a blend.
+const BLEND: f32 = 0.5;
+/// Per-dimension noise added to a blend (a norm of about 0.5 over 384 dimensions).
+const BLEND_NOISE: f64 = 0.025;
+
+/// One run's workload.
+pub struct HybridOptions {
+    /// Memories in the corpus.
+    pub size: u64,
+    /// Memories embedded for real.
+    pub embed: u64,
+    /// Searches per mode.
+    pub searches: usize,
+    pub seed: u64,
+    pub ann: AnnSettings,
 }
 
 pub fn run(
     dir: &Path,
-    size: u64,
-    embed: u64,
-    searches: usize,
-    seed: u64,
+    options: &HybridOptions,
     embedder: Arc<dyn Embedder>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<HybridResult> {
+    let HybridOptions {
+        size,
+        embed,
+        searches,
+        seed,
+        ref ann,
+    } = *options;
     let db = dir.join(format!("hybrid-{size}.db"));
     let corpus_path = dir.join(format!("hybrid-{size}.jsonl"));
     progress(&format!("{size}: generating and importing the corpus"));
     crate::scale::write_corpus(&corpus_path, size, seed)?;
     let limits = Limits::default();
-    let service = MemoryService::new(Box::new(SqliteStore::open(&db)?), limits)
-        .with_embedder(embedder.clone(), 64);
+    let open =
+        || -> Result<SqliteStore> { Ok(SqliteStore::open(&db)?.with_ann_settings(ann.clone())) };
+    let service = MemoryService::new(Box::new(open()?), limits).with_embedder(embedder.clone(), 64);
     let mut input = std::io::BufReader::new(std::fs::File::open(&corpus_path)?);
     service.import(&mut input, &mut |_| {})?;
 
     progress(&format!("{size}: embedding {embed} memories for real"));
-    let direct = SqliteStore::open(&db)?;
+    let direct = open()?;
     let sample = direct.pending_embeddings(embed as usize)?;
     let texts: Vec<&str> = sample.iter().map(|p| p.text.as_str()).collect();
     let started = Instant::now();
@@ -65,8 +106,10 @@ pub fn run(
         Ok(())
     })?;
     progress(&format!(
-        "{size}: giving the other memories copies of those vectors"
+        "{size}: giving the other memories blends of those vectors"
     ));
+    let mut noise = Rng::new(seed ^ 0xc0b1e5);
+    let mut first = true;
     loop {
         let pending = direct.pending_embeddings(10_000)?;
         if pending.is_empty() {
@@ -75,10 +118,25 @@ pub fn run(
         let rows: Vec<(MemoryId, jiff::Timestamp, Vec<f32>)> = pending
             .iter()
             .enumerate()
-            .map(|(i, p)| (p.id, p.updated_at, vectors[i % vectors.len()].clone()))
+            .map(|(i, p)| {
+                let original = &vectors[i % vectors.len()];
+                let vector = match first && i < vectors.len() {
+                    true => original.clone(),
+                    false => {
+                        let other = &vectors[noise.below(vectors.len())];
+                        blended(original, other, &mut noise)
+                    }
+                };
+                (p.id, p.updated_at, vector)
+            })
             .collect();
+        first = false;
         direct.write(&mut |tx| tx.put_embeddings(&rows).map(|_| ()))?;
     }
+    progress(&format!("{size}: building the vector index"));
+    let started = Instant::now();
+    let index = direct.update_vector_index(false, &mut |_, _| {})?;
+    let index_build_seconds = index.map(|_| started.elapsed().as_secs_f64());
 
     progress(&format!("{size}: {searches} searches per mode"));
     let corpus = Corpus::new(seed);
@@ -98,18 +156,63 @@ pub fn run(
         Ok(Percentiles::of(&samples))
     };
     let mut embedding = Vec::new();
+    let mut query_vectors = Vec::new();
     for query in &queries {
         let start = Instant::now();
-        embedder.embed(&[query.as_str()])?;
+        query_vectors.extend(embedder.embed(&[query.as_str()])?);
         embedding.push(start.elapsed());
+    }
+    progress(&format!("{size}: the index against the exact scan"));
+    let filter = MemoryFilter::default();
+    let now = jiff::Timestamp::now();
+    let in_project = MemoryFilter::in_scope(ScopeFilter::ProjectAndGlobal(ProjectName::new(
+        corpus.a_project(),
+    )?));
+    let (mut through_store, mut exact_scan, mut found) = (Vec::new(), Vec::new(), 0usize);
+    let (mut returned_similarity, mut exact_similarity) = (0.0, 0.0);
+    let mut project_samples = Vec::new();
+    for vector in &query_vectors {
+        let start = Instant::now();
+        direct.nearest(vector, &in_project, now, 10)?;
+        project_samples.push(start.elapsed());
+        let start = Instant::now();
+        let hits = direct.nearest(vector, &filter, now, 10)?;
+        through_store.push(start.elapsed());
+        let start = Instant::now();
+        let exact = direct.nearest_exact(vector, &filter, now, 10)?;
+        exact_scan.push(start.elapsed());
+        found += exact
+            .iter()
+            .filter(|e| hits.iter().any(|hit| hit.id == e.id))
+            .count();
+        returned_similarity += hits.iter().map(|hit| hit.raw).sum::<f64>();
+        exact_similarity += exact.iter().map(|hit| hit.raw).sum::<f64>();
     }
     Ok(HybridResult {
         memories: size,
         embedded_for_real: vectors.len() as u64,
         embed_per_second: vectors.len() as f64 / embed_seconds.max(f64::MIN_POSITIVE),
+        index_build_seconds,
+        index_recall_at_10: found as f64 / (query_vectors.len() * 10).max(1) as f64,
+        index_similarity_ratio: returned_similarity / exact_similarity.max(f64::MIN_POSITIVE),
+        nearest: Percentiles::of(&through_store),
+        exact_scan: Percentiles::of(&exact_scan),
+        nearest_in_project: Percentiles::of(&project_samples),
         query_embedding: Percentiles::of(&embedding),
         semantic: time(SearchMode::Semantic)?,
         hybrid: time(SearchMode::Hybrid)?,
         lexical: time(SearchMode::Lexical)?,
+        peak_rss_mib: crate::measure::own_peak_rss_bytes() as f64 / (1024.0 * 1024.0),
     })
+}
+
+/// `main + BLEND × other`, plus Gaussian noise of `BLEND_NOISE` per dimension, normalised.
+fn blended(main: &[f32], other: &[f32], rng: &mut Rng) -> Vec<f32> {
+    let noisy: Vec<f32> = main
+        .iter()
+        .zip(other)
+        .map(|(x, y)| x + BLEND * y + (rng.gaussian() * BLEND_NOISE) as f32)
+        .collect();
+    let norm = noisy.iter().map(|x| x * x).sum::<f32>().sqrt();
+    noisy.into_iter().map(|x| x / norm).collect()
 }

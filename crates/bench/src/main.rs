@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use cairn_core::embedding::Embedder;
+use cairn_store_sqlite::{AnnSettings, ScalarKind};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -78,9 +79,20 @@ enum Command {
         /// Corpus sizes (memories), comma-separated.
         #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
         sizes: Vec<u64>,
-        /// Memories embedded for real; the rest get copies of their vectors (see hybrid.rs).
+        /// Memories embedded for real; the rest get noisy blends of their vectors (see
+        /// hybrid.rs).
         #[arg(long, default_value_t = 2000)]
         embed: u64,
+        /// Stores with at least this many vectors get the HNSW index (0 forces it, to measure the
+        /// crossover against the exact scan).
+        #[arg(long, default_value_t = AnnSettings::default().min_vectors)]
+        index_from: u64,
+        /// Precision of the vectors inside the index.
+        #[arg(long, value_enum, default_value_t = Quantization::I8)]
+        quantization: Quantization,
+        /// The index's search breadth (ef).
+        #[arg(long, default_value_t = AnnSettings::default().expansion_search)]
+        ef_search: usize,
         /// Searches per mode.
         #[arg(long, default_value_t = 100)]
         searches: usize,
@@ -260,6 +272,9 @@ fn main() -> Result<()> {
         Command::Hybrid {
             sizes,
             embed,
+            index_from,
+            quantization,
+            ef_search,
             searches,
             seed,
             workdir,
@@ -276,12 +291,21 @@ fn main() -> Result<()> {
                 .tempdir_in(base)?;
             let mut results = Vec::new();
             for size in sizes {
+                let options = hybrid::HybridOptions {
+                    size,
+                    embed: embed.min(size).max(1),
+                    searches: searches.max(1),
+                    seed,
+                    ann: AnnSettings {
+                        min_vectors: index_from,
+                        quantization: quantization.kind(),
+                        expansion_search: ef_search,
+                        ..AnnSettings::default()
+                    },
+                };
                 results.push(hybrid::run(
                     scratch.path(),
-                    size,
-                    embed.min(size).max(1),
-                    searches.max(1),
-                    seed,
+                    &options,
                     embedder.clone(),
                     &mut |step| eprintln!("… {step}"),
                 )?);
@@ -290,26 +314,41 @@ fn main() -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&results)?);
             } else {
                 println!(
-                    "{:>9} {:>9} {:>22} {:>22} {:>22} {:>22}",
+                    "{:>9} {:>8} {:>9} {:>9} {:>9} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>8}",
                     "memories",
                     "embed/s",
+                    "index s",
+                    "recall10",
+                    "sim ratio",
+                    "nearest p50/p99",
+                    "exact scan p50/p99",
+                    "in project p50/p99",
                     "query embed p50/p99",
                     "semantic p50/p99",
                     "hybrid p50/p99",
-                    "lexical p50/p99"
+                    "lexical p50/p99",
+                    "RSS MiB"
                 );
                 for r in &results {
                     let pair = |p: &cairn_bench::measure::Percentiles| {
                         format!("{:.2} / {:.2} ms", p.p50_ms, p.p99_ms)
                     };
                     println!(
-                        "{:>9} {:>9.0} {:>22} {:>22} {:>22} {:>22}",
+                        "{:>9} {:>8.0} {:>9} {:>9.3} {:>9.4} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>8.0}",
                         r.memories,
                         r.embed_per_second,
+                        r.index_build_seconds
+                            .map_or("-".to_string(), |s| format!("{s:.1}")),
+                        r.index_recall_at_10,
+                        r.index_similarity_ratio,
+                        pair(&r.nearest),
+                        pair(&r.exact_scan),
+                        pair(&r.nearest_in_project),
                         pair(&r.query_embedding),
                         pair(&r.semantic),
                         pair(&r.hybrid),
-                        pair(&r.lexical)
+                        pair(&r.lexical),
+                        r.peak_rss_mib
                     );
                 }
             }
@@ -323,4 +362,22 @@ fn main() -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Vector precision inside the HNSW index.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Quantization {
+    F32,
+    F16,
+    I8,
+}
+
+impl Quantization {
+    fn kind(self) -> ScalarKind {
+        match self {
+            Quantization::F32 => ScalarKind::F32,
+            Quantization::F16 => ScalarKind::F16,
+            Quantization::I8 => ScalarKind::I8,
+        }
+    }
 }

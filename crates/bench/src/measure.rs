@@ -82,6 +82,17 @@ pub fn median(values: &mut [f64]) -> f64 {
     }
 }
 
+/// This process's peak resident set so far, in bytes (`getrusage`; KiB on Linux).
+pub fn own_peak_rss_bytes() -> u64 {
+    // SAFETY: an all-zero rusage is a valid value for getrusage to overwrite.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is valid for writes.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return 0;
+    }
+    usage.ru_maxrss as u64 * 1024
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -90,7 +90,8 @@ pub enum Command {
     /// The embedding model behind semantic search: install it, see what is installed and used.
     #[command(subcommand)]
     Model(ModelCommand),
-    /// Rebuild derived data: --embeddings embeds every memory again with the current model.
+    /// Rebuild derived data: --embeddings embeds every memory again with the current model;
+    /// --vector-index rebuilds the HNSW index of a large store from its stored vectors.
     Reindex(ReindexArgs),
 }
 
@@ -123,11 +124,16 @@ pub struct ModelInstallArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).multiple(true)))]
 pub struct ReindexArgs {
     /// Drop every vector and embed every memory again with the current model (after changing
     /// models; changing the model in use also does this on the next embedding run).
-    #[arg(long, required = true)]
+    #[arg(long, group = "what")]
     pub embeddings: bool,
+    /// Build the vector index (`<database>.hnsw`) anew from the stored vectors; no model needed.
+    /// Stores under 5,000 vectors keep no index: the exact scan is fast and exact there.
+    #[arg(long, group = "what")]
+    pub vector_index: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

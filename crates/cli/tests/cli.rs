@@ -890,6 +890,24 @@ fn with_a_model_writes_are_embedded_and_search_is_hybrid() {
     assert!(explained.contains("semantic #1"), "{explained}");
     let reindexed = s.ok_json(&["reindex", "--embeddings"]);
     assert_eq!(reindexed["embedded"], 2, "{reindexed}");
+    assert_eq!(reindexed["index"], Value::Null, "two vectors need no index");
+}
+
+#[test]
+fn reindex_says_what_to_rebuild_and_a_small_store_keeps_no_vector_index() {
+    let s = Sandbox::without_model();
+    s.ok(&["store", "The cat sits on the mat"]);
+    let bare = s.run(&["reindex"]);
+    assert_eq!(bare.code, 2);
+    assert!(
+        bare.stderr.contains("--embeddings") && bare.stderr.contains("--vector-index"),
+        "{}",
+        bare.stderr
+    );
+    let index = s.ok_json(&["reindex", "--vector-index"]);
+    assert_eq!(index["vector_index"], Value::Null, "{index}");
+    let text = s.ok(&["reindex", "--vector-index"]).stdout;
+    assert!(text.contains("small enough for the exact scan"), "{text}");
 }
 
 #[test]

@@ -6,7 +6,8 @@
 //! transaction, and written in one short transaction that keeps a vector only if its memory was
 //! not changed meanwhile (so a concurrent update is never overwritten with a stale vector; the
 //! memory is simply pending again). Before the first batch the model's identity is recorded in
-//! the store; a different model there means every old vector is dropped and re-embedded.
+//! the store; a different model there means every old vector is dropped and re-embedded. After
+//! the last batch the store's vector index (if it keeps one) takes in the new vectors.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -16,14 +17,33 @@ use serde::Serialize;
 use crate::embedding::{Embedder, HOW_TO_ENABLE, ModelIdentity};
 use crate::error::{Error, Result};
 use crate::service::MemoryService;
-use crate::store::EmbeddingCounts;
+use crate::store::{EmbeddingCounts, VectorIndexReport};
 
 /// How far an embedding run has come.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EmbedProgress {
+    pub stage: EmbedStage,
     pub done: u64,
-    /// Pending when the run started (memories written meanwhile are embedded too).
+    /// Pending when the stage started (memories written meanwhile are embedded too).
     pub total: u64,
+}
+
+/// The two stages of an embedding run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmbedStage {
+    /// Computing vectors for pending memories.
+    Embedding,
+    /// Adding the new vectors to the store's vector index (large stores only).
+    Indexing,
+}
+
+impl EmbedStage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EmbedStage::Embedding => "embedding",
+            EmbedStage::Indexing => "indexing",
+        }
+    }
 }
 
 /// What an embedding run did.
@@ -33,6 +53,8 @@ pub struct EmbedReport {
     pub embedded: u64,
     /// The store held vectors of another model; they were dropped and everything re-embedded.
     pub model_changed: bool,
+    /// The store's vector index after the run, when it keeps one.
+    pub index: Option<VectorIndexReport>,
     pub seconds: f64,
 }
 
@@ -86,7 +108,8 @@ impl MemoryService {
         };
         let mut done = 0u64;
         let mut stalled = 0;
-        progress(EmbedProgress { done, total });
+        let stage = EmbedStage::Embedding;
+        progress(EmbedProgress { stage, done, total });
         while !batch.is_empty() {
             let texts: Vec<&str> = batch.iter().map(|p| p.text.as_str()).collect();
             let vectors = embedder.embed(&texts)?;
@@ -114,17 +137,37 @@ impl MemoryService {
                 stalled = 0;
                 done += stored as u64;
                 progress(EmbedProgress {
+                    stage,
                     done,
                     total: total.max(done),
                 });
             }
             batch = self.store.pending_embeddings(self.embed_batch)?;
         }
+        let index = self.update_vector_index(false, progress)?;
         Ok(EmbedReport {
             model: embedder.identity().clone(),
             embedded: done,
             model_changed,
+            index,
             seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Brings the store's vector index up to date with its vectors, or builds it anew when
+    /// `rebuild` (no model needed: the index is made from the stored vectors). `None` when the
+    /// store keeps no index. Embedding runs call this themselves.
+    pub fn update_vector_index(
+        &self,
+        rebuild: bool,
+        progress: &mut dyn FnMut(EmbedProgress),
+    ) -> Result<Option<VectorIndexReport>> {
+        self.store.update_vector_index(rebuild, &mut |done, total| {
+            progress(EmbedProgress {
+                stage: EmbedStage::Indexing,
+                done,
+                total,
+            })
         })
     }
 

@@ -359,61 +359,82 @@ impl MemoryService {
         let mut notices = Vec::new();
         let depth = request.offset + request.limit;
         let store = self.store.as_ref();
+        // The model runs only if its vectors are the store's; otherwise say why meaning is off.
+        let embedder = match (mode.is_semantic(), &self.embedder) {
+            (true, Some(embedder)) => match self.store.embedding_model()? {
+                Some(stored) if &stored != embedder.identity() => {
+                    notices.push(format!(
+                        "meaning was not used: this store's vectors come from {stored}, not the \
+                         installed {}; run `cairn reindex --embeddings`",
+                        embedder.identity()
+                    ));
+                    None
+                }
+                _ => Some(embedder.as_ref()),
+            },
+            _ => None,
+        };
         let mut rankings = Vec::new();
         let mut matched_words = Vec::new();
-        let mut exact_found = 0;
-        let mut unknown_words = Vec::new();
-        if matches!(mode, SearchMode::Lexical | SearchMode::Hybrid) {
-            let probe = depth.max(self.search.fuzzy_min_results);
-            let mut lexical = LexicalSignal.rank(store, &query, &request.filter, now, probe)?;
-            exact_found = lexical.hits.len();
-            unknown_words = lexical.unknown_words;
-            lexical.hits.truncate(depth);
-            matched_words.extend(lexical.matched_words);
-            rankings.push((
-                SignalKind::Lexical,
-                self.search.lexical_weight,
-                lexical.hits,
-            ));
-        }
-        let fuzzy_words = match (mode, request.fuzzy) {
-            (SearchMode::Semantic, _) => None,
-            (SearchMode::Fuzzy, _) | (_, FuzzyMode::Always) => Some(FuzzyWords::AllBare),
-            (_, FuzzyMode::Never) => None,
-            (_, FuzzyMode::Auto) if exact_found < self.search.fuzzy_min_results => {
-                Some(FuzzyWords::AllBare)
+        std::thread::scope(|scope| -> Result<()> {
+            // Embedding the query is the slowest step: it runs beside the lexical signals.
+            let query_vector = embedder.map(|embedder| {
+                let text = query.text.as_str();
+                scope.spawn(move || embedder.embed(&[text]))
+            });
+            let mut exact_found = 0;
+            let mut unknown_words = Vec::new();
+            if matches!(mode, SearchMode::Lexical | SearchMode::Hybrid) {
+                let probe = depth.max(self.search.fuzzy_min_results);
+                let mut lexical = LexicalSignal.rank(store, &query, &request.filter, now, probe)?;
+                exact_found = lexical.hits.len();
+                unknown_words = lexical.unknown_words;
+                lexical.hits.truncate(depth);
+                matched_words.extend(lexical.matched_words);
+                rankings.push((
+                    SignalKind::Lexical,
+                    self.search.lexical_weight,
+                    lexical.hits,
+                ));
             }
-            (_, FuzzyMode::Auto) => {
-                (!unknown_words.is_empty()).then(|| FuzzyWords::Only(unknown_words.clone()))
-            }
-        };
-        if let Some(words) = fuzzy_words {
-            let signal = FuzzySignal { threshold, words };
-            let fuzzy = signal.rank(store, &query, &request.filter, now, depth)?;
-            matched_words.extend(fuzzy.matched_words);
-            rankings.push((SignalKind::Fuzzy, self.search.fuzzy_weight, fuzzy.hits));
-        }
-        if let (true, Some(embedder)) = (mode.is_semantic(), &self.embedder) {
-            match self.store.embedding_model()? {
-                Some(stored) if &stored != embedder.identity() => notices.push(format!(
-                    "meaning was not used: this store's vectors come from {stored}, not the \
-                     installed {}; run `cairn reindex --embeddings`",
-                    embedder.identity()
-                )),
-                _ => {
-                    let signal = SemanticSignal {
-                        embedder: embedder.as_ref(),
-                        min_similarity: self.search.semantic_min_similarity,
-                    };
-                    let semantic = signal.rank(store, &query, &request.filter, now, depth)?;
-                    rankings.push((
-                        SignalKind::Semantic,
-                        self.search.semantic_weight,
-                        semantic.hits,
-                    ));
+            let fuzzy_words = match (mode, request.fuzzy) {
+                (SearchMode::Semantic, _) => None,
+                (SearchMode::Fuzzy, _) | (_, FuzzyMode::Always) => Some(FuzzyWords::AllBare),
+                (_, FuzzyMode::Never) => None,
+                (_, FuzzyMode::Auto) if exact_found < self.search.fuzzy_min_results => {
+                    Some(FuzzyWords::AllBare)
                 }
+                (_, FuzzyMode::Auto) => {
+                    (!unknown_words.is_empty()).then(|| FuzzyWords::Only(unknown_words.clone()))
+                }
+            };
+            if let Some(words) = fuzzy_words {
+                let signal = FuzzySignal { threshold, words };
+                let fuzzy = signal.rank(store, &query, &request.filter, now, depth)?;
+                matched_words.extend(fuzzy.matched_words);
+                rankings.push((SignalKind::Fuzzy, self.search.fuzzy_weight, fuzzy.hits));
             }
-        }
+            if let Some(embedding) = query_vector {
+                let vector = embedding
+                    .join()
+                    .map_err(|_| Error::Model {
+                        message: "the model failed while embedding the query".into(),
+                    })??
+                    .pop()
+                    .unwrap_or_default();
+                let signal = SemanticSignal {
+                    query_vector: &vector,
+                    min_similarity: self.search.semantic_min_similarity,
+                };
+                let semantic = signal.rank(store, &query, &request.filter, now, depth)?;
+                rankings.push((
+                    SignalKind::Semantic,
+                    self.search.semantic_weight,
+                    semantic.hits,
+                ));
+            }
+            Ok(())
+        })?;
         let fused = self.fusion.fuse(rankings);
         let ids: Vec<MemoryId> = fused.iter().map(|f| f.id).collect();
         let mut loaded: HashMap<MemoryId, Memory> = self

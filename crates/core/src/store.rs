@@ -77,6 +77,20 @@ pub trait Store: Send + Sync {
         depth: usize,
     ) -> Result<Vec<SignalHit>>;
 
+    /// Brings the backend's own vector index (an approximate one kept apart from the vectors,
+    /// like the SQLite store's HNSW file) up to date with the stored vectors, or builds it anew
+    /// when `rebuild`; `progress(done, total)` follows long work. `None` when the backend keeps
+    /// no such index or the store is small enough to need none. The index only ever speeds
+    /// [`Store::nearest`] up: it never changes what counts as nearest or visible.
+    fn update_vector_index(
+        &self,
+        rebuild: bool,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Option<VectorIndexReport>> {
+        let _ = (rebuild, progress);
+        Ok(None)
+    }
+
     /// A memory's previous states, oldest first.
     fn revisions(&self, id: &MemoryId) -> Result<Vec<Revision>>;
 
@@ -110,6 +124,21 @@ pub struct PendingEmbedding {
 pub struct EmbeddingCounts {
     pub embedded: u64,
     pub pending: u64,
+}
+
+/// What an update of a vector index did and what the index now holds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VectorIndexReport {
+    /// Vectors the index holds.
+    pub indexed: u64,
+    /// Vectors added by this update (all of them when it was built anew).
+    pub added: u64,
+    /// Stored vectors not yet in the index, found by an exact scan until they are.
+    pub unindexed: u64,
+    pub rebuilt: bool,
+    /// Where the index lives, if in a file.
+    pub location: Option<String>,
+    pub seconds: f64,
 }
 
 /// What the service may do inside one write transaction.

@@ -9,8 +9,10 @@
 //! the store writes in the same transaction as every change to a memory.
 //!
 //! Map: `rows` (row ↔ domain types, tag tables, full-text rows), `filter` (filters → SQL), `tx`
-//! (the write side), `read` (the read side), [`migrations`].
+//! (the write side), `read` (the read side), `vectors` (stored vectors, the queue, the exact
+//! scan), `ann` (the HNSW index file beside the database), [`migrations`].
 
+mod ann;
 mod error;
 mod filter;
 pub mod migrations;
@@ -28,13 +30,15 @@ use cairn_core::embedding::ModelIdentity;
 use cairn_core::search::{Match, SignalHit};
 use cairn_core::store::{
     EmbeddingCounts, ListQuery, MemoryFilter, PendingEmbedding, Store, StoreStats, StoreTx,
-    TagCount,
+    TagCount, VectorIndexReport,
 };
 use cairn_core::{Memory, MemoryId, Result, Revision};
 use jiff::Timestamp;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
+pub use ann::AnnSettings;
 pub use error::SqliteError;
+pub use usearch::ScalarKind;
 
 /// How long one statement waits for another process's write lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -50,6 +54,7 @@ pub struct SqliteStore {
     /// Vocabulary words this process knows are stored (see `rows::WordSink`).
     known_words: Mutex<HashSet<String>>,
     path: Option<PathBuf>,
+    ann: ann::AnnIndex,
 }
 
 impl SqliteStore {
@@ -86,6 +91,7 @@ impl SqliteStore {
         Ok(SqliteStore {
             conn: Mutex::new(conn),
             known_words: Mutex::new(HashSet::new()),
+            ann: ann::AnnIndex::new(path.as_deref(), AnnSettings::default()),
             path,
         })
     }
@@ -103,6 +109,27 @@ impl SqliteStore {
             [],
         )?;
         Ok(())
+    }
+
+    /// The same store with other HNSW index settings (benchmarks measure the crossover and the
+    /// index's precision with this).
+    pub fn with_ann_settings(mut self, settings: AnnSettings) -> Self {
+        self.ann = ann::AnnIndex::new(self.path.as_deref(), settings);
+        self
+    }
+
+    /// The `depth` nearest memories by the exact scan alone, whatever index the store has: the
+    /// reference the index's recall is measured against.
+    pub fn nearest_exact(
+        &self,
+        query: &[f32],
+        filter: &MemoryFilter,
+        now: Timestamp,
+        depth: usize,
+    ) -> Result<Vec<SignalHit>> {
+        let conn = self.conn();
+        let ranked = vectors::scan(&conn, query, filter, now, depth, None)?;
+        vectors::ranked_hits(&conn, ranked, depth)
     }
 
     /// The database file, or `None` for an in-memory store.
@@ -229,7 +256,15 @@ impl Store for SqliteStore {
         now: Timestamp,
         depth: usize,
     ) -> Result<Vec<SignalHit>> {
-        vectors::nearest(&self.conn(), query, filter, now, depth)
+        vectors::nearest(&self.conn(), &self.ann, query, filter, now, depth)
+    }
+
+    fn update_vector_index(
+        &self,
+        rebuild: bool,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Option<VectorIndexReport>> {
+        self.ann.update(&self.conn(), rebuild, progress)
     }
 
     fn revisions(&self, id: &MemoryId) -> Result<Vec<Revision>> {

@@ -13,6 +13,7 @@ use crate::error::SqliteError;
 const MIGRATIONS: &[(u32, &str)] = &[
     (1, include_str!("../migrations/0001_initial.sql")),
     (2, include_str!("../migrations/0002_vectors.sql")),
+    (3, include_str!("../migrations/0003_vector_clock.sql")),
 ];
 
 /// The schema version this build writes.

@@ -3,8 +3,10 @@
 //!
 //! A vector is `dimensions` little-endian f32 in a BLOB beside its memory (`memory_vectors`), so
 //! it is written, replaced and deleted in the same transactions as the memory itself. Pending
-//! memories sit in `embedding_queue` ([`queue`]) until their vector is [`put`]. The scan
-//! reads every vector under the filter and keeps the best `depth` in a bounded heap.
+//! memories sit in `embedding_queue` ([`queue`]) until their vector is [`put`], numbered by the
+//! vector clock. [`nearest`] asks the HNSW index (ann.rs) when the store has one and scans
+//! exactly what it does not hold; the [`scan`] reads every vector under the filter and keeps the
+//! best `depth` in a bounded heap.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -14,8 +16,10 @@ use cairn_core::search::SignalHit;
 use cairn_core::store::{EmbeddingCounts, MemoryFilter, PendingEmbedding};
 use cairn_core::{MemoryId, Result};
 use jiff::Timestamp;
+use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
+use crate::ann::AnnIndex;
 use crate::error::{SqlResult, SqliteError};
 use crate::filter::condition;
 use crate::rows::{corrupt, millis, time};
@@ -74,15 +78,19 @@ pub fn clear(conn: &Connection) -> Result<()> {
     .sql()
 }
 
+/// Stores the vectors of memories unchanged since they were read for embedding, each under the
+/// next number of the vector clock (see ann.rs), and takes them off the queue.
 pub fn put(conn: &Connection, vectors: &[(MemoryId, Timestamp, Vec<f32>)]) -> Result<usize> {
     let mut unchanged = conn
         .prepare_cached("SELECT seq FROM memories WHERE id = ?1 AND updated_at = ?2")
         .sql()?;
     let mut insert = conn
         .prepare_cached(
-            "INSERT OR REPLACE INTO memory_vectors (memory_seq, vector) VALUES (?1, ?2)",
+            "INSERT OR REPLACE INTO memory_vectors (memory_seq, vector, written) \
+             VALUES (?1, ?2, ?3)",
         )
         .sql()?;
+    let (_, mut written) = crate::ann::clock(conn)?;
     let mut dequeue = conn
         .prepare_cached("DELETE FROM embedding_queue WHERE memory_seq = ?1")
         .sql()?;
@@ -93,11 +101,16 @@ pub fn put(conn: &Connection, vectors: &[(MemoryId, Timestamp, Vec<f32>)]) -> Re
             .optional()
             .sql()?;
         if let Some(seq) = seq {
-            insert.execute((seq, to_blob(vector))).sql()?;
+            written += 1;
+            insert.execute((seq, to_blob(vector), written)).sql()?;
             dequeue.execute([seq]).sql()?;
             stored += 1;
         }
     }
+    conn.prepare_cached("UPDATE vector_clock SET last_write = ?1")
+        .sql()?
+        .execute([written])
+        .sql()?;
     Ok(stored)
 }
 
@@ -137,8 +150,9 @@ pub fn counts(conn: &Connection) -> Result<EmbeddingCounts> {
     })
 }
 
-/// A candidate in the bounded heap: ordered by similarity (total order over f32).
-struct Scored(f32, i64);
+/// A candidate: its similarity and memory `seq`, ordered by similarity (a total order over
+/// f32; ties by the older memory).
+pub struct Scored(pub f32, pub i64);
 
 impl PartialEq for Scored {
     fn eq(&self, other: &Self) -> bool {
@@ -157,8 +171,12 @@ impl Ord for Scored {
     }
 }
 
+/// The `depth` memories under the filter nearest `query`: through the HNSW index and an exact
+/// scan of the vectors it does not hold yet, or by one exact scan of everything when there is
+/// no usable index.
 pub fn nearest(
     conn: &Connection,
+    ann: &AnnIndex,
     query: &[f32],
     filter: &MemoryFilter,
     now: Timestamp,
@@ -167,32 +185,32 @@ pub fn nearest(
     if depth == 0 {
         return Ok(Vec::new());
     }
-    let cond = condition(filter, now);
-    let sql = format!(
-        "SELECT m.seq, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.memory_seq \
-         WHERE {}",
-        cond.sql
-    );
-    let mut statement = conn.prepare_cached(&sql).sql()?;
-    let mut rows = statement.query(params_from_iter(cond.params)).sql()?;
-    let mut best: BinaryHeap<Reverse<Scored>> = BinaryHeap::with_capacity(depth + 1);
-    while let Some(row) = rows.next().sql()? {
-        let seq: i64 = row.get(0).sql()?;
-        let blob = row.get_ref(1).sql()?.as_blob().map_err(corrupt).sql()?;
-        if blob.len() != query.len() * 4 {
-            continue;
+    let ranked = match ann.search(conn, query, filter, now, depth)? {
+        Some(indexed) => {
+            let mut hits = indexed.hits;
+            hits.extend(scan(
+                conn,
+                query,
+                filter,
+                now,
+                depth,
+                Some(indexed.watermark),
+            )?);
+            hits
         }
-        let candidate = Scored(dot_with_blob(query, blob), seq);
-        if best.len() < depth {
-            best.push(Reverse(candidate));
-        } else if best.peek().is_some_and(|Reverse(worst)| candidate > *worst) {
-            best.pop();
-            best.push(Reverse(candidate));
-        }
-    }
-    drop(rows);
-    let mut ranked: Vec<Scored> = best.into_iter().map(|Reverse(s)| s).collect();
+        None => scan(conn, query, filter, now, depth, None)?,
+    };
+    ranked_hits(conn, ranked, depth)
+}
+
+/// The best `depth` candidates, best first, as hits with their memory ids.
+pub fn ranked_hits(
+    conn: &Connection,
+    mut ranked: Vec<Scored>,
+    depth: usize,
+) -> Result<Vec<SignalHit>> {
     ranked.sort_by(|a, b| b.cmp(a));
+    ranked.truncate(depth);
     let mut ids = conn
         .prepare_cached("SELECT id FROM memories WHERE seq = ?1")
         .sql()?;
@@ -208,12 +226,66 @@ pub fn nearest(
         .collect()
 }
 
+/// The exact scan: every vector under the filter (only those written after `after`, when
+/// given), the best `depth` kept in a bounded heap. Unordered.
+pub fn scan(
+    conn: &Connection,
+    query: &[f32],
+    filter: &MemoryFilter,
+    now: Timestamp,
+    depth: usize,
+    after: Option<i64>,
+) -> Result<Vec<Scored>> {
+    let cond = condition(filter, now);
+    // The tail is read through the index on `written`, whatever the filter: left to itself the
+    // planner would start from a project's memories and look each one up. A full scan is the
+    // planner's to order.
+    let (source, tail, after) = match after {
+        Some(watermark) => (
+            "memory_vectors v INDEXED BY memory_vectors_by_written",
+            "v.written > ? AND ",
+            Some(Value::Integer(watermark)),
+        ),
+        None => ("memory_vectors v", "", None),
+    };
+    let sql = format!(
+        "SELECT m.seq, v.vector FROM {source} JOIN memories m ON m.seq = v.memory_seq \
+         WHERE {tail}{}",
+        cond.sql
+    );
+    let mut statement = conn.prepare_cached(&sql).sql()?;
+    let params = after.into_iter().chain(cond.params);
+    let mut rows = statement.query(params_from_iter(params)).sql()?;
+    let mut best: BinaryHeap<Reverse<Scored>> = BinaryHeap::with_capacity(depth + 1);
+    while let Some(row) = rows.next().sql()? {
+        let seq: i64 = row.get(0).sql()?;
+        let blob = row.get_ref(1).sql()?.as_blob().map_err(corrupt).sql()?;
+        if blob.len() != query.len() * 4 {
+            continue;
+        }
+        let candidate = Scored(dot_with_blob(query, blob), seq);
+        if best.len() < depth {
+            best.push(Reverse(candidate));
+        } else if best.peek().is_some_and(|Reverse(worst)| candidate > *worst) {
+            best.pop();
+            best.push(Reverse(candidate));
+        }
+    }
+    Ok(best.into_iter().map(|Reverse(s)| s).collect())
+}
+
 fn to_blob(vector: &[f32]) -> Vec<u8> {
     vector.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
+pub fn from_blob(blob: &[u8]) -> Vec<f32> {
+    blob.chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
 /// The dot product of `query` with a vector as stored, read in place.
-fn dot_with_blob(query: &[f32], blob: &[u8]) -> f32 {
+pub fn dot_with_blob(query: &[f32], blob: &[u8]) -> f32 {
     query
         .iter()
         .zip(blob.chunks_exact(4))

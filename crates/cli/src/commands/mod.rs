@@ -43,6 +43,6 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         Command::Export(args) => exchange::export(&app, args),
         Command::Import(args) => exchange::import(&app, args),
         Command::Model(_) => model::status(&app),
-        Command::Reindex(_) => model::reindex(&app),
+        Command::Reindex(args) => model::reindex(&app, args),
     }
 }

@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Outcome;
 use crate::app::{App, load_config};
-use crate::args::{Cli, ModelCommand, ModelInstallArgs};
+use crate::args::{Cli, ModelCommand, ModelInstallArgs, ReindexArgs};
 use crate::output::{ModelView, Printer, View};
 
 /// The names `cairn model install` accepts for the one model cairn knows.
@@ -80,11 +80,21 @@ fn install(config: &Config, args: &ModelInstallArgs, out: &Printer) -> Result<()
     Ok(())
 }
 
-pub fn reindex(app: &App) -> Result<Outcome> {
+pub fn reindex(app: &App, args: &ReindexArgs) -> Result<Outcome> {
     let bar = bar(&app.out);
-    let report = app.service.reindex_embeddings(&mut progress_to(&bar))?;
-    bar.finish_and_clear();
-    app.out.print(&View::Embedded(&report))?;
+    if args.embeddings {
+        let report = app.service.reindex_embeddings(&mut progress_to(&bar))?;
+        bar.finish_and_clear();
+        app.out.print(&View::Embedded(&report))?;
+    }
+    // Re-embedding already rebuilt the index when the store keeps one.
+    if args.vector_index && !args.embeddings {
+        let report = app
+            .service
+            .update_vector_index(true, &mut progress_to(&bar))?;
+        bar.finish_and_clear();
+        app.out.print(&View::VectorIndex(report.as_ref()))?;
+    }
     Ok(Outcome::Done)
 }
 
@@ -101,6 +111,7 @@ pub fn embed_pending(app: &App) -> Result<()> {
 
 fn progress_to(bar: &ProgressBar) -> impl FnMut(EmbedProgress) + '_ {
     |p: EmbedProgress| {
+        bar.set_message(p.stage.as_str());
         bar.set_length(p.total);
         bar.set_position(p.done);
     }

@@ -103,6 +103,7 @@ pub fn render(view: &View<'_>) -> String {
         View::Exported { count, to } => json!({ "exported": count, "to": to }),
         View::Model(model) => json!(model),
         View::Embedded(report) => json!(report),
+        View::VectorIndex(report) => json!({ "vector_index": report }),
     };
     let mut text = serde_json::to_string_pretty(&value).expect("values serialise");
     text.push('\n');

@@ -164,7 +164,9 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
         View::Exported { count, to } => {
             let _ = writeln!(out, "Exported {count} memories to `{to}`.");
         }
-        View::Model(_) | View::Embedded(_) => out.push_str(&super::text::model_lines(view)),
+        View::Model(_) | View::Embedded(_) | View::VectorIndex(_) => {
+            out.push_str(&super::text::model_lines(view))
+        }
     }
     out
 }

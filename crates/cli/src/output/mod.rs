@@ -15,7 +15,7 @@ use cairn_core::embedding_queue::{EmbedReport, EmbeddingStatus};
 use cairn_core::exchange::ImportReport;
 use cairn_core::search::{SearchHit, SearchResults};
 use cairn_core::service::{MemoryHistory, PruneReport};
-use cairn_core::store::{StoreStats, TagCount};
+use cairn_core::store::{StoreStats, TagCount, VectorIndexReport};
 use cairn_core::{Memory, WriteOutcome};
 use cairn_embed::ModelLocation;
 use jiff::Timestamp;
@@ -58,6 +58,8 @@ pub enum View<'a> {
     },
     Model(&'a ModelView),
     Embedded(&'a EmbedReport),
+    /// The store's vector index after an update; `None` when it keeps none.
+    VectorIndex(Option<&'a VectorIndexReport>),
 }
 
 /// The embedding model: where it is installed, whether it is used, and (for `model status`)

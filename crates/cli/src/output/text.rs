@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use cairn_core::search::SearchHit;
 use cairn_core::search::snippet::snippet;
-use cairn_core::store::NamedCount;
+use cairn_core::store::{NamedCount, VectorIndexReport};
 use cairn_core::{Memory, Scope, WriteStatus};
 use jiff::tz::TimeZone;
 
@@ -215,7 +215,9 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
                 );
             }
         }
-        View::Model(_) | View::Embedded(_) => out.push_str(&model_lines(view)),
+        View::Model(_) | View::Embedded(_) | View::VectorIndex(_) => {
+            out.push_str(&model_lines(view))
+        }
         View::Imported(_) | View::Exported { .. } if style.quiet => {}
         View::Imported(r) => line(
             &mut out,
@@ -403,6 +405,24 @@ fn bytes(n: u64) -> String {
     }
 }
 
+fn vector_index_line(r: &VectorIndexReport) -> String {
+    let what = match (r.rebuilt, r.added) {
+        (true, _) => "built anew".to_string(),
+        (false, 0) => "up to date".to_string(),
+        (false, added) => format!("{added} added"),
+    };
+    let place = r.location.as_deref().unwrap_or("memory");
+    format!(
+        "vector index: {} vectors in {place}, {what} in {:.1} s{}",
+        r.indexed,
+        r.seconds,
+        match r.unindexed {
+            0 => String::new(),
+            n => format!(" ({n} newer ones scanned exactly until the next update)"),
+        }
+    )
+}
+
 /// The model views, for people (markdown shows the same lines).
 pub fn model_lines(view: &View<'_>) -> String {
     let mut out = String::new();
@@ -446,21 +466,31 @@ pub fn model_lines(view: &View<'_>) -> String {
                 }
             }
         }
-        View::Embedded(r) => line(
+        View::Embedded(r) => {
+            line(
+                &mut out,
+                &format!(
+                    "embedded {} memor{} with {} in {:.1} s{}",
+                    r.embedded,
+                    if r.embedded == 1 { "y" } else { "ies" },
+                    r.model,
+                    r.seconds,
+                    if r.model_changed {
+                        " (the model changed: every memory re-embedded)"
+                    } else {
+                        ""
+                    }
+                ),
+            );
+            if let Some(index) = r.index.as_ref().filter(|i| i.rebuilt || i.added > 0) {
+                line(&mut out, &vector_index_line(index));
+            }
+        }
+        View::VectorIndex(None) => line(
             &mut out,
-            &format!(
-                "embedded {} memor{} with {} in {:.1} s{}",
-                r.embedded,
-                if r.embedded == 1 { "y" } else { "ies" },
-                r.model,
-                r.seconds,
-                if r.model_changed {
-                    " (the model changed: every memory re-embedded)"
-                } else {
-                    ""
-                }
-            ),
+            "no vector index: this store is small enough for the exact scan",
         ),
+        View::VectorIndex(Some(r)) => line(&mut out, &vector_index_line(r)),
         _ => {}
     }
     out

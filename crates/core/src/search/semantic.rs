@@ -1,7 +1,8 @@
 //! The semantic signal: memories nearest the query in meaning.
 //!
-//! The query text is embedded by the service's [`Embedder`] and the store returns the memories
-//! whose vectors have the highest dot product with it (cosine similarity: vectors are unit
+//! The service embeds the query text with its [`Embedder`](crate::embedding::Embedder) (on its
+//! own thread, while the lexical signals run) and the store returns the memories whose vectors
+//! have the highest dot product with it (cosine similarity: vectors are unit
 //! length), under the same filter as every other signal. Every memory is nearest to something,
 //! so those below `search.semantic_min_similarity` are dropped: a query about nothing stored
 //! finds nothing. Pending memories — written but not yet
@@ -9,14 +10,14 @@
 
 use jiff::Timestamp;
 
-use crate::embedding::Embedder;
 use crate::error::Result;
 use crate::search::{SearchQuery, Signal, SignalKind, SignalRanking};
 use crate::store::{MemoryFilter, Store};
 
 /// Nearest neighbours of the embedded query, as similar as `min_similarity` at least.
 pub struct SemanticSignal<'a> {
-    pub embedder: &'a dyn Embedder,
+    /// The query's embedding, by the model that made the store's vectors.
+    pub query_vector: &'a [f32],
     pub min_similarity: f64,
 }
 
@@ -28,17 +29,12 @@ impl Signal for SemanticSignal<'_> {
     fn rank(
         &self,
         store: &dyn Store,
-        query: &SearchQuery,
+        _query: &SearchQuery,
         filter: &MemoryFilter,
         now: Timestamp,
         depth: usize,
     ) -> Result<SignalRanking> {
-        let vector = self
-            .embedder
-            .embed(&[query.text.as_str()])?
-            .pop()
-            .unwrap_or_default();
-        let mut hits = store.nearest(&vector, filter, now, depth)?;
+        let mut hits = store.nearest(self.query_vector, filter, now, depth)?;
         hits.retain(|hit| hit.raw >= self.min_similarity);
         Ok(SignalRanking {
             hits,
