@@ -13,8 +13,9 @@
 //! scan. When the filter keeps too few candidates even after widening the search, the exact scan
 //! answers instead. [`AnnIndex::update`] adds the tail once it passes `tail_limit`, and builds the
 //! index anew when none is valid or too many of its entries are stale (or when asked); stores
-//! with fewer than `min_vectors` vectors get none. Other processes' updates are picked up by watching the
-//! metadata file; a file replaced under a reader is safe (files are replaced by rename).
+//! with fewer than `min_vectors` vectors get none. Other processes' updates are picked up by
+//! watching the metadata file; a file replaced under a reader is safe (files are replaced by
+//! rename, never rewritten in place).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

@@ -8,6 +8,7 @@
 
 use cairn_core::config::Limits;
 use cairn_core::embedding::ModelIdentity;
+use cairn_core::search::SignalHit;
 use cairn_core::store::{MemoryFilter, Store, VectorIndexReport};
 use cairn_core::tag::Tag;
 use cairn_core::testing::project;
@@ -43,6 +44,13 @@ fn unit(seed: u64) -> Vec<f32> {
         .collect();
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     v.into_iter().map(|x| x / norm).collect()
+}
+
+fn ids(hits: cairn_core::Result<Vec<SignalHit>>) -> Vec<MemoryId> {
+    hits.expect("nearest")
+        .into_iter()
+        .map(|hit| hit.id)
+        .collect()
 }
 
 /// A database in a temporary directory, written through a service and read through a second
@@ -119,22 +127,15 @@ impl Fixture {
             .expect("update the index")
     }
 
+    /// The store's own top 10: through the index when there is one.
     fn nearest(&self, query: &[f32], filter: &MemoryFilter) -> Vec<MemoryId> {
-        self.reader
-            .nearest(query, filter, Timestamp::now(), 10)
-            .unwrap()
-            .into_iter()
-            .map(|hit| hit.id)
-            .collect()
+        ids(self.reader.nearest(query, filter, Timestamp::now(), 10))
     }
 
     fn exact(&self, query: &[f32], filter: &MemoryFilter) -> Vec<MemoryId> {
-        self.reader
-            .nearest_exact(query, filter, Timestamp::now(), 10)
-            .unwrap()
-            .into_iter()
-            .map(|hit| hit.id)
-            .collect()
+        ids(self
+            .reader
+            .nearest_exact(query, filter, Timestamp::now(), 10))
     }
 
     /// The share of the exact top 10 that the store's own search returns, over `queries`
@@ -299,12 +300,7 @@ fn a_damaged_index_file_is_ignored_then_rebuilt() {
 
     let fresh = open(&f.dir);
     let query = unit(4242);
-    let found: Vec<MemoryId> = fresh
-        .nearest(&query, &MemoryFilter::default(), Timestamp::now(), 10)
-        .unwrap()
-        .into_iter()
-        .map(|hit| hit.id)
-        .collect();
+    let found = ids(fresh.nearest(&query, &MemoryFilter::default(), Timestamp::now(), 10));
     assert_eq!(
         found,
         f.exact(&query, &MemoryFilter::default()),
