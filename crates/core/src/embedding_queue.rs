@@ -87,9 +87,10 @@ impl MemoryService {
         })
     }
 
-    /// Embeds every pending memory, a batch at a time. With nothing pending and the model
-    /// already recorded it writes nothing and loads no model, so calling it after every write
-    /// costs one small read.
+    /// Embeds every pending memory, a batch at a time, then lets the store's vector index take
+    /// in the new vectors. With nothing pending and the model already recorded it writes nothing
+    /// and loads no model, so calling it after every write costs a few small reads (the index is
+    /// only touched once enough new vectors have piled up).
     pub fn embed_pending(&self, progress: &mut dyn FnMut(EmbedProgress)) -> Result<EmbedReport> {
         let embedder = self.require_embedder()?;
         let started = Instant::now();
