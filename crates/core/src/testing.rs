@@ -987,7 +987,7 @@ pub fn tags_and_stats_count_visible_memories(factory: StoreFactory) {
     assert_eq!(stats.by_agent[0].name, "unknown");
 }
 
-/// Stores the numbered texts and returns a search function yielding their numbers.
+/// Stores the texts; a memory's number is its position.
 fn corpus(h: &Harness, texts: &[&str]) -> Vec<Memory> {
     texts.iter().map(|text| h.add(text, &[])).collect()
 }
@@ -998,21 +998,11 @@ fn numbers(h: &Harness, memories: &[Memory], query: &str, strict: bool) -> Vec<u
         fuzzy: FuzzyMode::Never,
         ..SearchRequest::new(query, MemoryFilter::default(), 50)
     };
-    let mut found: Vec<usize> = h
+    let results = h
         .service
         .search(&request)
-        .unwrap_or_else(|e| panic!("{query}: {e}"))
-        .hits
-        .iter()
-        .map(|hit| {
-            memories
-                .iter()
-                .position(|m| m.id == hit.memory.id)
-                .expect("a stored memory")
-        })
-        .collect();
-    found.sort();
-    found
+        .unwrap_or_else(|e| panic!("{query}: {e}"));
+    found(memories, &results)
 }
 
 pub fn query_operators_phrases_and_prefixes_match_exactly(factory: StoreFactory) {
@@ -1133,6 +1123,7 @@ fn fuzzy_corpus(h: &Harness) -> Vec<Memory> {
     )
 }
 
+/// The positions in `memories` of the memories found, in order of position.
 fn found(memories: &[Memory], results: &crate::search::SearchResults) -> Vec<usize> {
     let mut out: Vec<usize> = results
         .hits

@@ -2,11 +2,11 @@
 //!
 //! The service embeds the query text with its [`Embedder`](crate::embedding::Embedder) (on its
 //! own thread, while the lexical signals run) and the store returns the memories whose vectors
-//! have the highest dot product with it (cosine similarity: vectors are unit
-//! length), under the same filter as every other signal. Every memory is nearest to something,
-//! so those below `search.semantic_min_similarity` are dropped: a query about nothing stored
-//! finds nothing. Pending memories — written but not yet
-//! embedded — are not seen here; the lexical signals still find them.
+//! have the highest dot product with it (cosine similarity: vectors are unit length), under the
+//! same filter as every other signal. Every memory is nearest to something, so those below
+//! `search.semantic_min_similarity` are dropped: a query about nothing stored finds nothing.
+//! Pending memories — written but not yet embedded — are not seen here; the lexical signals
+//! still find them.
 
 use jiff::Timestamp;
 
