@@ -18,7 +18,7 @@ use crate::output::Printer;
 
 pub struct App {
     pub config: Config,
-    pub service: MemoryService,
+    pub service: Arc<MemoryService>,
     pub out: Printer,
     cwd: PathBuf,
 }
@@ -43,7 +43,7 @@ impl App {
         let out = Printer::new(cli.format, cli.quiet, service.now().time_zone().clone());
         Ok(App {
             config,
-            service,
+            service: Arc::new(service),
             out,
             cwd,
         })

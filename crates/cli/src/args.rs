@@ -93,6 +93,27 @@ pub enum Command {
     /// Rebuild derived data: --embeddings embeds every memory again with the current model;
     /// --vector-index rebuilds the HNSW index of a large store from its stored vectors.
     Reindex(ReindexArgs),
+    /// Serve the memory tools over MCP on standard input and output, for an agent to start.
+    #[command(
+        after_help = "Examples:\n  cairn mcp                      # the core tools, in the detected project\n  cairn mcp --tools all --project acme-api\n  claude mcp add cairn -- cairn mcp\n\nStandard output carries the protocol; logs go to standard error. Writes get their\nembeddings in the background while the server runs."
+    )]
+    Mcp(McpArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    #[command(flatten)]
+    pub project: ProjectArgs,
+    /// Which tools to offer: core (store, search, get, update, forget) or all (also list,
+    /// tags, stats). Default: mcp.tools in the config, else core.
+    #[arg(long, value_enum, value_name = "PROFILE")]
+    pub tools: Option<ToolsArg>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ToolsArg {
+    Core,
+    All,
 }
 
 #[derive(Debug, Subcommand)]

@@ -949,3 +949,98 @@ fn a_wheel_with_the_wrong_checksum_installs_nothing() {
     assert_eq!(unknown.code, 2);
     assert!(unknown.stderr.contains("minilm"), "{}", unknown.stderr);
 }
+
+/// The Python interpreter with the official MCP SDK (`$CAIRN_PYTHON`, else `python3`), or `None`
+/// after a visible skip. Under `CAIRN_REQUIRE_CLIENTS=1` (CI) a missing SDK fails instead.
+fn python_with_mcp_sdk() -> Option<String> {
+    let python = std::env::var("CAIRN_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has_sdk = Command::new(&python)
+        .args(["-c", "import mcp"])
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if has_sdk {
+        return Some(python);
+    }
+    let why = format!(
+        "{python} cannot import the MCP SDK; create a virtualenv with `pip install mcp==2.3.0` \
+         and set CAIRN_PYTHON to its python"
+    );
+    if std::env::var("CAIRN_REQUIRE_CLIENTS").as_deref() == Ok("1") {
+        panic!("CAIRN_REQUIRE_CLIENTS=1 but {why}");
+    }
+    eprintln!("SKIPPED (no MCP client): {why}");
+    None
+}
+
+/// Runs `mcp_client.py` with `args` in the sandbox's environment and returns its summary.
+fn run_mcp_client(sandbox: &Sandbox, python: &str, args: &[&str]) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/mcp_client.py");
+    let mut command = Command::new(python);
+    command.arg(script).args(args);
+    sandbox.isolate(&mut command, &sandbox.project);
+    let output = command.output().expect("python runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the MCP client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("no summary ({e}): {stdout}"))
+}
+
+#[test]
+fn the_python_mcp_sdk_drives_cairn_mcp_over_stdio() {
+    let Some(python) = python_with_mcp_sdk() else {
+        return;
+    };
+    let sandbox = Sandbox::new();
+    let summary = run_mcp_client(&sandbox, &python, &["stdio", env!("CARGO_BIN_EXE_cairn"), "mcp"]);
+    assert_eq!(summary["server"], "cairn");
+    assert_eq!(summary["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(
+        summary["tools"],
+        serde_json::json!(["memory_store", "memory_search", "memory_get", "memory_update", "memory_forget"]),
+        "the core profile"
+    );
+    // What the agent wrote is the store's, seen by the CLI: in the detected project, from MCP,
+    // forgotten at the end.
+    let listed = sandbox.ok(&["list", "--include-forgotten", "--format", "json"]).json();
+    let memory = &listed["memories"][0];
+    assert_eq!(listed["total"], 1, "{listed}");
+    assert_eq!(memory["source"], "mcp");
+    assert_eq!(memory["project"], "acme");
+    assert!(memory["content"].as_str().unwrap().contains("PostgreSQL 17"));
+    assert!(memory["deleted_at"].is_string());
+    // The content limit gives the same verdict through the CLI as through MCP.
+    let refused = sandbox.run(&["store", &"x".repeat(20_000)]);
+    assert_eq!(refused.code, 2);
+    let cli_message = refused.stderr.trim().trim_start_matches("error: ");
+    assert!(
+        summary["too_big"].as_str().unwrap().starts_with(cli_message),
+        "CLI: {cli_message}\nMCP: {}",
+        summary["too_big"]
+    );
+}
+
+#[test]
+fn cairn_mcp_with_all_tools_offers_browsing_too() {
+    let Some(python) = python_with_mcp_sdk() else {
+        return;
+    };
+    let sandbox = Sandbox::new();
+    let summary = run_mcp_client(
+        &sandbox,
+        &python,
+        &["stdio", env!("CARGO_BIN_EXE_cairn"), "mcp", "--tools", "all"],
+    );
+    let tools: Vec<&str> = summary["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    for browsing in ["memory_list", "memory_tags", "memory_stats"] {
+        assert!(tools.contains(&browsing), "{tools:?}");
+    }
+}

@@ -33,6 +33,54 @@ pub struct Config {
     pub limits: Limits,
     pub search: SearchConfig,
     pub embedding: EmbeddingConfig,
+    pub mcp: McpConfig,
+    pub server: ServerConfig,
+}
+
+/// Which tools the MCP server offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolProfile {
+    /// The few tools an agent needs every session: store, search, get, update, forget.
+    #[default]
+    Core,
+    /// Everything, including browsing (list, tags, stats).
+    All,
+}
+
+/// The MCP server (`cairn mcp`, and `/mcp` of `cairn serve`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct McpConfig {
+    /// `core` or `all` (`--tools`).
+    pub tools: ToolProfile,
+}
+
+/// The HTTP server (`cairn serve`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Address and port to listen on (`--bind`, `CAIRN_BIND`). Anything but loopback needs a
+    /// token.
+    pub bind: String,
+    /// Bearer token every request must carry (`--token`, `CAIRN_TOKEN`); none means no auth,
+    /// which only a loopback address allows.
+    pub token: Option<String>,
+    /// Largest request body, in bytes, except imports.
+    pub max_body_bytes: usize,
+    /// Largest import body, in bytes.
+    pub max_import_bytes: usize,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            bind: "127.0.0.1:7437".into(),
+            token: None,
+            max_body_bytes: 1 << 20,
+            max_import_bytes: 256 << 20,
+        }
+    }
 }
 
 /// Semantic search's model.
@@ -199,6 +247,12 @@ impl Config {
                 origin: "CAIRN_MAX_CONTENT_BYTES".into(),
                 message: format!("'{bytes}' is not a whole number of bytes"),
             })?;
+        }
+        if let Some(bind) = sources.var("CAIRN_BIND") {
+            config.server.bind = bind.to_string();
+        }
+        if let Some(token) = sources.var("CAIRN_TOKEN") {
+            config.server.token = Some(token.to_string());
         }
         if let Some(dir) = sources.var("CAIRN_MODEL_DIR") {
             config.embedding.model_dir = Some(absolute(Path::new(dir)));

@@ -17,6 +17,11 @@ pub enum Error {
     #[error("{field}: {message}")]
     Invalid { field: String, message: String },
 
+    /// A value is larger than its configured limit; nothing was written. Like [`Error::Invalid`],
+    /// but an HTTP client hears 413 for it.
+    #[error("{field}: {message}")]
+    TooLarge { field: String, message: String },
+
     /// No visible memory has this id (it never existed, was forgotten, or has expired).
     #[error("id: no memory matches '{id}' (it may have been forgotten or have expired)")]
     NotFound { id: String },
@@ -85,7 +90,7 @@ impl Error {
     /// The field a validation error concerns, looking through import line wrappers.
     pub fn field(&self) -> Option<&str> {
         match self {
-            Error::Invalid { field, .. } => Some(field),
+            Error::Invalid { field, .. } | Error::TooLarge { field, .. } => Some(field),
             Error::NotFound { .. } | Error::AmbiguousHandle { .. } => Some("id"),
             Error::ImportLine { source, .. } => source.field(),
             _ => None,

@@ -11,11 +11,13 @@
 //! Storage sits behind the [`store::Store`] trait; this crate knows no SQL, HTTP, MCP or ML.
 //! Start reading at [`service`], then [`store`] and [`search`].
 
+pub mod api;
 pub mod clock;
 pub mod config;
 pub mod dates;
 pub mod embedding;
 pub mod embedding_queue;
+pub mod embedding_worker;
 pub mod error;
 pub mod exchange;
 pub mod id;

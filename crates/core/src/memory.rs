@@ -17,9 +17,21 @@ use crate::scope::Scope;
 use crate::tag::Tag;
 
 /// What kind of knowledge a memory holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Default,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
-#[derive(Default)]
 pub enum Category {
     Preference,
     Fact,

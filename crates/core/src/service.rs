@@ -135,6 +135,11 @@ impl MemoryService {
     }
 
     /// Now in the user's time zone: adapters resolve relative dates against this.
+    /// The search settings (weights, default page size, thresholds) in use.
+    pub fn search_config(&self) -> &SearchConfig {
+        &self.search
+    }
+
     pub fn now(&self) -> Zoned {
         self.clock.now()
     }

@@ -25,15 +25,15 @@ pub fn content(raw: &str, limits: &Limits) -> Result<String> {
         ));
     }
     if text.len() > limits.max_content_bytes {
-        return Err(Error::invalid(
-            "content",
-            format!(
+        return Err(Error::TooLarge {
+            field: "content".into(),
+            message: format!(
                 "is {} bytes; the limit is {} bytes (limits.max_content_bytes). Split it into \
                  smaller memories, one fact each",
                 text.len(),
                 limits.max_content_bytes
             ),
-        ));
+        });
     }
     Ok(redact(text).into_owned())
 }

@@ -3,6 +3,7 @@
 
 mod exchange;
 mod list;
+mod mcp;
 mod memory;
 mod model;
 mod prune;
@@ -44,5 +45,6 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         Command::Import(args) => exchange::import(&app, args),
         Command::Model(_) => model::status(&app),
         Command::Reindex(args) => model::reindex(&app, args),
+        Command::Mcp(args) => mcp::run(&app, args),
     }
 }

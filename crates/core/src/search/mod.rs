@@ -137,17 +137,16 @@ pub enum FuzzyMode {
 }
 
 /// Which signals a search runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SearchMode {
-    /// Keywords (BM25), with fuzzy as [`FuzzyMode`] says.
+    /// Keywords (BM25), with near-spellings when they find little.
     Lexical,
     /// Typo-tolerant words alone.
     Fuzzy,
     /// Meaning alone (needs an embedding model).
     Semantic,
-    /// Keywords, fuzzy as [`FuzzyMode`] says, and meaning, fused. The default when a model is
-    /// present.
+    /// Keywords, near-spellings and meaning, fused. The default when a model is present.
     Hybrid,
 }
 

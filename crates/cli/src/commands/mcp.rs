@@ -1,0 +1,45 @@
+//! `cairn mcp`: the MCP server on standard input and output.
+
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use cairn_core::Source;
+use cairn_core::api::Caller;
+use cairn_core::config::ToolProfile;
+use cairn_core::embedding_worker::EmbeddingWorker;
+use cairn_mcp::McpContext;
+
+use super::Outcome;
+use crate::app::App;
+use crate::args::{McpArgs, ToolsArg};
+
+pub fn run(app: &App, args: &McpArgs) -> Result<Outcome> {
+    let default_project = if args.project.global {
+        None
+    } else {
+        Some(app.project(&args.project)?)
+    };
+    let embedding = EmbeddingWorker::spawn(Arc::clone(&app.service)).map(Arc::new);
+    let context = McpContext {
+        service: Arc::clone(&app.service),
+        caller: Caller {
+            default_project,
+            source: Source::Mcp,
+        },
+        profile: match args.tools {
+            Some(ToolsArg::Core) => ToolProfile::Core,
+            Some(ToolsArg::All) => ToolProfile::All,
+            None => app.config.mcp.tools,
+        },
+        embedding: embedding.clone(),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(cairn_mcp::serve_stdio(context))?;
+    // The client is gone. Dropping the last handle on the worker lets its pass finish.
+    drop(runtime);
+    drop(embedding);
+    Ok(Outcome::Done)
+}

@@ -1,0 +1,581 @@
+//! The request and response shapes of cairn's network interfaces, shared by MCP and HTTP.
+//!
+//! An MCP tool call and a REST request carry the same JSON: `memory_store` and
+//! `POST /v1/memories` both take a [`StoreInput`]. Keeping these shapes here means one schema
+//! (derived with `schemars`, so the MCP `tools/list` and the OpenAPI document are generated from
+//! the same types and cannot drift), one conversion into the service's own requests, and one
+//! set of defaults. The adapters only move JSON in and out.
+//!
+//! Conversions need a [`Caller`]: which project a request means when it names none, and which
+//! [`Source`] to record. Dates accept ISO 8601 or natural language (`2 weeks ago`), resolved
+//! against the service's clock. Validation beyond shape (content size, tag syntax, id syntax) is
+//! the service's, so a rule holds at every entry point.
+
+use jiff::Timestamp;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::id::IdRef;
+use crate::memory::{Category, Memory, Source, WriteOutcome};
+use crate::scope::{ProjectName, Scope, ScopeFilter};
+use crate::search::{FuzzyMode, SearchHit, SearchMode, SearchRequest, SearchResults};
+use crate::service::{MemoryPatch, MemoryService, NewMemory};
+use crate::store::{ListQuery, MemoryFilter, SortKey, SortOrder};
+use crate::tag::Tag;
+
+/// Most results one search or listing returns.
+pub const MAX_PAGE: usize = 100;
+/// Most ids one `get` takes.
+pub const MAX_GET_IDS: usize = 50;
+
+/// Who is asking, as far as defaults go.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// The project a request means when it names none; `None` means global for writes and every
+    /// project for reads.
+    pub default_project: Option<ProjectName>,
+    /// Recorded on memories this caller stores.
+    pub source: Source,
+}
+
+/// Input of `memory_store` and `POST /v1/memories`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StoreInput {
+    /// The text to remember: one self-contained fact, decision or finding (limit:
+    /// `limits.max_content_bytes`, 10,240 bytes by default). Secrets are redacted.
+    #[schemars(length(min = 1))]
+    pub content: String,
+    /// A short headline (limit: `limits.max_title_chars`, 200 by default).
+    #[serde(default)]
+    pub title: Option<String>,
+    /// What kind of memory this is; `other` when omitted.
+    #[serde(default)]
+    pub category: Option<Category>,
+    /// Tags such as `docker` or `auth/jwt` (lowercase letters, digits, `-`, `_`, `/`, `.`).
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// The project the memory belongs to; the caller's project when omitted.
+    #[serde(default)]
+    pub project: Option<String>,
+    /// Store for every project instead of one.
+    #[serde(default)]
+    pub global: bool,
+    /// A stable key (e.g. `db/choice`): storing again with the same key in the same scope
+    /// revises that memory instead of adding one.
+    #[serde(default)]
+    pub topic_key: Option<String>,
+    /// 1 (trivia) to 5 (critical); 3 when omitted.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 5))]
+    pub importance: Option<i64>,
+    /// When the memory stops being true: ISO 8601 or natural language (`in 3 days`).
+    #[serde(default)]
+    pub expires: Option<String>,
+    /// Who entered it (an agent or person name).
+    #[serde(default)]
+    pub entered_by: Option<String>,
+}
+
+/// Which memories a read considers. Every field is optional.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FilterInput {
+    /// Read one project's memories (and the global ones); the caller's project when omitted.
+    #[serde(default)]
+    pub project: Option<String>,
+    /// Read every project.
+    #[serde(default)]
+    pub all_projects: bool,
+    /// Read only global memories.
+    #[serde(default)]
+    pub global: bool,
+    /// Memories must carry every one of these tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Memories must carry at least one of these tags.
+    #[serde(default)]
+    pub any_tags: Vec<String>,
+    #[serde(default)]
+    pub category: Option<Category>,
+    #[serde(default)]
+    pub entered_by: Option<String>,
+    /// Created at or after: ISO 8601 or natural language (`2 weeks ago`).
+    #[serde(default)]
+    pub after: Option<String>,
+    /// Created before: ISO 8601 or natural language (`yesterday`).
+    #[serde(default)]
+    pub before: Option<String>,
+    #[serde(default)]
+    pub include_expired: bool,
+    #[serde(default)]
+    pub include_forgotten: bool,
+}
+
+/// Input of `memory_search` and `/v1/search`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchInput {
+    /// Words, `"exact phrases"`, `prefix*`, `AND`/`OR`/`NOT`; a natural question works too.
+    #[schemars(length(min = 1))]
+    pub query: String,
+    /// Which signals run; hybrid when a model is installed, else lexical.
+    #[serde(default)]
+    pub mode: Option<SearchMode>,
+    /// Results wanted (1–100, default 10).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 100))]
+    pub limit: Option<usize>,
+    /// Results to skip, for the next page.
+    #[serde(default)]
+    pub offset: usize,
+    /// Only memories holding every word (an exact AND).
+    #[serde(default)]
+    pub all_words: bool,
+    #[serde(default, flatten)]
+    pub filter: FilterInput,
+}
+
+/// Input of `memory_get`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GetInput {
+    /// Full ids or short handles (at least 8 hex digits), 1–50 of them.
+    #[schemars(length(min = 1, max = 50))]
+    pub ids: Vec<String>,
+}
+
+/// Input of `memory_update` and `PATCH /v1/memories/{id}`: only the fields given change.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PatchInput {
+    #[serde(default)]
+    pub content: Option<String>,
+    /// A new title; `""` removes it.
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub category: Option<Category>,
+    /// Replaces every tag.
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 5))]
+    pub importance: Option<i64>,
+    /// A new expiry (ISO 8601 or natural language), or `never` to remove it.
+    #[serde(default)]
+    pub expires: Option<String>,
+    /// A new topic key; `""` removes it.
+    #[serde(default)]
+    pub topic_key: Option<String>,
+}
+
+/// Input of `memory_update`: which memory, and the change.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateInput {
+    /// Full id or short handle.
+    pub id: String,
+    #[serde(flatten)]
+    pub patch: PatchInput,
+}
+
+/// Input of `memory_forget`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ForgetInput {
+    /// Full id or short handle.
+    pub id: String,
+}
+
+/// How a listing is ordered.
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SortInput {
+    #[default]
+    Created,
+    Updated,
+    Expires,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OrderInput {
+    Asc,
+    #[default]
+    Desc,
+}
+
+/// Input of `memory_list` and `GET /v1/memories`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListInput {
+    #[serde(default)]
+    pub sort: SortInput,
+    #[serde(default)]
+    pub order: OrderInput,
+    /// Memories wanted (1–100, default 20).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 100))]
+    pub limit: Option<usize>,
+    #[serde(default)]
+    pub offset: usize,
+    #[serde(default, flatten)]
+    pub filter: FilterInput,
+}
+
+fn page_limit(field: &str, limit: Option<usize>, default: usize) -> Result<usize> {
+    let limit = limit.unwrap_or(default);
+    if !(1..=MAX_PAGE).contains(&limit) {
+        return Err(Error::invalid(
+            field,
+            format!("{limit} is outside 1..={MAX_PAGE}"),
+        ));
+    }
+    Ok(limit)
+}
+
+fn time(service: &MemoryService, field: &str, text: Option<&str>) -> Result<Option<Timestamp>> {
+    text.map(|t| crate::dates::parse_time(field, t, &service.now()))
+        .transpose()
+}
+
+fn project(field: &str, name: Option<&str>) -> Result<Option<ProjectName>> {
+    name.map(|n| {
+        ProjectName::new(n)
+            .map_err(|e| Error::invalid(field, e.to_string().replace("project: ", "")))
+    })
+    .transpose()
+}
+
+/// `""` clears an optional text field.
+fn clearable(value: Option<String>) -> Option<Option<String>> {
+    value.map(|v| Some(v).filter(|v| !v.trim().is_empty()))
+}
+
+impl StoreInput {
+    pub fn into_new_memory(self, service: &MemoryService, caller: &Caller) -> Result<NewMemory> {
+        let scope = match (self.global, project("project", self.project.as_deref())?) {
+            (true, Some(_)) => {
+                return Err(Error::invalid(
+                    "global",
+                    "give either project or global, not both",
+                ));
+            }
+            (true, None) => Scope::Global,
+            (false, Some(name)) => Scope::Project(name),
+            (false, None) => caller
+                .default_project
+                .clone()
+                .map_or(Scope::Global, Scope::Project),
+        };
+        Ok(NewMemory {
+            expires_at: time(service, "expires", self.expires.as_deref())?,
+            content: self.content,
+            title: self.title,
+            category: self.category.unwrap_or_default(),
+            tags: self.tags,
+            scope,
+            topic_key: self.topic_key,
+            entered_by: self.entered_by,
+            session_id: None,
+            source: caller.source,
+            importance: self.importance,
+        })
+    }
+}
+
+impl FilterInput {
+    pub fn into_filter(self, service: &MemoryService, caller: &Caller) -> Result<MemoryFilter> {
+        let named = project("project", self.project.as_deref())?;
+        let scope = match (self.all_projects, self.global, named) {
+            (true, true, _) | (true, _, Some(_)) | (_, true, Some(_)) => {
+                return Err(Error::invalid(
+                    "project",
+                    "give at most one of project, global and all_projects",
+                ));
+            }
+            (true, false, None) => ScopeFilter::All,
+            (false, true, None) => ScopeFilter::Global,
+            (false, false, Some(name)) => ScopeFilter::ProjectAndGlobal(name),
+            (false, false, None) => caller
+                .default_project
+                .clone()
+                .map_or(ScopeFilter::All, ScopeFilter::ProjectAndGlobal),
+        };
+        let tags = |raw: &[String]| Tag::normalise_all(raw.iter().map(String::as_str));
+        Ok(MemoryFilter {
+            scope,
+            tags_all: tags(&self.tags)?,
+            tags_any: tags(&self.any_tags)?,
+            category: self.category,
+            entered_by: self.entered_by,
+            created_after: time(service, "after", self.after.as_deref())?,
+            created_before: time(service, "before", self.before.as_deref())?,
+            include_expired: self.include_expired,
+            include_forgotten: self.include_forgotten,
+        })
+    }
+}
+
+impl SearchInput {
+    pub fn into_request(self, service: &MemoryService, caller: &Caller) -> Result<SearchRequest> {
+        Ok(SearchRequest {
+            limit: page_limit("limit", self.limit, service.search_config().default_limit)?,
+            offset: self.offset,
+            strict: self.all_words,
+            fuzzy: FuzzyMode::Auto,
+            threshold: None,
+            mode: self.mode,
+            filter: self.filter.into_filter(service, caller)?,
+            query: self.query,
+        })
+    }
+}
+
+impl GetInput {
+    pub fn id_refs(&self) -> Result<Vec<IdRef>> {
+        if self.ids.is_empty() || self.ids.len() > MAX_GET_IDS {
+            return Err(Error::invalid(
+                "ids",
+                format!("{} ids given; give 1 to {MAX_GET_IDS}", self.ids.len()),
+            ));
+        }
+        self.ids.iter().map(|id| IdRef::parse(id)).collect()
+    }
+}
+
+impl PatchInput {
+    pub fn into_patch(self, service: &MemoryService) -> Result<MemoryPatch> {
+        let expires_at = match self.expires.as_deref().map(str::trim) {
+            None => None,
+            Some(never) if never.eq_ignore_ascii_case("never") => Some(None),
+            Some(when) => Some(time(service, "expires", Some(when))?),
+        };
+        Ok(MemoryPatch {
+            content: self.content,
+            title: clearable(self.title),
+            category: self.category,
+            tags: self.tags,
+            importance: self.importance,
+            expires_at,
+            topic_key: clearable(self.topic_key),
+        })
+    }
+}
+
+impl ListInput {
+    pub fn into_query(self, service: &MemoryService, caller: &Caller) -> Result<ListQuery> {
+        Ok(ListQuery {
+            sort: match self.sort {
+                SortInput::Created => SortKey::Created,
+                SortInput::Updated => SortKey::Updated,
+                SortInput::Expires => SortKey::Expires,
+            },
+            order: match self.order {
+                OrderInput::Asc => SortOrder::Asc,
+                OrderInput::Desc => SortOrder::Desc,
+            },
+            limit: page_limit("limit", self.limit, 20)?,
+            offset: self.offset,
+            filter: self.filter.into_filter(service, caller)?,
+        })
+    }
+}
+
+/// A memory as scripts see it: every stored field plus its short handle. The CLI's JSON output
+/// and the REST API return this.
+#[derive(Debug, Serialize)]
+pub struct MemoryDocument<'a> {
+    pub handle: String,
+    #[serde(flatten)]
+    pub memory: &'a Memory,
+}
+
+impl<'a> MemoryDocument<'a> {
+    pub fn of(memory: &'a Memory) -> Self {
+        MemoryDocument {
+            handle: memory.id.handle(),
+            memory,
+        }
+    }
+}
+
+/// A memory as a model reads it: the fields that help decide whether it matters, nothing about
+/// storage. MCP tools return this.
+#[derive(Debug, Serialize)]
+pub struct CompactMemory<'a> {
+    pub id: String,
+    pub handle: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'a str>,
+    pub content: &'a str,
+    pub category: Category,
+    #[serde(skip_serializing_if = "<[Tag]>::is_empty")]
+    pub tags: &'a [Tag],
+    /// The project, or `null` for a global memory.
+    pub project: Option<&'a str>,
+    pub importance: u8,
+    pub updated: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires: Option<String>,
+}
+
+impl<'a> CompactMemory<'a> {
+    pub fn of(memory: &'a Memory) -> Self {
+        CompactMemory {
+            id: memory.id.to_string(),
+            handle: memory.id.handle(),
+            title: memory.title.as_deref(),
+            content: &memory.content,
+            category: memory.category,
+            tags: &memory.tags,
+            project: memory.scope.project().map(ProjectName::as_str),
+            importance: memory.importance.get(),
+            updated: memory.updated_at.to_string(),
+            expires: memory.expires_at.map(|t| t.to_string()),
+        }
+    }
+}
+
+/// The answer to a write, in the compact form.
+pub fn compact_write(outcome: &WriteOutcome) -> serde_json::Value {
+    serde_json::json!({
+        "status": outcome.status,
+        "memory": CompactMemory::of(&outcome.memory),
+    })
+}
+
+/// The answer to a search, in the compact form: each hit with its fused score.
+pub fn compact_search(results: &SearchResults) -> serde_json::Value {
+    let hit = |hit: &SearchHit| {
+        let mut value = serde_json::to_value(CompactMemory::of(&hit.memory)).expect("serialises");
+        value["score"] = serde_json::json!((hit.score * 10_000.0).round() / 10_000.0);
+        value
+    };
+    serde_json::json!({
+        "mode": results.mode,
+        "results": results.hits.iter().map(hit).collect::<Vec<_>>(),
+        "notices": results.notices,
+    })
+}
+
+/// The JSON schema of an input type as clients see it: self-contained (no references),
+/// optional fields simply optional rather than nullable, descriptions on one line each. MCP's
+/// `tools/list` and the OpenAPI document both use it.
+pub fn schema<T: JsonSchema>() -> serde_json::Map<String, serde_json::Value> {
+    let mut settings = schemars::generate::SchemaSettings::draft2020_12();
+    settings.inline_subschemas = true;
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    let mut value = serde_json::to_value(schema).expect("schemas serialise");
+    tidy(&mut value);
+    let serde_json::Value::Object(mut object) = value else {
+        unreachable!("a root schema is an object")
+    };
+    // The type's own name and doc comment; the tool or route has its own.
+    object.remove("title");
+    object.remove("$schema");
+    object.remove("description");
+    object
+}
+
+fn tidy(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Object(object) => {
+            if let Some(Value::String(text)) = object.get_mut("description") {
+                *text = one_line(text);
+            }
+            // `Option<T>` fields: optional already (absent from `required`), so not nullable.
+            if object.get("default") == Some(&Value::Null) {
+                object.remove("default");
+                if let Some(Value::Array(types)) = object.get_mut("type") {
+                    types.retain(|t| t != "null");
+                    if types.len() == 1 {
+                        let only = types.remove(0);
+                        object.insert("type".into(), only);
+                    }
+                }
+                if let Some(Value::Array(choices)) = object.get_mut("enum") {
+                    choices.retain(|c| !c.is_null());
+                }
+                if let Some(Value::Array(branches)) = object.remove("anyOf") {
+                    let kept: Vec<Value> = branches
+                        .into_iter()
+                        .filter(|b| b.get("type") != Some(&Value::String("null".into())))
+                        .collect();
+                    match <[Value; 1]>::try_from(kept) {
+                        Ok([Value::Object(inner)]) => {
+                            for (key, inner_value) in inner {
+                                object.entry(key).or_insert(inner_value);
+                            }
+                        }
+                        Ok([other]) => {
+                            object.insert("anyOf".into(), Value::Array(vec![other]));
+                        }
+                        Err(kept) => {
+                            object.insert("anyOf".into(), Value::Array(kept));
+                        }
+                    }
+                }
+            }
+            object.values_mut().for_each(tidy);
+        }
+        Value::Array(items) => items.iter_mut().for_each(tidy),
+        _ => {}
+    }
+}
+
+/// Doc comments wrap at 100 columns; a schema description is one paragraph per line.
+fn one_line(text: &str) -> String {
+    text.split("\n\n")
+        .map(|paragraph| paragraph.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn inputs_with_flattened_filters_still_refuse_unknown_fields() {
+        let update = serde_json::from_value::<UpdateInput>(json!({"id": "3f9a0c1b", "bogus": 1}));
+        assert!(update.unwrap_err().to_string().contains("bogus"));
+        let search = serde_json::from_value::<SearchInput>(json!({"query": "q", "tgs": ["x"]}));
+        assert!(search.unwrap_err().to_string().contains("tgs"));
+        let search = serde_json::from_value::<SearchInput>(json!({"query": "q", "tags": ["x"]}));
+        assert_eq!(search.unwrap().filter.tags, ["x"]);
+    }
+
+    #[test]
+    fn schemas_are_inline_and_optional_fields_are_not_nullable() {
+        let store = serde_json::Value::Object(schema::<StoreInput>());
+        let text = store.to_string();
+        assert!(!text.contains("$ref") && !text.contains("null"), "{text}");
+        assert_eq!(store["required"], json!(["content"]));
+        assert_eq!(store["additionalProperties"], json!(false));
+        assert_eq!(
+            store["properties"]["category"]["enum"]
+                .as_array()
+                .unwrap()
+                .len(),
+            9
+        );
+        assert_eq!(store["properties"]["importance"]["maximum"], json!(5));
+        let search = serde_json::Value::Object(schema::<SearchInput>());
+        assert_eq!(
+            search["properties"]["mode"]["oneOf"]
+                .as_array()
+                .unwrap()
+                .len(),
+            4
+        );
+        assert!(
+            search["properties"]["tags"].is_object(),
+            "flattened filter fields are listed"
+        );
+    }
+}

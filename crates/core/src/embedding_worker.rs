@@ -1,0 +1,80 @@
+//! The embedding queue, run continuously: a background thread for long-lived processes.
+//!
+//! `cairn serve` and `cairn mcp` live for hours, so they do not embed at the end of each write
+//! as the CLI does. Instead every write *nudges* one worker thread, which runs
+//! [`MemoryService::embed_pending`] until nothing is pending and then sleeps until the next
+//! nudge. Nudges that arrive while it works fold into one more pass, so a burst of writes costs
+//! a few batches, not one run per write. It also wakes on its own every [`IDLE_SWEEP`], which
+//! picks up memories that another process (a CLI import, a hook) wrote to the same store.
+//!
+//! A failed run is logged and retried on the next wake; the memories stay pending and lexical
+//! search still finds them. [`EmbeddingWorker::shutdown`] lets the current batch finish and
+//! joins the thread, so nothing is half-written when a server stops.
+
+use std::sync::Arc;
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::service::MemoryService;
+
+/// How often an idle worker looks for memories written by other processes.
+pub const IDLE_SWEEP: Duration = Duration::from_secs(30);
+
+/// A handle on the background embedding thread.
+pub struct EmbeddingWorker {
+    nudges: Option<Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl EmbeddingWorker {
+    /// Starts the worker, or returns `None` when the service has no model (nothing to embed
+    /// with).
+    pub fn spawn(service: Arc<MemoryService>) -> Option<Self> {
+        service.embedder()?;
+        let (nudges, wakes) = mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("cairn-embed".into())
+            .spawn(move || {
+                // Runs until every sender is gone (after a last pass for their final nudges).
+                while let Ok(()) | Err(RecvTimeoutError::Timeout) = wakes.recv_timeout(IDLE_SWEEP) {
+                    while wakes.try_recv().is_ok() {}
+                    if let Err(error) = service.embed_pending(&mut |_| {}) {
+                        tracing::warn!(%error, "background embedding failed; will retry");
+                    }
+                }
+            })
+            .expect("the embedding thread starts");
+        // The first pass picks up whatever was pending before this process started.
+        let _ = nudges.send(());
+        Some(EmbeddingWorker {
+            nudges: Some(nudges),
+            thread: Some(thread),
+        })
+    }
+
+    /// Asks for a pass soon (after a write).
+    pub fn nudge(&self) {
+        if let Some(nudges) = &self.nudges {
+            let _ = nudges.send(());
+        }
+    }
+
+    /// Lets the current pass finish, then stops the thread.
+    pub fn shutdown(mut self) {
+        self.stop();
+    }
+
+    fn stop(&mut self) {
+        self.nudges.take();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for EmbeddingWorker {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

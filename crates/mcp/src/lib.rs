@@ -1,0 +1,214 @@
+//! cairn's Model Context Protocol server.
+//!
+//! [`CairnMcp`] is one MCP server over one [`MemoryService`]: it offers the memory tools of its
+//! [`ToolProfile`] (see [`tools`]) and every memory as a resource `cairn://memory/{id}` (see
+//! [`resources`]). It speaks stdio for an agent that starts `cairn mcp` itself
+//! ([`serve_stdio`]), and streamable HTTP for `cairn serve`, which mounts [`http_service`] at
+//! `/mcp`.
+//!
+//! Nothing here decides anything about memories. A tool call parses its arguments into one of
+//! core's [`api`](cairn_core::api) inputs, runs the service on a blocking thread (SQLite calls
+//! block), and returns compact JSON. The service's errors become tool results marked
+//! `isError`; only a call to a tool that does not exist is a protocol error. All MCP types stay
+//! inside this crate.
+
+pub mod resources;
+pub mod tools;
+
+use std::sync::Arc;
+
+use cairn_core::api::Caller;
+use cairn_core::embedding_worker::EmbeddingWorker;
+use cairn_core::{Error, MemoryService};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+
+pub use cairn_core::config::ToolProfile;
+
+/// What the server tells a client about itself on connecting.
+const INSTRUCTIONS: &str = "cairn is this user's persistent memory across coding sessions. \
+Search it (memory_search) before work that may overlap earlier work; store (memory_store) \
+decisions, root causes, preferences and discoveries as you make them, one fact per call; \
+correct (memory_update) rather than duplicate.";
+
+/// Everything a tool call needs, shared by every connection.
+#[derive(Clone)]
+pub struct McpContext {
+    pub service: Arc<MemoryService>,
+    pub caller: Caller,
+    pub profile: ToolProfile,
+    /// Woken after each write so new memories get their embeddings; `None` without a model.
+    pub embedding: Option<Arc<EmbeddingWorker>>,
+}
+
+/// One MCP server session.
+#[derive(Clone)]
+pub struct CairnMcp {
+    context: McpContext,
+}
+
+impl CairnMcp {
+    pub fn new(context: McpContext) -> Self {
+        CairnMcp { context }
+    }
+
+    /// Runs a blocking piece of work against the service on tokio's blocking pool.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&McpContext) -> T + Send + 'static,
+    ) -> Result<T, ErrorData> {
+        let context = self.context.clone();
+        tokio::task::spawn_blocking(move || work(&context))
+            .await
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+    }
+}
+
+/// A tool failure as a model should read it: what was wrong and how to fix the call.
+fn tool_error(error: &Error) -> CallToolResult {
+    let hint = match error {
+        Error::Invalid { .. } | Error::TooLarge { .. } => " Fix that argument and call again.",
+        Error::NotFound { .. } => " Search for it (memory_search) to find its current id.",
+        Error::AmbiguousHandle { .. } => " Give more characters of the id.",
+        Error::Unavailable { .. } => " Use mode lexical meanwhile.",
+        _ => "",
+    };
+    CallToolResult::error(vec![ContentBlock::text(format!("{error}.{hint}"))])
+}
+
+impl ServerHandler for CairnMcp {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_resources()
+            .enable_tools()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(
+                Implementation::new("cairn", env!("CARGO_PKG_VERSION"))
+                    .with_title("cairn memory")
+                    .with_description("Persistent, local-first memory for coding agents"),
+            )
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools::tools(
+            self.context.profile,
+        )))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        if !tools::offers(self.context.profile, &name) {
+            return Err(ErrorData::invalid_params(
+                format!("no tool named '{name}'; tools/list names the tools this server offers"),
+                None,
+            ));
+        }
+        let arguments = request.arguments.unwrap_or_default();
+        let result = self
+            .blocking(move |context| {
+                let result = tools::call(&context.service, &context.caller, &name, arguments);
+                if result.is_ok()
+                    && tools::writes(&name)
+                    && let Some(worker) = &context.embedding
+                {
+                    worker.nudge();
+                }
+                result
+            })
+            .await?;
+        Ok(match result {
+            Ok(value) => CallToolResult::success(vec![ContentBlock::text(value.to_string())]),
+            Err(error) => tool_error(&error),
+        }
+        .into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let listed = self
+            .blocking(|context| resources::recent(&context.service, &context.caller))
+            .await?;
+        listed
+            .map(ListResourcesResult::with_all_items)
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            resources::template(),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri;
+        let read = self
+            .blocking(move |context| resources::read(&context.service, &uri))
+            .await?;
+        read.map(Into::into).map_err(|error| match error {
+            Error::Invalid { .. } | Error::NotFound { .. } | Error::AmbiguousHandle { .. } => {
+                ErrorData::resource_not_found(error.to_string(), None)
+            }
+            other => ErrorData::internal_error(other.to_string(), None),
+        })
+    }
+}
+
+/// Serves MCP on standard input and output until the client disconnects. Logs must go to
+/// stderr: stdout carries the protocol.
+pub async fn serve_stdio(context: McpContext) -> Result<(), Error> {
+    let running = CairnMcp::new(context)
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|error| Error::Io(std::io::Error::other(error.to_string())))?;
+    running
+        .waiting()
+        .await
+        .map_err(|error| Error::Io(std::io::Error::other(error.to_string())))?;
+    Ok(())
+}
+
+/// The streamable-HTTP MCP endpoint as a tower service, to be mounted at `/mcp`. `allowed_hosts`
+/// are the `Host` values it answers (loopback names unless the server binds elsewhere);
+/// cancelling `shutdown` ends every session.
+pub fn http_service(
+    context: McpContext,
+    allowed_hosts: Vec<String>,
+    shutdown: tokio_util::sync::CancellationToken,
+) -> StreamableHttpService<CairnMcp, LocalSessionManager> {
+    let mut config = StreamableHttpServerConfig::default();
+    config.allowed_hosts = allowed_hosts;
+    config.cancellation_token = shutdown;
+    StreamableHttpService::new(
+        move || Ok(CairnMcp::new(context.clone())),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    )
+}

@@ -1,0 +1,269 @@
+//! The memory tools: their names, descriptions written for a model, input schemas, and what each
+//! call does.
+//!
+//! Every tool takes one of core's [`api`](cairn_core::api) input types, so its schema is derived
+//! from the same struct the REST API takes and the same conversion turns it into a service
+//! request. A call whose arguments do not fit the schema, or that the service refuses, is not a
+//! protocol error: it comes back as a tool result marked `isError`, whose text names the field
+//! and says how to fix the call, because a model can read that and try again.
+
+use std::sync::Arc;
+
+use cairn_core::api::{
+    Caller, CompactMemory, FilterInput, ForgetInput, GetInput, ListInput, SearchInput, StoreInput,
+    UpdateInput, compact_search, compact_write,
+};
+use cairn_core::config::ToolProfile;
+use cairn_core::{Error, MemoryService};
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+/// What a tool does to the store, for the protocol's hints.
+#[derive(Clone, Copy)]
+enum Effect {
+    ReadOnly,
+    /// Changes something, and the same call again changes nothing more.
+    Idempotent,
+    /// Adds; never removes.
+    Additive,
+    /// Hides or replaces what was there.
+    Destructive,
+}
+
+/// One tool: how it is described and what it runs.
+struct ToolSpec {
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    profile: ToolProfile,
+    effect: Effect,
+    schema: fn() -> JsonObject,
+}
+
+const TOOLS: &[ToolSpec] = &[
+    ToolSpec {
+        name: "memory_store",
+        title: "Remember something",
+        description: "Save one durable piece of knowledge so later sessions can find it: a \
+            decision and its reason, a root cause and its fix, a user preference, a configuration \
+            fact, a discovery about the codebase.\n\
+            Use it right after you learn something a future session would otherwise have to \
+            rediscover, and whenever the user says \"remember\".\n\
+            Do not use it for passing chatter, whole files or logs, or secrets (they are \
+            redacted). One fact per call. If a memory about the same subject should be revised \
+            over time, give it a `topic_key`: storing again with that key updates it.\n\
+            Storing the same content twice is harmless (the answer says `duplicate`).\n\
+            Example: {\"content\": \"The API rate limit is 600 requests per minute per token; \
+            the client retries 429s with backoff\", \"category\": \"fact\", \"tags\": [\"api\", \
+            \"rate-limit\"]}",
+        profile: ToolProfile::Core,
+        effect: Effect::Additive,
+        schema: cairn_core::api::schema::<StoreInput>,
+    },
+    ToolSpec {
+        name: "memory_search",
+        title: "Search memories",
+        description: "Find stored memories by keywords, near-spellings and meaning, best first. \
+            Each hit carries its id, a short handle, its content and a score.\n\
+            Use it before starting work that may overlap earlier work, when the user refers to \
+            something decided or learned before, and before storing (to update instead of \
+            duplicating).\n\
+            Not for reading a memory whose id you already have: use memory_get.\n\
+            The query can be plain words or a question; `\"exact phrase\"`, `prefix*`, `AND`, \
+            `OR` and `NOT` work too. Filters narrow the search (project, tags, category, dates).\n\
+            Example: {\"query\": \"why did we choose rusqlite\", \"limit\": 5}",
+        profile: ToolProfile::Core,
+        effect: Effect::ReadOnly,
+        schema: cairn_core::api::schema::<SearchInput>,
+    },
+    ToolSpec {
+        name: "memory_get",
+        title: "Read memories by id",
+        description: "Read one or several memories in full by id or short handle (the 8-character \
+            `handle` that search and list return).\n\
+            Use it when a search hit or a context item looks relevant and you need all of it.\n\
+            Not for finding memories: use memory_search.\n\
+            Example: {\"ids\": [\"3f9a0c1b\", \"77e2d4aa\"]}",
+        profile: ToolProfile::Core,
+        effect: Effect::ReadOnly,
+        schema: cairn_core::api::schema::<GetInput>,
+    },
+    ToolSpec {
+        name: "memory_update",
+        title: "Correct a memory",
+        description: "Change a stored memory in place; its previous state stays in its history. \
+            Only the fields you give change; `tags` replaces every tag; `\"\"` clears `title` or \
+            `topic_key`; `expires: \"never\"` removes an expiry.\n\
+            Use it when a memory is outdated or partly wrong.\n\
+            Not for adding a new fact (use memory_store) or removing one (use memory_forget).\n\
+            Example: {\"id\": \"3f9a0c1b\", \"content\": \"The API rate limit is 1,200 requests \
+            per minute since the March upgrade\", \"importance\": 4}",
+        profile: ToolProfile::Core,
+        effect: Effect::Idempotent,
+        schema: cairn_core::api::schema::<UpdateInput>,
+    },
+    ToolSpec {
+        name: "memory_forget",
+        title: "Forget a memory",
+        description: "Hide a memory so it no longer appears in search, get or list.\n\
+            Use it when the user asks to forget something, or a memory is plainly false and no \
+            correction makes sense.\n\
+            Not for a memory that is only partly wrong: use memory_update.\n\
+            Example: {\"id\": \"3f9a0c1b\"}",
+        profile: ToolProfile::Core,
+        effect: Effect::Destructive,
+        schema: cairn_core::api::schema::<ForgetInput>,
+    },
+    ToolSpec {
+        name: "memory_list",
+        title: "List recent memories",
+        description: "List memories without a query, newest first, under optional filters \
+            (project, tags, category, dates).\n\
+            Use it to browse what is known about a project or tag.\n\
+            Not for finding something specific: use memory_search.\n\
+            Example: {\"limit\": 10, \"tags\": [\"docker\"]}",
+        profile: ToolProfile::All,
+        effect: Effect::ReadOnly,
+        schema: cairn_core::api::schema::<ListInput>,
+    },
+    ToolSpec {
+        name: "memory_tags",
+        title: "List tags",
+        description: "List the tags in use and how many memories carry each, most used first, \
+            under optional filters.\n\
+            Use it to pick tags that already exist before storing, or to see what a project's \
+            memory covers.\n\
+            Example: {\"project\": \"billing-api\"}",
+        profile: ToolProfile::All,
+        effect: Effect::ReadOnly,
+        schema: cairn_core::api::schema::<FilterInput>,
+    },
+    ToolSpec {
+        name: "memory_stats",
+        title: "Store statistics",
+        description: "Count the memories in the store: in total, by project, by category, by \
+            agent, and how many wait for an embedding.\n\
+            Use it to check that memory works or to report its size.\n\
+            Example: {}",
+        profile: ToolProfile::All,
+        effect: Effect::ReadOnly,
+        schema: empty_schema,
+    },
+];
+
+fn empty_schema() -> JsonObject {
+    match json!({"type": "object", "properties": {}, "additionalProperties": false}) {
+        Value::Object(object) => object,
+        _ => unreachable!("a literal object"),
+    }
+}
+
+/// The tools of `profile`, in a stable order.
+pub fn tools(profile: ToolProfile) -> Vec<Tool> {
+    TOOLS
+        .iter()
+        .filter(|spec| profile == ToolProfile::All || spec.profile == ToolProfile::Core)
+        .map(|spec| {
+            let annotations = match spec.effect {
+                Effect::ReadOnly => ToolAnnotations::new().read_only(true),
+                Effect::Idempotent => ToolAnnotations::new()
+                    .read_only(false)
+                    .destructive(false)
+                    .idempotent(true),
+                Effect::Additive => ToolAnnotations::new()
+                    .read_only(false)
+                    .destructive(false)
+                    .idempotent(false),
+                Effect::Destructive => ToolAnnotations::new()
+                    .read_only(false)
+                    .destructive(true)
+                    .idempotent(true),
+            };
+            Tool::new(spec.name, spec.description, Arc::new((spec.schema)()))
+                .with_title(spec.title)
+                .annotate(annotations.open_world(false))
+        })
+        .collect()
+}
+
+/// Whether `name` is a tool of `profile`.
+pub fn offers(profile: ToolProfile, name: &str) -> bool {
+    TOOLS.iter().any(|spec| {
+        spec.name == name && (profile == ToolProfile::All || spec.profile == ToolProfile::Core)
+    })
+}
+
+/// The arguments as `T`, or an error that says which argument is wrong.
+fn arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, Error> {
+    serde_json::from_value(Value::Object(arguments)).map_err(|error| {
+        Error::invalid(
+            "arguments",
+            format!("{error}; the tool's input schema lists every field and its type"),
+        )
+    })
+}
+
+/// Runs tool `name` (which must be offered) with `args`. Blocking: call it off the async
+/// runtime.
+pub fn call(
+    service: &MemoryService,
+    caller: &Caller,
+    name: &str,
+    args: JsonObject,
+) -> Result<Value, Error> {
+    match name {
+        "memory_store" => {
+            let new = arguments::<StoreInput>(args)?.into_new_memory(service, caller)?;
+            Ok(compact_write(&service.store(new)?))
+        }
+        "memory_search" => {
+            let request = arguments::<SearchInput>(args)?.into_request(service, caller)?;
+            Ok(compact_search(&service.search(&request)?))
+        }
+        "memory_get" => {
+            let memories = service.get(&arguments::<GetInput>(args)?.id_refs()?)?;
+            Ok(json!({
+                "memories": memories.iter().map(CompactMemory::of).collect::<Vec<_>>()
+            }))
+        }
+        "memory_update" => {
+            let input = arguments::<UpdateInput>(args)?;
+            let target = cairn_core::IdRef::parse(&input.id)?;
+            let patch = input.patch.into_patch(service)?;
+            Ok(compact_write(&service.update(&target, patch)?))
+        }
+        "memory_forget" => {
+            let input = arguments::<ForgetInput>(args)?;
+            let memory = service.forget(&cairn_core::IdRef::parse(&input.id)?)?;
+            Ok(json!({"status": "forgotten", "memory": CompactMemory::of(&memory)}))
+        }
+        "memory_list" => {
+            let query = arguments::<ListInput>(args)?.into_query(service, caller)?;
+            let memories = service.list(&query)?;
+            Ok(json!({
+                "total": service.count(&query.filter)?,
+                "memories": memories.iter().map(CompactMemory::of).collect::<Vec<_>>(),
+            }))
+        }
+        "memory_tags" => {
+            let filter = arguments::<FilterInput>(args)?.into_filter(service, caller)?;
+            Ok(json!({"tags": service.tags(&filter)?}))
+        }
+        "memory_stats" => {
+            if let Some(name) = args.keys().next() {
+                return Err(Error::invalid(
+                    "arguments",
+                    format!("memory_stats takes no arguments; '{name}' is not one"),
+                ));
+            }
+            Ok(serde_json::to_value(service.stats()?).expect("stats serialise"))
+        }
+        other => Err(Error::invalid("name", format!("no tool named '{other}'"))),
+    }
+}
+
+/// Whether a tool changes the store (and so should wake the embedding worker).
+pub fn writes(name: &str) -> bool {
+    matches!(name, "memory_store" | "memory_update")
+}
