@@ -98,6 +98,28 @@ pub enum Command {
         after_help = "Examples:\n  cairn mcp                      # the core tools, in the detected project\n  cairn mcp --tools all --project acme-api\n  claude mcp add cairn -- cairn mcp\n\nStandard output carries the protocol; logs go to standard error. Writes get their\nembeddings in the background while the server runs."
     )]
     Mcp(McpArgs),
+    /// Run the HTTP server: the REST API under /v1, MCP at /mcp, models kept warm.
+    #[command(
+        after_help = "Examples:\n  cairn serve                                   # http://127.0.0.1:7437\n  cairn serve --bind 127.0.0.1:0                # any free port; the address is printed\n  CAIRN_TOKEN=$(openssl rand -hex 32) cairn serve --bind 0.0.0.0:7437\n  curl -s localhost:7437/v1/search?query=docker\n  curl -s localhost:7437/v1/openapi.json        # every route\n\nBinding anything but loopback needs a token; clients send `Authorization: Bearer <token>`.\nCtrl-C stops it after the requests in flight finish."
+    )]
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address and port to listen on. Default: server.bind in the config, else 127.0.0.1:7437.
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub bind: Option<String>,
+    /// The bearer token clients must send (prefer CAIRN_TOKEN: flags show up in process lists).
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// The project a request means when it names none. Default: none, so writes without a
+    /// project are global and reads see every project.
+    #[arg(long, value_name = "NAME")]
+    pub project: Option<String>,
+    /// Which MCP tools /mcp offers: core or all. Default: mcp.tools in the config, else core.
+    #[arg(long, value_enum, value_name = "PROFILE")]
+    pub tools: Option<ToolsArg>,
 }
 
 #[derive(Debug, Args)]

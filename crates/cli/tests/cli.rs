@@ -995,29 +995,49 @@ fn the_python_mcp_sdk_drives_cairn_mcp_over_stdio() {
         return;
     };
     let sandbox = Sandbox::new();
-    let summary = run_mcp_client(&sandbox, &python, &["stdio", env!("CARGO_BIN_EXE_cairn"), "mcp"]);
+    let summary = run_mcp_client(
+        &sandbox,
+        &python,
+        &["stdio", env!("CARGO_BIN_EXE_cairn"), "mcp"],
+    );
     assert_eq!(summary["server"], "cairn");
     assert_eq!(summary["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(
         summary["tools"],
-        serde_json::json!(["memory_store", "memory_search", "memory_get", "memory_update", "memory_forget"]),
+        serde_json::json!([
+            "memory_store",
+            "memory_search",
+            "memory_get",
+            "memory_update",
+            "memory_forget"
+        ]),
         "the core profile"
     );
     // What the agent wrote is the store's, seen by the CLI: in the detected project, from MCP,
     // forgotten at the end.
-    let listed = sandbox.ok(&["list", "--include-forgotten", "--format", "json"]).json();
+    let listed = sandbox
+        .ok(&["list", "--include-forgotten", "--format", "json"])
+        .json();
     let memory = &listed["memories"][0];
     assert_eq!(listed["total"], 1, "{listed}");
     assert_eq!(memory["source"], "mcp");
     assert_eq!(memory["project"], "acme");
-    assert!(memory["content"].as_str().unwrap().contains("PostgreSQL 17"));
+    assert!(
+        memory["content"]
+            .as_str()
+            .unwrap()
+            .contains("PostgreSQL 17")
+    );
     assert!(memory["deleted_at"].is_string());
     // The content limit gives the same verdict through the CLI as through MCP.
     let refused = sandbox.run(&["store", &"x".repeat(20_000)]);
     assert_eq!(refused.code, 2);
     let cli_message = refused.stderr.trim().trim_start_matches("error: ");
     assert!(
-        summary["too_big"].as_str().unwrap().starts_with(cli_message),
+        summary["too_big"]
+            .as_str()
+            .unwrap()
+            .starts_with(cli_message),
         "CLI: {cli_message}\nMCP: {}",
         summary["too_big"]
     );
@@ -1032,7 +1052,13 @@ fn cairn_mcp_with_all_tools_offers_browsing_too() {
     let summary = run_mcp_client(
         &sandbox,
         &python,
-        &["stdio", env!("CARGO_BIN_EXE_cairn"), "mcp", "--tools", "all"],
+        &[
+            "stdio",
+            env!("CARGO_BIN_EXE_cairn"),
+            "mcp",
+            "--tools",
+            "all",
+        ],
     );
     let tools: Vec<&str> = summary["tools"]
         .as_array()
@@ -1043,4 +1069,78 @@ fn cairn_mcp_with_all_tools_offers_browsing_too() {
     for browsing in ["memory_list", "memory_tags", "memory_stats"] {
         assert!(tools.contains(&browsing), "{tools:?}");
     }
+}
+
+/// `cairn serve` on a free loopback port, stopped when dropped.
+struct Served {
+    child: std::process::Child,
+    base: String,
+}
+
+impl Served {
+    fn start(sandbox: &Sandbox, extra: &[&str], token: &str) -> Self {
+        let mut args = vec!["serve", "--bind", "127.0.0.1:0"];
+        args.extend_from_slice(extra);
+        let mut command = sandbox.command(&sandbox.project, &args);
+        command
+            .env("CAIRN_TOKEN", token)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().expect("cairn serve starts");
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        let base = loop {
+            line.clear();
+            assert!(
+                stderr.read_line(&mut line).unwrap() > 0,
+                "cairn serve exited"
+            );
+            if let Some(rest) = line.strip_prefix("cairn listening on ") {
+                break rest.split_whitespace().next().unwrap().to_string();
+            }
+        };
+        Served { child, base }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_python_mcp_sdk_drives_cairn_serve_over_streamable_http() {
+    let Some(python) = python_with_mcp_sdk() else {
+        return;
+    };
+    let sandbox = Sandbox::new();
+    let token = "http-test-token-0123456789";
+    let served = Served::start(&sandbox, &["--project", "acme"], token);
+    let url = format!("{}/mcp", served.base);
+    let summary = run_mcp_client(&sandbox, &python, &["http", &url, token]);
+    assert_eq!(summary["server"], "cairn");
+    assert_eq!(summary["tools"].as_array().unwrap().len(), 5);
+    // The tool schemas are the same over HTTP as over stdio.
+    let over_stdio = run_mcp_client(
+        &Sandbox::new(),
+        &python,
+        &["stdio", env!("CARGO_BIN_EXE_cairn"), "mcp"],
+    );
+    assert_eq!(summary["schemas"], over_stdio["schemas"]);
+    drop(served);
+    let listed = sandbox
+        .ok(&["list", "--include-forgotten", "--format", "json"])
+        .json();
+    assert_eq!(listed["memories"][0]["source"], "mcp");
+    assert_eq!(listed["memories"][0]["project"], "acme");
+}
+
+#[test]
+fn serve_refuses_a_public_address_without_a_token() {
+    let sandbox = Sandbox::new();
+    let run = sandbox.run(&["serve", "--bind", "0.0.0.0:0"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("without a token"), "{}", run.stderr);
 }

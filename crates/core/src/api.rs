@@ -402,6 +402,16 @@ impl<'a> MemoryDocument<'a> {
     }
 }
 
+/// One search hit as scripts see it: the memory, its fused score, and each signal's part.
+pub fn hit_document(hit: &SearchHit) -> serde_json::Value {
+    serde_json::json!({
+        "memory": MemoryDocument::of(&hit.memory),
+        "score": hit.score,
+        "signals": hit.signals,
+        "boosts": hit.boosts,
+    })
+}
+
 /// A memory as a model reads it: the fields that help decide whether it matters, nothing about
 /// storage. MCP tools return this.
 #[derive(Debug, Serialize)]

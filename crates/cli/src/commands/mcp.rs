@@ -26,11 +26,7 @@ pub fn run(app: &App, args: &McpArgs) -> Result<Outcome> {
             default_project,
             source: Source::Mcp,
         },
-        profile: match args.tools {
-            Some(ToolsArg::Core) => ToolProfile::Core,
-            Some(ToolsArg::All) => ToolProfile::All,
-            None => app.config.mcp.tools,
-        },
+        profile: tool_profile(app, args.tools),
         embedding: embedding.clone(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -42,4 +38,13 @@ pub fn run(app: &App, args: &McpArgs) -> Result<Outcome> {
     drop(runtime);
     drop(embedding);
     Ok(Outcome::Done)
+}
+
+/// `--tools`, else `mcp.tools` from the config.
+pub fn tool_profile(app: &App, flag: Option<ToolsArg>) -> ToolProfile {
+    match flag {
+        Some(ToolsArg::Core) => ToolProfile::Core,
+        Some(ToolsArg::All) => ToolProfile::All,
+        None => app.config.mcp.tools,
+    }
 }

@@ -8,6 +8,7 @@ mod memory;
 mod model;
 mod prune;
 mod search;
+mod serve;
 mod stats;
 mod store;
 
@@ -46,5 +47,6 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         Command::Model(_) => model::status(&app),
         Command::Reindex(args) => model::reindex(&app, args),
         Command::Mcp(args) => mcp::run(&app, args),
+        Command::Serve(args) => serve::run(&app, args),
     }
 }

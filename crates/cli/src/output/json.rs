@@ -1,25 +1,13 @@
 //! JSON output: stable shapes for scripts. One document per command, newline-terminated.
 
 use cairn_core::Memory;
-use serde::Serialize;
+use cairn_core::api::{MemoryDocument, hit_document};
 use serde_json::{Value, json};
 
 use super::View;
 
-/// A memory as scripts see it: every stored field plus its short handle.
-#[derive(Serialize)]
-struct MemoryJson<'a> {
-    handle: String,
-    #[serde(flatten)]
-    memory: &'a Memory,
-}
-
 fn memory(m: &Memory) -> Value {
-    serde_json::to_value(MemoryJson {
-        handle: m.id.handle(),
-        memory: m,
-    })
-    .expect("memories serialise")
+    serde_json::to_value(MemoryDocument::of(m)).expect("memories serialise")
 }
 
 fn memories(list: &[Memory]) -> Value {
@@ -47,18 +35,7 @@ pub fn render(view: &View<'_>) -> String {
             budget,
             ..
         } => {
-            let items: Vec<Value> = results
-                .hits
-                .iter()
-                .map(|hit| {
-                    json!({
-                        "memory": memory(&hit.memory),
-                        "score": hit.score,
-                        "signals": hit.signals,
-                        "boosts": hit.boosts,
-                    })
-                })
-                .collect();
+            let items: Vec<Value> = results.hits.iter().map(hit_document).collect();
             let texts: Vec<String> = items.iter().map(Value::to_string).collect();
             let keep = budget.map_or(items.len(), |b| cairn_core::tokens::fit(&texts, b));
             json!({

@@ -66,6 +66,8 @@ async def exercise(session):
     assert updated["status"] == "updated", updated
     assert updated["memory"]["importance"] == 4, updated
 
+    listed = await session.list_resources()
+    assert f"cairn://memory/{memory_id}" in [str(r.uri) for r in listed.resources], listed
     resource = await session.read_resource(f"cairn://memory/{handle}")
     document = json.loads(resource.contents[0].text)
     assert document["id"] == memory_id and "PostgreSQL 17" in document["content"], document

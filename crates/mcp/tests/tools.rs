@@ -1,0 +1,49 @@
+//! The tool list a client sees, pinned: names, descriptions, annotations and exact input
+//! schemas. A change here changes what every connected model reads, so it must be deliberate
+//! (review the snapshot diff, then accept it with `cargo insta review` or `INSTA_UPDATE=always`).
+
+use cairn_core::config::ToolProfile;
+
+#[test]
+fn the_tools_list_is_pinned() {
+    let tools = serde_json::to_value(cairn_mcp::tools::tools(ToolProfile::All)).unwrap();
+    insta::assert_json_snapshot!("tools_list", tools);
+}
+
+#[test]
+fn the_core_profile_is_the_small_everyday_set() {
+    let names: Vec<String> = cairn_mcp::tools::tools(ToolProfile::Core)
+        .into_iter()
+        .map(|tool| tool.name.into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "memory_store",
+            "memory_search",
+            "memory_get",
+            "memory_update",
+            "memory_forget"
+        ]
+    );
+    for tool in cairn_mcp::tools::tools(ToolProfile::All) {
+        let description = tool.description.unwrap_or_default();
+        assert!(
+            description.contains("Example: {"),
+            "{} has no example",
+            tool.name
+        );
+        assert!(
+            description.contains("Use it"),
+            "{} should say when to use it",
+            tool.name
+        );
+        if tool.name != "memory_tags" && tool.name != "memory_stats" {
+            assert!(
+                description.contains("Not for") || description.contains("Do not use it"),
+                "{} should say when not to use it",
+                tool.name
+            );
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! cairn's HTTP server: the REST API under `/v1`, its OpenAPI document, and MCP at `/mcp`.
+//!
+//! The server is one more thin adapter over core's service, like the CLI and `cairn mcp`: the
+//! routes (see [`routes`]) read core's [`api`](cairn_core::api) inputs and return the same
+//! JSON the CLI prints; the MCP endpoint is [`cairn_mcp`]'s, mounted as a tower service. What
+//! the server adds is what a long-lived process can: the embedding model stays loaded, the
+//! embedding queue runs continuously (see [`cairn_core::embedding_worker`]), and many clients
+//! share one store.
+//!
+//! Rules that hold for every route:
+//! - Auth: with a token, every route but `/v1/health` and `/v1/openapi.json` needs
+//!   `Authorization: Bearer <token>` (compared in constant time). Without one the server only
+//!   listens on loopback; [`check_exposure`] refuses anything else before binding.
+//! - Bodies over `server.max_body_bytes` (imports: `server.max_import_bytes`) get 413.
+//! - Errors have one JSON shape and status mapping (see [`error`]).
+//! - Shutdown is graceful: the listener closes, requests in flight (and their writes) finish,
+//!   MCP sessions end.
+
+pub mod error;
+mod input;
+pub mod openapi;
+pub mod routes;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::header;
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use cairn_core::{Error, Source};
+use cairn_mcp::McpContext;
+use subtle::ConstantTimeEq;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::ApiError;
+
+/// How the server listens and what it accepts.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    pub bind: SocketAddr,
+    pub token: Option<String>,
+    pub max_body_bytes: usize,
+    pub max_import_bytes: usize,
+}
+
+/// What every request handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    pub context: McpContext,
+    pub options: Arc<ServerOptions>,
+}
+
+/// Refuses to expose the store without a token: binding anything but loopback needs one.
+pub fn check_exposure(bind: &SocketAddr, token: Option<&str>) -> Result<(), Error> {
+    if let Some(token) = token
+        && token.trim().len() < 16
+    {
+        return Err(Error::invalid(
+            "token",
+            "is shorter than 16 characters; use a long random string (e.g. `openssl rand -hex 32`)",
+        ));
+    }
+    if token.is_none() && !bind.ip().is_loopback() {
+        return Err(Error::invalid(
+            "bind",
+            format!(
+                "refusing to listen on {bind} without a token: anyone who can reach that address \
+                 could read and change every memory. Set --token (or CAIRN_TOKEN), or bind a \
+                 loopback address such as 127.0.0.1"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+async fn require_token(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let Some(expected) = state.options.token.as_deref() else {
+        return next.run(request).await;
+    };
+    let given = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "));
+    match given {
+        Some(given) if bool::from(given.as_bytes().ct_eq(expected.as_bytes())) => {
+            next.run(request).await
+        }
+        Some(_) => ApiError::unauthorized("the bearer token is wrong").into_response(),
+        None => ApiError::unauthorized(
+            "this server needs `Authorization: Bearer <token>` (the token given to cairn serve)",
+        )
+        .into_response(),
+    }
+}
+
+/// The `Host` values MCP answers: loopback names, plus the bound address when it is not
+/// loopback (a token guards that case).
+fn mcp_allowed_hosts(bind: &SocketAddr) -> Vec<String> {
+    if !bind.ip().is_loopback() {
+        // Behind a token, DNS rebinding gains nothing: accept whatever name clients use.
+        return Vec::new();
+    }
+    vec!["localhost".into(), "127.0.0.1".into(), "::1".into()]
+}
+
+/// The whole application: REST routes, MCP at `/mcp`, the body limit, auth, and a JSON 404.
+pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
+    let auth = middleware::from_fn_with_state(state.clone(), require_token);
+    let mut api = Router::new();
+    for route in routes::routes(&state) {
+        let handler = if route.authenticated {
+            route.handler.route_layer(auth.clone())
+        } else {
+            route.handler
+        };
+        api = api.route(route.path, handler);
+    }
+    // Memories written through MCP say so, whichever transport carried the call.
+    let mut mcp_context = state.context.clone();
+    mcp_context.caller.source = Source::Mcp;
+    let mcp = cairn_mcp::http_service(
+        mcp_context,
+        mcp_allowed_hosts(&state.options.bind),
+        shutdown,
+    );
+    let mcp = Router::new().route_service("/mcp", mcp).route_layer(auth);
+    api.merge(mcp)
+        .fallback(|| async {
+            ApiError::not_found("no such route; GET /v1/openapi.json lists every route")
+        })
+        .layer(DefaultBodyLimit::max(state.options.max_body_bytes))
+        .with_state(state)
+}
+
+/// Serves on `listener` until `shutdown` completes, then lets requests in flight finish.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let sessions = CancellationToken::new();
+    let app = router(state, sessions.clone());
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            // Open MCP streams would otherwise keep the server waiting.
+            sessions.cancel();
+        })
+        .await
+}

@@ -1,0 +1,157 @@
+//! The OpenAPI 3.1 document, built from the route table.
+//!
+//! Request schemas are the same JSON Schemas (2020-12, which OpenAPI 3.1 uses as is) that MCP's
+//! `tools/list` shows, generated from core's input types. Query parameters are the properties
+//! of the route's query schema. Every route may also answer with the error statuses below, all
+//! in one shape.
+
+use serde_json::{Map, Value, json};
+
+use crate::routes::Route;
+
+/// The statuses any route may answer besides its own, with the shared error body.
+const ERRORS: &[(u16, &str)] = &[
+    (400, "invalid input; `field` names what to fix"),
+    (401, "missing or wrong bearer token"),
+    (404, "no such memory"),
+    (409, "a short handle matches several memories"),
+    (413, "a value or the body is over its limit"),
+    (503, "not available here (semantic search without a model)"),
+];
+
+fn error_schema() -> Value {
+    json!({
+        "type": "object",
+        "required": ["error"],
+        "properties": {"error": {
+            "type": "object",
+            "required": ["code", "message"],
+            "properties": {
+                "code": {"type": "string", "enum": ["invalid", "unauthorized", "not_found", "conflict", "too_large", "unavailable", "internal"]},
+                "message": {"type": "string"},
+                "field": {"type": ["string", "null"]},
+            },
+        }},
+    })
+}
+
+fn operation(route: &Route) -> Value {
+    let mut responses = Map::new();
+    for (status, description) in route.success {
+        responses.insert(status.to_string(), json!({"description": description}));
+    }
+    for (status, description) in ERRORS {
+        if (*status == 401 && !route.authenticated) || responses.contains_key(&status.to_string()) {
+            continue;
+        }
+        responses.insert(
+            status.to_string(),
+            json!({"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}),
+        );
+    }
+    let mut parameters = Vec::new();
+    if route.path.contains("{id}") {
+        parameters.push(json!({
+            "name": "id", "in": "path", "required": true,
+            "description": "A full memory id or a short handle (at least 8 hex digits)",
+            "schema": {"type": "string"},
+        }));
+    }
+    if let Some(query) = route.query {
+        let schema = query();
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        for (name, property) in schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            let mut property = property.clone();
+            let description = property
+                .as_object_mut()
+                .and_then(|p| p.remove("description"))
+                .unwrap_or(Value::Null);
+            let mut parameter = json!({
+                "name": name, "in": "query",
+                "required": required.contains(&name.as_str()),
+                "schema": property,
+            });
+            if property_is_array(&parameter["schema"]) {
+                parameter["style"] = json!("form");
+                parameter["explode"] = json!(false);
+            }
+            if !description.is_null() {
+                parameter["description"] = description;
+            }
+            parameters.push(parameter);
+        }
+    }
+    let mut operation = json!({
+        "summary": route.summary,
+        "operationId": operation_id(route),
+        "responses": responses,
+    });
+    if !parameters.is_empty() {
+        operation["parameters"] = Value::Array(parameters);
+    }
+    if let Some(body) = route.body {
+        let content = if route.path == "/v1/import" {
+            json!({"application/x-ndjson": {"schema": {"type": "string", "description": "JSON Lines, one memory record per line, as GET /v1/export writes them"}}})
+        } else {
+            json!({"application/json": {"schema": Value::Object(body())}})
+        };
+        operation["requestBody"] = json!({"required": true, "content": content});
+    }
+    if !route.authenticated {
+        operation["security"] = json!([]);
+    }
+    operation
+}
+
+fn property_is_array(schema: &Value) -> bool {
+    schema.get("type") == Some(&json!("array"))
+}
+
+/// `get_v1_memories_id` and the like: unique per method and path.
+fn operation_id(route: &Route) -> String {
+    let path: String = route
+        .path
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let path = path
+        .split('_')
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join("_");
+    format!("{}_{path}", route.method.as_str().to_ascii_lowercase())
+}
+
+/// The whole document.
+pub fn document(routes: &[Route]) -> Value {
+    let mut paths = Map::new();
+    for route in routes {
+        let item = paths
+            .entry(route.path.to_string())
+            .or_insert_with(|| json!({}));
+        item[route.method.as_str().to_ascii_lowercase()] = operation(route);
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "cairn",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "Persistent memory for AI coding agents. MCP (streamable HTTP) is served at /mcp beside this API.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": {"Error": error_schema()},
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
+        "security": [{"bearer": []}],
+    })
+}

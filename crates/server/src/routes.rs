@@ -1,0 +1,429 @@
+//! The REST routes under `/v1`: one table that builds both the router and the OpenAPI document,
+//! so a route cannot exist without being documented.
+//!
+//! Each handler reads a core [`api`](cairn_core::api) input, runs the service on tokio's
+//! blocking pool (SQLite calls block), and answers with the same JSON documents the CLI's
+//! `--format json` prints.
+
+use axum::Json;
+use axum::body::{Body, Bytes};
+use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::{Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodRouter, delete, get, patch, post};
+use cairn_core::api::{
+    FilterInput, ListInput, MemoryDocument, PatchInput, SearchInput, StoreInput, hit_document,
+};
+use cairn_core::exchange::ImportReport;
+use cairn_core::{Error, IdRef, MemoryService, WriteOutcome, WriteStatus};
+use futures_util::TryStreamExt;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::AppState;
+use crate::error::ApiError;
+use crate::input::{JsonBody, QueryInput};
+
+/// One documented route.
+pub struct Route {
+    pub method: Method,
+    /// In OpenAPI's and axum's shared syntax: `/v1/memories/{id}`.
+    pub path: &'static str,
+    pub summary: &'static str,
+    /// The JSON body's schema, if the route takes one.
+    pub body: Option<fn() -> Map<String, Value>>,
+    /// The query parameters' schema (an object whose properties are the parameters).
+    pub query: Option<fn() -> Map<String, Value>>,
+    /// Statuses this route answers besides the error statuses every route may give.
+    pub success: &'static [(u16, &'static str)],
+    /// Whether the bearer token is required (when the server has one).
+    pub authenticated: bool,
+    pub handler: MethodRouter<AppState>,
+}
+
+/// Runs blocking work against the service.
+async fn blocking<T: Send + 'static>(
+    state: &AppState,
+    work: impl FnOnce(&MemoryService) -> Result<T, Error> + Send + 'static,
+) -> Result<T, ApiError> {
+    let service = state.context.service.clone();
+    tokio::task::spawn_blocking(move || work(&service))
+        .await
+        .map_err(|error| {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                error.to_string(),
+            )
+        })?
+        .map_err(ApiError::from)
+}
+
+fn write_response(state: &AppState, outcome: &WriteOutcome) -> Response {
+    if matches!(outcome.status, WriteStatus::Created | WriteStatus::Updated)
+        && let Some(worker) = &state.context.embedding
+    {
+        worker.nudge();
+    }
+    let status = match outcome.status {
+        WriteStatus::Created => StatusCode::CREATED,
+        _ => StatusCode::OK,
+    };
+    let body = json!({"status": outcome.status, "memory": MemoryDocument::of(&outcome.memory)});
+    (status, Json(body)).into_response()
+}
+
+async fn health(State(state): State<AppState>) -> Json<Value> {
+    let service = &state.context.service;
+    Json(json!({
+        "status": "ok",
+        "version": env!("CARGO_PKG_VERSION"),
+        "semantic_search": service.embedder().is_some(),
+        "store": service.store_location(),
+    }))
+}
+
+async fn create_memory(
+    State(state): State<AppState>,
+    JsonBody(input): JsonBody<StoreInput>,
+) -> Result<Response, ApiError> {
+    let caller = state.context.caller.clone();
+    let outcome = blocking(&state, move |service| {
+        service.store(input.into_new_memory(service, &caller)?)
+    })
+    .await?;
+    Ok(write_response(&state, &outcome))
+}
+
+async fn list_memories(
+    State(state): State<AppState>,
+    QueryInput(input): QueryInput<ListInput>,
+) -> Result<Json<Value>, ApiError> {
+    let caller = state.context.caller.clone();
+    blocking(&state, move |service| {
+        let query = input.into_query(service, &caller)?;
+        let memories = service.list(&query)?;
+        Ok(Json(json!({
+            "total": service.count(&query.filter)?,
+            "memories": memories.iter().map(MemoryDocument::of).collect::<Vec<_>>(),
+        })))
+    })
+    .await
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct GetQuery {
+    /// Also return the memory's earlier states, oldest first.
+    #[serde(default)]
+    history: bool,
+}
+
+async fn get_memory(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    QueryInput(query): QueryInput<GetQuery>,
+) -> Result<Json<Value>, ApiError> {
+    blocking(&state, move |service| {
+        let target = IdRef::parse(&id)?;
+        if query.history {
+            let history = service.history(&target)?;
+            return Ok(Json(json!({
+                "memory": MemoryDocument::of(&history.memory),
+                "revisions": history.revisions,
+            })));
+        }
+        let memory = service.resolve(&target, false)?;
+        Ok(Json(json!(MemoryDocument::of(&memory))))
+    })
+    .await
+}
+
+async fn patch_memory(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    JsonBody(input): JsonBody<PatchInput>,
+) -> Result<Response, ApiError> {
+    let outcome = blocking(&state, move |service| {
+        let target = IdRef::parse(&id)?;
+        service.update(&target, input.into_patch(service)?)
+    })
+    .await?;
+    Ok(write_response(&state, &outcome))
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct DeleteQuery {
+    /// Delete for good, history included, instead of hiding it.
+    #[serde(default)]
+    purge: bool,
+}
+
+async fn delete_memory(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    QueryInput(query): QueryInput<DeleteQuery>,
+) -> Result<Json<Value>, ApiError> {
+    blocking(&state, move |service| {
+        let target = IdRef::parse(&id)?;
+        let (memory, status) = if query.purge {
+            (service.purge(&target)?, "purged")
+        } else {
+            (service.forget(&target)?, "forgotten")
+        };
+        Ok(Json(
+            json!({"status": status, "memory": MemoryDocument::of(&memory)}),
+        ))
+    })
+    .await
+}
+
+async fn run_search(state: AppState, input: SearchInput) -> Result<Json<Value>, ApiError> {
+    let caller = state.context.caller.clone();
+    blocking(&state, move |service| {
+        let request = input.into_request(service, &caller)?;
+        let results = service.search(&request)?;
+        Ok(Json(json!({
+            "query": request.query,
+            "mode": results.mode,
+            "matched_words": results.matched_words,
+            "results": results.hits.iter().map(hit_document).collect::<Vec<_>>(),
+            "notices": results.notices,
+        })))
+    })
+    .await
+}
+
+async fn search_get(
+    State(state): State<AppState>,
+    QueryInput(input): QueryInput<SearchInput>,
+) -> Result<Json<Value>, ApiError> {
+    run_search(state, input).await
+}
+
+async fn search_post(
+    State(state): State<AppState>,
+    JsonBody(input): JsonBody<SearchInput>,
+) -> Result<Json<Value>, ApiError> {
+    run_search(state, input).await
+}
+
+async fn tags(
+    State(state): State<AppState>,
+    QueryInput(input): QueryInput<FilterInput>,
+) -> Result<Json<Value>, ApiError> {
+    let caller = state.context.caller.clone();
+    blocking(&state, move |service| {
+        let filter = input.into_filter(service, &caller)?;
+        Ok(Json(json!({"tags": service.tags(&filter)?})))
+    })
+    .await
+}
+
+async fn stats(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+    blocking(&state, |service| Ok(Json(json!(service.stats()?)))).await
+}
+
+/// Streams every memory, with history, as JSON Lines while the store reads them.
+async fn export(State(state): State<AppState>) -> Response {
+    let (lines, received) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(64);
+    let service = state.context.service.clone();
+    tokio::task::spawn_blocking(move || {
+        let result = service.export(&mut |record| {
+            let mut line = serde_json::to_vec(record).expect("records serialise");
+            line.push(b'\n');
+            lines
+                .blocking_send(Ok(Bytes::from(line)))
+                .map_err(|_| Error::Io(std::io::Error::other("the client went away")))
+        });
+        if let Err(error) = result {
+            // The status is already sent; ending the body with an error tells the client the
+            // export is incomplete.
+            let _ = lines.blocking_send(Err(std::io::Error::other(error.to_string())));
+        }
+    });
+    let body = Body::from_stream(tokio_stream::wrappers::ReceiverStream::new(received));
+    ([(header::CONTENT_TYPE, "application/x-ndjson")], body).into_response()
+}
+
+/// Reads JSON Lines as they arrive; all or nothing, like `cairn import`.
+async fn import(State(state): State<AppState>, body: Body) -> Result<Json<ImportReport>, ApiError> {
+    let limit = state.options.max_import_bytes;
+    let stream = body.into_data_stream().map_err(std::io::Error::other);
+    let reader = tokio_util::io::StreamReader::new(stream);
+    let service = state.context.service.clone();
+    let report = tokio::task::spawn_blocking(move || {
+        let bridge = tokio_util::io::SyncIoBridge::new(reader);
+        let mut input = std::io::BufReader::new(bridge);
+        service.import(&mut input, &mut |_| {})
+    })
+    .await
+    .map_err(|error| {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            error.to_string(),
+        )
+    })?
+    .map_err(|error| match error {
+        // The body limit cut the stream off: the import was rolled back.
+        Error::Io(io) if io.to_string().contains("length limit exceeded") => ApiError {
+            message: format!(
+                "the import is over the limit of {limit} bytes (server.max_import_bytes); \
+                 nothing was imported"
+            ),
+            ..ApiError::body_too_large(limit)
+        },
+        other => ApiError::from(other),
+    })?;
+    if let Some(worker) = &state.context.embedding {
+        worker.nudge();
+    }
+    Ok(Json(report))
+}
+
+async fn openapi(State(state): State<AppState>) -> Json<Value> {
+    Json(crate::openapi::document(&routes(&state)))
+}
+
+fn empty() -> Map<String, Value> {
+    Map::new()
+}
+
+/// Every REST route. `state` sets the import route's larger body limit.
+pub fn routes(state: &AppState) -> Vec<Route> {
+    use cairn_core::api::schema;
+    vec![
+        Route {
+            method: Method::GET,
+            path: "/v1/health",
+            summary: "Whether the server runs, its version, and whether semantic search is on. No token needed.",
+            body: None,
+            query: None,
+            success: &[(200, "running")],
+            authenticated: false,
+            handler: get(health),
+        },
+        Route {
+            method: Method::POST,
+            path: "/v1/memories",
+            summary: "Store a memory. 201 when created; 200 when it was a duplicate (nothing written) or revised an existing memory through its topic_key.",
+            body: Some(schema::<StoreInput>),
+            query: None,
+            success: &[(201, "created"), (200, "duplicate or updated")],
+            authenticated: true,
+            handler: post(create_memory),
+        },
+        Route {
+            method: Method::GET,
+            path: "/v1/memories",
+            summary: "List memories under filters, newest first by default.",
+            body: None,
+            query: Some(schema::<ListInput>),
+            success: &[(200, "a page of memories and the total")],
+            authenticated: true,
+            handler: get(list_memories),
+        },
+        Route {
+            method: Method::GET,
+            path: "/v1/memories/{id}",
+            summary: "One memory by full id or short handle; ?history=true adds its earlier states.",
+            body: None,
+            query: Some(schema::<GetQuery>),
+            success: &[(200, "the memory")],
+            authenticated: true,
+            handler: get(get_memory),
+        },
+        Route {
+            method: Method::PATCH,
+            path: "/v1/memories/{id}",
+            summary: "Change the fields given; the previous state is kept in the history.",
+            body: Some(schema::<PatchInput>),
+            query: None,
+            success: &[(200, "updated or unchanged")],
+            authenticated: true,
+            handler: patch(patch_memory),
+        },
+        Route {
+            method: Method::DELETE,
+            path: "/v1/memories/{id}",
+            summary: "Forget a memory (hidden from every read); ?purge=true deletes it for good.",
+            body: None,
+            query: Some(schema::<DeleteQuery>),
+            success: &[(200, "forgotten or purged")],
+            authenticated: true,
+            handler: delete(delete_memory),
+        },
+        Route {
+            method: Method::GET,
+            path: "/v1/search",
+            summary: "Search by keyword, near-spelling and meaning; list parameters take comma-separated values.",
+            body: None,
+            query: Some(schema::<SearchInput>),
+            success: &[(200, "ranked results")],
+            authenticated: true,
+            handler: get(search_get),
+        },
+        Route {
+            method: Method::POST,
+            path: "/v1/search",
+            summary: "The same search with a JSON body.",
+            body: Some(schema::<SearchInput>),
+            query: None,
+            success: &[(200, "ranked results")],
+            authenticated: true,
+            handler: post(search_post),
+        },
+        Route {
+            method: Method::GET,
+            path: "/v1/tags",
+            summary: "Tags in use under filters, most used first.",
+            body: None,
+            query: Some(schema::<FilterInput>),
+            success: &[(200, "tags and their counts")],
+            authenticated: true,
+            handler: get(tags),
+        },
+        Route {
+            method: Method::GET,
+            path: "/v1/stats",
+            summary: "Counts over the whole store.",
+            body: None,
+            query: None,
+            success: &[(200, "counts")],
+            authenticated: true,
+            handler: get(stats),
+        },
+        Route {
+            method: Method::GET,
+            path: "/v1/export",
+            summary: "Every memory with its history (forgotten and expired ones too), streamed as JSON Lines.",
+            body: None,
+            query: None,
+            success: &[(200, "application/x-ndjson, one memory record per line")],
+            authenticated: true,
+            handler: get(export),
+        },
+        Route {
+            method: Method::POST,
+            path: "/v1/import",
+            summary: "Read JSON Lines written by export, streamed; all or nothing, and importing twice changes nothing.",
+            body: Some(empty),
+            query: None,
+            success: &[(200, "what was created, updated and left unchanged")],
+            authenticated: true,
+            handler: post(import).layer(DefaultBodyLimit::max(state.options.max_import_bytes)),
+        },
+        Route {
+            method: Method::GET,
+            path: "/v1/openapi.json",
+            summary: "This document.",
+            body: None,
+            query: None,
+            success: &[(200, "OpenAPI 3.1")],
+            authenticated: false,
+            handler: get(openapi),
+        },
+    ]
+}

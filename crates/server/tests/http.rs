@@ -1,0 +1,605 @@
+//! The HTTP server over a real loopback socket: every route, every error status, auth, body
+//! limits, the OpenAPI document, concurrent clients and graceful shutdown. The store is a real
+//! SQLite file in a temporary directory.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use cairn_core::api::Caller;
+use cairn_core::config::{Limits, ToolProfile};
+use cairn_core::{MemoryService, Source};
+use cairn_mcp::McpContext;
+use cairn_server::{AppState, ServerOptions};
+use cairn_store_sqlite::SqliteStore;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+const TOKEN: &str = "test-token-0123456789abcdef";
+
+struct TestServer {
+    base: String,
+    client: reqwest::Client,
+    database: PathBuf,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+    _dir: tempfile::TempDir,
+}
+
+struct Setup {
+    token: Option<&'static str>,
+    max_body_bytes: usize,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        Setup {
+            token: None,
+            max_body_bytes: 1 << 20,
+        }
+    }
+}
+
+impl TestServer {
+    async fn start(setup: Setup) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let database = dir.path().join("cairn.db");
+        let store = SqliteStore::open(&database).unwrap();
+        let service = Arc::new(MemoryService::new(Box::new(store), Limits::default()));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let bind: SocketAddr = listener.local_addr().unwrap();
+        let state = AppState {
+            context: McpContext {
+                service,
+                caller: Caller {
+                    default_project: None,
+                    source: Source::Http,
+                },
+                profile: ToolProfile::Core,
+                embedding: None,
+            },
+            options: Arc::new(ServerOptions {
+                bind,
+                token: setup.token.map(String::from),
+                max_body_bytes: setup.max_body_bytes,
+                max_import_bytes: 64 << 20,
+            }),
+        };
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(cairn_server::serve(listener, state, async move {
+            let _ = stopped.await;
+        }));
+        TestServer {
+            base: format!("http://{bind}"),
+            client: reqwest::Client::new(),
+            database,
+            stop: Some(stop),
+            task: Some(task),
+            _dir: dir,
+        }
+    }
+
+    fn request(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
+        self.client.request(method, format!("{}{path}", self.base))
+    }
+
+    /// Sends and returns the status and the JSON body (`Null` when there is none).
+    async fn send(&self, request: reqwest::RequestBuilder) -> (StatusCode, Value) {
+        let response = request.send().await.expect("the server answers");
+        let status = response.status();
+        let text = response.text().await.unwrap();
+        let body = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        };
+        (status, body)
+    }
+
+    async fn call(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let mut request = self.request(method, path);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        self.send(request).await
+    }
+
+    async fn store(&self, content: &str) -> String {
+        let (status, body) = self
+            .call(
+                Method::POST,
+                "/v1/memories",
+                Some(json!({"content": content})),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        body["memory"]["id"].as_str().unwrap().to_string()
+    }
+}
+
+fn assert_error(status: StatusCode, body: &Value, expected: StatusCode, code: &str) {
+    assert_eq!(status, expected, "{body}");
+    assert_eq!(body["error"]["code"], code, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()),
+        "{body}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_route_works_over_a_real_socket() {
+    let server = TestServer::start(Setup::default()).await;
+    let (status, health) = server.call(Method::GET, "/v1/health", None).await;
+    assert_eq!((status, &health["status"]), (StatusCode::OK, &json!("ok")));
+    assert_eq!(health["semantic_search"], false);
+
+    let (status, created) = server
+        .call(
+            Method::POST,
+            "/v1/memories",
+            Some(json!({"content": "Releases are cut from main every Tuesday", "tags": ["release"], "project": "acme", "category": "decision"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    assert_eq!(created["memory"]["source"], "http");
+    let id = created["memory"]["id"].as_str().unwrap().to_string();
+    let handle = created["memory"]["handle"].as_str().unwrap().to_string();
+    let (status, duplicate) = server
+        .call(
+            Method::POST,
+            "/v1/memories",
+            Some(json!({"content": "Releases are cut from main every Tuesday", "project": "acme"})),
+        )
+        .await;
+    assert_eq!(
+        (status, &duplicate["status"]),
+        (StatusCode::OK, &json!("duplicate"))
+    );
+    server.store("The staging cluster runs in eu-west-1").await;
+
+    let (status, listed) = server
+        .call(Method::GET, "/v1/memories?project=acme&limit=5", None)
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        listed["total"], 2,
+        "acme's memory and the global one: {listed}"
+    );
+    let (_, listed) = server
+        .call(Method::GET, "/v1/memories?tags=release", None)
+        .await;
+    assert_eq!(listed["memories"][0]["id"], id.as_str());
+
+    let (status, got) = server
+        .call(Method::GET, &format!("/v1/memories/{handle}"), None)
+        .await;
+    assert_eq!((status, &got["id"]), (StatusCode::OK, &json!(id)));
+
+    let (status, patched) = server
+        .call(
+            Method::PATCH,
+            &format!("/v1/memories/{id}"),
+            Some(json!({"content": "Releases are cut from main every Wednesday", "importance": 5})),
+        )
+        .await;
+    assert_eq!(
+        (status, &patched["status"]),
+        (StatusCode::OK, &json!("updated"))
+    );
+    let (_, history) = server
+        .call(
+            Method::GET,
+            &format!("/v1/memories/{id}?history=true"),
+            None,
+        )
+        .await;
+    assert_eq!(
+        history["revisions"].as_array().unwrap().len(),
+        1,
+        "{history}"
+    );
+
+    let (status, found) = server
+        .call(
+            Method::GET,
+            "/v1/search?query=wednesday%20release&tags=release",
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{found}");
+    assert_eq!(found["results"][0]["memory"]["id"], id.as_str());
+    let (status, found) = server
+        .call(
+            Method::POST,
+            "/v1/search",
+            Some(json!({"query": "staging cluster", "limit": 1, "mode": "lexical"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(found["results"].as_array().unwrap().len(), 1);
+    assert!(
+        found["results"][0]["memory"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("eu-west-1")
+    );
+
+    let (_, tags) = server.call(Method::GET, "/v1/tags", None).await;
+    assert_eq!(tags["tags"], json!([{"tag": "release", "count": 1}]));
+    let (_, stats) = server.call(Method::GET, "/v1/stats", None).await;
+    assert_eq!(stats["memories"], 2, "{stats}");
+
+    let export = server
+        .request(Method::GET, "/v1/export")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(export.headers()["content-type"], "application/x-ndjson");
+    let lines = export.text().await.unwrap();
+    assert_eq!(lines.lines().count(), 2);
+    let (status, imported) = server
+        .send(
+            server
+                .request(Method::POST, "/v1/import")
+                .body(lines.clone()),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{imported}");
+    assert_eq!(
+        imported["unchanged"], 2,
+        "importing an export again changes nothing"
+    );
+
+    let (status, forgotten) = server
+        .call(Method::DELETE, &format!("/v1/memories/{id}"), None)
+        .await;
+    assert_eq!(
+        (status, &forgotten["status"]),
+        (StatusCode::OK, &json!("forgotten"))
+    );
+    let (status, _) = server
+        .call(Method::GET, &format!("/v1/memories/{id}"), None)
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, purged) = server
+        .call(
+            Method::DELETE,
+            &format!("/v1/memories/{id}?purge=true"),
+            None,
+        )
+        .await;
+    assert_eq!(
+        (status, &purged["status"]),
+        (StatusCode::OK, &json!("purged"))
+    );
+    let (_, stats) = server.call(Method::GET, "/v1/stats", None).await;
+    assert_eq!(stats["memories"], 1, "{stats}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_error_status_comes_back_in_one_json_shape() {
+    let server = TestServer::start(Setup {
+        max_body_bytes: 64 * 1024,
+        ..Setup::default()
+    })
+    .await;
+    // 400: refused by the service, naming the field.
+    let (status, body) = server
+        .call(Method::POST, "/v1/memories", Some(json!({"content": "  "})))
+        .await;
+    assert_error(status, &body, StatusCode::BAD_REQUEST, "invalid");
+    assert_eq!(body["error"]["field"], "content");
+    // 400: not the route's JSON.
+    let (status, body) = server
+        .send(
+            server
+                .request(Method::POST, "/v1/memories")
+                .body("{not json"),
+        )
+        .await;
+    assert_error(status, &body, StatusCode::BAD_REQUEST, "invalid");
+    let (status, body) = server
+        .call(
+            Method::POST,
+            "/v1/memories",
+            Some(json!({"content": "x", "colour": "red"})),
+        )
+        .await;
+    assert_error(status, &body, StatusCode::BAD_REQUEST, "invalid");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("colour"),
+        "{body}"
+    );
+    let (status, body) = server
+        .call(Method::GET, "/v1/search?query=x&limit=many", None)
+        .await;
+    assert_error(status, &body, StatusCode::BAD_REQUEST, "invalid");
+    assert_eq!(body["error"]["field"], "limit");
+    let (status, body) = server
+        .call(Method::GET, "/v1/search?query=x&limit=500", None)
+        .await;
+    assert_error(status, &body, StatusCode::BAD_REQUEST, "invalid");
+    let (status, body) = server
+        .call(Method::GET, "/v1/search?query=x&after=someday", None)
+        .await;
+    assert_error(status, &body, StatusCode::BAD_REQUEST, "invalid");
+    assert_eq!(body["error"]["field"], "after");
+    // 404: no such memory, no such route.
+    let (status, body) = server
+        .call(Method::GET, "/v1/memories/0123abcd", None)
+        .await;
+    assert_error(status, &body, StatusCode::NOT_FOUND, "not_found");
+    let (status, body) = server.call(Method::GET, "/v2/anything", None).await;
+    assert_error(status, &body, StatusCode::NOT_FOUND, "not_found");
+    // 409: a handle that matches two memories.
+    let record = |id: &str| {
+        json!({"id": id, "content": format!("memory {id}"), "title": null, "category": "other",
+               "tags": [], "project": null, "topic_key": null, "entered_by": null,
+               "session_id": null, "source": "import", "importance": 3,
+               "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
+               "expires_at": null, "deleted_at": null, "revisions": []})
+        .to_string()
+    };
+    let lines = format!(
+        "{}\n{}\n",
+        record("abcd0000-0000-4000-8000-000000000001"),
+        record("abcd0000-0000-4000-8000-000000000002")
+    );
+    let (status, body) = server
+        .send(server.request(Method::POST, "/v1/import").body(lines))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = server
+        .call(Method::GET, "/v1/memories/abcd0000", None)
+        .await;
+    assert_error(status, &body, StatusCode::CONFLICT, "conflict");
+    // 413: content over the service's limit, and a body over the server's.
+    let (status, body) = server
+        .call(
+            Method::POST,
+            "/v1/memories",
+            Some(json!({"content": "x".repeat(20_000)})),
+        )
+        .await;
+    assert_error(status, &body, StatusCode::PAYLOAD_TOO_LARGE, "too_large");
+    assert_eq!(body["error"]["field"], "content");
+    let (status, body) = server
+        .call(
+            Method::POST,
+            "/v1/memories",
+            Some(json!({"content": "x".repeat(100_000)})),
+        )
+        .await;
+    assert_error(status, &body, StatusCode::PAYLOAD_TOO_LARGE, "too_large");
+    assert_eq!(body["error"]["field"], "body");
+    // 503: meaning without a model.
+    let (status, body) = server
+        .call(Method::GET, "/v1/search?query=anything&mode=semantic", None)
+        .await;
+    assert_error(
+        status,
+        &body,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "unavailable",
+    );
+    // Nothing refused was written: only the two imported memories exist.
+    let (_, stats) = server.call(Method::GET, "/v1/stats", None).await;
+    assert_eq!(stats["memories"], 2, "{stats}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_guards_every_route_but_health_and_the_document() {
+    let server = TestServer::start(Setup {
+        token: Some(TOKEN),
+        ..Setup::default()
+    })
+    .await;
+    let (status, body) = server.call(Method::GET, "/v1/stats", None).await;
+    assert_error(status, &body, StatusCode::UNAUTHORIZED, "unauthorized");
+    let (status, body) = server
+        .send(
+            server
+                .request(Method::GET, "/v1/stats")
+                .bearer_auth("wrong-token-0123456789"),
+        )
+        .await;
+    assert_error(status, &body, StatusCode::UNAUTHORIZED, "unauthorized");
+    let (status, _) = server
+        .send(server.request(Method::GET, "/v1/stats").bearer_auth(TOKEN))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = server
+        .send(
+            server
+                .request(Method::POST, "/v1/memories")
+                .json(&json!({"content": "written without a token"})),
+        )
+        .await;
+    assert_error(status, &body, StatusCode::UNAUTHORIZED, "unauthorized");
+    let (status, body) = server
+        .send(
+            server
+                .request(Method::POST, "/mcp")
+                .header("accept", "application/json, text/event-stream")
+                .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})),
+        )
+        .await;
+    assert_error(status, &body, StatusCode::UNAUTHORIZED, "unauthorized");
+    for open in ["/v1/health", "/v1/openapi.json"] {
+        let (status, _) = server.call(Method::GET, open, None).await;
+        assert_eq!(status, StatusCode::OK, "{open}");
+    }
+    let (_, stats) = server
+        .send(server.request(Method::GET, "/v1/stats").bearer_auth(TOKEN))
+        .await;
+    assert_eq!(stats["memories"], 0, "the refused write wrote nothing");
+}
+
+#[test]
+fn listening_beyond_loopback_needs_a_long_token() {
+    let public: SocketAddr = "0.0.0.0:7437".parse().unwrap();
+    let loopback: SocketAddr = "127.0.0.1:7437".parse().unwrap();
+    let refused = cairn_server::check_exposure(&public, None).unwrap_err();
+    assert_eq!(refused.field(), Some("bind"));
+    assert!(refused.to_string().contains("--token"), "{refused}");
+    assert!(cairn_server::check_exposure(&public, Some(TOKEN)).is_ok());
+    assert!(cairn_server::check_exposure(&loopback, None).is_ok());
+    let short = cairn_server::check_exposure(&public, Some("hunter2")).unwrap_err();
+    assert_eq!(short.field(), Some("token"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_openapi_document_lists_exactly_the_routes_that_answer() {
+    let server = TestServer::start(Setup::default()).await;
+    let id = server.store("a memory for the route walk").await;
+    let (status, document) = server.call(Method::GET, "/v1/openapi.json", None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(document["openapi"], "3.1.0");
+    let mut documented = Vec::new();
+    for (path, item) in document["paths"].as_object().unwrap() {
+        for method in item.as_object().unwrap().keys() {
+            documented.push(format!("{} {path}", method.to_uppercase()));
+        }
+    }
+    documented.sort();
+    let expected = [
+        "DELETE /v1/memories/{id}",
+        "GET /v1/export",
+        "GET /v1/health",
+        "GET /v1/memories",
+        "GET /v1/memories/{id}",
+        "GET /v1/openapi.json",
+        "GET /v1/search",
+        "GET /v1/stats",
+        "GET /v1/tags",
+        "PATCH /v1/memories/{id}",
+        "POST /v1/import",
+        "POST /v1/memories",
+        "POST /v1/search",
+    ];
+    assert_eq!(documented, expected);
+    // Each documented operation is really routed: never the fallback's 404 or a 405.
+    for operation in &documented {
+        let (method, path) = operation.split_once(' ').unwrap();
+        let path = path.replace("{id}", &id);
+        let (status, body) = server
+            .send(server.request(method.parse().unwrap(), &path).body("{}"))
+            .await;
+        assert_ne!(status, StatusCode::METHOD_NOT_ALLOWED, "{operation}");
+        assert!(
+            !body.to_string().contains("no such route"),
+            "{operation} fell through: {body}"
+        );
+    }
+    // Query parameters come from the input types: search documents its filters.
+    let parameters: Vec<&str> = document["paths"]["/v1/search"]["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    for name in ["query", "mode", "limit", "tags", "project", "after"] {
+        assert!(
+            parameters.contains(&name),
+            "{name} missing from {parameters:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sixteen_concurrent_clients_lose_nothing() {
+    let server = Arc::new(TestServer::start(Setup::default()).await);
+    let mut tasks = Vec::new();
+    for client in 0..16 {
+        let server = Arc::clone(&server);
+        tasks.push(tokio::spawn(async move {
+            let mut ids = Vec::new();
+            for request in 0..200 {
+                if request % 2 == 0 {
+                    ids.push(
+                        server
+                            .store(&format!(
+                                "client {client} wrote note {request} about queues"
+                            ))
+                            .await,
+                    );
+                } else {
+                    let (status, _) = server
+                        .call(Method::GET, "/v1/search?query=queues&limit=5", None)
+                        .await;
+                    assert_eq!(status, StatusCode::OK);
+                }
+            }
+            ids
+        }));
+    }
+    let mut written = Vec::new();
+    for task in tasks {
+        written.extend(task.await.unwrap());
+    }
+    assert_eq!(written.len(), 16 * 100);
+    let (_, stats) = server.call(Method::GET, "/v1/stats", None).await;
+    assert_eq!(stats["memories"], 1600, "{stats}");
+    for id in written.iter().step_by(16) {
+        let (status, _) = server
+            .call(Method::GET, &format!("/v1/memories/{id}"), None)
+            .await;
+        assert_eq!(
+            status,
+            StatusCode::OK,
+            "{id} was acknowledged but is missing"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn shutdown_lets_a_write_in_flight_finish() {
+    let mut server = TestServer::start(Setup::default()).await;
+    let lines: String = (0..3_000)
+        .map(|n| {
+            let id = format!("00000000-0000-4000-8000-{n:012}");
+            json!({"id": id, "content": format!("imported during shutdown, number {n}"),
+                   "title": null, "category": "other", "tags": [], "project": null,
+                   "topic_key": null, "entered_by": null, "session_id": null,
+                   "source": "import", "importance": 3,
+                   "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
+                   "expires_at": null, "deleted_at": null, "revisions": []})
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    // The body arrives in two parts; the server is told to stop between them.
+    let (parts, body) = tokio::sync::mpsc::channel::<Result<String, std::io::Error>>(2);
+    let body = reqwest::Body::wrap_stream(tokio_stream::wrappers::ReceiverStream::new(body));
+    let import = tokio::spawn(server.request(Method::POST, "/v1/import").body(body).send());
+    let half = lines.len() / 2;
+    let cut = lines[..half].rfind('\n').unwrap() + 1;
+    parts.send(Ok(lines[..cut].to_string())).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let _ = server.stop.take().unwrap().send(());
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    parts.send(Ok(lines[cut..].to_string())).await.unwrap();
+    drop(parts);
+    let response = import.await.unwrap().expect("the import got its answer");
+    assert_eq!(response.status(), StatusCode::OK);
+    let report: Value = response.json().await.unwrap();
+    assert_eq!(report["created"], 3_000, "{report}");
+    server.task.take().unwrap().await.unwrap().unwrap();
+    // And the database the server left behind holds all of it.
+    let store = SqliteStore::open(&server.database).unwrap();
+    let service = MemoryService::new(Box::new(store), Limits::default());
+    assert_eq!(service.stats().unwrap().memories, 3_000);
+    // New connections are refused once it has stopped.
+    assert!(
+        server
+            .request(Method::GET, "/v1/health")
+            .send()
+            .await
+            .is_err()
+    );
+}
