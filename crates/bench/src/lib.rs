@@ -10,3 +10,4 @@ pub mod locomo;
 pub mod measure;
 pub mod metrics;
 pub mod scale;
+pub mod serve;

@@ -10,7 +10,7 @@
 //! target/release/cairn-bench scale --sizes 10000,100000
 //! ```
 
-use cairn_bench::{cranfield, hybrid, locomo, scale};
+use cairn_bench::{cranfield, hybrid, locomo, scale, serve};
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -52,6 +52,31 @@ enum Command {
         #[arg(long)]
         workdir: Option<PathBuf>,
         /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// `cairn serve` under load from wrk: search and store throughput, latency, errors, RSS.
+    Serve {
+        /// Corpus sizes (memories), comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
+        sizes: Vec<u64>,
+        /// Concurrent connections.
+        #[arg(long, default_value_t = 10)]
+        connections: usize,
+        /// wrk threads.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Seconds per load.
+        #[arg(long, default_value_t = 15)]
+        seconds: u64,
+        /// The cairn binary (default: the one beside this program).
+        #[arg(long)]
+        cairn: Option<PathBuf>,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Directory for the scratch corpora and stores (default: the system temp dir).
+        #[arg(long)]
+        workdir: Option<PathBuf>,
         #[arg(long)]
         json: bool,
     },
@@ -192,6 +217,35 @@ fn main() -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&results)?);
             } else {
                 print!("{}", scale::table(&results));
+            }
+        }
+        Command::Serve {
+            sizes,
+            connections,
+            threads,
+            seconds,
+            cairn,
+            seed,
+            workdir,
+            json,
+        } => {
+            let options = serve::ServeOptions {
+                sizes,
+                cairn: match cairn {
+                    Some(path) => path,
+                    None => sibling_cairn()?,
+                },
+                connections: connections.max(1),
+                threads: threads.clamp(1, connections.max(1)),
+                seconds: seconds.max(1),
+                seed,
+                workdir,
+            };
+            let results = serve::run(&options, &mut |step| eprintln!("… {step}"))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&results)?);
+            } else {
+                print!("{}", serve::table(&results, &options));
             }
         }
         Command::Locomo { file, model, json } => {

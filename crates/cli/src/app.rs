@@ -24,12 +24,14 @@ pub struct App {
 }
 
 impl App {
-    pub fn open(cli: &Cli) -> Result<Self> {
+    /// Opens the store; `readers` extra read-only connections for a process that serves
+    /// concurrent requests (0 for a one-shot command).
+    pub fn open(cli: &Cli, readers: usize) -> Result<Self> {
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
         let config = load_config(cli, &cwd)?;
         let path = config.database_path()?;
         tracing::debug!(db = %path.display(), "opening store");
-        let store = SqliteStore::open(&path)?;
+        let store = SqliteStore::open(&path)?.with_read_connections(readers)?;
         let mut service = MemoryService::new(Box::new(store), config.limits.clone())
             .with_search_config(config.search.clone());
         if config.embedding.enabled

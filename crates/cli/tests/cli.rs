@@ -1103,6 +1103,27 @@ impl Served {
     }
 }
 
+impl Served {
+    /// `POST path` with a JSON body over plain HTTP/1.1; the status and the JSON answer.
+    fn post(&self, path: &str, token: &str, body: &Value) -> (u16, Value) {
+        let address = self.base.trim_start_matches("http://");
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        let body = body.to_string();
+        write!(
+            stream,
+            "POST {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut response = String::new();
+        std::io::Read::read_to_string(&mut stream, &mut response).unwrap();
+        let status = response[9..12].parse().unwrap();
+        let (_, json) = response.split_once("\r\n\r\n").unwrap();
+        (status, serde_json::from_str(json).unwrap())
+    }
+}
+
 impl Drop for Served {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -1129,6 +1150,23 @@ fn the_python_mcp_sdk_drives_cairn_serve_over_streamable_http() {
         &["stdio", env!("CARGO_BIN_EXE_cairn"), "mcp"],
     );
     assert_eq!(summary["schemas"], over_stdio["schemas"]);
+    // The content limit: the same verdict through REST as through MCP and the CLI.
+    let (status, refused) = served.post(
+        "/v1/memories",
+        token,
+        &serde_json::json!({"content": "x".repeat(20_000)}),
+    );
+    assert_eq!(status, 413);
+    assert_eq!(refused["error"]["field"], "content");
+    let http_message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        summary["too_big"]
+            .as_str()
+            .unwrap()
+            .starts_with(http_message)
+    );
+    let cli = sandbox.run(&["store", &"x".repeat(20_000)]);
+    assert_eq!(cli.stderr.trim(), format!("error: {http_message}"));
     drop(served);
     let listed = sandbox
         .ok(&["list", "--include-forgotten", "--format", "json"])

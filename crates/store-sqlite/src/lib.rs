@@ -23,6 +23,7 @@ mod vectors;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -50,7 +51,13 @@ const WRITE_ATTEMPTS: u32 = 3;
 
 /// The embedded SQLite store.
 pub struct SqliteStore {
+    /// The one connection that writes (and reads, when there are no readers).
     conn: Mutex<Connection>,
+    /// Extra read-only connections for long-lived processes, so searches run in parallel with
+    /// each other and with writes (WAL lets readers and one writer overlap). Empty for a CLI
+    /// command or an in-memory store.
+    readers: Vec<Mutex<Connection>>,
+    next_reader: AtomicUsize,
     /// Vocabulary words this process knows are stored (see `rows::WordSink`).
     known_words: Mutex<HashSet<String>>,
     path: Option<PathBuf>,
@@ -90,6 +97,8 @@ impl SqliteStore {
         migrations::migrate(&mut conn)?;
         Ok(SqliteStore {
             conn: Mutex::new(conn),
+            readers: Vec::new(),
+            next_reader: AtomicUsize::new(0),
             known_words: Mutex::new(HashSet::new()),
             ann: ann::AnnIndex::new(path.as_deref(), AnnSettings::default()),
             path,
@@ -130,6 +139,48 @@ impl SqliteStore {
         let conn = self.conn();
         let ranked = vectors::scan(&conn, query, filter, now, depth, None)?;
         vectors::ranked_hits(&conn, ranked, depth)
+    }
+
+    /// The same store with `count` more connections that only read, for a process that serves
+    /// many requests at once (`cairn serve`, `cairn mcp`). Reads then use a free reader, so one
+    /// slow search no longer queues the others behind it. An in-memory store keeps its single
+    /// connection (another connection would see another database).
+    pub fn with_read_connections(mut self, count: usize) -> Result<Self, SqliteError> {
+        let Some(path) = self.path.clone() else {
+            return Ok(self);
+        };
+        for _ in 0..count {
+            let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            let conn =
+                Connection::open_with_flags(&path, flags).map_err(|e| SqliteError::Open {
+                    path: path.clone(),
+                    source: Box::new(e),
+                })?;
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            conn.pragma_update(None, "cache_size", -CACHE_KIB)?;
+            // A reader that tried to write would be a bug; make it fail loudly.
+            conn.pragma_update(None, "query_only", "ON")?;
+            self.readers.push(Mutex::new(conn));
+        }
+        Ok(self)
+    }
+
+    /// A connection to read with: a free reader if there is one, else the least recently
+    /// handed out, else (without readers) the writer.
+    fn reader(&self) -> MutexGuard<'_, Connection> {
+        if self.readers.is_empty() {
+            return self.conn();
+        }
+        let start = self.next_reader.fetch_add(1, Ordering::Relaxed);
+        let count = self.readers.len();
+        for offset in 0..count {
+            if let Ok(guard) = self.readers[(start + offset) % count].try_lock() {
+                return guard;
+            }
+        }
+        self.readers[start % count]
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The database file, or `None` for an in-memory store.
@@ -203,19 +254,19 @@ impl Store for SqliteStore {
     }
 
     fn get(&self, ids: &[MemoryId]) -> Result<Vec<Memory>> {
-        read::get(&self.conn(), ids)
+        read::get(&self.reader(), ids)
     }
 
     fn ids_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<MemoryId>> {
-        read::ids_with_prefix(&self.conn(), prefix, limit)
+        read::ids_with_prefix(&self.reader(), prefix, limit)
     }
 
     fn list(&self, query: &ListQuery, now: Timestamp) -> Result<Vec<Memory>> {
-        read::list(&self.conn(), query, now)
+        read::list(&self.reader(), query, now)
     }
 
     fn count(&self, filter: &MemoryFilter, now: Timestamp) -> Result<u64> {
-        read::count(&self.conn(), filter, now)
+        read::count(&self.reader(), filter, now)
     }
 
     fn lexical(
@@ -226,27 +277,27 @@ impl Store for SqliteStore {
         depth: usize,
         window: usize,
     ) -> Result<Vec<SignalHit>> {
-        read::lexical(&self.conn(), expression, filter, now, depth, window)
+        read::lexical(&self.reader(), expression, filter, now, depth, window)
     }
 
     fn match_count(&self, expression: &Match, cap: u64) -> Result<u64> {
-        read::match_count(&self.conn(), expression, cap)
+        read::match_count(&self.reader(), expression, cap)
     }
 
     fn similar_words(&self, word: &str, limit: usize) -> Result<Vec<String>> {
-        Ok(rows::similar_words(&self.conn(), word, limit)?)
+        Ok(rows::similar_words(&self.reader(), word, limit)?)
     }
 
     fn embedding_model(&self) -> Result<Option<ModelIdentity>> {
-        vectors::model(&self.conn())
+        vectors::model(&self.reader())
     }
 
     fn pending_embeddings(&self, limit: usize) -> Result<Vec<PendingEmbedding>> {
-        vectors::pending(&self.conn(), limit)
+        vectors::pending(&self.reader(), limit)
     }
 
     fn embedding_counts(&self) -> Result<EmbeddingCounts> {
-        vectors::counts(&self.conn())
+        vectors::counts(&self.reader())
     }
 
     fn nearest(
@@ -256,7 +307,7 @@ impl Store for SqliteStore {
         now: Timestamp,
         depth: usize,
     ) -> Result<Vec<SignalHit>> {
-        vectors::nearest(&self.conn(), &self.ann, query, filter, now, depth)
+        vectors::nearest(&self.reader(), &self.ann, query, filter, now, depth)
     }
 
     fn update_vector_index(
@@ -264,27 +315,27 @@ impl Store for SqliteStore {
         rebuild: bool,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Option<VectorIndexReport>> {
-        self.ann.update(&self.conn(), rebuild, progress)
+        self.ann.update(&self.reader(), rebuild, progress)
     }
 
     fn revisions(&self, id: &MemoryId) -> Result<Vec<Revision>> {
-        read::revisions(&self.conn(), id)
+        read::revisions(&self.reader(), id)
     }
 
     fn expired(&self, before: Timestamp) -> Result<Vec<Memory>> {
-        read::expired(&self.conn(), before)
+        read::expired(&self.reader(), before)
     }
 
     fn stats(&self, now: Timestamp) -> Result<StoreStats> {
-        read::stats(&self.conn(), now)
+        read::stats(&self.reader(), now)
     }
 
     fn tag_counts(&self, filter: &MemoryFilter, now: Timestamp) -> Result<Vec<TagCount>> {
-        read::tag_counts(&self.conn(), filter, now)
+        read::tag_counts(&self.reader(), filter, now)
     }
 
     fn export(&self, sink: &mut dyn FnMut(Memory, Vec<Revision>) -> Result<()>) -> Result<()> {
-        read::export(&self.conn(), sink)
+        read::export(&self.reader(), sink)
     }
 
     fn location(&self) -> String {

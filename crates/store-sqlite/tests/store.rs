@@ -10,6 +10,25 @@ fn in_memory() -> Box<dyn Store> {
 
 cairn_core::store_behaviour_suite!(in_memory);
 
+/// The same suite on a file with read-only connections beside the writer, as `cairn serve` opens
+/// it: every read path works through a reader (which refuses to write) and sees what the writer
+/// committed.
+mod with_read_connections {
+    use super::*;
+
+    fn on_disk_with_readers() -> Box<dyn Store> {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("cairn.db"))
+            .and_then(|store| store.with_read_connections(2))
+            .expect("a file store with readers");
+        // The open connections keep the unlinked files alive; nothing is left behind.
+        drop(dir);
+        Box::new(store)
+    }
+
+    cairn_core::store_behaviour_suite!(on_disk_with_readers);
+}
+
 mod on_disk {
     use cairn_core::{MemoryService, NewMemory, Scope, Source, config::Limits};
     use cairn_store_sqlite::SqliteStore;

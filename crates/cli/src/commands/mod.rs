@@ -31,7 +31,14 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
     {
         return Ok(outcome);
     }
-    let app = App::open(cli)?;
+    // The servers answer many requests at once: give them a read connection per core.
+    let readers = match command {
+        Command::Serve(_) | Command::Mcp(_) => std::thread::available_parallelism()
+            .map_or(2, usize::from)
+            .clamp(2, 8),
+        _ => 0,
+    };
+    let app = App::open(cli, readers)?;
     match command {
         Command::Store(args) => store::run(&app, args),
         Command::Get(args) => memory::get(&app, args),
