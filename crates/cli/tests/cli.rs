@@ -1099,6 +1099,8 @@ impl Served {
                 break rest.split_whitespace().next().unwrap().to_string();
             }
         };
+        // Keep reading: a closed pipe would make the server's next notice fail.
+        std::thread::spawn(move || for _ in stderr.lines() {});
         Served { child, base }
     }
 }
@@ -1106,12 +1108,19 @@ impl Served {
 impl Served {
     /// `POST path` with a JSON body over plain HTTP/1.1; the status and the JSON answer.
     fn post(&self, path: &str, token: &str, body: &Value) -> (u16, Value) {
+        self.exchange("POST", path, token, &body.to_string())
+    }
+
+    fn get(&self, path: &str, token: &str) -> (u16, Value) {
+        self.exchange("GET", path, token, "")
+    }
+
+    fn exchange(&self, method: &str, path: &str, token: &str, body: &str) -> (u16, Value) {
         let address = self.base.trim_start_matches("http://");
         let mut stream = std::net::TcpStream::connect(address).unwrap();
-        let body = body.to_string();
         write!(
             stream,
-            "POST {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\n\
+            "{method} {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\n\
              Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         )
@@ -1181,4 +1190,36 @@ fn serve_refuses_a_public_address_without_a_token() {
     let run = sandbox.run(&["serve", "--bind", "0.0.0.0:0"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("without a token"), "{}", run.stderr);
+}
+
+#[test]
+fn the_server_embeds_new_memories_in_the_background_for_semantic_search() {
+    let Some(sandbox) = Sandbox::with_model() else {
+        return;
+    };
+    let token = "semantic-test-token-0123456789";
+    let served = Served::start(&sandbox, &[], token);
+    let (status, _) = served.post(
+        "/v1/memories",
+        token,
+        &serde_json::json!({"content": "The cat sits on the mat"}),
+    );
+    assert_eq!(status, 201);
+    // No CLI run embeds it: only the server's worker can. Shares no word with the memory.
+    let path = "/v1/search?query=kitten%20resting%20on%20a%20rug&mode=semantic";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let (status, found) = served.get(path, token);
+        assert_eq!(status, 200, "{found}");
+        if found["results"][0]["memory"]["content"] == "The cat sits on the mat" {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never embedded: {found}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let (_, health) = served.get("/v1/health", token);
+    assert_eq!(health["semantic_search"], true);
 }

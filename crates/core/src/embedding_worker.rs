@@ -7,7 +7,8 @@
 //! a few batches, not one run per write. It also wakes on its own every [`IDLE_SWEEP`], which
 //! picks up memories that another process (a CLI import, a hook) wrote to the same store.
 //!
-//! A failed run is logged and retried on the next wake; the memories stay pending and lexical
+//! The worker also loads the model when it starts, so a server's first search is as fast as
+//! the rest. A failed run is logged and retried on the next wake; the memories stay pending and lexical
 //! search still finds them. [`EmbeddingWorker::shutdown`] lets the current batch finish and
 //! joins the thread, so nothing is half-written when a server stops.
 
@@ -36,6 +37,12 @@ impl EmbeddingWorker {
         let thread = std::thread::Builder::new()
             .name("cairn-embed".into())
             .spawn(move || {
+                // Load the weights now, so the first search does not pay for it.
+                if let Some(embedder) = service.embedder()
+                    && let Err(error) = embedder.embed(&["warm up"])
+                {
+                    tracing::warn!(%error, "the embedding model failed to load");
+                }
                 // Runs until every sender is gone (after a last pass for their final nudges).
                 while let Ok(()) | Err(RecvTimeoutError::Timeout) = wakes.recv_timeout(IDLE_SWEEP) {
                     while wakes.try_recv().is_ok() {}

@@ -1,5 +1,6 @@
 //! `cairn serve`: the HTTP server (REST under /v1, MCP at /mcp) until Ctrl-C or SIGTERM.
 
+use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -56,7 +57,8 @@ pub fn run(app: &App, args: &ServeArgs) -> Result<Outcome> {
             .with_context(|| format!("cannot listen on {bind}"))?;
         let address = listener.local_addr()?;
         // Always said, even with --quiet: with --bind …:0 it is the only way to learn the port.
-        eprintln!(
+        let _ = writeln!(
+            std::io::stderr(),
             "cairn listening on http://{address} (REST under /v1, MCP at /mcp); Ctrl-C stops"
         );
         if embedding.is_none() {

@@ -131,9 +131,11 @@ impl Printer {
     }
 
     /// A notice for people on standard error (never in quiet mode, never mixed into data).
+    /// A line on standard error. A closed stderr is ignored: a notice is never worth failing
+    /// for (and must not bring down a running server).
     pub fn notice(&self, message: &str) {
         if !self.style.quiet {
-            eprintln!("{message}");
+            let _ = writeln!(std::io::stderr(), "{message}");
         }
     }
 }
