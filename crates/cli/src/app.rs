@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use cairn_core::api::{Caller, FilterInput};
 use cairn_core::config::{Config, ConfigSources};
 use cairn_core::project::detect_project;
 use cairn_core::store::MemoryFilter;
-use cairn_core::{MemoryService, ProjectName, Scope, ScopeFilter, Tag, dates};
+use cairn_core::{MemoryService, ProjectName, Scope, Source, dates};
 use cairn_embed::{DEFAULT_MODEL, LazyEmbedder};
 use cairn_store_sqlite::SqliteStore;
 use jiff::Timestamp;
@@ -92,43 +93,32 @@ impl App {
         Ok(dates::parse_time(field, text, &self.service.now())?)
     }
 
+    /// The filter of a read: the same conversion MCP and HTTP use, with the detected project as
+    /// the default.
     pub fn filter(&self, args: &FilterArgs) -> Result<MemoryFilter> {
-        let scope = if args.all_projects {
-            ScopeFilter::All
-        } else if args.project.global {
-            ScopeFilter::Global
-        } else {
-            ScopeFilter::ProjectAndGlobal(self.project(&args.project)?)
+        let explicit = args.all_projects || args.project.global || args.project.project.is_some();
+        let caller = Caller {
+            default_project: if explicit {
+                None
+            } else {
+                Some(self.project(&args.project)?)
+            },
+            source: Source::Cli,
         };
-        Ok(MemoryFilter {
-            scope,
-            tags_all: args
-                .tags
-                .as_deref()
-                .map(Tag::parse_list)
-                .transpose()?
-                .unwrap_or_default(),
-            tags_any: args
-                .any_tag
-                .as_deref()
-                .map(Tag::parse_list)
-                .transpose()?
-                .unwrap_or_default(),
+        let input = FilterInput {
+            project: args.project.project.clone(),
+            all_projects: args.all_projects,
+            global: args.project.global,
+            tags: args.tags.as_deref().map(split_list).unwrap_or_default(),
+            any_tags: args.any_tag.as_deref().map(split_list).unwrap_or_default(),
             category: args.category.as_deref().map(str::parse).transpose()?,
             entered_by: args.entered_by.clone(),
-            created_after: args
-                .after
-                .as_deref()
-                .map(|t| self.time("after", t))
-                .transpose()?,
-            created_before: args
-                .before
-                .as_deref()
-                .map(|t| self.time("before", t))
-                .transpose()?,
+            after: args.after.clone(),
+            before: args.before.clone(),
             include_expired: args.include_expired,
             include_forgotten: args.include_forgotten,
-        })
+        };
+        Ok(input.into_filter(&self.service, &caller)?)
     }
 }
 

@@ -80,36 +80,25 @@ pub struct StoreInput {
 
 /// Which memories a read considers. Every field is optional.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct FilterInput {
     /// Read one project's memories (and the global ones); the caller's project when omitted.
-    #[serde(default)]
     pub project: Option<String>,
     /// Read every project.
-    #[serde(default)]
     pub all_projects: bool,
     /// Read only global memories.
-    #[serde(default)]
     pub global: bool,
     /// Memories must carry every one of these tags.
-    #[serde(default)]
     pub tags: Vec<String>,
     /// Memories must carry at least one of these tags.
-    #[serde(default)]
     pub any_tags: Vec<String>,
-    #[serde(default)]
     pub category: Option<Category>,
-    #[serde(default)]
     pub entered_by: Option<String>,
     /// Created at or after: ISO 8601 or natural language (`2 weeks ago`).
-    #[serde(default)]
     pub after: Option<String>,
     /// Created before: ISO 8601 or natural language (`yesterday`).
-    #[serde(default)]
     pub before: Option<String>,
-    #[serde(default)]
     pub include_expired: bool,
-    #[serde(default)]
     pub include_forgotten: bool,
 }
 
@@ -148,26 +137,19 @@ pub struct GetInput {
 
 /// Input of `memory_update` and `PATCH /v1/memories/{id}`: only the fields given change.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct PatchInput {
-    #[serde(default)]
     pub content: Option<String>,
     /// A new title; `""` removes it.
-    #[serde(default)]
     pub title: Option<String>,
-    #[serde(default)]
     pub category: Option<Category>,
     /// Replaces every tag.
-    #[serde(default)]
     pub tags: Option<Vec<String>>,
-    #[serde(default)]
     #[schemars(range(min = 1, max = 5))]
     pub importance: Option<i64>,
     /// A new expiry (ISO 8601 or natural language), or `never` to remove it.
-    #[serde(default)]
     pub expires: Option<String>,
     /// A new topic key; `""` removes it.
-    #[serde(default)]
     pub topic_key: Option<String>,
 }
 
@@ -209,19 +191,15 @@ pub enum OrderInput {
 
 /// Input of `memory_list` and `GET /v1/memories`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct ListInput {
-    #[serde(default)]
     pub sort: SortInput,
-    #[serde(default)]
     pub order: OrderInput,
     /// Memories wanted (1–100, default 20).
-    #[serde(default)]
     #[schemars(range(min = 1, max = 100))]
     pub limit: Option<usize>,
-    #[serde(default)]
     pub offset: usize,
-    #[serde(default, flatten)]
+    #[serde(flatten)]
     pub filter: FilterInput,
 }
 
@@ -241,12 +219,8 @@ fn time(service: &MemoryService, field: &str, text: Option<&str>) -> Result<Opti
         .transpose()
 }
 
-fn project(field: &str, name: Option<&str>) -> Result<Option<ProjectName>> {
-    name.map(|n| {
-        ProjectName::new(n)
-            .map_err(|e| Error::invalid(field, e.to_string().replace("project: ", "")))
-    })
-    .transpose()
+fn project(name: Option<&str>) -> Result<Option<ProjectName>> {
+    name.map(ProjectName::new).transpose()
 }
 
 /// `""` clears an optional text field.
@@ -256,7 +230,7 @@ fn clearable(value: Option<String>) -> Option<Option<String>> {
 
 impl StoreInput {
     pub fn into_new_memory(self, service: &MemoryService, caller: &Caller) -> Result<NewMemory> {
-        let scope = match (self.global, project("project", self.project.as_deref())?) {
+        let scope = match (self.global, project(self.project.as_deref())?) {
             (true, Some(_)) => {
                 return Err(Error::invalid(
                     "global",
@@ -288,7 +262,7 @@ impl StoreInput {
 
 impl FilterInput {
     pub fn into_filter(self, service: &MemoryService, caller: &Caller) -> Result<MemoryFilter> {
-        let named = project("project", self.project.as_deref())?;
+        let named = project(self.project.as_deref())?;
         let scope = match (self.all_projects, self.global, named) {
             (true, true, _) | (true, _, Some(_)) | (_, true, Some(_)) => {
                 return Err(Error::invalid(
@@ -304,7 +278,14 @@ impl FilterInput {
                 .clone()
                 .map_or(ScopeFilter::All, ScopeFilter::ProjectAndGlobal),
         };
-        let tags = |raw: &[String]| Tag::normalise_all(raw.iter().map(String::as_str));
+        // Empty items (`tags=a,,b`) are ignored, as on the command line.
+        let tags = |raw: &[String]| {
+            Tag::normalise_all(
+                raw.iter()
+                    .map(String::as_str)
+                    .filter(|t| !t.trim().is_empty()),
+            )
+        };
         Ok(MemoryFilter {
             scope,
             tags_all: tags(&self.tags)?,
