@@ -9,7 +9,7 @@ use cairn_core::api::{Caller, FilterInput};
 use cairn_core::config::{Config, ConfigSources};
 use cairn_core::project::detect_project;
 use cairn_core::store::MemoryFilter;
-use cairn_core::{MemoryService, ProjectName, Scope, Source, dates};
+use cairn_core::{MemoryService, ProjectName, Source, dates};
 use cairn_embed::{DEFAULT_MODEL, LazyEmbedder};
 use cairn_store_sqlite::SqliteStore;
 use jiff::Timestamp;
@@ -63,12 +63,17 @@ impl App {
         Ok(name)
     }
 
-    /// Where a write goes: --global, else the current project.
-    pub fn write_scope(&self, args: &ProjectArgs) -> Result<Scope> {
-        if args.global {
-            return Ok(Scope::Global);
-        }
-        Ok(Scope::Project(self.project(args)?))
+    /// Who the CLI is to the shared `api` conversions: the detected project is the default,
+    /// unless the command names its scope itself.
+    pub fn caller(&self, args: &ProjectArgs, names_scope: bool) -> Result<Caller> {
+        Ok(Caller {
+            default_project: if names_scope || args.global || args.project.is_some() {
+                None
+            } else {
+                Some(self.project(args)?)
+            },
+            source: Source::Cli,
+        })
     }
 
     /// Says, once per store, that search is by keyword only and how to add meaning. Remembered
@@ -96,15 +101,7 @@ impl App {
     /// The filter of a read: the same conversion MCP and HTTP use, with the detected project as
     /// the default.
     pub fn filter(&self, args: &FilterArgs) -> Result<MemoryFilter> {
-        let explicit = args.all_projects || args.project.global || args.project.project.is_some();
-        let caller = Caller {
-            default_project: if explicit {
-                None
-            } else {
-                Some(self.project(&args.project)?)
-            },
-            source: Source::Cli,
-        };
+        let caller = self.caller(&args.project, args.all_projects)?;
         let input = FilterInput {
             project: args.project.project.clone(),
             all_projects: args.all_projects,

@@ -1,7 +1,8 @@
 //! `cairn get`, `cairn update`, `cairn forget`: one memory at a time, by id or handle.
 
 use anyhow::Result;
-use cairn_core::{IdRef, MemoryPatch};
+use cairn_core::IdRef;
+use cairn_core::api::PatchInput;
 
 use super::Outcome;
 use crate::app::{App, read_content_file, split_list};
@@ -27,34 +28,23 @@ pub fn get(app: &App, args: &GetArgs) -> Result<Outcome> {
     Ok(Outcome::Done)
 }
 
-/// `""` clears an optional text field.
-fn clearable(value: &Option<String>) -> Option<Option<String>> {
-    value
-        .as_ref()
-        .map(|v| Some(v.clone()).filter(|v| !v.trim().is_empty()))
-}
-
 pub fn update(app: &App, args: &UpdateArgs) -> Result<Outcome> {
     let target = IdRef::parse(&args.id)?;
     let content = match &args.file {
         Some(path) => Some(read_content_file(path)?),
         None => args.content.clone(),
     };
-    let expires_at = match args.expires.as_deref().map(str::trim) {
-        None => None,
-        Some(never) if never.eq_ignore_ascii_case("never") => Some(None),
-        Some(when) => Some(Some(app.time("expires", when)?)),
-    };
-    let tags = args.tags.as_deref().map(split_list);
-    let patch = MemoryPatch {
+    // The same reading of a change ("" clears, `never` removes the expiry) as MCP and HTTP.
+    let patch = PatchInput {
         content,
-        title: clearable(&args.title),
+        title: args.title.clone(),
         category: args.category.as_deref().map(str::parse).transpose()?,
-        tags,
+        tags: args.tags.as_deref().map(split_list),
         importance: args.importance,
-        expires_at,
-        topic_key: clearable(&args.topic_key),
-    };
+        expires: args.expires.clone(),
+        topic_key: args.topic_key.clone(),
+    }
+    .into_patch(&app.service)?;
     let outcome = app.service.update(&target, patch)?;
     app.out.print(&View::Write(&outcome))?;
     super::model::embed_pending(app)?;

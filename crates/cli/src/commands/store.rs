@@ -1,7 +1,7 @@
 //! `cairn store`: remember something.
 
 use anyhow::{Result, bail};
-use cairn_core::{NewMemory, Source};
+use cairn_core::api::StoreInput;
 
 use super::Outcome;
 use crate::app::{App, read_content_file, split_list};
@@ -17,23 +17,20 @@ pub fn run(app: &App, args: &StoreArgs) -> Result<Outcome> {
             "give the text to remember as an argument, or with --file PATH (--file - reads standard input)"
         )),
     };
-    let new = NewMemory {
+    // The same reading of a new memory as MCP and HTTP; the project is the detected one.
+    let new = StoreInput {
         content,
         title: args.title.clone(),
-        category: args.category.parse()?,
+        category: Some(args.category.parse()?),
         tags: args.tags.as_deref().map(split_list).unwrap_or_default(),
-        scope: app.write_scope(&args.project)?,
+        project: args.project.project.clone(),
+        global: args.project.global,
         topic_key: args.topic_key.clone(),
-        entered_by: args.entered_by.clone(),
-        session_id: None,
-        source: Source::Cli,
         importance: args.importance,
-        expires_at: args
-            .expires
-            .as_deref()
-            .map(|t| app.time("expires", t))
-            .transpose()?,
-    };
+        expires: args.expires.clone(),
+        entered_by: args.entered_by.clone(),
+    }
+    .into_new_memory(&app.service, &app.caller(&args.project, false)?)?;
     let outcome = app.service.store(new)?;
     app.out.print(&View::Write(&outcome))?;
     super::model::embed_pending(app)?;
