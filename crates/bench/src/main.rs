@@ -69,6 +69,9 @@ enum Command {
         /// Seconds per load.
         #[arg(long, default_value_t = 15)]
         seconds: u64,
+        /// Embed the corpus first and serve hybrid search (needs the model).
+        #[arg(long)]
+        semantic: bool,
         /// The cairn binary (default: the one beside this program).
         #[arg(long)]
         cairn: Option<PathBuf>,
@@ -224,12 +227,14 @@ fn main() -> Result<()> {
             connections,
             threads,
             seconds,
+            semantic,
             cairn,
             seed,
             workdir,
             json,
         } => {
             let options = serve::ServeOptions {
+                semantic,
                 sizes,
                 cairn: match cairn {
                     Some(path) => path,

@@ -5,9 +5,10 @@
 //! searches first (the corpus's own query mix, GET /v1/search), then stores (POST /v1/memories,
 //! every body distinct so none is a cheap duplicate). wrk reports throughput, latency
 //! percentiles and every non-2xx answer or socket error; the server's peak RSS (VmHWM) is read
-//! after the load. Semantic search is off, as it is for a store without a model: embedding 100K
-//! memories first would take most of an hour on two cores, and the query embedding's cost is
-//! measured by `cairn-bench hybrid`.
+//! after the load. By default semantic search is off, as it is for a store without a model
+//! (embedding 100K memories first takes about half an hour on two cores); `--semantic` embeds
+//! the corpus with `cairn reindex --embeddings` first and serves hybrid search, each query
+//! embedded by the server.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -28,6 +29,8 @@ pub struct ServeOptions {
     pub seconds: u64,
     pub seed: u64,
     pub workdir: Option<PathBuf>,
+    /// Embed the corpus and serve hybrid search (needs the model installed).
+    pub semantic: bool,
 }
 
 /// What wrk measured for one kind of request.
@@ -58,12 +61,12 @@ struct Server {
 }
 
 impl Server {
-    fn start(cairn: &Path, db: &Path) -> Result<Self> {
+    fn start(cairn: &Path, db: &Path, semantic: bool) -> Result<Self> {
         let mut child = Command::new(cairn)
             .arg("--db")
             .arg(db)
             .args(["serve", "--bind", "127.0.0.1:0"])
-            .env("CAIRN_EMBEDDING", "off")
+            .env("CAIRN_EMBEDDING", if semantic { "on" } else { "off" })
             .env("CAIRN_CONFIG", db.with_extension("no-config.toml"))
             .env_remove("CAIRN_TOKEN")
             .stdout(Stdio::null())
@@ -284,7 +287,20 @@ pub fn run(options: &ServeOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
         if !status.success() {
             bail!("cairn import failed for {size} memories");
         }
-        let server = Server::start(&options.cairn, &db)?;
+        if options.semantic {
+            progress(&format!("{size}: embedding the corpus"));
+            let status = Command::new(&options.cairn)
+                .arg("--db")
+                .arg(&db)
+                .args(["--quiet", "reindex", "--embeddings"])
+                .env("CAIRN_EMBEDDING", "on")
+                .stdout(Stdio::null())
+                .status()?;
+            if !status.success() {
+                bail!("cairn reindex --embeddings failed (is the model installed?)");
+            }
+        }
+        let server = Server::start(&options.cairn, &db, options.semantic)?;
         // One request warms the connection and the page cache's first pages.
         run_wrk(
             &ServeOptions {
@@ -312,9 +328,16 @@ pub fn run(options: &ServeOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
 
 pub fn table(results: &[ServeResult], options: &ServeOptions) -> String {
     let mut out = format!(
-        "wrk: {} connections, {} threads, {} s per load\n\
+        "wrk: {} connections, {} threads, {} s per load, search {}\n\
          memories  load      requests    req/s     p50 ms    p90 ms    p99 ms  errors  idle RSS  peak RSS\n",
-        options.connections, options.threads, options.seconds
+        options.connections,
+        options.threads,
+        options.seconds,
+        if options.semantic {
+            "hybrid (query embedded by the server)"
+        } else {
+            "without a model"
+        }
     );
     for result in results {
         for load in &result.loads {
