@@ -73,6 +73,7 @@ impl App {
                 Some(self.project(args)?)
             },
             source: Source::Cli,
+            agent: None,
         })
     }
 

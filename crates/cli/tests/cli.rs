@@ -1023,6 +1023,12 @@ fn the_python_mcp_sdk_drives_cairn_mcp_over_stdio() {
     assert_eq!(memory["source"], "mcp");
     assert_eq!(memory["project"], "acme");
     assert!(
+        memory["entered_by"]
+            .as_str()
+            .is_some_and(|agent| !agent.is_empty()),
+        "the client's name is recorded as the agent: {memory}"
+    );
+    assert!(
         memory["content"]
             .as_str()
             .unwrap()

@@ -37,6 +37,9 @@ pub struct Caller {
     pub default_project: Option<ProjectName>,
     /// Recorded on memories this caller stores.
     pub source: Source,
+    /// The agent behind the request (an MCP client's name), recorded as `entered_by` when a
+    /// write does not say.
+    pub agent: Option<String>,
 }
 
 /// Input of `memory_store` and `POST /v1/memories`.
@@ -252,7 +255,7 @@ impl StoreInput {
             tags: self.tags,
             scope,
             topic_key: self.topic_key,
-            entered_by: self.entered_by,
+            entered_by: self.entered_by.or_else(|| caller.agent.clone()),
             session_id: None,
             source: caller.source,
             importance: self.importance,

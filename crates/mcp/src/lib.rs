@@ -111,7 +111,7 @@ impl ServerHandler for CairnMcp {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
         if !tools::offers(self.context.profile, &name) {
@@ -121,9 +121,17 @@ impl ServerHandler for CairnMcp {
             ));
         }
         let arguments = request.arguments.unwrap_or_default();
+        // Memories say which agent stored them: the client's own name from its handshake.
+        let agent = context
+            .peer
+            .peer_info()
+            .map(|info| info.client_info.name.clone())
+            .filter(|name| !name.trim().is_empty());
         let result = self
             .blocking(move |context| {
-                let result = tools::call(&context.service, &context.caller, &name, arguments);
+                let mut caller = context.caller.clone();
+                caller.agent = caller.agent.or(agent);
+                let result = tools::call(&context.service, &caller, &name, arguments);
                 if result.is_ok()
                     && tools::writes(&name)
                     && let Some(worker) = &context.embedding

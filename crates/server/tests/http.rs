@@ -54,6 +54,7 @@ impl TestServer {
                 caller: Caller {
                     default_project: None,
                     source: Source::Http,
+                    agent: None,
                 },
                 profile: ToolProfile::Core,
                 embedding: None,

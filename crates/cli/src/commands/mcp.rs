@@ -25,6 +25,7 @@ pub fn run(app: &App, args: &McpArgs) -> Result<Outcome> {
         caller: Caller {
             default_project,
             source: Source::Mcp,
+            agent: None,
         },
         profile: tool_profile(app, args.tools),
         embedding: embedding.clone(),

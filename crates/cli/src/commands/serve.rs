@@ -36,6 +36,7 @@ pub fn run(app: &App, args: &ServeArgs) -> Result<Outcome> {
             caller: Caller {
                 default_project: args.project.as_deref().map(ProjectName::new).transpose()?,
                 source: Source::Http,
+                agent: None,
             },
             profile: tool_profile(app, args.tools),
             embedding: embedding.clone(),
