@@ -1,14 +1,14 @@
 //! cairn's Model Context Protocol server.
 //!
-//! [`CairnMcp`] is one MCP server over one [`MemoryService`]: it offers the memory tools of its
+//! [`CairnMcp`] is one MCP server over core's [`Api`]: it offers the memory tools of its
 //! [`ToolProfile`] (see [`tools`]) and every memory as a resource `cairn://memory/{id}` (see
 //! [`resources`]). It speaks stdio for an agent that starts `cairn mcp` itself
 //! ([`serve_stdio`]), and streamable HTTP for `cairn serve`, which mounts [`http_service`] at
 //! `/mcp`.
 //!
 //! Nothing here decides anything about memories. A tool call parses its arguments into one of
-//! core's [`api`](cairn_core::api) inputs, runs the service on a blocking thread (SQLite calls
-//! block), and returns compact JSON. The service's errors become tool results marked
+//! core's [`api`](cairn_core::api) inputs, calls the matching [`Api`] operation on a blocking
+//! thread (SQLite calls block), and returns compact JSON. The service's errors become tool results marked
 //! `isError`; only a call to a tool that does not exist is a protocol error. All MCP types stay
 //! inside this crate.
 
@@ -17,9 +17,8 @@ pub mod tools;
 
 use std::sync::Arc;
 
-use cairn_core::api::Caller;
-use cairn_core::embedding_worker::EmbeddingWorker;
-use cairn_core::{Error, MemoryService};
+use cairn_core::Error;
+use cairn_core::api::{Api, Caller};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
@@ -41,11 +40,9 @@ correct (memory_update) rather than duplicate.";
 /// Everything a tool call needs, shared by every connection.
 #[derive(Clone)]
 pub struct McpContext {
-    pub service: Arc<MemoryService>,
+    pub api: Api,
     pub caller: Caller,
     pub profile: ToolProfile,
-    /// Woken after each write so new memories get their embeddings; `None` without a model.
-    pub embedding: Option<Arc<EmbeddingWorker>>,
 }
 
 /// One MCP server session.
@@ -131,14 +128,7 @@ impl ServerHandler for CairnMcp {
             .blocking(move |context| {
                 let mut caller = context.caller.clone();
                 caller.agent = caller.agent.or(agent);
-                let result = tools::call(&context.service, &caller, &name, arguments);
-                if result.is_ok()
-                    && tools::writes(&name)
-                    && let Some(worker) = &context.embedding
-                {
-                    worker.nudge();
-                }
-                result
+                tools::call(&context.api, &caller, &name, arguments)
             })
             .await?;
         Ok(match result {
@@ -154,7 +144,7 @@ impl ServerHandler for CairnMcp {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let listed = self
-            .blocking(|context| resources::recent(&context.service, &context.caller))
+            .blocking(|context| resources::recent(&context.api, &context.caller))
             .await?;
         listed
             .map(ListResourcesResult::with_all_items)
@@ -178,7 +168,7 @@ impl ServerHandler for CairnMcp {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri;
         let read = self
-            .blocking(move |context| resources::read(&context.service, &uri))
+            .blocking(move |context| resources::read(&context.api.service, &uri))
             .await?;
         read.map(Into::into).map_err(|error| match error {
             Error::Invalid { .. } | Error::NotFound { .. } | Error::AmbiguousHandle { .. } => {

@@ -4,7 +4,7 @@
 //! caller's scope and read any memory by id or short handle. A read returns the memory as JSON
 //! (every stored field plus its handle), the same document the REST API returns.
 
-use cairn_core::api::{Caller, ListInput, MemoryDocument, OrderInput, SortInput};
+use cairn_core::api::{Api, Caller, ListInput, MemoryDocument, OrderInput, SortInput};
 use cairn_core::{Error, IdRef, MemoryService};
 use rmcp::model::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
 
@@ -22,16 +22,16 @@ pub fn template() -> ResourceTemplate {
 }
 
 /// The most recently updated memories the caller can see.
-pub fn recent(service: &MemoryService, caller: &Caller) -> Result<Vec<Resource>, Error> {
-    let query = ListInput {
+pub fn recent(api: &Api, caller: &Caller) -> Result<Vec<Resource>, Error> {
+    let input = ListInput {
         sort: SortInput::Updated,
         order: OrderInput::Desc,
         limit: Some(LISTED),
         ..ListInput::default()
-    }
-    .into_query(service, caller)?;
-    Ok(service
-        .list(&query)?
+    };
+    Ok(api
+        .list(caller, input)?
+        .memories
         .iter()
         .map(|memory| {
             let name = memory.title.clone().unwrap_or_else(|| {

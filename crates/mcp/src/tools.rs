@@ -9,12 +9,12 @@
 
 use std::sync::Arc;
 
+use cairn_core::Error;
 use cairn_core::api::{
-    Caller, CompactMemory, FilterInput, ForgetInput, GetInput, ListInput, SearchInput, StoreInput,
-    UpdateInput, compact_search, compact_write,
+    Api, Caller, CompactMemory, FilterInput, ForgetInput, GetInput, ListInput, SearchInput,
+    StoreInput, UpdateInput, compact_search, compact_write,
 };
 use cairn_core::config::ToolProfile;
-use cairn_core::{Error, MemoryService};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -204,52 +204,34 @@ fn arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, Error> {
     })
 }
 
+fn compact(memories: &[cairn_core::Memory]) -> Vec<CompactMemory<'_>> {
+    memories.iter().map(CompactMemory::of).collect()
+}
+
 /// Runs tool `name` (which must be offered) with `args`. Blocking: call it off the async
 /// runtime.
-pub fn call(
-    service: &MemoryService,
-    caller: &Caller,
-    name: &str,
-    args: JsonObject,
-) -> Result<Value, Error> {
+pub fn call(api: &Api, caller: &Caller, name: &str, args: JsonObject) -> Result<Value, Error> {
     match name {
-        "memory_store" => {
-            let new = arguments::<StoreInput>(args)?.into_new_memory(service, caller)?;
-            Ok(compact_write(&service.store(new)?))
-        }
-        "memory_search" => {
-            let request = arguments::<SearchInput>(args)?.into_request(service, caller)?;
-            Ok(compact_search(&service.search(&request)?))
-        }
+        "memory_store" => Ok(compact_write(&api.store(caller, arguments(args)?)?)),
+        "memory_search" => Ok(compact_search(&api.search(caller, arguments(args)?)?)),
         "memory_get" => {
-            let memories = service.get(&arguments::<GetInput>(args)?.id_refs()?)?;
-            Ok(json!({
-                "memories": memories.iter().map(CompactMemory::of).collect::<Vec<_>>()
-            }))
+            let memories = api.get(&arguments(args)?)?;
+            Ok(json!({"memories": compact(&memories)}))
         }
         "memory_update" => {
-            let input = arguments::<UpdateInput>(args)?;
-            let target = cairn_core::IdRef::parse(&input.id)?;
-            let patch = input.patch.into_patch(service)?;
-            Ok(compact_write(&service.update(&target, patch)?))
+            let input: UpdateInput = arguments(args)?;
+            Ok(compact_write(&api.update(&input.id, input.patch)?))
         }
         "memory_forget" => {
-            let input = arguments::<ForgetInput>(args)?;
-            let memory = service.forget(&cairn_core::IdRef::parse(&input.id)?)?;
+            let input: ForgetInput = arguments(args)?;
+            let memory = api.forget(&input.id, false)?;
             Ok(json!({"status": "forgotten", "memory": CompactMemory::of(&memory)}))
         }
         "memory_list" => {
-            let query = arguments::<ListInput>(args)?.into_query(service, caller)?;
-            let memories = service.list(&query)?;
-            Ok(json!({
-                "total": service.count(&query.filter)?,
-                "memories": memories.iter().map(CompactMemory::of).collect::<Vec<_>>(),
-            }))
+            let listing = api.list(caller, arguments(args)?)?;
+            Ok(json!({"total": listing.total, "memories": compact(&listing.memories)}))
         }
-        "memory_tags" => {
-            let filter = arguments::<FilterInput>(args)?.into_filter(service, caller)?;
-            Ok(json!({"tags": service.tags(&filter)?}))
-        }
+        "memory_tags" => Ok(json!({"tags": api.tags(caller, arguments(args)?)?})),
         "memory_stats" => {
             if let Some(name) = args.keys().next() {
                 return Err(Error::invalid(
@@ -257,13 +239,8 @@ pub fn call(
                     format!("memory_stats takes no arguments; '{name}' is not one"),
                 ));
             }
-            Ok(serde_json::to_value(service.stats()?).expect("stats serialise"))
+            Ok(serde_json::to_value(api.service.stats()?).expect("stats serialise"))
         }
         other => Err(Error::invalid("name", format!("no tool named '{other}'"))),
     }
-}
-
-/// Whether a tool changes the store (and so should wake the embedding worker).
-pub fn writes(name: &str) -> bool {
-    matches!(name, "memory_store" | "memory_update")
 }

@@ -40,6 +40,15 @@ impl ApiError {
         }
     }
 
+    /// A failure of the server itself (a task that panicked).
+    pub fn internal(error: impl std::fmt::Display) -> Self {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            error.to_string(),
+        )
+    }
+
     pub fn unauthorized(message: impl Into<String>) -> Self {
         ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
     }

@@ -7,6 +7,10 @@
 //! are parsed, list fields take comma-separated or repeated values, and unknown parameters are
 //! refused by name.
 
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Query, Request};
 use axum::http::StatusCode;
@@ -46,14 +50,32 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
 /// Query parameters read as the JSON input `T`.
 pub struct QueryInput<T>(pub T);
 
-impl<T: DeserializeOwned + schemars::JsonSchema> FromRequestParts<AppState> for QueryInput<T> {
+type Schema = Arc<Map<String, Value>>;
+
+/// `T`'s schema, generated once per type: every GET reads its query string with it.
+fn schema_of<T: schemars::JsonSchema + 'static>() -> Schema {
+    static SCHEMAS: OnceLock<Mutex<HashMap<TypeId, Schema>>> = OnceLock::new();
+    let mut schemas = SCHEMAS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    Arc::clone(
+        schemas
+            .entry(TypeId::of::<T>())
+            .or_insert_with(|| Arc::new(cairn_core::api::schema::<T>())),
+    )
+}
+
+impl<T: DeserializeOwned + schemars::JsonSchema + 'static> FromRequestParts<AppState>
+    for QueryInput<T>
+{
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let Query(pairs) = Query::<Vec<(String, String)>>::from_request_parts(parts, state)
             .await
             .map_err(|rejection| ApiError::bad_body(rejection.body_text()))?;
-        let object = coerce(&cairn_core::api::schema::<T>(), pairs)?;
+        let object = coerce(&schema_of::<T>(), pairs)?;
         serde_json::from_value(Value::Object(object))
             .map(QueryInput)
             .map_err(|error| {

@@ -30,6 +30,8 @@ use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::header;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use cairn_core::api::{Api, Caller};
+use cairn_core::config::ToolProfile;
 use cairn_core::{Error, Source};
 use cairn_mcp::McpContext;
 use subtle::ConstantTimeEq;
@@ -49,7 +51,11 @@ pub struct ServerOptions {
 /// What every request handler can reach.
 #[derive(Clone)]
 pub struct AppState {
-    pub context: McpContext,
+    pub api: Api,
+    /// Who a REST request is: the server's default project, source `http`.
+    pub caller: Caller,
+    /// The MCP tools `/mcp` offers.
+    pub tools: ToolProfile,
     pub options: Arc<ServerOptions>,
 }
 
@@ -111,7 +117,7 @@ fn mcp_allowed_hosts(bind: &SocketAddr) -> Vec<String> {
 pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
     let auth = middleware::from_fn_with_state(state.clone(), require_token);
     let mut api = Router::new();
-    for route in routes::routes(&state) {
+    for route in routes::routes() {
         let handler = if route.authenticated {
             route.handler.route_layer(auth.clone())
         } else {
@@ -120,8 +126,14 @@ pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
         api = api.route(route.path, handler);
     }
     // Memories written through MCP say so, whichever transport carried the call.
-    let mut mcp_context = state.context.clone();
-    mcp_context.caller.source = Source::Mcp;
+    let mcp_context = McpContext {
+        api: state.api.clone(),
+        caller: Caller {
+            source: Source::Mcp,
+            ..state.caller.clone()
+        },
+        profile: state.tools,
+    };
     let mcp = cairn_mcp::http_service(
         mcp_context,
         mcp_allowed_hosts(&state.options.bind),

@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::routes::Route;
+use crate::routes::{RequestBody, Route};
 
 /// The statuses any route may answer besides its own, with the shared error body.
 const ERRORS: &[(u16, &str)] = &[
@@ -98,12 +98,17 @@ fn operation(route: &Route) -> Value {
     if !parameters.is_empty() {
         operation["parameters"] = Value::Array(parameters);
     }
-    if let Some(body) = route.body {
-        let content = if route.path == "/v1/import" {
-            json!({"application/x-ndjson": {"schema": {"type": "string", "description": "JSON Lines, one memory record per line, as GET /v1/export writes them"}}})
-        } else {
-            json!({"application/json": {"schema": Value::Object(body())}})
-        };
+    let content = match route.body {
+        RequestBody::None => None,
+        RequestBody::Json(schema) => {
+            Some(json!({"application/json": {"schema": Value::Object(schema())}}))
+        }
+        RequestBody::JsonLines => Some(json!({"application/x-ndjson": {"schema": {
+            "type": "string",
+            "description": "JSON Lines, one memory record per line, as GET /v1/export writes them",
+        }}})),
+    };
+    if let Some(content) = content {
         operation["requestBody"] = json!({"required": true, "content": content});
     }
     if !route.authenticated {

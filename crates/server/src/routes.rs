@@ -1,21 +1,22 @@
 //! The REST routes under `/v1`: one table that builds both the router and the OpenAPI document,
 //! so a route cannot exist without being documented.
 //!
-//! Each handler reads a core [`api`](cairn_core::api) input, runs the service on tokio's
-//! blocking pool (SQLite calls block), and answers with the same JSON documents the CLI's
+//! Each handler reads a core [`api`](cairn_core::api) input, calls the matching [`Api`]
+//! operation (the one MCP's tool calls) on tokio's blocking pool (SQLite calls block), and answers with the same JSON documents the CLI's
 //! `--format json` prints.
 
 use axum::Json;
 use axum::body::{Body, Bytes};
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{Path, State};
 use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, delete, get, patch, post};
 use cairn_core::api::{
-    FilterInput, ListInput, MemoryDocument, PatchInput, SearchInput, StoreInput, hit_document,
+    Api, Caller, FilterInput, ListInput, MemoryDocument, PatchInput, SearchInput, StoreInput,
+    hit_document,
 };
 use cairn_core::exchange::ImportReport;
-use cairn_core::{Error, IdRef, MemoryService, WriteOutcome, WriteStatus};
+use cairn_core::{Error, IdRef, WriteOutcome, WriteStatus};
 use futures_util::TryStreamExt;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -24,14 +25,23 @@ use crate::AppState;
 use crate::error::ApiError;
 use crate::input::{JsonBody, QueryInput};
 
+/// What a route reads from the request body.
+#[derive(Clone, Copy)]
+pub enum RequestBody {
+    None,
+    /// One JSON document of this schema.
+    Json(fn() -> Map<String, Value>),
+    /// JSON Lines as `GET /v1/export` writes them, streamed.
+    JsonLines,
+}
+
 /// One documented route.
 pub struct Route {
     pub method: Method,
     /// In OpenAPI's and axum's shared syntax: `/v1/memories/{id}`.
     pub path: &'static str,
     pub summary: &'static str,
-    /// The JSON body's schema, if the route takes one.
-    pub body: Option<fn() -> Map<String, Value>>,
+    pub body: RequestBody,
     /// The query parameters' schema (an object whose properties are the parameters).
     pub query: Option<fn() -> Map<String, Value>>,
     /// Statuses this route answers besides the error statuses every route may give.
@@ -41,30 +51,19 @@ pub struct Route {
     pub handler: MethodRouter<AppState>,
 }
 
-/// Runs blocking work against the service.
+/// Runs blocking work against the API (the service blocks on SQLite).
 async fn blocking<T: Send + 'static>(
     state: &AppState,
-    work: impl FnOnce(&MemoryService) -> Result<T, Error> + Send + 'static,
+    work: impl FnOnce(&Api, &Caller) -> Result<T, Error> + Send + 'static,
 ) -> Result<T, ApiError> {
-    let service = state.context.service.clone();
-    tokio::task::spawn_blocking(move || work(&service))
+    let (api, caller) = (state.api.clone(), state.caller.clone());
+    tokio::task::spawn_blocking(move || work(&api, &caller))
         .await
-        .map_err(|error| {
-            ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "internal",
-                error.to_string(),
-            )
-        })?
+        .map_err(ApiError::internal)?
         .map_err(ApiError::from)
 }
 
-fn write_response(state: &AppState, outcome: &WriteOutcome) -> Response {
-    if matches!(outcome.status, WriteStatus::Created | WriteStatus::Updated)
-        && let Some(worker) = &state.context.embedding
-    {
-        worker.nudge();
-    }
+fn write_response(outcome: &WriteOutcome) -> Response {
     let status = match outcome.status {
         WriteStatus::Created => StatusCode::CREATED,
         _ => StatusCode::OK,
@@ -74,7 +73,7 @@ fn write_response(state: &AppState, outcome: &WriteOutcome) -> Response {
 }
 
 async fn health(State(state): State<AppState>) -> Json<Value> {
-    let service = &state.context.service;
+    let service = &state.api.service;
     Json(json!({
         "status": "ok",
         "version": env!("CARGO_PKG_VERSION"),
@@ -87,28 +86,19 @@ async fn create_memory(
     State(state): State<AppState>,
     JsonBody(input): JsonBody<StoreInput>,
 ) -> Result<Response, ApiError> {
-    let caller = state.context.caller.clone();
-    let outcome = blocking(&state, move |service| {
-        service.store(input.into_new_memory(service, &caller)?)
-    })
-    .await?;
-    Ok(write_response(&state, &outcome))
+    let outcome = blocking(&state, move |api, caller| api.store(caller, input)).await?;
+    Ok(write_response(&outcome))
 }
 
 async fn list_memories(
     State(state): State<AppState>,
     QueryInput(input): QueryInput<ListInput>,
 ) -> Result<Json<Value>, ApiError> {
-    let caller = state.context.caller.clone();
-    blocking(&state, move |service| {
-        let query = input.into_query(service, &caller)?;
-        let memories = service.list(&query)?;
-        Ok(Json(json!({
-            "total": service.count(&query.filter)?,
-            "memories": memories.iter().map(MemoryDocument::of).collect::<Vec<_>>(),
-        })))
-    })
-    .await
+    let listing = blocking(&state, move |api, caller| api.list(caller, input)).await?;
+    Ok(Json(json!({
+        "total": listing.total,
+        "memories": listing.memories.iter().map(MemoryDocument::of).collect::<Vec<_>>(),
+    })))
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -124,16 +114,16 @@ async fn get_memory(
     Path(id): Path<String>,
     QueryInput(query): QueryInput<GetQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    blocking(&state, move |service| {
+    blocking(&state, move |api, _| {
         let target = IdRef::parse(&id)?;
         if query.history {
-            let history = service.history(&target)?;
+            let history = api.service.history(&target)?;
             return Ok(Json(json!({
                 "memory": MemoryDocument::of(&history.memory),
                 "revisions": history.revisions,
             })));
         }
-        let memory = service.resolve(&target, false)?;
+        let memory = api.service.resolve(&target, false)?;
         Ok(Json(json!(MemoryDocument::of(&memory))))
     })
     .await
@@ -144,12 +134,8 @@ async fn patch_memory(
     Path(id): Path<String>,
     JsonBody(input): JsonBody<PatchInput>,
 ) -> Result<Response, ApiError> {
-    let outcome = blocking(&state, move |service| {
-        let target = IdRef::parse(&id)?;
-        service.update(&target, input.into_patch(service)?)
-    })
-    .await?;
-    Ok(write_response(&state, &outcome))
+    let outcome = blocking(&state, move |api, _| api.update(&id, input)).await?;
+    Ok(write_response(&outcome))
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -165,34 +151,23 @@ async fn delete_memory(
     Path(id): Path<String>,
     QueryInput(query): QueryInput<DeleteQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    blocking(&state, move |service| {
-        let target = IdRef::parse(&id)?;
-        let (memory, status) = if query.purge {
-            (service.purge(&target)?, "purged")
-        } else {
-            (service.forget(&target)?, "forgotten")
-        };
-        Ok(Json(
-            json!({"status": status, "memory": MemoryDocument::of(&memory)}),
-        ))
-    })
-    .await
+    let memory = blocking(&state, move |api, _| api.forget(&id, query.purge)).await?;
+    let status = if query.purge { "purged" } else { "forgotten" };
+    Ok(Json(
+        json!({"status": status, "memory": MemoryDocument::of(&memory)}),
+    ))
 }
 
 async fn run_search(state: AppState, input: SearchInput) -> Result<Json<Value>, ApiError> {
-    let caller = state.context.caller.clone();
-    blocking(&state, move |service| {
-        let request = input.into_request(service, &caller)?;
-        let results = service.search(&request)?;
-        Ok(Json(json!({
-            "query": request.query,
-            "mode": results.mode,
-            "matched_words": results.matched_words,
-            "results": results.hits.iter().map(hit_document).collect::<Vec<_>>(),
-            "notices": results.notices,
-        })))
-    })
-    .await
+    let query = input.query.clone();
+    let results = blocking(&state, move |api, caller| api.search(caller, input)).await?;
+    Ok(Json(json!({
+        "query": query,
+        "mode": results.mode,
+        "matched_words": results.matched_words,
+        "results": results.hits.iter().map(hit_document).collect::<Vec<_>>(),
+        "notices": results.notices,
+    })))
 }
 
 async fn search_get(
@@ -213,22 +188,19 @@ async fn tags(
     State(state): State<AppState>,
     QueryInput(input): QueryInput<FilterInput>,
 ) -> Result<Json<Value>, ApiError> {
-    let caller = state.context.caller.clone();
-    blocking(&state, move |service| {
-        let filter = input.into_filter(service, &caller)?;
-        Ok(Json(json!({"tags": service.tags(&filter)?})))
-    })
-    .await
+    let tags = blocking(&state, move |api, caller| api.tags(caller, input)).await?;
+    Ok(Json(json!({"tags": tags})))
 }
 
 async fn stats(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
-    blocking(&state, |service| Ok(Json(json!(service.stats()?)))).await
+    let stats = blocking(&state, |api, _| api.service.stats()).await?;
+    Ok(Json(json!(stats)))
 }
 
 /// Streams every memory, with history, as JSON Lines while the store reads them.
 async fn export(State(state): State<AppState>) -> Response {
     let (lines, received) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(64);
-    let service = state.context.service.clone();
+    let service = state.api.service.clone();
     tokio::task::spawn_blocking(move || {
         let result = service.export(&mut |record| {
             let mut line = serde_json::to_vec(record).expect("records serialise");
@@ -250,56 +222,44 @@ async fn export(State(state): State<AppState>) -> Response {
 /// Reads JSON Lines as they arrive; all or nothing, like `cairn import`.
 async fn import(State(state): State<AppState>, body: Body) -> Result<Json<ImportReport>, ApiError> {
     let limit = state.options.max_import_bytes;
-    let stream = body.into_data_stream().map_err(std::io::Error::other);
+    // A streamed body escapes axum's `DefaultBodyLimit`: count it here.
+    let limited = Body::new(http_body_util::Limited::new(body, limit));
+    let stream = limited.into_data_stream().map_err(std::io::Error::other);
     let reader = tokio_util::io::StreamReader::new(stream);
-    let service = state.context.service.clone();
-    let report = tokio::task::spawn_blocking(move || {
+    let report = blocking(&state, move |api, _| {
         let bridge = tokio_util::io::SyncIoBridge::new(reader);
-        let mut input = std::io::BufReader::new(bridge);
-        service.import(&mut input, &mut |_| {})
+        api.import(&mut std::io::BufReader::new(bridge))
+            .map_err(|error| match error {
+                // The body limit cut the stream off, and the import was rolled back.
+                Error::Io(io) if io.to_string().contains("length limit exceeded") => {
+                    Error::TooLarge {
+                        field: "body".into(),
+                        message: format!(
+                            "the import is over the limit of {limit} bytes \
+                             (server.max_import_bytes); nothing was imported"
+                        ),
+                    }
+                }
+                other => other,
+            })
     })
-    .await
-    .map_err(|error| {
-        ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
-            error.to_string(),
-        )
-    })?
-    .map_err(|error| match error {
-        // The body limit cut the stream off: the import was rolled back.
-        Error::Io(io) if io.to_string().contains("length limit exceeded") => ApiError {
-            message: format!(
-                "the import is over the limit of {limit} bytes (server.max_import_bytes); \
-                 nothing was imported"
-            ),
-            ..ApiError::body_too_large(limit)
-        },
-        other => ApiError::from(other),
-    })?;
-    if let Some(worker) = &state.context.embedding {
-        worker.nudge();
-    }
+    .await?;
     Ok(Json(report))
 }
 
-async fn openapi(State(state): State<AppState>) -> Json<Value> {
-    Json(crate::openapi::document(&routes(&state)))
+async fn openapi() -> Json<Value> {
+    Json(crate::openapi::document(&routes()))
 }
 
-fn empty() -> Map<String, Value> {
-    Map::new()
-}
-
-/// Every REST route. `state` sets the import route's larger body limit.
-pub fn routes(state: &AppState) -> Vec<Route> {
+/// Every REST route.
+pub fn routes() -> Vec<Route> {
     use cairn_core::api::schema;
     vec![
         Route {
             method: Method::GET,
             path: "/v1/health",
             summary: "Whether the server runs, its version, and whether semantic search is on. No token needed.",
-            body: None,
+            body: RequestBody::None,
             query: None,
             success: &[(200, "running")],
             authenticated: false,
@@ -309,7 +269,7 @@ pub fn routes(state: &AppState) -> Vec<Route> {
             method: Method::POST,
             path: "/v1/memories",
             summary: "Store a memory. 201 when created; 200 when it was a duplicate (nothing written) or revised an existing memory through its topic_key.",
-            body: Some(schema::<StoreInput>),
+            body: RequestBody::Json(schema::<StoreInput>),
             query: None,
             success: &[(201, "created"), (200, "duplicate or updated")],
             authenticated: true,
@@ -319,7 +279,7 @@ pub fn routes(state: &AppState) -> Vec<Route> {
             method: Method::GET,
             path: "/v1/memories",
             summary: "List memories under filters, newest first by default.",
-            body: None,
+            body: RequestBody::None,
             query: Some(schema::<ListInput>),
             success: &[(200, "a page of memories and the total")],
             authenticated: true,
@@ -329,7 +289,7 @@ pub fn routes(state: &AppState) -> Vec<Route> {
             method: Method::GET,
             path: "/v1/memories/{id}",
             summary: "One memory by full id or short handle; ?history=true adds its earlier states.",
-            body: None,
+            body: RequestBody::None,
             query: Some(schema::<GetQuery>),
             success: &[(200, "the memory")],
             authenticated: true,
@@ -339,7 +299,7 @@ pub fn routes(state: &AppState) -> Vec<Route> {
             method: Method::PATCH,
             path: "/v1/memories/{id}",
             summary: "Change the fields given; the previous state is kept in the history.",
-            body: Some(schema::<PatchInput>),
+            body: RequestBody::Json(schema::<PatchInput>),
             query: None,
             success: &[(200, "updated or unchanged")],
             authenticated: true,
@@ -349,7 +309,7 @@ pub fn routes(state: &AppState) -> Vec<Route> {
             method: Method::DELETE,
             path: "/v1/memories/{id}",
             summary: "Forget a memory (hidden from every read); ?purge=true deletes it for good.",
-            body: None,
+            body: RequestBody::None,
             query: Some(schema::<DeleteQuery>),
             success: &[(200, "forgotten or purged")],
             authenticated: true,
@@ -359,7 +319,7 @@ pub fn routes(state: &AppState) -> Vec<Route> {
             method: Method::GET,
             path: "/v1/search",
             summary: "Search by keyword, near-spelling and meaning; list parameters take comma-separated values.",
-            body: None,
+            body: RequestBody::None,
             query: Some(schema::<SearchInput>),
             success: &[(200, "ranked results")],
             authenticated: true,
@@ -369,7 +329,7 @@ pub fn routes(state: &AppState) -> Vec<Route> {
             method: Method::POST,
             path: "/v1/search",
             summary: "The same search with a JSON body.",
-            body: Some(schema::<SearchInput>),
+            body: RequestBody::Json(schema::<SearchInput>),
             query: None,
             success: &[(200, "ranked results")],
             authenticated: true,
@@ -379,7 +339,7 @@ pub fn routes(state: &AppState) -> Vec<Route> {
             method: Method::GET,
             path: "/v1/tags",
             summary: "Tags in use under filters, most used first.",
-            body: None,
+            body: RequestBody::None,
             query: Some(schema::<FilterInput>),
             success: &[(200, "tags and their counts")],
             authenticated: true,
@@ -389,7 +349,7 @@ pub fn routes(state: &AppState) -> Vec<Route> {
             method: Method::GET,
             path: "/v1/stats",
             summary: "Counts over the whole store.",
-            body: None,
+            body: RequestBody::None,
             query: None,
             success: &[(200, "counts")],
             authenticated: true,
@@ -399,7 +359,7 @@ pub fn routes(state: &AppState) -> Vec<Route> {
             method: Method::GET,
             path: "/v1/export",
             summary: "Every memory with its history (forgotten and expired ones too), streamed as JSON Lines.",
-            body: None,
+            body: RequestBody::None,
             query: None,
             success: &[(200, "application/x-ndjson, one memory record per line")],
             authenticated: true,
@@ -409,17 +369,17 @@ pub fn routes(state: &AppState) -> Vec<Route> {
             method: Method::POST,
             path: "/v1/import",
             summary: "Read JSON Lines written by export, streamed; all or nothing, and importing twice changes nothing.",
-            body: Some(empty),
+            body: RequestBody::JsonLines,
             query: None,
             success: &[(200, "what was created, updated and left unchanged")],
             authenticated: true,
-            handler: post(import).layer(DefaultBodyLimit::max(state.options.max_import_bytes)),
+            handler: post(import),
         },
         Route {
             method: Method::GET,
             path: "/v1/openapi.json",
             summary: "This document.",
-            body: None,
+            body: RequestBody::None,
             query: None,
             success: &[(200, "OpenAPI 3.1")],
             authenticated: false,

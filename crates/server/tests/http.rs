@@ -6,10 +6,9 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use cairn_core::api::Caller;
+use cairn_core::api::{Api, Caller};
 use cairn_core::config::{Limits, ToolProfile};
 use cairn_core::{MemoryService, Source};
-use cairn_mcp::McpContext;
 use cairn_server::{AppState, ServerOptions};
 use cairn_store_sqlite::SqliteStore;
 use reqwest::{Method, StatusCode};
@@ -29,6 +28,7 @@ struct TestServer {
 struct Setup {
     token: Option<&'static str>,
     max_body_bytes: usize,
+    max_import_bytes: usize,
 }
 
 impl Default for Setup {
@@ -36,6 +36,7 @@ impl Default for Setup {
         Setup {
             token: None,
             max_body_bytes: 1 << 20,
+            max_import_bytes: 64 << 20,
         }
     }
 }
@@ -49,21 +50,18 @@ impl TestServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let bind: SocketAddr = listener.local_addr().unwrap();
         let state = AppState {
-            context: McpContext {
-                service,
-                caller: Caller {
-                    default_project: None,
-                    source: Source::Http,
-                    agent: None,
-                },
-                profile: ToolProfile::Core,
-                embedding: None,
+            api: Api::new(service, None),
+            caller: Caller {
+                default_project: None,
+                source: Source::Http,
+                agent: None,
             },
+            tools: ToolProfile::Core,
             options: Arc::new(ServerOptions {
                 bind,
                 token: setup.token.map(String::from),
                 max_body_bytes: setup.max_body_bytes,
-                max_import_bytes: 64 << 20,
+                max_import_bytes: setup.max_import_bytes,
             }),
         };
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -116,6 +114,17 @@ impl TestServer {
         assert_eq!(status, StatusCode::CREATED, "{body}");
         body["memory"]["id"].as_str().unwrap().to_string()
     }
+}
+
+/// One line of an export: memory `n`, global, never revised.
+fn export_line(n: u64, content: &str) -> String {
+    let id = format!("00000000-0000-4000-8000-{n:012}");
+    let record = json!({"id": id, "content": content, "title": null, "category": "other",
+        "tags": [], "project": null, "topic_key": null, "entered_by": null, "session_id": null,
+        "source": "import", "importance": 3,
+        "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
+        "expires_at": null, "deleted_at": null, "revisions": []});
+    format!("{record}\n")
 }
 
 fn assert_error(status: StatusCode, body: &Value, expected: StatusCode, code: &str) {
@@ -338,25 +347,14 @@ async fn every_error_status_comes_back_in_one_json_shape() {
     let (status, body) = server.call(Method::GET, "/v2/anything", None).await;
     assert_error(status, &body, StatusCode::NOT_FOUND, "not_found");
     // 409: a handle that matches two memories.
-    let record = |id: &str| {
-        json!({"id": id, "content": format!("memory {id}"), "title": null, "category": "other",
-               "tags": [], "project": null, "topic_key": null, "entered_by": null,
-               "session_id": null, "source": "import", "importance": 3,
-               "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
-               "expires_at": null, "deleted_at": null, "revisions": []})
-        .to_string()
-    };
-    let lines = format!(
-        "{}\n{}\n",
-        record("abcd0000-0000-4000-8000-000000000001"),
-        record("abcd0000-0000-4000-8000-000000000002")
-    );
+    // Two ids that share their first eight digits (every `export_line` id does).
+    let lines = export_line(0xabcd_0001, "one") + &export_line(0xabcd_0002, "two");
     let (status, body) = server
         .send(server.request(Method::POST, "/v1/import").body(lines))
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let (status, body) = server
-        .call(Method::GET, "/v1/memories/abcd0000", None)
+        .call(Method::GET, "/v1/memories/00000000", None)
         .await;
     assert_error(status, &body, StatusCode::CONFLICT, "conflict");
     // 413: content over the service's limit, and a body over the server's.
@@ -562,17 +560,7 @@ async fn sixteen_concurrent_clients_lose_nothing() {
 async fn shutdown_lets_a_write_in_flight_finish() {
     let mut server = TestServer::start(Setup::default()).await;
     let lines: String = (0..3_000)
-        .map(|n| {
-            let id = format!("00000000-0000-4000-8000-{n:012}");
-            json!({"id": id, "content": format!("imported during shutdown, number {n}"),
-                   "title": null, "category": "other", "tags": [], "project": null,
-                   "topic_key": null, "entered_by": null, "session_id": null,
-                   "source": "import", "importance": 3,
-                   "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
-                   "expires_at": null, "deleted_at": null, "revisions": []})
-            .to_string()
-                + "\n"
-        })
+        .map(|n| export_line(n, &format!("imported during shutdown, number {n}")))
         .collect();
     // The body arrives in two parts; the server is told to stop between them.
     let (parts, body) = tokio::sync::mpsc::channel::<Result<String, std::io::Error>>(2);
@@ -602,5 +590,35 @@ async fn shutdown_lets_a_write_in_flight_finish() {
             .send()
             .await
             .is_err()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_import_over_its_limit_is_refused_whole() {
+    let server = TestServer::start(Setup {
+        max_import_bytes: 16 * 1024,
+        ..Setup::default()
+    })
+    .await;
+    let lines: String = (0..200)
+        .map(|n| export_line(n, "too many to import"))
+        .collect();
+    assert!(lines.len() > 16 * 1024);
+    let (status, body) = server
+        .send(server.request(Method::POST, "/v1/import").body(lines))
+        .await;
+    assert_error(status, &body, StatusCode::PAYLOAD_TOO_LARGE, "too_large");
+    assert_eq!(body["error"]["field"], "body");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("max_import_bytes"),
+        "{body}"
+    );
+    let (_, stats) = server.call(Method::GET, "/v1/stats", None).await;
+    assert_eq!(
+        stats["memories"], 0,
+        "the lines before the limit were rolled back"
     );
 }

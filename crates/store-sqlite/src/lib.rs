@@ -136,7 +136,7 @@ impl SqliteStore {
         now: Timestamp,
         depth: usize,
     ) -> Result<Vec<SignalHit>> {
-        let conn = self.conn();
+        let conn = self.reader();
         let ranked = vectors::scan(&conn, query, filter, now, depth, None)?;
         vectors::ranked_hits(&conn, ranked, depth)
     }

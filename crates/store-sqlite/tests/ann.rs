@@ -53,6 +53,16 @@ fn ids(hits: cairn_core::Result<Vec<SignalHit>>) -> Vec<MemoryId> {
         .collect()
 }
 
+/// What an update did: (indexed, added, unindexed, rebuilt).
+fn counts(report: &VectorIndexReport) -> (u64, u64, u64, bool) {
+    (
+        report.indexed,
+        report.added,
+        report.unindexed,
+        report.rebuilt,
+    )
+}
+
 /// A database in a temporary directory, written through a service and read through a second
 /// handle, as two processes would.
 struct Fixture {
@@ -197,12 +207,7 @@ fn vectors_written_after_the_index_are_scanned_until_the_tail_is_long_enough_to_
     }
     let report = f.update(&f.reader, false).unwrap();
     assert_eq!(
-        (
-            report.indexed,
-            report.added,
-            report.unindexed,
-            report.rebuilt
-        ),
+        counts(&report),
         (MIN_VECTORS, 0, 5, false),
         "a short tail stays out of the index"
     );
@@ -210,12 +215,7 @@ fn vectors_written_after_the_index_are_scanned_until_the_tail_is_long_enough_to_
     f.add(TAIL_LIMIT as usize, &[]);
     let report = f.update(&f.reader, false).unwrap();
     assert_eq!(
-        (
-            report.indexed,
-            report.added,
-            report.unindexed,
-            report.rebuilt
-        ),
+        counts(&report),
         (MIN_VECTORS + 5 + TAIL_LIMIT, 5 + TAIL_LIMIT, 0, false),
         "the tail is added, the index kept"
     );

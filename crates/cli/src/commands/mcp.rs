@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use cairn_core::Source;
-use cairn_core::api::Caller;
+use cairn_core::api::{Api, Caller};
 use cairn_core::config::ToolProfile;
 use cairn_core::embedding_worker::EmbeddingWorker;
 use cairn_mcp::McpContext;
@@ -21,14 +21,13 @@ pub fn run(app: &App, args: &McpArgs) -> Result<Outcome> {
     };
     let embedding = EmbeddingWorker::spawn(Arc::clone(&app.service)).map(Arc::new);
     let context = McpContext {
-        service: Arc::clone(&app.service),
+        api: Api::new(Arc::clone(&app.service), embedding.clone()),
         caller: Caller {
             default_project,
             source: Source::Mcp,
             agent: None,
         },
         profile: tool_profile(app, args.tools),
-        embedding: embedding.clone(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -5,10 +5,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use cairn_core::api::Caller;
+use cairn_core::api::{Api, Caller};
 use cairn_core::embedding_worker::EmbeddingWorker;
 use cairn_core::{ProjectName, Source};
-use cairn_mcp::McpContext;
 use cairn_server::{AppState, ServerOptions};
 
 use super::Outcome;
@@ -31,16 +30,13 @@ pub fn run(app: &App, args: &ServeArgs) -> Result<Outcome> {
     cairn_server::check_exposure(&bind, token.as_deref())?;
     let embedding = EmbeddingWorker::spawn(Arc::clone(&app.service)).map(Arc::new);
     let state = AppState {
-        context: McpContext {
-            service: Arc::clone(&app.service),
-            caller: Caller {
-                default_project: args.project.as_deref().map(ProjectName::new).transpose()?,
-                source: Source::Http,
-                agent: None,
-            },
-            profile: tool_profile(app, args.tools),
-            embedding: embedding.clone(),
+        api: Api::new(Arc::clone(&app.service), embedding.clone()),
+        caller: Caller {
+            default_project: args.project.as_deref().map(ProjectName::new).transpose()?,
+            source: Source::Http,
+            agent: None,
         },
+        tools: tool_profile(app, args.tools),
         options: Arc::new(ServerOptions {
             bind,
             token,

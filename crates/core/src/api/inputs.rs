@@ -1,25 +1,18 @@
-//! The request and response shapes of cairn's network interfaces, shared by MCP and HTTP.
-//!
-//! An MCP tool call and a REST request carry the same JSON: `memory_store` and
-//! `POST /v1/memories` both take a [`StoreInput`]. Keeping these shapes here means one schema
-//! (derived with `schemars`, so the MCP `tools/list` and the OpenAPI document are generated from
-//! the same types and cannot drift), one conversion into the service's own requests, and one
-//! set of defaults. The adapters only move JSON in and out.
-//!
-//! Conversions need a [`Caller`]: which project a request means when it names none, and which
-//! [`Source`] to record. Dates accept ISO 8601 or natural language (`2 weeks ago`), resolved
-//! against the service's clock. Validation beyond shape (content size, tag syntax, id syntax) is
-//! the service's, so a rule holds at every entry point.
+//! The inputs: one struct per tool or route body, its schema derived from its doc comments, and
+//! its conversion into the service's own request. Dates accept ISO 8601 or natural language
+//! (`2 weeks ago`), resolved against the service's clock. Validation beyond shape (content size,
+//! tag syntax, id syntax) is the service's, so a rule holds at every entry point.
 
 use jiff::Timestamp;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
+use super::Caller;
 use crate::error::{Error, Result};
 use crate::id::IdRef;
-use crate::memory::{Category, Memory, Source, WriteOutcome};
+use crate::memory::Category;
 use crate::scope::{ProjectName, Scope, ScopeFilter};
-use crate::search::{FuzzyMode, SearchHit, SearchMode, SearchRequest, SearchResults};
+use crate::search::{FuzzyMode, SearchMode, SearchRequest};
 use crate::service::{MemoryPatch, MemoryService, NewMemory};
 use crate::store::{ListQuery, MemoryFilter, SortKey, SortOrder};
 use crate::tag::Tag;
@@ -28,19 +21,6 @@ use crate::tag::Tag;
 pub const MAX_PAGE: usize = 100;
 /// Most ids one `get` takes.
 pub const MAX_GET_IDS: usize = 50;
-
-/// Who is asking, as far as defaults go.
-#[derive(Debug, Clone)]
-pub struct Caller {
-    /// The project a request means when it names none; `None` means global for writes and every
-    /// project for reads.
-    pub default_project: Option<ProjectName>,
-    /// Recorded on memories this caller stores.
-    pub source: Source,
-    /// The agent behind the request (an MCP client's name), recorded as `entered_by` when a
-    /// write does not say.
-    pub agent: Option<String>,
-}
 
 /// Input of `memory_store` and `POST /v1/memories`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -368,167 +348,6 @@ impl ListInput {
     }
 }
 
-/// A memory as scripts see it: every stored field plus its short handle. The CLI's JSON output
-/// and the REST API return this.
-#[derive(Debug, Serialize)]
-pub struct MemoryDocument<'a> {
-    pub handle: String,
-    #[serde(flatten)]
-    pub memory: &'a Memory,
-}
-
-impl<'a> MemoryDocument<'a> {
-    pub fn of(memory: &'a Memory) -> Self {
-        MemoryDocument {
-            handle: memory.id.handle(),
-            memory,
-        }
-    }
-}
-
-/// One search hit as scripts see it: the memory, its fused score, and each signal's part.
-pub fn hit_document(hit: &SearchHit) -> serde_json::Value {
-    serde_json::json!({
-        "memory": MemoryDocument::of(&hit.memory),
-        "score": hit.score,
-        "signals": hit.signals,
-        "boosts": hit.boosts,
-    })
-}
-
-/// A memory as a model reads it: the fields that help decide whether it matters, nothing about
-/// storage. MCP tools return this.
-#[derive(Debug, Serialize)]
-pub struct CompactMemory<'a> {
-    pub id: String,
-    pub handle: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<&'a str>,
-    pub content: &'a str,
-    pub category: Category,
-    #[serde(skip_serializing_if = "<[Tag]>::is_empty")]
-    pub tags: &'a [Tag],
-    /// The project, or `null` for a global memory.
-    pub project: Option<&'a str>,
-    pub importance: u8,
-    pub updated: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub expires: Option<String>,
-}
-
-impl<'a> CompactMemory<'a> {
-    pub fn of(memory: &'a Memory) -> Self {
-        CompactMemory {
-            id: memory.id.to_string(),
-            handle: memory.id.handle(),
-            title: memory.title.as_deref(),
-            content: &memory.content,
-            category: memory.category,
-            tags: &memory.tags,
-            project: memory.scope.project().map(ProjectName::as_str),
-            importance: memory.importance.get(),
-            updated: memory.updated_at.to_string(),
-            expires: memory.expires_at.map(|t| t.to_string()),
-        }
-    }
-}
-
-/// The answer to a write, in the compact form.
-pub fn compact_write(outcome: &WriteOutcome) -> serde_json::Value {
-    serde_json::json!({
-        "status": outcome.status,
-        "memory": CompactMemory::of(&outcome.memory),
-    })
-}
-
-/// The answer to a search, in the compact form: each hit with its fused score.
-pub fn compact_search(results: &SearchResults) -> serde_json::Value {
-    let hit = |hit: &SearchHit| {
-        let mut value = serde_json::to_value(CompactMemory::of(&hit.memory)).expect("serialises");
-        value["score"] = serde_json::json!((hit.score * 10_000.0).round() / 10_000.0);
-        value
-    };
-    serde_json::json!({
-        "mode": results.mode,
-        "results": results.hits.iter().map(hit).collect::<Vec<_>>(),
-        "notices": results.notices,
-    })
-}
-
-/// The JSON schema of an input type as clients see it: self-contained (no references),
-/// optional fields simply optional rather than nullable, descriptions on one line each. MCP's
-/// `tools/list` and the OpenAPI document both use it.
-pub fn schema<T: JsonSchema>() -> serde_json::Map<String, serde_json::Value> {
-    let mut settings = schemars::generate::SchemaSettings::draft2020_12();
-    settings.inline_subschemas = true;
-    let schema = settings.into_generator().into_root_schema_for::<T>();
-    let mut value = serde_json::to_value(schema).expect("schemas serialise");
-    tidy(&mut value);
-    let serde_json::Value::Object(mut object) = value else {
-        unreachable!("a root schema is an object")
-    };
-    // The type's own name and doc comment; the tool or route has its own.
-    object.remove("title");
-    object.remove("$schema");
-    object.remove("description");
-    object
-}
-
-fn tidy(value: &mut serde_json::Value) {
-    use serde_json::Value;
-    match value {
-        Value::Object(object) => {
-            if let Some(Value::String(text)) = object.get_mut("description") {
-                *text = one_line(text);
-            }
-            // `Option<T>` fields: optional already (absent from `required`), so not nullable.
-            if object.get("default") == Some(&Value::Null) {
-                object.remove("default");
-                if let Some(Value::Array(types)) = object.get_mut("type") {
-                    types.retain(|t| t != "null");
-                    if types.len() == 1 {
-                        let only = types.remove(0);
-                        object.insert("type".into(), only);
-                    }
-                }
-                if let Some(Value::Array(choices)) = object.get_mut("enum") {
-                    choices.retain(|c| !c.is_null());
-                }
-                if let Some(Value::Array(branches)) = object.remove("anyOf") {
-                    let kept: Vec<Value> = branches
-                        .into_iter()
-                        .filter(|b| b.get("type") != Some(&Value::String("null".into())))
-                        .collect();
-                    match <[Value; 1]>::try_from(kept) {
-                        Ok([Value::Object(inner)]) => {
-                            for (key, inner_value) in inner {
-                                object.entry(key).or_insert(inner_value);
-                            }
-                        }
-                        Ok([other]) => {
-                            object.insert("anyOf".into(), Value::Array(vec![other]));
-                        }
-                        Err(kept) => {
-                            object.insert("anyOf".into(), Value::Array(kept));
-                        }
-                    }
-                }
-            }
-            object.values_mut().for_each(tidy);
-        }
-        Value::Array(items) => items.iter_mut().for_each(tidy),
-        _ => {}
-    }
-}
-
-/// Doc comments wrap at 100 columns; a schema description is one paragraph per line.
-fn one_line(text: &str) -> String {
-    text.split("\n\n")
-        .map(|paragraph| paragraph.split_whitespace().collect::<Vec<_>>().join(" "))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -542,34 +361,5 @@ mod tests {
         assert!(search.unwrap_err().to_string().contains("tgs"));
         let search = serde_json::from_value::<SearchInput>(json!({"query": "q", "tags": ["x"]}));
         assert_eq!(search.unwrap().filter.tags, ["x"]);
-    }
-
-    #[test]
-    fn schemas_are_inline_and_optional_fields_are_not_nullable() {
-        let store = serde_json::Value::Object(schema::<StoreInput>());
-        let text = store.to_string();
-        assert!(!text.contains("$ref") && !text.contains("null"), "{text}");
-        assert_eq!(store["required"], json!(["content"]));
-        assert_eq!(store["additionalProperties"], json!(false));
-        assert_eq!(
-            store["properties"]["category"]["enum"]
-                .as_array()
-                .unwrap()
-                .len(),
-            9
-        );
-        assert_eq!(store["properties"]["importance"]["maximum"], json!(5));
-        let search = serde_json::Value::Object(schema::<SearchInput>());
-        assert_eq!(
-            search["properties"]["mode"]["oneOf"]
-                .as_array()
-                .unwrap()
-                .len(),
-            4
-        );
-        assert!(
-            search["properties"]["tags"].is_object(),
-            "flattened filter fields are listed"
-        );
     }
 }

@@ -1,0 +1,96 @@
+//! The answers: a memory as scripts see it (every field, for REST and the CLI's JSON) and as a
+//! model reads it (compact, for MCP).
+
+use serde::Serialize;
+
+use crate::memory::{Category, Memory, WriteOutcome};
+use crate::scope::ProjectName;
+use crate::search::{SearchHit, SearchResults};
+use crate::tag::Tag;
+
+/// A memory as scripts see it: every stored field plus its short handle. The CLI's JSON output
+/// and the REST API return this.
+#[derive(Debug, Serialize)]
+pub struct MemoryDocument<'a> {
+    pub handle: String,
+    #[serde(flatten)]
+    pub memory: &'a Memory,
+}
+
+impl<'a> MemoryDocument<'a> {
+    pub fn of(memory: &'a Memory) -> Self {
+        MemoryDocument {
+            handle: memory.id.handle(),
+            memory,
+        }
+    }
+}
+
+/// One search hit as scripts see it: the memory, its fused score, and each signal's part.
+pub fn hit_document(hit: &SearchHit) -> serde_json::Value {
+    serde_json::json!({
+        "memory": MemoryDocument::of(&hit.memory),
+        "score": hit.score,
+        "signals": hit.signals,
+        "boosts": hit.boosts,
+    })
+}
+
+/// A memory as a model reads it: the fields that help decide whether it matters, nothing about
+/// storage. MCP tools return this.
+#[derive(Debug, Serialize)]
+pub struct CompactMemory<'a> {
+    pub id: String,
+    pub handle: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'a str>,
+    pub content: &'a str,
+    pub category: Category,
+    #[serde(skip_serializing_if = "<[Tag]>::is_empty")]
+    pub tags: &'a [Tag],
+    /// The project, or `null` for a global memory.
+    pub project: Option<&'a str>,
+    pub importance: u8,
+    pub updated: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires: Option<String>,
+}
+
+impl<'a> CompactMemory<'a> {
+    pub fn of(memory: &'a Memory) -> Self {
+        CompactMemory {
+            id: memory.id.to_string(),
+            handle: memory.id.handle(),
+            title: memory.title.as_deref(),
+            content: &memory.content,
+            category: memory.category,
+            tags: &memory.tags,
+            project: memory.scope.project().map(ProjectName::as_str),
+            importance: memory.importance.get(),
+            updated: memory.updated_at.to_string(),
+            expires: memory.expires_at.map(|t| t.to_string()),
+        }
+    }
+}
+
+/// The answer to a write, in the compact form.
+pub fn compact_write(outcome: &WriteOutcome) -> serde_json::Value {
+    serde_json::json!({
+        "status": outcome.status,
+        "memory": CompactMemory::of(&outcome.memory),
+    })
+}
+
+/// The answer to a search, in the compact form: each hit with its fused score.
+pub fn compact_search(results: &SearchResults) -> serde_json::Value {
+    let hit = |hit: &SearchHit| {
+        let mut value = serde_json::to_value(CompactMemory::of(&hit.memory)).expect("serialises");
+        value["score"] = serde_json::json!((hit.score * 10_000.0).round() / 10_000.0);
+        value
+    };
+    serde_json::json!({
+        "mode": results.mode,
+        "results": results.hits.iter().map(hit).collect::<Vec<_>>(),
+        "notices": results.notices,
+    })
+}

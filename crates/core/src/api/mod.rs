@@ -1,0 +1,140 @@
+//! cairn's network interfaces, MCP and HTTP, as one layer over the service.
+//!
+//! An MCP tool call and a REST request carry the same JSON: `memory_store` and
+//! `POST /v1/memories` both take a [`StoreInput`]. Keeping these shapes here means one schema
+//! (derived with `schemars`, so the MCP `tools/list` and the OpenAPI document are generated from
+//! the same types and cannot drift), one conversion into the service's own requests, and one
+//! set of defaults. The CLI reads its flags through the same conversions.
+//!
+//! - [`inputs`]: the input types and their conversions;
+//! - [`documents`]: the JSON answers, in full (REST, the CLI's JSON) and compact (MCP);
+//! - [`mod@schema`]: input schemas as clients see them;
+//! - [`Api`]: the operations the adapters call. It converts an input for a [`Caller`] (which
+//!   project a request means when it names none, which [`Source`] and agent to record), runs the
+//!   service, and wakes the embedding worker after every write that changed something. The
+//!   adapters only move JSON in and out and run these calls off their async runtime (they
+//!   block on SQLite).
+
+pub mod documents;
+pub mod inputs;
+pub mod schema;
+
+use std::io::BufRead;
+use std::sync::Arc;
+
+use crate::embedding_worker::EmbeddingWorker;
+use crate::error::Result;
+use crate::exchange::ImportReport;
+use crate::id::IdRef;
+use crate::memory::{Memory, Source, WriteOutcome, WriteStatus};
+use crate::scope::ProjectName;
+use crate::search::SearchResults;
+use crate::service::MemoryService;
+use crate::store::TagCount;
+
+pub use documents::{CompactMemory, MemoryDocument, compact_search, compact_write, hit_document};
+pub use inputs::{
+    FilterInput, ForgetInput, GetInput, ListInput, MAX_GET_IDS, MAX_PAGE, OrderInput, PatchInput,
+    SearchInput, SortInput, StoreInput, UpdateInput,
+};
+pub use schema::schema;
+
+/// Who is asking, as far as defaults go.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// The project a request means when it names none; `None` means global for writes and every
+    /// project for reads.
+    pub default_project: Option<ProjectName>,
+    /// Recorded on memories this caller stores.
+    pub source: Source,
+    /// The agent behind the request (an MCP client's name), recorded as `entered_by` when a
+    /// write does not say.
+    pub agent: Option<String>,
+}
+
+/// A page of a listing and how many memories the filter matches in all.
+#[derive(Debug, Clone)]
+pub struct Listing {
+    pub memories: Vec<Memory>,
+    pub total: u64,
+}
+
+/// The operations of the network interfaces, shared by every connection of a server.
+#[derive(Clone)]
+pub struct Api {
+    pub service: Arc<MemoryService>,
+    /// Woken after each write so new memories get their embeddings; `None` without a model.
+    pub embedding: Option<Arc<EmbeddingWorker>>,
+}
+
+impl Api {
+    pub fn new(service: Arc<MemoryService>, embedding: Option<Arc<EmbeddingWorker>>) -> Self {
+        Api { service, embedding }
+    }
+
+    /// After a write: new or changed text needs an embedding.
+    fn written(&self, changed: bool) {
+        if changed && let Some(worker) = &self.embedding {
+            worker.nudge();
+        }
+    }
+
+    fn wrote(&self, outcome: WriteOutcome) -> WriteOutcome {
+        self.written(matches!(
+            outcome.status,
+            WriteStatus::Created | WriteStatus::Updated
+        ));
+        outcome
+    }
+
+    pub fn store(&self, caller: &Caller, input: StoreInput) -> Result<WriteOutcome> {
+        let new = input.into_new_memory(&self.service, caller)?;
+        Ok(self.wrote(self.service.store(new)?))
+    }
+
+    /// Changes memory `id` (a full id or a handle).
+    pub fn update(&self, id: &str, patch: PatchInput) -> Result<WriteOutcome> {
+        let target = IdRef::parse(id)?;
+        let patch = patch.into_patch(&self.service)?;
+        Ok(self.wrote(self.service.update(&target, patch)?))
+    }
+
+    pub fn get(&self, input: &GetInput) -> Result<Vec<Memory>> {
+        self.service.get(&input.id_refs()?)
+    }
+
+    /// Hides memory `id`, or with `purge` deletes it for good.
+    pub fn forget(&self, id: &str, purge: bool) -> Result<Memory> {
+        let target = IdRef::parse(id)?;
+        if purge {
+            self.service.purge(&target)
+        } else {
+            self.service.forget(&target)
+        }
+    }
+
+    pub fn search(&self, caller: &Caller, input: SearchInput) -> Result<SearchResults> {
+        self.service
+            .search(&input.into_request(&self.service, caller)?)
+    }
+
+    pub fn list(&self, caller: &Caller, input: ListInput) -> Result<Listing> {
+        let query = input.into_query(&self.service, caller)?;
+        Ok(Listing {
+            memories: self.service.list(&query)?,
+            total: self.service.count(&query.filter)?,
+        })
+    }
+
+    pub fn tags(&self, caller: &Caller, input: FilterInput) -> Result<Vec<TagCount>> {
+        self.service
+            .tags(&input.into_filter(&self.service, caller)?)
+    }
+
+    /// Reads JSON Lines written by export; all or nothing.
+    pub fn import(&self, input: &mut dyn BufRead) -> Result<ImportReport> {
+        let report = self.service.import(input, &mut |_| {})?;
+        self.written(report.created + report.updated > 0);
+        Ok(report)
+    }
+}
