@@ -35,6 +35,76 @@ pub struct Config {
     pub embedding: EmbeddingConfig,
     pub mcp: McpConfig,
     pub server: ServerConfig,
+    pub sessions: SessionsConfig,
+    pub context: ContextConfig,
+    pub summarizer: SummarizerConfig,
+}
+
+/// Agent sessions and observations, as hooks record them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SessionsConfig {
+    /// Days an observation is kept; older ones are hidden from every read and deleted by
+    /// `prune`. Memories never expire this way.
+    pub retention_days: u32,
+    /// Longest prompt or tool input kept in an observation, in characters.
+    pub max_input_chars: usize,
+    /// Longest tool output or error kept in an observation, in characters.
+    pub max_output_chars: usize,
+    /// Store `*Remember*: …` facts from the agent's last message when a turn stops.
+    pub extract_on_stop: bool,
+}
+
+impl Default for SessionsConfig {
+    fn default() -> Self {
+        SessionsConfig {
+            retention_days: 30,
+            max_input_chars: 2_000,
+            max_output_chars: 2_000,
+            extract_on_stop: true,
+        }
+    }
+}
+
+/// What `cairn context` (and the SessionStart hook) injects.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ContextConfig {
+    /// Tokens the context may take, counted with a real tokenizer (`--budget`).
+    pub budget_tokens: usize,
+}
+
+impl Default for ContextConfig {
+    fn default() -> Self {
+        ContextConfig {
+            budget_tokens: 2_000,
+        }
+    }
+}
+
+/// An optional language model that writes session summaries, through any OpenAI-compatible
+/// chat-completions endpoint. Off unless `endpoint` is set; cairn's own summary is used when it
+/// is off or fails.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SummarizerConfig {
+    /// Base URL, e.g. `http://127.0.0.1:11434/v1` (`/chat/completions` is appended).
+    pub endpoint: Option<String>,
+    pub model: String,
+    /// The environment variable holding the API key, if the endpoint needs one.
+    pub api_key_env: Option<String>,
+    pub timeout_seconds: u64,
+}
+
+impl Default for SummarizerConfig {
+    fn default() -> Self {
+        SummarizerConfig {
+            endpoint: None,
+            model: "gpt-4o-mini".into(),
+            api_key_env: None,
+            timeout_seconds: 30,
+        }
+    }
 }
 
 /// Which tools the MCP server offers.

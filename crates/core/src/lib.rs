@@ -14,12 +14,14 @@
 pub mod api;
 pub mod clock;
 pub mod config;
+pub mod context;
 pub mod dates;
 pub mod embedding;
 pub mod embedding_queue;
 pub mod embedding_worker;
 pub mod error;
 pub mod exchange;
+pub mod extract;
 pub mod id;
 pub mod memory;
 pub mod normalise;
@@ -28,6 +30,8 @@ pub mod redact;
 pub mod scope;
 pub mod search;
 pub mod service;
+pub mod session;
+pub mod sessions;
 pub mod store;
 pub mod tag;
 #[cfg(feature = "testing")]

@@ -36,6 +36,18 @@ impl ProjectName {
     }
 }
 
+impl Serialize for ProjectName {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for ProjectName {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ProjectName::new(&String::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+    }
+}
+
 impl fmt::Display for ProjectName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)

@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::clock::Clock;
 use crate::config::Limits;
 use crate::config::SearchConfig;
+use crate::config::SessionsConfig;
 use crate::embedding::Embedder;
 use crate::error::{Error, Result};
 use crate::exchange::{ImportReport, MemoryRecord};
@@ -30,6 +31,7 @@ use crate::search::{
     Boosts, FuzzyMode, LexicalSignal, SearchHit, SearchMode, SearchQuery, SearchRequest,
     SearchResults, Signal, SignalKind,
 };
+use crate::sessions::Summarizer;
 use crate::store::{ListQuery, MemoryFilter, Store, StoreStats, StoreTx, TagCount};
 use crate::validate;
 
@@ -109,6 +111,9 @@ pub struct MemoryService {
     /// Semantic search's model, when one is installed (see `embedding_queue`).
     pub(crate) embedder: Option<Arc<dyn Embedder>>,
     pub(crate) embed_batch: usize,
+    pub(crate) sessions: SessionsConfig,
+    /// Writes session summaries when configured (see `sessions`).
+    pub(crate) summarizer: Option<Arc<dyn Summarizer>>,
 }
 
 impl MemoryService {
@@ -125,6 +130,8 @@ impl MemoryService {
             fusion: Fusion::default(),
             embedder: None,
             embed_batch: 64,
+            sessions: SessionsConfig::default(),
+            summarizer: None,
         }
     }
 
@@ -144,7 +151,7 @@ impl MemoryService {
         self.clock.now()
     }
 
-    fn now_ts(&self) -> Timestamp {
+    pub(crate) fn now_ts(&self) -> Timestamp {
         self.clock.now().timestamp()
     }
 
@@ -153,7 +160,10 @@ impl MemoryService {
     }
 
     /// Runs `work` in one store transaction and returns what it produced.
-    fn in_transaction<T>(&self, mut work: impl FnMut(&mut dyn StoreTx) -> Result<T>) -> Result<T> {
+    pub(crate) fn in_transaction<T>(
+        &self,
+        mut work: impl FnMut(&mut dyn StoreTx) -> Result<T>,
+    ) -> Result<T> {
         let mut produced = None;
         self.store.write(&mut |tx| {
             produced = Some(work(tx)?);
@@ -166,8 +176,14 @@ impl MemoryService {
     /// `updated` (same topic key in the scope; revised in place, previous state kept).
     pub fn store(&self, new: NewMemory) -> Result<WriteOutcome> {
         let now = self.now_ts();
+        let candidate = self.candidate(new, now)?;
+        self.in_transaction(|tx| store_in(tx, &candidate, now))
+    }
+
+    /// A new memory as it would be stored at `now`: validated, normalised and redacted.
+    pub(crate) fn candidate(&self, new: NewMemory, now: Timestamp) -> Result<Memory> {
         let content = validate::content(&new.content, &self.limits)?;
-        let candidate = Memory {
+        Ok(Memory {
             id: MemoryId::generate(),
             content,
             title: validate::title(new.title.as_deref(), &self.limits)?,
@@ -187,8 +203,7 @@ impl MemoryService {
             updated_at: now,
             expires_at: validate::expiry(new.expires_at, now)?,
             deleted_at: None,
-        };
-        self.in_transaction(|tx| store_in(tx, &candidate, now))
+        })
     }
 
     /// Applies a patch to a visible memory, keeping its previous state in the history.
@@ -612,7 +627,11 @@ fn visible_in(tx: &mut dyn StoreTx, id: &MemoryId, now: Timestamp) -> Result<Mem
 }
 
 /// The store rules inside the transaction: topic key first, then content duplicate, then new.
-fn store_in(tx: &mut dyn StoreTx, candidate: &Memory, now: Timestamp) -> Result<WriteOutcome> {
+pub(crate) fn store_in(
+    tx: &mut dyn StoreTx,
+    candidate: &Memory,
+    now: Timestamp,
+) -> Result<WriteOutcome> {
     if let Some(key) = &candidate.topic_key
         && let Some(current) = tx.find_by_topic(&candidate.scope, key, now)?
     {

@@ -17,6 +17,9 @@ use crate::id::MemoryId;
 use crate::memory::{Category, Memory, Revision, TopicKey};
 use crate::scope::{Scope, ScopeFilter};
 use crate::search::{Match, SignalHit};
+use crate::session::{
+    Observation, ObservationFilter, ObservationHit, Session, SessionFilter, SessionKey,
+};
 use crate::tag::Tag;
 
 /// A storage backend.
@@ -106,6 +109,24 @@ pub trait Store: Send + Sync {
     /// Streams every memory in every state with its revisions, oldest first.
     fn export(&self, sink: &mut dyn FnMut(Memory, Vec<Revision>) -> Result<()>) -> Result<()>;
 
+    /// A session by key.
+    fn session(&self, key: &SessionKey) -> Result<Option<Session>>;
+
+    /// Sessions under the filter, the latest active first.
+    fn sessions(&self, filter: &SessionFilter) -> Result<Vec<Session>>;
+
+    /// A session's observations at or after `since`, oldest first.
+    fn observations(&self, key: &SessionKey, since: Timestamp) -> Result<Vec<Observation>>;
+
+    /// The best `limit` observations under the filter whose text matches `expression`, best
+    /// first, with BM25 scores (higher is better).
+    fn search_observations(
+        &self,
+        expression: &Match,
+        filter: &ObservationFilter,
+        limit: usize,
+    ) -> Result<Vec<ObservationHit>>;
+
     /// Where the data lives, for people (a path or a URL without credentials).
     fn location(&self) -> String;
 }
@@ -191,6 +212,22 @@ pub trait StoreTx {
     /// Stores each vector for its memory if the memory still has that `updated_at` (it was not
     /// changed since its text was read); returns how many were stored.
     fn put_embeddings(&mut self, vectors: &[(MemoryId, Timestamp, Vec<f32>)]) -> Result<usize>;
+
+    /// A session by key.
+    fn session(&mut self, key: &SessionKey) -> Result<Option<Session>>;
+
+    /// Adds a session, or overwrites the stored one with the same key.
+    fn put_session(&mut self, session: &Session) -> Result<()>;
+
+    /// Adds an observation to a stored session (full-text index included); `false`, and
+    /// nothing written, when an observation with its event id is already stored.
+    fn add_observation(&mut self, key: &SessionKey, observation: &Observation) -> Result<bool>;
+
+    /// A session's observations, oldest first.
+    fn observations(&mut self, key: &SessionKey) -> Result<Vec<Observation>>;
+
+    /// Deletes every observation made before `before`; returns how many.
+    fn prune_observations(&mut self, before: Timestamp) -> Result<u64>;
 }
 
 /// Which memories a read considers. Built by adapters; `Default` is "every scope, visible only".

@@ -22,6 +22,9 @@ use crate::service::{MemoryPatch, MemoryService, NewMemory};
 use crate::store::{ListQuery, MemoryFilter, SortKey, SortOrder, Store};
 use crate::tag::Tag;
 
+mod sessions;
+pub use sessions::*;
+
 /// Makes a fresh, empty store.
 pub type StoreFactory = fn() -> Box<dyn Store>;
 
@@ -59,6 +62,12 @@ macro_rules! store_behaviour_suite {
             fuzzy_runs_by_itself_only_when_exact_search_finds_little,
             filters_compose_with_fuzzy_search,
             lexical_ranking_over_a_window_considers_only_the_newest_matches,
+            events_record_a_session_its_observations_and_a_summary,
+            a_replayed_event_is_recorded_once,
+            observations_are_redacted_truncated_searchable_and_expire,
+            remember_lines_become_memories_when_a_turn_stops,
+            an_agent_summary_is_kept_over_a_derived_one,
+            context_fits_its_budget_and_prefers_relevant_memories,
         );
     };
     (@tests $factory:expr; $($name:ident),* $(,)?) => {

@@ -10,7 +10,8 @@
 //!
 //! Map: `rows` (row ↔ domain types, tag tables, full-text rows), `filter` (filters → SQL), `tx`
 //! (the write side), `read` (the read side), `vectors` (stored vectors, the queue, the exact
-//! scan), `ann` (the HNSW index file beside the database), [`migrations`].
+//! scan), `ann` (the HNSW index file beside the database), `sessions` (agent sessions and
+//! their observations), [`migrations`].
 
 mod ann;
 mod error;
@@ -18,6 +19,7 @@ mod filter;
 pub mod migrations;
 mod read;
 mod rows;
+mod sessions;
 mod tx;
 mod vectors;
 
@@ -29,6 +31,9 @@ use std::time::Duration;
 
 use cairn_core::embedding::ModelIdentity;
 use cairn_core::search::{Match, SignalHit};
+use cairn_core::session::{
+    Observation, ObservationFilter, ObservationHit, Session, SessionFilter, SessionKey,
+};
 use cairn_core::store::{
     EmbeddingCounts, ListQuery, MemoryFilter, PendingEmbedding, Store, StoreStats, StoreTx,
     TagCount, VectorIndexReport,
@@ -336,6 +341,27 @@ impl Store for SqliteStore {
 
     fn export(&self, sink: &mut dyn FnMut(Memory, Vec<Revision>) -> Result<()>) -> Result<()> {
         read::export(&self.reader(), sink)
+    }
+
+    fn session(&self, key: &SessionKey) -> Result<Option<Session>> {
+        sessions::session(&self.reader(), key)
+    }
+
+    fn sessions(&self, filter: &SessionFilter) -> Result<Vec<Session>> {
+        sessions::sessions(&self.reader(), filter)
+    }
+
+    fn observations(&self, key: &SessionKey, since: Timestamp) -> Result<Vec<Observation>> {
+        sessions::observations(&self.reader(), key, since)
+    }
+
+    fn search_observations(
+        &self,
+        expression: &Match,
+        filter: &ObservationFilter,
+        limit: usize,
+    ) -> Result<Vec<ObservationHit>> {
+        sessions::search_observations(&self.reader(), expression, filter, limit)
     }
 
     fn location(&self) -> String {

@@ -14,6 +14,7 @@ const MIGRATIONS: &[(u32, &str)] = &[
     (1, include_str!("../migrations/0001_initial.sql")),
     (2, include_str!("../migrations/0002_vectors.sql")),
     (3, include_str!("../migrations/0003_vector_clock.sql")),
+    (4, include_str!("../migrations/0004_sessions.sql")),
 ];
 
 /// The schema version this build writes.

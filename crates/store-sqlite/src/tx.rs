@@ -1,6 +1,7 @@
 //! [`StoreTx`] over an open SQLite transaction that already holds the write lock.
 
 use cairn_core::embedding::ModelIdentity;
+use cairn_core::session::{Observation, Session, SessionKey};
 use cairn_core::store::StoreTx;
 use cairn_core::{Memory, MemoryId, Result, Revision, Scope, TopicKey};
 use jiff::Timestamp;
@@ -9,6 +10,7 @@ use rusqlite::Transaction;
 use crate::error::SqlResult;
 use crate::read;
 use crate::rows::{self, MEMORY_COLUMNS, millis, project_column};
+use crate::sessions;
 use crate::vectors;
 
 pub struct SqliteTx<'c, 'k> {
@@ -127,5 +129,25 @@ impl StoreTx for SqliteTx<'_, '_> {
 
     fn put_embeddings(&mut self, vectors: &[(MemoryId, Timestamp, Vec<f32>)]) -> Result<usize> {
         vectors::put(&self.tx, vectors)
+    }
+
+    fn session(&mut self, key: &SessionKey) -> Result<Option<Session>> {
+        sessions::session(&self.tx, key)
+    }
+
+    fn put_session(&mut self, session: &Session) -> Result<()> {
+        sessions::put_session(&self.tx, session)
+    }
+
+    fn add_observation(&mut self, key: &SessionKey, observation: &Observation) -> Result<bool> {
+        sessions::add_observation(&self.tx, key, observation)
+    }
+
+    fn observations(&mut self, key: &SessionKey) -> Result<Vec<Observation>> {
+        sessions::observations(&self.tx, key, Timestamp::MIN)
+    }
+
+    fn prune_observations(&mut self, before: Timestamp) -> Result<u64> {
+        sessions::prune_observations(&self.tx, before)
     }
 }

@@ -1,0 +1,316 @@
+//! Context: what a new or compacted session should know, packed into a token budget.
+//!
+//! Candidates come from four places, in the order they are preferred when the budget is short:
+//! 1. **relevant now** — memories that search finds for what the session is about (its first
+//!    prompt or a query, and the names of the files in play);
+//! 2. **important decisions and preferences** (importance 4 or 5);
+//! 3. **recent sessions** — the latest summaries of this project's sessions;
+//! 4. the other decisions and preferences, then the **most recently updated** memories.
+//!
+//! Each memory appears once, in the first place that offers it. Packing is greedy in that order:
+//! a candidate goes in when the whole rendered text, counted with the tokenizer of
+//! [`crate::tokens`], still fits the budget; otherwise it is left out and smaller ones after it
+//! still get their chance. So the result never exceeds the budget, and a relevant memory beats a
+//! merely recent one. Every item carries its memory's id so the agent can fetch it in full.
+//! (Pinned memory slots will come first once they exist.)
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::id::MemoryId;
+use crate::memory::{Category, Memory};
+use crate::scope::{ProjectName, ScopeFilter};
+use crate::search::{FuzzyMode, SearchRequest, words};
+use crate::service::MemoryService;
+use crate::session::SessionKey;
+use crate::sessions::SUMMARY_TAG;
+use crate::store::{ListQuery, MemoryFilter, SortKey, SortOrder};
+use crate::tag::Tag;
+use crate::tokens;
+
+/// The smallest and largest budgets accepted.
+pub const BUDGET_RANGE: std::ops::RangeInclusive<usize> = 50..=100_000;
+/// Longest text of one item, in characters; `get` shows the rest.
+const ITEM_CHARS: usize = 500;
+/// Query words taken from a long prompt.
+const QUERY_WORDS: usize = 40;
+
+/// What context is asked for.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ContextRequest {
+    /// The project the session works in; `None` means every project.
+    pub project: Option<ProjectName>,
+    /// What the session is about (a prompt, a question); with `session`, defaults to its first
+    /// prompt.
+    pub query: Option<String>,
+    /// Files in play; with `session`, defaults to the files its tools touched.
+    pub files: Vec<String>,
+    /// A recorded session to take the query and files from.
+    pub session: Option<SessionKey>,
+    /// Tokens the rendered context may take.
+    pub budget: usize,
+}
+
+/// Where an item came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Section {
+    Relevant,
+    Decisions,
+    Sessions,
+    Recent,
+}
+
+impl Section {
+    fn heading(self) -> &'static str {
+        match self {
+            Section::Relevant => "Relevant now",
+            Section::Decisions => "Decisions and preferences",
+            Section::Sessions => "Recent sessions",
+            Section::Recent => "Recently updated",
+        }
+    }
+
+    const ORDER: [Section; 4] = [
+        Section::Relevant,
+        Section::Decisions,
+        Section::Sessions,
+        Section::Recent,
+    ];
+}
+
+/// One memory in the context.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ContextItem {
+    pub id: MemoryId,
+    pub handle: String,
+    pub section: Section,
+    pub category: Category,
+    pub title: Option<String>,
+    /// The content on one line, cut to a few hundred characters.
+    pub text: String,
+}
+
+/// The packed context.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Context {
+    pub project: Option<String>,
+    pub items: Vec<ContextItem>,
+    /// What to inject: markdown, empty when nothing is known.
+    pub text: String,
+    /// Tokens in `text`.
+    pub tokens: usize,
+    pub budget: usize,
+    /// Distinct memories considered.
+    pub considered: usize,
+}
+
+impl MemoryService {
+    /// The context for a session: see the module documentation.
+    pub fn context(&self, request: &ContextRequest) -> Result<Context> {
+        if !BUDGET_RANGE.contains(&request.budget) {
+            return Err(Error::invalid(
+                "budget",
+                format!(
+                    "{} tokens is out of range {}..={}",
+                    request.budget,
+                    BUDGET_RANGE.start(),
+                    BUDGET_RANGE.end()
+                ),
+            ));
+        }
+        let candidates = self.context_candidates(request)?;
+        let considered = candidates.len();
+        let project = request.project.as_ref().map(ToString::to_string);
+        let mut chosen: Vec<ContextItem> = Vec::new();
+        let mut text = String::new();
+        for candidate in candidates {
+            chosen.push(candidate);
+            let tentative = render(project.as_deref(), &chosen);
+            if tokens::count(&tentative) <= request.budget {
+                text = tentative;
+            } else {
+                chosen.pop();
+            }
+        }
+        // Shown grouped by section, in the order of preference.
+        chosen.sort_by_key(|item| Section::ORDER.iter().position(|s| *s == item.section));
+        Ok(Context {
+            project,
+            tokens: tokens::count(&text),
+            items: chosen,
+            text,
+            budget: request.budget,
+            considered,
+        })
+    }
+
+    /// Candidates in order of preference, each memory once.
+    fn context_candidates(&self, request: &ContextRequest) -> Result<Vec<ContextItem>> {
+        let scope = match &request.project {
+            Some(project) => ScopeFilter::ProjectAndGlobal(project.clone()),
+            None => ScopeFilter::All,
+        };
+        let (mut query, mut files) = (request.query.clone(), request.files.clone());
+        if let Some(key) = &request.session {
+            let session = self.session(key)?;
+            if query.is_none() {
+                query = session.first_prompt.clone();
+            }
+            if files.is_empty() {
+                for observation in self.observations(key)?.iter().rev() {
+                    for file in &observation.files {
+                        if !files.contains(file) && files.len() < 20 {
+                            files.push(file.clone());
+                        }
+                    }
+                }
+            }
+        }
+        let mut seen = HashSet::new();
+        let mut candidates = Vec::new();
+        let mut offer = |memory: Memory, section: Section| {
+            if seen.insert(memory.id) {
+                candidates.push(item(memory, section));
+            }
+        };
+
+        for memory in self.relevant(query.as_deref(), &files, &scope)? {
+            offer(memory, Section::Relevant);
+        }
+        let mut decisions = Vec::new();
+        for category in [Category::Decision, Category::Preference] {
+            decisions.extend(self.list(&ListQuery {
+                filter: MemoryFilter {
+                    category: Some(category),
+                    ..MemoryFilter::in_scope(scope.clone())
+                },
+                sort: SortKey::Updated,
+                order: SortOrder::Desc,
+                limit: 20,
+                offset: 0,
+            })?);
+        }
+        decisions.sort_by(|a, b| {
+            b.importance
+                .cmp(&a.importance)
+                .then(b.updated_at.cmp(&a.updated_at))
+        });
+        let (important, other): (Vec<Memory>, Vec<Memory>) =
+            decisions.into_iter().partition(|m| m.importance.get() >= 4);
+        for memory in important {
+            offer(memory, Section::Decisions);
+        }
+        let summaries = self.list(&ListQuery {
+            filter: MemoryFilter {
+                tags_all: vec![Tag::new(SUMMARY_TAG)?],
+                ..MemoryFilter::in_scope(scope.clone())
+            },
+            sort: SortKey::Updated,
+            order: SortOrder::Desc,
+            limit: 3,
+            offset: 0,
+        })?;
+        for memory in summaries {
+            offer(memory, Section::Sessions);
+        }
+        for memory in other {
+            offer(memory, Section::Decisions);
+        }
+        let recent = self.list(&ListQuery {
+            filter: MemoryFilter::in_scope(scope),
+            sort: SortKey::Updated,
+            order: SortOrder::Desc,
+            limit: 10,
+            offset: 0,
+        })?;
+        for memory in recent {
+            offer(memory, Section::Recent);
+        }
+        Ok(candidates)
+    }
+
+    /// What search finds for the query and the files' names, best first.
+    fn relevant(
+        &self,
+        query: Option<&str>,
+        files: &[String],
+        scope: &ScopeFilter,
+    ) -> Result<Vec<Memory>> {
+        let mut terms: Vec<String> = query.map(words).unwrap_or_default();
+        terms.truncate(QUERY_WORDS);
+        for file in files {
+            let name = std::path::Path::new(file)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            terms.extend(words(&name));
+        }
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut request =
+            SearchRequest::new(terms.join(" "), MemoryFilter::in_scope(scope.clone()), 10);
+        request.fuzzy = FuzzyMode::Never;
+        Ok(self
+            .search(&request)?
+            .hits
+            .into_iter()
+            .map(|hit| hit.memory)
+            .collect())
+    }
+}
+
+fn item(memory: Memory, section: Section) -> ContextItem {
+    let flat = memory
+        .content
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let text = if flat.chars().count() > ITEM_CHARS {
+        format!("{}…", flat.chars().take(ITEM_CHARS).collect::<String>())
+    } else {
+        flat
+    };
+    ContextItem {
+        handle: memory.id.handle(),
+        id: memory.id,
+        section,
+        category: memory.category,
+        title: memory.title,
+        text,
+    }
+}
+
+/// The markdown an agent receives.
+fn render(project: Option<&str>, items: &[ContextItem]) -> String {
+    if items.is_empty() {
+        return String::new();
+    }
+    let mut out = match project {
+        Some(project) => format!("# cairn memory for {project}\n"),
+        None => "# cairn memory\n".to_string(),
+    };
+    out.push_str("Ids in brackets: `memory_get` (or `cairn get <id>`) shows a memory in full.\n");
+    for section in Section::ORDER {
+        let mut in_section = items.iter().filter(|i| i.section == section).peekable();
+        if in_section.peek().is_none() {
+            continue;
+        }
+        out.push_str(&format!("\n## {}\n", section.heading()));
+        for item in in_section {
+            let title = item
+                .title
+                .as_deref()
+                .map(|t| format!(" {t}:"))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "- [{}] {}{title} {}\n",
+                item.handle, item.category, item.text
+            ));
+        }
+    }
+    out
+}

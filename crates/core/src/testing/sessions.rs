@@ -1,0 +1,363 @@
+//! The suite's session behaviours: recording events, summaries, observation search and
+//! retention, extraction at a turn's stop, and context packing.
+
+use jiff::Span;
+
+use super::{Harness, StoreFactory, project};
+use crate::context::{ContextRequest, Section};
+use crate::memory::{Category, Source, WriteStatus};
+use crate::scope::ProjectName;
+use crate::service::NewMemory;
+use crate::session::{AgentEvent, EventKind, ObservationKind, SessionKey, SummaryAuthor};
+use crate::sessions::{AgentSummary, SUMMARY_TAG};
+use crate::tokens;
+
+fn key(id: &str) -> SessionKey {
+    SessionKey::new("claude-code", id).expect("valid key")
+}
+
+fn acme() -> ProjectName {
+    ProjectName::new("acme").expect("valid project")
+}
+
+/// An event of session `id` at the harness's current time.
+fn event(h: &Harness, id: &str, n: usize, kind: EventKind) -> AgentEvent {
+    AgentEvent {
+        event_id: format!("{id}-{n}"),
+        session: key(id),
+        project: acme(),
+        cwd: Some("/work/acme".into()),
+        at: h.now(),
+        kind,
+    }
+}
+
+fn tool_use(tool: &str, input: &str, output: &str, files: &[&str]) -> EventKind {
+    EventKind::ToolUse {
+        tool: tool.into(),
+        input: input.into(),
+        output: output.into(),
+        files: files.iter().map(|f| f.to_string()).collect(),
+    }
+}
+
+/// A short session: prompt, an edit, a failing command, a passing one, the end.
+fn record_session(h: &Harness, id: &str) {
+    let kinds = [
+        EventKind::SessionStart {
+            source: Some("startup".into()),
+        },
+        EventKind::Prompt {
+            text: "Fix the flaky login test".into(),
+        },
+        EventKind::ToolStart {
+            tool: "Edit".into(),
+        },
+        tool_use(
+            "Edit",
+            "{\"file_path\":\"src/login.rs\"}",
+            "ok",
+            &["src/login.rs"],
+        ),
+        EventKind::ToolFailure {
+            tool: "Bash".into(),
+            input: "cargo test login".into(),
+            error: "test login_retries ... FAILED".into(),
+            files: vec![],
+        },
+        tool_use("Bash", "cargo test login", "test result: ok", &[]),
+        EventKind::SessionEnd {
+            reason: Some("exit".into()),
+        },
+    ];
+    let events: Vec<AgentEvent> = kinds
+        .into_iter()
+        .enumerate()
+        .map(|(n, kind)| {
+            h.clock.advance(Span::new().seconds(30));
+            event(h, id, n, kind)
+        })
+        .collect();
+    h.service.record_events(&events).expect("record");
+}
+
+pub fn events_record_a_session_its_observations_and_a_summary(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let started = h.now();
+    record_session(&h, "s1");
+    let session = h.service.session(&key("s1")).unwrap();
+    assert_eq!(session.project, acme());
+    assert_eq!(session.cwd.as_deref(), Some("/work/acme"));
+    assert_eq!(
+        session.first_prompt.as_deref(),
+        Some("Fix the flaky login test")
+    );
+    assert_eq!(session.started_at, started + Span::new().seconds(30));
+    assert_eq!(session.ended_at, Some(h.now()));
+    assert_eq!(session.summary_by, Some(SummaryAuthor::Cairn));
+
+    let observations = h.service.observations(&key("s1")).unwrap();
+    let kinds: Vec<ObservationKind> = observations.iter().map(|o| o.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            ObservationKind::Prompt,
+            ObservationKind::ToolUse,
+            ObservationKind::ToolFailure,
+            ObservationKind::ToolUse
+        ],
+        "session start, tool start and end record no observation"
+    );
+    assert!(observations[2].error && observations[2].importance.get() == 4);
+    assert_eq!(observations[1].files, ["src/login.rs"]);
+
+    let summary = session.summary.expect("a summary");
+    for expected in [
+        "Goal: Fix the flaky login test",
+        "Files touched (1): src/login.rs",
+        "Commands (1): cargo test login",
+        "Errors (1): Bash: test login_retries ... FAILED",
+        "Prompts: 1; tool uses: 2; failures: 1.",
+    ] {
+        assert!(summary.contains(expected), "{expected:?} in\n{summary}");
+    }
+    // The summary is also a memory, found by search.
+    let found = h.search("flaky login", crate::store::MemoryFilter::default());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].tags.iter().any(|t| t.as_str() == SUMMARY_TAG));
+    assert_eq!(found[0].content, summary);
+}
+
+pub fn a_replayed_event_is_recorded_once(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let prompt = event(
+        &h,
+        "s1",
+        0,
+        EventKind::Prompt {
+            text: "hello".into(),
+        },
+    );
+    let first = h.service.record_events(std::slice::from_ref(&prompt)).unwrap();
+    let again = h.service.record_events(&[prompt]).unwrap();
+    assert_eq!((first.observations, first.replayed), (1, 0));
+    assert_eq!((again.observations, again.replayed), (0, 1));
+    assert_eq!(h.service.observations(&key("s1")).unwrap().len(), 1);
+}
+
+pub fn observations_are_redacted_truncated_searchable_and_expire(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let long_output = format!("{} tail-marker", "x".repeat(5_000));
+    let events = [
+        event(
+            &h,
+            "s1",
+            0,
+            tool_use(
+                "Bash",
+                "curl -H 'Authorization: Bearer abcdefghijklmnop123456' https://api.example.com",
+                &long_output,
+                &[],
+            ),
+        ),
+        event(
+            &h,
+            "s1",
+            1,
+            EventKind::Prompt {
+                text: "why does the kubernetes deploy hang".into(),
+            },
+        ),
+    ];
+    h.service.record_events(&events).unwrap();
+    let stored = h.service.observations(&key("s1")).unwrap();
+    let input = stored[0].input.as_deref().unwrap();
+    assert!(
+        input.contains("Bearer [REDACTED]") && !input.contains("abcdefghijklmnop123456"),
+        "{input}"
+    );
+    let output = stored[0].output.as_deref().unwrap();
+    assert!(
+        output.ends_with("… [3012 more characters]"),
+        "{}",
+        &output[1990..]
+    );
+
+    let hits = h
+        .service
+        .search_observations("kubernetes deploy", Some(acme()), None, 10)
+        .unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].observation.kind, ObservationKind::Prompt);
+    assert_eq!(hits[0].session, key("s1"));
+    let elsewhere = ProjectName::new("other").unwrap();
+    assert!(
+        h.service
+            .search_observations("kubernetes", Some(elsewhere), None, 10)
+            .unwrap()
+            .is_empty()
+    );
+
+    // Past the retention (30 days by default) observations are hidden, then pruned.
+    h.clock.advance(Span::new().hours(31 * 24));
+    assert!(
+        h.service
+            .search_observations("kubernetes", None, None, 10)
+            .unwrap()
+            .is_empty()
+    );
+    assert!(h.service.observations(&key("s1")).unwrap().is_empty());
+    assert_eq!(h.service.prune_observations().unwrap(), 2);
+    assert_eq!(h.service.prune_observations().unwrap(), 0);
+}
+
+pub fn remember_lines_become_memories_when_a_turn_stops(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let message = "Fixed it.\n*Remember*: the payments service needs Redis 7, temporary until \
+                   the migration\nnothing else";
+    let report = h
+        .service
+        .record_events(&[event(
+            &h,
+            "s1",
+            0,
+            EventKind::Stop {
+                last_message: Some(message.into()),
+            },
+        )])
+        .unwrap();
+    assert_eq!(report.extracted.len(), 1);
+    let memory = &report.extracted[0].memory;
+    assert_eq!(memory.source, Source::Extract);
+    assert_eq!(memory.scope, project("acme"));
+    assert_eq!(memory.session_id.as_deref(), Some("s1"));
+    assert_eq!(memory.entered_by.as_deref(), Some("claude-code"));
+    assert!(memory.tags.iter().any(|t| t.as_str() == "redis"));
+    assert_eq!(
+        memory.expires_at,
+        Some(h.now() + Span::new().hours(90 * 24)),
+        "temporary means 90 days"
+    );
+    // The same fact again is a duplicate, not a second memory.
+    let again = h
+        .service
+        .extract(message, project("acme"), None, None)
+        .unwrap();
+    assert_eq!(again[0].status, WriteStatus::Duplicate);
+}
+
+pub fn an_agent_summary_is_kept_over_a_derived_one(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    h.service
+        .record_events(&[event(
+            &h,
+            "s1",
+            0,
+            EventKind::Prompt {
+                text: "migrate the db".into(),
+            },
+        )])
+        .unwrap();
+    let stored = h
+        .service
+        .store_agent_summary(AgentSummary {
+            project: Some(acme()),
+            goal: "Migrate the orders table".into(),
+            accomplished: vec!["wrote migration 0042".into()],
+            next_steps: vec!["backfill in staging".into()],
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(stored.status, WriteStatus::Created);
+    h.clock.advance(Span::new().minutes(5));
+    h.service
+        .record_events(&[event(&h, "s1", 1, EventKind::SessionEnd { reason: None })])
+        .unwrap();
+    let session = h.service.session(&key("s1")).unwrap();
+    assert_eq!(session.summary_by, Some(SummaryAuthor::Agent));
+    let summary = session.summary.unwrap();
+    assert!(
+        summary.contains("Goal: Migrate the orders table")
+            && summary.contains("Next steps:\n- backfill in staging"),
+        "{summary}"
+    );
+    let empty = h.service.store_agent_summary(AgentSummary::default());
+    assert_eq!(empty.unwrap_err().field(), Some("goal"));
+}
+
+pub fn context_fits_its_budget_and_prefers_relevant_memories(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let mut relevant = NewMemory::new(
+        "Login tests are flaky because the session cache is shared; run them with --test-threads 1",
+        project("acme"),
+        Source::Cli,
+    );
+    relevant.category = Category::Bugfix;
+    let relevant = h.service.store(relevant).unwrap().memory;
+    for n in 0..40 {
+        h.clock.advance(Span::new().minutes(1));
+        h.add(
+            &format!(
+                "Release note {n}: the dashboard colour palette was refreshed for quarter {n}"
+            ),
+            &[],
+        );
+    }
+    let mut decision = NewMemory::new(
+        "We deploy with blue-green on Fridays",
+        project("acme"),
+        Source::Cli,
+    );
+    decision.category = Category::Decision;
+    decision.importance = Some(5);
+    let decision = h.service.store(decision).unwrap().memory;
+
+    let ask = |query: Option<&str>, budget: usize| {
+        h.service
+            .context(&ContextRequest {
+                project: Some(acme()),
+                query: query.map(String::from),
+                budget,
+                ..Default::default()
+            })
+            .unwrap()
+    };
+    for budget in [50, 120, 300, 2_000] {
+        let context = ask(Some("why are the login tests flaky"), budget);
+        assert!(context.tokens <= budget, "{} > {budget}", context.tokens);
+        assert_eq!(context.tokens, tokens::count(&context.text));
+    }
+    // At the smallest budget that holds the relevant memory, it is taken first and fills the
+    // budget: none of the 40 newer memories displaces it. Without the query, the same budget
+    // goes to newer memories instead.
+    let small = (50..400)
+        .map(|budget| ask(Some("why are the login tests flaky"), budget))
+        .find(|context| context.items.iter().any(|i| i.id == relevant.id))
+        .expect("some budget holds the relevant memory");
+    assert_eq!(small.items.len(), 1, "{}", small.text);
+    let unguided = ask(None, small.budget);
+    assert!(
+        !unguided.items.is_empty() && unguided.items.iter().all(|i| i.id != relevant.id),
+        "{}",
+        unguided.text
+    );
+    assert_eq!(small.items[0].id, relevant.id);
+    assert_eq!(small.items[0].section, Section::Relevant);
+    assert!(small.text.contains(&format!("[{}]", relevant.id.handle())));
+    // Without a query, the important decision leads.
+    let general = ask(None, 2_000);
+    assert_eq!(general.items[0].id, decision.id);
+    assert_eq!(general.items[0].section, Section::Decisions);
+    assert!(general.items.len() > 5 && general.considered >= general.items.len());
+    let ids: std::collections::HashSet<_> = general.items.iter().map(|i| i.id).collect();
+    assert_eq!(ids.len(), general.items.len(), "each memory once");
+    // Budgets out of range are refused by name.
+    let err = h
+        .service
+        .context(&ContextRequest {
+            budget: 10,
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert_eq!(err.field(), Some("budget"));
+}

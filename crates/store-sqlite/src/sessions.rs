@@ -1,0 +1,268 @@
+//! Sessions and observations in SQLite (tables of migration 4).
+//!
+//! Observations are indexed by `observations_fts`, an external-content FTS5 table written in the
+//! same statement sequence as each observation, as `memories_fts` is for memories; pruning
+//! removes index entries before their rows. An observation's `event_id` is unique, so a replayed
+//! event is ignored by the database itself.
+
+use cairn_core::search::Match;
+use cairn_core::session::{
+    Observation, ObservationFilter, ObservationHit, Session, SessionFilter, SessionKey,
+};
+use cairn_core::{Importance, ProjectName, Result};
+use jiff::Timestamp;
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
+
+use crate::error::SqlResult;
+use crate::read::fts5_expression;
+use crate::rows::{corrupt, millis, time};
+
+const SESSION_COLUMNS: &str = "s.agent, s.session_id, s.project, s.cwd, s.started_at, \
+     s.last_seen_at, s.ended_at, s.first_prompt, s.summary, s.summary_by";
+
+const OBSERVATION_COLUMNS: &str =
+    "o.event_id, o.at, o.kind, o.tool, o.input, o.output, o.files, o.error, o.importance";
+
+fn session_from_row(row: &Row<'_>) -> rusqlite::Result<Session> {
+    let optional_time = |index: usize| -> rusqlite::Result<Option<Timestamp>> {
+        row.get::<_, Option<i64>>(index)?.map(time).transpose()
+    };
+    Ok(Session {
+        key: SessionKey {
+            agent: row.get(0)?,
+            id: row.get(1)?,
+        },
+        project: ProjectName::new(&row.get::<_, String>(2)?).map_err(corrupt)?,
+        cwd: row.get(3)?,
+        started_at: time(row.get(4)?)?,
+        last_seen_at: time(row.get(5)?)?,
+        ended_at: optional_time(6)?,
+        first_prompt: row.get(7)?,
+        summary: row.get(8)?,
+        summary_by: row
+            .get::<_, Option<String>>(9)?
+            .map(|text| text.parse().map_err(corrupt))
+            .transpose()?,
+    })
+}
+
+fn observation_from_row_at(row: &Row<'_>, first: usize) -> rusqlite::Result<Observation> {
+    let files: String = row.get(first + 6)?;
+    Ok(Observation {
+        event_id: row.get(first)?,
+        at: time(row.get(first + 1)?)?,
+        kind: row.get::<_, String>(first + 2)?.parse().map_err(corrupt)?,
+        tool: row.get(first + 3)?,
+        input: row.get(first + 4)?,
+        output: row.get(first + 5)?,
+        files: files.lines().map(String::from).collect(),
+        error: row.get(first + 7)?,
+        importance: Importance::new(row.get(first + 8)?).map_err(corrupt)?,
+    })
+}
+
+pub fn session(conn: &Connection, key: &SessionKey) -> Result<Option<Session>> {
+    conn.prepare_cached(&format!(
+        "SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.agent = ?1 AND s.session_id = ?2"
+    ))
+    .sql()?
+    .query_row(params![key.agent, key.id], session_from_row)
+    .optional()
+    .sql()
+}
+
+pub fn put_session(conn: &Connection, session: &Session) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO sessions (agent, session_id, project, cwd, started_at, last_seen_at, \
+         ended_at, first_prompt, summary, summary_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) \
+         ON CONFLICT (agent, session_id) DO UPDATE SET project = excluded.project, \
+         cwd = excluded.cwd, started_at = excluded.started_at, \
+         last_seen_at = excluded.last_seen_at, ended_at = excluded.ended_at, \
+         first_prompt = excluded.first_prompt, summary = excluded.summary, \
+         summary_by = excluded.summary_by",
+    )
+    .sql()?
+    .execute(params![
+        session.key.agent,
+        session.key.id,
+        session.project.as_str(),
+        session.cwd,
+        millis(session.started_at),
+        millis(session.last_seen_at),
+        session.ended_at.map(millis),
+        session.first_prompt,
+        session.summary,
+        session.summary_by.map(|by| by.as_str()),
+    ])
+    .sql()?;
+    Ok(())
+}
+
+pub fn sessions(conn: &Connection, filter: &SessionFilter) -> Result<Vec<Session>> {
+    let mut sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE 1 = 1");
+    let mut values = Vec::new();
+    if let Some(project) = &filter.project {
+        sql.push_str(" AND s.project = ?");
+        values.push(Value::Text(project.as_str().into()));
+    }
+    if let Some(agent) = &filter.agent {
+        sql.push_str(" AND s.agent = ?");
+        values.push(Value::Text(agent.clone()));
+    }
+    sql.push_str(" ORDER BY s.last_seen_at DESC, s.seq DESC LIMIT ? OFFSET ?");
+    values.push(Value::Integer(filter.limit as i64));
+    values.push(Value::Integer(filter.offset as i64));
+    conn.prepare_cached(&sql)
+        .sql()?
+        .query_map(params_from_iter(values), session_from_row)
+        .sql()?
+        .collect::<rusqlite::Result<_>>()
+        .sql()
+}
+
+fn session_seq(conn: &Connection, key: &SessionKey) -> Result<Option<i64>> {
+    conn.prepare_cached("SELECT seq FROM sessions WHERE agent = ?1 AND session_id = ?2")
+        .sql()?
+        .query_row(params![key.agent, key.id], |row| row.get(0))
+        .optional()
+        .sql()
+}
+
+pub fn add_observation(
+    conn: &Connection,
+    key: &SessionKey,
+    observation: &Observation,
+) -> Result<bool> {
+    let seq = session_seq(conn, key)?.ok_or_else(|| cairn_core::Error::NotFound {
+        id: format!("session {key}"),
+    })?;
+    let files = observation.files.join("\n");
+    let inserted = conn
+        .prepare_cached(
+            "INSERT INTO observations (session_seq, event_id, at, kind, tool, input, output, \
+             files, error, importance) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) \
+             ON CONFLICT (event_id) DO NOTHING",
+        )
+        .sql()?
+        .execute(params![
+            seq,
+            observation.event_id,
+            millis(observation.at),
+            observation.kind.as_str(),
+            observation.tool,
+            observation.input,
+            observation.output,
+            files,
+            observation.error,
+            observation.importance.get(),
+        ])
+        .sql()?;
+    if inserted == 0 {
+        return Ok(false);
+    }
+    conn.prepare_cached(
+        "INSERT INTO observations_fts (rowid, tool, input, output, files) \
+         VALUES (last_insert_rowid(), ?1, ?2, ?3, ?4)",
+    )
+    .sql()?
+    .execute(params![
+        observation.tool,
+        observation.input,
+        observation.output,
+        files
+    ])
+    .sql()?;
+    Ok(true)
+}
+
+pub fn observations(
+    conn: &Connection,
+    key: &SessionKey,
+    since: Timestamp,
+) -> Result<Vec<Observation>> {
+    conn.prepare_cached(&format!(
+        "SELECT {OBSERVATION_COLUMNS} FROM observations o JOIN sessions s ON s.seq = o.session_seq \
+         WHERE s.agent = ?1 AND s.session_id = ?2 AND o.at >= ?3 ORDER BY o.at, o.seq"
+    ))
+    .sql()?
+    .query_map(params![key.agent, key.id, millis(since)], |row| {
+        observation_from_row_at(row, 0)
+    })
+    .sql()?
+    .collect::<rusqlite::Result<_>>()
+    .sql()
+}
+
+pub fn prune_observations(conn: &Connection, before: Timestamp) -> Result<u64> {
+    conn.prepare_cached(
+        "INSERT INTO observations_fts (observations_fts, rowid, tool, input, output, files) \
+         SELECT 'delete', seq, tool, input, output, files FROM observations WHERE at < ?1",
+    )
+    .sql()?
+    .execute([millis(before)])
+    .sql()?;
+    let deleted = conn
+        .prepare_cached("DELETE FROM observations WHERE at < ?1")
+        .sql()?
+        .execute([millis(before)])
+        .sql()?;
+    Ok(deleted as u64)
+}
+
+pub fn search_observations(
+    conn: &Connection,
+    expression: &Match,
+    filter: &ObservationFilter,
+    limit: usize,
+) -> Result<Vec<ObservationHit>> {
+    let mut sql = format!(
+        "SELECT s.agent, s.session_id, s.project, bm25(observations_fts) AS score, \
+         {OBSERVATION_COLUMNS} FROM observations_fts \
+         JOIN observations o ON o.seq = observations_fts.rowid \
+         JOIN sessions s ON s.seq = o.session_seq \
+         WHERE observations_fts MATCH ? AND o.at >= ?"
+    );
+    let mut values = vec![
+        Value::Text(fts5_expression(expression)),
+        Value::Integer(millis(filter.since)),
+    ];
+    if let Some(project) = &filter.project {
+        sql.push_str(" AND s.project = ?");
+        values.push(Value::Text(project.as_str().into()));
+    }
+    if let Some(key) = &filter.session {
+        sql.push_str(" AND s.agent = ? AND s.session_id = ?");
+        values.push(Value::Text(key.agent.clone()));
+        values.push(Value::Text(key.id.clone()));
+    }
+    if !filter.kinds.is_empty() {
+        let marks = vec!["?"; filter.kinds.len()].join(", ");
+        sql.push_str(&format!(" AND o.kind IN ({marks})"));
+        values.extend(
+            filter
+                .kinds
+                .iter()
+                .map(|kind| Value::Text(kind.as_str().into())),
+        );
+    }
+    sql.push_str(" ORDER BY score LIMIT ?");
+    values.push(Value::Integer(limit as i64));
+    conn.prepare_cached(&sql)
+        .sql()?
+        .query_map(params_from_iter(values), |row| {
+            Ok(ObservationHit {
+                session: SessionKey {
+                    agent: row.get(0)?,
+                    id: row.get(1)?,
+                },
+                project: ProjectName::new(&row.get::<_, String>(2)?).map_err(corrupt)?,
+                // FTS5's bm25() is negated so that ascending order is best-first; undo that.
+                score: -row.get::<_, f64>(3)?,
+                observation: observation_from_row_at(row, 4)?,
+            })
+        })
+        .sql()?
+        .collect::<rusqlite::Result<_>>()
+        .sql()
+}
