@@ -15,7 +15,9 @@ use cairn_store_sqlite::SqliteStore;
 use jiff::Timestamp;
 
 use crate::args::{Cli, FilterArgs, ProjectArgs};
+use crate::hook::spool::Spool;
 use crate::output::Printer;
+use crate::summarizer::configured_summarizer;
 
 pub struct App {
     pub config: Config,
@@ -43,7 +45,18 @@ impl App {
             let embedder = LazyEmbedder::new(&location.dir, DEFAULT_MODEL)?;
             service = service.with_embedder(Arc::new(embedder), config.embedding.batch_size);
         }
+        service = service.with_sessions_config(config.sessions.clone());
+        if let Some(summarizer) = configured_summarizer(&config.summarizer)? {
+            service = service.with_summarizer(Arc::new(summarizer));
+        }
         let out = Printer::new(cli.format, cli.quiet, service.now().time_zone().clone());
+        // Hook events that found the store busy wait in the spool: record them first.
+        let spool = Spool::beside(&path);
+        if !spool.is_empty()
+            && let Err(error) = spool.drain(&service)
+        {
+            tracing::warn!(%error, "spooled hook events could not be recorded yet");
+        }
         Ok(App {
             config,
             service: Arc::new(service),

@@ -103,6 +103,121 @@ pub enum Command {
         after_help = "Examples:\n  cairn serve                                   # http://127.0.0.1:7437\n  cairn serve --bind 127.0.0.1:0                # any free port; the address is printed\n  CAIRN_TOKEN=$(openssl rand -hex 32) cairn serve --bind 0.0.0.0:7437\n  curl -s localhost:7437/v1/search?query=docker\n  curl -s localhost:7437/v1/openapi.json        # every route\n\nBinding anything but loopback needs a token; clients send `Authorization: Bearer <token>`.\nCtrl-C stops it after the requests in flight finish."
     )]
     Serve(ServeArgs),
+    /// What a new or compacted session should know: decisions, recent sessions and relevant
+    /// memories, packed into a token budget.
+    #[command(
+        after_help = "Examples:\n  cairn context                                  # this project, 2,000 tokens\n  cairn context --query \"fix the login test\" --files src/login.rs --budget 800\n  cairn context --session claude-code/5f1c…     # the query and files of a recorded session\n\nTokens are counted with the cl100k tokenizer; the output never exceeds the budget.\nItems show memory ids: `cairn get <id>` prints one in full."
+    )]
+    Context(ContextArgs),
+    /// Agent sessions recorded by hooks: list them, or show one with its observations.
+    Sessions(SessionsArgs),
+    /// Store each `*Remember*: …` line of agent output (stdin) as a memory, with automatic tags
+    /// and expiry.
+    #[command(
+        after_help = "Examples:\n  echo '*Remember*: staging uses PostgreSQL 16, valid until 2027-01-31' | cairn extract\n  cairn extract --agent claude-code < reply.md\n\nTags: technologies named (docker, postgres, rust …) and troubleshooting, performance, security.\nExpiry: \"valid until <date>\", \"expires <date>\", \"temporary\" (90 days), \"Q1 2027\" (end of quarter)."
+    )]
+    Extract(ExtractArgs),
+    /// Record an agent hook event (its JSON on stdin). `cairn setup` installs the hooks.
+    #[command(
+        after_help = "Events: Claude Code and Codex: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,\nPostToolUseFailure, PreCompact, SubagentStop, Stop, SessionEnd, Notification. OpenCode (through\ncairn's plugin): session.created, chat.message, tool.execute.before, tool.execute.after,\nsession.compacted, session.idle, session.deleted, session.error.\n\nAlways exits 0 and prints only what the agent should read (context at SessionStart and\nPreCompact). Failures go to logs/hooks.log beside the database; when the store is busy the\nevent waits in a spool that the next command records."
+    )]
+    Hook(HookArgs),
+    /// Install cairn into an agent: hooks, the MCP server and the memory protocol.
+    #[command(
+        after_help = "Examples:\n  cairn setup claude-code --dry-run    # show what would change\n  cairn setup claude-code\n  cairn setup opencode\n  cairn setup codex --uninstall        # remove exactly what setup added\n\nExisting configuration is merged, never replaced; each changed file is backed up first\n(<file>.cairn-backup). Running setup again changes nothing."
+    )]
+    Setup(SetupArgs),
+}
+
+/// The agents cairn integrates with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AgentArg {
+    ClaudeCode,
+    Opencode,
+    Codex,
+}
+
+impl AgentArg {
+    /// The name sessions are recorded under.
+    pub fn name(self) -> &'static str {
+        match self {
+            AgentArg::ClaudeCode => "claude-code",
+            AgentArg::Opencode => "opencode",
+            AgentArg::Codex => "codex",
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// Which agent fired the event.
+    #[arg(value_enum)]
+    pub agent: AgentArg,
+    /// The event, named as the agent names it (see below).
+    pub event: String,
+}
+
+#[derive(Debug, Args)]
+pub struct SetupArgs {
+    /// The agent to set up.
+    #[arg(value_enum)]
+    pub agent: AgentArg,
+    /// Show the changes; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Remove what setup added, and nothing else.
+    #[arg(long)]
+    pub uninstall: bool,
+    /// The home directory to set up in (default: $HOME).
+    #[arg(long, value_name = "DIR")]
+    pub home: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ContextArgs {
+    #[command(flatten)]
+    pub project: ProjectArgs,
+    /// What the session is about: a prompt or question.
+    #[arg(long, value_name = "TEXT")]
+    pub query: Option<String>,
+    /// Files in play (comma-separated): their names guide relevance.
+    #[arg(long, value_name = "A,B")]
+    pub files: Option<String>,
+    /// A recorded session (AGENT/ID) whose first prompt and files guide relevance.
+    #[arg(long, value_name = "AGENT/ID")]
+    pub session: Option<String>,
+    /// Tokens the context may take (default: config context.budget_tokens, 2000).
+    #[arg(long, value_name = "N")]
+    pub budget: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    /// Show this session (AGENT/ID, or an id unique across agents) with its observations.
+    #[arg(value_name = "SESSION")]
+    pub session: Option<String>,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+    /// Sessions of every project.
+    #[arg(long, conflicts_with_all = ["project", "global"])]
+    pub all_projects: bool,
+    /// Only this agent's sessions.
+    #[arg(long, value_name = "NAME")]
+    pub agent: Option<String>,
+    #[arg(long, default_value_t = 20)]
+    pub limit: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct ExtractArgs {
+    #[command(flatten)]
+    pub project: ProjectArgs,
+    /// Which agent wrote the text (recorded as entered_by).
+    #[arg(long, value_name = "NAME", env = "CAIRN_ENTERED_BY")]
+    pub agent: Option<String>,
+    /// The session the text comes from.
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -370,6 +485,10 @@ pub struct SearchArgs {
     /// Keep the output within about N tokens (for agents); results that do not fit are left out.
     #[arg(long, value_name = "N")]
     pub budget: Option<usize>,
+    /// Search what agents did (prompts, tool uses, failures … recorded by hooks, kept
+    /// sessions.retention_days) instead of memories.
+    #[arg(long, conflicts_with_all = ["mode", "explain", "fuzzy"])]
+    pub observations: bool,
     /// Results to show (default: config search.default_limit, 10).
     #[arg(long)]
     pub limit: Option<usize>,

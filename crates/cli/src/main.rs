@@ -8,7 +8,10 @@
 mod app;
 mod args;
 mod commands;
+mod hook;
 mod output;
+mod setup;
+mod summarizer;
 
 use std::process::ExitCode;
 

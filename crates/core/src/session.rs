@@ -23,6 +23,10 @@ use crate::error::{Error, Result};
 use crate::memory::Importance;
 use crate::scope::ProjectName;
 
+/// Set in the environment of every process cairn starts. `cairn hook` does nothing when it is
+/// set, so an agent run that cairn (or a hook) started cannot feed its own events back.
+pub const HOOK_GUARD_ENV: &str = "CAIRN_HOOK_GUARD";
+
 /// Which agent, and its own id for the session.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SessionKey {

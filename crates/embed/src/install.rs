@@ -179,7 +179,12 @@ fn pip_download(dir: &Path) -> Result<PathBuf> {
     ];
     let mut tried = Vec::new();
     for (program, prefix) in [("pip3", &[][..]), ("pip", &[]), ("python3", &["-m", "pip"])] {
-        match Command::new(program).args(prefix).args(args).output() {
+        let run = Command::new(program)
+            .args(prefix)
+            .args(args)
+            .env(cairn_core::session::HOOK_GUARD_ENV, "1")
+            .output();
+        match run {
             Ok(out) if out.status.success() => {
                 let wheel = std::fs::read_dir(dir)?
                     .filter_map(|e| e.ok())

@@ -188,6 +188,14 @@ impl SqliteStore {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// The same store waiting at most `timeout` for another process's write lock (per
+    /// attempt) instead of the default ten seconds: for callers that must never stall, such as
+    /// agent hooks, which spool an event rather than wait.
+    pub fn with_busy_timeout(self, timeout: Duration) -> Result<Self, SqliteError> {
+        self.conn().busy_timeout(timeout)?;
+        Ok(self)
+    }
+
     /// The database file, or `None` for an in-memory store.
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()

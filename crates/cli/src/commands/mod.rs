@@ -9,6 +9,7 @@ mod model;
 mod prune;
 mod search;
 mod serve;
+mod sessions;
 mod stats;
 mod store;
 
@@ -26,6 +27,12 @@ pub enum Outcome {
 }
 
 pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
+    // Hooks open the store their own way (no model, short lock waits); setup needs no store.
+    match command {
+        Command::Hook(args) => return crate::hook::run(cli, args),
+        Command::Setup(args) => return crate::setup::run(args),
+        _ => {}
+    }
     if let Command::Model(model_command) = command
         && let Some(outcome) = model::run_without_store(cli, model_command)?
     {
@@ -55,5 +62,9 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         Command::Reindex(args) => model::reindex(&app, args),
         Command::Mcp(args) => mcp::run(&app, args),
         Command::Serve(args) => serve::run(&app, args),
+        Command::Context(args) => sessions::context(&app, args),
+        Command::Sessions(args) => sessions::sessions(&app, args),
+        Command::Extract(args) => sessions::extract(&app, args),
+        Command::Hook(_) | Command::Setup(_) => unreachable!("handled before the store opens"),
     }
 }

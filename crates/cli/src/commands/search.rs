@@ -9,6 +9,9 @@ use crate::args::{ModeArg, SearchArgs};
 use crate::output::View;
 
 pub fn run(app: &App, args: &SearchArgs) -> Result<Outcome> {
+    if args.observations {
+        return observations(app, args);
+    }
     let request = SearchRequest {
         query: args.query.join(" "),
         filter: app.filter(&args.filter)?,
@@ -42,6 +45,25 @@ pub fn run(app: &App, args: &SearchArgs) -> Result<Outcome> {
         budget: args.budget,
     })?;
     Ok(if results.hits.is_empty() {
+        Outcome::NothingFound
+    } else {
+        Outcome::Done
+    })
+}
+
+/// `--observations`: what agents did, in this project unless told otherwise.
+fn observations(app: &App, args: &SearchArgs) -> Result<Outcome> {
+    let project = if args.filter.all_projects {
+        None
+    } else {
+        Some(app.project(&args.filter.project)?)
+    };
+    let limit = args.limit.unwrap_or(app.config.search.default_limit);
+    let hits = app
+        .service
+        .search_observations(&args.query.join(" "), project, None, limit)?;
+    app.out.print(&View::Observations(&hits))?;
+    Ok(if hits.is_empty() {
         Outcome::NothingFound
     } else {
         Outcome::Done

@@ -81,6 +81,19 @@ pub fn render(view: &View<'_>) -> String {
         View::Model(model) => json!(model),
         View::Embedded(report) => json!(report),
         View::VectorIndex(report) => json!({ "vector_index": report }),
+        View::Context(context) => json!(context),
+        View::Sessions(sessions) => json!(sessions),
+        View::Session {
+            session,
+            observations,
+        } => json!({ "session": session, "observations": observations }),
+        View::Observations(hits) => json!(hits),
+        View::Extracted(outcomes) => Value::Array(
+            outcomes
+                .iter()
+                .map(|o| json!({ "status": o.status, "memory": memory(&o.memory) }))
+                .collect(),
+        ),
     };
     let mut text = serde_json::to_string_pretty(&value).expect("values serialise");
     text.push('\n');

@@ -164,6 +164,11 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
         View::Exported { count, to } => {
             let _ = writeln!(out, "Exported {count} memories to `{to}`.");
         }
+        View::Context(_)
+        | View::Sessions(_)
+        | View::Session { .. }
+        | View::Observations(_)
+        | View::Extracted(_) => unreachable!("session views are rendered by output::sessions"),
         View::Model(_) | View::Embedded(_) | View::VectorIndex(_) => {
             out.push_str(&super::text::model_lines(view))
         }

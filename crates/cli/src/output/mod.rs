@@ -7,14 +7,17 @@
 
 mod json;
 mod markdown;
+mod sessions;
 mod text;
 
 use std::io::{self, Write};
 
+use cairn_core::context::Context;
 use cairn_core::embedding_queue::{EmbedReport, EmbeddingStatus};
 use cairn_core::exchange::ImportReport;
 use cairn_core::search::{SearchHit, SearchResults};
 use cairn_core::service::{MemoryHistory, PruneReport};
+use cairn_core::session::{Observation, ObservationHit, Session};
 use cairn_core::store::{StoreStats, TagCount, VectorIndexReport};
 use cairn_core::{Memory, WriteOutcome};
 use cairn_embed::ModelLocation;
@@ -60,6 +63,27 @@ pub enum View<'a> {
     Embedded(&'a EmbedReport),
     /// The store's vector index after an update; `None` when it keeps none.
     VectorIndex(Option<&'a VectorIndexReport>),
+    Context(&'a Context),
+    Sessions(&'a [Session]),
+    Session {
+        session: &'a Session,
+        observations: &'a [Observation],
+    },
+    Observations(&'a [ObservationHit]),
+    Extracted(&'a [WriteOutcome]),
+}
+
+impl View<'_> {
+    fn is_session_view(&self) -> bool {
+        matches!(
+            self,
+            View::Context(_)
+                | View::Sessions(_)
+                | View::Session { .. }
+                | View::Observations(_)
+                | View::Extracted(_)
+        )
+    }
 }
 
 /// The embedding model: where it is installed, whether it is used, and (for `model status`)
@@ -90,6 +114,9 @@ pub struct Style {
 
 pub fn render(view: &View<'_>, style: &Style) -> String {
     match style.format {
+        Format::Text | Format::Markdown if view.is_session_view() => {
+            sessions::render(view, &style.tz)
+        }
         Format::Json => json::render(view),
         Format::Markdown => markdown::render(view, &style.tz),
         Format::Text => text::render(view, style),

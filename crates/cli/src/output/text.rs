@@ -215,6 +215,11 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
                 );
             }
         }
+        View::Context(_)
+        | View::Sessions(_)
+        | View::Session { .. }
+        | View::Observations(_)
+        | View::Extracted(_) => unreachable!("session views are rendered by output::sessions"),
         View::Model(_) | View::Embedded(_) | View::VectorIndex(_) => {
             out.push_str(&model_lines(view))
         }

@@ -138,7 +138,10 @@ pub fn a_replayed_event_is_recorded_once(factory: StoreFactory) {
             text: "hello".into(),
         },
     );
-    let first = h.service.record_events(std::slice::from_ref(&prompt)).unwrap();
+    let first = h
+        .service
+        .record_events(std::slice::from_ref(&prompt))
+        .unwrap();
     let again = h.service.record_events(&[prompt]).unwrap();
     assert_eq!((first.observations, first.replayed), (1, 0));
     assert_eq!((again.observations, again.replayed), (0, 1));

@@ -1,0 +1,108 @@
+//! `cairn context`, `cairn sessions`, `cairn extract`: what hooks recorded, and what a session
+//! should know.
+
+use std::io::Read;
+
+use anyhow::{Context as _, Result, bail};
+use cairn_core::Scope;
+use cairn_core::context::ContextRequest;
+use cairn_core::session::{SessionFilter, SessionKey};
+
+use super::Outcome;
+use crate::app::{App, split_list};
+use crate::args::{AgentArg, ContextArgs, ExtractArgs, SessionsArgs};
+use crate::output::View;
+
+pub fn context(app: &App, args: &ContextArgs) -> Result<Outcome> {
+    let project = if args.project.global {
+        None
+    } else {
+        Some(app.project(&args.project)?)
+    };
+    let session = args
+        .session
+        .as_deref()
+        .map(|text| session_key(app, text))
+        .transpose()?;
+    let context = app.service.context(&ContextRequest {
+        project,
+        query: args.query.clone(),
+        files: args.files.as_deref().map(split_list).unwrap_or_default(),
+        session,
+        budget: args.budget.unwrap_or(app.config.context.budget_tokens),
+    })?;
+    app.out.print(&View::Context(&context))?;
+    Ok(Outcome::Done)
+}
+
+pub fn sessions(app: &App, args: &SessionsArgs) -> Result<Outcome> {
+    if let Some(text) = &args.session {
+        let key = session_key(app, text)?;
+        let session = app.service.session(&key)?;
+        let observations = app.service.observations(&key)?;
+        app.out.print(&View::Session {
+            session: &session,
+            observations: &observations,
+        })?;
+        return Ok(Outcome::Done);
+    }
+    let project = if args.all_projects {
+        None
+    } else {
+        Some(app.project(&args.project)?)
+    };
+    let sessions = app.service.sessions(&SessionFilter {
+        project,
+        agent: args.agent.clone(),
+        limit: args.limit,
+        offset: 0,
+    })?;
+    app.out.print(&View::Sessions(&sessions))?;
+    Ok(if sessions.is_empty() {
+        Outcome::NothingFound
+    } else {
+        Outcome::Done
+    })
+}
+
+pub fn extract(app: &App, args: &ExtractArgs) -> Result<Outcome> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .context("cannot read standard input as UTF-8 text")?;
+    let scope = if args.project.global {
+        Scope::Global
+    } else {
+        Scope::Project(app.project(&args.project)?)
+    };
+    let outcomes = app
+        .service
+        .extract(&text, scope, args.agent.clone(), args.session.clone())?;
+    app.out.print(&View::Extracted(&outcomes))?;
+    Ok(if outcomes.is_empty() {
+        Outcome::NothingFound
+    } else {
+        Outcome::Done
+    })
+}
+
+/// `AGENT/ID`, or a bare id that exactly one known agent has a session for.
+fn session_key(app: &App, text: &str) -> Result<SessionKey> {
+    if let Some((agent, id)) = text.split_once('/') {
+        return Ok(SessionKey::new(agent, id)?);
+    }
+    let mut found = Vec::new();
+    for agent in [AgentArg::ClaudeCode, AgentArg::Opencode, AgentArg::Codex] {
+        let key = SessionKey::new(agent.name(), text)?;
+        if app.service.session(&key).is_ok() {
+            found.push(key);
+        }
+    }
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => bail!(
+            "session: no session '{text}' is recorded; give it as AGENT/ID (see `cairn sessions`)"
+        ),
+        _ => bail!("session: '{text}' names sessions of several agents; give it as AGENT/ID"),
+    }
+}

@@ -1,0 +1,149 @@
+//! Claude Code's hook payloads, which Codex shares (same event names, same common fields:
+//! `session_id`, `cwd`, `hook_event_name`, `transcript_path`), turned into [`EventKind`]s.
+//!
+//! Differences between the two are in the details this reader tolerates: Codex's shell tool may
+//! be `Bash` or `exec_command`, its edits come as `apply_patch` text naming the files, and its
+//! `Stop` carries `last_assistant_message`; Claude Code's `Stop` may not, in which case the last
+//! assistant message is read from the end of the transcript file.
+
+use anyhow::{Result, bail};
+use cairn_core::session::EventKind;
+use serde_json::Value;
+
+use super::text_of;
+
+/// What an event becomes: recorded, or knowingly ignored.
+pub enum Parsed {
+    Event(EventKind),
+    Ignored,
+}
+
+/// The event `name` (as the hook was registered) from its `payload`.
+pub fn parse(name: &str, payload: &Value) -> Result<Parsed> {
+    let field = |key: &str| payload.get(key).and_then(Value::as_str).map(String::from);
+    let tool = || field("tool_name").unwrap_or_else(|| "tool".into());
+    let input = || payload.get("tool_input").cloned().unwrap_or(Value::Null);
+    Ok(Parsed::Event(match name {
+        "SessionStart" => EventKind::SessionStart {
+            source: field("source"),
+        },
+        "UserPromptSubmit" => EventKind::Prompt {
+            text: field("prompt").unwrap_or_default(),
+        },
+        "PreToolUse" => EventKind::ToolStart { tool: tool() },
+        "PostToolUse" => {
+            let tool = tool();
+            let input = input();
+            EventKind::ToolUse {
+                input: tool_input_text(&input),
+                output: text_of(payload.get("tool_response").unwrap_or(&Value::Null)),
+                files: files_of(&input),
+                tool,
+            }
+        }
+        "PostToolUseFailure" => {
+            let tool = tool();
+            let input = input();
+            EventKind::ToolFailure {
+                input: tool_input_text(&input),
+                error: field("error").unwrap_or_else(|| "failed".into()),
+                files: files_of(&input),
+                tool,
+            }
+        }
+        "PreCompact" => EventKind::Compaction {
+            trigger: field("trigger"),
+        },
+        "SubagentStop" => EventKind::SubagentResult {
+            text: last_message(payload, "agent_transcript_path").unwrap_or_else(|| {
+                format!(
+                    "subagent {} finished",
+                    field("agent_type").unwrap_or_default()
+                )
+            }),
+        },
+        "Stop" => EventKind::Stop {
+            last_message: last_message(payload, "transcript_path"),
+        },
+        "SessionEnd" => EventKind::SessionEnd {
+            reason: field("reason"),
+        },
+        "Notification" => EventKind::Notification {
+            text: field("message").unwrap_or_default(),
+        },
+        // Compaction is recorded before it happens; permission prompts say nothing new.
+        "PostCompact" | "PermissionRequest" => return Ok(Parsed::Ignored),
+        other => bail!("unknown event '{other}'"),
+    }))
+}
+
+/// The tool input as a person reads it: the command of a shell tool, the patch of
+/// `apply_patch`, else compact JSON.
+fn tool_input_text(input: &Value) -> String {
+    for key in ["command", "cmd", "patch", "input"] {
+        if let Some(value) = input.get(key) {
+            return text_of(value);
+        }
+    }
+    text_of(input)
+}
+
+/// Paths a tool input names: `file_path`, `path`, `notebook_path`, `filePath`, and the files of
+/// an `apply_patch` text.
+pub fn files_of(input: &Value) -> Vec<String> {
+    let mut files: Vec<String> = ["file_path", "notebook_path", "filePath", "path"]
+        .iter()
+        .filter_map(|key| input.get(key).and_then(Value::as_str))
+        .map(String::from)
+        .collect();
+    let patch = tool_input_text(input);
+    for line in patch.lines() {
+        for marker in ["*** Add File: ", "*** Update File: ", "*** Delete File: "] {
+            if let Some(path) = line.strip_prefix(marker) {
+                files.push(path.trim().to_string());
+            }
+        }
+    }
+    files
+}
+
+/// The agent's last message: the payload's `last_assistant_message`, else the last assistant
+/// text in the transcript named by `transcript_key`.
+fn last_message(payload: &Value, transcript_key: &str) -> Option<String> {
+    if let Some(message) = payload
+        .get("last_assistant_message")
+        .and_then(Value::as_str)
+    {
+        return Some(message.to_string());
+    }
+    let path = payload.get(transcript_key)?.as_str()?;
+    last_assistant_text(std::path::Path::new(path))
+}
+
+/// The text of the last assistant entry of a JSON Lines transcript, reading only its tail.
+fn last_assistant_text(path: &std::path::Path) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    const TAIL: u64 = 256 * 1024;
+    let mut file = std::fs::File::open(path).ok()?;
+    let length = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(length.saturating_sub(TAIL)))
+        .ok()?;
+    let mut tail = String::new();
+    file.take(TAIL).read_to_string(&mut tail).ok()?;
+    tail.lines().rev().find_map(|line| {
+        let entry: Value = serde_json::from_str(line).ok()?;
+        let message = entry.get("message")?;
+        let role = message.get("role").or_else(|| entry.get("type"))?;
+        if role != "assistant" {
+            return None;
+        }
+        let text: Vec<&str> = message
+            .get("content")?
+            .as_array()?
+            .iter()
+            .filter(|part| part.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|part| part.get("text").and_then(Value::as_str))
+            .collect();
+        (!text.is_empty()).then(|| text.join("\n"))
+    })
+}

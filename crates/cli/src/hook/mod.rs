@@ -1,0 +1,253 @@
+//! `cairn hook <agent> <event>`: record one agent hook event, fast, and never get in the way.
+//!
+//! The agent runs this for each event with the event's JSON on stdin. The payload is read in
+//! the agent's own shape ([`claude`] for Claude Code and Codex, [`opencode`] for cairn's
+//! OpenCode plugin) into one [`AgentEvent`], which the service records (redaction, truncation,
+//! summaries and extraction are its business). Whatever happens, the command exits 0 and prints
+//! nothing but what the agent should see; failures go to `logs/hooks.log` beside the database:
+//! - the store is opened without a model and with a short lock timeout; when it is busy (a long
+//!   import, say) the event goes to the [`spool`] instead, and the next command records it;
+//! - while the spool holds events, new ones join it, so events are recorded in order;
+//! - with `CAIRN_HOOK_GUARD` set (cairn sets it for every process it starts), nothing happens,
+//!   so a hook can never feed on itself;
+//! - SessionStart prints the context for the new session (as `additionalContext` for Claude
+//!   Code and Codex, as text for OpenCode); PreCompact prints it as text before compaction.
+
+mod claude;
+mod opencode;
+pub mod spool;
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context as _, Result};
+use cairn_core::config::Config;
+use cairn_core::context::ContextRequest;
+use cairn_core::project::detect_project;
+use cairn_core::session::{AgentEvent, EventKind, HOOK_GUARD_ENV, SessionKey};
+use cairn_core::{MemoryService, ProjectName};
+use cairn_store_sqlite::SqliteStore;
+use jiff::Timestamp;
+use serde_json::Value;
+
+use crate::app::load_config;
+use crate::args::{AgentArg, Cli, HookArgs};
+use crate::commands::Outcome;
+use crate::summarizer::configured_summarizer;
+use claude::Parsed;
+use spool::Spool;
+
+/// The largest payload read; the rest is ignored (tool outputs are truncated anyway).
+const MAX_PAYLOAD_BYTES: u64 = 16 << 20;
+/// How long a hook waits for another process's write lock before spooling.
+const LOCK_WAIT: Duration = Duration::from_millis(100);
+
+pub fn run(cli: &Cli, args: &HookArgs) -> Result<Outcome> {
+    if std::env::var_os(HOOK_GUARD_ENV).is_some() {
+        return Ok(Outcome::Done);
+    }
+    let mut payload = String::new();
+    let read = std::io::stdin()
+        .take(MAX_PAYLOAD_BYTES)
+        .read_to_string(&mut payload);
+    let config = std::env::current_dir()
+        .context("cannot read the current directory")
+        .and_then(|cwd| load_config(cli, &cwd));
+    let outcome = config.and_then(|config| {
+        read.context("the hook payload is not UTF-8 text")?;
+        record(&config, args, &payload)
+    });
+    if let Err(error) = outcome {
+        log_failure(cli, args, &error);
+    }
+    Ok(Outcome::Done)
+}
+
+/// A text rendering of any JSON value: strings as they are, the rest as compact JSON; a tool
+/// response's `stdout`/`stderr` joined.
+pub fn text_of(value: &Value) -> String {
+    match value {
+        Value::Null => String::new(),
+        Value::String(text) => text.clone(),
+        Value::Object(map) if map.contains_key("stdout") || map.contains_key("stderr") => {
+            ["stdout", "stderr"]
+                .iter()
+                .filter_map(|key| map.get(*key).and_then(Value::as_str))
+                .filter(|text| !text.is_empty())
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+        other => other.to_string(),
+    }
+}
+
+fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
+    let payload: Value = if raw.trim().is_empty() {
+        Value::Object(Default::default())
+    } else {
+        serde_json::from_str(raw).context("the hook payload is not JSON")?
+    };
+    let parsed = match args.agent {
+        AgentArg::ClaudeCode | AgentArg::Codex => claude::parse(&args.event, &payload)?,
+        AgentArg::Opencode => opencode::parse(&args.event, &payload)?,
+    };
+    let Parsed::Event(kind) = parsed else {
+        return Ok(());
+    };
+    let event = event(config, args.agent, &payload, kind)?;
+    let db = config.database_path()?;
+    let spool = Spool::beside(&db);
+    let service = match open_service(config, &db) {
+        Ok(service) => service,
+        Err(error) => {
+            spool.push(&event)?;
+            return Err(error.context("the store could not be opened; the event was spooled"));
+        }
+    };
+    let recorded = if spool.is_empty() {
+        service
+            .record_events(std::slice::from_ref(&event))
+            .map(drop)
+    } else {
+        spool.push(&event)?;
+        spool.drain(&service).map(drop)
+    };
+    match recorded {
+        Ok(()) => {}
+        Err(error @ cairn_core::Error::Storage { .. }) => {
+            if !spool.is_queued(&event) {
+                spool.push(&event)?;
+            }
+            tracing::debug!(%error, "store busy; event spooled");
+        }
+        Err(error) => return Err(error.into()),
+    }
+    if matches!(
+        event.kind,
+        EventKind::SessionStart { .. } | EventKind::Compaction { .. }
+    ) {
+        print_context(config, &service, &event, args)?;
+    }
+    Ok(())
+}
+
+/// The event as the service takes it: who, where, when.
+fn event(config: &Config, agent: AgentArg, payload: &Value, kind: EventKind) -> Result<AgentEvent> {
+    let field = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|key| payload.get(*key).and_then(Value::as_str))
+            .map(String::from)
+    };
+    let session_id = field(&["session_id", "sessionID", "thread_id"])
+        .context("the payload has no session_id")?;
+    let cwd = field(&["cwd", "directory"]).map(PathBuf::from);
+    let project = match &config.project {
+        Some(name) => ProjectName::new(name)?,
+        None => {
+            let dir = match &cwd {
+                Some(dir) => dir.clone(),
+                None => std::env::current_dir()?,
+            };
+            detect_project(&dir).0
+        }
+    };
+    Ok(AgentEvent {
+        event_id: new_event_id(),
+        session: SessionKey::new(agent.name(), &session_id)?,
+        project,
+        cwd: cwd.map(|dir| dir.display().to_string()),
+        at: Timestamp::now(),
+        kind,
+    })
+}
+
+/// Unique and sortable by time: nanoseconds since the epoch, process id, a counter.
+fn new_event_id() -> String {
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let nanos = Timestamp::now().as_nanosecond();
+    format!(
+        "{nanos:020}-{:010}-{:04}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// The service a hook needs: no model (lexical context is enough and loading one costs more
+/// than the whole hook may take), a short lock timeout, the configured summariser.
+fn open_service(config: &Config, db: &Path) -> Result<MemoryService> {
+    let store = SqliteStore::open(db)?.with_busy_timeout(LOCK_WAIT)?;
+    let mut service = MemoryService::new(Box::new(store), config.limits.clone())
+        .with_search_config(config.search.clone())
+        .with_sessions_config(config.sessions.clone());
+    if let Some(summarizer) = configured_summarizer(&config.summarizer)? {
+        service = service.with_summarizer(Arc::new(summarizer));
+    }
+    Ok(service)
+}
+
+fn print_context(
+    config: &Config,
+    service: &MemoryService,
+    event: &AgentEvent,
+    args: &HookArgs,
+) -> Result<()> {
+    let session = service
+        .session(&event.session)
+        .ok()
+        .map(|_| event.session.clone());
+    let context = service.context(&ContextRequest {
+        project: Some(event.project.clone()),
+        session,
+        budget: config.context.budget_tokens,
+        ..Default::default()
+    })?;
+    if context.text.is_empty() {
+        return Ok(());
+    }
+    let output = match (args.agent, &event.kind) {
+        (AgentArg::ClaudeCode | AgentArg::Codex, EventKind::SessionStart { .. }) => {
+            let mut json = serde_json::json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "SessionStart",
+                    "additionalContext": context.text,
+                }
+            })
+            .to_string();
+            json.push('\n');
+            json
+        }
+        _ => context.text,
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(output.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Appends the failure to `logs/hooks.log` beside the database (or in the data directory).
+fn log_failure(cli: &Cli, args: &HookArgs, error: &anyhow::Error) {
+    let dir = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| load_config(cli, &cwd).ok())
+        .and_then(|config| config.database_path().ok())
+        .and_then(|db| db.parent().map(|p| p.join("logs")));
+    let Some(dir) = dir else { return };
+    let _ = std::fs::create_dir_all(&dir);
+    let line = format!(
+        "{} {} {}: {:#}\n",
+        Timestamp::now(),
+        args.agent.name(),
+        args.event,
+        error
+    );
+    if let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("hooks.log"))
+    {
+        let _ = file.write_all(line.as_bytes());
+    }
+}

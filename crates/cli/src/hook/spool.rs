@@ -1,0 +1,114 @@
+//! The spool: where a hook event waits when the store is busy, so none is ever lost.
+//!
+//! It is a directory beside the database (`cairn.spool/` next to `cairn.db`) holding one JSON
+//! file per event, named by the event id, which starts with the time in nanoseconds: sorting
+//! the names sorts the events by when the agent fired them. A file is written under a temporary
+//! name and renamed, so a reader never sees half an event.
+//!
+//! Any later command drains it: every spooled event is recorded, oldest first, in one
+//! transaction, and only then are the files removed. Two processes draining at once may both
+//! record an event, but the store keeps each event id once, so nothing is doubled; a crash
+//! between commit and removal is repaired the same way by the next drain. While the spool holds
+//! anything, new hook events join it rather than jump the queue.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use cairn_core::MemoryService;
+use cairn_core::session::AgentEvent;
+
+/// Events recorded per transaction when draining.
+const BATCH: usize = 500;
+
+pub struct Spool {
+    dir: PathBuf,
+}
+
+impl Spool {
+    /// The spool of the database at `db`.
+    pub fn beside(db: &Path) -> Self {
+        Spool {
+            dir: db.with_extension("spool"),
+        }
+    }
+
+    /// Spooled events' files, oldest first.
+    fn files(&self) -> Vec<PathBuf> {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        files.sort();
+        files
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files().is_empty()
+    }
+
+    /// Whether `event` waits in the spool.
+    pub fn is_queued(&self, event: &AgentEvent) -> bool {
+        self.file_of(event).exists()
+    }
+
+    fn file_of(&self, event: &AgentEvent) -> PathBuf {
+        self.dir.join(format!("{}.json", event.event_id))
+    }
+
+    /// Keeps `event` until a drain records it.
+    pub fn push(&self, event: &AgentEvent) -> Result<()> {
+        std::fs::create_dir_all(&self.dir)
+            .with_context(|| format!("cannot create the spool {}", self.dir.display()))?;
+        let file = self.file_of(event);
+        let partial = file.with_extension("partial");
+        std::fs::write(&partial, serde_json::to_vec(event)?)
+            .with_context(|| format!("cannot write {}", partial.display()))?;
+        std::fs::rename(&partial, &file)
+            .with_context(|| format!("cannot write {}", file.display()))?;
+        Ok(())
+    }
+
+    /// Records every spooled event, oldest first; returns how many. A file that is not an event
+    /// is moved aside to `rejected/` (and reported), never retried forever.
+    pub fn drain(&self, service: &MemoryService) -> cairn_core::Result<usize> {
+        let mut drained = 0;
+        loop {
+            let files = self.files();
+            if files.is_empty() {
+                return Ok(drained);
+            }
+            let batch: Vec<PathBuf> = files.into_iter().take(BATCH).collect();
+            let mut events = Vec::with_capacity(batch.len());
+            let mut read = Vec::with_capacity(batch.len());
+            for file in batch {
+                let Ok(bytes) = std::fs::read(&file) else {
+                    continue; // another drain took it
+                };
+                match serde_json::from_slice::<AgentEvent>(&bytes) {
+                    Ok(event) => {
+                        events.push(event);
+                        read.push(file);
+                    }
+                    Err(error) => self.reject(&file, &error.to_string()),
+                }
+            }
+            service.record_events(&events)?;
+            drained += events.len();
+            for file in read {
+                let _ = std::fs::remove_file(file);
+            }
+        }
+    }
+
+    fn reject(&self, file: &Path, why: &str) {
+        let rejected = self.dir.join("rejected");
+        let _ = std::fs::create_dir_all(&rejected);
+        if let Some(name) = file.file_name() {
+            let _ = std::fs::rename(file, rejected.join(name));
+        }
+        tracing::warn!(file = %file.display(), why, "a spooled event was unreadable");
+    }
+}

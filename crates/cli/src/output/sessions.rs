@@ -1,0 +1,121 @@
+//! Text for the session views (sessions, observations, context, extraction). Markdown shows the
+//! same text: it is already what an agent reads well.
+
+use std::fmt::Write as _;
+
+use cairn_core::WriteStatus;
+use cairn_core::session::{Observation, Session};
+use jiff::tz::TimeZone;
+
+use super::{View, local_time, preview};
+
+pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
+    let mut out = String::new();
+    match view {
+        View::Context(context) if context.text.is_empty() => {
+            out.push_str("nothing to say yet: no memories in this project\n")
+        }
+        View::Context(context) => out.push_str(&context.text),
+        View::Sessions([]) => {
+            out.push_str("no sessions recorded (install the hooks with `cairn setup <agent>`)\n")
+        }
+        View::Sessions(sessions) => {
+            for s in sessions.iter() {
+                let state = match s.ended_at {
+                    Some(_) => "ended",
+                    None => "open",
+                };
+                let _ = writeln!(
+                    out,
+                    "{}  {}  {state}  {}  {}",
+                    local_time(s.last_seen_at, tz),
+                    s.key,
+                    s.project,
+                    preview(s.first_prompt.as_deref().unwrap_or("-"), 60)
+                );
+            }
+        }
+        View::Session {
+            session,
+            observations,
+        } => session_detail(&mut out, session, observations, tz),
+        View::Observations([]) => out.push_str("no observations found\n"),
+        View::Observations(hits) => {
+            for hit in hits.iter() {
+                let _ = writeln!(out, "{}  {}", hit.session, hit.project);
+                observation(&mut out, &hit.observation, tz);
+            }
+        }
+        View::Extracted([]) => out.push_str("no *Remember*: lines found; nothing stored\n"),
+        View::Extracted(outcomes) => {
+            for o in outcomes.iter() {
+                let verb = match o.status {
+                    WriteStatus::Created => "created",
+                    WriteStatus::Duplicate => "duplicate",
+                    WriteStatus::Updated => "updated",
+                    WriteStatus::Unchanged => "unchanged",
+                };
+                let tags: Vec<&str> = o.memory.tags.iter().map(|t| t.as_str()).collect();
+                let expires = o
+                    .memory
+                    .expires_at
+                    .map(|at| format!(", expires {}", local_time(at, tz)))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "{verb} {} [{}{expires}] {}",
+                    o.memory.id.handle(),
+                    tags.join(","),
+                    preview(&o.memory.content, 70)
+                );
+            }
+        }
+        _ => unreachable!("not a session view"),
+    }
+    out
+}
+
+fn session_detail(out: &mut String, s: &Session, observations: &[Observation], tz: &TimeZone) {
+    let _ = writeln!(out, "session {}  ({})", s.key, s.project);
+    let _ = writeln!(
+        out,
+        "started {}, last active {}{}",
+        local_time(s.started_at, tz),
+        local_time(s.last_seen_at, tz),
+        s.ended_at
+            .map(|at| format!(", ended {}", local_time(at, tz)))
+            .unwrap_or_default()
+    );
+    if let Some(cwd) = &s.cwd {
+        let _ = writeln!(out, "in {cwd}");
+    }
+    if let Some(summary) = &s.summary {
+        let by = s.summary_by.map(|b| b.as_str()).unwrap_or("cairn");
+        let _ = writeln!(out, "\nsummary (by {by}):\n{summary}");
+    }
+    let _ = writeln!(out, "\n{} observations", observations.len());
+    for o in observations {
+        observation(out, o, tz);
+    }
+}
+
+fn observation(out: &mut String, o: &Observation, tz: &TimeZone) {
+    let tool = o
+        .tool
+        .as_deref()
+        .map(|t| format!(" {t}"))
+        .unwrap_or_default();
+    let text = o
+        .input
+        .as_deref()
+        .or(o.output.as_deref())
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "  {} {}{tool}{}: {}",
+        local_time(o.at, tz),
+        o.kind.as_str(),
+        if o.error { " (error)" } else { "" },
+        preview(text, 90)
+    );
+}

@@ -1,0 +1,233 @@
+//! Merging cairn's entries into configuration files without touching anything else: JSON
+//! documents (key order kept), hook tables in the Claude Code / Codex shape, and a marked block
+//! in a markdown file.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde_json::{Map, Value, json};
+
+use super::{Change, Target, backup_path, hook_command, is_cairn_hook, read};
+use crate::args::AgentArg;
+
+/// A JSON document on disk: its text (if any) and its value (`{}` when missing).
+pub struct JsonFile {
+    pub before: Option<String>,
+    pub value: Value,
+}
+
+impl JsonFile {
+    pub fn load(path: &Path) -> Result<Self> {
+        let before = read(path)?;
+        let value = match before.as_deref() {
+            None => json!({}),
+            Some(text) if text.trim().is_empty() => json!({}),
+            Some(text) => serde_json::from_str(text).with_context(|| {
+                format!(
+                    "{} is not valid JSON; fix it first (cairn never overwrites a file it cannot read)",
+                    path.display()
+                )
+            })?,
+        };
+        if !value.is_object() {
+            anyhow::bail!("{} does not hold a JSON object", path.display());
+        }
+        Ok(JsonFile { before, value })
+    }
+
+    /// The change to `path` that writes the current value. When the file did not exist and
+    /// the value is empty, there is nothing to write.
+    pub fn change(self, path: &Path, what: String) -> Change {
+        let empty = self.value.as_object().is_some_and(Map::is_empty);
+        let after = match &self.before {
+            // Unchanged content keeps its own formatting.
+            Some(before) if same_json(before, &self.value) => Some(before.clone()),
+            // Emptied, and not there before cairn's first change (no backup was ever taken).
+            _ if empty && !backup_path(path).exists() => None,
+            _ => {
+                let mut text =
+                    serde_json::to_string_pretty(&self.value).expect("JSON values serialise");
+                text.push('\n');
+                Some(text)
+            }
+        };
+        Change {
+            path: path.to_path_buf(),
+            what,
+            before: self.before,
+            after,
+            own_directory: false,
+        }
+    }
+}
+
+fn same_json(text: &str, value: &Value) -> bool {
+    serde_json::from_str::<Value>(text).is_ok_and(|old| &old == value)
+}
+
+/// Sets `object[key] = value`, creating `object` as needed.
+pub fn set_entry(root: &mut Value, object: &str, key: &str, value: Value) {
+    let map = root
+        .as_object_mut()
+        .expect("roots are objects")
+        .entry(object)
+        .or_insert_with(|| json!({}));
+    if let Some(map) = map.as_object_mut() {
+        map.insert(key.to_string(), value);
+    }
+}
+
+/// Removes `object[key]`, and `object` itself when that leaves it empty.
+pub fn remove_entry(root: &mut Value, object: &str, key: &str) {
+    let root = root.as_object_mut().expect("roots are objects");
+    if let Some(map) = root.get_mut(object).and_then(Value::as_object_mut) {
+        map.remove(key);
+        if map.is_empty() {
+            root.remove(object);
+        }
+    }
+}
+
+/// Adds cairn's command for each event to `root.hooks` (Claude Code's and Codex's shape:
+/// event → groups → `{type: command, command}`). An event that already runs exactly this
+/// command is left as it is; an older cairn command is replaced; every other hook stays where
+/// it is.
+pub fn add_hooks(root: &mut Value, target: &Target, agent: AgentArg, events: &[&str]) {
+    remove_hooks_where(root, agent, |event| !events.contains(&event));
+    for event in events {
+        let command = hook_command(target, agent, event);
+        let installed = root["hooks"][*event].as_array().is_some_and(|groups| {
+            groups.iter().any(|group| {
+                group["hooks"].as_array().is_some_and(|handlers| {
+                    handlers
+                        .iter()
+                        .any(|h| h["command"].as_str() == Some(&command))
+                })
+            })
+        });
+        if installed {
+            continue;
+        }
+        remove_hooks_where(root, agent, |other| other == *event);
+        let hooks = root
+            .as_object_mut()
+            .expect("roots are objects")
+            .entry("hooks")
+            .or_insert_with(|| json!({}));
+        if let Some(groups) = hooks
+            .as_object_mut()
+            .map(|hooks| hooks.entry(*event).or_insert_with(|| json!([])))
+            .and_then(Value::as_array_mut)
+        {
+            groups.push(json!({
+                "hooks": [{ "type": "command", "command": command, "timeout": 30 }]
+            }));
+        }
+    }
+}
+
+/// Removes every cairn command of `agent` from `root.hooks`, and the groups, events and the
+/// `hooks` table that only held them.
+pub fn remove_hooks(root: &mut Value, agent: AgentArg) {
+    remove_hooks_where(root, agent, |_| true);
+}
+
+fn remove_hooks_where(root: &mut Value, agent: AgentArg, event_matches: impl Fn(&str) -> bool) {
+    let root = root.as_object_mut().expect("roots are objects");
+    let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return;
+    };
+    // Only what held cairn's commands may be dropped for being empty.
+    let mut emptied = Vec::new();
+    for (event, groups) in hooks.iter_mut() {
+        let Some(groups) = groups.as_array_mut().filter(|_| event_matches(event)) else {
+            continue;
+        };
+        let mut removed = false;
+        for group in groups.iter_mut() {
+            if let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) {
+                let count = handlers.len();
+                handlers.retain(|handler| {
+                    !handler
+                        .get("command")
+                        .and_then(Value::as_str)
+                        .is_some_and(|command| is_cairn_hook(command, agent))
+                });
+                if handlers.is_empty() && count > 0 {
+                    removed = true;
+                }
+            }
+        }
+        if removed {
+            groups.retain(|group| {
+                group
+                    .get("hooks")
+                    .and_then(Value::as_array)
+                    .is_none_or(|handlers| !handlers.is_empty())
+            });
+            if groups.is_empty() {
+                emptied.push(event.clone());
+            }
+        }
+    }
+    if emptied.is_empty() {
+        return;
+    }
+    for event in emptied {
+        hooks.remove(&event);
+    }
+    if hooks.is_empty() {
+        root.remove("hooks");
+    }
+}
+
+const BLOCK_BEGIN: &str = "<!-- cairn:memory-protocol:begin -->";
+const BLOCK_END: &str = "<!-- cairn:memory-protocol:end -->";
+
+/// `text` with the marked protocol block set to `body` (added at the end, or replaced in
+/// place), or removed when `body` is `None`, together with the blank line setup put before it.
+pub fn with_block(text: &str, body: Option<&str>) -> String {
+    let block = body.map(|body| format!("{BLOCK_BEGIN}\n{}\n{BLOCK_END}\n", body.trim_end()));
+    if let (Some(start), Some(end)) = (text.find(BLOCK_BEGIN), text.find(BLOCK_END))
+        && start < end
+    {
+        let mut end = end + BLOCK_END.len();
+        if text[end..].starts_with('\n') {
+            end += 1;
+        }
+        return match block {
+            Some(block) => format!("{}{block}{}", &text[..start], &text[end..]),
+            None => {
+                let mut before = text[..start].to_string();
+                if before.ends_with("\n\n") {
+                    before.pop();
+                }
+                format!("{before}{}", &text[end..])
+            }
+        };
+    }
+    match block {
+        None => text.to_string(),
+        Some(block) if text.is_empty() => block,
+        Some(block) if text.ends_with('\n') => format!("{text}\n{block}"),
+        Some(block) => format!("{text}\n\n{block}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_block_is_added_replaced_and_removed_leaving_the_text_as_it_was() {
+        let original = "# My rules\n\nBe terse.\n";
+        let added = with_block(original, Some("protocol v1"));
+        assert!(added.starts_with(original) && added.contains("protocol v1"));
+        let replaced = with_block(&added, Some("protocol v2"));
+        assert!(!replaced.contains("v1") && replaced.contains("protocol v2"));
+        assert_eq!(with_block(&replaced, Some("protocol v2")), replaced);
+        assert_eq!(with_block(&replaced, None), original);
+        assert_eq!(with_block("", None), "");
+        assert_eq!(with_block(&with_block("", Some("p")), None), "");
+    }
+}

@@ -1,0 +1,269 @@
+//! `cairn setup <agent> [--dry-run] [--uninstall]`: install cairn into an agent's own
+//! configuration — hooks, the MCP server entry and the memory protocol.
+//!
+//! Each agent module ([`claude`], [`codex`], [`opencode`]) plans its changes as whole new file
+//! contents ([`Change`]), computed from what is on disk now; nothing is written while planning.
+//! The rules that make setup safe to run on a configured machine:
+//! - **merge, never clobber**: a JSON or TOML file is parsed and only cairn's own entries are
+//!   added or replaced; a file that does not parse is an error naming it, and nothing is written;
+//! - **idempotent**: planning against an installed setup yields no change;
+//! - **backed up**: a file that exists is copied to `<file>.cairn-backup` before it changes;
+//! - **exact uninstall**: cairn's entries are recognised by the command `cairn … hook <agent>`,
+//!   the server name `cairn` and the marked protocol block; uninstall removes those (and the
+//!   containers that only held them), and files that only cairn wrote.
+
+mod claude;
+mod codex;
+mod edit;
+mod opencode;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use crate::args::{AgentArg, SetupArgs};
+use crate::commands::Outcome;
+
+/// The memory protocol every agent is taught.
+pub const PROTOCOL: &str = include_str!("protocol.md");
+
+/// Where setup works and what the hooks run.
+pub struct Target {
+    pub home: PathBuf,
+    /// The cairn binary the agent should run (this one).
+    pub exe: String,
+}
+
+/// One file's new state.
+#[derive(Debug, Serialize)]
+pub struct Change {
+    pub path: PathBuf,
+    /// What changes, for people.
+    pub what: String,
+    #[serde(skip)]
+    pub before: Option<String>,
+    /// `None` deletes the file.
+    #[serde(skip)]
+    pub after: Option<String>,
+    /// The file's directory is cairn's own: removed with the file when left empty.
+    #[serde(skip)]
+    pub own_directory: bool,
+}
+
+impl Change {
+    fn action(&self) -> &'static str {
+        match (&self.before, &self.after) {
+            (None, Some(_)) => "create",
+            (Some(_), None) => "remove",
+            _ => "update",
+        }
+    }
+}
+
+pub fn run(args: &SetupArgs) -> Result<Outcome> {
+    let home = match &args.home {
+        Some(home) => std::path::absolute(home)?,
+        None => dirs::home_dir().context("no home directory is known; pass --home")?,
+    };
+    let exe = std::env::current_exe()
+        .context("cannot tell where the cairn binary is")?
+        .display()
+        .to_string();
+    let target = Target { home, exe };
+    let changes = plan(&target, args.agent, args.uninstall)?;
+    let verb = if args.dry_run { "would " } else { "" };
+    if changes.is_empty() {
+        eprintln!(
+            "{} is already {}; nothing to change",
+            args.agent.name(),
+            if args.uninstall {
+                "free of cairn"
+            } else {
+                "set up"
+            }
+        );
+    }
+    for change in &changes {
+        if !args.dry_run {
+            apply(change)?;
+        }
+        println!(
+            "{verb}{} {}: {}",
+            change.action(),
+            change.path.display(),
+            change.what
+        );
+    }
+    if !args.dry_run && !changes.is_empty() && !args.uninstall {
+        eprintln!(
+            "{} now records sessions, injects context and can reach cairn's MCP tools; restart it",
+            args.agent.name()
+        );
+    }
+    Ok(Outcome::Done)
+}
+
+/// The changes that would set up (or remove) cairn for `agent` in `target`.
+pub fn plan(target: &Target, agent: AgentArg, uninstall: bool) -> Result<Vec<Change>> {
+    let changes = match agent {
+        AgentArg::ClaudeCode => claude::plan(target, uninstall)?,
+        AgentArg::Codex => codex::plan(target, uninstall)?,
+        AgentArg::Opencode => opencode::plan(target, uninstall)?,
+    };
+    Ok(changes
+        .into_iter()
+        .filter(|change| change.before != change.after)
+        .collect())
+}
+
+/// Writes one change, backing up what it replaces.
+fn apply(change: &Change) -> Result<()> {
+    let path = &change.path;
+    // A file that is removed is cairn's own (or was created by it): only changes to files
+    // that hold other things are backed up. So a backup also marks a file that existed before
+    // cairn touched it.
+    if change.before.is_some() && change.after.is_some() {
+        let backup = backup_path(path);
+        std::fs::copy(path, &backup).with_context(|| {
+            format!("cannot back up {} to {}", path.display(), backup.display())
+        })?;
+    }
+    match &change.after {
+        Some(text) => {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("cannot create {}", parent.display()))?;
+            }
+            let partial = path.with_extension("cairn-partial");
+            std::fs::write(&partial, text)
+                .with_context(|| format!("cannot write {}", partial.display()))?;
+            std::fs::rename(&partial, path)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        None => {
+            std::fs::remove_file(path)
+                .with_context(|| format!("cannot remove {}", path.display()))?;
+            if change.own_directory
+                && let Some(parent) = path.parent()
+            {
+                // Fails, harmlessly, when something else is in it.
+                let _ = std::fs::remove_dir(parent);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `<file>.cairn-backup`: the file as it was before cairn last changed it.
+pub fn backup_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".cairn-backup");
+    path.with_file_name(name)
+}
+
+/// The file's text, or `None` when it does not exist.
+fn read(path: &Path) -> Result<Option<String>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
+
+/// A text file's new content, or `None` (remove it) when nothing is left and cairn created it:
+/// no backup was ever taken, so there was no file before cairn's first change.
+fn unless_emptied(path: &Path, before: Option<&str>, after: String) -> Option<String> {
+    if before == Some(after.as_str()) {
+        Some(after)
+    } else if after.trim().is_empty() && !backup_path(path).exists() {
+        None
+    } else {
+        Some(after)
+    }
+}
+
+/// The shell command that runs `cairn hook <agent> <event>`.
+fn hook_command(target: &Target, agent: AgentArg, event: &str) -> String {
+    format!("{} hook {} {event}", shell_quote(&target.exe), agent.name())
+}
+
+/// Whether a hook command is one setup wrote for `agent`.
+fn is_cairn_hook(command: &str, agent: AgentArg) -> bool {
+    let program = command
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_matches('\'');
+    let name = Path::new(program)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    name.starts_with("cairn") && command.contains(&format!(" hook {} ", agent.name()))
+}
+
+fn shell_quote(text: &str) -> String {
+    if text
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+:@".contains(c))
+    {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+/// A file only cairn writes: created with `content` on setup, removed on uninstall (with its
+/// directory, when `own_directory` and nothing else is in it).
+fn owned_file(
+    path: PathBuf,
+    content: String,
+    what: &str,
+    uninstall: bool,
+    own_directory: bool,
+) -> Result<Change> {
+    let before = read(&path)?;
+    let after = if uninstall { None } else { Some(content) };
+    let after = match (&before, after) {
+        // Nothing to remove.
+        (None, None) => None,
+        (_, after) => after,
+    };
+    Ok(Change {
+        what: if uninstall {
+            format!("remove {what}")
+        } else {
+            what.to_string()
+        },
+        path,
+        before,
+        after,
+        own_directory,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cairn_hooks_are_recognised_by_program_and_agent() {
+        assert!(is_cairn_hook(
+            "/usr/local/bin/cairn hook claude-code Stop",
+            AgentArg::ClaudeCode
+        ));
+        assert!(is_cairn_hook(
+            "'/opt/my tools/cairn' hook codex SessionStart",
+            AgentArg::Codex
+        ));
+        assert!(!is_cairn_hook(
+            "/usr/local/bin/cairn hook codex Stop",
+            AgentArg::ClaudeCode
+        ));
+        assert!(!is_cairn_hook(
+            "notify-send 'cairn hook claude-code Stop'",
+            AgentArg::ClaudeCode
+        ));
+        assert_eq!(shell_quote("/a b/cairn"), "'/a b/cairn'");
+    }
+}

@@ -1,0 +1,53 @@
+//! OpenCode: the MCP server in `~/.config/opencode/opencode.json`, and cairn's plugin
+//! `~/.config/opencode/plugin/cairn.ts`, which runs the hooks and merges the protocol into the
+//! system prompt (see `opencode_plugin.ts`).
+
+use anyhow::Result;
+use serde_json::json;
+
+use super::edit::{JsonFile, remove_entry, set_entry};
+use super::{Change, PROTOCOL, Target, owned_file};
+
+const PLUGIN: &str = include_str!("opencode_plugin.ts");
+
+pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {
+    let dir = target.home.join(".config/opencode");
+    let config_path = dir.join("opencode.json");
+    let mut config = JsonFile::load(&config_path)?;
+    if uninstall {
+        remove_entry(&mut config.value, "mcp", "cairn");
+    } else {
+        set_entry(
+            &mut config.value,
+            "mcp",
+            "cairn",
+            json!({ "type": "local", "command": [target.exe, "mcp"], "enabled": true }),
+        );
+    }
+    let plugin = PLUGIN
+        .replace(
+            "__CAIRN_EXE__",
+            &target.exe.replace('\\', "\\\\").replace('"', "\\\""),
+        )
+        .replace(
+            "__CAIRN_PROTOCOL__",
+            &serde_json::to_string(PROTOCOL).expect("strings serialise"),
+        );
+    Ok(vec![
+        config.change(
+            &config_path,
+            if uninstall {
+                "remove the MCP server 'cairn'".into()
+            } else {
+                "the MCP server 'cairn' (cairn mcp)".into()
+            },
+        ),
+        owned_file(
+            dir.join("plugin/cairn.ts"),
+            plugin,
+            "the cairn plugin (hooks, protocol in the system prompt)",
+            uninstall,
+            false,
+        )?,
+    ])
+}
