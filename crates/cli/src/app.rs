@@ -45,7 +45,9 @@ impl App {
             let embedder = LazyEmbedder::new(&location.dir, DEFAULT_MODEL)?;
             service = service.with_embedder(Arc::new(embedder), config.embedding.batch_size);
         }
-        service = service.with_sessions_config(config.sessions.clone());
+        service = service
+            .with_sessions_config(config.sessions.clone())
+            .with_context_config(config.context.clone());
         if let Some(summarizer) = configured_summarizer(&config.summarizer)? {
             service = service.with_summarizer(Arc::new(summarizer));
         }

@@ -241,8 +241,8 @@ pub struct ServeArgs {
 pub struct McpArgs {
     #[command(flatten)]
     pub project: ProjectArgs,
-    /// Which tools to offer: core (store, search, get, update, forget) or all (also list,
-    /// tags, stats). Default: mcp.tools in the config, else core.
+    /// Which tools to offer: core (store, search, get, update, forget, context, session
+    /// summary) or all (also list, tags, stats). Default: mcp.tools in the config, else core.
     #[arg(long, value_enum, value_name = "PROFILE")]
     pub tools: Option<ToolsArg>,
 }

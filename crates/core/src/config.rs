@@ -111,7 +111,8 @@ impl Default for SummarizerConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolProfile {
-    /// The few tools an agent needs every session: store, search, get, update, forget.
+    /// The few tools an agent needs every session: store, search, get, update, forget,
+    /// context and session summary.
     #[default]
     Core,
     /// Everything, including browsing (list, tags, stats).

@@ -18,6 +18,7 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
+use crate::config::ContextConfig;
 use crate::error::{Error, Result};
 use crate::id::MemoryId;
 use crate::memory::{Category, Memory};
@@ -108,6 +109,17 @@ pub struct Context {
 }
 
 impl MemoryService {
+    /// Uses these context settings (the default budget) instead of the built-in ones.
+    pub fn with_context_config(mut self, context: ContextConfig) -> Self {
+        self.context = context;
+        self
+    }
+
+    /// The budget of a context request that names none, in tokens.
+    pub fn context_budget(&self) -> usize {
+        self.context.budget_tokens
+    }
+
     /// The context for a session: see the module documentation.
     pub fn context(&self, request: &ContextRequest) -> Result<Context> {
         if !BUDGET_RANGE.contains(&request.budget) {

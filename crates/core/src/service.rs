@@ -16,7 +16,7 @@ use serde::Serialize;
 use crate::clock::Clock;
 use crate::config::Limits;
 use crate::config::SearchConfig;
-use crate::config::SessionsConfig;
+use crate::config::{ContextConfig, SessionsConfig};
 use crate::embedding::Embedder;
 use crate::error::{Error, Result};
 use crate::exchange::{ImportReport, MemoryRecord};
@@ -112,6 +112,7 @@ pub struct MemoryService {
     pub(crate) embedder: Option<Arc<dyn Embedder>>,
     pub(crate) embed_batch: usize,
     pub(crate) sessions: SessionsConfig,
+    pub(crate) context: ContextConfig,
     /// Writes session summaries when configured (see `sessions`).
     pub(crate) summarizer: Option<Arc<dyn Summarizer>>,
 }
@@ -131,6 +132,7 @@ impl MemoryService {
             embedder: None,
             embed_batch: 64,
             sessions: SessionsConfig::default(),
+            context: ContextConfig::default(),
             summarizer: None,
         }
     }

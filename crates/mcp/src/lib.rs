@@ -35,7 +35,8 @@ pub use cairn_core::config::ToolProfile;
 const INSTRUCTIONS: &str = "cairn is this user's persistent memory across coding sessions. \
 Search it (memory_search) before work that may overlap earlier work; store (memory_store) \
 decisions, root causes, preferences and discoveries as you make them, one fact per call; \
-correct (memory_update) rather than duplicate.";
+correct (memory_update) rather than duplicate. After a compaction or restart, recover with \
+memory_context; before the session ends, record memory_session_summary.";
 
 /// Everything a tool call needs, shared by every connection.
 #[derive(Clone)]

@@ -11,8 +11,9 @@ use std::sync::Arc;
 
 use cairn_core::Error;
 use cairn_core::api::{
-    Api, Caller, CompactMemory, FilterInput, ForgetInput, GetInput, ListInput, SearchInput,
-    StoreInput, UpdateInput, compact_search, compact_write,
+    Api, Caller, CompactMemory, ContextInput, FilterInput, ForgetInput, Found, GetInput, ListInput,
+    SearchInput, SessionSummaryInput, StoreInput, UpdateInput, compact_observations,
+    compact_search, compact_write,
 };
 use cairn_core::config::ToolProfile;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
@@ -116,6 +117,38 @@ const TOOLS: &[ToolSpec] = &[
         schema: cairn_core::api::schema::<ForgetInput>,
     },
     ToolSpec {
+        name: "memory_context",
+        title: "Recover project context",
+        description: "Get what this project's memory says matters now: important decisions and \
+            preferences, summaries of recent sessions, and the memories most related to what you \
+            are doing, packed into a token budget (default 2000). Each item starts with a memory \
+            id for memory_get.\n\
+            Use it at the start of work, and always after the conversation was compacted or \
+            restarted.\n\
+            Not for a specific question: use memory_search.\n\
+            Example: {\"query\": \"fix the flaky login test\", \"files\": [\"src/login.rs\"], \
+            \"budget\": 1500}",
+        profile: ToolProfile::Core,
+        effect: Effect::ReadOnly,
+        schema: cairn_core::api::schema::<ContextInput>,
+    },
+    ToolSpec {
+        name: "memory_session_summary",
+        title: "Summarise this session",
+        description: "Store your summary of this session so the next one can pick up where you \
+            stopped: the goal, what you discovered, what you accomplished, the next steps and \
+            the files that matter. It replaces the summary cairn derives by itself.\n\
+            Use it once before the session ends, or before you hand over.\n\
+            Not for single facts: use memory_store.\n\
+            Example: {\"goal\": \"Make login retries idempotent\", \"discoveries\": [\"the \
+            session cache is shared between tests\"], \"accomplished\": [\"retry keys in \
+            src/login.rs\"], \"next_steps\": [\"run the e2e suite\"], \"files\": \
+            [\"src/login.rs\"]}",
+        profile: ToolProfile::Core,
+        effect: Effect::Idempotent,
+        schema: cairn_core::api::schema::<SessionSummaryInput>,
+    },
+    ToolSpec {
         name: "memory_list",
         title: "List recent memories",
         description: "List memories without a query, newest first, under optional filters \
@@ -213,7 +246,22 @@ fn compact(memories: &[cairn_core::Memory]) -> Vec<CompactMemory<'_>> {
 pub fn call(api: &Api, caller: &Caller, name: &str, args: JsonObject) -> Result<Value, Error> {
     match name {
         "memory_store" => Ok(compact_write(&api.store(caller, arguments(args)?)?)),
-        "memory_search" => Ok(compact_search(&api.search(caller, arguments(args)?)?)),
+        "memory_search" => Ok(match api.search(caller, arguments(args)?)? {
+            Found::Memories(results) => compact_search(&results),
+            Found::Observations(hits) => compact_observations(&hits),
+        }),
+        "memory_context" => {
+            let context = api.context(caller, arguments(args)?)?;
+            Ok(json!({
+                "context": context.text,
+                "tokens": context.tokens,
+                "budget": context.budget,
+                "ids": context.items.iter().map(|i| i.id.to_string()).collect::<Vec<_>>(),
+            }))
+        }
+        "memory_session_summary" => Ok(compact_write(
+            &api.session_summary(caller, arguments(args)?)?,
+        )),
         "memory_get" => {
             let memories = api.get(&arguments(args)?)?;
             Ok(json!({"memories": compact(&memories)}))

@@ -23,7 +23,9 @@ fn the_core_profile_is_the_small_everyday_set() {
             "memory_search",
             "memory_get",
             "memory_update",
-            "memory_forget"
+            "memory_forget",
+            "memory_context",
+            "memory_session_summary"
         ]
     );
     for tool in cairn_mcp::tools::tools(ToolProfile::All) {

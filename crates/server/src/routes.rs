@@ -12,8 +12,8 @@ use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, delete, get, patch, post};
 use cairn_core::api::{
-    Api, Caller, FilterInput, ListInput, MemoryDocument, PatchInput, SearchInput, StoreInput,
-    hit_document,
+    Api, Caller, ContextInput, FilterInput, Found, ListInput, MemoryDocument, PatchInput,
+    SearchInput, SessionSummaryInput, SessionsInput, StoreInput, hit_document,
 };
 use cairn_core::exchange::ImportReport;
 use cairn_core::{Error, IdRef, WriteOutcome, WriteStatus};
@@ -160,14 +160,62 @@ async fn delete_memory(
 
 async fn run_search(state: AppState, input: SearchInput) -> Result<Json<Value>, ApiError> {
     let query = input.query.clone();
-    let results = blocking(&state, move |api, caller| api.search(caller, input)).await?;
-    Ok(Json(json!({
-        "query": query,
-        "mode": results.mode,
-        "matched_words": results.matched_words,
-        "results": results.hits.iter().map(hit_document).collect::<Vec<_>>(),
-        "notices": results.notices,
-    })))
+    let found = blocking(&state, move |api, caller| api.search(caller, input)).await?;
+    Ok(Json(match found {
+        Found::Memories(results) => json!({
+            "query": query,
+            "mode": results.mode,
+            "matched_words": results.matched_words,
+            "results": results.hits.iter().map(hit_document).collect::<Vec<_>>(),
+            "notices": results.notices,
+        }),
+        Found::Observations(hits) => json!({ "query": query, "observations": hits }),
+    }))
+}
+
+async fn context_get(
+    State(state): State<AppState>,
+    QueryInput(input): QueryInput<ContextInput>,
+) -> Result<Json<Value>, ApiError> {
+    let context = blocking(&state, move |api, caller| api.context(caller, input)).await?;
+    Ok(Json(json!(context)))
+}
+
+async fn context_post(
+    State(state): State<AppState>,
+    JsonBody(input): JsonBody<ContextInput>,
+) -> Result<Json<Value>, ApiError> {
+    let context = blocking(&state, move |api, caller| api.context(caller, input)).await?;
+    Ok(Json(json!(context)))
+}
+
+async fn list_sessions(
+    State(state): State<AppState>,
+    QueryInput(input): QueryInput<SessionsInput>,
+) -> Result<Json<Value>, ApiError> {
+    let sessions = blocking(&state, move |api, caller| api.sessions(caller, input)).await?;
+    Ok(Json(json!({ "sessions": sessions })))
+}
+
+async fn get_session(
+    State(state): State<AppState>,
+    Path((agent, id)): Path<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    let (session, observations) = blocking(&state, move |api, _| api.session(&agent, &id)).await?;
+    Ok(Json(
+        json!({ "session": session, "observations": observations }),
+    ))
+}
+
+async fn session_summary(
+    State(state): State<AppState>,
+    JsonBody(input): JsonBody<SessionSummaryInput>,
+) -> Result<Response, ApiError> {
+    let outcome = blocking(&state, move |api, caller| {
+        api.session_summary(caller, input)
+    })
+    .await?;
+    Ok(write_response(&outcome))
 }
 
 async fn search_get(
@@ -334,6 +382,56 @@ pub fn routes() -> Vec<Route> {
             success: &[(200, "ranked results")],
             authenticated: true,
             handler: post(search_post),
+        },
+        Route {
+            method: Method::GET,
+            path: "/v1/context",
+            summary: "What a new or compacted session should know: decisions, recent sessions and relevant memories, packed into a token budget.",
+            body: RequestBody::None,
+            query: Some(schema::<ContextInput>),
+            success: &[(200, "the context text, its items and token count")],
+            authenticated: true,
+            handler: get(context_get),
+        },
+        Route {
+            method: Method::POST,
+            path: "/v1/context",
+            summary: "The same context with a JSON body.",
+            body: RequestBody::Json(schema::<ContextInput>),
+            query: None,
+            success: &[(200, "the context text, its items and token count")],
+            authenticated: true,
+            handler: post(context_post),
+        },
+        Route {
+            method: Method::GET,
+            path: "/v1/sessions",
+            summary: "Agent sessions recorded by hooks, the latest active first.",
+            body: RequestBody::None,
+            query: Some(schema::<SessionsInput>),
+            success: &[(200, "sessions")],
+            authenticated: true,
+            handler: get(list_sessions),
+        },
+        Route {
+            method: Method::GET,
+            path: "/v1/sessions/{agent}/{id}",
+            summary: "One session with its observations (within the retention period).",
+            body: RequestBody::None,
+            query: None,
+            success: &[(200, "the session and its observations")],
+            authenticated: true,
+            handler: get(get_session),
+        },
+        Route {
+            method: Method::POST,
+            path: "/v1/sessions/summary",
+            summary: "Store an agent's own summary of its session (the given session_id, else the project's most recently active session); it is kept over cairn's derived summary.",
+            body: RequestBody::Json(schema::<SessionSummaryInput>),
+            query: None,
+            success: &[(201, "created"), (200, "updated")],
+            authenticated: true,
+            handler: post(session_summary),
         },
         Route {
             method: Method::GET,

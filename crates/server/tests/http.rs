@@ -468,24 +468,29 @@ async fn the_openapi_document_lists_exactly_the_routes_that_answer() {
     documented.sort();
     let expected = [
         "DELETE /v1/memories/{id}",
+        "GET /v1/context",
         "GET /v1/export",
         "GET /v1/health",
         "GET /v1/memories",
         "GET /v1/memories/{id}",
         "GET /v1/openapi.json",
         "GET /v1/search",
+        "GET /v1/sessions",
+        "GET /v1/sessions/{agent}/{id}",
         "GET /v1/stats",
         "GET /v1/tags",
         "PATCH /v1/memories/{id}",
+        "POST /v1/context",
         "POST /v1/import",
         "POST /v1/memories",
         "POST /v1/search",
+        "POST /v1/sessions/summary",
     ];
     assert_eq!(documented, expected);
     // Each documented operation is really routed: never the fallback's 404 or a 405.
     for operation in &documented {
         let (method, path) = operation.split_once(' ').unwrap();
-        let path = path.replace("{id}", &id);
+        let path = path.replace("{agent}", "claude-code").replace("{id}", &id);
         let (status, body) = server
             .send(server.request(method.parse().unwrap(), &path).body("{}"))
             .await;
@@ -620,5 +625,120 @@ async fn an_import_over_its_limit_is_refused_whole() {
     assert_eq!(
         stats["memories"], 0,
         "the lines before the limit were rolled back"
+    );
+}
+
+/// Sessions recorded by hooks (another process writing the same file) are served: listed,
+/// shown with observations, found by observation search; context fits its budget; an agent's
+/// summary is stored on its session.
+#[tokio::test(flavor = "multi_thread")]
+async fn sessions_observations_context_and_summaries_are_served() {
+    use cairn_core::session::{AgentEvent, EventKind, SessionKey};
+    let server = TestServer::start(Setup::default()).await;
+    let acme = cairn_core::ProjectName::new("acme").unwrap();
+    let hooks = MemoryService::new(
+        Box::new(SqliteStore::open(&server.database).unwrap()),
+        Limits::default(),
+    );
+    let event = |n: usize, kind: EventKind| AgentEvent {
+        event_id: format!("e{n}"),
+        session: SessionKey::new("claude-code", "s1").unwrap(),
+        project: acme.clone(),
+        cwd: None,
+        at: jiff::Timestamp::now(),
+        kind,
+    };
+    hooks
+        .record_events(&[
+            event(
+                0,
+                EventKind::Prompt {
+                    text: "why does the kubernetes deploy hang".into(),
+                },
+            ),
+            event(
+                1,
+                EventKind::ToolUse {
+                    tool: "Bash".into(),
+                    input: "kubectl rollout status deploy/api".into(),
+                    output: "waiting".into(),
+                    files: vec![],
+                },
+            ),
+        ])
+        .unwrap();
+    let id = server
+        .store("Deploys hang when the readiness probe path is wrong")
+        .await;
+
+    let (status, body) = server
+        .call(Method::GET, "/v1/sessions?all_projects=true", None)
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["sessions"][0]["key"]["id"], "s1");
+    let (status, body) = server
+        .call(Method::GET, "/v1/sessions/claude-code/s1", None)
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["observations"].as_array().unwrap().len(), 2);
+    let (status, body) = server
+        .call(Method::GET, "/v1/sessions/claude-code/nope", None)
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+
+    let (status, body) = server
+        .call(
+            Method::GET,
+            "/v1/search?query=kubernetes&observations=true&all_projects=true",
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["observations"].as_array().unwrap().len(), 1, "{body}");
+    assert_eq!(body["observations"][0]["observation"]["kind"], "prompt");
+    let (status, body) = server
+        .call(
+            Method::GET,
+            "/v1/search?query=kubernetes&observations=true&tags=a",
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(body["error"]["field"], "tags");
+
+    let (status, body) = server
+        .call(
+            Method::POST,
+            "/v1/context",
+            Some(json!({"query": "deploy hangs", "budget": 300})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body["tokens"].as_u64().unwrap() <= 300, "{body}");
+    assert_eq!(body["items"][0]["id"], id.as_str());
+    let (status, body) = server
+        .call(Method::GET, "/v1/context?budget=10", None)
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(body["error"]["field"], "budget");
+
+    let (status, body) = server
+        .call(
+            Method::POST,
+            "/v1/sessions/summary",
+            Some(json!({"goal": "Find why deploys hang", "project": "acme",
+                        "next_steps": ["fix the probe path"]})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let (_, body) = server
+        .call(Method::GET, "/v1/sessions/claude-code/s1", None)
+        .await;
+    assert_eq!(body["session"]["summary_by"], "agent", "{body}");
+    assert!(
+        body["session"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("- fix the probe path")
     );
 }

@@ -18,6 +18,9 @@ pub fn run(app: &App, args: &PruneArgs) -> Result<Outcome> {
     if args.dry_run || args.force {
         let report = app.service.prune(before, args.dry_run)?;
         app.out.print(&View::Prune(&report))?;
+        if args.force {
+            prune_observations(app)?;
+        }
         return Ok(Outcome::Done);
     }
     if !std::io::stdin().is_terminal() {
@@ -43,5 +46,18 @@ pub fn run(app: &App, args: &PruneArgs) -> Result<Outcome> {
     }
     let report = app.service.prune(Some(preview.before), false)?;
     app.out.print(&View::Prune(&report))?;
+    prune_observations(app)?;
     Ok(Outcome::Done)
+}
+
+/// Observations past `sessions.retention_days` go too (they are hidden already).
+fn prune_observations(app: &App) -> Result<()> {
+    let deleted = app.service.prune_observations()?;
+    if deleted > 0 {
+        app.out.notice(&format!(
+            "deleted {deleted} observations older than {} days (sessions.retention_days)",
+            app.config.sessions.retention_days
+        ));
+    }
+    Ok(())
 }

@@ -129,7 +129,7 @@ fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
         event.kind,
         EventKind::SessionStart { .. } | EventKind::Compaction { .. }
     ) {
-        print_context(config, &service, &event, args)?;
+        print_context(&service, &event, args)?;
     }
     Ok(())
 }
@@ -181,19 +181,15 @@ fn open_service(config: &Config, db: &Path) -> Result<MemoryService> {
     let store = SqliteStore::open(db)?.with_busy_timeout(LOCK_WAIT)?;
     let mut service = MemoryService::new(Box::new(store), config.limits.clone())
         .with_search_config(config.search.clone())
-        .with_sessions_config(config.sessions.clone());
+        .with_sessions_config(config.sessions.clone())
+        .with_context_config(config.context.clone());
     if let Some(summarizer) = configured_summarizer(&config.summarizer)? {
         service = service.with_summarizer(Arc::new(summarizer));
     }
     Ok(service)
 }
 
-fn print_context(
-    config: &Config,
-    service: &MemoryService,
-    event: &AgentEvent,
-    args: &HookArgs,
-) -> Result<()> {
+fn print_context(service: &MemoryService, event: &AgentEvent, args: &HookArgs) -> Result<()> {
     let session = service
         .session(&event.session)
         .ok()
@@ -201,7 +197,7 @@ fn print_context(
     let context = service.context(&ContextRequest {
         project: Some(event.project.clone()),
         session,
-        budget: config.context.budget_tokens,
+        budget: service.context_budget(),
         ..Default::default()
     })?;
     if context.text.is_empty() {

@@ -6,6 +6,7 @@ use serde::Serialize;
 use crate::memory::{Category, Memory, WriteOutcome};
 use crate::scope::ProjectName;
 use crate::search::{SearchHit, SearchResults};
+use crate::session::ObservationHit;
 use crate::tag::Tag;
 
 /// A memory as scripts see it: every stored field plus its short handle. The CLI's JSON output
@@ -93,4 +94,23 @@ pub fn compact_search(results: &SearchResults) -> serde_json::Value {
         "results": results.hits.iter().map(hit).collect::<Vec<_>>(),
         "notices": results.notices,
     })
+}
+
+/// Observations found by search, as a model reads them.
+pub fn compact_observations(hits: &[ObservationHit]) -> serde_json::Value {
+    let hit = |hit: &ObservationHit| {
+        let o = &hit.observation;
+        serde_json::json!({
+            "session": hit.session.to_string(),
+            "project": hit.project,
+            "at": o.at.to_string(),
+            "kind": o.kind,
+            "tool": o.tool,
+            "input": o.input,
+            "output": o.output,
+            "files": o.files,
+            "error": o.error,
+        })
+    };
+    serde_json::json!({ "observations": hits.iter().map(hit).collect::<Vec<_>>() })
 }

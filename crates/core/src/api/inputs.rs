@@ -105,6 +105,10 @@ pub struct SearchInput {
     /// Only memories holding every word (an exact AND).
     #[serde(default)]
     pub all_words: bool,
+    /// Search what agents did (prompts, tool uses, failures … recorded by hooks, kept for the
+    /// retention period) instead of memories. Only the project filters apply.
+    #[serde(default)]
+    pub observations: bool,
     #[serde(default, flatten)]
     pub filter: FilterInput,
 }
@@ -186,7 +190,7 @@ pub struct ListInput {
     pub filter: FilterInput,
 }
 
-fn page_limit(field: &str, limit: Option<usize>, default: usize) -> Result<usize> {
+pub(crate) fn page_limit(field: &str, limit: Option<usize>, default: usize) -> Result<usize> {
     let limit = limit.unwrap_or(default);
     if !(1..=MAX_PAGE).contains(&limit) {
         return Err(Error::invalid(

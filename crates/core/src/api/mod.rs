@@ -18,10 +18,12 @@
 pub mod documents;
 pub mod inputs;
 pub mod schema;
+pub mod session_inputs;
 
 use std::io::BufRead;
 use std::sync::Arc;
 
+use crate::context::Context;
 use crate::embedding_worker::EmbeddingWorker;
 use crate::error::Result;
 use crate::exchange::ImportReport;
@@ -30,14 +32,19 @@ use crate::memory::{Memory, Source, WriteOutcome, WriteStatus};
 use crate::scope::ProjectName;
 use crate::search::SearchResults;
 use crate::service::MemoryService;
+use crate::session::{Observation, ObservationHit, Session, SessionKey};
 use crate::store::TagCount;
 
-pub use documents::{CompactMemory, MemoryDocument, compact_search, compact_write, hit_document};
+pub use documents::{
+    CompactMemory, MemoryDocument, compact_observations, compact_search, compact_write,
+    hit_document,
+};
 pub use inputs::{
     FilterInput, ForgetInput, GetInput, ListInput, MAX_GET_IDS, MAX_PAGE, OrderInput, PatchInput,
     SearchInput, SortInput, StoreInput, UpdateInput,
 };
 pub use schema::schema;
+pub use session_inputs::{ContextInput, SessionSummaryInput, SessionsInput};
 
 /// Who is asking, as far as defaults go.
 #[derive(Debug, Clone)]
@@ -57,6 +64,13 @@ pub struct Caller {
 pub struct Listing {
     pub memories: Vec<Memory>,
     pub total: u64,
+}
+
+/// What a search found: memories, or (with `observations: true`) what agents did.
+#[derive(Debug, Clone)]
+pub enum Found {
+    Memories(SearchResults),
+    Observations(Vec<ObservationHit>),
 }
 
 /// The operations of the network interfaces, shared by every connection of a server.
@@ -113,9 +127,54 @@ impl Api {
         }
     }
 
-    pub fn search(&self, caller: &Caller, input: SearchInput) -> Result<SearchResults> {
+    pub fn search(&self, caller: &Caller, input: SearchInput) -> Result<Found> {
+        if input.observations {
+            let project = input.observation_project(&self.service, caller)?;
+            let limit = inputs::page_limit(
+                "limit",
+                input.limit,
+                self.service.search_config().default_limit,
+            )?;
+            return Ok(Found::Observations(self.service.search_observations(
+                &input.query,
+                project,
+                None,
+                limit,
+            )?));
+        }
+        Ok(Found::Memories(
+            self.service
+                .search(&input.into_request(&self.service, caller)?)?,
+        ))
+    }
+
+    /// What a session should know now, packed into the budget.
+    pub fn context(&self, caller: &Caller, input: ContextInput) -> Result<Context> {
         self.service
-            .search(&input.into_request(&self.service, caller)?)
+            .context(&input.into_request(&self.service, caller)?)
+    }
+
+    /// Stores the agent's own summary of its session.
+    pub fn session_summary(
+        &self,
+        caller: &Caller,
+        input: SessionSummaryInput,
+    ) -> Result<WriteOutcome> {
+        let summary = input.into_summary(caller)?;
+        Ok(self.wrote(self.service.store_agent_summary(summary)?))
+    }
+
+    pub fn sessions(&self, caller: &Caller, input: SessionsInput) -> Result<Vec<Session>> {
+        self.service.sessions(&input.into_filter(caller)?)
+    }
+
+    /// A session with its visible observations.
+    pub fn session(&self, agent: &str, id: &str) -> Result<(Session, Vec<Observation>)> {
+        let key = SessionKey::new(agent, id)?;
+        Ok((
+            self.service.session(&key)?,
+            self.service.observations(&key)?,
+        ))
     }
 
     pub fn list(&self, caller: &Caller, input: ListInput) -> Result<Listing> {
