@@ -2,6 +2,7 @@
 //! that tests can hold retrieval quality to a floor (`tests/retrieval.rs`) with the same code the
 //! benchmark prints from.
 
+pub mod agents;
 pub mod collection;
 pub mod corpus;
 pub mod cranfield;

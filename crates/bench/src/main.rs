@@ -1,6 +1,6 @@
 //! cairn-bench: the project's benchmark harness. It prints numbers; it asserts nothing.
 //!
-//! `scale` generates synthetic corpora of the given sizes, bulk-imports each through the real
+//! `agents` times hook events and context packing (see `agents.rs`). `scale` generates synthetic corpora of the given sizes, bulk-imports each through the real
 //! `cairn` binary, and times searches both as whole `cairn search` processes (start to exit,
 //! what an agent's shell call costs) and in-process through the service. `corpus` writes a
 //! corpus as JSON Lines for other uses. Build in release mode:
@@ -10,7 +10,7 @@
 //! target/release/cairn-bench scale --sizes 10000,100000
 //! ```
 
-use cairn_bench::{cranfield, hybrid, locomo, scale, serve};
+use cairn_bench::{agents, cranfield, hybrid, locomo, scale, serve};
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -72,6 +72,29 @@ enum Command {
         /// Embed the corpus first and serve hybrid search (needs the model).
         #[arg(long)]
         semantic: bool,
+        /// The cairn binary (default: the one beside this program).
+        #[arg(long)]
+        cairn: Option<PathBuf>,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Directory for the scratch corpora and stores (default: the system temp dir).
+        #[arg(long)]
+        workdir: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Agent hooks and context: `cairn hook` processes (PostToolUse, SessionStart) start to
+    /// exit, and `cairn context` as a process and in process.
+    Agents {
+        /// Corpus sizes (memories), comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
+        sizes: Vec<u64>,
+        /// PostToolUse hook processes per size.
+        #[arg(long, default_value_t = 1000)]
+        events: usize,
+        /// SessionStart hooks, `cairn context` processes and in-process contexts per size.
+        #[arg(long, default_value_t = 50)]
+        contexts: usize,
         /// The cairn binary (default: the one beside this program).
         #[arg(long)]
         cairn: Option<PathBuf>,
@@ -251,6 +274,33 @@ fn main() -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&results)?);
             } else {
                 print!("{}", serve::table(&results, &options));
+            }
+        }
+        Command::Agents {
+            sizes,
+            events,
+            contexts,
+            cairn,
+            seed,
+            workdir,
+            json,
+        } => {
+            let options = agents::AgentsOptions {
+                sizes,
+                events: events.max(1),
+                contexts: contexts.max(1),
+                cairn: match cairn {
+                    Some(path) => path,
+                    None => sibling_cairn()?,
+                },
+                seed,
+                workdir,
+            };
+            let results = agents::run(&options, &mut |step| eprintln!("… {step}"))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&results)?);
+            } else {
+                print!("{}", agents::table(&results));
             }
         }
         Command::Locomo { file, model, json } => {

@@ -6,6 +6,9 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
+#[path = "cli/hooks.rs"]
+mod hooks;
+
 /// A scratch data directory and a scratch project directory.
 struct Sandbox {
     _root: tempfile::TempDir,
@@ -1009,14 +1012,23 @@ fn the_python_mcp_sdk_drives_cairn_mcp_over_stdio() {
             "memory_search",
             "memory_get",
             "memory_update",
-            "memory_forget"
+            "memory_forget",
+            "memory_context",
+            "memory_session_summary"
         ]),
         "the core profile"
     );
     // What the agent wrote is the store's, seen by the CLI: in the detected project, from MCP,
     // forgotten at the end.
     let listed = sandbox
-        .ok(&["list", "--include-forgotten", "--format", "json"])
+        .ok(&[
+            "list",
+            "--include-forgotten",
+            "--tags",
+            "staging",
+            "--format",
+            "json",
+        ])
         .json();
     let memory = &listed["memories"][0];
     assert_eq!(listed["total"], 1, "{listed}");
@@ -1157,7 +1169,7 @@ fn the_python_mcp_sdk_drives_cairn_serve_over_streamable_http() {
     let url = format!("{}/mcp", served.base);
     let summary = run_mcp_client(&sandbox, &python, &["http", &url, token]);
     assert_eq!(summary["server"], "cairn");
-    assert_eq!(summary["tools"].as_array().unwrap().len(), 5);
+    assert_eq!(summary["tools"].as_array().unwrap().len(), 7);
     // The tool schemas are the same over HTTP as over stdio.
     let over_stdio = run_mcp_client(
         &Sandbox::new(),

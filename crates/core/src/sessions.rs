@@ -337,22 +337,44 @@ impl MemoryService {
         limit: usize,
     ) -> Result<Vec<ObservationHit>> {
         crate::validate::page(limit, 0)?;
-        let parsed = SearchQuery::parse(query, false)?;
-        let expression = match parsed.parsed {
-            ParsedQuery::Strict(expression) => expression,
-            ParsedQuery::Soft { items, excluded } if excluded.is_empty() => Match::Any(items),
-            ParsedQuery::Soft { items, excluded } => Match::Without {
-                base: Box::new(Match::Any(items)),
-                excluded,
-            },
-        };
         let filter = ObservationFilter {
             project,
             session,
             since: self.observation_cutoff(),
             kinds: Vec::new(),
         };
-        self.store.search_observations(&expression, &filter, limit)
+        // A plain query ranks observations holding every word first, then those holding some.
+        let expressions = match SearchQuery::parse(query, false)?.parsed {
+            ParsedQuery::Strict(expression) => vec![expression],
+            ParsedQuery::Soft { items, excluded } => [Match::All(items.clone()), Match::Any(items)]
+                .into_iter()
+                .map(|base| match excluded.is_empty() {
+                    true => base,
+                    false => Match::Without {
+                        base: Box::new(base),
+                        excluded: excluded.clone(),
+                    },
+                })
+                .collect(),
+        };
+        let mut hits: Vec<ObservationHit> = Vec::new();
+        for expression in expressions {
+            if hits.len() >= limit {
+                break;
+            }
+            for hit in self
+                .store
+                .search_observations(&expression, &filter, limit)?
+            {
+                let seen = hits
+                    .iter()
+                    .any(|h| h.observation.event_id == hit.observation.event_id);
+                if !seen && hits.len() < limit {
+                    hits.push(hit);
+                }
+            }
+        }
+        Ok(hits)
     }
 
     /// Deletes observations older than the retention; returns how many.

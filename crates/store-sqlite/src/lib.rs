@@ -67,6 +67,8 @@ pub struct SqliteStore {
     known_words: Mutex<HashSet<String>>,
     path: Option<PathBuf>,
     ann: ann::AnnIndex,
+    /// How many times a write tries to take the lock, each waiting the busy timeout.
+    write_attempts: u32,
 }
 
 impl SqliteStore {
@@ -107,6 +109,7 @@ impl SqliteStore {
             known_words: Mutex::new(HashSet::new()),
             ann: ann::AnnIndex::new(path.as_deref(), AnnSettings::default()),
             path,
+            write_attempts: WRITE_ATTEMPTS,
         })
     }
 
@@ -188,11 +191,12 @@ impl SqliteStore {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The same store waiting at most `timeout` for another process's write lock (per
-    /// attempt) instead of the default ten seconds: for callers that must never stall, such as
+    /// The same store waiting at most `timeout`, once, for another process's write lock
+    /// instead of up to three times ten seconds: for callers that must never stall, such as
     /// agent hooks, which spool an event rather than wait.
-    pub fn with_busy_timeout(self, timeout: Duration) -> Result<Self, SqliteError> {
+    pub fn with_lock_wait(mut self, timeout: Duration) -> Result<Self, SqliteError> {
         self.conn().busy_timeout(timeout)?;
+        self.write_attempts = 1;
         Ok(self)
     }
 
@@ -238,7 +242,7 @@ impl Store for SqliteStore {
         let tx = loop {
             match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
                 Ok(tx) => break tx,
-                Err(e) if error::is_busy(&e) && attempt < WRITE_ATTEMPTS => {
+                Err(e) if error::is_busy(&e) && attempt < self.write_attempts => {
                     tracing::debug!(attempt, "store busy; retrying the write lock");
                     attempt += 1;
                 }

@@ -43,16 +43,17 @@ use spool::Spool;
 /// The largest payload read; the rest is ignored (tool outputs are truncated anyway).
 const MAX_PAYLOAD_BYTES: u64 = 16 << 20;
 /// How long a hook waits for another process's write lock before spooling.
-const LOCK_WAIT: Duration = Duration::from_millis(100);
+const LOCK_WAIT: Duration = Duration::from_millis(50);
 
 pub fn run(cli: &Cli, args: &HookArgs) -> Result<Outcome> {
-    if std::env::var_os(HOOK_GUARD_ENV).is_some() {
-        return Ok(Outcome::Done);
-    }
+    // Read the payload even when guarded, so the agent never writes into a closed pipe.
     let mut payload = String::new();
     let read = std::io::stdin()
         .take(MAX_PAYLOAD_BYTES)
         .read_to_string(&mut payload);
+    if std::env::var_os(HOOK_GUARD_ENV).is_some() {
+        return Ok(Outcome::Done);
+    }
     let config = std::env::current_dir()
         .context("cannot read the current directory")
         .and_then(|cwd| load_config(cli, &cwd));
@@ -178,7 +179,7 @@ fn new_event_id() -> String {
 /// The service a hook needs: no model (lexical context is enough and loading one costs more
 /// than the whole hook may take), a short lock timeout, the configured summariser.
 fn open_service(config: &Config, db: &Path) -> Result<MemoryService> {
-    let store = SqliteStore::open(db)?.with_busy_timeout(LOCK_WAIT)?;
+    let store = SqliteStore::open(db)?.with_lock_wait(LOCK_WAIT)?;
     let mut service = MemoryService::new(Box::new(store), config.limits.clone())
         .with_search_config(config.search.clone())
         .with_sessions_config(config.sessions.clone())

@@ -112,3 +112,67 @@ impl Spool {
         tracing::warn!(file = %file.display(), why, "a spooled event was unreadable");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use cairn_core::config::Limits;
+    use cairn_core::session::{EventKind, SessionKey};
+    use cairn_core::{MemoryService, ProjectName};
+    use cairn_store_sqlite::SqliteStore;
+    use jiff::{Span, Timestamp};
+
+    use super::*;
+
+    /// Prompt `n` of a session that started a minute before `start`.
+    fn prompt(start: Timestamp, n: i64) -> AgentEvent {
+        let at = start - Span::new().seconds(60) + Span::new().seconds(n);
+        AgentEvent {
+            event_id: format!("{:020}-0000000001-0000", at.as_nanosecond()),
+            session: SessionKey::new("claude-code", "s").unwrap(),
+            project: ProjectName::new("acme").unwrap(),
+            cwd: None,
+            at,
+            kind: EventKind::Prompt {
+                text: format!("prompt {n}"),
+            },
+        }
+    }
+
+    #[test]
+    fn a_drain_records_events_oldest_first_and_sets_aside_what_is_not_an_event() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("cairn.db");
+        let spool = Spool::beside(&db);
+        // Spooled out of order; the names sort them by time.
+        let start = Timestamp::now();
+        for n in [2, 0, 1] {
+            spool.push(&prompt(start, n)).unwrap();
+        }
+        assert!(spool.is_queued(&prompt(start, 1)));
+        std::fs::write(dir.path().join("cairn.spool/0-garbage.json"), "{oops").unwrap();
+        let service =
+            MemoryService::new(Box::new(SqliteStore::open(&db).unwrap()), Limits::default());
+        assert_eq!(spool.drain(&service).unwrap(), 3);
+        assert!(spool.is_empty());
+        assert!(
+            dir.path()
+                .join("cairn.spool/rejected/0-garbage.json")
+                .exists()
+        );
+        let texts: Vec<String> = service
+            .observations(&SessionKey::new("claude-code", "s").unwrap())
+            .unwrap()
+            .into_iter()
+            .map(|o| o.input.unwrap())
+            .collect();
+        assert_eq!(texts, ["prompt 0", "prompt 1", "prompt 2"]);
+        // Replaying a drained event (a crash between commit and removal) records nothing new.
+        spool.push(&prompt(start, 1)).unwrap();
+        assert_eq!(spool.drain(&service).unwrap(), 1);
+        let count = service
+            .observations(&SessionKey::new("claude-code", "s").unwrap())
+            .unwrap()
+            .len();
+        assert_eq!(count, 3);
+    }
+}

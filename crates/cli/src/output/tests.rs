@@ -172,7 +172,7 @@ fn listing_and_search() {
             query: "pnpm tabs",
             results: &results,
             explain: false,
-            budget: Some(90)
+            budget: Some(110)
         })
     );
     let empty = SearchResults::default();

@@ -190,11 +190,11 @@ fn hook_command(target: &Target, agent: AgentArg, event: &str) -> String {
 
 /// Whether a hook command is one setup wrote for `agent`.
 fn is_cairn_hook(command: &str, agent: AgentArg) -> bool {
-    let program = command
-        .split_whitespace()
-        .next()
-        .unwrap_or("")
-        .trim_matches('\'');
+    let command = command.trim_start();
+    let program = match command.strip_prefix('\'') {
+        Some(quoted) => quoted.split('\'').next().unwrap_or(""),
+        None => command.split_whitespace().next().unwrap_or(""),
+    };
     let name = Path::new(program)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -4,8 +4,8 @@ Usage:
     mcp_client.py stdio CAIRN_BINARY [ARG ...]   # starts `CAIRN_BINARY ARG ...` itself
     mcp_client.py http URL [TOKEN]               # connects to a running `cairn serve`
 
-It lists the tools, stores, searches, gets, updates and forgets a memory, reads it as a
-resource, and makes bad calls. Every check raises on failure; the last line printed is a JSON
+It lists the tools, stores, searches, gets, updates and forgets a memory, asks for context,
+stores a session summary, reads a memory as a resource, and makes bad calls. Every check raises on failure; the last line printed is a JSON
 summary the Rust test reads. The process environment (CAIRN_HOME, CAIRN_PROJECT, ...) is passed
 on to a stdio server.
 """
@@ -35,7 +35,8 @@ async def exercise(session):
     init = await session.initialize()
     tools = await session.list_tools()
     names = [tool.name for tool in tools.tools]
-    for expected in ["memory_store", "memory_search", "memory_get", "memory_update", "memory_forget"]:
+    for expected in ["memory_store", "memory_search", "memory_get", "memory_update", "memory_forget",
+                     "memory_context", "memory_session_summary"]:
         assert expected in names, f"{expected} missing from {names}"
 
     stored = payload(await session.call_tool("memory_store", {
@@ -65,6 +66,22 @@ async def exercise(session):
     }))
     assert updated["status"] == "updated", updated
     assert updated["memory"]["importance"] == 4, updated
+
+    context = payload(await session.call_tool("memory_context", {"query": "staging database", "budget": 200}))
+    assert context["tokens"] <= 200 and memory_id in context["ids"], context
+    assert f"[{handle}]" in context["context"], context
+    too_small = error_text(await session.call_tool("memory_context", {"budget": 10}))
+    assert "budget" in too_small, too_small
+
+    summarised = payload(await session.call_tool("memory_session_summary", {
+        "goal": "Check which PostgreSQL the staging database runs",
+        "accomplished": ["recorded the version"],
+        "next_steps": ["upgrade production too"],
+    }))
+    assert summarised["status"] == "created", summarised
+    assert "session-summary" in summarised["memory"]["tags"], summarised
+    no_goal = error_text(await session.call_tool("memory_session_summary", {"goal": " "}))
+    assert "goal" in no_goal, no_goal
 
     listed = await session.list_resources()
     assert f"cairn://memory/{memory_id}" in [str(r.uri) for r in listed.resources], listed

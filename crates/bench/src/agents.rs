@@ -1,0 +1,214 @@
+//! The agent-integration workload: what hooks and context cost an agent.
+//!
+//! For each corpus size a store is bulk-imported through the real `cairn` binary, then:
+//! - **hook events**: `events` PostToolUse events, each a whole `cairn hook claude-code
+//!   PostToolUse` process fed a realistic payload on stdin, timed from spawn to exit (what the
+//!   agent waits for), in one session, one after another;
+//! - **SessionStart**: the same for SessionStart, which also packs and prints the context;
+//! - **`cairn context`** processes (2,000-token budget, a query drawn from the corpus), and the
+//!   same context packed in process through the service, warm.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use cairn_core::MemoryService;
+use cairn_core::ProjectName;
+use cairn_core::config::Limits;
+use cairn_core::context::ContextRequest;
+use cairn_store_sqlite::SqliteStore;
+use serde::Serialize;
+use serde_json::json;
+
+use crate::corpus::{Corpus, Rng};
+use crate::measure::{Percentiles, run_child};
+use crate::scale::write_corpus;
+
+pub struct AgentsOptions {
+    pub sizes: Vec<u64>,
+    pub events: usize,
+    pub contexts: usize,
+    pub cairn: PathBuf,
+    pub seed: u64,
+    pub workdir: Option<PathBuf>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AgentsResult {
+    pub memories: u64,
+    pub post_tool_use: Percentiles,
+    pub session_start: Percentiles,
+    pub context_cli: Percentiles,
+    pub context_in_process: Percentiles,
+    /// Median tokens of the packed context (budget 2,000).
+    pub context_tokens_median: usize,
+    pub observations_recorded: usize,
+}
+
+/// Runs `command` with `input` on stdin; the wall time from spawn to exit.
+fn run_with_input(command: &mut Command, input: &str) -> Result<Duration> {
+    let start = Instant::now();
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .context("cannot start cairn")?;
+    child
+        .stdin
+        .take()
+        .expect("piped")
+        .write_all(input.as_bytes())?;
+    let status = child.wait()?;
+    let wall = start.elapsed();
+    if !status.success() {
+        bail!("{command:?} failed: {status}");
+    }
+    Ok(wall)
+}
+
+fn hook(options: &AgentsOptions, db: &Path, project: &str, event: &str) -> Command {
+    let mut command = Command::new(&options.cairn);
+    command
+        .arg("--db")
+        .arg(db)
+        .args(["hook", "claude-code", event])
+        .env("CAIRN_PROJECT", project)
+        .env("CAIRN_EMBEDDING", "off");
+    command
+}
+
+pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec<AgentsResult>> {
+    let workdir = options.workdir.clone().unwrap_or_else(std::env::temp_dir);
+    std::fs::create_dir_all(&workdir)?;
+    let scratch = tempfile::Builder::new()
+        .prefix("cairn-bench-agents-")
+        .tempdir_in(workdir)?;
+    let corpus = Corpus::new(options.seed);
+    let project = corpus.a_project().to_string();
+    let mut results = Vec::new();
+    for &size in &options.sizes {
+        let corpus_path = scratch.path().join(format!("corpus-{size}.jsonl"));
+        let db = scratch.path().join(format!("store-{size}.db"));
+        progress(&format!("{size}: generating and importing the corpus"));
+        write_corpus(&corpus_path, size, options.seed)?;
+        run_child(
+            Command::new(&options.cairn)
+                .arg("--db")
+                .arg(&db)
+                .args(["--quiet", "import"])
+                .arg(&corpus_path),
+        )?;
+
+        progress(&format!(
+            "{size}: {} PostToolUse hook processes",
+            options.events
+        ));
+        let session = format!("bench-{size}");
+        let mut post_tool_use = Vec::with_capacity(options.events);
+        let mut rng = Rng::new(options.seed ^ size);
+        for n in 0..options.events {
+            let payload = json!({
+                "session_id": session,
+                "transcript_path": "/dev/null",
+                "cwd": "/work/project",
+                "hook_event_name": "PostToolUse",
+                "tool_name": if n % 3 == 0 { "Edit" } else { "Bash" },
+                "tool_input": { "command": format!("cargo test {}", corpus.query_word(&mut rng)),
+                                "file_path": format!("src/{}.rs", corpus.query_word(&mut rng)) },
+                "tool_response": { "stdout": corpus.query(&mut rng).repeat(20), "stderr": "" },
+            })
+            .to_string();
+            post_tool_use.push(run_with_input(
+                &mut hook(options, &db, &project, "PostToolUse"),
+                &payload,
+            )?);
+        }
+
+        progress(&format!(
+            "{size}: {} SessionStart hooks and context runs",
+            options.contexts
+        ));
+        let mut session_start = Vec::new();
+        let mut context_cli = Vec::new();
+        for n in 0..options.contexts {
+            let payload = json!({"session_id": format!("start-{n}"), "cwd": "/work/project",
+                                 "hook_event_name": "SessionStart", "source": "startup"})
+            .to_string();
+            session_start.push(run_with_input(
+                &mut hook(options, &db, &project, "SessionStart"),
+                &payload,
+            )?);
+            let query = corpus.query(&mut rng);
+            let run = run_child(
+                Command::new(&options.cairn)
+                    .arg("--db")
+                    .arg(&db)
+                    .args(["context", "--project", &project, "--query", &query])
+                    .env("CAIRN_EMBEDDING", "off"),
+            )?;
+            context_cli.push(run.wall);
+        }
+
+        let service = MemoryService::new(Box::new(SqliteStore::open(&db)?), Limits::default());
+        let request = |query: String| ContextRequest {
+            project: ProjectName::new(&project).ok(),
+            query: Some(query),
+            budget: 2_000,
+            ..Default::default()
+        };
+        service.context(&request(corpus.query(&mut rng)))?; // warm
+        let mut in_process = Vec::new();
+        let mut tokens = Vec::new();
+        for _ in 0..options.contexts {
+            let query = corpus.query(&mut rng);
+            let start = Instant::now();
+            let context = service.context(&request(query))?;
+            in_process.push(start.elapsed());
+            tokens.push(context.tokens);
+        }
+        tokens.sort_unstable();
+        let recorded = service
+            .observations(&cairn_core::session::SessionKey::new(
+                "claude-code",
+                &session,
+            )?)?
+            .len();
+        results.push(AgentsResult {
+            memories: size,
+            post_tool_use: Percentiles::of(&post_tool_use),
+            session_start: Percentiles::of(&session_start),
+            context_cli: Percentiles::of(&context_cli),
+            context_in_process: Percentiles::of(&in_process),
+            context_tokens_median: tokens.get(tokens.len() / 2).copied().unwrap_or(0),
+            observations_recorded: recorded,
+        });
+    }
+    Ok(results)
+}
+
+pub fn table(results: &[AgentsResult]) -> String {
+    let mut out = String::from(
+        "memories  what                      runs    p50 ms   p95 ms   p99 ms   max ms\n",
+    );
+    for r in results {
+        for (what, p) in [
+            ("hook PostToolUse (process)", &r.post_tool_use),
+            ("hook SessionStart (process)", &r.session_start),
+            ("cairn context (process)", &r.context_cli),
+            ("context (in process)", &r.context_in_process),
+        ] {
+            out.push_str(&format!(
+                "{:>8}  {what:<27} {:>5} {:>8.2} {:>8.2} {:>8.2} {:>8.2}\n",
+                r.memories, p.samples, p.p50_ms, p.p95_ms, p.p99_ms, p.max_ms
+            ));
+        }
+        out.push_str(&format!(
+            "{:>8}  observations recorded: {}; context tokens (median, budget 2000): {}\n",
+            r.memories, r.observations_recorded, r.context_tokens_median
+        ));
+    }
+    out
+}

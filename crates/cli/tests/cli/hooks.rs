@@ -1,0 +1,667 @@
+//! Agent integration end to end: hook payloads in each agent's shape replayed through
+//! `cairn hook`, the spool under a concurrent import, the recursion guard, context, extraction,
+//! the summariser against a local stub, and `cairn setup` on homes that hold configuration.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::Stdio;
+
+use serde_json::{Value, json};
+
+use super::{Run, Sandbox, record};
+
+impl Sandbox {
+    /// `cairn hook <agent> <event>` with `payload` on stdin.
+    fn hook(&self, agent: &str, event: &str, payload: &Value) -> Run {
+        self.run_in(
+            &self.project,
+            &["hook", agent, event],
+            Some(&payload.to_string()),
+        )
+    }
+
+    fn hook_log(&self) -> String {
+        std::fs::read_to_string(self.home.join("logs/hooks.log")).unwrap_or_default()
+    }
+
+    fn session(&self, key: &str) -> Value {
+        self.ok_json(&["sessions", key])
+    }
+}
+
+/// A Claude Code payload for session `id` with the common fields.
+fn claude(id: &str, cwd: &Path, event: &str, extra: Value) -> Value {
+    let mut payload = json!({
+        "session_id": id,
+        "transcript_path": "/nonexistent/transcript.jsonl",
+        "cwd": cwd,
+        "hook_event_name": event,
+        "permission_mode": "default",
+    });
+    for (key, value) in extra.as_object().unwrap() {
+        payload[key] = value.clone();
+    }
+    payload
+}
+
+#[test]
+fn claude_code_events_replayed_make_a_session_observations_a_summary_and_context() {
+    let s = Sandbox::new();
+    s.ok(&[
+        "store",
+        "Login tests share a session cache; run them with --test-threads 1",
+        "--category",
+        "bugfix",
+    ]);
+    let cwd = s.project.clone();
+    let transcript = s.project.join("transcript.jsonl");
+    std::fs::write(
+        &transcript,
+        [
+            json!({"type": "user", "message": {"role": "user", "content": "fix it"}}),
+            json!({"type": "assistant", "message": {"role": "assistant", "content": [
+                {"type": "text", "text": "Fixed.\n*Remember*: the login suite needs Redis 7 running"}
+            ]}}),
+        ]
+        .iter()
+        .map(|v| v.to_string() + "\n")
+        .collect::<String>(),
+    )
+    .unwrap();
+    let events = [
+        ("SessionStart", json!({"source": "startup"})),
+        (
+            "UserPromptSubmit",
+            json!({"prompt": "Fix the flaky login test <private>token=abc</private>"}),
+        ),
+        (
+            "PreToolUse",
+            json!({"tool_name": "Edit", "tool_input": {"file_path": "src/login.rs"}}),
+        ),
+        (
+            "PostToolUse",
+            json!({"tool_name": "Edit", "tool_input": {"file_path": "src/login.rs",
+                   "old_string": "a", "new_string": "b"}, "tool_response": {"success": true}}),
+        ),
+        (
+            "PostToolUseFailure",
+            json!({"tool_name": "Bash", "tool_input": {"command": "cargo test login"},
+                   "error": "test login_retries ... FAILED"}),
+        ),
+        (
+            "PostToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "cargo test login"},
+                   "tool_response": {"stdout": "test result: ok", "stderr": ""}}),
+        ),
+        (
+            "Notification",
+            json!({"message": "Claude needs your permission to use Bash"}),
+        ),
+        (
+            "SubagentStop",
+            json!({"agent_type": "Explore", "last_assistant_message": "Found 3 callers of retry()"}),
+        ),
+        (
+            "PreCompact",
+            json!({"trigger": "auto", "custom_instructions": ""}),
+        ),
+        (
+            "Stop",
+            json!({"stop_hook_active": false, "transcript_path": transcript}),
+        ),
+        ("SessionEnd", json!({"reason": "exit"})),
+    ];
+    let mut printed = Vec::new();
+    for (event, extra) in &events {
+        let run = s.hook(
+            "claude-code",
+            event,
+            &claude("s1", &cwd, event, extra.clone()),
+        );
+        assert_eq!(run.code, 0, "{event}: {}", run.stderr);
+        printed.push((*event, run.stdout));
+    }
+    assert_eq!(s.hook_log(), "", "no event failed");
+    // Only SessionStart and PreCompact print, in the agent's format.
+    for (event, stdout) in &printed {
+        match *event {
+            "SessionStart" => {
+                let output: Value = serde_json::from_str(stdout).expect("JSON for SessionStart");
+                let context = output["hookSpecificOutput"]["additionalContext"]
+                    .as_str()
+                    .unwrap();
+                assert_eq!(
+                    output["hookSpecificOutput"]["hookEventName"],
+                    "SessionStart"
+                );
+                assert!(context.contains("session cache"), "{context}");
+            }
+            "PreCompact" => assert!(
+                stdout.starts_with("# cairn memory for acme") && stdout.contains("login"),
+                "{stdout}"
+            ),
+            _ => assert_eq!(stdout, "", "{event} printed something"),
+        }
+    }
+
+    let shown = s.session("claude-code/s1");
+    let session = &shown["session"];
+    assert_eq!(session["project"], "acme");
+    assert_eq!(
+        session["first_prompt"],
+        "Fix the flaky login test [REDACTED]"
+    );
+    assert!(session["ended_at"].is_string());
+    assert_eq!(session["summary_by"], "cairn");
+    let summary = session["summary"].as_str().unwrap();
+    for expected in [
+        "Goal: Fix the flaky login test [REDACTED]",
+        "Files touched (1): src/login.rs",
+        "Commands (1): cargo test login",
+        "Errors (1): Bash: test login_retries ... FAILED",
+        "Memories stored (1)",
+    ] {
+        assert!(summary.contains(expected), "{expected:?} in\n{summary}");
+    }
+    let kinds: Vec<&str> = shown["observations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "prompt",
+            "tool_use",
+            "tool_failure",
+            "tool_use",
+            "notification",
+            "subagent_result",
+            "compaction"
+        ]
+    );
+    // The Stop hook read the transcript and stored the *Remember* fact.
+    let found = s.ok_json(&["search", "Redis", "--tags", "redis"]);
+    assert_eq!(found["results"].as_array().unwrap().len(), 1, "{found}");
+    assert_eq!(found["results"][0]["memory"]["source"], "extract");
+    // Observations are searchable: the one holding both words first, then partial matches.
+    let hits = s.ok_json(&["search", "--observations", "login_retries"]);
+    assert_eq!(hits[0]["observation"]["kind"], "tool_failure", "{hits}");
+    assert!(hits.as_array().unwrap().len() > 1, "{hits}");
+    let none = s.run(&["search", "--observations", "kubernetes"]);
+    assert_eq!(none.code, 1, "{}", none.stdout);
+
+    // A malformed payload, an unknown event, a payload without a session: exit 0, logged,
+    // nothing printed.
+    for (event, payload) in [
+        ("PostToolUse", "{not json".to_string()),
+        (
+            "NoSuchEvent",
+            claude("s1", &cwd, "NoSuchEvent", json!({})).to_string(),
+        ),
+        ("Stop", json!({"cwd": cwd}).to_string()),
+    ] {
+        let run = s.run_in(&s.project, &["hook", "claude-code", event], Some(&payload));
+        assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{event}");
+    }
+    let log = s.hook_log();
+    assert_eq!(log.lines().count(), 3, "{log}");
+    assert!(log.contains("not JSON") && log.contains("unknown event 'NoSuchEvent'"));
+    assert!(log.contains("no session_id"), "{log}");
+}
+
+#[test]
+fn codex_and_opencode_shapes_are_read_where_they_differ() {
+    let s = Sandbox::new();
+    let cwd = s.project.clone();
+    let codex = |event: &str, extra: Value| {
+        let mut payload = claude("t1", &cwd, event, extra);
+        payload["model"] = json!("gpt-5-codex");
+        payload["turn_id"] = json!("turn-1");
+        payload
+    };
+    for (event, extra) in [
+        ("SessionStart", json!({"source": "startup"})),
+        (
+            "UserPromptSubmit",
+            json!({"prompt": "add a health endpoint"}),
+        ),
+        (
+            "PostToolUse",
+            json!({"tool_name": "apply_patch", "tool_input": {"command":
+                "*** Begin Patch\n*** Update File: src/server.rs\n@@\n-a\n+b\n*** Add File: src/health.rs\n+x\n*** End Patch"},
+                "tool_response": "Success"}),
+        ),
+        (
+            "Stop",
+            json!({"last_assistant_message": "Done.\n**Remember**: health checks live at /healthz, valid until 2099-01-01"}),
+        ),
+    ] {
+        let run = s.hook("codex", event, &codex(event, extra));
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+    let shown = s.session("codex/t1");
+    assert_eq!(
+        shown["observations"][1]["files"],
+        json!(["src/server.rs", "src/health.rs"])
+    );
+    let extracted = s.ok_json(&["search", "healthz"]);
+    assert_eq!(
+        extracted["results"][0]["memory"]["expires_at"],
+        "2099-01-01T00:00:00Z"
+    );
+
+    let opencode = |extra: Value| {
+        let mut payload = json!({"sessionID": "ses_1", "directory": cwd});
+        for (key, value) in extra.as_object().unwrap() {
+            payload[key] = value.clone();
+        }
+        payload
+    };
+    for (event, extra) in [
+        ("session.created", json!({})),
+        ("chat.message", json!({"text": "rename the config loader"})),
+        ("tool.execute.before", json!({"tool": "edit"})),
+        (
+            "tool.execute.after",
+            json!({"tool": "edit", "args": {"filePath": "src/config.ts"}, "output": "ok"}),
+        ),
+        (
+            "tool.execute.after",
+            json!({"tool": "bash", "args": {"command": "npm test"}, "error": "exit 1"}),
+        ),
+        ("session.compacted", json!({})),
+        ("session.idle", json!({"text": "All renamed."})),
+        ("session.deleted", json!({})),
+    ] {
+        let run = s.hook("opencode", event, &opencode(extra));
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(!run.stdout.starts_with('{'), "OpenCode gets text, not JSON");
+    }
+    assert_eq!(s.hook_log(), "");
+    let shown = s.session("opencode/ses_1");
+    let kinds: Vec<&str> = shown["observations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["prompt", "tool_use", "tool_failure", "compaction"]);
+    assert_eq!(shown["observations"][1]["files"], json!(["src/config.ts"]));
+    assert!(shown["session"]["ended_at"].is_string());
+}
+
+#[test]
+fn the_recursion_guard_records_nothing() {
+    let s = Sandbox::new();
+    let payload = claude(
+        "g1",
+        &s.project,
+        "UserPromptSubmit",
+        json!({"prompt": "hi"}),
+    );
+    let mut command = s.command(&s.project, &["hook", "claude-code", "UserPromptSubmit"]);
+    command
+        .env("CAIRN_HOOK_GUARD", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success() && output.stdout.is_empty());
+    let sessions = s.run(&["sessions", "--all-projects"]);
+    assert_eq!(sessions.code, 1, "no session: {}", sessions.stdout);
+    // Without the guard the same event is recorded.
+    s.hook("claude-code", "UserPromptSubmit", &payload);
+    assert_eq!(
+        s.session("claude-code/g1")["observations"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+/// Four processes firing 500 hook events each while `cairn import` holds the write lock again
+/// and again: every event is recorded (directly, or through the spool), in order per session.
+#[test]
+fn four_hook_processes_lose_no_event_during_an_import() {
+    let s = Sandbox::new();
+    s.ok(&["stats"]);
+    let corpus: String = (0..5_000)
+        .map(|n| {
+            record(
+                &format!("{:08x}-0000-4000-8000-{n:012x}", n),
+                &format!("imported memory number {n} about topic {}", n % 97),
+                None,
+            )
+        })
+        .collect();
+    let corpus_file = s.home.join("corpus.jsonl");
+    std::fs::write(&corpus_file, corpus).unwrap();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let importer = {
+        let mut command = s.command(&s.project, &["import", corpus_file.to_str().unwrap()]);
+        command.stdout(Stdio::null()).stderr(Stdio::null());
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let mut imports = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                assert!(command.status().unwrap().success());
+                imports += 1;
+                // Leave the two cores to the hooks now and then.
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            imports
+        })
+    };
+    const HOOKS: usize = 4;
+    const EACH: usize = 500;
+    let workers: Vec<_> = (0..HOOKS)
+        .map(|worker| {
+            let mut command = s.command(&s.project, &["hook", "claude-code", "PostToolUse"]);
+            command
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .stdin(Stdio::piped());
+            let cwd = s.project.clone();
+            std::thread::spawn(move || {
+                for n in 0..EACH {
+                    let payload = claude(
+                        &format!("w{worker}"),
+                        &cwd,
+                        "PostToolUse",
+                        json!({"tool_name": "Bash", "tool_input": {"command": format!("step {n}")},
+                               "tool_response": {"stdout": "ok"}}),
+                    );
+                    let mut child = command.spawn().unwrap();
+                    child
+                        .stdin
+                        .take()
+                        .unwrap()
+                        .write_all(payload.to_string().as_bytes())
+                        .unwrap();
+                    let output = child.wait_with_output().unwrap();
+                    assert!(output.status.success() && output.stdout.is_empty());
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.join().unwrap();
+    }
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let imports = importer.join().unwrap();
+    assert!(imports >= 1);
+    assert_eq!(s.hook_log(), "", "no hook failed");
+    // Any command drains what waits in the spool; then every event is there, in order.
+    for worker in 0..HOOKS {
+        let shown = s.session(&format!("claude-code/w{worker}"));
+        let steps: Vec<String> = shown["observations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["input"].as_str().unwrap().to_string())
+            .collect();
+        let expected: Vec<String> = (0..EACH).map(|n| format!("step {n}")).collect();
+        assert_eq!(steps, expected, "worker {worker}");
+    }
+    let spool = s.home.join("cairn.spool");
+    let left = std::fs::read_dir(&spool).map_or(0, |d| d.count());
+    assert_eq!(left, 0, "the spool is drained");
+}
+
+#[test]
+fn context_stays_within_its_budget_and_extract_tags_and_dates_facts() {
+    let s = Sandbox::new();
+    for n in 0..30 {
+        s.ok(&[
+            "store",
+            &format!("Release {n} notes: the dashboard palette changed again for team {n}"),
+        ]);
+    }
+    s.ok(&[
+        "store",
+        "Deploys to staging need the VPN; prod deploys go through the release bot",
+        "--category",
+        "decision",
+        "--importance",
+        "5",
+    ]);
+    for budget in ["60", "200", "800"] {
+        let context = s.ok_json(&["context", "--budget", budget, "--query", "how do we deploy"]);
+        let tokens = context["tokens"].as_u64().unwrap();
+        assert!(tokens <= budget.parse().unwrap(), "{tokens} > {budget}");
+        if budget != "60" {
+            assert!(context["text"].as_str().unwrap().contains("release bot"));
+        }
+    }
+    let refused = s.run(&["context", "--budget", "5"]);
+    assert_eq!(refused.code, 2);
+    assert!(refused.stderr.contains("budget"), "{}", refused.stderr);
+
+    let reply = "Summary of work.\n*Remember*: the Postgres pool must stay under 20 connections, \
+                 valid until Q4 2099\n- *Remember*: temporary workaround: pin node to 20.11\n";
+    let extracted = s.run_in(&s.project, &["extract", "--format", "json"], Some(reply));
+    assert_eq!(extracted.code, 0, "{}", extracted.stderr);
+    let outcomes = extracted.json();
+    assert_eq!(outcomes.as_array().unwrap().len(), 2);
+    let first = &outcomes[0]["memory"];
+    assert_eq!(first["tags"], json!(["postgres"]));
+    assert_eq!(first["expires_at"], "2099-12-31T23:59:59Z");
+    assert_eq!(first["source"], "extract");
+    assert_eq!(
+        outcomes[1]["memory"]["tags"],
+        json!(["node", "troubleshooting"])
+    );
+    assert!(
+        outcomes[1]["memory"]["expires_at"].is_string(),
+        "temporary expires"
+    );
+    let nothing = s.run_in(&s.project, &["extract"], Some("no facts here"));
+    assert_eq!(nothing.code, 1);
+}
+
+/// A stub of an OpenAI-compatible endpoint: answers one chat completion with `reply` and hands
+/// back the request body it received. No language model is reachable here; this checks what
+/// cairn sends and how it uses the answer.
+fn stub_chat_server(reply: &'static str) -> (String, std::thread::JoinHandle<String>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    let handle = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = value.trim().parse().unwrap();
+            }
+            if line == "\r\n" {
+                break;
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).unwrap();
+        let answer =
+            json!({"choices": [{"message": {"role": "assistant", "content": reply}}]}).to_string();
+        let mut stream = stream;
+        write!(
+            stream,
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+            answer.len()
+        )
+        .unwrap();
+        String::from_utf8(body).unwrap()
+    });
+    (format!("http://{address}/v1"), handle)
+}
+
+#[test]
+fn a_configured_summariser_writes_the_summary_from_cairns_digest() {
+    let s = Sandbox::new();
+    let (endpoint, server) = stub_chat_server("Goal: fix login. Done: retry keys. Next: e2e.");
+    std::fs::write(
+        s.project.join(".cairn.toml"),
+        format!("project = \"acme\"\n[summarizer]\nendpoint = \"{endpoint}\"\nmodel = \"stub\"\n"),
+    )
+    .unwrap();
+    let cwd = s.project.clone();
+    s.hook(
+        "claude-code",
+        "UserPromptSubmit",
+        &claude(
+            "m1",
+            &cwd,
+            "UserPromptSubmit",
+            json!({"prompt": "fix the login retries"}),
+        ),
+    );
+    let end = s.hook(
+        "claude-code",
+        "SessionEnd",
+        &claude("m1", &cwd, "SessionEnd", json!({"reason": "exit"})),
+    );
+    assert_eq!(end.code, 0);
+    let request: Value = serde_json::from_str(&server.join().unwrap()).unwrap();
+    assert_eq!(request["model"], "stub");
+    let digest = request["messages"][1]["content"].as_str().unwrap();
+    assert!(digest.contains("Goal: fix the login retries"), "{digest}");
+    let session = &s.session("claude-code/m1")["session"];
+    assert_eq!(session["summary_by"], "model");
+    assert_eq!(
+        session["summary"],
+        "Goal: fix login. Done: retry keys. Next: e2e."
+    );
+    assert_eq!(s.hook_log(), "");
+}
+
+/// Every file under `dir`, with its content, backups aside.
+fn snapshot(dir: &Path) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        for entry in std::fs::read_dir(&current).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if !path.to_string_lossy().ends_with(".cairn-backup") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                files.push((path.strip_prefix(dir).unwrap().display().to_string(), text));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn setup_merges_backs_up_is_idempotent_and_uninstall_restores_the_original() {
+    let s = Sandbox::new();
+    let home = s.home.join("user-home");
+    let write = |path: &str, text: &str| {
+        let path = home.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let settings_before = r#"{"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}"#;
+    write(".claude/settings.json", settings_before);
+    write(
+        ".claude.json",
+        r#"{"numStartups": 12, "mcpServers": {"github": {"command": "gh-mcp"}}}"#,
+    );
+    write(
+        ".codex/config.toml",
+        "# my codex settings\nmodel = \"gpt-5\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n",
+    );
+    write(".codex/AGENTS.md", "# House rules\n\nBe brief.\n");
+    write(
+        ".config/opencode/opencode.json",
+        r#"{"$schema": "https://opencode.ai/config.json", "theme": "dark"}"#,
+    );
+    let original = snapshot(&home);
+    let home_arg = home.to_str().unwrap();
+
+    for agent in ["claude-code", "codex", "opencode"] {
+        let dry = s.ok(&["setup", agent, "--home", home_arg, "--dry-run"]);
+        assert!(dry.stdout.contains("would "), "{}", dry.stdout);
+        assert_eq!(snapshot(&home), original, "a dry run writes nothing");
+    }
+    for agent in ["claude-code", "codex", "opencode"] {
+        s.ok(&["setup", agent, "--home", home_arg]);
+    }
+    let installed = snapshot(&home);
+    let read = |path: &str| std::fs::read_to_string(home.join(path)).unwrap();
+    // Merged: what was there is still there, beside cairn's entries.
+    let settings: Value = serde_json::from_str(&read(".claude/settings.json")).unwrap();
+    assert_eq!(settings["model"], "opus");
+    let stop = settings["hooks"]["Stop"].as_array().unwrap();
+    assert_eq!(stop[0]["hooks"][0]["command"], "notify-send done");
+    assert!(
+        stop[1]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .ends_with(" hook claude-code Stop")
+    );
+    assert!(settings["hooks"]["SessionStart"].is_array());
+    let state: Value = serde_json::from_str(&read(".claude.json")).unwrap();
+    assert_eq!(state["numStartups"], 12);
+    assert_eq!(state["mcpServers"]["github"]["command"], "gh-mcp");
+    assert_eq!(state["mcpServers"]["cairn"]["args"], json!(["mcp"]));
+    assert!(read(".claude/skills/cairn-memory/SKILL.md").contains("## When to save"));
+    let codex = read(".codex/config.toml");
+    assert!(
+        codex.starts_with("# my codex settings\nmodel = \"gpt-5\""),
+        "{codex}"
+    );
+    assert!(codex.contains("[mcp_servers.docs]") && codex.contains("[mcp_servers.cairn]"));
+    assert!(read(".codex/AGENTS.md").starts_with("# House rules\n\nBe brief.\n"));
+    assert!(read(".codex/hooks.json").contains("hook codex SessionStart"));
+    let opencode: Value = serde_json::from_str(&read(".config/opencode/opencode.json")).unwrap();
+    assert_eq!(opencode["theme"], "dark");
+    assert_eq!(opencode["mcp"]["cairn"]["type"], "local");
+    let plugin = read(".config/opencode/plugin/cairn.ts");
+    assert!(plugin.contains("experimental.chat.system.transform") && !plugin.contains("__CAIRN_"));
+    // Backed up before the first change.
+    assert_eq!(read(".claude/settings.json.cairn-backup"), settings_before);
+    // Idempotent: a second setup changes nothing.
+    for agent in ["claude-code", "codex", "opencode"] {
+        let again = s.ok(&["setup", agent, "--home", home_arg]);
+        assert_eq!(again.stdout, "", "{agent}: {}", again.stdout);
+    }
+    assert_eq!(snapshot(&home), installed);
+    // Uninstall leaves the original configuration.
+    for agent in ["claude-code", "codex", "opencode"] {
+        s.ok(&["setup", agent, "--home", home_arg, "--uninstall"]);
+    }
+    let after = snapshot(&home);
+    assert_eq!(after.len(), original.len(), "{after:?}");
+    for ((path, before), (same_path, now)) in original.iter().zip(&after) {
+        assert_eq!(path, same_path);
+        if path.ends_with(".json") {
+            let before: Value = serde_json::from_str(before).unwrap();
+            let now: Value = serde_json::from_str(now).unwrap();
+            assert_eq!(before, now, "{path}");
+        } else {
+            assert_eq!(before, now, "{path}");
+        }
+    }
+    // A file that does not parse is never overwritten.
+    write(".claude/settings.json", "{ broken");
+    let refused = s.run(&["setup", "claude-code", "--home", home_arg]);
+    assert_eq!(refused.code, 2);
+    assert!(
+        refused.stderr.contains("settings.json is not valid JSON"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(read(".claude/settings.json"), "{ broken");
+}
