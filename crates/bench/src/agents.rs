@@ -99,7 +99,9 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
                 .arg("--db")
                 .arg(&db)
                 .args(["--quiet", "import"])
-                .arg(&corpus_path),
+                .arg(&corpus_path)
+                // Hooks run without a model: embedding the corpus would measure nothing here.
+                .env("CAIRN_EMBEDDING", "off"),
         )?;
 
         progress(&format!(

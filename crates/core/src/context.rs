@@ -26,9 +26,7 @@ use crate::scope::{ProjectName, ScopeFilter};
 use crate::search::{FuzzyMode, SearchRequest, words};
 use crate::service::MemoryService;
 use crate::session::SessionKey;
-use crate::sessions::SUMMARY_TAG;
 use crate::store::{ListQuery, MemoryFilter, SortKey, SortOrder};
-use crate::tag::Tag;
 use crate::tokens;
 
 /// The smallest and largest budgets accepted.
@@ -215,17 +213,7 @@ impl MemoryService {
         for memory in important {
             offer(memory, Section::Decisions);
         }
-        let summaries = self.list(&ListQuery {
-            filter: MemoryFilter {
-                tags_all: vec![Tag::new(SUMMARY_TAG)?],
-                ..MemoryFilter::in_scope(scope.clone())
-            },
-            sort: SortKey::Updated,
-            order: SortOrder::Desc,
-            limit: 3,
-            offset: 0,
-        })?;
-        for memory in summaries {
+        for memory in self.recent_summaries(request.project.as_ref(), 3)? {
             offer(memory, Section::Sessions);
         }
         for memory in other {

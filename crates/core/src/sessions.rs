@@ -431,6 +431,42 @@ impl MemoryService {
         }
     }
 
+    /// The summary memories of the `count` most recently active summarised sessions of the
+    /// project (of every project with `None`), newest first. Found through the sessions and
+    /// each summary's topic key, both indexed, so the cost does not grow with the store.
+    pub fn recent_summaries(
+        &self,
+        project: Option<&ProjectName>,
+        count: usize,
+    ) -> Result<Vec<crate::memory::Memory>> {
+        let sessions = self.store.sessions(&SessionFilter {
+            project: project.cloned(),
+            agent: None,
+            limit: count * 4,
+            offset: 0,
+        })?;
+        let mut found = Vec::new();
+        for session in sessions.iter().filter(|s| s.summary.is_some()) {
+            if found.len() == count {
+                break;
+            }
+            let query = ListQuery {
+                filter: MemoryFilter {
+                    topic_key: Some(crate::memory::TopicKey::new(&summary_topic(&session.key))?),
+                    ..MemoryFilter::in_scope(ScopeFilter::ProjectAndGlobal(
+                        session.project.clone(),
+                    ))
+                },
+                sort: SortKey::Updated,
+                order: SortOrder::Desc,
+                limit: 1,
+                offset: 0,
+            };
+            found.extend(self.list(&query)?);
+        }
+        Ok(found)
+    }
+
     /// The most recently active session of the project (and agent), if active in the last 12 h.
     fn recent_session(
         &self,

@@ -240,6 +240,8 @@ pub struct MemoryFilter {
     pub tags_any: Vec<Tag>,
     pub category: Option<Category>,
     pub entered_by: Option<String>,
+    /// Only the memory with this topic key (one per scope).
+    pub topic_key: Option<TopicKey>,
     /// Created at or after.
     pub created_after: Option<Timestamp>,
     /// Created strictly before.
@@ -256,6 +258,7 @@ impl Default for MemoryFilter {
             tags_any: Vec::new(),
             category: None,
             entered_by: None,
+            topic_key: None,
             created_after: None,
             created_before: None,
             include_expired: false,

@@ -68,6 +68,7 @@ macro_rules! store_behaviour_suite {
             remember_lines_become_memories_when_a_turn_stops,
             an_agent_summary_is_kept_over_a_derived_one,
             context_fits_its_budget_and_prefers_relevant_memories,
+            project_listings_page_through_both_scopes_in_order,
         );
     };
     (@tests $factory:expr; $($name:ident),* $(,)?) => {

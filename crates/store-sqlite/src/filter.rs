@@ -42,6 +42,10 @@ pub fn condition(filter: &MemoryFilter, now: Timestamp) -> SqlCondition {
         parts.push("m.entered_by = ? COLLATE NOCASE".into());
         params.push(Value::Text(agent.clone()));
     }
+    if let Some(topic) = &filter.topic_key {
+        parts.push("m.topic_key = ?".into());
+        params.push(Value::Text(topic.as_str().to_string()));
+    }
     if let Some(after) = filter.created_after {
         parts.push("m.created_at >= ?".into());
         params.push(Value::Integer(millis(after)));

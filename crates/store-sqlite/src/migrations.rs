@@ -15,6 +15,7 @@ const MIGRATIONS: &[(u32, &str)] = &[
     (2, include_str!("../migrations/0002_vectors.sql")),
     (3, include_str!("../migrations/0003_vector_clock.sql")),
     (4, include_str!("../migrations/0004_sessions.sql")),
+    (5, include_str!("../migrations/0005_project_order.sql")),
 ];
 
 /// The schema version this build writes.

@@ -5,7 +5,7 @@ use cairn_core::search::{Match, SignalHit};
 use cairn_core::store::{
     ListQuery, MemoryFilter, NamedCount, SortKey, SortOrder, StoreStats, TagCount,
 };
-use cairn_core::{Memory, MemoryId, Result, Revision, Tag};
+use cairn_core::{Memory, MemoryId, Result, Revision, ScopeFilter, Tag};
 use jiff::Timestamp;
 use rusqlite::{Connection, OptionalExtension, params_from_iter, types::Value};
 
@@ -58,25 +58,61 @@ pub fn ids_with_prefix(conn: &Connection, prefix: &str, limit: usize) -> Result<
 }
 
 pub fn list(conn: &Connection, query: &ListQuery, now: Timestamp) -> Result<Vec<Memory>> {
-    let cond = condition(&query.filter, now);
     let direction = match query.order {
         SortOrder::Asc => "ASC",
         SortOrder::Desc => "DESC",
     };
-    let order = match query.sort {
-        SortKey::Created => format!("m.created_at {direction}, m.seq {direction}"),
-        SortKey::Updated => format!("m.updated_at {direction}, m.seq {direction}"),
-        SortKey::Expires => {
-            format!("m.expires_at IS NULL, m.expires_at {direction}, m.seq {direction}")
-        }
+    let time_column = match query.sort {
+        SortKey::Created => Some("created_at"),
+        SortKey::Updated => Some("updated_at"),
+        SortKey::Expires => None,
     };
+    let order = match time_column {
+        Some(column) => format!("m.{column} {direction}, m.seq {direction}"),
+        None => format!("m.expires_at IS NULL, m.expires_at {direction}, m.seq {direction}"),
+    };
+    let page = [
+        Value::Integer(query.limit as i64),
+        Value::Integer(query.offset as i64),
+    ];
+    if let (ScopeFilter::ProjectAndGlobal(project), Some(column)) =
+        (&query.filter.scope, time_column)
+    {
+        // Each scope walks its (project, time) index in order and stops at the page; the two
+        // short runs are merged. Sorting the whole project instead costs tens of milliseconds
+        // at 100K memories.
+        let rest = condition(
+            &MemoryFilter {
+                scope: ScopeFilter::All,
+                ..query.filter.clone()
+            },
+            now,
+        );
+        let arm = format!(
+            "SELECT * FROM (SELECT {MEMORY_COLUMNS}, m.seq AS seq_key FROM memories m \
+             WHERE m.project = ? AND {} ORDER BY {order} LIMIT ?)",
+            rest.sql
+        );
+        let sql = format!(
+            "{arm} UNION ALL {arm} ORDER BY {column} {direction}, seq_key {direction} \
+             LIMIT ? OFFSET ?"
+        );
+        let mut params = Vec::new();
+        for scope in [project.as_str(), ""] {
+            params.push(Value::Text(scope.to_string()));
+            params.extend(rest.params.iter().cloned());
+            params.push(Value::Integer((query.offset + query.limit) as i64));
+        }
+        params.extend(page);
+        return query_memories(conn, &sql, params_from_iter(params));
+    }
+    let cond = condition(&query.filter, now);
     let sql = format!(
         "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {} ORDER BY {order} LIMIT ? OFFSET ?",
         cond.sql
     );
     let mut params = cond.params;
-    params.push(Value::Integer(query.limit as i64));
-    params.push(Value::Integer(query.offset as i64));
+    params.extend(page);
     query_memories(conn, &sql, params_from_iter(params))
 }
 

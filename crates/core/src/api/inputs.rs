@@ -279,6 +279,7 @@ impl FilterInput {
             tags_any: tags(&self.any_tags)?,
             category: self.category,
             entered_by: self.entered_by,
+            topic_key: None,
             created_after: time(service, "after", self.after.as_deref())?,
             created_before: time(service, "before", self.before.as_deref())?,
             include_expired: self.include_expired,

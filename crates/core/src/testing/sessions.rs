@@ -364,3 +364,50 @@ pub fn context_fits_its_budget_and_prefers_relevant_memories(factory: StoreFacto
         .unwrap_err();
     assert_eq!(err.field(), Some("budget"));
 }
+
+/// A listing of one project and the global memories pages through both in one order, in
+/// either direction and by either time, however the pages fall across the two scopes.
+pub fn project_listings_page_through_both_scopes_in_order(factory: StoreFactory) {
+    use crate::store::{ListQuery, MemoryFilter, SortKey, SortOrder};
+    let h = Harness::new(factory);
+    for n in 0..9 {
+        h.clock.advance(Span::new().minutes(1));
+        let scope = if n % 3 == 0 {
+            crate::scope::Scope::Global
+        } else {
+            project("acme")
+        };
+        h.service
+            .store(NewMemory::new(format!("memory {n}"), scope, Source::Cli))
+            .unwrap();
+    }
+    h.service
+        .store(NewMemory::new("elsewhere", project("other"), Source::Cli))
+        .unwrap();
+    let filter = MemoryFilter::in_scope(crate::scope::ScopeFilter::ProjectAndGlobal(acme()));
+    for sort in [SortKey::Created, SortKey::Updated] {
+        for order in [SortOrder::Desc, SortOrder::Asc] {
+            let page = |offset, limit| {
+                h.service
+                    .list(&ListQuery {
+                        filter: filter.clone(),
+                        sort,
+                        order,
+                        limit,
+                        offset,
+                    })
+                    .unwrap()
+                    .into_iter()
+                    .map(|m| m.content)
+                    .collect::<Vec<_>>()
+            };
+            let mut expected: Vec<String> = (0..9).map(|n| format!("memory {n}")).collect();
+            if order == SortOrder::Desc {
+                expected.reverse();
+            }
+            assert_eq!(page(0, 100), expected);
+            let pages: Vec<String> = [page(0, 4), page(4, 4), page(8, 4)].concat();
+            assert_eq!(pages, expected, "{sort:?} {order:?}");
+        }
+    }
+}
