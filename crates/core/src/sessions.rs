@@ -453,9 +453,7 @@ impl MemoryService {
             let query = ListQuery {
                 filter: MemoryFilter {
                     topic_key: Some(crate::memory::TopicKey::new(&summary_topic(&session.key))?),
-                    ..MemoryFilter::in_scope(ScopeFilter::ProjectAndGlobal(
-                        session.project.clone(),
-                    ))
+                    ..MemoryFilter::in_scope(ScopeFilter::ProjectAndGlobal(session.project.clone()))
                 },
                 sort: SortKey::Updated,
                 order: SortOrder::Desc,

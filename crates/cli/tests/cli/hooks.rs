@@ -30,6 +30,25 @@ impl Sandbox {
     }
 }
 
+/// Runs a hook `command` with `payload` on stdin; it must exit 0 and print nothing.
+fn assert_silent_success(command: &mut std::process::Command, payload: &Value) {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert!(output.stdout.is_empty(), "{output:?}");
+}
+
 /// A Claude Code payload for session `id` with the common fields.
 fn claude(id: &str, cwd: &Path, event: &str, extra: Value) -> Value {
     let mut payload = json!({
@@ -303,19 +322,8 @@ fn the_recursion_guard_records_nothing() {
         json!({"prompt": "hi"}),
     );
     let mut command = s.command(&s.project, &["hook", "claude-code", "UserPromptSubmit"]);
-    command
-        .env("CAIRN_HOOK_GUARD", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.to_string().as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success() && output.stdout.is_empty());
+    command.env("CAIRN_HOOK_GUARD", "1");
+    assert_silent_success(&mut command, &payload);
     let sessions = s.run(&["sessions", "--all-projects"]);
     assert_eq!(sessions.code, 1, "no session: {}", sessions.stdout);
     // Without the guard the same event is recorded.
@@ -367,10 +375,6 @@ fn four_hook_processes_lose_no_event_during_an_import() {
     let workers: Vec<_> = (0..HOOKS)
         .map(|worker| {
             let mut command = s.command(&s.project, &["hook", "claude-code", "PostToolUse"]);
-            command
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .stdin(Stdio::piped());
             let cwd = s.project.clone();
             std::thread::spawn(move || {
                 for n in 0..EACH {
@@ -381,15 +385,7 @@ fn four_hook_processes_lose_no_event_during_an_import() {
                         json!({"tool_name": "Bash", "tool_input": {"command": format!("step {n}")},
                                "tool_response": {"stdout": "ok"}}),
                     );
-                    let mut child = command.spawn().unwrap();
-                    child
-                        .stdin
-                        .take()
-                        .unwrap()
-                        .write_all(payload.to_string().as_bytes())
-                        .unwrap();
-                    let output = child.wait_with_output().unwrap();
-                    assert!(output.status.success() && output.stdout.is_empty());
+                    assert_silent_success(&mut command, &payload);
                 }
             })
         })
