@@ -35,8 +35,13 @@ pub fn parse(name: &str, payload: &Value) -> Result<Parsed> {
                 files: files_of(&args),
             },
         },
-        "session.compacted" => EventKind::Compaction {
+        "session.compacting" => EventKind::Compaction {
             trigger: Some("auto".into()),
+        },
+        // The conversation was compacted: like Claude Code's SessionStart after compaction, it
+        // gets a fresh context and records nothing.
+        "session.compacted" => EventKind::SessionStart {
+            source: Some("compact".into()),
         },
         "session.idle" => EventKind::Stop {
             last_message: field("text"),

@@ -291,6 +291,7 @@ fn codex_and_opencode_shapes_are_read_where_they_differ() {
             "tool.execute.after",
             json!({"tool": "bash", "args": {"command": "npm test"}, "error": "exit 1"}),
         ),
+        ("session.compacting", json!({})),
         ("session.compacted", json!({})),
         ("session.idle", json!({"text": "All renamed."})),
         ("session.deleted", json!({})),
@@ -660,4 +661,51 @@ fn setup_merges_backs_up_is_idempotent_and_uninstall_restores_the_original() {
         refused.stderr
     );
     assert_eq!(read(".claude/settings.json"), "{ broken");
+}
+
+/// The OpenCode plugin that setup installs type-checks in strict mode against OpenCode's real
+/// plugin API (`@opencode-ai/plugin`) and Bun's types. `.ci/run` installs them with npm and sets
+/// `CAIRN_TS_CHECK` to that directory; elsewhere the test says it skipped (and fails under
+/// `CAIRN_REQUIRE_CLIENTS=1`).
+#[test]
+fn the_opencode_plugin_type_checks_against_the_plugin_api() {
+    let Some(tools) = std::env::var_os("CAIRN_TS_CHECK").map(std::path::PathBuf::from) else {
+        assert!(
+            std::env::var_os("CAIRN_REQUIRE_CLIENTS").is_none(),
+            "CAIRN_TS_CHECK is not set; run .ci/run or see AGENTS.md"
+        );
+        eprintln!(
+            "skipped: set CAIRN_TS_CHECK to a directory with TypeScript and @opencode-ai/plugin"
+        );
+        return;
+    };
+    let s = Sandbox::new();
+    let home = s.home.join("user-home");
+    s.ok(&["setup", "opencode", "--home", home.to_str().unwrap()]);
+    let plugin = home.join(".config/opencode/plugin/cairn.ts");
+    let modules = tools.join("node_modules");
+    let tsconfig = json!({
+        "compilerOptions": {
+            "strict": true, "noEmit": true, "skipLibCheck": true, "target": "ES2022",
+            "module": "ESNext", "moduleResolution": "Bundler", "types": ["bun"],
+            "typeRoots": [modules.join("@types")],
+            "paths": {
+                "@opencode-ai/plugin": [modules.join("@opencode-ai/plugin/dist/index.d.ts")]
+            },
+        },
+        "files": [plugin],
+    });
+    let config = home.join("tsconfig.json");
+    std::fs::write(&config, tsconfig.to_string()).unwrap();
+    let output = std::process::Command::new(modules.join(".bin/tsc"))
+        .arg("-p")
+        .arg(&config)
+        .output()
+        .expect("tsc runs");
+    assert!(
+        output.status.success(),
+        "the plugin does not type-check:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
