@@ -175,8 +175,12 @@ pub struct SetupArgs {
 
 #[derive(Debug, Args)]
 pub struct ContextArgs {
-    #[command(flatten)]
-    pub project: ProjectArgs,
+    /// The project (default: the detected one); global memories always count.
+    #[arg(long, value_name = "NAME", conflicts_with = "all_projects")]
+    pub project: Option<String>,
+    /// Draw on every project's memories.
+    #[arg(long)]
+    pub all_projects: bool,
     /// What the session is about: a prompt or question.
     #[arg(long, value_name = "TEXT")]
     pub query: Option<String>,
@@ -196,14 +200,16 @@ pub struct SessionsArgs {
     /// Show this session (AGENT/ID, or an id unique across agents) with its observations.
     #[arg(value_name = "SESSION")]
     pub session: Option<String>,
-    #[command(flatten)]
-    pub project: ProjectArgs,
+    /// Sessions of this project (default: the detected one).
+    #[arg(long, value_name = "NAME", conflicts_with = "all_projects")]
+    pub project: Option<String>,
     /// Sessions of every project.
-    #[arg(long, conflicts_with_all = ["project", "global"])]
+    #[arg(long)]
     pub all_projects: bool,
     /// Only this agent's sessions.
     #[arg(long, value_name = "NAME")]
     pub agent: Option<String>,
+    /// Sessions to show, the latest active first.
     #[arg(long, default_value_t = 20)]
     pub limit: usize,
 }

@@ -30,7 +30,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
     // Hooks open the store their own way (no model, short lock waits); setup needs no store.
     match command {
         Command::Hook(args) => return crate::hook::run(cli, args),
-        Command::Setup(args) => return crate::setup::run(args),
+        Command::Setup(args) => return crate::setup::run(cli, args),
         _ => {}
     }
     if let Command::Model(model_command) = command

@@ -4,21 +4,17 @@
 use std::io::Read;
 
 use anyhow::{Context as _, Result, bail};
-use cairn_core::Scope;
 use cairn_core::context::ContextRequest;
 use cairn_core::session::{SessionFilter, SessionKey};
+use cairn_core::{ProjectName, Scope};
 
 use super::Outcome;
 use crate::app::{App, split_list};
-use crate::args::{AgentArg, ContextArgs, ExtractArgs, SessionsArgs};
+use crate::args::{AgentArg, ContextArgs, ExtractArgs, ProjectArgs, SessionsArgs};
 use crate::output::View;
 
 pub fn context(app: &App, args: &ContextArgs) -> Result<Outcome> {
-    let project = if args.project.global {
-        None
-    } else {
-        Some(app.project(&args.project)?)
-    };
+    let project = project_unless_all(app, args.project.as_deref(), args.all_projects)?;
     let session = args
         .session
         .as_deref()
@@ -46,11 +42,7 @@ pub fn sessions(app: &App, args: &SessionsArgs) -> Result<Outcome> {
         })?;
         return Ok(Outcome::Done);
     }
-    let project = if args.all_projects {
-        None
-    } else {
-        Some(app.project(&args.project)?)
-    };
+    let project = project_unless_all(app, args.project.as_deref(), args.all_projects)?;
     let sessions = app.service.sessions(&SessionFilter {
         project,
         agent: args.agent.clone(),
@@ -84,6 +76,22 @@ pub fn extract(app: &App, args: &ExtractArgs) -> Result<Outcome> {
     } else {
         Outcome::Done
     })
+}
+
+/// The project named or detected, or `None` for every project.
+fn project_unless_all(
+    app: &App,
+    project: Option<&str>,
+    all_projects: bool,
+) -> Result<Option<ProjectName>> {
+    if all_projects {
+        return Ok(None);
+    }
+    let args = ProjectArgs {
+        project: project.map(String::from),
+        global: false,
+    };
+    Ok(Some(app.project(&args)?))
 }
 
 /// `AGENT/ID`, or a bare id that exactly one known agent has a session for.

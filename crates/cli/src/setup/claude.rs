@@ -42,7 +42,7 @@ pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {
             &mut state.value,
             "mcpServers",
             "cairn",
-            json!({ "type": "stdio", "command": target.exe, "args": ["mcp"], "env": {} }),
+            json!({ "type": "stdio", "command": target.exe, "args": target.args(["mcp"]), "env": {} }),
         );
     }
     let hooks_what = if uninstall {

@@ -100,15 +100,20 @@ fn set_mcp_server(config: &mut DocumentMut, target: &Target, uninstall: bool) {
         })
         .as_table_mut();
     let Some(servers) = servers else { return };
+    let wanted_args = target.args(["mcp"]);
     let mut args = Array::new();
-    args.push("mcp");
+    for arg in &wanted_args {
+        args.push(arg.as_str());
+    }
     let wanted_command = target.exe.as_str();
     let current = servers.get("cairn").and_then(Item::as_table);
     let up_to_date = current.is_some_and(|t| {
         t.get("command").and_then(Item::as_str) == Some(wanted_command)
-            && t.get("args")
-                .and_then(Item::as_array)
-                .is_some_and(|a| a.iter().map(|v| v.as_str()).eq([Some("mcp")]))
+            && t.get("args").and_then(Item::as_array).is_some_and(|a| {
+                a.iter()
+                    .map(|v| v.as_str())
+                    .eq(wanted_args.iter().map(|w| Some(w.as_str())))
+            })
     });
     if up_to_date {
         return;

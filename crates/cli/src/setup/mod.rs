@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use crate::args::{AgentArg, SetupArgs};
+use crate::args::{AgentArg, Cli, Format, SetupArgs};
 use crate::commands::Outcome;
 
 /// The memory protocol every agent is taught.
@@ -33,6 +33,18 @@ pub struct Target {
     pub home: PathBuf,
     /// The cairn binary the agent should run (this one).
     pub exe: String,
+    /// Arguments before the subcommand: `--db PATH` when setup was given one, so the agent
+    /// uses the same store.
+    pub leading_args: Vec<String>,
+}
+
+impl Target {
+    /// The arguments of `cairn … <subcommand…>`, after the program.
+    pub fn args<'a>(&self, subcommand: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+        let mut args = self.leading_args.clone();
+        args.extend(subcommand.into_iter().map(String::from));
+        args
+    }
 }
 
 /// One file's new state.
@@ -61,7 +73,7 @@ impl Change {
     }
 }
 
-pub fn run(args: &SetupArgs) -> Result<Outcome> {
+pub fn run(cli: &Cli, args: &SetupArgs) -> Result<Outcome> {
     let home = match &args.home {
         Some(home) => std::path::absolute(home)?,
         None => dirs::home_dir().context("no home directory is known; pass --home")?,
@@ -70,8 +82,36 @@ pub fn run(args: &SetupArgs) -> Result<Outcome> {
         .context("cannot tell where the cairn binary is")?
         .display()
         .to_string();
-    let target = Target { home, exe };
+    let leading_args = match &cli.db {
+        Some(db) => vec![
+            "--db".to_string(),
+            std::path::absolute(db)?.display().to_string(),
+        ],
+        None => Vec::new(),
+    };
+    let target = Target {
+        home,
+        exe,
+        leading_args,
+    };
     let changes = plan(&target, args.agent, args.uninstall)?;
+    if !args.dry_run {
+        for change in &changes {
+            apply(change)?;
+        }
+    }
+    if cli.format == Format::Json {
+        let report = serde_json::json!({
+            "agent": args.agent.name(),
+            "dry_run": args.dry_run,
+            "uninstall": args.uninstall,
+            "changes": changes.iter().map(|c| serde_json::json!({
+                "path": c.path, "action": c.action(), "what": c.what,
+            })).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(Outcome::Done);
+    }
     let verb = if args.dry_run { "would " } else { "" };
     if changes.is_empty() {
         eprintln!(
@@ -85,9 +125,6 @@ pub fn run(args: &SetupArgs) -> Result<Outcome> {
         );
     }
     for change in &changes {
-        if !args.dry_run {
-            apply(change)?;
-        }
         println!(
             "{verb}{} {}: {}",
             change.action(),
@@ -185,7 +222,11 @@ fn unless_emptied(path: &Path, before: Option<&str>, after: String) -> Option<St
 
 /// The shell command that runs `cairn hook <agent> <event>`.
 fn hook_command(target: &Target, agent: AgentArg, event: &str) -> String {
-    format!("{} hook {} {event}", shell_quote(&target.exe), agent.name())
+    let words: Vec<String> = std::iter::once(target.exe.clone())
+        .chain(target.args(["hook", agent.name(), event]))
+        .map(|word| shell_quote(&word))
+        .collect();
+    words.join(" ")
 }
 
 /// Whether a hook command is one setup wrote for `agent`.

@@ -21,18 +21,20 @@ pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {
             &mut config.value,
             "mcp",
             "cairn",
-            json!({ "type": "local", "command": [target.exe, "mcp"], "enabled": true }),
+            json!({
+                "type": "local",
+                "command": std::iter::once(target.exe.clone())
+                    .chain(target.args(["mcp"]))
+                    .collect::<Vec<_>>(),
+                "enabled": true,
+            }),
         );
     }
+    // Every value goes into the TypeScript as a JSON literal, so no path can break out of it.
     let plugin = PLUGIN
-        .replace(
-            "__CAIRN_EXE__",
-            &target.exe.replace('\\', "\\\\").replace('"', "\\\""),
-        )
-        .replace(
-            "__CAIRN_PROTOCOL__",
-            &serde_json::to_string(PROTOCOL).expect("strings serialise"),
-        );
+        .replace("\"__CAIRN_EXE__\"", &json!(target.exe).to_string())
+        .replace("__CAIRN_ARGS__", &json!(target.leading_args).to_string())
+        .replace("__CAIRN_PROTOCOL__", &json!(PROTOCOL).to_string());
     Ok(vec![
         config.change(
             &config_path,

@@ -6,6 +6,7 @@
 import type { Plugin } from "@opencode-ai/plugin"
 
 const CAIRN = "__CAIRN_EXE__"
+const CAIRN_ARGS: string[] = __CAIRN_ARGS__
 const PROTOCOL: string = __CAIRN_PROTOCOL__
 
 const stripPrivate = (text: string): string =>
@@ -25,7 +26,7 @@ export const CairnPlugin: Plugin = async ({ client, directory }) => {
   // Runs the hook and returns what it printed; never throws, so OpenCode never stops on cairn.
   const hook = async (event: string, payload: Record<string, unknown>): Promise<string> => {
     try {
-      const child = Bun.spawn([CAIRN, "hook", "opencode", event], {
+      const child = Bun.spawn([CAIRN, ...CAIRN_ARGS, "hook", "opencode", event], {
         stdin: new Blob([JSON.stringify({ directory, ...payload })]),
         stdout: "pipe",
         stderr: "ignore",

@@ -709,3 +709,50 @@ fn the_opencode_plugin_type_checks_against_the_plugin_api() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// Setup given `--db` hands that store to the agent: the installed hook command, run as the
+/// agent runs it (through a shell), records into it. `--format json` reports the changes.
+#[test]
+fn installed_hooks_run_as_written_and_use_the_store_setup_was_given() {
+    let s = Sandbox::new();
+    let home = s.home.join("user-home");
+    let db = s.home.join("team store/cairn.db");
+    let report = s.ok_json(&[
+        "--db",
+        db.to_str().unwrap(),
+        "setup",
+        "codex",
+        "--home",
+        home.to_str().unwrap(),
+    ]);
+    let actions: Vec<&str> = report["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["create", "create", "create"], "{report}");
+    let config = std::fs::read_to_string(home.join(".codex/config.toml")).unwrap();
+    assert!(
+        config.contains(&format!("args = [\"--db\", \"{}\", \"mcp\"]", db.display())),
+        "{config}"
+    );
+    let hooks: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join(".codex/hooks.json")).unwrap())
+            .unwrap();
+    let command = hooks["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    let payload = claude(
+        "c1",
+        &s.project,
+        "UserPromptSubmit",
+        json!({"prompt": "hello"}),
+    );
+    let mut shell = std::process::Command::new("sh");
+    shell.args(["-c", command]);
+    s.isolate(&mut shell, &s.project);
+    assert_silent_success(&mut shell, &payload);
+    let shown = s.ok_json(&["--db", db.to_str().unwrap(), "sessions", "codex/c1"]);
+    assert_eq!(shown["observations"][0]["input"], "hello");
+}
