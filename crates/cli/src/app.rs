@@ -17,7 +17,7 @@ use jiff::Timestamp;
 use crate::args::{Cli, FilterArgs, ProjectArgs};
 use crate::hook::spool::Spool;
 use crate::output::Printer;
-use crate::summarizer::configured_summarizer;
+use crate::summarizer::with_configured_summarizer;
 
 pub struct App {
     pub config: Config,
@@ -48,9 +48,7 @@ impl App {
         service = service
             .with_sessions_config(config.sessions.clone())
             .with_context_config(config.context.clone());
-        if let Some(summarizer) = configured_summarizer(&config.summarizer)? {
-            service = service.with_summarizer(Arc::new(summarizer));
-        }
+        service = with_configured_summarizer(service, &config.summarizer);
         let out = Printer::new(cli.format, cli.quiet, service.now().time_zone().clone());
         // Hook events that found the store busy wait in the spool: record them first.
         let spool = Spool::beside(&path);

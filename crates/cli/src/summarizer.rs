@@ -3,9 +3,11 @@
 //! prose summary. It is configured in `[summarizer]` and off unless `endpoint` is set; when it
 //! fails, the service keeps cairn's own summary. Nothing is sent anywhere unless configured.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use cairn_core::MemoryService;
 use cairn_core::config::SummarizerConfig;
 use cairn_core::sessions::Summarizer;
 use serde_json::{Value, json};
@@ -21,8 +23,25 @@ pub struct ChatSummarizer {
     agent: ureq::Agent,
 }
 
+/// `service` with the summariser the config asks for. A summariser that cannot be set up (a
+/// missing API key, a bad URL) is reported and left out: summaries fall back to cairn's own,
+/// and no command, hook least of all, fails over it.
+pub fn with_configured_summarizer(
+    service: MemoryService,
+    config: &SummarizerConfig,
+) -> MemoryService {
+    match configured_summarizer(config) {
+        Ok(Some(summarizer)) => service.with_summarizer(Arc::new(summarizer)),
+        Ok(None) => service,
+        Err(error) => {
+            tracing::warn!("the summariser is off: {error:#}");
+            service
+        }
+    }
+}
+
 /// The summariser the config asks for, if any.
-pub fn configured_summarizer(config: &SummarizerConfig) -> Result<Option<ChatSummarizer>> {
+fn configured_summarizer(config: &SummarizerConfig) -> Result<Option<ChatSummarizer>> {
     let Some(endpoint) = config.endpoint.as_deref().filter(|e| !e.trim().is_empty()) else {
         return Ok(None);
     };

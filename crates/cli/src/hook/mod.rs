@@ -19,7 +19,6 @@ pub mod spool;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
@@ -36,7 +35,7 @@ use serde_json::Value;
 use crate::app::load_config;
 use crate::args::{AgentArg, Cli, HookArgs};
 use crate::commands::Outcome;
-use crate::summarizer::configured_summarizer;
+use crate::summarizer::with_configured_summarizer;
 use claude::Parsed;
 use spool::Spool;
 
@@ -180,14 +179,11 @@ fn new_event_id() -> String {
 /// than the whole hook may take), a short lock timeout, the configured summariser.
 fn open_service(config: &Config, db: &Path) -> Result<MemoryService> {
     let store = SqliteStore::open(db)?.with_lock_wait(LOCK_WAIT)?;
-    let mut service = MemoryService::new(Box::new(store), config.limits.clone())
+    let service = MemoryService::new(Box::new(store), config.limits.clone())
         .with_search_config(config.search.clone())
         .with_sessions_config(config.sessions.clone())
         .with_context_config(config.context.clone());
-    if let Some(summarizer) = configured_summarizer(&config.summarizer)? {
-        service = service.with_summarizer(Arc::new(summarizer));
-    }
-    Ok(service)
+    Ok(with_configured_summarizer(service, &config.summarizer))
 }
 
 fn print_context(service: &MemoryService, event: &AgentEvent, args: &HookArgs) -> Result<()> {

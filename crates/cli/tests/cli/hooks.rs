@@ -756,3 +756,34 @@ fn installed_hooks_run_as_written_and_use_the_store_setup_was_given() {
     let shown = s.ok_json(&["--db", db.to_str().unwrap(), "sessions", "codex/c1"]);
     assert_eq!(shown["observations"][0]["input"], "hello");
 }
+
+/// A summariser that cannot be set up (its API key variable is unset) is reported and left
+/// out: hooks still record, commands still run, and the summary is cairn's own.
+#[test]
+fn a_broken_summariser_setting_costs_nothing_but_the_model_summary() {
+    let s = Sandbox::new();
+    std::fs::write(
+        s.project.join(".cairn.toml"),
+        "project = \"acme\"\n[summarizer]\nendpoint = \"http://127.0.0.1:9/v1\"\n\
+         api_key_env = \"CAIRN_TEST_NO_SUCH_KEY\"\n",
+    )
+    .unwrap();
+    let cwd = s.project.clone();
+    for (event, extra) in [
+        ("UserPromptSubmit", json!({"prompt": "tidy the imports"})),
+        ("SessionEnd", json!({"reason": "exit"})),
+    ] {
+        let run = s.hook("claude-code", event, &claude("b1", &cwd, event, extra));
+        assert_eq!((run.code, run.stdout.as_str()), (0, ""));
+    }
+    let listed = s.run(&["sessions", "--format", "json"]);
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    assert!(
+        listed.stderr.contains("CAIRN_TEST_NO_SUCH_KEY"),
+        "{}",
+        listed.stderr
+    );
+    let session = &s.session("claude-code/b1")["session"];
+    assert_eq!(session["summary_by"], "cairn");
+    assert_eq!(s.hook_log(), "");
+}
