@@ -49,6 +49,16 @@ fn assert_silent_success(command: &mut std::process::Command, payload: &Value) {
     assert!(output.stdout.is_empty(), "{output:?}");
 }
 
+/// The kinds of a shown session's observations, in order.
+fn observation_kinds(shown: &Value) -> Vec<&str> {
+    shown["observations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect()
+}
+
 /// A Claude Code payload for session `id` with the common fields.
 fn claude(id: &str, cwd: &Path, event: &str, extra: Value) -> Value {
     let mut payload = json!({
@@ -183,12 +193,7 @@ fn claude_code_events_replayed_make_a_session_observations_a_summary_and_context
     ] {
         assert!(summary.contains(expected), "{expected:?} in\n{summary}");
     }
-    let kinds: Vec<&str> = shown["observations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o["kind"].as_str().unwrap())
-        .collect();
+    let kinds = observation_kinds(&shown);
     assert_eq!(
         kinds,
         [
@@ -302,12 +307,7 @@ fn codex_and_opencode_shapes_are_read_where_they_differ() {
     }
     assert_eq!(s.hook_log(), "");
     let shown = s.session("opencode/ses_1");
-    let kinds: Vec<&str> = shown["observations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o["kind"].as_str().unwrap())
-        .collect();
+    let kinds = observation_kinds(&shown);
     assert_eq!(kinds, ["prompt", "tool_use", "tool_failure", "compaction"]);
     assert_eq!(shown["observations"][1]["files"], json!(["src/config.ts"]));
     assert!(shown["session"]["ended_at"].is_string());
