@@ -18,7 +18,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use cairn_core::embedding::Embedder;
 use cairn_store_sqlite::{AnnSettings, ScalarKind};
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
@@ -34,32 +34,19 @@ struct Cli {
 enum Command {
     /// Import throughput, store size and search latency at several corpus sizes.
     Scale {
-        /// Corpus sizes (memories), comma-separated.
-        #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
-        sizes: Vec<u64>,
+        #[command(flatten)]
+        run: CorpusRun,
         /// Imports per size (the median is reported).
         #[arg(long, default_value_t = 3)]
         import_runs: usize,
         /// `cairn search` processes per size (and as many in-process searches).
         #[arg(long, default_value_t = 50)]
         search_runs: usize,
-        /// The cairn binary (default: the one beside this program).
-        #[arg(long)]
-        cairn: Option<PathBuf>,
-        #[arg(long, default_value_t = 42)]
-        seed: u64,
-        /// Directory for the scratch corpora and stores (default: the system temp dir).
-        #[arg(long)]
-        workdir: Option<PathBuf>,
-        /// Print JSON instead of a table.
-        #[arg(long)]
-        json: bool,
     },
     /// `cairn serve` under load from wrk: search and store throughput, latency, errors, RSS.
     Serve {
-        /// Corpus sizes (memories), comma-separated.
-        #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
-        sizes: Vec<u64>,
+        #[command(flatten)]
+        run: CorpusRun,
         /// Concurrent connections.
         #[arg(long, default_value_t = 10)]
         connections: usize,
@@ -72,39 +59,18 @@ enum Command {
         /// Embed the corpus first and serve hybrid search (needs the model).
         #[arg(long)]
         semantic: bool,
-        /// The cairn binary (default: the one beside this program).
-        #[arg(long)]
-        cairn: Option<PathBuf>,
-        #[arg(long, default_value_t = 42)]
-        seed: u64,
-        /// Directory for the scratch corpora and stores (default: the system temp dir).
-        #[arg(long)]
-        workdir: Option<PathBuf>,
-        #[arg(long)]
-        json: bool,
     },
     /// Agent hooks and context: `cairn hook` processes (PostToolUse, SessionStart) start to
     /// exit, and `cairn context` as a process and in process.
     Agents {
-        /// Corpus sizes (memories), comma-separated.
-        #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
-        sizes: Vec<u64>,
+        #[command(flatten)]
+        run: CorpusRun,
         /// PostToolUse hook processes per size.
         #[arg(long, default_value_t = 1000)]
         events: usize,
         /// SessionStart hooks, `cairn context` processes and in-process contexts per size.
         #[arg(long, default_value_t = 50)]
         contexts: usize,
-        /// The cairn binary (default: the one beside this program).
-        #[arg(long)]
-        cairn: Option<PathBuf>,
-        #[arg(long, default_value_t = 42)]
-        seed: u64,
-        /// Directory for the scratch corpora and stores (default: the system temp dir).
-        #[arg(long)]
-        workdir: Option<PathBuf>,
-        #[arg(long)]
-        json: bool,
     },
     /// Write a synthetic corpus as JSON Lines (the `cairn import` format).
     Corpus {
@@ -204,6 +170,49 @@ impl ModelArgs {
     }
 }
 
+/// What every workload over generated corpora run through the `cairn` binary takes.
+#[derive(Args)]
+struct CorpusRun {
+    /// Corpus sizes (memories), comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
+    sizes: Vec<u64>,
+    /// The cairn binary (default: the one beside this program).
+    #[arg(long)]
+    cairn: Option<PathBuf>,
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Directory for the scratch corpora and stores (default: the system temp dir).
+    #[arg(long)]
+    workdir: Option<PathBuf>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+impl CorpusRun {
+    /// The cairn binary to run: `--cairn`, else the one beside this program.
+    fn cairn(&self) -> Result<PathBuf> {
+        match &self.cairn {
+            Some(path) => Ok(path.clone()),
+            None => sibling_cairn(),
+        }
+    }
+
+    /// Prints the results as JSON with `--json`, else as the workload's table.
+    fn print<T: serde::Serialize>(
+        &self,
+        results: &T,
+        table: impl FnOnce() -> String,
+    ) -> Result<()> {
+        if self.json {
+            println!("{}", serde_json::to_string_pretty(results)?);
+        } else {
+            print!("{}", table());
+        }
+        Ok(())
+    }
+}
+
 fn sibling_cairn() -> Result<PathBuf> {
     let me = std::env::current_exe().context("cannot locate cairn-bench itself")?;
     let cairn = me.with_file_name("cairn");
@@ -219,89 +228,56 @@ fn sibling_cairn() -> Result<PathBuf> {
 fn main() -> Result<()> {
     match Cli::parse().command {
         Command::Scale {
-            sizes,
+            run,
             import_runs,
             search_runs,
-            cairn,
-            seed,
-            workdir,
-            json,
         } => {
             let options = scale::ScaleOptions {
-                sizes,
+                sizes: run.sizes.clone(),
                 import_runs: import_runs.max(1),
                 search_runs: search_runs.max(1),
-                cairn: match cairn {
-                    Some(path) => path,
-                    None => sibling_cairn()?,
-                },
-                seed,
-                workdir,
+                cairn: run.cairn()?,
+                seed: run.seed,
+                workdir: run.workdir.clone(),
             };
             let results = scale::run(&options, &mut |step| eprintln!("… {step}"))?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&results)?);
-            } else {
-                print!("{}", scale::table(&results));
-            }
+            run.print(&results, || scale::table(&results))?;
         }
         Command::Serve {
-            sizes,
+            run,
             connections,
             threads,
             seconds,
             semantic,
-            cairn,
-            seed,
-            workdir,
-            json,
         } => {
             let options = serve::ServeOptions {
                 semantic,
-                sizes,
-                cairn: match cairn {
-                    Some(path) => path,
-                    None => sibling_cairn()?,
-                },
+                sizes: run.sizes.clone(),
+                cairn: run.cairn()?,
                 connections: connections.max(1),
                 threads: threads.clamp(1, connections.max(1)),
                 seconds: seconds.max(1),
-                seed,
-                workdir,
+                seed: run.seed,
+                workdir: run.workdir.clone(),
             };
             let results = serve::run(&options, &mut |step| eprintln!("… {step}"))?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&results)?);
-            } else {
-                print!("{}", serve::table(&results, &options));
-            }
+            run.print(&results, || serve::table(&results, &options))?;
         }
         Command::Agents {
-            sizes,
+            run,
             events,
             contexts,
-            cairn,
-            seed,
-            workdir,
-            json,
         } => {
             let options = agents::AgentsOptions {
-                sizes,
+                sizes: run.sizes.clone(),
                 events: events.max(1),
                 contexts: contexts.max(1),
-                cairn: match cairn {
-                    Some(path) => path,
-                    None => sibling_cairn()?,
-                },
-                seed,
-                workdir,
+                cairn: run.cairn()?,
+                seed: run.seed,
+                workdir: run.workdir.clone(),
             };
             let results = agents::run(&options, &mut |step| eprintln!("… {step}"))?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&results)?);
-            } else {
-                print!("{}", agents::table(&results));
-            }
+            run.print(&results, || agents::table(&results))?;
         }
         Command::Locomo { file, model, json } => {
             let report = locomo::run(&file, model.embedder()?)?;

@@ -116,7 +116,14 @@ impl App {
     /// the default.
     pub fn filter(&self, args: &FilterArgs) -> Result<MemoryFilter> {
         let caller = self.caller(&args.project, args.all_projects)?;
-        let input = FilterInput {
+        Ok(self
+            .filter_input(args)?
+            .into_filter(&self.service, &caller)?)
+    }
+
+    /// The filter flags as the shared input type, not yet resolved.
+    pub fn filter_input(&self, args: &FilterArgs) -> Result<FilterInput> {
+        Ok(FilterInput {
             project: args.project.project.clone(),
             all_projects: args.all_projects,
             global: args.project.global,
@@ -128,8 +135,7 @@ impl App {
             before: args.before.clone(),
             include_expired: args.include_expired,
             include_forgotten: args.include_forgotten,
-        };
-        Ok(input.into_filter(&self.service, &caller)?)
+        })
     }
 }
 

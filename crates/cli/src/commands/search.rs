@@ -1,6 +1,7 @@
 //! `cairn search`: the query language, fuzzy cascade and fused ranking, under filters.
 
 use anyhow::Result;
+use cairn_core::api::SearchInput;
 use cairn_core::search::{FuzzyMode, SearchMode, SearchRequest};
 
 use super::Outcome;
@@ -51,17 +52,20 @@ pub fn run(app: &App, args: &SearchArgs) -> Result<Outcome> {
     })
 }
 
-/// `--observations`: what agents did, in this project unless told otherwise.
+/// `--observations`: what agents did, through the same conversion as MCP and HTTP (which
+/// refuses memory-only filters by name), in this project unless told otherwise.
 fn observations(app: &App, args: &SearchArgs) -> Result<Outcome> {
-    let project = if args.filter.all_projects {
-        None
-    } else {
-        Some(app.project(&args.filter.project)?)
+    let input = SearchInput {
+        query: args.query.join(" "),
+        mode: None,
+        limit: args.limit,
+        offset: args.offset,
+        all_words: args.all,
+        observations: true,
+        filter: app.filter_input(&args.filter)?,
     };
-    let limit = args.limit.unwrap_or(app.config.search.default_limit);
-    let hits = app
-        .service
-        .search_observations(&args.query.join(" "), project, None, limit)?;
+    let caller = app.caller(&args.filter.project, args.filter.all_projects)?;
+    let hits = input.search_observations(&app.service, &caller)?;
     app.out.print(&View::Observations(&hits))?;
     Ok(if hits.is_empty() {
         Outcome::NothingFound

@@ -216,6 +216,13 @@ fn claude_code_events_replayed_make_a_session_observations_a_summary_and_context
     assert!(hits.as_array().unwrap().len() > 1, "{hits}");
     let none = s.run(&["search", "--observations", "kubernetes"]);
     assert_eq!(none.code, 1, "{}", none.stdout);
+    let refused = s.run(&["search", "--observations", "login", "--tags", "ci"]);
+    assert_eq!(refused.code, 2);
+    assert!(
+        refused.stderr.contains("tags: applies to memories"),
+        "{}",
+        refused.stderr
+    );
 
     // A malformed payload, an unknown event, a payload without a session: exit 0, logged,
     // nothing printed.

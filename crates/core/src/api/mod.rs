@@ -129,18 +129,9 @@ impl Api {
 
     pub fn search(&self, caller: &Caller, input: SearchInput) -> Result<Found> {
         if input.observations {
-            let project = input.observation_project(&self.service, caller)?;
-            let limit = inputs::page_limit(
-                "limit",
-                input.limit,
-                self.service.search_config().default_limit,
-            )?;
-            return Ok(Found::Observations(self.service.search_observations(
-                &input.query,
-                project,
-                None,
-                limit,
-            )?));
+            return Ok(Found::Observations(
+                input.search_observations(&self.service, caller)?,
+            ));
         }
         Ok(Found::Memories(
             self.service

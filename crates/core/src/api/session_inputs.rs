@@ -5,12 +5,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Caller;
-use super::inputs::SearchInput;
+use super::inputs::{SearchInput, page_limit};
 use crate::context::ContextRequest;
 use crate::error::{Error, Result};
 use crate::scope::{ProjectName, ScopeFilter};
 use crate::service::MemoryService;
-use crate::session::{SessionFilter, SessionKey};
+use crate::session::{ObservationHit, SessionFilter, SessionKey};
 use crate::sessions::AgentSummary;
 
 /// Input of `memory_context` and `/v1/context`.
@@ -126,16 +126,27 @@ impl SessionsInput {
         Ok(SessionFilter {
             project,
             agent: self.agent,
-            limit: super::inputs::page_limit("limit", self.limit, 20)?,
+            limit: page_limit("limit", self.limit, 20)?,
             offset: self.offset,
         })
     }
 }
 
 impl SearchInput {
-    /// The project an observation search looks in: the one named, else none with
-    /// `all_projects`, else the caller's. Memory-only filters are refused by name.
-    pub fn observation_project(
+    /// Runs this search over observations (`observations: true`), best first: in the project
+    /// named, else every project with `all_projects`, else the caller's. Memory-only filters
+    /// are refused by name.
+    pub fn search_observations(
+        self,
+        service: &MemoryService,
+        caller: &Caller,
+    ) -> Result<Vec<ObservationHit>> {
+        let project = self.observation_project(service, caller)?;
+        let limit = page_limit("limit", self.limit, service.search_config().default_limit)?;
+        service.search_observations(&self.query, project, None, limit)
+    }
+
+    fn observation_project(
         &self,
         service: &MemoryService,
         caller: &Caller,
@@ -149,6 +160,7 @@ impl SearchInput {
             ("global", filter.global),
             ("mode", self.mode.is_some()),
             ("all_words", self.all_words),
+            ("offset", self.offset > 0),
         ];
         if let Some((field, _)) = memory_only.iter().find(|(_, given)| *given) {
             return Err(Error::invalid(
