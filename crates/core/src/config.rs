@@ -38,6 +38,7 @@ pub struct Config {
     pub sessions: SessionsConfig,
     pub context: ContextConfig,
     pub summarizer: SummarizerConfig,
+    pub slots: SlotsConfig,
 }
 
 /// Agent sessions and observations, as hooks record them.
@@ -62,6 +63,24 @@ impl Default for SessionsConfig {
             max_input_chars: 2_000,
             max_output_chars: 2_000,
             extract_on_stop: true,
+        }
+    }
+}
+
+/// Memory slots (`cairn slot …`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SlotsConfig {
+    /// When a session ends, write its TODO/FIXME items, its pattern (tools, commands, errors)
+    /// and the files it touched into the project's pending_items, session_patterns and
+    /// project_context slots.
+    pub reflect_on_session_end: bool,
+}
+
+impl Default for SlotsConfig {
+    fn default() -> Self {
+        SlotsConfig {
+            reflect_on_session_end: true,
         }
     }
 }

@@ -1,6 +1,8 @@
 //! Context: what a new or compacted session should know, packed into a token budget.
 //!
-//! Candidates come from four places, in the order they are preferred when the budget is short:
+//! First come the **pinned slots** with content ([`crate::slot`]: persona, user preferences,
+//! project context, pending items …), each whole, in their order. Then memories, from four
+//! places, in the order they are preferred when the budget is short:
 //! 1. **relevant now** — memories that search finds for what the session is about (its first
 //!    prompt or a query, and the names of the files in play);
 //! 2. **important decisions and preferences** (importance 4 or 5);
@@ -12,7 +14,7 @@
 //! [`crate::tokens`], still fits the budget; otherwise it is left out and smaller ones after it
 //! still get their chance. So the result never exceeds the budget, and a relevant memory beats a
 //! merely recent one. Every item carries its memory's id so the agent can fetch it in full.
-//! (Pinned memory slots will come first once they exist.)
+//! A pinned slot too large for what is left of the budget is left out the same way.
 
 use std::collections::HashSet;
 
@@ -22,7 +24,7 @@ use crate::config::ContextConfig;
 use crate::error::{Error, Result};
 use crate::id::MemoryId;
 use crate::memory::{Category, Memory};
-use crate::scope::{ProjectName, ScopeFilter};
+use crate::scope::{ProjectName, Scope, ScopeFilter};
 use crate::search::{FuzzyMode, SearchRequest, words};
 use crate::service::MemoryService;
 use crate::session::SessionKey;
@@ -92,10 +94,21 @@ pub struct ContextItem {
     pub text: String,
 }
 
+/// One pinned slot in the context.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ContextSlot {
+    pub label: String,
+    /// `project` or `global`.
+    pub scope: &'static str,
+    pub content: String,
+}
+
 /// The packed context.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Context {
     pub project: Option<String>,
+    /// Pinned slots, shown first.
+    pub slots: Vec<ContextSlot>,
     pub items: Vec<ContextItem>,
     /// What to inject: markdown, empty when nothing is known.
     pub text: String,
@@ -131,14 +144,31 @@ impl MemoryService {
                 ),
             ));
         }
+        let project = request.project.as_ref().map(ToString::to_string);
+        let mut slots: Vec<ContextSlot> = Vec::new();
+        let mut text = String::new();
+        for slot in self.pinned_slots(request.project.as_ref())? {
+            slots.push(ContextSlot {
+                label: slot.label.to_string(),
+                scope: match slot.scope {
+                    Scope::Global => "global",
+                    Scope::Project(_) => "project",
+                },
+                content: slot.content.trim().to_string(),
+            });
+            let tentative = render(project.as_deref(), &slots, &[]);
+            if tokens::count(&tentative) <= request.budget {
+                text = tentative;
+            } else {
+                slots.pop();
+            }
+        }
         let candidates = self.context_candidates(request)?;
         let considered = candidates.len();
-        let project = request.project.as_ref().map(ToString::to_string);
         let mut chosen: Vec<ContextItem> = Vec::new();
-        let mut text = String::new();
         for candidate in candidates {
             chosen.push(candidate);
-            let tentative = render(project.as_deref(), &chosen);
+            let tentative = render(project.as_deref(), &slots, &chosen);
             if tokens::count(&tentative) <= request.budget {
                 text = tentative;
             } else {
@@ -149,6 +179,7 @@ impl MemoryService {
         chosen.sort_by_key(|item| Section::ORDER.iter().position(|s| *s == item.section));
         Ok(Context {
             project,
+            slots,
             tokens: tokens::count(&text),
             items: chosen,
             text,
@@ -285,15 +316,24 @@ fn item(memory: Memory, section: Section) -> ContextItem {
 }
 
 /// The markdown an agent receives.
-fn render(project: Option<&str>, items: &[ContextItem]) -> String {
-    if items.is_empty() {
+fn render(project: Option<&str>, slots: &[ContextSlot], items: &[ContextItem]) -> String {
+    if slots.is_empty() && items.is_empty() {
         return String::new();
     }
     let mut out = match project {
         Some(project) => format!("# cairn memory for {project}\n"),
         None => "# cairn memory\n".to_string(),
     };
-    out.push_str("Ids in brackets: `memory_get` (or `cairn get <id>`) shows a memory in full.\n");
+    for slot in slots {
+        out.push_str(&format!(
+            "\n## {} (pinned slot)\n{}\n",
+            slot.label, slot.content
+        ));
+    }
+    if items.is_empty() {
+        return out;
+    }
+    out.push_str("\nIds in brackets: `memory_get` (or `cairn get <id>`) shows a memory in full.\n");
     for section in Section::ORDER {
         let mut in_section = items.iter().filter(|i| i.section == section).peekable();
         if in_section.peek().is_none() {

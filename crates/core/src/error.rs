@@ -26,6 +26,19 @@ pub enum Error {
     #[error("id: no memory matches '{id}' (it may have been forgotten or have expired)")]
     NotFound { id: String },
 
+    /// Something other than a memory (a slot, a session) does not exist.
+    #[error("{field}: {message}")]
+    Missing { field: String, message: String },
+
+    /// The write would clash with what is stored (a slot that already exists); nothing was
+    /// written.
+    #[error("{field}: {message}")]
+    Conflict { field: String, message: String },
+
+    /// The target refuses changes (a read-only slot); nothing was written.
+    #[error("{field}: {message}")]
+    ReadOnly { field: String, message: String },
+
     /// A short handle matched several memories.
     #[error("id: '{prefix}' matches {} memories ({}); give more characters", candidates.len(), candidates.join(", "))]
     AmbiguousHandle {
@@ -90,7 +103,11 @@ impl Error {
     /// The field a validation error concerns, looking through import line wrappers.
     pub fn field(&self) -> Option<&str> {
         match self {
-            Error::Invalid { field, .. } | Error::TooLarge { field, .. } => Some(field),
+            Error::Invalid { field, .. }
+            | Error::TooLarge { field, .. }
+            | Error::Missing { field, .. }
+            | Error::Conflict { field, .. }
+            | Error::ReadOnly { field, .. } => Some(field),
             Error::NotFound { .. } | Error::AmbiguousHandle { .. } => Some("id"),
             Error::ImportLine { source, .. } => source.field(),
             _ => None,

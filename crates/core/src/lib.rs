@@ -27,11 +27,14 @@ pub mod memory;
 pub mod normalise;
 pub mod project;
 pub mod redact;
+pub mod reflection;
 pub mod scope;
 pub mod search;
 pub mod service;
 pub mod session;
 pub mod sessions;
+pub mod slot;
+pub mod slots;
 pub mod store;
 pub mod tag;
 #[cfg(feature = "testing")]

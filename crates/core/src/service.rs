@@ -16,7 +16,7 @@ use serde::Serialize;
 use crate::clock::Clock;
 use crate::config::Limits;
 use crate::config::SearchConfig;
-use crate::config::{ContextConfig, SessionsConfig};
+use crate::config::{ContextConfig, SessionsConfig, SlotsConfig};
 use crate::embedding::Embedder;
 use crate::error::{Error, Result};
 use crate::exchange::{ImportReport, MemoryRecord};
@@ -113,6 +113,7 @@ pub struct MemoryService {
     pub(crate) embed_batch: usize,
     pub(crate) sessions: SessionsConfig,
     pub(crate) context: ContextConfig,
+    pub(crate) slots: SlotsConfig,
     /// Writes session summaries when configured (see `sessions`).
     pub(crate) summarizer: Option<Arc<dyn Summarizer>>,
 }
@@ -133,6 +134,7 @@ impl MemoryService {
             embed_batch: 64,
             sessions: SessionsConfig::default(),
             context: ContextConfig::default(),
+            slots: SlotsConfig::default(),
             summarizer: None,
         }
     }

@@ -10,7 +10,8 @@
 //! the observations — the goal (first prompt), files touched, commands, errors and memories
 //! stored. A summary is recorded on the session and kept as a memory (tag `session-summary`,
 //! one topic key per session, so a later summary revises it), which makes it searchable and
-//! lets context show recent sessions.
+//! lets context show recent sessions. A session that ended is then reflected into its
+//! project's slots (`slots.reflect_on_session_end`; see [`crate::reflection`]).
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -60,6 +61,8 @@ pub struct RecordReport {
     pub extracted: Vec<WriteOutcome>,
     /// Sessions summarised after the batch.
     pub summarized: Vec<SessionKey>,
+    /// What the sessions that ended wrote into their project's slots.
+    pub reflected: Vec<crate::slots::Reflection>,
 }
 
 /// A summary an agent writes of its own session (`memory_session_summary`).
@@ -126,10 +129,14 @@ impl MemoryService {
             }
             Ok((report, summarize))
         })?;
-        for key in summarize {
+        for (key, ended) in summarize {
             if !report.summarized.contains(&key) {
                 self.summarize_session(&key)?;
-                report.summarized.push(key);
+                report.summarized.push(key.clone());
+            }
+            let reflected = report.reflected.iter().any(|r| r.session == key);
+            if ended && !reflected && self.reflects_on_session_end() {
+                report.reflected.push(self.reflect_session(&key)?);
             }
         }
         Ok(report)
@@ -141,7 +148,7 @@ impl MemoryService {
         event: &AgentEvent,
         now: Timestamp,
         report: &mut RecordReport,
-        summarize: &mut Vec<SessionKey>,
+        summarize: &mut Vec<(SessionKey, bool)>,
     ) -> Result<()> {
         let limits = &self.sessions;
         let mut session = tx.session(&event.session)?.unwrap_or_else(|| Session {
@@ -226,7 +233,7 @@ impl MemoryService {
                 ..observation(ObservationKind::Notification, None, Some(text), None)
             }),
             EventKind::Compaction { trigger } => {
-                summarize.push(session.key.clone());
+                summarize.push((session.key.clone(), false));
                 Some(observation(
                     ObservationKind::Compaction,
                     None,
@@ -244,7 +251,7 @@ impl MemoryService {
             }
             EventKind::SessionEnd { .. } => {
                 session.ended_at = Some(event.at);
-                summarize.push(session.key.clone());
+                summarize.push((session.key.clone(), true));
                 None
             }
         };
@@ -622,7 +629,7 @@ fn clean_files(files: &[String]) -> Vec<String> {
 }
 
 /// Tools that run shell commands, across agents.
-fn is_shell_tool(tool: &str) -> bool {
+pub(crate) fn is_shell_tool(tool: &str) -> bool {
     matches!(
         tool.to_ascii_lowercase().as_str(),
         "bash" | "shell" | "exec_command" | "local_shell" | "run_shell_command"

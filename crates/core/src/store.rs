@@ -20,6 +20,7 @@ use crate::search::{Match, SignalHit};
 use crate::session::{
     Observation, ObservationFilter, ObservationHit, Session, SessionFilter, SessionKey,
 };
+use crate::slot::{Slot, SlotLabel};
 use crate::tag::Tag;
 
 /// A storage backend.
@@ -127,6 +128,12 @@ pub trait Store: Send + Sync {
         limit: usize,
     ) -> Result<Vec<ObservationHit>>;
 
+    /// The slots of these scopes, in no particular order.
+    fn slots(&self, scopes: &[Scope]) -> Result<Vec<Slot>>;
+
+    /// Which default slots were ever seeded in `scope` (see [`crate::slot`]).
+    fn seeded_slots(&self, scope: &Scope) -> Result<Vec<SlotLabel>>;
+
     /// Where the data lives, for people (a path or a URL without credentials).
     fn location(&self) -> String;
 }
@@ -228,6 +235,21 @@ pub trait StoreTx {
 
     /// Deletes every observation made before `before`; returns how many.
     fn prune_observations(&mut self, before: Timestamp) -> Result<u64>;
+
+    /// The slot with this label in this scope.
+    fn slot(&mut self, scope: &Scope, label: &SlotLabel) -> Result<Option<Slot>>;
+
+    /// Adds a slot, or overwrites the stored one with the same scope and label.
+    fn put_slot(&mut self, slot: &Slot) -> Result<()>;
+
+    /// Deletes a slot; `false` when there was none.
+    fn delete_slot(&mut self, scope: &Scope, label: &SlotLabel) -> Result<bool>;
+
+    /// Which default slots were ever seeded in `scope`.
+    fn seeded_slots(&mut self, scope: &Scope) -> Result<Vec<SlotLabel>>;
+
+    /// Records that the default `label` was seeded in `scope`.
+    fn mark_slot_seeded(&mut self, scope: &Scope, label: &SlotLabel) -> Result<()>;
 }
 
 /// Which memories a read considers. Built by adapters; `Default` is "every scope, visible only".

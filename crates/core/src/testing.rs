@@ -23,7 +23,9 @@ use crate::store::{ListQuery, MemoryFilter, SortKey, SortOrder, Store};
 use crate::tag::Tag;
 
 mod sessions;
+mod slots;
 pub use sessions::*;
+pub use slots::*;
 
 /// Makes a fresh, empty store.
 pub type StoreFactory = fn() -> Box<dyn Store>;
@@ -69,6 +71,15 @@ macro_rules! store_behaviour_suite {
             an_agent_summary_is_kept_over_a_derived_one,
             context_fits_its_budget_and_prefers_relevant_memories,
             project_listings_page_through_both_scopes_in_order,
+            default_slots_are_seeded_by_scope_and_seeding_never_overwrites,
+            slot_operations_round_trip_and_refuse_bad_labels_and_duplicates,
+            slot_limits_refuse_oversize_writes_and_write_nothing,
+            read_only_slots_refuse_changes_until_unlocked,
+            project_slots_are_separate_and_shadow_global_ones,
+            parallel_appends_to_one_slot_lose_nothing,
+            reflection_at_session_end_fills_pending_items_patterns_and_context,
+            reflection_can_be_turned_off_and_skips_deleted_or_read_only_slots,
+            pinned_slots_lead_the_context_within_its_budget,
         );
     };
     (@tests $factory:expr; $($name:ident),* $(,)?) => {

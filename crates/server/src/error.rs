@@ -9,8 +9,9 @@
 //! | --- | --- | --- |
 //! | `invalid` | 400 | the service refused the input, or the body is not the JSON the route takes |
 //! | `unauthorized` | 401 | a token is required and the request's is missing or wrong |
-//! | `not_found` | 404 | no such memory, or no such route |
-//! | `conflict` | 409 | a short handle matches several memories |
+//! | `read_only` | 403 | the target refuses changes (a read-only slot) |
+//! | `not_found` | 404 | no such memory, slot or session, or no such route |
+//! | `conflict` | 409 | a short handle matches several memories; a slot that already exists |
 //! | `too_large` | 413 | a value over its configured limit, or a body over the request limit |
 //! | `unavailable` | 503 | a capability this installation lacks (semantic search without a model) |
 //! | `internal` | 500 | storage or model failures; the message says what failed |
@@ -86,8 +87,11 @@ impl From<Error> for ApiError {
                 (StatusCode::BAD_REQUEST, "invalid")
             }
             Error::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
-            Error::NotFound { .. } => (StatusCode::NOT_FOUND, "not_found"),
-            Error::AmbiguousHandle { .. } => (StatusCode::CONFLICT, "conflict"),
+            Error::NotFound { .. } | Error::Missing { .. } => (StatusCode::NOT_FOUND, "not_found"),
+            Error::AmbiguousHandle { .. } | Error::Conflict { .. } => {
+                (StatusCode::CONFLICT, "conflict")
+            }
+            Error::ReadOnly { .. } => (StatusCode::FORBIDDEN, "read_only"),
             Error::Unavailable { .. } => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
             _ => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         };

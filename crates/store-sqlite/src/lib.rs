@@ -20,6 +20,7 @@ pub mod migrations;
 mod read;
 mod rows;
 mod sessions;
+mod slots;
 mod tx;
 mod vectors;
 
@@ -34,11 +35,12 @@ use cairn_core::search::{Match, SignalHit};
 use cairn_core::session::{
     Observation, ObservationFilter, ObservationHit, Session, SessionFilter, SessionKey,
 };
+use cairn_core::slot::{Slot, SlotLabel};
 use cairn_core::store::{
     EmbeddingCounts, ListQuery, MemoryFilter, PendingEmbedding, Store, StoreStats, StoreTx,
     TagCount, VectorIndexReport,
 };
-use cairn_core::{Memory, MemoryId, Result, Revision};
+use cairn_core::{Memory, MemoryId, Result, Revision, Scope};
 use jiff::Timestamp;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
@@ -374,6 +376,14 @@ impl Store for SqliteStore {
         limit: usize,
     ) -> Result<Vec<ObservationHit>> {
         sessions::search_observations(&self.reader(), expression, filter, limit)
+    }
+
+    fn slots(&self, scopes: &[Scope]) -> Result<Vec<Slot>> {
+        slots::slots(&self.reader(), scopes)
+    }
+
+    fn seeded_slots(&self, scope: &Scope) -> Result<Vec<SlotLabel>> {
+        slots::seeded_slots(&self.reader(), scope)
     }
 
     fn location(&self) -> String {

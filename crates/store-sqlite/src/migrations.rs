@@ -16,6 +16,7 @@ const MIGRATIONS: &[(u32, &str)] = &[
     (3, include_str!("../migrations/0003_vector_clock.sql")),
     (4, include_str!("../migrations/0004_sessions.sql")),
     (5, include_str!("../migrations/0005_project_order.sql")),
+    (6, include_str!("../migrations/0006_slots.sql")),
 ];
 
 /// The schema version this build writes.

@@ -56,6 +56,15 @@ pub fn project_column(scope: &Scope) -> &str {
     scope.project().map_or("", ProjectName::as_str)
 }
 
+/// The scope a `project` column names (`''` is global).
+pub(crate) fn scope_from_column(project: &str) -> rusqlite::Result<Scope> {
+    if project.is_empty() {
+        Ok(Scope::Global)
+    } else {
+        Ok(Scope::Project(ProjectName::new(project).map_err(corrupt)?))
+    }
+}
+
 pub fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
     memory_from_row_at(row, 0)
 }
@@ -74,11 +83,7 @@ pub fn memory_from_row_at(row: &Row<'_>, first: usize) -> rusqlite::Result<Memor
         title: row.get(first + 2)?,
         category: category.parse::<Category>().map_err(corrupt)?,
         tags: tags_from_text(&tags)?,
-        scope: if project.is_empty() {
-            Scope::Global
-        } else {
-            Scope::Project(ProjectName::new(&project).map_err(corrupt)?)
-        },
+        scope: scope_from_column(&project)?,
         topic_key: topic
             .as_deref()
             .map(TopicKey::new)

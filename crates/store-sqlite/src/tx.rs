@@ -2,6 +2,7 @@
 
 use cairn_core::embedding::ModelIdentity;
 use cairn_core::session::{Observation, Session, SessionKey};
+use cairn_core::slot::{Slot, SlotLabel};
 use cairn_core::store::StoreTx;
 use cairn_core::{Memory, MemoryId, Result, Revision, Scope, TopicKey};
 use jiff::Timestamp;
@@ -11,6 +12,7 @@ use crate::error::SqlResult;
 use crate::read;
 use crate::rows::{self, MEMORY_COLUMNS, millis, project_column};
 use crate::sessions;
+use crate::slots;
 use crate::vectors;
 
 pub struct SqliteTx<'c, 'k> {
@@ -149,5 +151,25 @@ impl StoreTx for SqliteTx<'_, '_> {
 
     fn prune_observations(&mut self, before: Timestamp) -> Result<u64> {
         sessions::prune_observations(&self.tx, before)
+    }
+
+    fn slot(&mut self, scope: &Scope, label: &SlotLabel) -> Result<Option<Slot>> {
+        slots::slot(&self.tx, scope, label)
+    }
+
+    fn put_slot(&mut self, slot: &Slot) -> Result<()> {
+        slots::put_slot(&self.tx, slot)
+    }
+
+    fn delete_slot(&mut self, scope: &Scope, label: &SlotLabel) -> Result<bool> {
+        slots::delete_slot(&self.tx, scope, label)
+    }
+
+    fn seeded_slots(&mut self, scope: &Scope) -> Result<Vec<SlotLabel>> {
+        slots::seeded_slots(&self.tx, scope)
+    }
+
+    fn mark_slot_seeded(&mut self, scope: &Scope, label: &SlotLabel) -> Result<()> {
+        slots::mark_slot_seeded(&self.tx, scope, label)
     }
 }
