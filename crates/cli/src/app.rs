@@ -47,7 +47,8 @@ impl App {
         }
         service = service
             .with_sessions_config(config.sessions.clone())
-            .with_context_config(config.context.clone());
+            .with_context_config(config.context.clone())
+            .with_slots_config(config.slots.clone());
         service = with_configured_summarizer(service, &config.summarizer);
         let out = Printer::new(cli.format, cli.quiet, service.now().time_zone().clone());
         // Hook events that found the store busy wait in the spool: record them first.

@@ -117,6 +117,10 @@ pub enum Command {
         after_help = "Examples:\n  echo '*Remember*: staging uses PostgreSQL 16, valid until 2027-01-31' | cairn extract\n  cairn extract --agent claude-code < reply.md\n\nTags: technologies named (docker, postgres, rust …) and troubleshooting, performance, security.\nExpiry: \"valid until <date>\", \"expires <date>\", \"temporary\" (90 days), \"Q1 2027\" (end of quarter)."
     )]
     Extract(ExtractArgs),
+    /// Memory slots: labelled, size-limited blocks (persona, project_context, pending_items …)
+    /// that agents keep and edit; pinned ones open every session's context.
+    #[command(subcommand)]
+    Slot(SlotCommand),
     /// Record an agent hook event (its JSON on stdin). `cairn setup` installs the hooks.
     #[command(
         after_help = "Events: Claude Code and Codex: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,\nPostToolUseFailure, PreCompact, SubagentStop, Stop, SessionEnd, Notification. OpenCode (through\ncairn's plugin): session.created, chat.message, tool.execute.before, tool.execute.after,\nsession.compacting, session.compacted, session.idle, session.deleted, session.error.\n\nAlways exits 0 and prints only what the agent should read (context at SessionStart and\nPreCompact). Failures go to logs/hooks.log beside the database; when the store is busy the\nevent waits in a spool that the next command records."
@@ -127,6 +131,142 @@ pub enum Command {
         after_help = "Examples:\n  cairn setup claude-code --dry-run    # show what would change\n  cairn setup claude-code\n  cairn setup opencode\n  cairn setup codex --uninstall        # remove exactly what setup added\n\nExisting configuration is merged, never replaced; each changed file is backed up first\n(<file>.cairn-backup). Running setup again changes nothing."
     )]
     Setup(SetupArgs),
+}
+
+const SLOT_HELP: &str = "\
+Slots are labelled blocks of text that stay at hand across sessions. Each has a size limit
+(default 2,000 characters, at most 20,000); a change that would exceed it is refused and writes
+nothing. Pinned slots come first in `cairn context` and at every session start. A read-only slot
+refuses append, replace, delete and reset until `cairn slot set LABEL --read-only false`.
+
+A slot is global or belongs to one project; in a project, its own slot shadows the global slot
+of the same label (--global picks the global one). Seeded on first use: persona,
+user_preferences, tool_guidelines (global); project_context, guidance, pending_items,
+session_patterns, self_notes (each project). A deleted default stays deleted until
+`cairn slot reset`. When a session ends, its TODO/FIXME items, tool and error counts and touched
+files are written into pending_items, session_patterns and project_context (config
+slots.reflect_on_session_end).";
+
+/// What `cairn slot` does.
+#[derive(Debug, Subcommand)]
+#[command(after_help = SLOT_HELP)]
+pub enum SlotCommand {
+    /// The slots of this project and the global ones it does not shadow.
+    List(SlotListArgs),
+    /// Print one slot.
+    Get(SlotArgs),
+    /// Create a slot.
+    #[command(
+        after_help = "Examples:\n  cairn slot create api_conventions \"Errors are RFC 7807 problem documents\" --pinned\n  cairn slot create house_rules --global --read-only --file rules.md --limit 4000"
+    )]
+    Create(SlotCreateArgs),
+    /// Add lines at the end of a slot; refused (nothing written) over its limit.
+    #[command(
+        after_help = "Examples:\n  cairn slot append pending_items \"- migrate the billing cron\"\n  git diff --stat | cairn slot append self_notes --file -"
+    )]
+    Append(SlotTextArgs),
+    /// Replace a slot's content (an empty text empties it); refused over its limit.
+    Replace(SlotTextArgs),
+    /// Change a slot's description, limit, pinned or read-only setting.
+    #[command(
+        after_help = "Examples:\n  cairn slot set pending_items --limit 4000\n  cairn slot set persona --global --read-only true"
+    )]
+    Set(SlotSetArgs),
+    /// Delete a slot (a deleted default stays deleted until reset).
+    Delete(SlotArgs),
+    /// Bring deleted default slots back; with a label, empty that default slot and restore its
+    /// settings.
+    Reset(SlotResetArgs),
+    /// Write a recorded session's TODOs, patterns and touched files into this project's slots
+    /// (done by itself when a session ends).
+    Reflect(SlotReflectArgs),
+}
+
+/// Which project's slots (with the global ones).
+#[derive(Debug, Args)]
+pub struct SlotListArgs {
+    /// The project (default: the detected one).
+    #[arg(long, value_name = "NAME")]
+    pub project: Option<String>,
+}
+
+/// Which slot a label means.
+#[derive(Debug, Args)]
+pub struct SlotArgs {
+    /// The slot's label, e.g. pending_items.
+    pub label: String,
+    /// The global slot, even where this project has its own.
+    #[arg(long)]
+    pub global: bool,
+    /// The project (default: the detected one).
+    #[arg(long, value_name = "NAME", conflicts_with = "global")]
+    pub project: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SlotTextArgs {
+    #[command(flatten)]
+    pub slot: SlotArgs,
+    /// The text (it may start with `-`, like a list item). Or use --file.
+    #[arg(conflicts_with = "file", allow_hyphen_values = true)]
+    pub text: Option<String>,
+    /// Read the text from a file, or from standard input with `-`.
+    #[arg(long, value_name = "PATH|-")]
+    pub file: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct SlotCreateArgs {
+    #[command(flatten)]
+    pub text: SlotTextArgs,
+    /// What belongs in the slot, for whoever edits it.
+    #[arg(long)]
+    pub description: Option<String>,
+    /// Most characters it may hold (1–20000; default 2000).
+    #[arg(long, value_name = "CHARS")]
+    pub limit: Option<usize>,
+    /// Put it at the top of every session's context.
+    #[arg(long)]
+    pub pinned: bool,
+    /// Refuse changes until unlocked with `cairn slot set LABEL --read-only false`.
+    #[arg(long)]
+    pub read_only: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SlotSetArgs {
+    #[command(flatten)]
+    pub slot: SlotArgs,
+    /// A new description ("" removes it).
+    #[arg(long)]
+    pub description: Option<String>,
+    /// A new limit in characters (1–20000), not below what the slot holds.
+    #[arg(long, value_name = "CHARS")]
+    pub limit: Option<usize>,
+    #[arg(long, value_name = "BOOL")]
+    pub pinned: Option<bool>,
+    /// false unlocks a read-only slot.
+    #[arg(long, value_name = "BOOL")]
+    pub read_only: Option<bool>,
+}
+
+#[derive(Debug, Args)]
+pub struct SlotResetArgs {
+    /// A default slot to empty and restore; without one, deleted defaults come back.
+    pub label: Option<String>,
+    /// The project (default: the detected one).
+    #[arg(long, value_name = "NAME")]
+    pub project: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SlotReflectArgs {
+    /// The session (AGENT/ID); default: this project's most recently active one.
+    #[arg(value_name = "SESSION")]
+    pub session: Option<String>,
+    /// The project whose latest session is meant (default: the detected one).
+    #[arg(long, value_name = "NAME", conflicts_with = "session")]
+    pub project: Option<String>,
 }
 
 /// The agents cairn integrates with.

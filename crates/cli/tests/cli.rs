@@ -8,6 +8,8 @@ use serde_json::Value;
 
 #[path = "cli/hooks.rs"]
 mod hooks;
+#[path = "cli/slots.rs"]
+mod slots;
 
 /// A scratch data directory and a scratch project directory.
 struct Sandbox {

@@ -71,7 +71,10 @@ pub fn signals(session: &Session, observations: &[Observation]) -> SessionSignal
             ObservationKind::SubagentResult => observation.output.as_deref(),
             _ => None,
         };
-        for item in written.map(todo_items).unwrap_or_default() {
+        for item in written
+            .map(|text| todo_items(&plain_text(text)))
+            .unwrap_or_default()
+        {
             let line = format!("- {item}");
             if !pending.contains(&line) {
                 pending.push(line);
@@ -142,8 +145,6 @@ fn relative(file: &str, cwd: Option<&str>) -> String {
 /// marker is a whole word and says something after it.
 pub fn todo_items(text: &str) -> Vec<String> {
     let mut items = Vec::new();
-    // Tool inputs arrive as JSON, where a line break is the two characters `\n`.
-    let text = text.replace("\\n", "\n");
     for line in text.lines() {
         let Some(start) = marker_position(line) else {
             continue;
@@ -172,6 +173,27 @@ pub fn todo_items(text: &str) -> Vec<String> {
         }
     }
     items
+}
+
+/// The text of a tool input: its string values, one per line, when it is JSON (as hooks
+/// record most tool inputs); else the text itself.
+fn plain_text(input: &str) -> String {
+    fn strings<'a>(value: &'a serde_json::Value, out: &mut Vec<&'a str>) {
+        match value {
+            serde_json::Value::String(text) => out.push(text),
+            serde_json::Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+            serde_json::Value::Object(map) => map.values().for_each(|v| strings(v, out)),
+            _ => {}
+        }
+    }
+    match serde_json::from_str::<serde_json::Value>(input) {
+        Ok(value @ (serde_json::Value::Object(_) | serde_json::Value::Array(_))) => {
+            let mut found = Vec::new();
+            strings(&value, &mut found);
+            found.join("\n")
+        }
+        _ => input.to_string(),
+    }
 }
 
 /// Where the first whole-word `todo` or `fixme` (any case) of `line` starts.
@@ -240,18 +262,23 @@ mod tests {
                     We use todoist for chores and post on mastodon.\n\
                     # fixme(ana) retry on 503\n\
                     TODOS are not items, nor is a bare TODO\n\
-                    /* FIXME: leaks the socket */\n\
-                    {\"new_string\":\"x\\n// TODO: escape me\\nfn f() {}\"}";
+                    /* FIXME: leaks the socket */";
         assert_eq!(
             todo_items(text),
             vec![
                 "TODO: handle the empty case",
                 "fixme(ana) retry on 503",
                 "FIXME: leaks the socket",
-                "TODO: escape me",
             ]
         );
         assert!(todo_items("todoist mastodon TODOLIST autodo").is_empty());
+    }
+
+    #[test]
+    fn json_tool_inputs_are_read_by_their_string_values() {
+        let input = r#"{"content":"x\n// TODO: escape me\nfn f() {}","file_path":"/a/b.rs"}"#;
+        assert_eq!(todo_items(&plain_text(input)), ["TODO: escape me"]);
+        assert_eq!(plain_text("TODO: plain"), "TODO: plain");
     }
 
     fn slot(content: &str, limit: usize, reflected: &[&str]) -> Slot {

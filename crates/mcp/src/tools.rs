@@ -12,8 +12,8 @@ use std::sync::Arc;
 use cairn_core::Error;
 use cairn_core::api::{
     Api, Caller, CompactMemory, ContextInput, FilterInput, ForgetInput, Found, GetInput, ListInput,
-    SearchInput, SessionSummaryInput, StoreInput, UpdateInput, compact_observations,
-    compact_search, compact_write,
+    SearchInput, SessionSummaryInput, SlotCreateInput, SlotDocument, SlotEditInput, SlotInput,
+    SlotListInput, StoreInput, UpdateInput, compact_observations, compact_search, compact_write,
 };
 use cairn_core::config::ToolProfile;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
@@ -183,6 +183,87 @@ const TOOLS: &[ToolSpec] = &[
         effect: Effect::ReadOnly,
         schema: empty_schema,
     },
+    ToolSpec {
+        name: "memory_slot_list",
+        title: "List memory slots",
+        description: "List the memory slots of this project and the global ones: labelled \
+            blocks that stay at hand across sessions (persona, user_preferences, \
+            tool_guidelines, project_context, guidance, pending_items, session_patterns, \
+            self_notes, and any created). Each shows its content, how many characters it holds \
+            and its limit, and whether it is pinned (shown at every session start) or \
+            read-only.\n\
+            Use it to see what the slots hold before editing one.\n\
+            Not for searching memories: use memory_search.\n\
+            Example: {}",
+        profile: ToolProfile::All,
+        effect: Effect::ReadOnly,
+        schema: cairn_core::api::schema::<SlotListInput>,
+    },
+    ToolSpec {
+        name: "memory_slot_get",
+        title: "Read a memory slot",
+        description: "Read one slot by label. The project's slot shadows a global slot of the \
+            same label unless `scope` says otherwise.\n\
+            Use it to read a slot in full before appending to or rewriting it.\n\
+            Not for memories: use memory_get.\n\
+            Example: {\"label\": \"pending_items\"}",
+        profile: ToolProfile::All,
+        effect: Effect::ReadOnly,
+        schema: cairn_core::api::schema::<SlotInput>,
+    },
+    ToolSpec {
+        name: "memory_slot_create",
+        title: "Create a memory slot",
+        description: "Create a new labelled slot for standing knowledge that should always be at \
+            hand, with a size limit (default 2000 characters). A project slot (the default) \
+            shadows a global one of the same label.\n\
+            Use it for a kind of knowledge no existing slot covers.\n\
+            Not for single facts: use memory_store.\n\
+            Example: {\"label\": \"api_conventions\", \"content\": \"Errors are RFC 7807 \
+            problem documents\", \"pinned\": true}",
+        profile: ToolProfile::All,
+        effect: Effect::Additive,
+        schema: cairn_core::api::schema::<SlotCreateInput>,
+    },
+    ToolSpec {
+        name: "memory_slot_append",
+        title: "Add to a memory slot",
+        description: "Add lines at the end of a slot. Refused, and nothing written, when the \
+            slot would exceed its limit: then condense it with memory_slot_replace.\n\
+            Use it to note an open item in pending_items, a user preference in \
+            user_preferences, a fact about the project in project_context.\n\
+            Not for facts that only matter now and then: use memory_store.\n\
+            Example: {\"label\": \"pending_items\", \"content\": \"- retry the flaky e2e \
+            test after the fix lands\"}",
+        profile: ToolProfile::All,
+        effect: Effect::Additive,
+        schema: cairn_core::api::schema::<SlotEditInput>,
+    },
+    ToolSpec {
+        name: "memory_slot_replace",
+        title: "Rewrite a memory slot",
+        description: "Replace a slot's whole content (an empty text empties it). Refused, and \
+            nothing written, over the slot's limit.\n\
+            Use it to condense a full slot, or to remove items that are done.\n\
+            Not for adding a line: use memory_slot_append.\n\
+            Example: {\"label\": \"pending_items\", \"content\": \"- ship 1.4\\n- update \
+            the changelog\"}",
+        profile: ToolProfile::All,
+        effect: Effect::Destructive,
+        schema: cairn_core::api::schema::<SlotEditInput>,
+    },
+    ToolSpec {
+        name: "memory_slot_delete",
+        title: "Delete a memory slot",
+        description: "Delete a slot and its content. A deleted default slot stays deleted until \
+            the user resets it.\n\
+            Use it only when the user asks.\n\
+            Not for emptying a slot: replace it with \"\".\n\
+            Example: {\"label\": \"release_checklist\"}",
+        profile: ToolProfile::All,
+        effect: Effect::Destructive,
+        schema: cairn_core::api::schema::<SlotInput>,
+    },
 ];
 
 fn empty_schema() -> JsonObject {
@@ -288,6 +369,34 @@ pub fn call(api: &Api, caller: &Caller, name: &str, args: JsonObject) -> Result<
                 ));
             }
             Ok(serde_json::to_value(api.service.stats()?).expect("stats serialise"))
+        }
+        "memory_slot_list" => {
+            let slots = api.slots(caller, &arguments(args)?)?;
+            Ok(json!({"slots": SlotDocument::list(&slots)}))
+        }
+        "memory_slot_get" => {
+            let input: SlotInput = arguments(args)?;
+            let slot = api.slot(caller, &input.label, &input.target)?;
+            Ok(json!({"slot": SlotDocument::of(&slot)}))
+        }
+        "memory_slot_create" => {
+            let slot = api.create_slot(caller, arguments(args)?)?;
+            Ok(json!({"status": "created", "slot": SlotDocument::of(&slot)}))
+        }
+        "memory_slot_append" => {
+            let input: SlotEditInput = arguments(args)?;
+            let slot = api.append_slot(caller, &input.label, &input.text)?;
+            Ok(json!({"status": "appended", "slot": SlotDocument::of(&slot)}))
+        }
+        "memory_slot_replace" => {
+            let input: SlotEditInput = arguments(args)?;
+            let slot = api.replace_slot(caller, &input.label, &input.text)?;
+            Ok(json!({"status": "replaced", "slot": SlotDocument::of(&slot)}))
+        }
+        "memory_slot_delete" => {
+            let input: SlotInput = arguments(args)?;
+            let slot = api.delete_slot(caller, &input.label, &input.target)?;
+            Ok(json!({"status": "deleted", "slot": SlotDocument::of(&slot)}))
         }
         other => Err(Error::invalid("name", format!("no tool named '{other}'"))),
     }

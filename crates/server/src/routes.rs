@@ -10,10 +10,11 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, delete, get, patch, post};
+use axum::routing::{MethodRouter, delete, get, patch, post, put};
 use cairn_core::api::{
     Api, Caller, ContextInput, FilterInput, Found, ListInput, MemoryDocument, PatchInput,
-    SearchInput, SessionSummaryInput, SessionsInput, StoreInput, hit_document,
+    SearchInput, SessionSummaryInput, SessionsInput, SlotCreateInput, SlotDocument, SlotListInput,
+    SlotSettingsInput, SlotTarget, SlotTextInput, StoreInput, hit_document,
 };
 use cairn_core::exchange::ImportReport;
 use cairn_core::{Error, IdRef, WriteOutcome, WriteStatus};
@@ -216,6 +217,104 @@ async fn session_summary(
     })
     .await?;
     Ok(write_response(&outcome))
+}
+
+async fn reflect_session(
+    State(state): State<AppState>,
+    Path((agent, id)): Path<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    let reflection = blocking(&state, move |api, _| api.reflect(&agent, &id)).await?;
+    Ok(Json(json!(reflection)))
+}
+
+fn slot_response(status: StatusCode, verb: &str, slot: &cairn_core::slot::Slot) -> Response {
+    let body = json!({"status": verb, "slot": SlotDocument::of(slot)});
+    (status, Json(body)).into_response()
+}
+
+async fn list_slots(
+    State(state): State<AppState>,
+    QueryInput(input): QueryInput<SlotListInput>,
+) -> Result<Json<Value>, ApiError> {
+    let slots = blocking(&state, move |api, caller| api.slots(caller, &input)).await?;
+    Ok(Json(json!({"slots": SlotDocument::list(&slots)})))
+}
+
+async fn create_slot(
+    State(state): State<AppState>,
+    JsonBody(input): JsonBody<SlotCreateInput>,
+) -> Result<Response, ApiError> {
+    let slot = blocking(&state, move |api, caller| api.create_slot(caller, input)).await?;
+    Ok(slot_response(StatusCode::CREATED, "created", &slot))
+}
+
+async fn get_slot(
+    State(state): State<AppState>,
+    Path(label): Path<String>,
+    QueryInput(target): QueryInput<SlotTarget>,
+) -> Result<Json<Value>, ApiError> {
+    let slot = blocking(&state, move |api, caller| api.slot(caller, &label, &target)).await?;
+    Ok(Json(json!({"slot": SlotDocument::of(&slot)})))
+}
+
+async fn replace_slot(
+    State(state): State<AppState>,
+    Path(label): Path<String>,
+    JsonBody(input): JsonBody<SlotTextInput>,
+) -> Result<Response, ApiError> {
+    let slot = blocking(&state, move |api, caller| {
+        api.replace_slot(caller, &label, &input)
+    })
+    .await?;
+    Ok(slot_response(StatusCode::OK, "replaced", &slot))
+}
+
+async fn append_slot(
+    State(state): State<AppState>,
+    Path(label): Path<String>,
+    JsonBody(input): JsonBody<SlotTextInput>,
+) -> Result<Response, ApiError> {
+    let slot = blocking(&state, move |api, caller| {
+        api.append_slot(caller, &label, &input)
+    })
+    .await?;
+    Ok(slot_response(StatusCode::OK, "appended", &slot))
+}
+
+async fn configure_slot(
+    State(state): State<AppState>,
+    Path(label): Path<String>,
+    JsonBody(input): JsonBody<SlotSettingsInput>,
+) -> Result<Response, ApiError> {
+    let slot = blocking(&state, move |api, caller| {
+        api.configure_slot(caller, &label, &input)
+    })
+    .await?;
+    Ok(slot_response(StatusCode::OK, "configured", &slot))
+}
+
+async fn delete_slot(
+    State(state): State<AppState>,
+    Path(label): Path<String>,
+    QueryInput(target): QueryInput<SlotTarget>,
+) -> Result<Response, ApiError> {
+    let slot = blocking(&state, move |api, caller| {
+        api.delete_slot(caller, &label, &target)
+    })
+    .await?;
+    Ok(slot_response(StatusCode::OK, "deleted", &slot))
+}
+
+async fn reset_slot(
+    State(state): State<AppState>,
+    Path(label): Path<String>,
+    QueryInput(input): QueryInput<SlotListInput>,
+) -> Result<Json<Value>, ApiError> {
+    let slots = blocking(&state, move |api, caller| {
+        api.reset_slots(caller, Some(&label), &input)
+    })
+    .await?;
+    Ok(Json(json!({"slots": SlotDocument::list(&slots)})))
 }
 
 async fn search_get(
@@ -432,6 +531,99 @@ pub fn routes() -> Vec<Route> {
             success: &[(201, "created"), (200, "updated")],
             authenticated: true,
             handler: post(session_summary),
+        },
+        Route {
+            method: Method::POST,
+            path: "/v1/sessions/{agent}/{id}/reflect",
+            summary: "Write what a recorded session says into its project's slots: TODO/FIXME items into pending_items, its tool, command and error counts into session_patterns, the files it touched into project_context. Cairn does this by itself when a session ends.",
+            body: RequestBody::None,
+            query: None,
+            success: &[(
+                200,
+                "what was added to, dropped from or skipped in each slot",
+            )],
+            authenticated: true,
+            handler: post(reflect_session),
+        },
+        Route {
+            method: Method::GET,
+            path: "/v1/slots",
+            summary: "The memory slots of a project (the caller's by default) and the global ones it does not shadow; missing defaults are seeded first.",
+            body: RequestBody::None,
+            query: Some(schema::<SlotListInput>),
+            success: &[(200, "slots")],
+            authenticated: true,
+            handler: get(list_slots),
+        },
+        Route {
+            method: Method::POST,
+            path: "/v1/slots",
+            summary: "Create a slot. 409 when one with the label exists in that scope; 413 when the content is over the limit.",
+            body: RequestBody::Json(schema::<SlotCreateInput>),
+            query: None,
+            success: &[(201, "created")],
+            authenticated: true,
+            handler: post(create_slot),
+        },
+        Route {
+            method: Method::GET,
+            path: "/v1/slots/{label}",
+            summary: "One slot: the project's if it has one, else the global slot of that label (?scope= picks one).",
+            body: RequestBody::None,
+            query: Some(schema::<SlotTarget>),
+            success: &[(200, "the slot")],
+            authenticated: true,
+            handler: get(get_slot),
+        },
+        Route {
+            method: Method::PUT,
+            path: "/v1/slots/{label}",
+            summary: "Replace a slot's content. 413 over its limit and 403 for a read-only slot; nothing is written then.",
+            body: RequestBody::Json(schema::<SlotTextInput>),
+            query: None,
+            success: &[(200, "replaced")],
+            authenticated: true,
+            handler: put(replace_slot),
+        },
+        Route {
+            method: Method::PATCH,
+            path: "/v1/slots/{label}",
+            summary: "Change a slot's description, limit, pinned or read-only setting (read_only false unlocks it).",
+            body: RequestBody::Json(schema::<SlotSettingsInput>),
+            query: None,
+            success: &[(200, "configured")],
+            authenticated: true,
+            handler: patch(configure_slot),
+        },
+        Route {
+            method: Method::DELETE,
+            path: "/v1/slots/{label}",
+            summary: "Delete a slot (403 when read-only). A deleted default stays deleted until reset.",
+            body: RequestBody::None,
+            query: Some(schema::<SlotTarget>),
+            success: &[(200, "deleted")],
+            authenticated: true,
+            handler: delete(delete_slot),
+        },
+        Route {
+            method: Method::POST,
+            path: "/v1/slots/{label}/append",
+            summary: "Add lines at the end of a slot. 413 when it would exceed its limit and 403 for a read-only slot; nothing is written then. Parallel appends all land.",
+            body: RequestBody::Json(schema::<SlotTextInput>),
+            query: None,
+            success: &[(200, "appended")],
+            authenticated: true,
+            handler: post(append_slot),
+        },
+        Route {
+            method: Method::POST,
+            path: "/v1/slots/{label}/reset",
+            summary: "Put a default slot back as it was seeded: empty, default settings; re-created if it was deleted.",
+            body: RequestBody::None,
+            query: Some(schema::<SlotListInput>),
+            success: &[(200, "the slot written")],
+            authenticated: true,
+            handler: post(reset_slot),
         },
         Route {
             method: Method::GET,

@@ -468,6 +468,7 @@ async fn the_openapi_document_lists_exactly_the_routes_that_answer() {
     documented.sort();
     let expected = [
         "DELETE /v1/memories/{id}",
+        "DELETE /v1/slots/{label}",
         "GET /v1/context",
         "GET /v1/export",
         "GET /v1/health",
@@ -477,20 +478,31 @@ async fn the_openapi_document_lists_exactly_the_routes_that_answer() {
         "GET /v1/search",
         "GET /v1/sessions",
         "GET /v1/sessions/{agent}/{id}",
+        "GET /v1/slots",
+        "GET /v1/slots/{label}",
         "GET /v1/stats",
         "GET /v1/tags",
         "PATCH /v1/memories/{id}",
+        "PATCH /v1/slots/{label}",
         "POST /v1/context",
         "POST /v1/import",
         "POST /v1/memories",
         "POST /v1/search",
         "POST /v1/sessions/summary",
+        "POST /v1/sessions/{agent}/{id}/reflect",
+        "POST /v1/slots",
+        "POST /v1/slots/{label}/append",
+        "POST /v1/slots/{label}/reset",
+        "PUT /v1/slots/{label}",
     ];
     assert_eq!(documented, expected);
     // Each documented operation is really routed: never the fallback's 404 or a 405.
     for operation in &documented {
         let (method, path) = operation.split_once(' ').unwrap();
-        let path = path.replace("{agent}", "claude-code").replace("{id}", &id);
+        let path = path
+            .replace("{agent}", "claude-code")
+            .replace("{id}", &id)
+            .replace("{label}", "guidance");
         let (status, body) = server
             .send(server.request(method.parse().unwrap(), &path).body("{}"))
             .await;

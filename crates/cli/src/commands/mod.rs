@@ -10,6 +10,7 @@ mod prune;
 mod search;
 mod serve;
 mod sessions;
+mod slots;
 mod stats;
 mod store;
 
@@ -65,6 +66,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         Command::Context(args) => sessions::context(&app, args),
         Command::Sessions(args) => sessions::sessions(&app, args),
         Command::Extract(args) => sessions::extract(&app, args),
+        Command::Slot(command) => slots::run(&app, command),
         Command::Hook(_) | Command::Setup(_) => unreachable!("handled before the store opens"),
     }
 }

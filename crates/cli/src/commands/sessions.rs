@@ -95,7 +95,7 @@ fn project_unless_all(
 }
 
 /// `AGENT/ID`, or a bare id that exactly one known agent has a session for.
-fn session_key(app: &App, text: &str) -> Result<SessionKey> {
+pub(super) fn session_key(app: &App, text: &str) -> Result<SessionKey> {
     if let Some((agent, id)) = text.split_once('/') {
         return Ok(SessionKey::new(agent, id)?);
     }

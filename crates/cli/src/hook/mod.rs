@@ -182,7 +182,8 @@ fn open_service(config: &Config, db: &Path) -> Result<MemoryService> {
     let service = MemoryService::new(Box::new(store), config.limits.clone())
         .with_search_config(config.search.clone())
         .with_sessions_config(config.sessions.clone())
-        .with_context_config(config.context.clone());
+        .with_context_config(config.context.clone())
+        .with_slots_config(config.slots.clone());
     Ok(with_configured_summarizer(service, &config.summarizer))
 }
 

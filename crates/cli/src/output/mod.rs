@@ -8,6 +8,7 @@
 mod json;
 mod markdown;
 mod sessions;
+mod slots;
 mod text;
 
 use std::io::{self, Write};
@@ -18,6 +19,8 @@ use cairn_core::exchange::ImportReport;
 use cairn_core::search::{SearchHit, SearchResults};
 use cairn_core::service::{MemoryHistory, PruneReport};
 use cairn_core::session::{Observation, ObservationHit, Session};
+use cairn_core::slot::Slot;
+use cairn_core::slots::Reflection;
 use cairn_core::store::{StoreStats, TagCount, VectorIndexReport};
 use cairn_core::{Memory, WriteOutcome};
 use cairn_embed::ModelLocation;
@@ -71,9 +74,25 @@ pub enum View<'a> {
     },
     Observations(&'a [ObservationHit]),
     Extracted(&'a [WriteOutcome]),
+    Slots(&'a [Slot]),
+    /// One slot: shown in full (`status: None`), or what a write did to it.
+    Slot {
+        status: Option<&'a str>,
+        slot: &'a Slot,
+    },
+    /// The default slots `slot reset` wrote.
+    SlotsReset(&'a [Slot]),
+    Reflection(&'a Reflection),
 }
 
 impl View<'_> {
+    fn is_slot_view(&self) -> bool {
+        matches!(
+            self,
+            View::Slots(_) | View::Slot { .. } | View::SlotsReset(_) | View::Reflection(_)
+        )
+    }
+
     fn is_session_view(&self) -> bool {
         matches!(
             self,
@@ -117,6 +136,7 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
         Format::Text | Format::Markdown if view.is_session_view() => {
             sessions::render(view, &style.tz)
         }
+        Format::Text | Format::Markdown if view.is_slot_view() => slots::render(view),
         Format::Json => json::render(view),
         Format::Markdown => markdown::render(view, &style.tz),
         Format::Text => text::render(view, style),

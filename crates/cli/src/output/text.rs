@@ -220,6 +220,9 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
         | View::Session { .. }
         | View::Observations(_)
         | View::Extracted(_) => unreachable!("session views are rendered by output::sessions"),
+        View::Slots(_) | View::Slot { .. } | View::SlotsReset(_) | View::Reflection(_) => {
+            unreachable!("slot views are rendered by output::slots")
+        }
         View::Model(_) | View::Embedded(_) | View::VectorIndex(_) => {
             out.push_str(&model_lines(view))
         }

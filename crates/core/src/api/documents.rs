@@ -7,7 +7,53 @@ use crate::memory::{Category, Memory, WriteOutcome};
 use crate::scope::ProjectName;
 use crate::search::{SearchHit, SearchResults};
 use crate::session::ObservationHit;
+use crate::slot::Slot;
 use crate::tag::Tag;
+
+/// A slot as scripts and models see it (REST, MCP and the CLI's JSON).
+#[derive(Debug, Serialize)]
+pub struct SlotDocument<'a> {
+    pub label: &'a str,
+    /// `project` or `global`.
+    pub scope: &'static str,
+    /// The project of a project slot.
+    pub project: Option<&'a str>,
+    pub content: &'a str,
+    /// Characters the content holds.
+    pub chars: usize,
+    pub limit: usize,
+    pub description: Option<&'a str>,
+    pub pinned: bool,
+    pub read_only: bool,
+    pub created_at: jiff::Timestamp,
+    pub updated_at: jiff::Timestamp,
+}
+
+impl<'a> SlotDocument<'a> {
+    pub fn of(slot: &'a Slot) -> Self {
+        SlotDocument {
+            label: slot.label.as_str(),
+            scope: match slot.scope {
+                crate::scope::Scope::Global => "global",
+                crate::scope::Scope::Project(_) => "project",
+            },
+            project: slot.scope.project().map(ProjectName::as_str),
+            content: &slot.content,
+            chars: slot.chars(),
+            limit: slot.limit,
+            description: slot.description.as_deref(),
+            pinned: slot.pinned,
+            read_only: slot.read_only,
+            created_at: slot.created_at,
+            updated_at: slot.updated_at,
+        }
+    }
+
+    /// Several slots as a JSON array.
+    pub fn list(slots: &'a [Slot]) -> Vec<Self> {
+        slots.iter().map(SlotDocument::of).collect()
+    }
+}
 
 /// A memory as scripts see it: every stored field plus its short handle. The CLI's JSON output
 /// and the REST API return this.

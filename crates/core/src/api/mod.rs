@@ -19,6 +19,7 @@ pub mod documents;
 pub mod inputs;
 pub mod schema;
 pub mod session_inputs;
+pub mod slot_inputs;
 
 use std::io::BufRead;
 use std::sync::Arc;
@@ -33,11 +34,13 @@ use crate::scope::ProjectName;
 use crate::search::SearchResults;
 use crate::service::MemoryService;
 use crate::session::{Observation, ObservationHit, Session, SessionKey};
+use crate::slot::{Slot, SlotLabel};
+use crate::slots::Reflection;
 use crate::store::TagCount;
 
 pub use documents::{
-    CompactMemory, MemoryDocument, compact_observations, compact_search, compact_write,
-    hit_document,
+    CompactMemory, MemoryDocument, SlotDocument, compact_observations, compact_search,
+    compact_write, hit_document,
 };
 pub use inputs::{
     FilterInput, ForgetInput, GetInput, ListInput, MAX_GET_IDS, MAX_PAGE, OrderInput, PatchInput,
@@ -45,6 +48,10 @@ pub use inputs::{
 };
 pub use schema::schema;
 pub use session_inputs::{ContextInput, SessionSummaryInput, SessionsInput};
+pub use slot_inputs::{
+    SlotCreateInput, SlotEditInput, SlotInput, SlotListInput, SlotSettingsInput, SlotTarget,
+    SlotTextInput,
+};
 
 /// Who is asking, as far as defaults go.
 #[derive(Debug, Clone)]
@@ -186,5 +193,65 @@ impl Api {
         let report = self.service.import(input, &mut |_| {})?;
         self.written(report.created + report.updated > 0);
         Ok(report)
+    }
+
+    /// The slots a caller sees: the project's and the global ones it does not shadow.
+    pub fn slots(&self, caller: &Caller, input: &SlotListInput) -> Result<Vec<Slot>> {
+        self.service.slots(input.project(caller)?.as_ref())
+    }
+
+    pub fn slot(&self, caller: &Caller, label: &str, target: &SlotTarget) -> Result<Slot> {
+        self.service.slot(&target.address(label, caller)?)
+    }
+
+    pub fn create_slot(&self, caller: &Caller, input: SlotCreateInput) -> Result<Slot> {
+        self.service.create_slot(input.into_new_slot(caller)?)
+    }
+
+    pub fn append_slot(&self, caller: &Caller, label: &str, input: &SlotTextInput) -> Result<Slot> {
+        let address = input.target().address(label, caller)?;
+        self.service.append_slot(&address, &input.content)
+    }
+
+    pub fn replace_slot(
+        &self,
+        caller: &Caller,
+        label: &str,
+        input: &SlotTextInput,
+    ) -> Result<Slot> {
+        let address = input.target().address(label, caller)?;
+        self.service.replace_slot(&address, &input.content)
+    }
+
+    pub fn configure_slot(
+        &self,
+        caller: &Caller,
+        label: &str,
+        input: &SlotSettingsInput,
+    ) -> Result<Slot> {
+        let address = input.target.address(label, caller)?;
+        self.service.configure_slot(&address, &input.settings())
+    }
+
+    pub fn delete_slot(&self, caller: &Caller, label: &str, target: &SlotTarget) -> Result<Slot> {
+        self.service.delete_slot(&target.address(label, caller)?)
+    }
+
+    /// Puts default slot `label` back as seeded, or (without a label) re-creates every deleted
+    /// default of the caller's project and the global scope.
+    pub fn reset_slots(
+        &self,
+        caller: &Caller,
+        label: Option<&str>,
+        input: &SlotListInput,
+    ) -> Result<Vec<Slot>> {
+        let label = label.map(SlotLabel::new).transpose()?;
+        self.service
+            .reset_slots(input.project(caller)?.as_ref(), label.as_ref())
+    }
+
+    /// Writes what a recorded session says into its project's slots.
+    pub fn reflect(&self, agent: &str, id: &str) -> Result<Reflection> {
+        self.service.reflect_session(&SessionKey::new(agent, id)?)
     }
 }

@@ -1,0 +1,252 @@
+//! The inputs of the slot operations over MCP and HTTP (and the CLI's flags), and their
+//! conversion into the service's slot requests for a [`Caller`].
+//!
+//! A REST route carries the label in its path (`/v1/slots/{label}`), so the body and query types
+//! here leave it out; the MCP tools take the same types with a `label` beside them
+//! ([`SlotInput`], [`SlotEditInput`]). A request that names no project means the caller's.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::Caller;
+use crate::error::{Error, Result};
+use crate::scope::{ProjectName, Scope};
+use crate::slot::{SlotAddress, SlotLabel, SlotScope};
+use crate::slots::{NewSlot, SlotSettings};
+
+/// Which of the slots with a label is meant.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct SlotTarget {
+    /// `project` or `global`; when omitted, the project's slot if it has one, else the global
+    /// slot of that label.
+    pub scope: Option<SlotScope>,
+    /// The project; the caller's project when omitted.
+    pub project: Option<String>,
+}
+
+impl SlotTarget {
+    pub fn address(&self, label: &str, caller: &Caller) -> Result<SlotAddress> {
+        Ok(SlotAddress {
+            label: SlotLabel::new(label)?,
+            project: project_or_callers(self.project.as_deref(), caller)?,
+            scope: self.scope,
+        })
+    }
+}
+
+/// Input of `memory_slot_get` and `memory_slot_delete`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SlotInput {
+    /// The slot's label, e.g. `pending_items`.
+    pub label: String,
+    #[serde(flatten)]
+    pub target: SlotTarget,
+}
+
+/// Input of `memory_slot_list` and `GET /v1/slots`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct SlotListInput {
+    /// The project whose slots (with the global ones) are listed; the caller's when omitted.
+    pub project: Option<String>,
+}
+
+impl SlotListInput {
+    pub fn project(&self, caller: &Caller) -> Result<Option<ProjectName>> {
+        project_or_callers(self.project.as_deref(), caller)
+    }
+}
+
+/// Text for a slot: the body of `PUT /v1/slots/{label}` (replace) and
+/// `POST /v1/slots/{label}/append`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SlotTextInput {
+    /// For append, the lines to add at the end; for replace, the whole new content (empty
+    /// empties the slot). Over the slot's limit, nothing is written.
+    pub content: String,
+    /// `project` or `global`; when omitted, the project's slot if it has one, else the global
+    /// slot of that label.
+    #[serde(default)]
+    pub scope: Option<SlotScope>,
+    /// The project; the caller's project when omitted.
+    #[serde(default)]
+    pub project: Option<String>,
+}
+
+impl SlotTextInput {
+    /// Which slot the text is for.
+    pub fn target(&self) -> SlotTarget {
+        SlotTarget {
+            scope: self.scope,
+            project: self.project.clone(),
+        }
+    }
+}
+
+/// Input of `memory_slot_append` and `memory_slot_replace`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SlotEditInput {
+    /// The slot's label, e.g. `pending_items`.
+    pub label: String,
+    #[serde(flatten)]
+    pub text: SlotTextInput,
+}
+
+/// Input of `memory_slot_create` and `POST /v1/slots`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SlotCreateInput {
+    /// A lowercase letter, then lowercase letters, digits and `_` (at most 64), e.g. `api_conventions`.
+    pub label: String,
+    /// The initial content (default empty).
+    #[serde(default)]
+    pub content: String,
+    /// What belongs in the slot, for whoever edits it.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Most characters the slot may hold (1–20000, default 2000).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 20000))]
+    pub limit: Option<usize>,
+    /// Inject it at the top of every session's context.
+    #[serde(default)]
+    pub pinned: bool,
+    /// Refuse every change (append, replace, delete) until it is unlocked.
+    #[serde(default)]
+    pub read_only: bool,
+    /// `project` (the default when a project is known) or `global`.
+    #[serde(default)]
+    pub scope: Option<SlotScope>,
+    /// The project; the caller's project when omitted.
+    #[serde(default)]
+    pub project: Option<String>,
+}
+
+impl SlotCreateInput {
+    pub fn into_new_slot(self, caller: &Caller) -> Result<NewSlot> {
+        let project = project_or_callers(self.project.as_deref(), caller)?;
+        let scope = match (self.scope, project) {
+            (Some(SlotScope::Global), _) | (None, None) => Scope::Global,
+            (_, Some(project)) => Scope::Project(project),
+            (Some(SlotScope::Project), None) => {
+                return Err(Error::invalid(
+                    "scope",
+                    "project needs a project; name one (project) or create a global slot",
+                ));
+            }
+        };
+        Ok(NewSlot {
+            label: self.label,
+            scope,
+            content: self.content,
+            description: self.description,
+            limit: self.limit,
+            pinned: self.pinned,
+            read_only: self.read_only,
+        })
+    }
+}
+
+/// The body of `PATCH /v1/slots/{label}`: only the settings given change.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct SlotSettingsInput {
+    /// A new description; `""` removes it.
+    pub description: Option<String>,
+    /// A new limit in characters (1–20000), not below what the slot holds.
+    #[schemars(range(min = 1, max = 20000))]
+    pub limit: Option<usize>,
+    pub pinned: Option<bool>,
+    /// `false` unlocks a read-only slot.
+    pub read_only: Option<bool>,
+    #[serde(flatten)]
+    pub target: SlotTarget,
+}
+
+impl SlotSettingsInput {
+    pub fn settings(&self) -> SlotSettings {
+        SlotSettings {
+            description: self.description.clone(),
+            limit: self.limit,
+            pinned: self.pinned,
+            read_only: self.read_only,
+        }
+    }
+}
+
+fn project_or_callers(named: Option<&str>, caller: &Caller) -> Result<Option<ProjectName>> {
+    match named {
+        Some(name) => Ok(Some(ProjectName::new(name)?)),
+        None => Ok(caller.default_project.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::Source;
+    use serde_json::json;
+
+    fn caller(project: Option<&str>) -> Caller {
+        Caller {
+            default_project: project.map(|p| ProjectName::new(p).unwrap()),
+            source: Source::Mcp,
+            agent: None,
+        }
+    }
+
+    #[test]
+    fn slot_inputs_refuse_unknown_fields_through_the_flattened_target() {
+        let edit = serde_json::from_value::<SlotEditInput>(
+            json!({"label": "guidance", "content": "x", "scop": "global"}),
+        );
+        assert!(edit.unwrap_err().to_string().contains("scop"));
+        let edit: SlotEditInput =
+            serde_json::from_value(json!({"label": "guidance", "content": "x", "scope": "global"}))
+                .unwrap();
+        assert_eq!(edit.text.scope, Some(SlotScope::Global));
+        let plain: SlotEditInput =
+            serde_json::from_value(json!({"label": "notes", "content": "x"})).unwrap();
+        assert_eq!(plain.text.content, "x");
+        let get: SlotInput = serde_json::from_value(json!({"label": "notes"})).unwrap();
+        assert_eq!(get.target.scope, None);
+    }
+
+    #[test]
+    fn create_defaults_to_the_callers_project_else_global() {
+        let input = |scope: Option<SlotScope>| SlotCreateInput {
+            label: "notes".into(),
+            content: String::new(),
+            description: None,
+            limit: None,
+            pinned: false,
+            read_only: false,
+            scope,
+            project: None,
+        };
+        let acme = caller(Some("acme"));
+        assert_eq!(
+            input(None).into_new_slot(&acme).unwrap().scope,
+            Scope::Project(ProjectName::new("acme").unwrap())
+        );
+        assert_eq!(
+            input(None).into_new_slot(&caller(None)).unwrap().scope,
+            Scope::Global
+        );
+        assert_eq!(
+            input(Some(SlotScope::Global))
+                .into_new_slot(&acme)
+                .unwrap()
+                .scope,
+            Scope::Global
+        );
+        let error = input(Some(SlotScope::Project))
+            .into_new_slot(&caller(None))
+            .unwrap_err();
+        assert_eq!(error.field(), Some("scope"));
+    }
+}
