@@ -134,7 +134,7 @@ pub enum ToolProfile {
     /// context and session summary.
     #[default]
     Core,
-    /// Everything, including browsing (list, tags, stats).
+    /// Everything, including browsing (list, tags, stats) and memory slots.
     All,
 }
 

@@ -215,6 +215,16 @@ fn a_session_ending_through_the_hooks_is_reflected_into_slots() {
     }
 }
 
+/// One refusal, as each entry point is asked for it.
+struct Refusal {
+    what: &'static str,
+    cli: Vec<&'static str>,
+    mcp: Value,
+    /// Method, path and JSON body (`Null` for none).
+    http: (&'static str, &'static str, Value),
+    status: u16,
+}
+
 /// Runs MCP tool `calls` against `cairn mcp --tools all` in the sandbox; one result per call.
 fn mcp_calls(sandbox: &Sandbox, python: &str, calls: &Value) -> Vec<Value> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/mcp_calls.py");
@@ -253,64 +263,60 @@ fn slot_verdicts_are_the_same_through_cli_mcp_and_http() {
         "--read-only",
     ]);
 
-    // (what is refused, the CLI command, the MCP call, the HTTP request, the HTTP status)
     let long = "abcdefghijklmnop";
-    let cases: Vec<(&str, Vec<&str>, Value, (&str, String, Value), u16)> = vec![
-        (
-            "over the limit",
-            vec!["slot", "append", "notes", long],
-            json!({"tool": "memory_slot_append", "arguments": {"label": "notes", "content": long}}),
-            (
-                "POST",
-                "/v1/slots/notes/append".into(),
-                json!({"content": long}),
-            ),
-            413,
-        ),
-        (
-            "read-only",
-            vec!["slot", "replace", "rules", "anything goes"],
-            json!({"tool": "memory_slot_replace",
-                   "arguments": {"label": "rules", "content": "anything goes"}}),
-            (
+    let cases = [
+        Refusal {
+            what: "over the limit",
+            cli: vec!["slot", "append", "notes", long],
+            mcp: json!({"tool": "memory_slot_append", "arguments": {"label": "notes", "content": long}}),
+            http: ("POST", "/v1/slots/notes/append", json!({"content": long})),
+            status: 413,
+        },
+        Refusal {
+            what: "read-only",
+            cli: vec!["slot", "replace", "rules", "anything goes"],
+            mcp: json!({"tool": "memory_slot_replace",
+                        "arguments": {"label": "rules", "content": "anything goes"}}),
+            http: (
                 "PUT",
-                "/v1/slots/rules".into(),
+                "/v1/slots/rules",
                 json!({"content": "anything goes"}),
             ),
-            403,
-        ),
-        (
-            "a duplicate",
-            vec!["slot", "create", "notes", "again"],
-            json!({"tool": "memory_slot_create", "arguments": {"label": "notes", "content": "again"}}),
-            (
+            status: 403,
+        },
+        Refusal {
+            what: "a duplicate",
+            cli: vec!["slot", "create", "notes", "again"],
+            mcp: json!({"tool": "memory_slot_create", "arguments": {"label": "notes", "content": "again"}}),
+            http: (
                 "POST",
-                "/v1/slots".into(),
+                "/v1/slots",
                 json!({"label": "notes", "content": "again"}),
             ),
-            409,
-        ),
-        (
-            "a bad label",
-            vec!["slot", "get", "Bad-Label"],
-            json!({"tool": "memory_slot_get", "arguments": {"label": "Bad-Label"}}),
-            ("GET", "/v1/slots/Bad-Label".into(), Value::Null),
-            400,
-        ),
-        (
-            "a missing slot",
-            vec!["slot", "delete", "nothing_here"],
-            json!({"tool": "memory_slot_delete", "arguments": {"label": "nothing_here"}}),
-            ("DELETE", "/v1/slots/nothing_here".into(), Value::Null),
-            404,
-        ),
+            status: 409,
+        },
+        Refusal {
+            what: "a bad label",
+            cli: vec!["slot", "get", "Bad-Label"],
+            mcp: json!({"tool": "memory_slot_get", "arguments": {"label": "Bad-Label"}}),
+            http: ("GET", "/v1/slots/Bad-Label", Value::Null),
+            status: 400,
+        },
+        Refusal {
+            what: "a missing slot",
+            cli: vec!["slot", "delete", "nothing_here"],
+            mcp: json!({"tool": "memory_slot_delete", "arguments": {"label": "nothing_here"}}),
+            http: ("DELETE", "/v1/slots/nothing_here", Value::Null),
+            status: 404,
+        },
     ];
-    let calls = Value::Array(cases.iter().map(|case| case.2.clone()).collect());
+    let calls = Value::Array(cases.iter().map(|case| case.mcp.clone()).collect());
     let mcp = mcp_calls(&s, &python, &calls);
     let token = "slots-test-token-0123456789";
     let served = Served::start(&s, &["--project", "acme"], token);
-    for ((what, cli_args, _, (method, path, body), status), mcp) in cases.iter().zip(&mcp) {
-        let cli = s.run(cli_args);
+    for (case, mcp) in cases.iter().zip(&mcp) {
+        let what = case.what;
+        let cli = s.run(&case.cli);
         assert_eq!(cli.code, 2, "{what}: {}", cli.stderr);
         let message = cli.stderr.trim().trim_start_matches("error: ");
         assert_eq!(mcp["is_error"], true, "{what}: {mcp}");
@@ -319,12 +325,13 @@ fn slot_verdicts_are_the_same_through_cli_mcp_and_http() {
             "{what}\nCLI: {message}\nMCP: {}",
             mcp["text"]
         );
+        let (method, path, body) = &case.http;
         let body = match body {
             Value::Null => String::new(),
             body => body.to_string(),
         };
         let (code, answer) = served.exchange(method, path, token, &body);
-        assert_eq!(code, *status, "{what}: {answer}");
+        assert_eq!(code, case.status, "{what}: {answer}");
         assert_eq!(answer["error"]["message"], message, "{what}");
     }
     // Nothing was written by any refusal.
