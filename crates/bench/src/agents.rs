@@ -6,7 +6,11 @@
 //!   agent waits for), in one session, one after another;
 //! - **SessionStart**: the same for SessionStart, which also packs and prints the context;
 //! - **`cairn context`** processes (2,000-token budget, a query drawn from the corpus), and the
-//!   same context packed in process through the service, warm.
+//!   same context packed in process through the service, warm; three pinned slots (persona,
+//!   project context, pending items: about 2,300 characters) are filled first, so the context
+//!   carries them as it would for a real user;
+//! - **slots**: `cairn slot append` processes, the same append in process, and reflecting the
+//!   benchmark's session (its PostToolUse observations) into the project's slots in process.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -18,6 +22,7 @@ use cairn_core::MemoryService;
 use cairn_core::ProjectName;
 use cairn_core::config::Limits;
 use cairn_core::context::ContextRequest;
+use cairn_core::slot::{SlotAddress, SlotLabel};
 use cairn_store_sqlite::SqliteStore;
 use serde::Serialize;
 use serde_json::json;
@@ -45,6 +50,9 @@ pub struct AgentsResult {
     /// Median tokens of the packed context (budget 2,000).
     pub context_tokens_median: usize,
     pub observations_recorded: usize,
+    pub slot_append_cli: Percentiles,
+    pub slot_append_in_process: Percentiles,
+    pub reflect_in_process: Percentiles,
 }
 
 /// Runs `command` with `input` on stdin; the wall time from spawn to exit.
@@ -104,13 +112,16 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
                 .env("CAIRN_EMBEDDING", "off"),
         )?;
 
+        let mut rng = Rng::new(options.seed ^ size);
+        let service = MemoryService::new(Box::new(SqliteStore::open(&db)?), Limits::default());
+        fill_pinned_slots(&service, &project, &corpus, &mut rng)?;
+
         progress(&format!(
             "{size}: {} PostToolUse hook processes",
             options.events
         ));
         let session = format!("bench-{size}");
         let mut post_tool_use = Vec::with_capacity(options.events);
-        let mut rng = Rng::new(options.seed ^ size);
         for n in 0..options.events {
             let payload = json!({
                 "session_id": session,
@@ -154,7 +165,6 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
             context_cli.push(run.wall);
         }
 
-        let service = MemoryService::new(Box::new(SqliteStore::open(&db)?), Limits::default());
         let request = |query: String| ContextRequest {
             project: ProjectName::new(&project).ok(),
             query: Some(query),
@@ -178,7 +188,49 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
                 &session,
             )?)?
             .len();
+        progress(&format!("{size}: slot appends and reflection"));
+        let address = |label: &str| -> Result<SlotAddress> {
+            Ok(SlotAddress {
+                label: SlotLabel::new(label)?,
+                project: ProjectName::new(&project).ok(),
+                scope: None,
+            })
+        };
+        let mut slot_append_cli = Vec::new();
+        for n in 0..options.contexts {
+            let line = format!("- note {n}: {}", corpus.query(&mut rng));
+            let run = run_child(
+                Command::new(&options.cairn)
+                    .arg("--db")
+                    .arg(&db)
+                    .args(["--quiet", "slot", "append", "self_notes", &line])
+                    .env("CAIRN_PROJECT", &project)
+                    .env("CAIRN_EMBEDDING", "off"),
+            )?;
+            slot_append_cli.push(run.wall);
+            if n % 20 == 19 {
+                service.replace_slot(&address("self_notes")?, "")?;
+            }
+        }
+        let mut slot_append = Vec::new();
+        let mut reflect = Vec::new();
+        let key = cairn_core::session::SessionKey::new("claude-code", &session)?;
+        for n in 0..options.contexts.max(50) {
+            let line = format!("- note {n}: {}", corpus.query(&mut rng));
+            let start = Instant::now();
+            service.append_slot(&address("self_notes")?, &line)?;
+            slot_append.push(start.elapsed());
+            if n % 20 == 19 {
+                service.replace_slot(&address("self_notes")?, "")?;
+            }
+            let start = Instant::now();
+            service.reflect_session(&key)?;
+            reflect.push(start.elapsed());
+        }
         results.push(AgentsResult {
+            slot_append_cli: Percentiles::of(&slot_append_cli),
+            slot_append_in_process: Percentiles::of(&slot_append),
+            reflect_in_process: Percentiles::of(&reflect),
             memories: size,
             post_tool_use: Percentiles::of(&post_tool_use),
             session_start: Percentiles::of(&session_start),
@@ -193,7 +245,7 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
 
 pub fn table(results: &[AgentsResult]) -> String {
     let mut out = String::from(
-        "memories  what                      runs    p50 ms   p95 ms   p99 ms   max ms\n",
+        "memories  what                        runs    p50 ms   p95 ms   p99 ms   max ms\n",
     );
     for r in results {
         for (what, p) in [
@@ -201,9 +253,12 @@ pub fn table(results: &[AgentsResult]) -> String {
             ("hook SessionStart (process)", &r.session_start),
             ("cairn context (process)", &r.context_cli),
             ("context (in process)", &r.context_in_process),
+            ("cairn slot append (process)", &r.slot_append_cli),
+            ("slot append (in process)", &r.slot_append_in_process),
+            ("reflect session (in process)", &r.reflect_in_process),
         ] {
             out.push_str(&format!(
-                "{:>8}  {what:<27} {:>5} {:>8.2} {:>8.2} {:>8.2} {:>8.2}\n",
+                "{:>8}  {what:<29} {:>5} {:>8.2} {:>8.2} {:>8.2} {:>8.2}\n",
                 r.memories, p.samples, p.p50_ms, p.p95_ms, p.p99_ms, p.max_ms
             ));
         }
@@ -213,4 +268,36 @@ pub fn table(results: &[AgentsResult]) -> String {
         ));
     }
     out
+}
+
+/// Fills the pinned slots a user would have filled: a persona, a project description and a few
+/// pending items, about 2,300 characters in all, drawn from the corpus.
+fn fill_pinned_slots(
+    service: &MemoryService,
+    project: &str,
+    corpus: &Corpus,
+    rng: &mut Rng,
+) -> Result<()> {
+    let mut text = |chars: usize, prefix: &str| {
+        let mut out = String::new();
+        while out.chars().count() + 80 < chars {
+            out.push_str(prefix);
+            out.push_str(&corpus.query(rng));
+            out.push('\n');
+        }
+        out
+    };
+    for (label, chars, prefix) in [
+        ("persona", 400, ""),
+        ("project_context", 1_400, "- "),
+        ("pending_items", 500, "- TODO: "),
+    ] {
+        let address = SlotAddress {
+            label: SlotLabel::new(label)?,
+            project: ProjectName::new(project).ok(),
+            scope: None,
+        };
+        service.replace_slot(&address, &text(chars, prefix))?;
+    }
+    Ok(())
 }

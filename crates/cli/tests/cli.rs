@@ -979,7 +979,15 @@ fn python_with_mcp_sdk() -> Option<String> {
 
 /// Runs `mcp_client.py` with `args` in the sandbox's environment and returns its summary.
 fn run_mcp_client(sandbox: &Sandbox, python: &str, args: &[&str]) -> Value {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/mcp_client.py");
+    run_python_client(sandbox, python, "mcp_client.py", args)
+}
+
+/// Runs the client script `tests/clients/<script>` with `args` in the sandbox's environment;
+/// the JSON of the last line it prints.
+fn run_python_client(sandbox: &Sandbox, python: &str, script: &str, args: &[&str]) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/clients")
+        .join(script);
     let mut command = Command::new(python);
     command.arg(script).args(args);
     sandbox.isolate(&mut command, &sandbox.project);

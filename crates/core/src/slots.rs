@@ -108,7 +108,7 @@ impl MemoryService {
             reflected: Vec::new(),
         };
         let content = clean(&new.content);
-        check_fits(&created, &content, "holds")?;
+        check_fits(&created, &content, "would hold")?;
         created.content = content;
         self.in_transaction(|tx| {
             seed_in(tx, &created.scope, now)?;
@@ -436,15 +436,17 @@ fn check_fits(slot: &Slot, content: &str, verb: &str) -> Result<()> {
     if chars <= slot.limit {
         return Ok(());
     }
+    let now = match slot.chars() {
+        0 => String::new(),
+        held => format!(" (it holds {held} now)"),
+    };
     Err(Error::TooLarge {
         field: "content".into(),
         message: format!(
-            "slot '{}' {verb} {chars} characters; its limit is {} (it holds {} now). Nothing \
-             was written: shorten the text, replace the slot with a condensed version, or raise \
-             its limit (at most {MAX_LIMIT})",
-            slot.label,
-            slot.limit,
-            slot.chars()
+            "slot '{}' {verb} {chars} characters; its limit is {}{now}. Nothing was written: \
+             shorten the text, replace the slot with a condensed version, or raise its limit \
+             (at most {MAX_LIMIT})",
+            slot.label, slot.limit,
         ),
     })
 }

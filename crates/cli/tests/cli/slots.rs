@@ -2,12 +2,11 @@
 //! once, reflection from hook events, and the same refusals through the CLI, MCP (the official
 //! Python SDK over stdio) and HTTP (`cairn serve`).
 
-use std::path::Path;
 use std::process::Command;
 
 use serde_json::{Value, json};
 
-use super::{Sandbox, Served, python_with_mcp_sdk};
+use super::{Sandbox, Served, python_with_mcp_sdk, run_python_client};
 
 #[test]
 fn slot_commands_edit_list_and_refuse_with_exit_2() {
@@ -227,24 +226,12 @@ struct Refusal {
 
 /// Runs MCP tool `calls` against `cairn mcp --tools all` in the sandbox; one result per call.
 fn mcp_calls(sandbox: &Sandbox, python: &str, calls: &Value) -> Vec<Value> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/mcp_calls.py");
-    let mut command = Command::new(python);
-    command.arg(script).arg(calls.to_string()).args([
-        env!("CARGO_BIN_EXE_cairn"),
-        "mcp",
-        "--tools",
-        "all",
-    ]);
-    sandbox.isolate(&mut command, &sandbox.project);
-    let output = command.output().expect("python runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the MCP client failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let last = stdout.lines().last().unwrap_or_default();
-    serde_json::from_str::<Vec<Value>>(last).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+    let calls = calls.to_string();
+    let args = [&calls, env!("CARGO_BIN_EXE_cairn"), "mcp", "--tools", "all"];
+    match run_python_client(sandbox, python, "mcp_calls.py", &args) {
+        Value::Array(results) => results,
+        other => panic!("not a list of results: {other}"),
+    }
 }
 
 #[test]
