@@ -154,8 +154,17 @@ pub fn split_list(text: &str) -> Vec<String> {
     text.split(',').map(String::from).collect()
 }
 
+/// Text given as an argument or with `--file` (clap keeps the two apart); `None` when neither.
+pub fn text_or_file(text: Option<&String>, file: Option<&PathBuf>) -> Result<Option<String>> {
+    match (text, file) {
+        (Some(text), _) => Ok(Some(text.clone())),
+        (None, Some(path)) => read_content_file(path).map(Some),
+        (None, None) => Ok(None),
+    }
+}
+
 /// The text of a `--file` argument: a path, or `-` for standard input.
-pub fn read_content_file(path: &Path) -> Result<String> {
+fn read_content_file(path: &Path) -> Result<String> {
     if path == Path::new("-") {
         let mut text = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)

@@ -24,7 +24,7 @@ use crate::config::ContextConfig;
 use crate::error::{Error, Result};
 use crate::id::MemoryId;
 use crate::memory::{Category, Memory};
-use crate::scope::{ProjectName, Scope, ScopeFilter};
+use crate::scope::{ProjectName, ScopeFilter};
 use crate::search::{FuzzyMode, SearchRequest, words};
 use crate::service::MemoryService;
 use crate::session::SessionKey;
@@ -150,10 +150,7 @@ impl MemoryService {
         for slot in self.pinned_slots(request.project.as_ref())? {
             slots.push(ContextSlot {
                 label: slot.label.to_string(),
-                scope: match slot.scope {
-                    Scope::Global => "global",
-                    Scope::Project(_) => "project",
-                },
+                scope: slot.scope_kind(),
                 content: slot.content.trim().to_string(),
             });
             let tentative = render(project.as_deref(), &slots, &[]);

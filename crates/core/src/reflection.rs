@@ -220,9 +220,8 @@ pub fn merge(slot: &mut Slot, lines: &[String]) -> SlotChange {
         label: slot.label.to_string(),
         ..SlotChange::default()
     };
+    slot.prune_reflected();
     let mut content: Vec<String> = slot.content.lines().map(String::from).collect();
-    // Reflected lines the user has since removed or edited are no longer reflection's.
-    slot.reflected.retain(|line| content.contains(line));
     for line in lines {
         if content.contains(line) {
             continue;

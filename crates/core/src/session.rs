@@ -62,6 +62,16 @@ impl SessionKey {
     }
 }
 
+impl SessionKey {
+    /// The error for a session that is not recorded.
+    pub fn not_recorded(&self) -> Error {
+        Error::Missing {
+            field: "session".into(),
+            message: format!("no session {self} is recorded; listing the sessions shows them"),
+        }
+    }
+}
+
 impl fmt::Display for SessionKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}", self.agent, self.id)

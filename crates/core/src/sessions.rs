@@ -318,9 +318,7 @@ impl MemoryService {
 
     /// A session by key.
     pub fn session(&self, key: &SessionKey) -> Result<Session> {
-        self.store.session(key)?.ok_or_else(|| Error::NotFound {
-            id: format!("session {key}"),
-        })
+        self.store.session(key)?.ok_or_else(|| key.not_recorded())
     }
 
     /// Sessions, the latest active first.

@@ -127,10 +127,27 @@ impl Slot {
         self.content.chars().count()
     }
 
-    /// Whether the slot is one of [`DEFAULT_SLOTS`] (by label and scope).
-    pub fn default_spec(&self) -> Option<&'static DefaultSlot> {
-        DefaultSlot::find(self.label.as_str())
-            .filter(|spec| spec.global == matches!(self.scope, Scope::Global))
+    /// `project` or `global`.
+    pub fn scope_kind(&self) -> &'static str {
+        match self.scope {
+            Scope::Global => "global",
+            Scope::Project(_) => "project",
+        }
+    }
+
+    /// Forgets reflected lines the content no longer holds (removed or edited since): they are
+    /// no longer reflection's to drop.
+    pub fn prune_reflected(&mut self) {
+        let lines: Vec<&str> = self.content.lines().collect();
+        self.reflected.retain(|line| lines.contains(&line.as_str()));
+    }
+}
+
+/// Where a slot lives, for people: `global` or `project acme`.
+pub fn place(scope: &Scope) -> String {
+    match scope {
+        Scope::Global => "global".into(),
+        Scope::Project(project) => format!("project {project}"),
     }
 }
 

@@ -20,7 +20,7 @@ use crate::service::MemoryService;
 use crate::session::SessionKey;
 use crate::slot::{
     self, DEFAULT_LIMIT, DEFAULT_SLOTS, DefaultSlot, MAX_DESCRIPTION_CHARS, MAX_LIMIT,
-    PENDING_ITEMS, PROJECT_CONTEXT, SESSION_PATTERNS, Slot, SlotAddress, SlotLabel,
+    PENDING_ITEMS, PROJECT_CONTEXT, SESSION_PATTERNS, Slot, SlotAddress, SlotLabel, place,
 };
 use crate::store::StoreTx;
 
@@ -119,7 +119,7 @@ impl MemoryService {
                         "slot '{}' already exists ({}); change it with replace or append, or \
                          delete it first",
                         created.label,
-                        where_(&created.scope)
+                        place(&created.scope)
                     ),
                 });
             }
@@ -299,6 +299,23 @@ impl MemoryService {
         })
     }
 
+    /// Reflects the most recently active session of `project` (see [`Self::reflect_session`]).
+    pub fn reflect_latest_session(&self, project: &ProjectName) -> Result<Reflection> {
+        let latest = self.store.sessions(&crate::session::SessionFilter {
+            project: Some(project.clone()),
+            agent: None,
+            limit: 1,
+            offset: 0,
+        })?;
+        match latest.into_iter().next() {
+            Some(session) => self.reflect_session(&session.key),
+            None => Err(Error::Missing {
+                field: "session".into(),
+                message: format!("no session is recorded in project {project}; name one"),
+            }),
+        }
+    }
+
     /// Whether sessions are reflected into slots when they end.
     pub(crate) fn reflects_on_session_end(&self) -> bool {
         self.slots.reflect_on_session_end
@@ -327,9 +344,7 @@ impl MemoryService {
             let mut slot = resolve_in(tx, address, now)?;
             refuse_read_only(&slot)?;
             edit(&mut slot)?;
-            // Reflected lines the edit removed are no longer reflection's to drop.
-            let lines: Vec<&str> = slot.content.lines().collect();
-            slot.reflected.retain(|line| lines.contains(&line.as_str()));
+            slot.prune_reflected();
             slot.updated_at = now;
             tx.put_slot(&slot)?;
             Ok(slot)
@@ -391,7 +406,7 @@ fn resolve_in(tx: &mut dyn StoreTx, address: &SlotAddress, now: Timestamp) -> Re
 }
 
 fn missing(address: &SlotAddress, scopes: &[Scope]) -> Error {
-    let places: Vec<String> = scopes.iter().map(where_).collect();
+    let places: Vec<String> = scopes.iter().map(place).collect();
     let hint = match DefaultSlot::find(address.label.as_str()) {
         Some(_) => format!(
             "; it is a default that was deleted: `cairn slot reset {}` brings it back",
@@ -424,7 +439,7 @@ fn refuse_read_only(slot: &Slot) -> Result<()> {
             "slot '{}' ({}) is read-only; nothing was changed. Its owner can unlock it with \
              `cairn slot set {}{global} --read-only false`",
             slot.label,
-            where_(&slot.scope),
+            place(&slot.scope),
             slot.label
         ),
     })
@@ -469,13 +484,6 @@ fn description(raw: Option<&str>) -> Result<Option<String>> {
         ));
     }
     Ok(Some(redact(text).into_owned()))
-}
-
-fn where_(scope: &Scope) -> String {
-    match scope {
-        Scope::Global => "global".into(),
-        Scope::Project(project) => format!("project {project}"),
-    }
 }
 
 fn skipped(label: &SlotLabel, why: &str) -> SlotChange {

@@ -75,7 +75,9 @@ fn tool_error(error: &Error) -> CallToolResult {
         Error::Invalid { .. } | Error::TooLarge { .. } => " Fix that argument and call again.",
         Error::NotFound { .. } => " Search for it (memory_search) to find its current id.",
         Error::AmbiguousHandle { .. } => " Give more characters of the id.",
-        Error::Missing { .. } => " memory_slot_list shows the slots there are.",
+        Error::Missing { field, .. } if field == "label" => {
+            " memory_slot_list shows the slots there are."
+        }
         Error::Conflict { .. } => " Change the existing one with memory_slot_replace instead.",
         Error::ReadOnly { .. } => " Leave it as it is; only the user can unlock it.",
         Error::Unavailable { .. } => " Use mode lexical meanwhile.",

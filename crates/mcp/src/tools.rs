@@ -12,8 +12,9 @@ use std::sync::Arc;
 use cairn_core::Error;
 use cairn_core::api::{
     Api, Caller, CompactMemory, ContextInput, FilterInput, ForgetInput, Found, GetInput, ListInput,
-    SearchInput, SessionSummaryInput, SlotCreateInput, SlotDocument, SlotEditInput, SlotInput,
-    SlotListInput, StoreInput, UpdateInput, compact_observations, compact_search, compact_write,
+    SearchInput, SessionSummaryInput, SlotCreateInput, SlotEditInput, SlotInput, SlotProjectInput,
+    StoreInput, UpdateInput, compact_observations, compact_search, compact_write, slot_answer,
+    slots_answer,
 };
 use cairn_core::config::ToolProfile;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
@@ -197,7 +198,7 @@ const TOOLS: &[ToolSpec] = &[
             Example: {}",
         profile: ToolProfile::All,
         effect: Effect::ReadOnly,
-        schema: cairn_core::api::schema::<SlotListInput>,
+        schema: cairn_core::api::schema::<SlotProjectInput>,
     },
     ToolSpec {
         name: "memory_slot_get",
@@ -372,31 +373,31 @@ pub fn call(api: &Api, caller: &Caller, name: &str, args: JsonObject) -> Result<
         }
         "memory_slot_list" => {
             let slots = api.slots(caller, &arguments(args)?)?;
-            Ok(json!({"slots": SlotDocument::list(&slots)}))
+            Ok(slots_answer(&slots))
         }
         "memory_slot_get" => {
             let input: SlotInput = arguments(args)?;
             let slot = api.slot(caller, &input.label, &input.target)?;
-            Ok(json!({"slot": SlotDocument::of(&slot)}))
+            Ok(slot_answer(None, &slot))
         }
         "memory_slot_create" => {
             let slot = api.create_slot(caller, arguments(args)?)?;
-            Ok(json!({"status": "created", "slot": SlotDocument::of(&slot)}))
+            Ok(slot_answer(Some("created"), &slot))
         }
         "memory_slot_append" => {
             let input: SlotEditInput = arguments(args)?;
             let slot = api.append_slot(caller, &input.label, &input.text)?;
-            Ok(json!({"status": "appended", "slot": SlotDocument::of(&slot)}))
+            Ok(slot_answer(Some("appended"), &slot))
         }
         "memory_slot_replace" => {
             let input: SlotEditInput = arguments(args)?;
             let slot = api.replace_slot(caller, &input.label, &input.text)?;
-            Ok(json!({"status": "replaced", "slot": SlotDocument::of(&slot)}))
+            Ok(slot_answer(Some("replaced"), &slot))
         }
         "memory_slot_delete" => {
             let input: SlotInput = arguments(args)?;
             let slot = api.delete_slot(caller, &input.label, &input.target)?;
-            Ok(json!({"status": "deleted", "slot": SlotDocument::of(&slot)}))
+            Ok(slot_answer(Some("deleted"), &slot))
         }
         other => Err(Error::invalid("name", format!("no tool named '{other}'"))),
     }

@@ -13,8 +13,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, delete, get, patch, post, put};
 use cairn_core::api::{
     Api, Caller, ContextInput, FilterInput, Found, ListInput, MemoryDocument, PatchInput,
-    SearchInput, SessionSummaryInput, SessionsInput, SlotCreateInput, SlotDocument, SlotListInput,
-    SlotSettingsInput, SlotTarget, SlotTextInput, StoreInput, hit_document,
+    SearchInput, SessionSummaryInput, SessionsInput, SlotCreateInput, SlotProjectInput,
+    SlotSettingsInput, SlotTarget, SlotTextInput, StoreInput, hit_document, slot_answer,
+    slots_answer,
 };
 use cairn_core::exchange::ImportReport;
 use cairn_core::{Error, IdRef, WriteOutcome, WriteStatus};
@@ -228,16 +229,15 @@ async fn reflect_session(
 }
 
 fn slot_response(status: StatusCode, verb: &str, slot: &cairn_core::slot::Slot) -> Response {
-    let body = json!({"status": verb, "slot": SlotDocument::of(slot)});
-    (status, Json(body)).into_response()
+    (status, Json(slot_answer(Some(verb), slot))).into_response()
 }
 
 async fn list_slots(
     State(state): State<AppState>,
-    QueryInput(input): QueryInput<SlotListInput>,
+    QueryInput(input): QueryInput<SlotProjectInput>,
 ) -> Result<Json<Value>, ApiError> {
     let slots = blocking(&state, move |api, caller| api.slots(caller, &input)).await?;
-    Ok(Json(json!({"slots": SlotDocument::list(&slots)})))
+    Ok(Json(slots_answer(&slots)))
 }
 
 async fn create_slot(
@@ -254,7 +254,7 @@ async fn get_slot(
     QueryInput(target): QueryInput<SlotTarget>,
 ) -> Result<Json<Value>, ApiError> {
     let slot = blocking(&state, move |api, caller| api.slot(caller, &label, &target)).await?;
-    Ok(Json(json!({"slot": SlotDocument::of(&slot)})))
+    Ok(Json(slot_answer(None, &slot)))
 }
 
 async fn replace_slot(
@@ -308,13 +308,13 @@ async fn delete_slot(
 async fn reset_slot(
     State(state): State<AppState>,
     Path(label): Path<String>,
-    QueryInput(input): QueryInput<SlotListInput>,
+    QueryInput(input): QueryInput<SlotProjectInput>,
 ) -> Result<Json<Value>, ApiError> {
     let slots = blocking(&state, move |api, caller| {
         api.reset_slots(caller, Some(&label), &input)
     })
     .await?;
-    Ok(Json(json!({"slots": SlotDocument::list(&slots)})))
+    Ok(Json(slots_answer(&slots)))
 }
 
 async fn search_get(
@@ -550,7 +550,7 @@ pub fn routes() -> Vec<Route> {
             path: "/v1/slots",
             summary: "The memory slots of a project (the caller's by default) and the global ones it does not shadow; missing defaults are seeded first.",
             body: RequestBody::None,
-            query: Some(schema::<SlotListInput>),
+            query: Some(schema::<SlotProjectInput>),
             success: &[(200, "slots")],
             authenticated: true,
             handler: get(list_slots),
@@ -620,7 +620,7 @@ pub fn routes() -> Vec<Route> {
             path: "/v1/slots/{label}/reset",
             summary: "Put a default slot back as it was seeded: empty, default settings; re-created if it was deleted.",
             body: RequestBody::None,
-            query: Some(schema::<SlotListInput>),
+            query: Some(schema::<SlotProjectInput>),
             success: &[(200, "the slot written")],
             authenticated: true,
             handler: post(reset_slot),

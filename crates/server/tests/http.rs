@@ -696,7 +696,15 @@ async fn sessions_observations_context_and_summaries_are_served() {
     let (status, body) = server
         .call(Method::GET, "/v1/sessions/claude-code/nope", None)
         .await;
-    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert_error(status, &body, StatusCode::NOT_FOUND, "not_found");
+    assert_eq!(body["error"]["field"], "session", "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no session claude-code/nope is recorded"),
+        "{body}"
+    );
 
     let (status, body) = server
         .call(

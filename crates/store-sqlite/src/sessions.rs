@@ -134,9 +134,7 @@ pub fn add_observation(
     key: &SessionKey,
     observation: &Observation,
 ) -> Result<bool> {
-    let seq = session_seq(conn, key)?.ok_or_else(|| cairn_core::Error::NotFound {
-        id: format!("session {key}"),
-    })?;
+    let seq = session_seq(conn, key)?.ok_or_else(|| key.not_recorded())?;
     let files = observation.files.join("\n");
     let inserted = conn
         .prepare_cached(

@@ -5,7 +5,7 @@ use cairn_core::IdRef;
 use cairn_core::api::PatchInput;
 
 use super::Outcome;
-use crate::app::{App, read_content_file, split_list};
+use crate::app::{App, split_list, text_or_file};
 use crate::args::{ForgetArgs, GetArgs, UpdateArgs};
 use crate::output::View;
 
@@ -30,10 +30,7 @@ pub fn get(app: &App, args: &GetArgs) -> Result<Outcome> {
 
 pub fn update(app: &App, args: &UpdateArgs) -> Result<Outcome> {
     let target = IdRef::parse(&args.id)?;
-    let content = match &args.file {
-        Some(path) => Some(read_content_file(path)?),
-        None => args.content.clone(),
-    };
+    let content = text_or_file(args.content.as_ref(), args.file.as_ref())?;
     // The same reading of a change ("" clears, `never` removes the expiry) as MCP and HTTP.
     let patch = PatchInput {
         content,

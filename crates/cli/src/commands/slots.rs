@@ -4,14 +4,13 @@
 use anyhow::{Result, bail};
 use cairn_core::Source;
 use cairn_core::api::{
-    Api, Caller, SlotCreateInput, SlotListInput, SlotSettingsInput, SlotTarget, SlotTextInput,
+    Api, Caller, SlotCreateInput, SlotProjectInput, SlotSettingsInput, SlotTarget, SlotTextInput,
 };
-use cairn_core::session::SessionFilter;
 use cairn_core::slot::SlotScope;
 
 use super::Outcome;
 use super::sessions::session_key;
-use crate::app::{App, read_content_file};
+use crate::app::{App, text_or_file};
 use crate::args::{ProjectArgs, SlotArgs, SlotCommand, SlotTextArgs};
 use crate::output::View;
 
@@ -19,7 +18,10 @@ pub fn run(app: &App, command: &SlotCommand) -> Result<Outcome> {
     let api = Api::new(app.service.clone(), None);
     match command {
         SlotCommand::List(args) => {
-            let slots = api.slots(&caller(app, args.project.as_deref())?, &all())?;
+            let slots = api.slots(
+                &caller(app, args.project.as_deref())?,
+                &SlotProjectInput::default(),
+            )?;
             app.out.print(&View::Slots(&slots))?;
         }
         SlotCommand::Get(args) => {
@@ -99,33 +101,23 @@ pub fn run(app: &App, command: &SlotCommand) -> Result<Outcome> {
         }
         SlotCommand::Reset(args) => {
             let caller = caller(app, args.project.as_deref())?;
-            let slots = api.reset_slots(&caller, args.label.as_deref(), &all())?;
+            let slots =
+                api.reset_slots(&caller, args.label.as_deref(), &SlotProjectInput::default())?;
             app.out.print(&View::SlotsReset(&slots))?;
         }
         SlotCommand::Reflect(args) => {
-            let key = match &args.session {
-                Some(text) => session_key(app, text)?,
-                None => {
-                    let project = app.project(&ProjectArgs {
+            let reflection = match &args.session {
+                Some(text) => {
+                    let key = session_key(app, text)?;
+                    api.reflect(&key.agent, &key.id)?
+                }
+                None => app
+                    .service
+                    .reflect_latest_session(&app.project(&ProjectArgs {
                         project: args.project.clone(),
                         global: false,
-                    })?;
-                    let latest = app.service.sessions(&SessionFilter {
-                        project: Some(project.clone()),
-                        agent: None,
-                        limit: 1,
-                        offset: 0,
-                    })?;
-                    match latest.into_iter().next() {
-                        Some(session) => session.key,
-                        None => bail!(
-                            "session: no session is recorded in project {project}; name one as \
-                             AGENT/ID (see `cairn sessions --all-projects`)"
-                        ),
-                    }
-                }
+                    })?)?,
             };
-            let reflection = api.reflect(&key.agent, &key.id)?;
             app.out.print(&View::Reflection(&reflection))?;
         }
     }
@@ -156,16 +148,7 @@ fn target(args: &SlotArgs) -> SlotTarget {
     }
 }
 
-/// Every slot the caller sees (the list input names no other project).
-fn all() -> SlotListInput {
-    SlotListInput::default()
-}
-
 /// The text given as an argument or read from --file.
 fn text(args: &SlotTextArgs) -> Result<Option<String>> {
-    match (&args.text, &args.file) {
-        (Some(text), _) => Ok(Some(text.clone())),
-        (None, Some(path)) => Ok(Some(read_content_file(path)?)),
-        (None, None) => Ok(None),
-    }
+    text_or_file(args.text.as_ref(), args.file.as_ref())
 }

@@ -4,18 +4,16 @@ use anyhow::{Result, bail};
 use cairn_core::api::StoreInput;
 
 use super::Outcome;
-use crate::app::{App, read_content_file, split_list};
+use crate::app::{App, split_list, text_or_file};
 use crate::args::StoreArgs;
 use crate::output::View;
 
 pub fn run(app: &App, args: &StoreArgs) -> Result<Outcome> {
-    let content = match (&args.content, &args.file) {
-        (Some(text), None) => text.clone(),
-        (None, Some(path)) => read_content_file(path)?,
-        _ => bail!(cairn_core::Error::invalid(
+    let Some(content) = text_or_file(args.content.as_ref(), args.file.as_ref())? else {
+        bail!(cairn_core::Error::invalid(
             "content",
             "give the text to remember as an argument, or with --file PATH (--file - reads standard input)"
-        )),
+        ));
     };
     // The same reading of a new memory as MCP and HTTP; the project is the detected one.
     let new = StoreInput {

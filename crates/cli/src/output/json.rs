@@ -1,7 +1,7 @@
 //! JSON output: stable shapes for scripts. One document per command, newline-terminated.
 
 use cairn_core::Memory;
-use cairn_core::api::{MemoryDocument, SlotDocument, hit_document};
+use cairn_core::api::{MemoryDocument, hit_document, slot_answer, slots_answer};
 use serde_json::{Value, json};
 
 use super::View;
@@ -94,14 +94,8 @@ pub fn render(view: &View<'_>) -> String {
                 .map(|o| json!({ "status": o.status, "memory": memory(&o.memory) }))
                 .collect(),
         ),
-        View::Slots(slots) | View::SlotsReset(slots) => {
-            json!({ "slots": SlotDocument::list(slots) })
-        }
-        View::Slot { status: None, slot } => json!({ "slot": SlotDocument::of(slot) }),
-        View::Slot {
-            status: Some(status),
-            slot,
-        } => json!({ "status": status, "slot": SlotDocument::of(slot) }),
+        View::Slots(slots) | View::SlotsReset(slots) => slots_answer(slots),
+        View::Slot { status, slot } => slot_answer(*status, slot),
         View::Reflection(reflection) => json!(reflection),
     };
     let mut text = serde_json::to_string_pretty(&value).expect("values serialise");

@@ -2,8 +2,7 @@
 
 use std::fmt::Write as _;
 
-use cairn_core::Scope;
-use cairn_core::slot::Slot;
+use cairn_core::slot::{Slot, place};
 use cairn_core::slots::Reflection;
 
 use super::{View, preview};
@@ -26,7 +25,7 @@ pub fn render(view: &View<'_>) -> String {
                     out,
                     "{:width$}  {:7}  {:9}  {:>11}  {content}",
                     slot.label.as_str(),
-                    scope(slot),
+                    slot.scope_kind(),
                     flags(slot),
                     format!("{}/{}", slot.chars(), slot.limit),
                 );
@@ -63,13 +62,6 @@ pub fn render(view: &View<'_>) -> String {
     out
 }
 
-fn scope(slot: &Slot) -> &'static str {
-    match slot.scope {
-        Scope::Global => "global",
-        Scope::Project(_) => "project",
-    }
-}
-
 fn flags(slot: &Slot) -> String {
     let mut flags = Vec::new();
     if slot.pinned {
@@ -83,10 +75,7 @@ fn flags(slot: &Slot) -> String {
 
 /// `pending_items (project acme, pinned, 52/2000 characters)`.
 fn heading(slot: &Slot) -> String {
-    let place = match &slot.scope {
-        Scope::Global => "global".to_string(),
-        Scope::Project(project) => format!("project {project}"),
-    };
+    let place = place(&slot.scope);
     let flags = flags(slot);
     let flags = if flags.is_empty() {
         String::new()

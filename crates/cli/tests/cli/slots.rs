@@ -115,6 +115,17 @@ fn slot_commands_edit_list_and_refuse_with_exit_2() {
     assert_eq!(reset["slots"][0]["label"], "guidance");
     s.ok(&["slot", "get", "guidance"]);
 
+    // Reflecting with no session recorded names what is missing.
+    let nothing = s.run(&["slot", "reflect"]);
+    assert_eq!(nothing.code, 2);
+    assert!(
+        nothing
+            .stderr
+            .contains("session: no session is recorded in project acme"),
+        "{}",
+        nothing.stderr
+    );
+
     let help = s.ok(&["slot", "--help"]).stdout;
     assert!(
         help.contains("shadows") && help.contains("reflect"),

@@ -33,10 +33,7 @@ impl<'a> SlotDocument<'a> {
     pub fn of(slot: &'a Slot) -> Self {
         SlotDocument {
             label: slot.label.as_str(),
-            scope: match slot.scope {
-                crate::scope::Scope::Global => "global",
-                crate::scope::Scope::Project(_) => "project",
-            },
+            scope: slot.scope_kind(),
             project: slot.scope.project().map(ProjectName::as_str),
             content: &slot.content,
             chars: slot.chars(),
@@ -48,11 +45,21 @@ impl<'a> SlotDocument<'a> {
             updated_at: slot.updated_at,
         }
     }
+}
 
-    /// Several slots as a JSON array.
-    pub fn list(slots: &'a [Slot]) -> Vec<Self> {
-        slots.iter().map(SlotDocument::of).collect()
+/// The answer of a slot operation, the same through REST, MCP and the CLI's JSON:
+/// `{"slot": …}` for a read, `{"status": "appended", "slot": …}` for a write.
+pub fn slot_answer(status: Option<&str>, slot: &Slot) -> serde_json::Value {
+    match status {
+        None => serde_json::json!({ "slot": SlotDocument::of(slot) }),
+        Some(status) => serde_json::json!({ "status": status, "slot": SlotDocument::of(slot) }),
     }
+}
+
+/// The answer of a listing or reset of slots: `{"slots": […]}`.
+pub fn slots_answer(slots: &[Slot]) -> serde_json::Value {
+    let documents: Vec<SlotDocument<'_>> = slots.iter().map(SlotDocument::of).collect();
+    serde_json::json!({ "slots": documents })
 }
 
 /// A memory as scripts see it: every stored field plus its short handle. The CLI's JSON output

@@ -41,7 +41,7 @@ use crate::store::TagCount;
 
 pub use documents::{
     CompactMemory, MemoryDocument, SlotDocument, compact_observations, compact_search,
-    compact_write, hit_document,
+    compact_write, hit_document, slot_answer, slots_answer,
 };
 pub use inputs::{
     FilterInput, ForgetInput, GetInput, ListInput, MAX_GET_IDS, MAX_PAGE, OrderInput, PatchInput,
@@ -50,7 +50,7 @@ pub use inputs::{
 pub use schema::schema;
 pub use session_inputs::{ContextInput, SessionSummaryInput, SessionsInput};
 pub use slot_inputs::{
-    SlotCreateInput, SlotEditInput, SlotInput, SlotListInput, SlotSettingsInput, SlotTarget,
+    SlotCreateInput, SlotEditInput, SlotInput, SlotProjectInput, SlotSettingsInput, SlotTarget,
     SlotTextInput,
 };
 
@@ -197,7 +197,7 @@ impl Api {
     }
 
     /// The slots a caller sees: the project's and the global ones it does not shadow.
-    pub fn slots(&self, caller: &Caller, input: &SlotListInput) -> Result<Vec<Slot>> {
+    pub fn slots(&self, caller: &Caller, input: &SlotProjectInput) -> Result<Vec<Slot>> {
         self.service.slots(input.project(caller)?.as_ref())
     }
 
@@ -244,7 +244,7 @@ impl Api {
         &self,
         caller: &Caller,
         label: Option<&str>,
-        input: &SlotListInput,
+        input: &SlotProjectInput,
     ) -> Result<Vec<Slot>> {
         let label = label.map(SlotLabel::new).transpose()?;
         self.service

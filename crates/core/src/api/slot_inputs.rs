@@ -45,15 +45,16 @@ pub struct SlotInput {
     pub target: SlotTarget,
 }
 
-/// Input of `memory_slot_list` and `GET /v1/slots`.
+/// Which project's slots: the input of `memory_slot_list` and `GET /v1/slots`, and the query of
+/// `POST /v1/slots/{label}/reset`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
-pub struct SlotListInput {
+pub struct SlotProjectInput {
     /// The project whose slots (with the global ones) are listed; the caller's when omitted.
     pub project: Option<String>,
 }
 
-impl SlotListInput {
+impl SlotProjectInput {
     pub fn project(&self, caller: &Caller) -> Result<Option<ProjectName>> {
         project_or_callers(self.project.as_deref(), caller)
     }
