@@ -8,7 +8,8 @@
 //! - **`cairn context`** processes (2,000-token budget, a query drawn from the corpus), and the
 //!   same context packed in process through the service, warm; three pinned slots (persona,
 //!   project context, pending items: about 2,300 characters) are filled first, so the context
-//!   carries them as it would for a real user;
+//!   carries them as it would for a real user; the in-process contexts run again with those
+//!   slots emptied, same queries, to show what the slots cost;
 //! - **slots**: `cairn slot append` processes, the same append in process, and reflecting the
 //!   benchmark's session (its PostToolUse observations) into the project's slots in process.
 
@@ -47,6 +48,8 @@ pub struct AgentsResult {
     pub session_start: Percentiles,
     pub context_cli: Percentiles,
     pub context_in_process: Percentiles,
+    /// The same contexts with the pinned slots emptied.
+    pub context_in_process_without_slots: Percentiles,
     /// Median tokens of the packed context (budget 2,000).
     pub context_tokens_median: usize,
     pub observations_recorded: usize,
@@ -171,16 +174,33 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
             budget: 2_000,
             ..Default::default()
         };
-        service.context(&request(corpus.query(&mut rng)))?; // warm
-        let mut in_process = Vec::new();
+        // The same queries with the pinned slots filled, then with them emptied, back to back.
+        let queries: Vec<String> = (0..options.contexts)
+            .map(|_| corpus.query(&mut rng))
+            .collect();
+        let contexts = |tokens: &mut Vec<usize>| -> Result<Vec<Duration>> {
+            service.context(&request(queries[0].clone()))?; // warm
+            let mut wall = Vec::with_capacity(queries.len());
+            for query in &queries {
+                let start = Instant::now();
+                let context = service.context(&request(query.clone()))?;
+                wall.push(start.elapsed());
+                tokens.push(context.tokens);
+            }
+            Ok(wall)
+        };
         let mut tokens = Vec::new();
-        for _ in 0..options.contexts {
-            let query = corpus.query(&mut rng);
-            let start = Instant::now();
-            let context = service.context(&request(query))?;
-            in_process.push(start.elapsed());
-            tokens.push(context.tokens);
+        let in_process = contexts(&mut tokens)?;
+        let pinned: Vec<String> = service
+            .pinned_slots(ProjectName::new(&project).ok().as_ref())?
+            .iter()
+            .map(|slot| slot.label.to_string())
+            .collect();
+        for label in &pinned {
+            service.replace_slot(&slot_at(&project, label)?, "")?;
         }
+        let in_process_without_slots = contexts(&mut Vec::new())?;
+        fill_pinned_slots(&service, &project, &corpus, &mut rng)?;
         tokens.sort_unstable();
         let recorded = service
             .observations(&cairn_core::session::SessionKey::new(
@@ -189,13 +209,7 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
             )?)?
             .len();
         progress(&format!("{size}: slot appends and reflection"));
-        let address = |label: &str| -> Result<SlotAddress> {
-            Ok(SlotAddress {
-                label: SlotLabel::new(label)?,
-                project: ProjectName::new(&project).ok(),
-                scope: None,
-            })
-        };
+        let address = |label: &str| slot_at(&project, label);
         let mut slot_append_cli = Vec::new();
         for n in 0..options.contexts {
             let line = format!("- note {n}: {}", corpus.query(&mut rng));
@@ -236,6 +250,7 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
             session_start: Percentiles::of(&session_start),
             context_cli: Percentiles::of(&context_cli),
             context_in_process: Percentiles::of(&in_process),
+            context_in_process_without_slots: Percentiles::of(&in_process_without_slots),
             context_tokens_median: tokens.get(tokens.len() / 2).copied().unwrap_or(0),
             observations_recorded: recorded,
         });
@@ -253,6 +268,10 @@ pub fn table(results: &[AgentsResult]) -> String {
             ("hook SessionStart (process)", &r.session_start),
             ("cairn context (process)", &r.context_cli),
             ("context (in process)", &r.context_in_process),
+            (
+                "  … with slots emptied",
+                &r.context_in_process_without_slots,
+            ),
             ("cairn slot append (process)", &r.slot_append_cli),
             ("slot append (in process)", &r.slot_append_in_process),
             ("reflect session (in process)", &r.reflect_in_process),
@@ -292,12 +311,16 @@ fn fill_pinned_slots(
         ("project_context", 1_400, "- "),
         ("pending_items", 500, "- TODO: "),
     ] {
-        let address = SlotAddress {
-            label: SlotLabel::new(label)?,
-            project: ProjectName::new(project).ok(),
-            scope: None,
-        };
-        service.replace_slot(&address, &text(chars, prefix))?;
+        service.replace_slot(&slot_at(project, label)?, &text(chars, prefix))?;
     }
     Ok(())
+}
+
+/// Slot `label` as a caller in `project` means it.
+fn slot_at(project: &str, label: &str) -> Result<SlotAddress> {
+    Ok(SlotAddress {
+        label: SlotLabel::new(label)?,
+        project: Some(ProjectName::new(project)?),
+        scope: None,
+    })
 }
