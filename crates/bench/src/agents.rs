@@ -21,7 +21,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use cairn_core::MemoryService;
 use cairn_core::ProjectName;
-use cairn_core::config::Limits;
+use cairn_core::ServiceParts;
+use cairn_core::config::Config;
 use cairn_core::context::ContextRequest;
 use cairn_core::slot::{SlotAddress, SlotLabel};
 use cairn_store_sqlite::SqliteStore;
@@ -116,7 +117,10 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
         )?;
 
         let mut rng = Rng::new(options.seed ^ size);
-        let service = MemoryService::new(Box::new(SqliteStore::open(&db)?), Limits::default());
+        let service = MemoryService::new(
+            ServiceParts::new(Box::new(SqliteStore::open(&db)?)),
+            &Config::default(),
+        );
         fill_pinned_slots(&service, &project, &corpus, &mut rng)?;
 
         progress(&format!(

@@ -7,12 +7,12 @@ use std::io::Cursor;
 use std::sync::Arc;
 
 use anyhow::Result;
-use cairn_core::config::Limits;
+use cairn_core::config::{Config, EmbeddingConfig, Limits};
 use cairn_core::embedding::Embedder;
-use cairn_core::exchange::MemoryRecord;
+use cairn_core::memory::MemoryFilter;
+use cairn_core::memory::MemoryRecord;
 use cairn_core::search::{FuzzyMode, SearchMode, SearchRequest};
-use cairn_core::store::MemoryFilter;
-use cairn_core::{Category, Memory, MemoryId, MemoryService, Scope, Source};
+use cairn_core::{Category, Memory, MemoryId, MemoryService, Scope, ServiceParts, Source};
 use cairn_store_sqlite::SqliteStore;
 use jiff::Timestamp;
 
@@ -90,15 +90,23 @@ impl Collection {
     /// Loads the documents; with a model, embeds them all before returning.
     pub fn load(documents: Vec<Document>, embedder: Option<Arc<dyn Embedder>>) -> Result<Self> {
         // Benchmark documents are not agent memories: lift the size limits so every one loads.
-        let limits = Limits {
-            max_content_bytes: 1 << 20,
-            max_title_chars: 10_000,
-            ..Limits::default()
+        let config = Config {
+            limits: Limits {
+                max_content_bytes: 1 << 20,
+                max_title_chars: 10_000,
+                ..Limits::default()
+            },
+            embedding: EmbeddingConfig {
+                batch_size: 64,
+                ..EmbeddingConfig::default()
+            },
+            ..Config::default()
         };
-        let mut service = MemoryService::new(Box::new(SqliteStore::open_in_memory()?), limits);
-        if let Some(embedder) = embedder {
-            service = service.with_embedder(embedder, 64);
-        }
+        let parts = ServiceParts {
+            embedder,
+            ..ServiceParts::new(Box::new(SqliteStore::open_in_memory()?))
+        };
+        let service = MemoryService::new(parts, &config);
         let mut keys = HashMap::new();
         let mut jsonl = String::new();
         for document in documents {

@@ -7,7 +7,7 @@
 //! scope, and a creation time within the last year. The same seed always gives the same corpus,
 //! so runs compare.
 
-use cairn_core::exchange::MemoryRecord;
+use cairn_core::memory::MemoryRecord;
 use cairn_core::{Category, Importance, Memory, MemoryId, ProjectName, Scope, Source, Tag};
 use jiff::{Span, Timestamp};
 

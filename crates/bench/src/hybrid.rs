@@ -15,11 +15,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Result;
-use cairn_core::config::Limits;
+use cairn_core::config::{Config, EmbeddingConfig, Limits};
 use cairn_core::embedding::Embedder;
+use cairn_core::embedding::VectorStore;
+use cairn_core::memory::MemoryFilter;
 use cairn_core::search::{SearchMode, SearchRequest};
-use cairn_core::store::{MemoryFilter, Store};
-use cairn_core::{MemoryId, MemoryService, ProjectName, ScopeFilter};
+use cairn_core::store::Store;
+use cairn_core::{MemoryId, MemoryService, ProjectName, ScopeFilter, ServiceParts};
 use cairn_store_sqlite::{AnnSettings, SqliteStore};
 use serde::Serialize;
 
@@ -90,7 +92,19 @@ pub fn run(
     let limits = Limits::default();
     let open =
         || -> Result<SqliteStore> { Ok(SqliteStore::open(&db)?.with_ann_settings(ann.clone())) };
-    let service = MemoryService::new(Box::new(open()?), limits).with_embedder(embedder.clone(), 64);
+    let config = Config {
+        limits,
+        embedding: EmbeddingConfig {
+            batch_size: 64,
+            ..EmbeddingConfig::default()
+        },
+        ..Config::default()
+    };
+    let parts = ServiceParts {
+        embedder: Some(embedder.clone()),
+        ..ServiceParts::new(Box::new(open()?))
+    };
+    let service = MemoryService::new(parts, &config);
     let mut input = std::io::BufReader::new(std::fs::File::open(&corpus_path)?);
     service.import(&mut input, &mut |_| {})?;
 

@@ -14,9 +14,10 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use cairn_core::MemoryService;
-use cairn_core::config::Limits;
+use cairn_core::ServiceParts;
+use cairn_core::config::Config;
+use cairn_core::memory::MemoryFilter;
 use cairn_core::search::SearchRequest;
-use cairn_core::store::MemoryFilter;
 use cairn_store_sqlite::SqliteStore;
 use serde::Serialize;
 
@@ -132,7 +133,10 @@ pub fn run(options: &ScaleOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
                     .collect(),
             ),
         ];
-        let service = MemoryService::new(Box::new(SqliteStore::open(&db)?), Limits::default());
+        let service = MemoryService::new(
+            ServiceParts::new(Box::new(SqliteStore::open(&db)?)),
+            &Config::default(),
+        );
         let request = |query: &str| SearchRequest::new(query, MemoryFilter::default(), 10);
         for (_, queries) in &mixes {
             for query in queries.iter().take(10) {

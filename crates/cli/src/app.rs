@@ -7,9 +7,9 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use cairn_core::api::{Caller, FilterInput};
 use cairn_core::config::{Config, ConfigSources};
+use cairn_core::memory::MemoryFilter;
 use cairn_core::project::detect_project;
-use cairn_core::store::MemoryFilter;
-use cairn_core::{MemoryService, ProjectName, Source, dates};
+use cairn_core::{MemoryService, ProjectName, ServiceParts, Source, dates};
 use cairn_embed::{DEFAULT_MODEL, LazyEmbedder};
 use cairn_store_sqlite::SqliteStore;
 use jiff::Timestamp;
@@ -17,7 +17,7 @@ use jiff::Timestamp;
 use crate::args::{Cli, FilterArgs, ProjectArgs};
 use crate::hook::spool::Spool;
 use crate::output::Printer;
-use crate::summarizer::with_configured_summarizer;
+use crate::summarizer::summarizer_part;
 
 pub struct App {
     pub config: Config,
@@ -35,21 +35,16 @@ impl App {
         let path = config.database_path()?;
         tracing::debug!(db = %path.display(), "opening store");
         let store = SqliteStore::open(&path)?.with_read_connections(readers)?;
-        let mut service = MemoryService::new(Box::new(store), config.limits.clone())
-            .with_search_config(config.search.clone());
+        let mut parts = ServiceParts::new(Box::new(store));
         if config.embedding.enabled
             && let Some(location) =
                 cairn_embed::locate(config.embedding.model_dir.as_deref(), DEFAULT_MODEL)?
         {
             tracing::debug!(model = %location.dir.display(), "embedding model found");
-            let embedder = LazyEmbedder::new(&location.dir, DEFAULT_MODEL)?;
-            service = service.with_embedder(Arc::new(embedder), config.embedding.batch_size);
+            parts.embedder = Some(Arc::new(LazyEmbedder::new(&location.dir, DEFAULT_MODEL)?));
         }
-        service = service
-            .with_sessions_config(config.sessions.clone())
-            .with_context_config(config.context.clone())
-            .with_slots_config(config.slots.clone());
-        service = with_configured_summarizer(service, &config.summarizer);
+        parts.summarizer = summarizer_part(&config.summarizer);
+        let service = MemoryService::new(parts, &config);
         let out = Printer::new(cli.format, cli.quiet, service.now().time_zone().clone());
         // Hook events that found the store busy wait in the spool: record them first.
         let spool = Spool::beside(&path);

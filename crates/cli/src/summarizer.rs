@@ -7,9 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use cairn_core::MemoryService;
 use cairn_core::config::SummarizerConfig;
-use cairn_core::sessions::Summarizer;
+use cairn_core::session::Summarizer;
 use serde_json::{Value, json};
 
 const INSTRUCTIONS: &str = "You summarise a coding agent's session for its future self. From the \
@@ -23,19 +22,16 @@ pub struct ChatSummarizer {
     agent: ureq::Agent,
 }
 
-/// `service` with the summariser the config asks for. A summariser that cannot be set up (a
-/// missing API key, a bad URL) is reported and left out: summaries fall back to cairn's own,
+/// The summariser the config asks for, as a service part. A summariser that cannot be set up
+/// (a missing API key, a bad URL) is reported and left out: summaries fall back to cairn's own,
 /// and no command, hook least of all, fails over it.
-pub fn with_configured_summarizer(
-    service: MemoryService,
-    config: &SummarizerConfig,
-) -> MemoryService {
+pub fn summarizer_part(config: &SummarizerConfig) -> Option<Arc<dyn Summarizer>> {
     match configured_summarizer(config) {
-        Ok(Some(summarizer)) => service.with_summarizer(Arc::new(summarizer)),
-        Ok(None) => service,
+        Ok(Some(summarizer)) => Some(Arc::new(summarizer)),
+        Ok(None) => None,
         Err(error) => {
             tracing::warn!("the summariser is off: {error:#}");
-            service
+            None
         }
     }
 }

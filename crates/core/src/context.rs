@@ -20,15 +20,18 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use crate::config::ContextConfig;
 use crate::error::{Error, Result};
 use crate::id::MemoryId;
-use crate::memory::{Category, Memory};
+use crate::memory::filter::{ListQuery, MemoryFilter, SortKey, SortOrder};
+use crate::memory::model::{Category, Memory};
+use crate::memory::operations::Memories;
+use crate::query::words;
 use crate::scope::{ProjectName, ScopeFilter};
-use crate::search::{FuzzyMode, SearchRequest, words};
-use crate::service::MemoryService;
-use crate::session::SessionKey;
-use crate::store::{ListQuery, MemoryFilter, SortKey, SortOrder};
+use crate::search::pipeline::Searcher;
+use crate::search::{FuzzyMode, SearchRequest};
+use crate::session::model::SessionKey;
+use crate::session::recording::Sessions;
+use crate::slot::operations::Slots;
 use crate::tokens;
 
 /// The smallest and largest budgets accepted.
@@ -119,16 +122,27 @@ pub struct Context {
     pub considered: usize,
 }
 
-impl MemoryService {
-    /// Uses these context settings (the default budget) instead of the built-in ones.
-    pub fn with_context_config(mut self, context: ContextConfig) -> Self {
-        self.context = context;
-        self
-    }
+/// Context over the domains it reads: search, memories, sessions and slots.
+pub struct ContextBuilder<'a> {
+    search: Searcher<'a>,
+    memories: Memories<'a>,
+    sessions: Sessions<'a>,
+    slots: Slots<'a>,
+}
 
-    /// The budget of a context request that names none, in tokens.
-    pub fn context_budget(&self) -> usize {
-        self.context.budget_tokens
+impl<'a> ContextBuilder<'a> {
+    pub fn new(
+        search: Searcher<'a>,
+        memories: Memories<'a>,
+        sessions: Sessions<'a>,
+        slots: Slots<'a>,
+    ) -> Self {
+        ContextBuilder {
+            search,
+            memories,
+            sessions,
+            slots,
+        }
     }
 
     /// The context for a session: see the module documentation.
@@ -147,7 +161,7 @@ impl MemoryService {
         let project = request.project.as_ref().map(ToString::to_string);
         let mut slots: Vec<ContextSlot> = Vec::new();
         let mut text = String::new();
-        for slot in self.pinned_slots(request.project.as_ref())? {
+        for slot in self.slots.pinned_slots(request.project.as_ref())? {
             slots.push(ContextSlot {
                 label: slot.label.to_string(),
                 scope: slot.scope_kind(),
@@ -193,12 +207,12 @@ impl MemoryService {
         };
         let (mut query, mut files) = (request.query.clone(), request.files.clone());
         if let Some(key) = &request.session {
-            let session = self.session(key)?;
+            let session = self.sessions.session(key)?;
             if query.is_none() {
                 query = session.first_prompt.clone();
             }
             if files.is_empty() {
-                for observation in self.observations(key)?.iter().rev() {
+                for observation in self.sessions.observations(key)?.iter().rev() {
                     for file in &observation.files {
                         if !files.contains(file) && files.len() < 20 {
                             files.push(file.clone());
@@ -220,7 +234,7 @@ impl MemoryService {
         }
         let mut decisions = Vec::new();
         for category in [Category::Decision, Category::Preference] {
-            decisions.extend(self.list(&ListQuery {
+            decisions.extend(self.memories.list(&ListQuery {
                 filter: MemoryFilter {
                     category: Some(category),
                     ..MemoryFilter::in_scope(scope.clone())
@@ -241,13 +255,16 @@ impl MemoryService {
         for memory in important {
             offer(memory, Section::Decisions);
         }
-        for memory in self.recent_summaries(request.project.as_ref(), 3)? {
+        for memory in self
+            .sessions
+            .recent_summaries(request.project.as_ref(), 3)?
+        {
             offer(memory, Section::Sessions);
         }
         for memory in other {
             offer(memory, Section::Decisions);
         }
-        let recent = self.list(&ListQuery {
+        let recent = self.memories.list(&ListQuery {
             filter: MemoryFilter::in_scope(scope),
             sort: SortKey::Updated,
             order: SortOrder::Desc,
@@ -283,6 +300,7 @@ impl MemoryService {
             SearchRequest::new(terms.join(" "), MemoryFilter::in_scope(scope.clone()), 10);
         request.fuzzy = FuzzyMode::Never;
         Ok(self
+            .search
             .search(&request)?
             .hits
             .into_iter()

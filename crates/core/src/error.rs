@@ -58,6 +58,11 @@ pub enum Error {
     #[error("config {origin}: {message}")]
     Config { origin: String, message: String },
 
+    /// Another writer held the store's write lock for longer than the backend waits. Nothing was
+    /// written; the same call may succeed later (a hook spools its event and records it then).
+    #[error("storage: {message}")]
+    Busy { message: String },
+
     /// The storage backend failed.
     #[error("storage: {message}")]
     Storage {
@@ -98,6 +103,11 @@ impl Error {
             message: message.into(),
             source: Some(Box::new(source)),
         }
+    }
+
+    /// True when the same call may succeed if tried again later (see [`Error::Busy`]).
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, Error::Busy { .. })
     }
 
     /// The field a validation error concerns, looking through import line wrappers.

@@ -2,14 +2,22 @@
 //!
 //! A *memory* ([`memory::Memory`]) is one complete unit of knowledge — a decision, a root cause,
 //! a preference — with a stable id, a scope (one project or global), tags, a category and a
-//! history. All behaviour lives in [`service::MemoryService`]: validation and redaction of input,
-//! what a write means (created / duplicate / updated), soft forget and purge, expiry, search
-//! (signals fused into one ranking), export and import. Adapters — the CLI, MCP and HTTP servers,
-//! agent hooks — only translate to and from the service's types, so a rule added here holds
-//! everywhere at once.
+//! history. The crate is laid out by domain, each folder holding its model, its operations and
+//! the storage trait a backend implements for it:
 //!
-//! Storage sits behind the [`store::Store`] trait; this crate knows no SQL, HTTP, MCP or ML.
-//! Start reading at [`service`], then [`store`] and [`search`].
+//! - [`memory`]: the unit, its write path (validate, redact, dedupe, topic upsert), filters and
+//!   [`memory::Visibility`], extraction, export/import;
+//! - [`search`]: the pipeline — lexical, fuzzy and semantic signals fused into one ranking —
+//!   over the query language of [`query`];
+//! - [`embedding`]: vectors, the embedding queue and its background worker;
+//! - [`session`]: agent sessions and observations recorded from hooks, summaries;
+//! - [`slot`]: labelled, size-limited blocks agents keep, and reflection of ended sessions;
+//! - [`context`]: what a session should know, packed into a token budget (reads only).
+//!
+//! [`store::Store`] is the sum of the domains' storage traits, so one transaction spans them.
+//! [`service::MemoryService`] is a thin front that delegates to the domains, and [`api::Api`]
+//! is the one front door the adapters (CLI, MCP, HTTP) use. This crate knows no SQL, HTTP, MCP
+//! or ML. Start reading at [`service`], then the domain you need.
 
 pub mod api;
 pub mod clock;
@@ -17,36 +25,29 @@ pub mod config;
 pub mod context;
 pub mod dates;
 pub mod embedding;
-pub mod embedding_queue;
-pub mod embedding_worker;
 pub mod error;
-pub mod exchange;
-pub mod extract;
 pub mod id;
 pub mod memory;
-pub mod normalise;
 pub mod project;
+pub mod query;
 pub mod redact;
-pub mod reflection;
 pub mod scope;
 pub mod search;
 pub mod service;
 pub mod session;
-pub mod sessions;
 pub mod slot;
-pub mod slots;
 pub mod store;
 pub mod tag;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod tokens;
-pub mod validate;
 
 pub use error::{Error, Result};
 pub use id::{IdRef, MemoryId};
 pub use memory::{
-    Category, Importance, Memory, Revision, Source, TopicKey, WriteOutcome, WriteStatus,
+    Category, Importance, Memory, MemoryPatch, NewMemory, Revision, Source, TopicKey, WriteOutcome,
+    WriteStatus,
 };
 pub use scope::{ProjectName, Scope, ScopeFilter};
-pub use service::{MemoryPatch, MemoryService, NewMemory};
+pub use service::{MemoryService, ServiceParts};
 pub use tag::Tag;

@@ -81,6 +81,7 @@ fn tool_error(error: &Error) -> CallToolResult {
         Error::Conflict { .. } => " Change the existing one with memory_slot_replace instead.",
         Error::ReadOnly { .. } => " Leave it as it is; only the user can unlock it.",
         Error::Unavailable { .. } => " Use mode lexical meanwhile.",
+        Error::Busy { .. } => " Call again in a moment.",
         _ => "",
     };
     CallToolResult::error(vec![ContentBlock::text(format!("{error}.{hint}"))])

@@ -93,6 +93,7 @@ impl From<Error> for ApiError {
             }
             Error::ReadOnly { .. } => (StatusCode::FORBIDDEN, "read_only"),
             Error::Unavailable { .. } => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            Error::Busy { .. } => (StatusCode::SERVICE_UNAVAILABLE, "busy"),
             _ => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         };
         if status == StatusCode::INTERNAL_SERVER_ERROR {

@@ -17,7 +17,7 @@ use cairn_core::api::{
     SlotSettingsInput, SlotTarget, SlotTextInput, StoreInput, hit_document, slot_answer,
     slots_answer,
 };
-use cairn_core::exchange::ImportReport;
+use cairn_core::memory::ImportReport;
 use cairn_core::{Error, IdRef, WriteOutcome, WriteStatus};
 use futures_util::TryStreamExt;
 use serde::Deserialize;

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use cairn_core::api::{Api, Caller};
-use cairn_core::config::{Limits, ToolProfile};
-use cairn_core::{MemoryService, Source};
+use cairn_core::config::{Config, ToolProfile};
+use cairn_core::{MemoryService, ServiceParts, Source};
 use cairn_server::{AppState, ServerOptions};
 use cairn_store_sqlite::SqliteStore;
 use reqwest::{Method, StatusCode};
@@ -46,7 +46,10 @@ impl TestServer {
         let dir = tempfile::tempdir().unwrap();
         let database = dir.path().join("cairn.db");
         let store = SqliteStore::open(&database).unwrap();
-        let service = Arc::new(MemoryService::new(Box::new(store), Limits::default()));
+        let service = Arc::new(MemoryService::new(
+            ServiceParts::new(Box::new(store)),
+            &Config::default(),
+        ));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let bind: SocketAddr = listener.local_addr().unwrap();
         let state = AppState {
@@ -598,7 +601,7 @@ async fn shutdown_lets_a_write_in_flight_finish() {
     server.task.take().unwrap().await.unwrap().unwrap();
     // And the database the server left behind holds all of it.
     let store = SqliteStore::open(&server.database).unwrap();
-    let service = MemoryService::new(Box::new(store), Limits::default());
+    let service = MemoryService::new(ServiceParts::new(Box::new(store)), &Config::default());
     assert_eq!(service.stats().unwrap().memories, 3_000);
     // New connections are refused once it has stopped.
     assert!(
@@ -649,8 +652,8 @@ async fn sessions_observations_context_and_summaries_are_served() {
     let server = TestServer::start(Setup::default()).await;
     let acme = cairn_core::ProjectName::new("acme").unwrap();
     let hooks = MemoryService::new(
-        Box::new(SqliteStore::open(&server.database).unwrap()),
-        Limits::default(),
+        ServiceParts::new(Box::new(SqliteStore::open(&server.database).unwrap())),
+        &Config::default(),
     );
     let event = |n: usize, kind: EventKind| AgentEvent {
         event_id: format!("e{n}"),

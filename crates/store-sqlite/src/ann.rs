@@ -23,7 +23,8 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Instant, SystemTime};
 
 use cairn_core::embedding::ModelIdentity;
-use cairn_core::store::{MemoryFilter, VectorIndexReport};
+use cairn_core::embedding::VectorIndexReport;
+use cairn_core::memory::MemoryFilter;
 use cairn_core::{Error, Result};
 use jiff::Timestamp;
 use rusqlite::types::Value;

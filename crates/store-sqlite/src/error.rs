@@ -28,13 +28,14 @@ pub enum SqliteError {
 
 impl From<SqliteError> for cairn_core::Error {
     fn from(error: SqliteError) -> Self {
-        let message = match &error {
-            SqliteError::Sql(e) if is_busy(e) => {
-                "the database stayed locked by another cairn process for too long; try again".into()
-            }
-            other => other.to_string(),
-        };
-        cairn_core::Error::storage(message, error)
+        match &error {
+            SqliteError::Sql(e) if is_busy(e) => cairn_core::Error::Busy {
+                message: "the database stayed locked by another cairn process for too long; \
+                          try again"
+                    .into(),
+            },
+            other => cairn_core::Error::storage(other.to_string(), error),
+        }
     }
 }
 

@@ -1,14 +1,37 @@
 //! Translating a [`MemoryFilter`] into an SQL condition over `memories m`.
 //!
 //! Visibility comes first and is on by default: unless the filter asks otherwise, forgotten rows
-//! and rows whose expiry is at or before `now` never match. Tag conditions use one `EXISTS` per
+//! and rows whose expiry is at or before `now` never match. [`visible_sql`] is the one SQL form of
+//! core's [`Visibility`]: every read that hides memories — filters, lookups by topic and content
+//! inside a write, stats, the vector scan and the ANN re-check (through the filter) — builds its
+//! condition there. Tag conditions use one `EXISTS` per
 //! required tag (all) or one `EXISTS … IN` (any) over the indexed link table.
 
-use cairn_core::{ScopeFilter, store::MemoryFilter};
+use cairn_core::ScopeFilter;
+use cairn_core::memory::{MemoryFilter, Visibility};
 use jiff::Timestamp;
 use rusqlite::types::Value;
 
 use crate::rows::millis;
+
+/// The condition a row of `memories` (named `alias`) meets when `visibility` shows it, with the
+/// time of the read bound at `now_param` (`?`, `?3`, …) when expiry is checked; `1` when every
+/// row is shown.
+pub fn visible_sql(alias: &str, visibility: Visibility, now_param: &str) -> String {
+    let mut parts = Vec::new();
+    if !visibility.forgotten {
+        parts.push(format!("{alias}.deleted_at IS NULL"));
+    }
+    if !visibility.expired {
+        parts.push(format!(
+            "({alias}.expires_at IS NULL OR {alias}.expires_at > {now_param})"
+        ));
+    }
+    if parts.is_empty() {
+        return "1".into();
+    }
+    parts.join(" AND ")
+}
 
 /// An SQL condition (`1` when nothing constrains) and its positional parameters.
 pub struct SqlCondition {
@@ -19,11 +42,10 @@ pub struct SqlCondition {
 pub fn condition(filter: &MemoryFilter, now: Timestamp) -> SqlCondition {
     let mut parts: Vec<String> = Vec::new();
     let mut params: Vec<Value> = Vec::new();
-    if !filter.include_forgotten {
-        parts.push("m.deleted_at IS NULL".into());
+    if filter.visibility != Visibility::ALL {
+        parts.push(visible_sql("m", filter.visibility, "?"));
     }
-    if !filter.include_expired {
-        parts.push("(m.expires_at IS NULL OR m.expires_at > ?)".into());
+    if !filter.visibility.expired {
         params.push(Value::Integer(millis(now)));
     }
     match &filter.scope {

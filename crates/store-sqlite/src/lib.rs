@@ -16,11 +16,12 @@
 mod ann;
 mod error;
 mod filter;
+mod memory;
 pub mod migrations;
 mod read;
 mod rows;
-mod sessions;
-mod slots;
+mod session;
+mod slot;
 mod tx;
 mod vectors;
 
@@ -30,17 +31,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use cairn_core::embedding::ModelIdentity;
-use cairn_core::search::{Match, SignalHit};
-use cairn_core::session::{
-    Observation, ObservationFilter, ObservationHit, Session, SessionFilter, SessionKey,
-};
-use cairn_core::slot::{Slot, SlotLabel};
-use cairn_core::store::{
-    EmbeddingCounts, ListQuery, MemoryFilter, PendingEmbedding, Store, StoreStats, StoreTx,
-    TagCount, VectorIndexReport,
-};
-use cairn_core::{Memory, MemoryId, Result, Revision, Scope};
+use cairn_core::Result;
+use cairn_core::memory::{MemoryFilter, SignalHit};
+use cairn_core::store::{Store, StoreTx};
 use jiff::Timestamp;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
@@ -270,120 +263,6 @@ impl Store for SqliteStore {
         // Only now, committed, are the new words really stored.
         known.extend(added);
         Ok(())
-    }
-
-    fn get(&self, ids: &[MemoryId]) -> Result<Vec<Memory>> {
-        read::get(&self.reader(), ids)
-    }
-
-    fn ids_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<MemoryId>> {
-        read::ids_with_prefix(&self.reader(), prefix, limit)
-    }
-
-    fn list(&self, query: &ListQuery, now: Timestamp) -> Result<Vec<Memory>> {
-        read::list(&self.reader(), query, now)
-    }
-
-    fn count(&self, filter: &MemoryFilter, now: Timestamp) -> Result<u64> {
-        read::count(&self.reader(), filter, now)
-    }
-
-    fn lexical(
-        &self,
-        expression: &Match,
-        filter: &MemoryFilter,
-        now: Timestamp,
-        depth: usize,
-        window: usize,
-    ) -> Result<Vec<SignalHit>> {
-        read::lexical(&self.reader(), expression, filter, now, depth, window)
-    }
-
-    fn match_count(&self, expression: &Match, cap: u64) -> Result<u64> {
-        read::match_count(&self.reader(), expression, cap)
-    }
-
-    fn similar_words(&self, word: &str, limit: usize) -> Result<Vec<String>> {
-        Ok(rows::similar_words(&self.reader(), word, limit)?)
-    }
-
-    fn embedding_model(&self) -> Result<Option<ModelIdentity>> {
-        vectors::model(&self.reader())
-    }
-
-    fn pending_embeddings(&self, limit: usize) -> Result<Vec<PendingEmbedding>> {
-        vectors::pending(&self.reader(), limit)
-    }
-
-    fn embedding_counts(&self) -> Result<EmbeddingCounts> {
-        vectors::counts(&self.reader())
-    }
-
-    fn nearest(
-        &self,
-        query: &[f32],
-        filter: &MemoryFilter,
-        now: Timestamp,
-        depth: usize,
-    ) -> Result<Vec<SignalHit>> {
-        vectors::nearest(&self.reader(), &self.ann, query, filter, now, depth)
-    }
-
-    fn update_vector_index(
-        &self,
-        rebuild: bool,
-        progress: &mut dyn FnMut(u64, u64),
-    ) -> Result<Option<VectorIndexReport>> {
-        self.ann.update(&self.reader(), rebuild, progress)
-    }
-
-    fn revisions(&self, id: &MemoryId) -> Result<Vec<Revision>> {
-        read::revisions(&self.reader(), id)
-    }
-
-    fn expired(&self, before: Timestamp) -> Result<Vec<Memory>> {
-        read::expired(&self.reader(), before)
-    }
-
-    fn stats(&self, now: Timestamp) -> Result<StoreStats> {
-        read::stats(&self.reader(), now)
-    }
-
-    fn tag_counts(&self, filter: &MemoryFilter, now: Timestamp) -> Result<Vec<TagCount>> {
-        read::tag_counts(&self.reader(), filter, now)
-    }
-
-    fn export(&self, sink: &mut dyn FnMut(Memory, Vec<Revision>) -> Result<()>) -> Result<()> {
-        read::export(&self.reader(), sink)
-    }
-
-    fn session(&self, key: &SessionKey) -> Result<Option<Session>> {
-        sessions::session(&self.reader(), key)
-    }
-
-    fn sessions(&self, filter: &SessionFilter) -> Result<Vec<Session>> {
-        sessions::sessions(&self.reader(), filter)
-    }
-
-    fn observations(&self, key: &SessionKey, since: Timestamp) -> Result<Vec<Observation>> {
-        sessions::observations(&self.reader(), key, since)
-    }
-
-    fn search_observations(
-        &self,
-        expression: &Match,
-        filter: &ObservationFilter,
-        limit: usize,
-    ) -> Result<Vec<ObservationHit>> {
-        sessions::search_observations(&self.reader(), expression, filter, limit)
-    }
-
-    fn slots(&self, scopes: &[Scope]) -> Result<Vec<Slot>> {
-        slots::slots(&self.reader(), scopes)
-    }
-
-    fn seeded_slots(&self, scope: &Scope) -> Result<Vec<SlotLabel>> {
-        slots::seeded_slots(&self.reader(), scope)
     }
 
     fn location(&self) -> String {

@@ -1,16 +1,17 @@
 //! The read side of [`Store`](cairn_core::store::Store): listings, full-text ranking, stats and
 //! export, all under a [`MemoryFilter`] condition.
 
-use cairn_core::search::{Match, SignalHit};
-use cairn_core::store::{
-    ListQuery, MemoryFilter, NamedCount, SortKey, SortOrder, StoreStats, TagCount,
+use cairn_core::memory::SignalHit;
+use cairn_core::memory::{
+    ListQuery, MemoryFilter, NamedCount, SortKey, SortOrder, StoreStats, TagCount, Visibility,
 };
+use cairn_core::query::Match;
 use cairn_core::{Memory, MemoryId, Result, Revision, ScopeFilter, Tag};
 use jiff::Timestamp;
 use rusqlite::{Connection, OptionalExtension, params_from_iter, types::Value};
 
 use crate::error::SqlResult;
-use crate::filter::condition;
+use crate::filter::{condition, visible_sql};
 use crate::rows::{self, MEMORY_COLUMNS, memory_from_row, millis};
 
 /// BM25 column weights for (title, content, tags): a word in the title or a tag says more about
@@ -259,7 +260,7 @@ fn named_counts(conn: &Connection, sql: &str, now: Timestamp) -> Result<Vec<Name
 }
 
 pub fn stats(conn: &Connection, now: Timestamp) -> Result<StoreStats> {
-    const VISIBLE: &str = "deleted_at IS NULL AND (expires_at IS NULL OR expires_at > ?1)";
+    let visible = visible_sql("memories", Visibility::VISIBLE, "?1");
     let scalar = |sql: &str, with_now: bool| -> Result<i64> {
         let mut stmt = conn.prepare_cached(sql).sql()?;
         if with_now {
@@ -270,7 +271,7 @@ pub fn stats(conn: &Connection, now: Timestamp) -> Result<StoreStats> {
     };
     let (oldest, newest): (Option<i64>, Option<i64>) = conn
         .prepare_cached(&format!(
-            "SELECT min(created_at), max(created_at) FROM memories WHERE {VISIBLE}"
+            "SELECT min(created_at), max(created_at) FROM memories WHERE {visible}"
         ))
         .sql()?
         .query_row([millis(now)], |row| Ok((row.get(0)?, row.get(1)?)))
@@ -280,7 +281,7 @@ pub fn stats(conn: &Connection, now: Timestamp) -> Result<StoreStats> {
     let page_size = scalar("PRAGMA page_size", false)?;
     Ok(StoreStats {
         memories: scalar(
-            &format!("SELECT count(*) FROM memories WHERE {VISIBLE}"),
+            &format!("SELECT count(*) FROM memories WHERE {visible}"),
             true,
         )? as u64,
         forgotten: scalar(
@@ -296,7 +297,7 @@ pub fn stats(conn: &Connection, now: Timestamp) -> Result<StoreStats> {
         by_category: named_counts(
             conn,
             &format!(
-                "SELECT category, count(*) FROM memories WHERE {VISIBLE} GROUP BY category ORDER BY 2 DESC, 1"
+                "SELECT category, count(*) FROM memories WHERE {visible} GROUP BY category ORDER BY 2 DESC, 1"
             ),
             now,
         )?,
@@ -304,14 +305,14 @@ pub fn stats(conn: &Connection, now: Timestamp) -> Result<StoreStats> {
             conn,
             &format!(
                 "SELECT CASE project WHEN '' THEN 'global' ELSE project END, count(*) FROM memories \
-                 WHERE {VISIBLE} GROUP BY project ORDER BY 2 DESC, 1"
+                 WHERE {visible} GROUP BY project ORDER BY 2 DESC, 1"
             ),
             now,
         )?,
         by_agent: named_counts(
             conn,
             &format!(
-                "SELECT coalesce(entered_by, 'unknown'), count(*) FROM memories WHERE {VISIBLE} \
+                "SELECT coalesce(entered_by, 'unknown'), count(*) FROM memories WHERE {visible} \
                  GROUP BY 1 ORDER BY 2 DESC, 1"
             ),
             now,

@@ -198,7 +198,7 @@ pub fn insert_memory(
     memory: &Memory,
     words: &mut WordSink<'_>,
 ) -> Result<i64, SqliteError> {
-    let hash = cairn_core::normalise::content_hash(&memory.content);
+    let hash = cairn_core::memory::normalise::content_hash(&memory.content);
     let tags = tags_to_text(&memory.tags);
     conn.prepare_cached(
         "INSERT INTO memories (id, content, title, category, project, topic_key, content_hash, \
@@ -229,7 +229,7 @@ pub fn update_memory(
     let Some(old) = indexed_text(conn, &memory.id)? else {
         return Ok(false);
     };
-    let hash = cairn_core::normalise::content_hash(&memory.content);
+    let hash = cairn_core::memory::normalise::content_hash(&memory.content);
     let tags = tags_to_text(&memory.tags);
     conn.prepare_cached(
         "UPDATE memories SET content = :content, title = :title, category = :category, \
@@ -366,7 +366,7 @@ impl WordSink<'_> {
     fn remember<'t>(&mut self, texts: impl IntoIterator<Item = &'t str>) {
         let mut word = String::new();
         for text in texts {
-            for span in cairn_core::search::word_spans(text) {
+            for span in cairn_core::query::word_spans(text) {
                 if !(3..=160).contains(&span.len())
                     || !(3..=40).contains(&span.chars().count())
                     || !span.chars().any(char::is_alphabetic)

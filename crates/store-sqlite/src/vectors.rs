@@ -11,18 +11,22 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use cairn_core::embedding::{EmbeddingCounts, PendingEmbedding};
 use cairn_core::embedding::{ModelIdentity, embedding_text};
-use cairn_core::search::SignalHit;
-use cairn_core::store::{EmbeddingCounts, MemoryFilter, PendingEmbedding};
+use cairn_core::embedding::{VectorIndexReport, VectorStore, VectorTx};
+use cairn_core::memory::SignalHit;
+use cairn_core::memory::{MemoryFilter, Visibility};
 use cairn_core::{MemoryId, Result};
 use jiff::Timestamp;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
+use crate::SqliteStore;
 use crate::ann::AnnIndex;
 use crate::error::{SqlResult, SqliteError};
-use crate::filter::condition;
+use crate::filter::{condition, visible_sql};
 use crate::rows::{corrupt, millis, time};
+use crate::tx::SqliteTx;
 
 pub fn model(conn: &Connection) -> Result<Option<ModelIdentity>> {
     conn.prepare_cached("SELECT name, dimensions, weights_sha256 FROM embedding_model")
@@ -114,12 +118,20 @@ pub fn put(conn: &Connection, vectors: &[(MemoryId, Timestamp, Vec<f32>)]) -> Re
     Ok(stored)
 }
 
+/// Which memories the queue embeds: every one not forgotten (an expired memory keeps its vector,
+/// so a filter that shows expired memories finds it by meaning too).
+const EMBEDDED: Visibility = Visibility {
+    expired: true,
+    forgotten: false,
+};
+
 pub fn pending(conn: &Connection, limit: usize) -> Result<Vec<PendingEmbedding>> {
-    conn.prepare_cached(
+    conn.prepare_cached(&format!(
         "SELECT m.id, m.updated_at, m.title, m.content \
          FROM embedding_queue q JOIN memories m ON m.seq = q.memory_seq \
-         WHERE m.deleted_at IS NULL ORDER BY q.memory_seq LIMIT ?1",
-    )
+         WHERE {} ORDER BY q.memory_seq LIMIT ?1",
+        visible_sql("m", EMBEDDED, "")
+    ))
     .sql()?
     .query_map([limit as i64], |row| {
         let id: String = row.get(0)?;
@@ -143,10 +155,11 @@ pub fn counts(conn: &Connection) -> Result<EmbeddingCounts> {
     };
     Ok(EmbeddingCounts {
         embedded: count("SELECT count(*) FROM memory_vectors")?,
-        pending: count(
+        pending: count(&format!(
             "SELECT count(*) FROM embedding_queue q JOIN memories m ON m.seq = q.memory_seq \
-             WHERE m.deleted_at IS NULL",
-        )?,
+             WHERE {}",
+            visible_sql("m", EMBEDDED, "")
+        ))?,
     })
 }
 
@@ -291,4 +304,50 @@ pub fn dot_with_blob(query: &[f32], blob: &[u8]) -> f32 {
         .zip(blob.chunks_exact(4))
         .map(|(q, b)| q * f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .sum()
+}
+
+impl VectorStore for SqliteStore {
+    fn embedding_model(&self) -> Result<Option<ModelIdentity>> {
+        model(&self.reader())
+    }
+
+    fn pending_embeddings(&self, limit: usize) -> Result<Vec<PendingEmbedding>> {
+        pending(&self.reader(), limit)
+    }
+
+    fn embedding_counts(&self) -> Result<EmbeddingCounts> {
+        counts(&self.reader())
+    }
+
+    fn nearest(
+        &self,
+        query: &[f32],
+        filter: &MemoryFilter,
+        now: Timestamp,
+        depth: usize,
+    ) -> Result<Vec<SignalHit>> {
+        nearest(&self.reader(), &self.ann, query, filter, now, depth)
+    }
+
+    fn update_vector_index(
+        &self,
+        rebuild: bool,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Option<VectorIndexReport>> {
+        self.ann.update(&self.reader(), rebuild, progress)
+    }
+}
+
+impl VectorTx for SqliteTx<'_, '_> {
+    fn set_embedding_model(&mut self, model: &ModelIdentity) -> Result<bool> {
+        set_model(&self.tx, model)
+    }
+
+    fn clear_embeddings(&mut self) -> Result<()> {
+        clear(&self.tx)
+    }
+
+    fn put_embeddings(&mut self, vectors: &[(MemoryId, Timestamp, Vec<f32>)]) -> Result<usize> {
+        put(&self.tx, vectors)
+    }
 }

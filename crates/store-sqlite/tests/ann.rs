@@ -6,13 +6,15 @@
 //! Vectors here are seeded pseudo-random unit vectors written through the store's own API, so
 //! that queries can be aimed at exact stored vectors; the model plays no part in the index.
 
-use cairn_core::config::Limits;
-use cairn_core::embedding::ModelIdentity;
-use cairn_core::search::SignalHit;
-use cairn_core::store::{MemoryFilter, Store, VectorIndexReport};
+use cairn_core::config::Config;
+use cairn_core::embedding::{ModelIdentity, VectorIndexReport, VectorStore};
+use cairn_core::memory::{MemoryFilter, SignalHit, Visibility};
+use cairn_core::store::Store;
 use cairn_core::tag::Tag;
 use cairn_core::testing::project;
-use cairn_core::{IdRef, Memory, MemoryId, MemoryPatch, MemoryService, NewMemory, Source};
+use cairn_core::{
+    IdRef, Memory, MemoryId, MemoryPatch, MemoryService, NewMemory, ServiceParts, Source,
+};
 use cairn_store_sqlite::{AnnSettings, SqliteStore};
 use jiff::Timestamp;
 use tempfile::TempDir;
@@ -89,7 +91,8 @@ fn open(dir: &TempDir) -> SqliteStore {
 impl Fixture {
     fn new() -> Self {
         let dir = TempDir::new().unwrap();
-        let service = MemoryService::new(Box::new(open(&dir)), Limits::default());
+        let service =
+            MemoryService::new(ServiceParts::new(Box::new(open(&dir))), &Config::default());
         let reader = open(&dir);
         Fixture {
             dir,
@@ -244,7 +247,10 @@ fn forgotten_purged_and_changed_memories_never_come_back_through_the_index() {
         .memory;
 
     let everything = MemoryFilter {
-        include_forgotten: true,
+        visibility: Visibility {
+            forgotten: true,
+            ..Visibility::VISIBLE
+        },
         ..MemoryFilter::default()
     };
     assert!(

@@ -6,8 +6,9 @@
 use std::sync::{Arc, OnceLock};
 
 use cairn_core::embedding::{Embedder, ModelIdentity};
+use cairn_core::memory::MemoryFilter;
 use cairn_core::search::{SearchMode, SearchRequest, SignalKind};
-use cairn_core::store::{MemoryFilter, Store};
+use cairn_core::store::Store;
 use cairn_core::testing::{Harness, project};
 use cairn_core::{Error, IdRef, Memory, MemoryPatch, NewMemory, Source};
 use cairn_embed::SentenceEmbedder;
@@ -214,11 +215,11 @@ fn vectors_of_two_models_never_mix() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("cairn.db");
     let open = |embedder: Arc<dyn Embedder>| {
-        cairn_core::MemoryService::new(
-            Box::new(SqliteStore::open(&path).unwrap()),
-            Default::default(),
-        )
-        .with_embedder(embedder, 16)
+        let parts = cairn_core::ServiceParts {
+            embedder: Some(embedder),
+            ..cairn_core::ServiceParts::new(Box::new(SqliteStore::open(&path).unwrap()))
+        };
+        cairn_core::MemoryService::new(parts, &cairn_core::testing::embedding_config(16))
     };
     let first = open(model.clone());
     first
@@ -256,7 +257,10 @@ fn vectors_of_two_models_never_mix() {
 
 #[test]
 fn meaning_without_a_model_is_refused_with_how_to_get_one() {
-    let service = cairn_core::MemoryService::new(in_memory(), Default::default());
+    let service = cairn_core::MemoryService::new(
+        cairn_core::ServiceParts::new(in_memory()),
+        &cairn_core::config::Config::default(),
+    );
     let request = SearchRequest {
         mode: Some(SearchMode::Semantic),
         ..SearchRequest::new("anything", MemoryFilter::default(), 5)

@@ -30,7 +30,7 @@ mod with_read_connections {
 }
 
 mod on_disk {
-    use cairn_core::{MemoryService, NewMemory, Scope, Source, config::Limits};
+    use cairn_core::{MemoryService, NewMemory, Scope, ServiceParts, Source, config::Config};
     use cairn_store_sqlite::SqliteStore;
 
     #[test]
@@ -39,8 +39,8 @@ mod on_disk {
         let path = dir.path().join("nested/dir/cairn.db");
         let id = {
             let service = MemoryService::new(
-                Box::new(SqliteStore::open(&path).unwrap()),
-                Limits::default(),
+                ServiceParts::new(Box::new(SqliteStore::open(&path).unwrap())),
+                &Config::default(),
             );
             let new = NewMemory::new("persisted across opens", Scope::Global, Source::Cli);
             service.store(new).unwrap().memory.id
@@ -48,8 +48,8 @@ mod on_disk {
         let conn = rusqlite_free_journal_mode(&path);
         assert_eq!(conn, "wal");
         let service = MemoryService::new(
-            Box::new(SqliteStore::open(&path).unwrap()),
-            Limits::default(),
+            ServiceParts::new(Box::new(SqliteStore::open(&path).unwrap())),
+            &Config::default(),
         );
         let got = service.get(&[cairn_core::IdRef::Full(id)]).unwrap();
         assert_eq!(got[0].content, "persisted across opens");
@@ -84,10 +84,10 @@ mod on_disk {
 mod round_trip {
     use std::io::Cursor;
 
-    use cairn_core::exchange::MemoryRecord;
+    use cairn_core::memory::MemoryRecord;
     use cairn_core::{
         Category, Importance, Memory, MemoryId, MemoryService, ProjectName, Revision, Scope,
-        Source, Tag, TopicKey, config::Limits,
+        ServiceParts, Source, Tag, TopicKey, config::Config,
     };
     use cairn_store_sqlite::SqliteStore;
     use jiff::Timestamp;
@@ -193,12 +193,12 @@ mod round_trip {
 
     fn service() -> MemoryService {
         MemoryService::new(
-            Box::new(SqliteStore::open_in_memory().unwrap()),
-            Limits::default(),
+            ServiceParts::new(Box::new(SqliteStore::open_in_memory().unwrap())),
+            &Config::default(),
         )
     }
 
-    fn import(service: &MemoryService, jsonl: &str) -> cairn_core::exchange::ImportReport {
+    fn import(service: &MemoryService, jsonl: &str) -> cairn_core::memory::exchange::ImportReport {
         service
             .import(&mut Cursor::new(jsonl.as_bytes()), &mut |_| {})
             .unwrap()
@@ -308,8 +308,8 @@ mod index_consistency {
 }
 
 mod hostile_queries {
+    use cairn_core::memory::MemoryFilter;
     use cairn_core::search::{FuzzyMode, SearchRequest};
-    use cairn_core::store::MemoryFilter;
     use cairn_core::testing::{Harness, project};
     use cairn_core::{NewMemory, Source};
     use cairn_store_sqlite::SqliteStore;

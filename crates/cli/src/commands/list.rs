@@ -1,7 +1,7 @@
 //! `cairn list` and `cairn tags`: browsing without a query.
 
 use anyhow::Result;
-use cairn_core::store::{ListQuery, SortKey, SortOrder};
+use cairn_core::memory::{ListQuery, SortKey, SortOrder};
 
 use super::Outcome;
 use crate::app::App;

@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use cairn_core::Source;
 use cairn_core::api::{Api, Caller};
 use cairn_core::config::ToolProfile;
-use cairn_core::embedding_worker::EmbeddingWorker;
+use cairn_core::embedding::EmbeddingWorker;
 use cairn_mcp::McpContext;
 
 use super::Outcome;

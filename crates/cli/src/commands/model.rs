@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 
 use anyhow::{Result, bail};
 use cairn_core::config::Config;
-use cairn_core::embedding_queue::{EmbedProgress, EmbeddingStatus};
+use cairn_core::embedding::{EmbedProgress, EmbeddingStatus};
 use cairn_embed::install::{self, Progress};
 use cairn_embed::{DEFAULT_MODEL, locate};
 use indicatif::{ProgressBar, ProgressStyle};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use cairn_core::api::{Api, Caller};
-use cairn_core::embedding_worker::EmbeddingWorker;
+use cairn_core::embedding::EmbeddingWorker;
 use cairn_core::{ProjectName, Source};
 use cairn_server::{AppState, ServerOptions};
 

@@ -1,7 +1,7 @@
 //! `cairn stats`: what is in the store.
 
 use anyhow::Result;
-use cairn_core::store::MemoryFilter;
+use cairn_core::memory::MemoryFilter;
 
 use super::Outcome;
 use crate::app::App;

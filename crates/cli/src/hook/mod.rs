@@ -27,7 +27,7 @@ use cairn_core::config::Config;
 use cairn_core::context::ContextRequest;
 use cairn_core::project::detect_project;
 use cairn_core::session::{AgentEvent, EventKind, HOOK_GUARD_ENV, SessionKey};
-use cairn_core::{MemoryService, ProjectName};
+use cairn_core::{MemoryService, ProjectName, ServiceParts};
 use cairn_store_sqlite::SqliteStore;
 use jiff::Timestamp;
 use serde_json::Value;
@@ -35,7 +35,7 @@ use serde_json::Value;
 use crate::app::load_config;
 use crate::args::{AgentArg, Cli, HookArgs};
 use crate::commands::Outcome;
-use crate::summarizer::with_configured_summarizer;
+use crate::summarizer::summarizer_part;
 use claude::Parsed;
 use spool::Spool;
 
@@ -117,11 +117,21 @@ fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
     };
     match recorded {
         Ok(()) => {}
-        Err(error @ cairn_core::Error::Storage { .. }) => {
+        // Busy: another writer held the lock; the next command records the event.
+        Err(error @ cairn_core::Error::Busy { .. }) => {
             if !spool.is_queued(&event) {
                 spool.push(&event)?;
             }
             tracing::debug!(%error, "store busy; event spooled");
+        }
+        // Any other storage failure is kept from losing the event too, but reported.
+        Err(error @ cairn_core::Error::Storage { .. }) => {
+            if !spool.is_queued(&event) {
+                spool.push(&event)?;
+            }
+            return Err(
+                anyhow::Error::from(error).context("the store failed; the event was spooled")
+            );
         }
         Err(error) => return Err(error.into()),
     }
@@ -179,12 +189,11 @@ fn new_event_id() -> String {
 /// than the whole hook may take), a short lock timeout, the configured summariser.
 fn open_service(config: &Config, db: &Path) -> Result<MemoryService> {
     let store = SqliteStore::open(db)?.with_lock_wait(LOCK_WAIT)?;
-    let service = MemoryService::new(Box::new(store), config.limits.clone())
-        .with_search_config(config.search.clone())
-        .with_sessions_config(config.sessions.clone())
-        .with_context_config(config.context.clone())
-        .with_slots_config(config.slots.clone());
-    Ok(with_configured_summarizer(service, &config.summarizer))
+    let parts = ServiceParts {
+        summarizer: summarizer_part(&config.summarizer),
+        ..ServiceParts::new(Box::new(store))
+    };
+    Ok(MemoryService::new(parts, config))
 }
 
 fn print_context(service: &MemoryService, event: &AgentEvent, args: &HookArgs) -> Result<()> {

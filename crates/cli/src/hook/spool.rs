@@ -115,7 +115,8 @@ impl Spool {
 
 #[cfg(test)]
 mod tests {
-    use cairn_core::config::Limits;
+    use cairn_core::ServiceParts;
+    use cairn_core::config::Config;
     use cairn_core::session::{EventKind, SessionKey};
     use cairn_core::{MemoryService, ProjectName};
     use cairn_store_sqlite::SqliteStore;
@@ -150,8 +151,10 @@ mod tests {
         }
         assert!(spool.is_queued(&prompt(start, 1)));
         std::fs::write(dir.path().join("cairn.spool/0-garbage.json"), "{oops").unwrap();
-        let service =
-            MemoryService::new(Box::new(SqliteStore::open(&db).unwrap()), Limits::default());
+        let service = MemoryService::new(
+            ServiceParts::new(Box::new(SqliteStore::open(&db).unwrap())),
+            &Config::default(),
+        );
         assert_eq!(spool.drain(&service).unwrap(), 3);
         assert!(spool.is_empty());
         assert!(

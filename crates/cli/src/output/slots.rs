@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
+use cairn_core::slot::Reflection;
 use cairn_core::slot::{Slot, place};
-use cairn_core::slots::Reflection;
 
 use super::{View, preview};
 

@@ -1,9 +1,9 @@
 //! Snapshot tests of every view in every format, over fixed memories and a fixed time zone.
 
-use cairn_core::exchange::ImportReport;
+use cairn_core::memory::ImportReport;
+use cairn_core::memory::{MemoryHistory, PruneReport};
+use cairn_core::memory::{NamedCount, StoreStats, TagCount};
 use cairn_core::search::{Boosts, SearchHit, SearchResults, SignalKind, SignalScore};
-use cairn_core::service::{MemoryHistory, PruneReport};
-use cairn_core::store::{NamedCount, StoreStats, TagCount};
 use cairn_core::{
     Category, Importance, Memory, ProjectName, Scope, Source, Tag, TopicKey, WriteOutcome,
     WriteStatus,

@@ -2,9 +2,10 @@
 
 use std::fmt::Write as _;
 
+use cairn_core::embedding::VectorIndexReport;
+use cairn_core::memory::NamedCount;
 use cairn_core::search::SearchHit;
 use cairn_core::search::snippet::snippet;
-use cairn_core::store::{NamedCount, VectorIndexReport};
 use cairn_core::{Memory, Scope, WriteStatus};
 use jiff::tz::TimeZone;
 

@@ -17,39 +17,39 @@
 //!   block on SQLite).
 
 pub mod documents;
-pub mod inputs;
+pub mod memory;
 pub mod schema;
-pub mod session_inputs;
-pub mod slot_inputs;
+pub mod session;
+pub mod slot;
 
 use std::io::BufRead;
 use std::sync::Arc;
 
 use crate::context::Context;
-use crate::embedding_worker::EmbeddingWorker;
+use crate::embedding::EmbeddingWorker;
 use crate::error::Result;
-use crate::exchange::ImportReport;
 use crate::id::IdRef;
+use crate::memory::ImportReport;
+use crate::memory::TagCount;
 use crate::memory::{Memory, Source, WriteOutcome, WriteStatus};
 use crate::scope::ProjectName;
 use crate::search::SearchResults;
 use crate::service::MemoryService;
 use crate::session::{Observation, ObservationHit, Session, SessionKey};
+use crate::slot::Reflection;
 use crate::slot::{Slot, SlotLabel};
-use crate::slots::Reflection;
-use crate::store::TagCount;
 
 pub use documents::{
     CompactMemory, MemoryDocument, SlotDocument, compact_observations, compact_search,
     compact_write, hit_document, slot_answer, slots_answer,
 };
-pub use inputs::{
+pub use memory::{
     FilterInput, ForgetInput, GetInput, ListInput, MAX_GET_IDS, MAX_PAGE, OrderInput, PatchInput,
     SearchInput, SortInput, StoreInput, UpdateInput,
 };
 pub use schema::schema;
-pub use session_inputs::{ContextInput, SessionSummaryInput, SessionsInput};
-pub use slot_inputs::{
+pub use session::{ContextInput, SessionSummaryInput, SessionsInput};
+pub use slot::{
     SlotCreateInput, SlotEditInput, SlotInput, SlotProjectInput, SlotSettingsInput, SlotTarget,
     SlotTextInput,
 };

@@ -16,7 +16,8 @@
 use std::collections::HashMap;
 
 use crate::id::MemoryId;
-use crate::search::{SignalHit, SignalKind, SignalScore};
+use crate::memory::SignalHit;
+use crate::search::{SignalKind, SignalScore};
 
 /// A fused candidate before it is loaded.
 #[derive(Debug, Clone, PartialEq)]

@@ -12,8 +12,10 @@ use jiff::Timestamp;
 use rapidfuzz::distance::indel;
 
 use crate::error::Result;
-use crate::search::{Match, SearchQuery, Signal, SignalKind, SignalRanking};
-use crate::store::{MemoryFilter, Store};
+use crate::memory::MemoryFilter;
+use crate::query::{Match, SearchQuery};
+use crate::search::{Signal, SignalKind, SignalRanking};
+use crate::store::Store;
 
 /// Vocabulary candidates fetched per query word before re-scoring.
 const CANDIDATES_PER_WORD: usize = 40;

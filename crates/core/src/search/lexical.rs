@@ -19,10 +19,11 @@ use jiff::Timestamp;
 
 use crate::error::Result;
 use crate::id::MemoryId;
-use crate::search::{
-    Match, ParsedQuery, SearchQuery, Signal, SignalHit, SignalKind, SignalRanking,
-};
-use crate::store::{MemoryFilter, Store};
+use crate::memory::MemoryFilter;
+use crate::memory::SignalHit;
+use crate::query::{Match, ParsedQuery, SearchQuery};
+use crate::search::{Signal, SignalKind, SignalRanking};
+use crate::store::Store;
 
 /// The most memories one expression is ranked over. Items matching more do not generate
 /// second-tier candidates, and a word, prefix or union of them matching more is ranked among

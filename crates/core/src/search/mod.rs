@@ -13,66 +13,24 @@
 pub mod fusion;
 pub mod fuzzy;
 pub mod lexical;
-pub mod query;
+pub mod pipeline;
 pub mod semantic;
 pub mod snippet;
-pub mod stopwords;
 
-use std::collections::HashSet;
 use std::fmt;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::id::MemoryId;
-use crate::memory::Memory;
-use crate::store::{MemoryFilter, Store};
+use crate::error::Result;
+use crate::memory::filter::MemoryFilter;
+use crate::memory::model::Memory;
+use crate::memory::store::SignalHit;
+use crate::query::SearchQuery;
+use crate::store::Store;
 
 pub use lexical::{LexicalSignal, RANKING_WINDOW, window_for};
-pub use query::{Match, ParsedQuery};
-
-/// The longest query accepted, in bytes.
-pub const MAX_QUERY_BYTES: usize = 2_000;
-
-/// A parsed search query.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SearchQuery {
-    pub text: String,
-    pub parsed: ParsedQuery,
-}
-
-impl SearchQuery {
-    /// Parses `text`; `strict` makes an implicit AND exact (the CLI's `--all`).
-    pub fn parse(text: &str, strict: bool) -> Result<Self> {
-        if text.len() > MAX_QUERY_BYTES {
-            return Err(Error::invalid(
-                "query",
-                format!("is {} bytes; the limit is {MAX_QUERY_BYTES}", text.len()),
-            ));
-        }
-        Ok(SearchQuery {
-            text: text.trim().to_string(),
-            parsed: ParsedQuery::parse(text, strict)?,
-        })
-    }
-}
-
-/// The words of `text` as the full-text index splits them (runs of letters and digits;
-/// everything else separates), as typed: no allocation, no lowercasing.
-pub fn word_spans(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-}
-
-/// The words of `text` lowercased and unique, in order of first appearance.
-pub fn words(text: &str) -> Vec<String> {
-    let mut seen = HashSet::new();
-    word_spans(text)
-        .map(str::to_lowercase)
-        .filter(|word| seen.insert(word.clone()))
-        .collect()
-}
+pub use pipeline::Searcher;
 
 /// The independent rankers that feed fusion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -100,13 +58,6 @@ pub struct SignalRanking {
     pub hits: Vec<SignalHit>,
     pub matched_words: Vec<String>,
     pub unknown_words: Vec<String>,
-}
-
-/// One candidate from one signal, with the signal's own score (higher is better).
-#[derive(Debug, Clone, PartialEq)]
-pub struct SignalHit {
-    pub id: MemoryId,
-    pub raw: f64,
 }
 
 /// A ranker. Returns at most `depth` hits, best first, never a memory the filter excludes.
@@ -243,32 +194,4 @@ pub struct SearchResults {
     /// Things the user should know about this search (e.g. the store's vectors come from another
     /// model, so meaning was not used), for adapters to show.
     pub notices: Vec<String>,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn words_split_like_the_index_and_are_unique() {
-        assert_eq!(
-            words("Why does `snake_case` fail? Snake-case!"),
-            ["why", "does", "snake", "case", "fail"]
-        );
-        assert_eq!(words("Café naïve 42"), ["café", "naïve", "42"]);
-    }
-
-    #[test]
-    fn queries_without_words_or_over_the_limit_are_refused_naming_the_field() {
-        for bad in [
-            String::new(),
-            "  ?! ".into(),
-            "x".repeat(MAX_QUERY_BYTES + 1),
-        ] {
-            assert_eq!(
-                SearchQuery::parse(&bad, false).unwrap_err().field(),
-                Some("query")
-            );
-        }
-    }
 }

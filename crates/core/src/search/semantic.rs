@@ -11,8 +11,10 @@
 use jiff::Timestamp;
 
 use crate::error::Result;
-use crate::search::{SearchQuery, Signal, SignalKind, SignalRanking};
-use crate::store::{MemoryFilter, Store};
+use crate::memory::MemoryFilter;
+use crate::query::SearchQuery;
+use crate::search::{Signal, SignalKind, SignalRanking};
+use crate::store::Store;
 
 /// Nearest neighbours of the embedded query, as similar as `min_similarity` at least.
 pub struct SemanticSignal<'a> {

@@ -8,11 +8,11 @@ use jiff::Span;
 use super::{Harness, StoreFactory, project};
 use crate::Error;
 use crate::context::ContextRequest;
+use crate::memory::NewMemory;
 use crate::scope::{ProjectName, Scope};
-use crate::service::NewMemory;
 use crate::session::{AgentEvent, EventKind, SessionKey};
 use crate::slot::{DEFAULT_SLOTS, SlotAddress, SlotLabel, SlotScope};
-use crate::slots::{NewSlot, SlotSettings};
+use crate::slot::{NewSlot, SlotSettings};
 use crate::tokens;
 
 fn acme() -> ProjectName {
@@ -51,7 +51,7 @@ pub fn default_slots_are_seeded_by_scope_and_seeding_never_overwrites(factory: S
     let mut own = DEFAULT_SLOTS[5].seed(project("acme"), now);
     own.content = "- ship the release".into();
     h.service
-        .store
+        .backend()
         .write(&mut |tx| tx.put_slot(&own))
         .expect("write");
 
@@ -530,12 +530,9 @@ pub fn reflection_at_session_end_fills_pending_items_patterns_and_context(factor
 
 pub fn reflection_can_be_turned_off_and_skips_deleted_or_read_only_slots(factory: StoreFactory) {
     let h = Harness::new(factory);
-    let mut service_off = Harness::new(factory);
-    service_off.service = service_off
-        .service
-        .with_slots_config(crate::config::SlotsConfig {
-            reflect_on_session_end: false,
-        });
+    let mut config = crate::config::Config::default();
+    config.slots.reflect_on_session_end = false;
+    let service_off = Harness::with_config(factory, &config);
     reflective_session(&service_off, "quiet");
     assert_eq!(
         service_off

@@ -2,7 +2,7 @@
 //!
 //! An [`Embedder`] turns texts into unit-length vectors whose dot product measures closeness of
 //! meaning. A written memory is *pending* — found by the lexical signals, not yet by meaning —
-//! until the embedding queue ([`crate::embedding_queue`]) embeds its [`embedding_text`]; the
+//! until the embedding queue ([`crate::embedding::queue`]) embeds its [`embedding_text`]; the
 //! query is embedded at search time. Every vector in a store comes from one model, named by its [`ModelIdentity`]:
 //! the store records it, and vectors of another model are never compared with it — changing the
 //! model drops the old vectors and re-embeds.

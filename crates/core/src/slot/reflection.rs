@@ -21,9 +21,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::session::{Observation, ObservationKind, Session};
-use crate::sessions::is_shell_tool;
-use crate::slot::Slot;
+use crate::session::model::{Observation, ObservationKind, Session, is_shell_tool};
+use crate::slot::model::Slot;
 
 /// Longest pending item, in characters.
 const ITEM_CHARS: usize = 200;

@@ -20,11 +20,55 @@
 //! group. `NOT` items in a soft query still exclude strictly. An explicit `AND` or `OR`, or
 //! `strict` (the CLI's `--all`), makes the whole query an exact boolean expression.
 
+pub mod stopwords;
+
+use std::collections::HashSet;
 use std::fmt;
 
-use crate::error::Error;
-use crate::search::stopwords::is_stop_word;
-use crate::search::words;
+use crate::error::{Error, Result};
+use stopwords::is_stop_word;
+
+/// The longest query accepted, in bytes.
+pub const MAX_QUERY_BYTES: usize = 2_000;
+
+/// A parsed search query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchQuery {
+    pub text: String,
+    pub parsed: ParsedQuery,
+}
+
+impl SearchQuery {
+    /// Parses `text`; `strict` makes an implicit AND exact (the CLI's `--all`).
+    pub fn parse(text: &str, strict: bool) -> Result<Self> {
+        if text.len() > MAX_QUERY_BYTES {
+            return Err(Error::invalid(
+                "query",
+                format!("is {} bytes; the limit is {MAX_QUERY_BYTES}", text.len()),
+            ));
+        }
+        Ok(SearchQuery {
+            text: text.trim().to_string(),
+            parsed: ParsedQuery::parse(text, strict)?,
+        })
+    }
+}
+
+/// The words of `text` as the full-text index splits them (runs of letters and digits;
+/// everything else separates), as typed: no allocation, no lowercasing.
+pub fn word_spans(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+}
+
+/// The words of `text` lowercased and unique, in order of first appearance.
+pub fn words(text: &str) -> Vec<String> {
+    let mut seen = HashSet::new();
+    word_spans(text)
+        .map(str::to_lowercase)
+        .filter(|word| seen.insert(word.clone()))
+        .collect()
+}
 
 /// A boolean match expression over the index's words.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -579,6 +623,29 @@ mod tests {
             if let Err(err) = ParsedQuery::parse(&text, false) {
                 proptest::prop_assert_eq!(err.field(), Some("query"));
             }
+        }
+    }
+
+    #[test]
+    fn words_split_like_the_index_and_are_unique() {
+        assert_eq!(
+            words("Why does `snake_case` fail? Snake-case!"),
+            ["why", "does", "snake", "case", "fail"]
+        );
+        assert_eq!(words("Café naïve 42"), ["café", "naïve", "42"]);
+    }
+
+    #[test]
+    fn queries_without_words_or_over_the_limit_are_refused_naming_the_field() {
+        for bad in [
+            String::new(),
+            "  ?! ".into(),
+            "x".repeat(MAX_QUERY_BYTES + 1),
+        ] {
+            assert_eq!(
+                SearchQuery::parse(&bad, false).unwrap_err().field(),
+                Some("query")
+            );
         }
     }
 }

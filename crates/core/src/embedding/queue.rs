@@ -1,7 +1,7 @@
 //! The embedding queue: memories waiting for a vector, embedded in batches.
 //!
 //! A write never waits for the model: the store keeps a memory without a vector (*pending*)
-//! until [`MemoryService::embed_pending`] runs — at the end of a CLI store or import, by
+//! until [`Embeddings::embed_pending`] runs — at the end of a CLI store or import, by
 //! `cairn reindex`, or continuously in the server. Each batch is read, embedded outside any
 //! transaction, and written in one short transaction that keeps a vector only if its memory was
 //! not changed meanwhile (so a concurrent update is never overwritten with a stale vector; the
@@ -9,15 +9,14 @@
 //! the store; a different model there means every old vector is dropped and re-embedded. After
 //! the last batch the store's vector index (if it keeps one) takes in the new vectors.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::embedding::{Embedder, HOW_TO_ENABLE, ModelIdentity};
+use crate::embedding::model::{Embedder, HOW_TO_ENABLE, ModelIdentity};
+use crate::embedding::store::{EmbeddingCounts, VectorIndexReport};
 use crate::error::{Error, Result};
-use crate::service::MemoryService;
-use crate::store::{EmbeddingCounts, VectorIndexReport};
+use crate::store::Store;
 
 /// How far an embedding run has come.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,17 +66,26 @@ pub struct EmbeddingStatus {
     pub counts: EmbeddingCounts,
 }
 
-impl MemoryService {
-    /// Gives the service an embedding model (semantic search, the embedding queue), embedding
-    /// `batch` memories at a time.
-    pub fn with_embedder(mut self, embedder: Arc<dyn Embedder>, batch: usize) -> Self {
-        self.embedder = Some(embedder);
-        self.embed_batch = batch.max(1);
-        self
+/// The embedding operations over one store, with the model when one is installed.
+#[derive(Clone, Copy)]
+pub struct Embeddings<'a> {
+    store: &'a dyn Store,
+    embedder: Option<&'a dyn Embedder>,
+    batch: usize,
+}
+
+impl<'a> Embeddings<'a> {
+    /// Embeds `batch` memories at a time (at least one) with `embedder`.
+    pub fn new(store: &'a dyn Store, embedder: Option<&'a dyn Embedder>, batch: usize) -> Self {
+        Embeddings {
+            store,
+            embedder,
+            batch: batch.max(1),
+        }
     }
 
-    pub fn embedder(&self) -> Option<&dyn Embedder> {
-        self.embedder.as_deref()
+    pub fn embedder(&self) -> Option<&'a dyn Embedder> {
+        self.embedder
     }
 
     fn require_embedder(&self) -> Result<&dyn Embedder> {
@@ -101,9 +109,9 @@ impl MemoryService {
                 Ok(())
             })?;
         }
-        let mut batch = self.store.pending_embeddings(self.embed_batch)?;
+        let mut batch = self.store.pending_embeddings(self.batch)?;
         // Less than a batch is all there is; only more is worth counting.
-        let total = match batch.len() < self.embed_batch {
+        let total = match batch.len() < self.batch {
             true => batch.len() as u64,
             false => self.store.embedding_counts()?.pending,
         };
@@ -143,7 +151,7 @@ impl MemoryService {
                     total: total.max(done),
                 });
             }
-            batch = self.store.pending_embeddings(self.embed_batch)?;
+            batch = self.store.pending_embeddings(self.batch)?;
         }
         let index = self.update_vector_index(false, progress)?;
         Ok(EmbedReport {

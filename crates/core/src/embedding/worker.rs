@@ -2,7 +2,7 @@
 //!
 //! `cairn serve` and `cairn mcp` live for hours, so they do not embed at the end of each write
 //! as the CLI does. Instead every write *nudges* one worker thread, which runs
-//! [`MemoryService::embed_pending`] until nothing is pending and then sleeps until the next
+//! [`MemoryService::embed_pending`](crate::service::MemoryService::embed_pending) until nothing is pending and then sleeps until the next
 //! nudge. Nudges that arrive while it works fold into one more pass, so a burst of writes costs
 //! a few batches, not one run per write. It also wakes on its own every [`IDLE_SWEEP`], which
 //! picks up memories that another process (a CLI import, a hook) wrote to the same store.

@@ -5,13 +5,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Caller;
-use super::inputs::{SearchInput, page_limit};
+use super::memory::{SearchInput, page_limit};
 use crate::context::ContextRequest;
 use crate::error::{Error, Result};
 use crate::scope::{ProjectName, ScopeFilter};
 use crate::service::MemoryService;
+use crate::session::AgentSummary;
 use crate::session::{ObservationHit, SessionFilter, SessionKey};
-use crate::sessions::AgentSummary;
 
 /// Input of `memory_context` and `/v1/context`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]

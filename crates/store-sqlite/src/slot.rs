@@ -6,12 +6,15 @@
 //! deleted.
 
 use cairn_core::slot::{Slot, SlotLabel};
+use cairn_core::slot::{SlotStore, SlotTx};
 use cairn_core::{Result, Scope};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
+use crate::SqliteStore;
 use crate::error::SqlResult;
 use crate::rows::{corrupt, millis, project_column, scope_from_column, time};
+use crate::tx::SqliteTx;
 
 const SLOT_COLUMNS: &str = "project, label, content, description, size_limit, pinned, \
      read_only, created_at, updated_at, reflected";
@@ -111,4 +114,36 @@ pub fn mark_slot_seeded(conn: &Connection, scope: &Scope, label: &SlotLabel) -> 
         .execute(params![project_column(scope), label.as_str()])
         .sql()?;
     Ok(())
+}
+
+impl SlotStore for SqliteStore {
+    fn slots(&self, scopes: &[Scope]) -> Result<Vec<Slot>> {
+        slots(&self.reader(), scopes)
+    }
+
+    fn seeded_slots(&self, scope: &Scope) -> Result<Vec<SlotLabel>> {
+        seeded_slots(&self.reader(), scope)
+    }
+}
+
+impl SlotTx for SqliteTx<'_, '_> {
+    fn slot(&mut self, scope: &Scope, label: &SlotLabel) -> Result<Option<Slot>> {
+        slot(&self.tx, scope, label)
+    }
+
+    fn put_slot(&mut self, slot: &Slot) -> Result<()> {
+        put_slot(&self.tx, slot)
+    }
+
+    fn delete_slot(&mut self, scope: &Scope, label: &SlotLabel) -> Result<bool> {
+        delete_slot(&self.tx, scope, label)
+    }
+
+    fn seeded_slots(&mut self, scope: &Scope) -> Result<Vec<SlotLabel>> {
+        seeded_slots(&self.tx, scope)
+    }
+
+    fn mark_slot_seeded(&mut self, scope: &Scope, label: &SlotLabel) -> Result<()> {
+        mark_slot_seeded(&self.tx, scope, label)
+    }
 }

@@ -1,37 +1,39 @@
-//! The service's session behaviour: recording hook events, summaries, observation search.
+//! The session operations: recording hook events, summaries, observation search.
 //!
-//! [`MemoryService::record_events`] takes events in the order the agent fired them and applies
+//! [`Sessions::record_events`] takes events in the order the agent fired them and applies
 //! them in one transaction: each creates or touches its [`Session`]; prompts, tool uses, failures,
 //! subagent results, notifications and compactions become [`Observation`]s (redacted, then
 //! truncated to `sessions.max_*_chars`); a turn's stop stores the `*Remember*:` facts of the last
-//! message ([`crate::extract`]); a session's end marks it ended. After the commit, sessions that
-//! ended or compacted get a summary ([`MemoryService::summarize_session`]): the agent's own, when
+//! message ([`crate::memory::extract`]); a session's end marks it ended. After the commit, sessions that
+//! ended or compacted get a summary ([`Sessions::summarize_session`]): the agent's own, when
 //! it stored one, is kept; otherwise a configured model writes one, else cairn derives one from
 //! the observations — the goal (first prompt), files touched, commands, errors and memories
 //! stored. A summary is recorded on the session and kept as a memory (tag `session-summary`,
 //! one topic key per session, so a later summary revises it), which makes it searchable and
 //! lets context show recent sessions. A session that ended is then reflected into its
-//! project's slots (`slots.reflect_on_session_end`; see [`crate::reflection`]).
+//! project's slots (`slots.reflect_on_session_end`; see `slot::reflection`).
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
 use crate::config::SessionsConfig;
 use crate::error::{Error, Result};
-use crate::extract;
-use crate::memory::{Category, Importance, Source, WriteOutcome};
+use crate::memory::extract;
+use crate::memory::filter::{ListQuery, MemoryFilter, SortKey, SortOrder};
+use crate::memory::model::{Category, Importance, Memory, Source, TopicKey, WriteOutcome};
+use crate::memory::new::NewMemory;
+use crate::memory::operations::Memories;
+use crate::memory::write::store_in;
+use crate::query::{Match, ParsedQuery, SearchQuery};
 use crate::redact::redact;
 use crate::scope::{ProjectName, Scope, ScopeFilter};
-use crate::search::{Match, ParsedQuery, SearchQuery};
-use crate::service::{MemoryService, NewMemory, store_in};
-use crate::session::{
+use crate::session::model::{
     AgentEvent, EventKind, Observation, ObservationFilter, ObservationHit, ObservationKind,
-    Session, SessionFilter, SessionKey, SummaryAuthor,
+    Session, SessionFilter, SessionKey, SummaryAuthor, is_shell_tool,
 };
-use crate::store::{ListQuery, MemoryFilter, SortKey, SortOrder, StoreTx};
+use crate::store::{Store, StoreTx, in_transaction};
 use crate::tag::Tag;
 
 /// The tag every session summary memory carries.
@@ -61,8 +63,8 @@ pub struct RecordReport {
     pub extracted: Vec<WriteOutcome>,
     /// Sessions summarised after the batch.
     pub summarized: Vec<SessionKey>,
-    /// What the sessions that ended wrote into their project's slots.
-    pub reflected: Vec<crate::slots::Reflection>,
+    /// Sessions that ended in the batch, in order (each once).
+    pub ended: Vec<SessionKey>,
 }
 
 /// A summary an agent writes of its own session (`memory_session_summary`).
@@ -96,22 +98,37 @@ pub fn clip(text: &str, max: usize) -> String {
     format!("{kept}… [{} more characters]", total - max)
 }
 
-impl MemoryService {
-    /// Uses these session settings (retention, truncation, extraction) instead of the defaults.
-    pub fn with_sessions_config(mut self, sessions: SessionsConfig) -> Self {
-        self.sessions = sessions;
-        self
+/// The session operations over one store, with the memories they write summaries and facts
+/// into.
+#[derive(Clone, Copy)]
+pub struct Sessions<'a> {
+    memories: Memories<'a>,
+    store: &'a dyn Store,
+    config: &'a SessionsConfig,
+    summarizer: Option<&'a dyn Summarizer>,
+}
+
+impl<'a> Sessions<'a> {
+    pub fn new(
+        memories: Memories<'a>,
+        config: &'a SessionsConfig,
+        summarizer: Option<&'a dyn Summarizer>,
+    ) -> Self {
+        Sessions {
+            memories,
+            store: memories.backend(),
+            config,
+            summarizer,
+        }
     }
 
-    /// Lets a language model write session summaries; cairn's own is used when it fails.
-    pub fn with_summarizer(mut self, summarizer: Arc<dyn Summarizer>) -> Self {
-        self.summarizer = Some(summarizer);
-        self
+    fn now_ts(&self) -> Timestamp {
+        self.memories.now().timestamp()
     }
 
     /// The oldest time an observation may have and still be visible.
     pub fn observation_cutoff(&self) -> Timestamp {
-        let days = i64::from(self.sessions.retention_days);
+        let days = i64::from(self.config.retention_days);
         self.now_ts()
             .checked_sub(SignedDuration::from_hours(days * 24))
             .unwrap_or(Timestamp::MIN)
@@ -121,7 +138,7 @@ impl MemoryService {
     /// compacted. An event already recorded (same event id) changes nothing.
     pub fn record_events(&self, events: &[AgentEvent]) -> Result<RecordReport> {
         let now = self.now_ts();
-        let (mut report, summarize) = self.in_transaction(|tx| {
+        let (mut report, summarize) = in_transaction(self.store, |tx| {
             let mut report = RecordReport::default();
             let mut summarize = Vec::new();
             for event in events {
@@ -134,9 +151,8 @@ impl MemoryService {
                 self.summarize_session(&key)?;
                 report.summarized.push(key.clone());
             }
-            let reflected = report.reflected.iter().any(|r| r.session == key);
-            if ended && !reflected && self.reflects_on_session_end() {
-                report.reflected.push(self.reflect_session(&key)?);
+            if ended && !report.ended.contains(&key) {
+                report.ended.push(key);
             }
         }
         Ok(report)
@@ -150,7 +166,7 @@ impl MemoryService {
         report: &mut RecordReport,
         summarize: &mut Vec<(SessionKey, bool)>,
     ) -> Result<()> {
-        let limits = &self.sessions;
+        let limits = self.config;
         let mut session = tx.session(&event.session)?.unwrap_or_else(|| Session {
             key: event.session.clone(),
             project: event.project.clone(),
@@ -277,43 +293,18 @@ impl MemoryService {
         now: Timestamp,
         report: &mut RecordReport,
     ) -> Result<()> {
-        for fact in extract::facts(message, &self.now()) {
+        for fact in extract::facts(message, &self.memories.now()) {
             let new = fact.into_new_memory(
                 Scope::Project(session.project.clone()),
                 Some(session.key.agent.clone()),
                 Some(session.key.id.clone()),
             );
-            match self.candidate(new, now) {
+            match self.memories.candidate(new, now) {
                 Ok(candidate) => report.extracted.push(store_in(tx, &candidate, now)?),
                 Err(error) => tracing::warn!(%error, "a *Remember* fact was not stored"),
             }
         }
         Ok(())
-    }
-
-    /// Stores the `*Remember*:` facts of an agent's output as memories (`cairn extract`).
-    pub fn extract(
-        &self,
-        text: &str,
-        scope: Scope,
-        entered_by: Option<String>,
-        session_id: Option<String>,
-    ) -> Result<Vec<WriteOutcome>> {
-        let now = self.now_ts();
-        let candidates = extract::facts(text, &self.now())
-            .into_iter()
-            .map(|fact| {
-                let new =
-                    fact.into_new_memory(scope.clone(), entered_by.clone(), session_id.clone());
-                self.candidate(new, now)
-            })
-            .collect::<Result<Vec<_>>>()?;
-        self.in_transaction(|tx| {
-            candidates
-                .iter()
-                .map(|candidate| store_in(tx, candidate, now))
-                .collect()
-        })
     }
 
     /// A session by key.
@@ -323,7 +314,7 @@ impl MemoryService {
 
     /// Sessions, the latest active first.
     pub fn sessions(&self, filter: &SessionFilter) -> Result<Vec<Session>> {
-        crate::validate::page(filter.limit, filter.offset)?;
+        crate::memory::validate::page(filter.limit, filter.offset)?;
         self.store.sessions(filter)
     }
 
@@ -341,7 +332,7 @@ impl MemoryService {
         session: Option<SessionKey>,
         limit: usize,
     ) -> Result<Vec<ObservationHit>> {
-        crate::validate::page(limit, 0)?;
+        crate::memory::validate::page(limit, 0)?;
         let filter = ObservationFilter {
             project,
             session,
@@ -385,7 +376,7 @@ impl MemoryService {
     /// Deletes observations older than the retention; returns how many.
     pub fn prune_observations(&self) -> Result<u64> {
         let cutoff = self.observation_cutoff();
-        self.in_transaction(|tx| tx.prune_observations(cutoff))
+        in_transaction(self.store, |tx| tx.prune_observations(cutoff))
     }
 
     /// Writes a session's summary, unless its agent wrote one: the configured model's, else
@@ -396,7 +387,7 @@ impl MemoryService {
             return Ok(None);
         }
         let derived = self.derived_summary(&session)?;
-        let (text, author) = match &self.summarizer {
+        let (text, author) = match self.summarizer {
             Some(model) => match model.summarize(&derived) {
                 Ok(text) if !text.trim().is_empty() => (text, SummaryAuthor::Model),
                 Ok(_) => (derived, SummaryAuthor::Cairn),
@@ -431,7 +422,7 @@ impl MemoryService {
                 new.title = Some(summary_title(&summary.goal));
                 new.tags = vec![SUMMARY_TAG.into()];
                 new.entered_by = summary.agent;
-                self.store(new)
+                self.memories.store(new)
             }
         }
     }
@@ -443,7 +434,7 @@ impl MemoryService {
         &self,
         project: Option<&ProjectName>,
         count: usize,
-    ) -> Result<Vec<crate::memory::Memory>> {
+    ) -> Result<Vec<Memory>> {
         let sessions = self.store.sessions(&SessionFilter {
             project: project.cloned(),
             agent: None,
@@ -457,7 +448,7 @@ impl MemoryService {
             }
             let query = ListQuery {
                 filter: MemoryFilter {
-                    topic_key: Some(crate::memory::TopicKey::new(&summary_topic(&session.key))?),
+                    topic_key: Some(TopicKey::new(&summary_topic(&session.key))?),
                     ..MemoryFilter::in_scope(ScopeFilter::ProjectAndGlobal(session.project.clone()))
                 },
                 sort: SortKey::Updated,
@@ -465,7 +456,7 @@ impl MemoryService {
                 limit: 1,
                 offset: 0,
             };
-            found.extend(self.list(&query)?);
+            found.extend(self.memories.list(&query)?);
         }
         Ok(found)
     }
@@ -514,10 +505,10 @@ impl MemoryService {
             new.source = Source::Mcp;
         }
         let now = self.now_ts();
-        let candidate = self.candidate(new, now)?;
+        let candidate = self.memories.candidate(new, now)?;
         session.summary = Some(candidate.content.clone());
         session.summary_by = Some(author);
-        self.in_transaction(|tx| {
+        in_transaction(self.store, |tx| {
             tx.put_session(&session)?;
             store_in(tx, &candidate, now)
         })
@@ -605,6 +596,7 @@ impl MemoryService {
             offset: 0,
         };
         Ok(self
+            .memories
             .list(&query)?
             .into_iter()
             .filter(|m| !m.tags.contains(&summary))
@@ -624,14 +616,6 @@ fn clean_files(files: &[String]) -> Vec<String> {
         .filter(|f| !f.is_empty() && seen.insert(f.clone()))
         .take(MAX_FILES)
         .collect()
-}
-
-/// Tools that run shell commands, across agents.
-pub(crate) fn is_shell_tool(tool: &str) -> bool {
-    matches!(
-        tool.to_ascii_lowercase().as_str(),
-        "bash" | "shell" | "exec_command" | "local_shell" | "run_shell_command"
-    )
 }
 
 /// The first line of `text`, at most `max` characters.

@@ -1,5 +1,5 @@
-//! The service's slot behaviour: list, get, create, append, replace, configure, delete, reset
-//! and reflect (the model is in [`crate::slot`]).
+//! The slot operations: list, get, create, append, replace, configure, delete, reset
+//! and reflect (the model is in `slot::model`).
 //!
 //! Every change runs in one store transaction that first seeds the scope's missing defaults,
 //! then reads the slot under the write lock, checks it and writes it. So an append is a
@@ -11,18 +11,19 @@
 use jiff::Timestamp;
 use serde::Serialize;
 
+use crate::clock::Clock;
 use crate::config::SlotsConfig;
 use crate::error::{Error, Result};
 use crate::redact::redact;
-use crate::reflection::{self, SlotChange};
 use crate::scope::{ProjectName, Scope};
-use crate::service::MemoryService;
-use crate::session::SessionKey;
-use crate::slot::{
-    self, DEFAULT_LIMIT, DEFAULT_SLOTS, DefaultSlot, MAX_DESCRIPTION_CHARS, MAX_LIMIT,
+use crate::session::model::{SessionFilter, SessionKey};
+use crate::session::recording::{RecordReport, Sessions};
+use crate::slot::model::{
+    self as slot, DEFAULT_LIMIT, DEFAULT_SLOTS, DefaultSlot, MAX_DESCRIPTION_CHARS, MAX_LIMIT,
     PENDING_ITEMS, PROJECT_CONTEXT, SESSION_PATTERNS, Slot, SlotAddress, SlotLabel, place,
 };
-use crate::store::StoreTx;
+use crate::slot::reflection::{self, SlotChange};
+use crate::store::{Store, StoreTx, in_transaction};
 
 /// A slot to create, as an adapter received it.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,11 +56,54 @@ pub struct Reflection {
     pub changes: Vec<SlotChange>,
 }
 
-impl MemoryService {
-    /// Uses these slot settings (reflection at session end) instead of the defaults.
-    pub fn with_slots_config(mut self, slots: SlotsConfig) -> Self {
-        self.slots = slots;
-        self
+/// The slot operations over one store; reflection reads sessions through [`Sessions`].
+#[derive(Clone, Copy)]
+pub struct Slots<'a> {
+    store: &'a dyn Store,
+    config: &'a SlotsConfig,
+    clock: &'a Clock,
+    sessions: Sessions<'a>,
+}
+
+/// What recording a batch of agent events did, and what the sessions that ended in it wrote
+/// into their projects' slots.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Recorded {
+    #[serde(flatten)]
+    pub report: RecordReport,
+    /// What the sessions that ended wrote into their project's slots.
+    pub reflected: Vec<Reflection>,
+}
+
+impl<'a> Slots<'a> {
+    pub fn new(
+        store: &'a dyn Store,
+        config: &'a SlotsConfig,
+        clock: &'a Clock,
+        sessions: Sessions<'a>,
+    ) -> Self {
+        Slots {
+            store,
+            config,
+            clock,
+            sessions,
+        }
+    }
+
+    fn now_ts(&self) -> Timestamp {
+        self.clock.now().timestamp()
+    }
+
+    /// Reflects each session that ended in `report` into its project's slots, when
+    /// `slots.reflect_on_session_end` is on.
+    pub fn reflect_ended(&self, report: RecordReport) -> Result<Recorded> {
+        let mut reflected = Vec::new();
+        if self.config.reflect_on_session_end {
+            for key in &report.ended {
+                reflected.push(self.reflect_session(key)?);
+            }
+        }
+        Ok(Recorded { report, reflected })
     }
 
     /// The slots a caller in `project` sees (the project's own, and the global ones it does not
@@ -110,7 +154,7 @@ impl MemoryService {
         let content = clean(&new.content);
         check_fits(&created, &content, "would hold")?;
         created.content = content;
-        self.in_transaction(|tx| {
+        in_transaction(self.store, |tx| {
             seed_in(tx, &created.scope, now)?;
             if tx.slot(&created.scope, &created.label)?.is_some() {
                 return Err(Error::Conflict {
@@ -164,7 +208,7 @@ impl MemoryService {
             .map(|text| description(Some(text)))
             .transpose()?;
         let now = self.now_ts();
-        self.in_transaction(|tx| {
+        in_transaction(self.store, |tx| {
             let mut slot = resolve_in(tx, address, now)?;
             if let Some(limit) = limit {
                 if slot.chars() > limit {
@@ -193,7 +237,7 @@ impl MemoryService {
     /// Deletes a slot. A deleted default stays deleted until it is reset.
     pub fn delete_slot(&self, address: &SlotAddress) -> Result<Slot> {
         let now = self.now_ts();
-        self.in_transaction(|tx| {
+        in_transaction(self.store, |tx| {
             let slot = resolve_in(tx, address, now)?;
             refuse_read_only(&slot)?;
             tx.delete_slot(&slot.scope, &slot.label)?;
@@ -237,7 +281,7 @@ impl MemoryService {
             };
             targets.push((spec, scope));
         }
-        self.in_transaction(|tx| {
+        in_transaction(self.store, |tx| {
             let mut written = Vec::new();
             for (spec, scope) in &targets {
                 let fresh = spec.seed(scope.clone(), now);
@@ -254,11 +298,13 @@ impl MemoryService {
         })
     }
 
-    /// Writes what a session says into its project's slots (see [`crate::reflection`]). A slot
+    /// Writes what a session says into its project's slots (see `slot::reflection`). A slot
     /// that was deleted or is read-only is left alone, and the change says so.
     pub fn reflect_session(&self, key: &SessionKey) -> Result<Reflection> {
-        let session = self.session(key)?;
-        let observations = self.store.observations(key, self.observation_cutoff())?;
+        let session = self.sessions.session(key)?;
+        let observations = self
+            .store
+            .observations(key, self.sessions.observation_cutoff())?;
         let signals = reflection::signals(&session, &observations);
         let scope = Scope::Project(session.project.clone());
         let now = self.now_ts();
@@ -267,7 +313,7 @@ impl MemoryService {
             (SESSION_PATTERNS, signals.pattern.into_iter().collect()),
             (PROJECT_CONTEXT, signals.files),
         ];
-        let changes = self.in_transaction(|tx| {
+        let changes = in_transaction(self.store, |tx| {
             seed_in(tx, &scope, now)?;
             let mut changes = Vec::new();
             for (label, lines) in &writes {
@@ -301,7 +347,7 @@ impl MemoryService {
 
     /// Reflects the most recently active session of `project` (see [`Self::reflect_session`]).
     pub fn reflect_latest_session(&self, project: &ProjectName) -> Result<Reflection> {
-        let latest = self.store.sessions(&crate::session::SessionFilter {
+        let latest = self.store.sessions(&SessionFilter {
             project: Some(project.clone()),
             agent: None,
             limit: 1,
@@ -316,18 +362,13 @@ impl MemoryService {
         }
     }
 
-    /// Whether sessions are reflected into slots when they end.
-    pub(crate) fn reflects_on_session_end(&self) -> bool {
-        self.slots.reflect_on_session_end
-    }
-
     /// Seeds the missing defaults of `scopes`; writes only when one was never seeded.
     fn ensure_seeded(&self, scopes: &[Scope]) -> Result<()> {
         for scope in scopes {
             let seeded = self.store.seeded_slots(scope)?;
             if DefaultSlot::of(scope).any(|spec| !seeded.iter().any(|l| l.as_str() == spec.label)) {
                 let now = self.now_ts();
-                self.in_transaction(|tx| seed_in(tx, scope, now))?;
+                in_transaction(self.store, |tx| seed_in(tx, scope, now))?;
             }
         }
         Ok(())
@@ -340,7 +381,7 @@ impl MemoryService {
         mut edit: impl FnMut(&mut Slot) -> Result<()>,
     ) -> Result<Slot> {
         let now = self.now_ts();
-        self.in_transaction(|tx| {
+        in_transaction(self.store, |tx| {
             let mut slot = resolve_in(tx, address, now)?;
             refuse_read_only(&slot)?;
             edit(&mut slot)?;

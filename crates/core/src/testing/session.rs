@@ -5,11 +5,11 @@ use jiff::Span;
 
 use super::{Harness, StoreFactory, project};
 use crate::context::{ContextRequest, Section};
+use crate::memory::NewMemory;
 use crate::memory::{Category, Source, WriteStatus};
 use crate::scope::ProjectName;
-use crate::service::NewMemory;
 use crate::session::{AgentEvent, EventKind, ObservationKind, SessionKey, SummaryAuthor};
-use crate::sessions::{AgentSummary, SUMMARY_TAG};
+use crate::session::{AgentSummary, SUMMARY_TAG};
 use crate::tokens;
 
 fn key(id: &str) -> SessionKey {
@@ -122,7 +122,7 @@ pub fn events_record_a_session_its_observations_and_a_summary(factory: StoreFact
         assert!(summary.contains(expected), "{expected:?} in\n{summary}");
     }
     // The summary is also a memory, found by search.
-    let found = h.search("flaky login", crate::store::MemoryFilter::default());
+    let found = h.search("flaky login", crate::memory::MemoryFilter::default());
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].tags.iter().any(|t| t.as_str() == SUMMARY_TAG));
     assert_eq!(found[0].content, summary);
@@ -143,8 +143,8 @@ pub fn a_replayed_event_is_recorded_once(factory: StoreFactory) {
         .record_events(std::slice::from_ref(&prompt))
         .unwrap();
     let again = h.service.record_events(&[prompt]).unwrap();
-    assert_eq!((first.observations, first.replayed), (1, 0));
-    assert_eq!((again.observations, again.replayed), (0, 1));
+    assert_eq!((first.report.observations, first.report.replayed), (1, 0));
+    assert_eq!((again.report.observations, again.report.replayed), (0, 1));
     assert_eq!(h.service.observations(&key("s1")).unwrap().len(), 1);
 }
 
@@ -229,8 +229,8 @@ pub fn remember_lines_become_memories_when_a_turn_stops(factory: StoreFactory) {
             },
         )])
         .unwrap();
-    assert_eq!(report.extracted.len(), 1);
-    let memory = &report.extracted[0].memory;
+    assert_eq!(report.report.extracted.len(), 1);
+    let memory = &report.report.extracted[0].memory;
     assert_eq!(memory.source, Source::Extract);
     assert_eq!(memory.scope, project("acme"));
     assert_eq!(memory.session_id.as_deref(), Some("s1"));
@@ -368,7 +368,7 @@ pub fn context_fits_its_budget_and_prefers_relevant_memories(factory: StoreFacto
 /// A listing of one project and the global memories pages through both in one order, in
 /// either direction and by either time, however the pages fall across the two scopes.
 pub fn project_listings_page_through_both_scopes_in_order(factory: StoreFactory) {
-    use crate::store::{ListQuery, MemoryFilter, SortKey, SortOrder};
+    use crate::memory::{ListQuery, MemoryFilter, SortKey, SortOrder};
     let h = Harness::new(factory);
     for n in 0..9 {
         h.clock.advance(Span::new().minutes(1));

@@ -292,3 +292,11 @@ pub struct ObservationFilter {
     pub since: Timestamp,
     pub kinds: Vec<ObservationKind>,
 }
+
+/// Tools that run shell commands, across agents.
+pub fn is_shell_tool(tool: &str) -> bool {
+    matches!(
+        tool.to_ascii_lowercase().as_str(),
+        "bash" | "shell" | "exec_command" | "local_shell" | "run_shell_command"
+    )
+}

@@ -11,8 +11,8 @@ use serde::Deserialize;
 use super::Caller;
 use crate::error::{Error, Result};
 use crate::scope::{ProjectName, Scope};
+use crate::slot::{NewSlot, SlotSettings};
 use crate::slot::{SlotAddress, SlotLabel, SlotScope};
-use crate::slots::{NewSlot, SlotSettings};
 
 /// Which of the slots with a label is meant.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]

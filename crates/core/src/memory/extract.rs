@@ -16,9 +16,9 @@ use regex::Regex;
 
 use crate::dates::parse_time;
 use crate::memory::Category;
+use crate::memory::NewMemory;
 use crate::memory::Source;
 use crate::scope::Scope;
-use crate::service::NewMemory;
 
 /// How long a fact marked `temporary` is kept.
 pub const TEMPORARY_DAYS: i64 = 90;

@@ -11,10 +11,11 @@ use super::Caller;
 use crate::error::{Error, Result};
 use crate::id::IdRef;
 use crate::memory::Category;
+use crate::memory::{ListQuery, MemoryFilter, SortKey, SortOrder, Visibility};
+use crate::memory::{MemoryPatch, NewMemory};
 use crate::scope::{ProjectName, Scope, ScopeFilter};
 use crate::search::{FuzzyMode, SearchMode, SearchRequest};
-use crate::service::{MemoryPatch, MemoryService, NewMemory};
-use crate::store::{ListQuery, MemoryFilter, SortKey, SortOrder};
+use crate::service::MemoryService;
 use crate::tag::Tag;
 
 /// Most results one search or listing returns.
@@ -282,8 +283,10 @@ impl FilterInput {
             topic_key: None,
             created_after: time(service, "after", self.after.as_deref())?,
             created_before: time(service, "before", self.before.as_deref())?,
-            include_expired: self.include_expired,
-            include_forgotten: self.include_forgotten,
+            visibility: Visibility {
+                expired: self.include_expired,
+                forgotten: self.include_forgotten,
+            },
         })
     }
 }

@@ -5,18 +5,21 @@
 //! removes index entries before their rows. An observation's `event_id` is unique, so a replayed
 //! event is ignored by the database itself.
 
-use cairn_core::search::Match;
+use cairn_core::query::Match;
 use cairn_core::session::{
     Observation, ObservationFilter, ObservationHit, Session, SessionFilter, SessionKey,
 };
+use cairn_core::session::{SessionStore, SessionTx};
 use cairn_core::{Importance, ProjectName, Result};
 use jiff::Timestamp;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
+use crate::SqliteStore;
 use crate::error::SqlResult;
 use crate::read::fts5_expression;
 use crate::rows::{corrupt, millis, time};
+use crate::tx::SqliteTx;
 
 const SESSION_COLUMNS: &str = "s.agent, s.session_id, s.project, s.cwd, s.started_at, \
      s.last_seen_at, s.ended_at, s.first_prompt, s.summary, s.summary_by";
@@ -263,4 +266,49 @@ pub fn search_observations(
         .sql()?
         .collect::<rusqlite::Result<_>>()
         .sql()
+}
+
+impl SessionStore for SqliteStore {
+    fn session(&self, key: &SessionKey) -> Result<Option<Session>> {
+        session(&self.reader(), key)
+    }
+
+    fn sessions(&self, filter: &SessionFilter) -> Result<Vec<Session>> {
+        sessions(&self.reader(), filter)
+    }
+
+    fn observations(&self, key: &SessionKey, since: Timestamp) -> Result<Vec<Observation>> {
+        observations(&self.reader(), key, since)
+    }
+
+    fn search_observations(
+        &self,
+        expression: &Match,
+        filter: &ObservationFilter,
+        limit: usize,
+    ) -> Result<Vec<ObservationHit>> {
+        search_observations(&self.reader(), expression, filter, limit)
+    }
+}
+
+impl SessionTx for SqliteTx<'_, '_> {
+    fn session(&mut self, key: &SessionKey) -> Result<Option<Session>> {
+        session(&self.tx, key)
+    }
+
+    fn put_session(&mut self, session: &Session) -> Result<()> {
+        put_session(&self.tx, session)
+    }
+
+    fn add_observation(&mut self, key: &SessionKey, observation: &Observation) -> Result<bool> {
+        add_observation(&self.tx, key, observation)
+    }
+
+    fn observations(&mut self, key: &SessionKey) -> Result<Vec<Observation>> {
+        observations(&self.tx, key, Timestamp::MIN)
+    }
+
+    fn prune_observations(&mut self, before: Timestamp) -> Result<u64> {
+        prune_observations(&self.tx, before)
+    }
 }

@@ -1,0 +1,96 @@
+//! What a backend must provide for vectors: [`VectorStore`] (reads, the nearest-neighbour
+//! scan and the backend's own index) and [`VectorTx`] (writes, inside one transaction).
+//!
+//! A vector belongs to a memory and to the model that made it; the store records that model's
+//! identity, and a different model drops every vector (they are not comparable). Every new
+//! memory, and every change of its title or content, waits for a vector until the queue
+//! (`embedding::queue`) stores one.
+
+use jiff::Timestamp;
+use serde::Serialize;
+
+use crate::embedding::ModelIdentity;
+use crate::error::Result;
+use crate::id::MemoryId;
+use crate::memory::{MemoryFilter, SignalHit};
+
+/// The read side of vector storage.
+pub trait VectorStore: Send + Sync {
+    /// The model whose vectors the store holds, if one was ever recorded.
+    fn embedding_model(&self) -> Result<Option<ModelIdentity>>;
+
+    /// Up to `limit` memories without a vector, oldest first; forgotten ones are not embedded.
+    fn pending_embeddings(&self, limit: usize) -> Result<Vec<PendingEmbedding>>;
+
+    /// How many memories have a vector, and how many (not forgotten) wait for one.
+    fn embedding_counts(&self) -> Result<EmbeddingCounts>;
+
+    /// The `depth` memories under the filter whose vectors are nearest `query` (highest dot
+    /// product first, the similarity as the raw score).
+    fn nearest(
+        &self,
+        query: &[f32],
+        filter: &MemoryFilter,
+        now: Timestamp,
+        depth: usize,
+    ) -> Result<Vec<SignalHit>>;
+
+    /// Brings the backend's own vector index (an approximate one kept apart from the vectors,
+    /// like the SQLite store's HNSW file) up to date with the stored vectors, or builds it anew
+    /// when `rebuild`; `progress(done, total)` follows long work. `None` when the backend keeps
+    /// no such index or the store is small enough to need none. The index only ever speeds
+    /// [`VectorStore::nearest`] up: it never changes what counts as nearest or visible.
+    fn update_vector_index(
+        &self,
+        rebuild: bool,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Option<VectorIndexReport>> {
+        let _ = (rebuild, progress);
+        Ok(None)
+    }
+}
+
+/// The write side of vector storage, inside one transaction.
+pub trait VectorTx {
+    /// Records `model` as the store's embedding model. When another model was recorded, every
+    /// vector is deleted first (they are not comparable) and `true` is returned.
+    fn set_embedding_model(&mut self, model: &ModelIdentity) -> Result<bool>;
+
+    /// Deletes every vector: every memory becomes pending.
+    fn clear_embeddings(&mut self) -> Result<()>;
+
+    /// Stores each vector for its memory if the memory still has that `updated_at` (it was not
+    /// changed since its text was read); returns how many were stored.
+    fn put_embeddings(&mut self, vectors: &[(MemoryId, Timestamp, Vec<f32>)]) -> Result<usize>;
+}
+
+/// A memory waiting for its vector: the text to embed, and when the memory was last written (a
+/// vector is only stored if the memory has not changed since).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingEmbedding {
+    pub id: MemoryId,
+    pub updated_at: Timestamp,
+    pub text: String,
+}
+
+/// Vectors stored and memories waiting for one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct EmbeddingCounts {
+    pub embedded: u64,
+    pub pending: u64,
+}
+
+/// What an update of a vector index did and what the index now holds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VectorIndexReport {
+    /// Vectors the index holds.
+    pub indexed: u64,
+    /// Vectors added by this update (all of them when it was built anew).
+    pub added: u64,
+    /// Stored vectors not yet in the index, found by an exact scan until they are.
+    pub unindexed: u64,
+    pub rebuilt: bool,
+    /// Where the index lives, if in a file.
+    pub location: Option<String>,
+    pub seconds: f64,
+}

@@ -1,0 +1,329 @@
+//! The memory operations: store, update, read, forget, purge, prune, export, import and
+//! extraction, over one store with the limits and clock they need.
+//!
+//! [`Memories`] is what the service delegates to for memories and what other domains use to
+//! write one (a session summary is a memory). Every change runs in one store transaction and
+//! applies the write path's rules (`memory::write`); every read shows visible memories only
+//! unless asked ([`Visibility`]).
+
+use std::io::BufRead;
+
+use jiff::{Timestamp, Zoned};
+
+use crate::clock::Clock;
+use crate::config::Limits;
+use crate::error::{Error, Result};
+use crate::id::{IdRef, MemoryId};
+use crate::memory::exchange::{ImportReport, MemoryRecord};
+use crate::memory::extract;
+use crate::memory::filter::{ListQuery, MemoryFilter, Visibility};
+use crate::memory::model::{Memory, Revision, WriteOutcome, WriteStatus};
+use crate::memory::new::{MemoryPatch, NewMemory};
+use crate::memory::store::{StoreStats, TagCount};
+use crate::memory::validate;
+use crate::memory::write::{
+    apply_patch, candidate, import_one, revise, same_state, store_in, validate_record, visible_in,
+};
+use crate::scope::Scope;
+use crate::store::{Store, in_transaction};
+
+/// What `prune` found and whether it deleted it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PruneReport {
+    /// The expired memories, oldest expiry first.
+    pub memories: Vec<Memory>,
+    /// False for a dry run.
+    pub deleted: bool,
+    pub before: Timestamp,
+}
+
+/// A memory with its previous states.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct MemoryHistory {
+    pub memory: Memory,
+    pub revisions: Vec<Revision>,
+}
+
+/// The memory operations over one store.
+#[derive(Clone, Copy)]
+pub struct Memories<'a> {
+    store: &'a dyn Store,
+    limits: &'a Limits,
+    clock: &'a Clock,
+}
+
+impl<'a> Memories<'a> {
+    pub fn new(store: &'a dyn Store, limits: &'a Limits, clock: &'a Clock) -> Self {
+        Memories {
+            store,
+            limits,
+            clock,
+        }
+    }
+
+    /// The store these operations run on.
+    pub fn backend(&self) -> &'a dyn Store {
+        self.store
+    }
+
+    /// Now in the user's time zone.
+    pub fn now(&self) -> Zoned {
+        self.clock.now()
+    }
+
+    fn now_ts(&self) -> Timestamp {
+        self.clock.now().timestamp()
+    }
+
+    /// A new memory as it would be stored at `now`: validated, normalised and redacted.
+    pub fn candidate(&self, new: NewMemory, now: Timestamp) -> Result<Memory> {
+        candidate(new, self.limits, now)
+    }
+
+    /// Stores a memory: `created`, `duplicate` (same content in the scope; nothing written) or
+    /// `updated` (same topic key in the scope; revised in place, previous state kept).
+    pub fn store(&self, new: NewMemory) -> Result<WriteOutcome> {
+        let now = self.now_ts();
+        let candidate = candidate(new, self.limits, now)?;
+        in_transaction(self.store, |tx| store_in(tx, &candidate, now))
+    }
+
+    /// Applies a patch to a visible memory, keeping its previous state in the history.
+    pub fn update(&self, target: &IdRef, patch: MemoryPatch) -> Result<WriteOutcome> {
+        let now = self.now_ts();
+        let id = self.resolve(target, false)?.id;
+        in_transaction(self.store, |tx| {
+            let current = visible_in(tx, &id, now)?;
+            let revised = apply_patch(&current, &patch, self.limits, now)?;
+            if let Some(key) = revised
+                .topic_key
+                .as_ref()
+                .filter(|k| Some(*k) != current.topic_key.as_ref())
+                && let Some(other) = tx.find_by_topic(&revised.scope, key, now)?
+            {
+                return Err(Error::invalid(
+                    "topic_key",
+                    format!(
+                        "'{key}' already names memory {} in this scope",
+                        other.id.handle()
+                    ),
+                ));
+            }
+            if same_state(&current, &revised) {
+                return Ok(WriteOutcome {
+                    status: WriteStatus::Unchanged,
+                    memory: current,
+                });
+            }
+            revise(tx, &current, revised.clone())?;
+            Ok(WriteOutcome {
+                status: WriteStatus::Updated,
+                memory: revised,
+            })
+        })
+    }
+
+    /// Finds a memory by id or handle. Hidden (forgotten or expired) memories are found only
+    /// when `include_hidden` is set.
+    pub fn resolve(&self, target: &IdRef, include_hidden: bool) -> Result<Memory> {
+        let now = self.now_ts();
+        let visibility = if include_hidden {
+            Visibility::ALL
+        } else {
+            Visibility::VISIBLE
+        };
+        let shown = |m: &Memory| visibility.shows(m, now);
+        match target {
+            IdRef::Full(id) => self
+                .store
+                .get(&[*id])?
+                .into_iter()
+                .find(|m| shown(m))
+                .ok_or_else(|| Error::NotFound { id: id.to_string() }),
+            IdRef::Prefix(prefix) => {
+                let ids = self.store.ids_with_prefix(prefix, 20)?;
+                let mut found: Vec<Memory> = self
+                    .store
+                    .get(&ids)?
+                    .into_iter()
+                    .filter(|m| shown(m))
+                    .collect();
+                match found.len() {
+                    0 => Err(Error::NotFound { id: prefix.clone() }),
+                    1 => Ok(found.remove(0)),
+                    _ => {
+                        let mut candidates: Vec<String> =
+                            found.iter().map(|m| m.id.to_string()).collect();
+                        candidates.sort();
+                        Err(Error::AmbiguousHandle {
+                            prefix: prefix.clone(),
+                            candidates,
+                        })
+                    }
+                }
+            }
+        }
+    }
+
+    /// Visible memories, in the order asked for.
+    pub fn get(&self, targets: &[IdRef]) -> Result<Vec<Memory>> {
+        targets.iter().map(|t| self.resolve(t, false)).collect()
+    }
+
+    /// A visible memory and its previous states.
+    pub fn history(&self, target: &IdRef) -> Result<MemoryHistory> {
+        let memory = self.resolve(target, false)?;
+        let revisions = self.store.revisions(&memory.id)?;
+        Ok(MemoryHistory { memory, revisions })
+    }
+
+    /// Soft-deletes a visible memory; it disappears from every read but can still be exported
+    /// and purged.
+    pub fn forget(&self, target: &IdRef) -> Result<Memory> {
+        let now = self.now_ts();
+        let id = self.resolve(target, false)?.id;
+        in_transaction(self.store, |tx| {
+            // Re-read under the write lock, so a change made since `resolve` is kept.
+            let mut memory = visible_in(tx, &id, now)?;
+            memory.deleted_at = Some(now);
+            tx.replace(&memory)?;
+            Ok(memory)
+        })
+    }
+
+    /// Removes a memory for good, in whatever state, with its history.
+    pub fn purge(&self, target: &IdRef) -> Result<Memory> {
+        let memory = self.resolve(target, true)?;
+        self.store.write(&mut |tx| tx.purge(&[memory.id]))?;
+        Ok(memory)
+    }
+
+    pub fn list(&self, query: &ListQuery) -> Result<Vec<Memory>> {
+        validate::page(query.limit, query.offset)?;
+        self.store.list(query, self.now_ts())
+    }
+
+    pub fn count(&self, filter: &MemoryFilter) -> Result<u64> {
+        self.store.count(filter, self.now_ts())
+    }
+
+    /// Finds memories that expired at or before `before` (default now) and, unless `dry_run`,
+    /// deletes them for good. `before` may not lie in the future.
+    pub fn prune(&self, before: Option<Timestamp>, dry_run: bool) -> Result<PruneReport> {
+        let now = self.now_ts();
+        let before = before.unwrap_or(now);
+        if before > now {
+            return Err(Error::invalid(
+                "before",
+                format!(
+                    "{before} is in the future; prune removes only memories that have already expired"
+                ),
+            ));
+        }
+        if dry_run {
+            let memories = self.store.expired(before)?;
+            return Ok(PruneReport {
+                memories,
+                deleted: false,
+                before,
+            });
+        }
+        let memories = in_transaction(self.store, |tx| {
+            let memories = tx.expired(before)?;
+            let ids: Vec<MemoryId> = memories.iter().map(|m| m.id).collect();
+            tx.purge(&ids)?;
+            Ok(memories)
+        })?;
+        Ok(PruneReport {
+            memories,
+            deleted: true,
+            before,
+        })
+    }
+
+    pub fn stats(&self) -> Result<StoreStats> {
+        self.store.stats(self.now_ts())
+    }
+
+    pub fn tags(&self, filter: &MemoryFilter) -> Result<Vec<TagCount>> {
+        self.store.tag_counts(filter, self.now_ts())
+    }
+
+    /// Streams every memory with its history to `sink`; returns how many were written.
+    pub fn export(&self, sink: &mut dyn FnMut(&MemoryRecord) -> Result<()>) -> Result<u64> {
+        let mut count = 0;
+        self.store.export(&mut |memory, revisions| {
+            count += 1;
+            sink(&MemoryRecord { memory, revisions })
+        })?;
+        Ok(count)
+    }
+
+    /// Imports JSON Lines in one transaction: any bad line rolls back everything and is
+    /// reported with its line number. `progress` is called every few hundred records.
+    pub fn import(
+        &self,
+        input: &mut dyn BufRead,
+        progress: &mut dyn FnMut(&ImportReport),
+    ) -> Result<ImportReport> {
+        let report = in_transaction(self.store, |tx| {
+            let mut report = ImportReport::default();
+            let mut line = String::new();
+            let mut number = 0u64;
+            loop {
+                line.clear();
+                if input.read_line(&mut line)? == 0 {
+                    break;
+                }
+                number += 1;
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let at_line = |source: Error| Error::ImportLine {
+                    line: number,
+                    source: Box::new(source),
+                };
+                let record: MemoryRecord =
+                    serde_json::from_str(&line).map_err(|e| at_line(Error::invalid("json", e)))?;
+                let record = validate_record(record, self.limits).map_err(at_line)?;
+                match import_one(tx, record)? {
+                    WriteStatus::Created => report.created += 1,
+                    WriteStatus::Updated => report.updated += 1,
+                    _ => report.unchanged += 1,
+                }
+                report.records += 1;
+                if report.records % 512 == 0 {
+                    progress(&report);
+                }
+            }
+            Ok(report)
+        })?;
+        progress(&report);
+        Ok(report)
+    }
+
+    /// Stores the `*Remember*:` facts of an agent's output as memories (`cairn extract`).
+    pub fn extract(
+        &self,
+        text: &str,
+        scope: Scope,
+        entered_by: Option<String>,
+        session_id: Option<String>,
+    ) -> Result<Vec<WriteOutcome>> {
+        let now = self.now_ts();
+        let candidates = extract::facts(text, &self.clock.now())
+            .into_iter()
+            .map(|fact| {
+                let new =
+                    fact.into_new_memory(scope.clone(), entered_by.clone(), session_id.clone());
+                candidate(new, self.limits, now)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        in_transaction(self.store, |tx| {
+            candidates
+                .iter()
+                .map(|candidate| store_in(tx, candidate, now))
+                .collect()
+        })
+    }
+}

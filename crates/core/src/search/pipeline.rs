@@ -1,0 +1,213 @@
+//! The search pipeline: one query through the signals of its mode, fused into one ranking.
+//!
+//! [`Searcher::search`] parses the query, runs the lexical signal, then fuzzy when asked for or
+//! when lexical finds too little (or a word typed is in no memory at all), and the semantic
+//! signal when a model is installed and the store's vectors are that model's (the query is
+//! embedded on its own thread while the lexical signals run). [`Fusion`] merges the rankings,
+//! the recency and importance boosts are added, and the requested page is cut.
+
+use std::collections::HashMap;
+
+use jiff::Timestamp;
+
+use crate::clock::Clock;
+use crate::config::SearchConfig;
+use crate::embedding::model::{Embedder, HOW_TO_ENABLE};
+use crate::error::{Error, Result};
+use crate::id::MemoryId;
+use crate::memory::model::Memory;
+use crate::memory::validate;
+use crate::query::SearchQuery;
+use crate::search::fusion::Fusion;
+use crate::search::fuzzy::{FuzzySignal, FuzzyWords};
+use crate::search::lexical::LexicalSignal;
+use crate::search::semantic::SemanticSignal;
+use crate::search::{
+    Boosts, FuzzyMode, SearchHit, SearchMode, SearchRequest, SearchResults, Signal, SignalKind,
+};
+use crate::store::Store;
+
+/// Search over one store, with the settings and the model (when one is installed) it runs with.
+pub struct Searcher<'a> {
+    store: &'a dyn Store,
+    config: &'a SearchConfig,
+    embedder: Option<&'a dyn Embedder>,
+    clock: &'a Clock,
+    fusion: Fusion,
+}
+
+impl<'a> Searcher<'a> {
+    pub fn new(
+        store: &'a dyn Store,
+        config: &'a SearchConfig,
+        embedder: Option<&'a dyn Embedder>,
+        clock: &'a Clock,
+    ) -> Self {
+        Searcher {
+            store,
+            config,
+            embedder,
+            clock,
+            fusion: Fusion::default(),
+        }
+    }
+
+    /// The mode a search runs in: the one asked for, else hybrid when a model is present and
+    /// lexical otherwise. Asking for meaning without a model is an error that says how to get one.
+    pub fn search_mode(&self, asked: Option<SearchMode>) -> Result<SearchMode> {
+        match (asked, &self.embedder) {
+            (Some(mode), None) if mode.is_semantic() => Err(Error::Unavailable {
+                what: format!("{mode} search"),
+                hint: HOW_TO_ENABLE.into(),
+            }),
+            (Some(mode), _) => Ok(mode),
+            (None, Some(_)) => Ok(SearchMode::Hybrid),
+            (None, None) => Ok(SearchMode::Lexical),
+        }
+    }
+
+    /// Runs the signals of the mode under the filter — lexical; fuzzy when asked for or when
+    /// lexical finds too little; semantic when a model is present — fuses their rankings, adds
+    /// the recency and importance boosts, and returns the requested page.
+    pub fn search(&self, request: &SearchRequest) -> Result<SearchResults> {
+        validate::page(request.limit, request.offset)?;
+        let threshold = request.threshold.unwrap_or(self.config.fuzzy_threshold);
+        if !(0.0..=1.0).contains(&threshold) {
+            return Err(Error::invalid(
+                "threshold",
+                format!("{threshold} is outside 0..=1"),
+            ));
+        }
+        let mode = self.search_mode(request.mode)?;
+        let query = SearchQuery::parse(&request.query, request.strict)?;
+        let now = self.clock.now().timestamp();
+        let mut notices = Vec::new();
+        let depth = request.offset + request.limit;
+        let store = self.store;
+        // The model runs only if its vectors are the store's; otherwise say why meaning is off.
+        let embedder = match (mode.is_semantic(), &self.embedder) {
+            (true, Some(embedder)) => match self.store.embedding_model()? {
+                Some(stored) if &stored != embedder.identity() => {
+                    notices.push(format!(
+                        "meaning was not used: this store's vectors come from {stored}, not the \
+                         installed {}; run `cairn reindex --embeddings`",
+                        embedder.identity()
+                    ));
+                    None
+                }
+                _ => Some(embedder),
+            },
+            _ => None,
+        };
+        let mut rankings = Vec::new();
+        let mut matched_words = Vec::new();
+        std::thread::scope(|scope| -> Result<()> {
+            // Embedding the query is the slowest step: it runs beside the lexical signals.
+            let query_vector = embedder.map(|embedder| {
+                let text = query.text.as_str();
+                scope.spawn(move || embedder.embed(&[text]))
+            });
+            let mut exact_found = 0;
+            let mut unknown_words = Vec::new();
+            if matches!(mode, SearchMode::Lexical | SearchMode::Hybrid) {
+                let probe = depth.max(self.config.fuzzy_min_results);
+                let mut lexical = LexicalSignal.rank(store, &query, &request.filter, now, probe)?;
+                exact_found = lexical.hits.len();
+                unknown_words = lexical.unknown_words;
+                lexical.hits.truncate(depth);
+                matched_words.extend(lexical.matched_words);
+                rankings.push((
+                    SignalKind::Lexical,
+                    self.config.lexical_weight,
+                    lexical.hits,
+                ));
+            }
+            let fuzzy_words = match (mode, request.fuzzy) {
+                (SearchMode::Semantic, _) => None,
+                (SearchMode::Fuzzy, _) | (_, FuzzyMode::Always) => Some(FuzzyWords::AllBare),
+                (_, FuzzyMode::Never) => None,
+                (_, FuzzyMode::Auto) if exact_found < self.config.fuzzy_min_results => {
+                    Some(FuzzyWords::AllBare)
+                }
+                (_, FuzzyMode::Auto) => {
+                    (!unknown_words.is_empty()).then(|| FuzzyWords::Only(unknown_words.clone()))
+                }
+            };
+            if let Some(words) = fuzzy_words {
+                let signal = FuzzySignal { threshold, words };
+                let fuzzy = signal.rank(store, &query, &request.filter, now, depth)?;
+                matched_words.extend(fuzzy.matched_words);
+                rankings.push((SignalKind::Fuzzy, self.config.fuzzy_weight, fuzzy.hits));
+            }
+            if let Some(embedding) = query_vector {
+                let vector = embedding
+                    .join()
+                    .map_err(|_| Error::Model {
+                        message: "the model failed while embedding the query".into(),
+                    })??
+                    .pop()
+                    .unwrap_or_default();
+                let signal = SemanticSignal {
+                    query_vector: &vector,
+                    min_similarity: self.config.semantic_min_similarity,
+                };
+                let semantic = signal.rank(store, &query, &request.filter, now, depth)?;
+                rankings.push((
+                    SignalKind::Semantic,
+                    self.config.semantic_weight,
+                    semantic.hits,
+                ));
+            }
+            Ok(())
+        })?;
+        let fused = self.fusion.fuse(rankings);
+        let ids: Vec<MemoryId> = fused.iter().map(|f| f.id).collect();
+        let mut loaded: HashMap<MemoryId, Memory> = self
+            .store
+            .get(&ids)?
+            .into_iter()
+            .map(|m| (m.id, m))
+            .collect();
+        let mut hits: Vec<SearchHit> = fused
+            .into_iter()
+            .filter_map(|fused| {
+                let memory = loaded.remove(&fused.id)?;
+                let boosts = self.boosts(&memory, now);
+                let score =
+                    fused.score + (boosts.recency + boosts.importance) * self.fusion.first_place();
+                Some(SearchHit {
+                    memory,
+                    score,
+                    signals: fused.signals,
+                    boosts,
+                })
+            })
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+        let hits = hits
+            .into_iter()
+            .skip(request.offset)
+            .take(request.limit)
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        matched_words.retain(|word| seen.insert(word.clone()));
+        Ok(SearchResults {
+            hits,
+            matched_words,
+            mode: Some(mode),
+            notices,
+        })
+    }
+
+    /// The recency and importance boosts of a memory, in first-place votes.
+    fn boosts(&self, memory: &Memory, now: Timestamp) -> Boosts {
+        let age_days = (now.as_millisecond() - memory.updated_at.as_millisecond()).max(0) as f64
+            / 86_400_000.0;
+        let half_life = self.config.recency_half_life_days.max(f64::MIN_POSITIVE);
+        Boosts {
+            recency: self.config.recency_weight * 0.5f64.powf(age_days / half_life),
+            importance: self.config.importance_weight * (f64::from(memory.importance.get()) - 3.0)
+                / 2.0,
+        }
+    }
+}

@@ -1,0 +1,25 @@
+//! Agent sessions: what an agent did, recorded from its hooks, and what it leaves behind.
+//!
+//! - [`model`]: [`SessionKey`] (agent + the agent's own id), [`Session`], [`Observation`],
+//!   [`AgentEvent`]/[`EventKind`] (one shape for every agent's hook events), filters;
+//! - [`recording`]: [`Sessions`], which records events in order in one transaction (replays
+//!   ignored by event id), writes summaries (the agent's own kept; a configured
+//!   [`Summarizer`]; else derived from the observations) and searches observations within
+//!   retention;
+//! - [`store`]: what a backend provides ([`SessionStore`], [`SessionTx`]).
+//!
+//! Invariants: observations are redacted, then truncated; hidden once older than
+//! `sessions.retention_days` and deleted by prune; an event id is recorded once; a summary the
+//! agent wrote is never replaced by a derived one, and every summary is also a memory with one
+//! topic key per session, so later summaries revise it.
+
+pub mod model;
+pub mod recording;
+pub mod store;
+
+pub use model::{
+    AgentEvent, EventKind, HOOK_GUARD_ENV, Observation, ObservationFilter, ObservationHit,
+    ObservationKind, Session, SessionFilter, SessionKey, SummaryAuthor, is_shell_tool,
+};
+pub use recording::{AgentSummary, RecordReport, SUMMARY_TAG, Sessions, Summarizer, clip};
+pub use store::{SessionStore, SessionTx};

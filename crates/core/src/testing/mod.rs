@@ -1,0 +1,261 @@
+//! The behavioural suite every storage backend must pass.
+//!
+//! Each function here drives a [`MemoryService`] over a fresh store from the backend's factory
+//! and pins one behaviour end to end: write outcomes, visibility, filters, history, search,
+//! export/import. A backend's test binary instantiates all of them with
+//! [`store_behaviour_suite!`](crate::store_behaviour_suite), so a backend cannot pass with a
+//! subset. Time is a manual clock, so expiry is tested without sleeping.
+
+use std::io::Cursor;
+
+use jiff::{Span, Timestamp, Zoned};
+
+use crate::Error;
+use crate::clock::{Clock, ManualClock};
+use crate::config::{Config, Limits};
+use crate::id::IdRef;
+use crate::memory::MemoryRecord;
+use crate::memory::{Category, Memory, Source, WriteStatus};
+use crate::memory::{ListQuery, MemoryFilter, SortKey, SortOrder, Visibility};
+use crate::memory::{MemoryPatch, NewMemory};
+use crate::scope::{ProjectName, Scope, ScopeFilter};
+use crate::search::{FuzzyMode, SearchRequest};
+use crate::service::{MemoryService, ServiceParts};
+use crate::store::Store;
+use crate::tag::Tag;
+
+mod memory;
+mod search;
+mod session;
+mod slot;
+pub use memory::*;
+pub use search::*;
+pub use session::*;
+pub use slot::*;
+
+/// Makes a fresh, empty store.
+pub type StoreFactory = fn() -> Box<dyn Store>;
+
+/// Instantiates every behaviour of the suite as a `#[test]` for a backend.
+#[macro_export]
+macro_rules! store_behaviour_suite {
+    ($factory:expr) => {
+        $crate::store_behaviour_suite!(@tests $factory;
+            store_get_list_search_round_trip,
+            duplicate_content_in_a_scope_returns_the_existing_memory_and_writes_nothing,
+            topic_key_revises_in_place_and_keeps_the_previous_revision,
+            update_keeps_history_and_an_unchanged_update_writes_nothing,
+            expired_memories_are_invisible_to_every_read,
+            prune_dry_run_deletes_nothing_and_prune_deletes_exactly_the_expired,
+            forget_hides_and_purge_removes_for_good,
+            tag_filters_match_all_or_any,
+            date_filters_bound_creation_time,
+            scope_filters_separate_projects_and_include_global,
+            filters_compose_with_search,
+            search_ranks_memories_holding_more_terms_first_and_pages,
+            the_index_follows_updates_and_purges,
+            short_handles_resolve_and_ambiguity_is_an_error,
+            invalid_writes_name_the_field_and_write_nothing,
+            secrets_are_redacted_on_store_update_and_import,
+            export_then_import_is_lossless_and_reimport_is_a_no_op,
+            import_of_a_newer_record_updates_and_merges_history,
+            a_bad_import_line_rolls_back_the_whole_import,
+            tags_and_stats_count_visible_memories,
+            query_operators_phrases_and_prefixes_match_exactly,
+            implicit_queries_rank_memories_by_how_many_words_they_hold,
+            strict_implicit_queries_return_only_memories_holding_every_word,
+            fuzzy_search_finds_misspelled_words_and_nothing_unrelated,
+            fuzzy_threshold_is_respected,
+            fuzzy_never_returns_expired_or_forgotten_memories,
+            fuzzy_runs_by_itself_only_when_exact_search_finds_little,
+            filters_compose_with_fuzzy_search,
+            lexical_ranking_over_a_window_considers_only_the_newest_matches,
+            events_record_a_session_its_observations_and_a_summary,
+            a_replayed_event_is_recorded_once,
+            observations_are_redacted_truncated_searchable_and_expire,
+            remember_lines_become_memories_when_a_turn_stops,
+            an_agent_summary_is_kept_over_a_derived_one,
+            context_fits_its_budget_and_prefers_relevant_memories,
+            project_listings_page_through_both_scopes_in_order,
+            default_slots_are_seeded_by_scope_and_seeding_never_overwrites,
+            slot_operations_round_trip_and_refuse_bad_labels_and_duplicates,
+            slot_limits_refuse_oversize_writes_and_write_nothing,
+            read_only_slots_refuse_changes_until_unlocked,
+            project_slots_are_separate_and_shadow_global_ones,
+            parallel_appends_to_one_slot_lose_nothing,
+            reflection_at_session_end_fills_pending_items_patterns_and_context,
+            reflection_can_be_turned_off_and_skips_deleted_or_read_only_slots,
+            pinned_slots_lead_the_context_within_its_budget,
+        );
+    };
+    (@tests $factory:expr; $($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                $crate::testing::$name($factory);
+            }
+        )*
+    };
+}
+
+/// A service over a fresh store with a clock the test moves.
+pub struct Harness {
+    pub service: MemoryService,
+    pub clock: ManualClock,
+}
+
+/// The default settings, embedding `batch` memories at a time.
+pub fn embedding_config(batch: usize) -> Config {
+    let mut config = Config::default();
+    config.embedding.batch_size = batch;
+    config
+}
+
+/// The fixed start of every test's clock.
+pub fn start_time() -> Zoned {
+    "2026-03-11T14:05:00+00:00[UTC]"
+        .parse()
+        .expect("valid time")
+}
+
+impl Harness {
+    pub fn new(factory: StoreFactory) -> Self {
+        Self::with_limits(factory, Limits::default())
+    }
+
+    pub fn with_limits(factory: StoreFactory, limits: Limits) -> Self {
+        Self::with_config(
+            factory,
+            &Config {
+                limits,
+                ..Config::default()
+            },
+        )
+    }
+
+    /// A harness whose service runs with these settings.
+    pub fn with_config(factory: StoreFactory, config: &Config) -> Self {
+        let (clock, handle) = Clock::manual(start_time());
+        let parts = ServiceParts {
+            clock,
+            ..ServiceParts::new(factory())
+        };
+        Harness {
+            service: MemoryService::new(parts, config),
+            clock: handle,
+        }
+    }
+
+    /// A harness whose service embeds with `embedder` (semantic search, the embedding queue).
+    pub fn with_embedder(
+        factory: StoreFactory,
+        embedder: std::sync::Arc<dyn crate::embedding::Embedder>,
+    ) -> Self {
+        let (clock, handle) = Clock::manual(start_time());
+        let parts = ServiceParts {
+            embedder: Some(embedder),
+            clock,
+            ..ServiceParts::new(factory())
+        };
+        Harness {
+            service: MemoryService::new(parts, &embedding_config(16)),
+            clock: handle,
+        }
+    }
+
+    pub fn now(&self) -> Timestamp {
+        self.service.now().timestamp()
+    }
+
+    /// Stores `content` in the `acme` project with the given tags; returns the memory.
+    pub fn add(&self, content: &str, tags: &[&str]) -> Memory {
+        let mut new = NewMemory::new(content, project("acme"), Source::Cli);
+        new.tags = tags.iter().map(|t| t.to_string()).collect();
+        let outcome = self.service.store(new).expect("store");
+        assert_eq!(outcome.status, WriteStatus::Created, "{content}");
+        outcome.memory
+    }
+
+    pub fn count_all(&self) -> u64 {
+        let filter = MemoryFilter {
+            visibility: Visibility {
+                expired: true,
+                forgotten: true,
+            },
+            ..Default::default()
+        };
+        self.service.count(&filter).expect("count")
+    }
+
+    pub fn search(&self, query: &str, filter: MemoryFilter) -> Vec<Memory> {
+        let request = SearchRequest {
+            fuzzy: FuzzyMode::Never,
+            ..SearchRequest::new(query, filter, 50)
+        };
+        self.service
+            .search(&request)
+            .expect("search")
+            .hits
+            .into_iter()
+            .map(|hit| hit.memory)
+            .collect()
+    }
+
+    pub fn list(&self, filter: MemoryFilter) -> Vec<Memory> {
+        let query = ListQuery {
+            filter,
+            sort: SortKey::Created,
+            order: SortOrder::Asc,
+            limit: 1000,
+            offset: 0,
+        };
+        self.service.list(&query).expect("list")
+    }
+
+    pub fn export(&self) -> String {
+        let mut out = String::new();
+        self.service
+            .export(&mut |record| {
+                out.push_str(&serde_json::to_string(record).expect("json"));
+                out.push('\n');
+                Ok(())
+            })
+            .expect("export");
+        out
+    }
+
+    pub fn import(&self, jsonl: &str) -> crate::Result<crate::memory::exchange::ImportReport> {
+        self.service
+            .import(&mut Cursor::new(jsonl.as_bytes()), &mut |_| {})
+    }
+}
+
+pub fn project(name: &str) -> Scope {
+    Scope::Project(ProjectName::new(name).expect("valid project"))
+}
+
+fn tags(names: &[&str]) -> Vec<Tag> {
+    names
+        .iter()
+        .map(|n| Tag::new(n).expect("valid tag"))
+        .collect()
+}
+
+fn ids(memories: &[Memory]) -> Vec<String> {
+    memories.iter().map(|m| m.id.to_string()).collect()
+}
+
+/// The ids of the memories a test expects, in order.
+fn expected_ids(memories: &[&Memory]) -> Vec<String> {
+    memories.iter().map(|m| m.id.to_string()).collect()
+}
+
+fn by_ref(memory: &Memory) -> IdRef {
+    IdRef::Full(memory.id)
+}
+
+pub(crate) fn store_expiring(h: &Harness, content: &str, in_minutes: i64) -> Memory {
+    let mut new = NewMemory::new(content, project("acme"), Source::Cli);
+    new.expires_at = Some(h.now() + Span::new().minutes(in_minutes));
+    h.service.store(new).unwrap().memory
+}

@@ -1,0 +1,369 @@
+//! Search behaviours: the query language, coordination levels, fuzzy search, the ranking window.
+
+use super::*;
+
+/// Stores the texts; a memory's number is its position.
+fn corpus(h: &Harness, texts: &[&str]) -> Vec<Memory> {
+    texts.iter().map(|text| h.add(text, &[])).collect()
+}
+
+fn numbers(h: &Harness, memories: &[Memory], query: &str, strict: bool) -> Vec<usize> {
+    let request = SearchRequest {
+        strict,
+        fuzzy: FuzzyMode::Never,
+        ..SearchRequest::new(query, MemoryFilter::default(), 50)
+    };
+    let results = h
+        .service
+        .search(&request)
+        .unwrap_or_else(|e| panic!("{query}: {e}"));
+    found(memories, &results)
+}
+
+pub fn query_operators_phrases_and_prefixes_match_exactly(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let m = corpus(
+        &h,
+        &[
+            "docker compose networking",      // 0
+            "docker swarm is deprecated",     // 1
+            "compose the release notes",      // 2
+            "kubernetes networking policies", // 3
+            "deployment scripts for staging", // 4
+            "networking docker bridge issue", // 5
+        ],
+    );
+    let q = |query: &str| numbers(&h, &m, query, false);
+    assert_eq!(q("docker AND compose"), [0]);
+    assert_eq!(q("docker OR kubernetes"), [0, 1, 3, 5]);
+    assert_eq!(q("docker NOT compose"), [1, 5]);
+    assert_eq!(q("networking AND NOT docker"), [3]);
+    assert_eq!(q("\"docker compose\""), [0]);
+    assert_eq!(
+        q("\"compose docker\""),
+        Vec::<usize>::new(),
+        "a phrase keeps its order"
+    );
+    assert_eq!(q("deploy*"), [4], "a prefix matches longer words");
+    assert_eq!(q("kube*"), [3]);
+    assert_eq!(q("dock* AND bridge"), [5]);
+    // Precedence: AND binds tighter than OR; parentheses override.
+    assert_eq!(q("kubernetes OR docker AND compose"), [0, 3]);
+    assert_eq!(q("(kubernetes OR docker) AND networking"), [0, 3, 5]);
+    assert_eq!(q("(docker OR compose) NOT (swarm OR release)"), [0, 5]);
+    let err = h.service.search(&SearchRequest {
+        fuzzy: FuzzyMode::Never,
+        ..SearchRequest::new("docker AND", MemoryFilter::default(), 5)
+    });
+    assert_eq!(err.unwrap_err().field(), Some("query"));
+}
+
+pub fn implicit_queries_rank_memories_by_how_many_words_they_hold(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    // The memories holding fewer words repeat a query word in a short text, so by BM25 alone they
+    // would outrank the long memories holding more of the words.
+    let m = corpus(
+        &h,
+        &[
+            "redis redis redis cache cache tuning notes", // 0: redis
+            "eviction eviction eviction eviction policy", // 1: eviction
+            "the redis eviction setting lives in a long configuration file with many other settings", // 2: redis eviction
+            "timeout timeout timeout", // 3: timeout
+            "a long page on redis timeout handling among many other unrelated operational topics and notes", // 4: redis timeout
+            "redis eviction and the timeout: one long note that covers all of them among other matters", // 5: all three
+        ],
+    );
+    let order = |query: &str| {
+        let hits = h
+            .service
+            .search(&SearchRequest {
+                fuzzy: FuzzyMode::Never,
+                ..SearchRequest::new(query, MemoryFilter::default(), 10)
+            })
+            .unwrap()
+            .hits;
+        hits.iter()
+            .map(|hit| m.iter().position(|x| x.id == hit.memory.id).unwrap())
+            .collect::<Vec<usize>>()
+    };
+    let two = order("what is the redis eviction?");
+    assert_eq!(two.len(), 5, "partial matches still come back: {two:?}");
+    let mut both = two[..2].to_vec();
+    both.sort();
+    assert_eq!(both, [2, 5], "memories holding every word first: {two:?}");
+    let three = order("redis eviction timeout");
+    assert_eq!(three.len(), 6, "{three:?}");
+    assert_eq!(three[0], 5, "the memory holding all three first: {three:?}");
+    let mut pairs = three[1..3].to_vec();
+    pairs.sort();
+    assert_eq!(pairs, [2, 4], "then those holding two of three: {three:?}");
+}
+
+pub fn strict_implicit_queries_return_only_memories_holding_every_word(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let m = corpus(
+        &h,
+        &["redis eviction policy", "redis cache", "eviction notice"],
+    );
+    assert_eq!(numbers(&h, &m, "redis eviction", true), [0]);
+    assert_eq!(numbers(&h, &m, "redis eviction", false), [0, 1, 2]);
+}
+
+fn fuzzy_search(
+    h: &Harness,
+    query: &str,
+    fuzzy: FuzzyMode,
+    threshold: Option<f64>,
+    filter: MemoryFilter,
+) -> crate::search::SearchResults {
+    let request = SearchRequest {
+        fuzzy,
+        threshold,
+        ..SearchRequest::new(query, filter, 20)
+    };
+    h.service
+        .search(&request)
+        .unwrap_or_else(|e| panic!("{query}: {e}"))
+}
+
+fn fuzzy_corpus(h: &Harness) -> Vec<Memory> {
+    corpus(
+        h,
+        &[
+            "docker compose restarts the api container", // 0
+            "kubernetes ingress needs a tls secret",     // 1
+            "postgres vacuum runs nightly",              // 2
+            "the build cache lives in target",           // 3
+        ],
+    )
+}
+
+/// The positions in `memories` of the memories found, in order of position.
+fn found(memories: &[Memory], results: &crate::search::SearchResults) -> Vec<usize> {
+    let mut out: Vec<usize> = results
+        .hits
+        .iter()
+        .map(|hit| {
+            memories
+                .iter()
+                .position(|m| m.id == hit.memory.id)
+                .expect("stored")
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+pub fn fuzzy_search_finds_misspelled_words_and_nothing_unrelated(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let m = fuzzy_corpus(&h);
+    for (typo, expected, word) in [
+        ("dokcer", 0, "docker"),
+        ("kuberntes", 1, "kubernetes"),
+        ("postgrse", 2, "postgres"),
+    ] {
+        let results = fuzzy_search(&h, typo, FuzzyMode::Auto, None, MemoryFilter::default());
+        assert_eq!(found(&m, &results), [expected], "{typo}");
+        assert!(
+            results.matched_words.contains(&word.to_string()),
+            "{typo}: {:?}",
+            results.matched_words
+        );
+        assert_eq!(
+            results.hits[0].signals[0].signal,
+            crate::search::SignalKind::Fuzzy
+        );
+    }
+    assert!(
+        fuzzy_search(
+            &h,
+            "zebra",
+            FuzzyMode::Always,
+            None,
+            MemoryFilter::default()
+        )
+        .hits
+        .is_empty()
+    );
+    assert!(
+        fuzzy_search(
+            &h,
+            "dokcer",
+            FuzzyMode::Never,
+            None,
+            MemoryFilter::default()
+        )
+        .hits
+        .is_empty()
+    );
+}
+
+pub fn fuzzy_threshold_is_respected(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let m = fuzzy_corpus(&h);
+    // "dokcer" is 0.83 alike to "docker".
+    assert_eq!(
+        found(
+            &m,
+            &fuzzy_search(
+                &h,
+                "dokcer",
+                FuzzyMode::Always,
+                Some(0.8),
+                MemoryFilter::default()
+            )
+        ),
+        [0]
+    );
+    assert!(
+        fuzzy_search(
+            &h,
+            "dokcer",
+            FuzzyMode::Always,
+            Some(0.9),
+            MemoryFilter::default()
+        )
+        .hits
+        .is_empty()
+    );
+    let bad = h.service.search(&SearchRequest {
+        threshold: Some(1.5),
+        ..SearchRequest::new("x", MemoryFilter::default(), 5)
+    });
+    assert_eq!(bad.unwrap_err().field(), Some("threshold"));
+}
+
+pub fn fuzzy_never_returns_expired_or_forgotten_memories(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let m = fuzzy_corpus(&h);
+    let fleeting = store_expiring(&h, "docker swarm was tried once", 1);
+    h.service.forget(&by_ref(&m[0])).unwrap();
+    h.clock.advance(Span::new().minutes(5));
+    let results = fuzzy_search(
+        &h,
+        "dokcer",
+        FuzzyMode::Always,
+        None,
+        MemoryFilter::default(),
+    );
+    assert!(
+        results.hits.is_empty(),
+        "{:?}",
+        results
+            .hits
+            .iter()
+            .map(|h| &h.memory.content)
+            .collect::<Vec<_>>()
+    );
+    let everything = MemoryFilter {
+        visibility: Visibility {
+            expired: true,
+            forgotten: true,
+        },
+        ..Default::default()
+    };
+    let all = fuzzy_search(&h, "dokcer", FuzzyMode::Always, None, everything);
+    let ids: Vec<_> = all.hits.iter().map(|hit| hit.memory.id).collect();
+    assert!(ids.contains(&m[0].id) && ids.contains(&fleeting.id));
+}
+
+pub fn fuzzy_runs_by_itself_only_when_exact_search_finds_little(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    for i in 0..6 {
+        h.add(&format!("docker note {i}"), &[]);
+    }
+    h.add("dockers are a kind of trousers", &[]);
+    let plenty = fuzzy_search(&h, "docker", FuzzyMode::Auto, None, MemoryFilter::default());
+    assert!(plenty.hits.iter().all(|hit| {
+        hit.signals
+            .iter()
+            .all(|s| s.signal == crate::search::SignalKind::Lexical)
+    }));
+    // A word found nowhere is a typo even when the others find plenty.
+    let typo = fuzzy_search(
+        &h,
+        "docker trousres",
+        FuzzyMode::Auto,
+        None,
+        MemoryFilter::default(),
+    );
+    assert!(
+        typo.matched_words.contains(&"trousers".to_string()),
+        "{:?}",
+        typo.matched_words
+    );
+    assert!(
+        typo.hits
+            .iter()
+            .any(|hit| hit.memory.content.contains("trousers"))
+    );
+    let forced = fuzzy_search(
+        &h,
+        "docker",
+        FuzzyMode::Always,
+        None,
+        MemoryFilter::default(),
+    );
+    assert!(forced.hits.iter().any(|hit| {
+        hit.signals
+            .iter()
+            .any(|s| s.signal == crate::search::SignalKind::Fuzzy)
+    }));
+}
+
+pub fn filters_compose_with_fuzzy_search(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let ops = h.add("docker daemon crashed", &["ops"]);
+    h.add("docker desktop licence", &["legal"]);
+    let filter = MemoryFilter {
+        tags_all: tags(&["ops"]),
+        ..Default::default()
+    };
+    let request = SearchRequest {
+        mode: Some(crate::search::SearchMode::Fuzzy),
+        ..SearchRequest::new("dokcer", filter, 20)
+    };
+    let results = h.service.search(&request).unwrap();
+    assert_eq!(
+        results
+            .hits
+            .iter()
+            .map(|hit| hit.memory.id)
+            .collect::<Vec<_>>(),
+        [ops.id]
+    );
+}
+
+pub fn lexical_ranking_over_a_window_considers_only_the_newest_matches(factory: StoreFactory) {
+    let store = factory();
+    let now = start_time().timestamp();
+    let mut written = Vec::new();
+    for i in 0..10 {
+        // The oldest memories repeat the word most, so BM25 alone would rank them first.
+        let content = format!("{} filler text {i}", "alpha ".repeat(10 - i));
+        let memory = Memory::plain(content, Scope::Global, Source::Cli, now);
+        store.write(&mut |tx| tx.insert(&memory)).unwrap();
+        written.push(memory.id);
+    }
+    let expression = crate::query::Match::Term("alpha".into());
+    let ranked = |window| {
+        let hits = store
+            .lexical(&expression, &MemoryFilter::default(), now, 10, window)
+            .unwrap();
+        let mut ids: Vec<_> = hits.into_iter().map(|h| h.id).collect();
+        ids.sort();
+        ids
+    };
+    let mut newest: Vec<_> = written[7..].to_vec();
+    newest.sort();
+    assert_eq!(ranked(3), newest);
+    let mut all = written.clone();
+    all.sort();
+    assert_eq!(ranked(100), all);
+    assert_eq!(
+        store.match_count(&expression, 3).unwrap(),
+        3,
+        "counting stops at the cap"
+    );
+    assert_eq!(store.match_count(&expression, 100).unwrap(), 10);
+}
