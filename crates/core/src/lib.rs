@@ -28,6 +28,8 @@ pub mod embedding;
 pub mod error;
 pub mod id;
 pub mod memory;
+#[cfg(test)]
+mod module_graph;
 pub mod project;
 pub mod query;
 pub mod redact;

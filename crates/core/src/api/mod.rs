@@ -6,8 +6,9 @@
 //! the same types and cannot drift), one conversion into the service's own requests, and one
 //! set of defaults. The CLI reads its flags through the same conversions.
 //!
-//! - [`inputs`]: the input types and their conversions ([`session_inputs`] and [`slot_inputs`]
-//!   for the session and slot operations);
+//! - one file per domain with its input types and their conversions: [`mod@memory`] (store,
+//!   update, search, filters, listings), [`mod@session`] (context, sessions, summaries) and
+//!   [`mod@slot`];
 //! - [`documents`]: the JSON answers, in full (REST, the CLI's JSON) and compact (MCP);
 //! - [`mod@schema`]: input schemas as clients see them;
 //! - [`Api`]: the operations the adapters call. It converts an input for a [`Caller`] (which

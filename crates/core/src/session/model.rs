@@ -11,7 +11,7 @@
 //! read hides older ones, `prune` deletes them).
 //!
 //! Adapters turn an agent's hook payload into an [`AgentEvent`], the one shape the service
-//! records (see `crate::sessions`). Each event carries a unique id, so an event recorded twice —
+//! records (see `session::recording`). Each event carries a unique id, so an event recorded twice —
 //! a spooled event replayed after a crash — is stored once.
 
 use std::fmt;

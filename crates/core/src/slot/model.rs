@@ -13,8 +13,8 @@
 //!
 //! The [`DEFAULT_SLOTS`] are created, empty, the first time slots are used in a scope. Seeding is
 //! recorded per scope and label, so it never overwrites a slot and a default that was deleted
-//! stays deleted until it is reset. The service's operations are in `crate::slots`; what session
-//! reflection writes into slots is in `crate::reflection`.
+//! stays deleted until it is reset. The operations are in `slot::operations`; what session
+//! reflection writes into slots is in `slot::reflection`.
 
 use std::fmt;
 
@@ -117,7 +117,7 @@ pub struct Slot {
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     /// The lines of the content that reflection wrote, oldest first: the ones given up first
-    /// when reflection needs room (see `crate::reflection`).
+    /// when reflection needs room (see `slot::reflection`).
     pub reflected: Vec<String>,
 }
 
