@@ -98,7 +98,7 @@ impl App {
         }
         self.out.notice(&format!(
             "note: searching by keyword and near-spelling only; {}",
-            cairn_core::embedding::HOW_TO_ENABLE
+            crate::commands::HOW_TO_ENABLE
         ));
         let _ = std::fs::write(&marker, b"");
     }

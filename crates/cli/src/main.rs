@@ -77,7 +77,7 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
     })
 }
 
-/// Prints the error and each cause that adds something new.
+/// Prints the error, each cause that adds something new, and what to run about it.
 fn report(error: &anyhow::Error) {
     let mut shown = error.to_string();
     eprintln!("error: {shown}");
@@ -87,5 +87,8 @@ fn report(error: &anyhow::Error) {
             eprintln!("  caused by: {text}");
             shown.push_str(&text);
         }
+    }
+    if let Some(hint) = commands::hint(error) {
+        eprintln!("hint: {hint}");
     }
 }

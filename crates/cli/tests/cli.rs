@@ -439,15 +439,35 @@ fn prune_on_a_terminal(s: &Sandbox, answer: &str) -> Run {
         .spawn()
         .expect("script runs");
     let mut input = child.stdin.take().unwrap();
-    // Type the answer once cairn is waiting on the terminal; an early end of input would reach
-    // the terminal as end-of-file before the question is asked.
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Type the answer once cairn has asked (an early end of input would reach the terminal as
+    // end-of-file before the question): read the terminal's output until the question shows.
+    let mut terminal = child.stdout.take().unwrap();
+    let (shown, seen) = std::sync::mpsc::channel::<Vec<u8>>();
+    let reader = std::thread::spawn(move || {
+        let mut chunk = [0u8; 4096];
+        while let Ok(n @ 1..) = std::io::Read::read(&mut terminal, &mut chunk) {
+            if shown.send(chunk[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut stdout = Vec::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !String::from_utf8_lossy(&stdout).contains("[y/N]") {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match seen.recv_timeout(left) {
+            Ok(bytes) => stdout.extend(bytes),
+            Err(_) => break,
+        }
+    }
     input.write_all(answer.as_bytes()).unwrap();
     drop(input);
     let output = child.wait_with_output().unwrap();
+    reader.join().unwrap();
+    stdout.extend(seen.into_iter().flatten());
     Run {
         code: output.status.code().unwrap(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
 }

@@ -314,8 +314,15 @@ fn core_has_no_module_cycle() {
     assert!(sources.contains_key("memory::model") && sources.contains_key("store"));
     let graph = dependencies(&sources);
     // The graph is really read: a few dependencies every layout of core has.
-    assert!(graph["store"].contains("memory::store"), "{:?}", graph["store"]);
-    assert!(!graph["store"].contains("memory"), "a facade is looked through");
+    assert!(
+        graph["store"].contains("memory::store"),
+        "{:?}",
+        graph["store"]
+    );
+    assert!(
+        !graph["store"].contains("memory"),
+        "a facade is looked through"
+    );
     assert!(graph["search::pipeline"].contains("query"));
     let found = cycles(&graph);
     let explain: Vec<String> = found
@@ -344,7 +351,10 @@ fn core_has_no_module_cycle() {
 fn a_cycle_through_a_re_export_is_found_and_a_facade_alone_makes_none() {
     let sources: Sources = [
         ("crate", "pub mod a; pub mod b;"),
-        ("a", "pub mod model; pub mod ops;\npub use model::Thing;\npub use ops::run;"),
+        (
+            "a",
+            "pub mod model; pub mod ops;\npub use model::Thing;\npub use ops::run;",
+        ),
         ("a::model", "pub struct Thing;"),
         ("a::ops", "use crate::b::helper;\npub fn run() { helper() }"),
         ("b", "use crate::a::Thing;\npub fn helper() {}"),
@@ -358,10 +368,16 @@ fn a_cycle_through_a_re_export_is_found_and_a_facade_alone_makes_none() {
         BTreeSet::from(["a::model".to_string()]),
         "resolved through the facade"
     );
-    assert!(cycles(&graph).is_empty(), "a::ops → b → a::model is no cycle");
+    assert!(
+        cycles(&graph).is_empty(),
+        "a::ops → b → a::model is no cycle"
+    );
 
     let mut cyclic = sources.clone();
-    cyclic.insert("a::model".into(), "use crate::b::helper;\npub struct Thing;".into());
+    cyclic.insert(
+        "a::model".into(),
+        "use crate::b::helper;\npub struct Thing;".into(),
+    );
     let found = cycles(&dependencies(&cyclic));
     assert_eq!(found, [vec!["a::model".to_string(), "b".to_string()]]);
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use cairn_core::api::{Api, Caller};
 use cairn_core::config::{Config, ToolProfile};
+use cairn_core::store::Store;
 use cairn_core::{MemoryService, ServiceParts, Source};
 use cairn_server::{AppState, ServerOptions};
 use cairn_store_sqlite::SqliteStore;
@@ -576,6 +577,18 @@ async fn sixteen_concurrent_clients_lose_nothing() {
     }
 }
 
+/// Waits until `condition` holds, checking it between short pauses; fails after a minute.
+async fn wait_for(what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !condition() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "waited a minute for {what}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn shutdown_lets_a_write_in_flight_finish() {
     let mut server = TestServer::start(Setup::default()).await;
@@ -589,9 +602,25 @@ async fn shutdown_lets_a_write_in_flight_finish() {
     let half = lines.len() / 2;
     let cut = lines[..half].rfind('\n').unwrap() + 1;
     parts.send(Ok(lines[..cut].to_string())).await.unwrap();
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    // Handshake: the import is under way once its transaction holds the store's write lock.
+    let probe = SqliteStore::open(&server.database)
+        .unwrap()
+        .with_lock_wait(std::time::Duration::ZERO)
+        .unwrap();
+    wait_for("the import to take the write lock", || {
+        matches!(
+            probe.write(&mut |_| Ok(())),
+            Err(cairn_core::Error::Busy { .. })
+        )
+    })
+    .await;
     let _ = server.stop.take().unwrap().send(());
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    // Handshake: the server is shutting down once it refuses new connections.
+    let address = server.base.trim_start_matches("http://").to_string();
+    wait_for("the server to refuse new connections", || {
+        std::net::TcpStream::connect(&address).is_err()
+    })
+    .await;
     parts.send(Ok(lines[cut..].to_string())).await.unwrap();
     drop(parts);
     let response = import.await.unwrap().expect("the import got its answer");

@@ -267,7 +267,10 @@ fn meaning_without_a_model_is_refused_with_how_to_get_one() {
     };
     let err = service.search(&request).unwrap_err();
     assert!(matches!(err, Error::Unavailable { .. }), "{err}");
-    assert!(err.to_string().contains("cairn model install"), "{err}");
+    assert!(
+        err.to_string().contains("no embedding model is installed"),
+        "{err}"
+    );
     let lexical = service
         .search(&SearchRequest::new("anything", MemoryFilter::default(), 5))
         .unwrap();

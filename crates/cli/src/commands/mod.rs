@@ -15,9 +15,44 @@ mod stats;
 mod store;
 
 use anyhow::Result;
+pub use model::HOW_TO_ENABLE;
 
 use crate::app::App;
 use crate::args::{Cli, Command};
+
+/// What to run about an error, when the command line has an answer that core's message, shared
+/// with MCP and HTTP callers, cannot name.
+pub fn hint(error: &anyhow::Error) -> Option<String> {
+    let error = error.downcast_ref::<cairn_core::Error>()?;
+    // The slot's label, as core's refusals quote it, and whether it is the global one.
+    let slot = |message: &str| {
+        let label = message.split('\'').nth(1)?.to_string();
+        let global = if message.contains("(global)") {
+            " --global"
+        } else {
+            ""
+        };
+        Some((label, global))
+    };
+    match error {
+        cairn_core::Error::Unavailable { .. } => Some(HOW_TO_ENABLE.into()),
+        cairn_core::Error::ReadOnly { message, .. } => {
+            let (label, global) = slot(message)?;
+            Some(format!(
+                "`cairn slot set {label}{global} --read-only false` unlocks it"
+            ))
+        }
+        cairn_core::Error::Missing { field, message } if field == "label" => {
+            let (label, global) = slot(message)?;
+            if message.contains("resetting it brings it back") {
+                Some(format!("`cairn slot reset {label}{global}` brings it back"))
+            } else {
+                Some("`cairn slot list` shows the labels".into())
+            }
+        }
+        _ => None,
+    }
+}
 
 /// How a successful command ended, for the exit status.
 #[derive(Debug, PartialEq, Eq)]

@@ -14,6 +14,10 @@ use crate::app::{App, load_config};
 use crate::args::{Cli, ModelCommand, ModelInstallArgs, ReindexArgs};
 use crate::output::{ModelView, Printer, View};
 
+/// What the command line says when there is no model: how to get one.
+pub const HOW_TO_ENABLE: &str = "no embedding model is installed; run `cairn model install` (about 90 MB, once) to search \
+     by meaning";
+
 /// The names `cairn model install` accepts for the one model cairn knows.
 const MINILM_NAMES: [&str; 3] = ["minilm", "all-MiniLM-L6-v2", DEFAULT_MODEL];
 

@@ -61,7 +61,7 @@ pub fn run(app: &App, args: &ServeArgs) -> Result<Outcome> {
         if embedding.is_none() {
             app.out.notice(&format!(
                 "note: semantic search is off; {}",
-                cairn_core::embedding::HOW_TO_ENABLE
+                crate::commands::HOW_TO_ENABLE
             ));
         }
         cairn_server::serve(listener, state, stop_signal())

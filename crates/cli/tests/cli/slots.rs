@@ -84,6 +84,14 @@ fn slot_commands_edit_list_and_refuse_with_exit_2() {
     let locked = s.run(&["slot", "replace", "conventions", "--global", "spaces"]);
     assert_eq!(locked.code, 2);
     assert!(locked.stderr.contains("read-only"), "{}", locked.stderr);
+    // The command line adds what to run about it; core's message names no command.
+    assert!(
+        locked
+            .stderr
+            .contains("hint: `cairn slot set conventions --global --read-only false` unlocks it"),
+        "{}",
+        locked.stderr
+    );
     assert_eq!(
         s.ok_json(&["slot", "get", "conventions", "--global"])["slot"]["content"],
         "tabs"
@@ -316,7 +324,14 @@ fn slot_verdicts_are_the_same_through_cli_mcp_and_http() {
         let what = case.what;
         let cli = s.run(&case.cli);
         assert_eq!(cli.code, 2, "{what}: {}", cli.stderr);
-        let message = cli.stderr.trim().trim_start_matches("error: ");
+        // The first line is the error every entry point shares; a `hint:` line may follow.
+        let message = cli
+            .stderr
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim_start_matches("error: ");
+        assert!(!message.contains("`cairn "), "{what}: {message}");
         assert_eq!(mcp["is_error"], true, "{what}: {mcp}");
         assert!(
             mcp["text"].as_str().unwrap().starts_with(message),

@@ -58,5 +58,5 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// What to tell a user who has no model and wants meaning.
-pub const HOW_TO_ENABLE: &str = "no embedding model is installed; run `cairn model install` (about \
-                                 90 MB, once) to search by meaning";
+pub const HOW_TO_ENABLE: &str =
+    "no embedding model is installed; install one (about 90 MB, once) to search by meaning";

@@ -90,7 +90,7 @@ impl<'a> Searcher<'a> {
                 Some(stored) if &stored != embedder.identity() => {
                     notices.push(format!(
                         "meaning was not used: this store's vectors come from {stored}, not the \
-                         installed {}; run `cairn reindex --embeddings`",
+                         installed {}; re-embed the store to use it",
                         embedder.identity()
                     ));
                     None

@@ -449,10 +449,7 @@ fn resolve_in(tx: &mut dyn StoreTx, address: &SlotAddress, now: Timestamp) -> Re
 fn missing(address: &SlotAddress, scopes: &[Scope]) -> Error {
     let places: Vec<String> = scopes.iter().map(place).collect();
     let hint = match DefaultSlot::find(address.label.as_str()) {
-        Some(_) => format!(
-            "; it is a default that was deleted: `cairn slot reset {}` brings it back",
-            address.label
-        ),
+        Some(_) => "; it is a default that was deleted: resetting it brings it back".to_string(),
         None => "; list the slots to see their labels".to_string(),
     };
     Error::Missing {
@@ -469,19 +466,13 @@ fn refuse_read_only(slot: &Slot) -> Result<()> {
     if !slot.read_only {
         return Ok(());
     }
-    let global = if slot.scope == Scope::Global {
-        " --global"
-    } else {
-        ""
-    };
     Err(Error::ReadOnly {
         field: "label".into(),
         message: format!(
-            "slot '{}' ({}) is read-only; nothing was changed. Its owner can unlock it with \
-             `cairn slot set {}{global} --read-only false`",
+            "slot '{}' ({}) is read-only; nothing was changed. Its owner can unlock it by \
+             setting read_only to false",
             slot.label,
             place(&slot.scope),
-            slot.label
         ),
     })
 }
