@@ -17,13 +17,16 @@ use std::time::Instant;
 use anyhow::Result;
 use cairn_core::config::{Config, EmbeddingConfig, Limits};
 use cairn_core::embedding::Embedder;
-use cairn_core::embedding::VectorStore;
+use cairn_core::embedding::{VectorSpace, VectorStore};
 use cairn_core::memory::MemoryFilter;
 use cairn_core::search::{SearchMode, SearchRequest};
 use cairn_core::store::Store;
 use cairn_core::{MemoryId, MemoryService, ProjectName, ScopeFilter, ServiceParts};
 use cairn_store_sqlite::{AnnSettings, SqliteStore};
 use serde::Serialize;
+
+/// The space the benchmark's vectors live in.
+const TEXT: VectorSpace = VectorSpace::Text;
 
 use crate::corpus::{Corpus, Rng};
 use crate::measure::Percentiles;
@@ -110,13 +113,13 @@ pub fn run(
 
     progress(&format!("{size}: embedding {embed} memories for real"));
     let direct = open()?;
-    let sample = direct.pending_embeddings(embed as usize)?;
+    let sample = direct.pending_embeddings(TEXT, embed as usize)?;
     let texts: Vec<&str> = sample.iter().map(|p| p.text.as_str()).collect();
     let started = Instant::now();
     let vectors = embedder.embed(&texts)?;
     let embed_seconds = started.elapsed().as_secs_f64();
     direct.write(&mut |tx| {
-        tx.set_embedding_model(embedder.identity())?;
+        tx.set_embedding_model(TEXT, embedder.identity())?;
         Ok(())
     })?;
     progress(&format!(
@@ -125,7 +128,7 @@ pub fn run(
     let mut noise = Rng::new(seed ^ 0xc0b1e5);
     let mut first = true;
     loop {
-        let pending = direct.pending_embeddings(10_000)?;
+        let pending = direct.pending_embeddings(TEXT, 10_000)?;
         if pending.is_empty() {
             break;
         }
@@ -145,11 +148,11 @@ pub fn run(
             })
             .collect();
         first = false;
-        direct.write(&mut |tx| tx.put_embeddings(&rows).map(|_| ()))?;
+        direct.write(&mut |tx| tx.put_embeddings(TEXT, &rows).map(|_| ()))?;
     }
     progress(&format!("{size}: building the vector index"));
     let started = Instant::now();
-    let index = direct.update_vector_index(false, &mut |_, _| {})?;
+    let index = direct.update_vector_index(TEXT, false, &mut |_, _| {})?;
     let index_build_seconds = index.map(|_| started.elapsed().as_secs_f64());
 
     progress(&format!("{size}: {searches} searches per mode"));
@@ -187,13 +190,13 @@ pub fn run(
     let mut project_samples = Vec::new();
     for vector in &query_vectors {
         let start = Instant::now();
-        direct.nearest(vector, &in_project, now, 10)?;
+        direct.nearest(TEXT, vector, &in_project, now, 10)?;
         project_samples.push(start.elapsed());
         let start = Instant::now();
-        let hits = direct.nearest(vector, &filter, now, 10)?;
+        let hits = direct.nearest(TEXT, vector, &filter, now, 10)?;
         through_store.push(start.elapsed());
         let start = Instant::now();
-        let exact = direct.nearest_exact(vector, &filter, now, 10)?;
+        let exact = direct.nearest_exact(TEXT, vector, &filter, now, 10)?;
         exact_scan.push(start.elapsed());
         found += exact
             .iter()

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use cairn_core::api::{Caller, FilterInput};
+use cairn_core::api::{Api, Caller, FilterInput};
 use cairn_core::config::{Config, ConfigSources};
 use cairn_core::memory::MemoryFilter;
 use cairn_core::project::detect_project;
@@ -21,15 +21,23 @@ use crate::summarizer::summarizer_part;
 
 pub struct App {
     pub config: Config,
-    pub service: Arc<MemoryService>,
+    /// The one way into cairn's behaviour, as for MCP and HTTP.
+    pub api: Api,
     pub out: Printer,
     cwd: PathBuf,
 }
 
 impl App {
-    /// Opens the store; `readers` extra read-only connections for a process that serves
-    /// concurrent requests (0 for a one-shot command).
-    pub fn open(cli: &Cli, readers: usize) -> Result<Self> {
+    /// Opens the store. A process that is `serving` (`cairn serve`, `cairn mcp`) answers many
+    /// requests at once: it gets a read connection per core beside the writer and a background
+    /// embedding worker; a one-shot command gets neither and embeds what it wrote at the end.
+    pub fn open(cli: &Cli, serving: bool) -> Result<Self> {
+        let readers = match serving {
+            true => std::thread::available_parallelism()
+                .map_or(2, usize::from)
+                .clamp(2, 8),
+            false => 0,
+        };
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
         let config = load_config(cli, &cwd)?;
         let path = config.database_path()?;
@@ -46,16 +54,20 @@ impl App {
         parts.summarizer = summarizer_part(&config.summarizer);
         let service = MemoryService::new(parts, &config);
         let out = Printer::new(cli.format, cli.quiet, service.now().time_zone().clone());
+        let api = match serving {
+            true => Api::serving(service),
+            false => Api::new(service),
+        };
         // Hook events that found the store busy wait in the spool: record them first.
         let spool = Spool::beside(&path);
         if !spool.is_empty()
-            && let Err(error) = spool.drain(&service)
+            && let Err(error) = spool.drain(&api)
         {
             tracing::warn!(%error, "spooled hook events could not be recorded yet");
         }
         Ok(App {
             config,
-            service: Arc::new(service),
+            api,
             out,
             cwd,
         })
@@ -105,16 +117,14 @@ impl App {
 
     /// Resolves a date flag against the service's clock.
     pub fn time(&self, field: &str, text: &str) -> Result<Timestamp> {
-        Ok(dates::parse_time(field, text, &self.service.now())?)
+        Ok(dates::parse_time(field, text, &self.api.now())?)
     }
 
     /// The filter of a read: the same conversion MCP and HTTP use, with the detected project as
     /// the default.
     pub fn filter(&self, args: &FilterArgs) -> Result<MemoryFilter> {
         let caller = self.caller(&args.project, args.all_projects)?;
-        Ok(self
-            .filter_input(args)?
-            .into_filter(&self.service, &caller)?)
+        Ok(self.api.filter(&caller, self.filter_input(args)?)?)
     }
 
     /// The filter flags as the shared input type, not yet resolved.

@@ -17,6 +17,7 @@ use crate::config::{Config, SearchConfig};
 use crate::context::{Context, ContextBuilder, ContextRequest};
 use crate::embedding::{
     EmbedProgress, EmbedReport, Embedder, EmbeddingStatus, Embeddings, VectorIndexReport,
+    VectorSpace,
 };
 use crate::error::Result;
 use crate::id::IdRef;
@@ -93,6 +94,7 @@ impl MemoryService {
     fn embedding_ops(&self) -> Embeddings<'_> {
         Embeddings::new(
             self.store.as_ref(),
+            VectorSpace::Text,
             self.embedder.as_deref(),
             self.config.embedding.batch_size,
         )

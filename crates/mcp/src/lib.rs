@@ -175,7 +175,7 @@ impl ServerHandler for CairnMcp {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri;
         let read = self
-            .blocking(move |context| resources::read(&context.api.service, &uri))
+            .blocking(move |context| resources::read(&context.api, &uri))
             .await?;
         read.map(Into::into).map_err(|error| match error {
             Error::Invalid { .. } | Error::NotFound { .. } | Error::AmbiguousHandle { .. } => {

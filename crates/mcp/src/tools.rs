@@ -369,7 +369,7 @@ pub fn call(api: &Api, caller: &Caller, name: &str, args: JsonObject) -> Result<
                     format!("memory_stats takes no arguments; '{name}' is not one"),
                 ));
             }
-            Ok(serde_json::to_value(api.service.stats()?).expect("stats serialise"))
+            Ok(serde_json::to_value(api.stats()?).expect("stats serialise"))
         }
         "memory_slot_list" => {
             let slots = api.slots(caller, &arguments(args)?)?;

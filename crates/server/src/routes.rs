@@ -75,12 +75,12 @@ fn write_response(outcome: &WriteOutcome) -> Response {
 }
 
 async fn health(State(state): State<AppState>) -> Json<Value> {
-    let service = &state.api.service;
+    let api = &state.api;
     Json(json!({
         "status": "ok",
         "version": env!("CARGO_PKG_VERSION"),
-        "semantic_search": service.embedder().is_some(),
-        "store": service.store_location(),
+        "semantic_search": api.has_model(),
+        "store": api.store_location(),
     }))
 }
 
@@ -119,13 +119,13 @@ async fn get_memory(
     blocking(&state, move |api, _| {
         let target = IdRef::parse(&id)?;
         if query.history {
-            let history = api.service.history(&target)?;
+            let history = api.history(&target)?;
             return Ok(Json(json!({
                 "memory": MemoryDocument::of(&history.memory),
                 "revisions": history.revisions,
             })));
         }
-        let memory = api.service.resolve(&target, false)?;
+        let memory = api.resolve(&target, false)?;
         Ok(Json(json!(MemoryDocument::of(&memory))))
     })
     .await
@@ -340,16 +340,16 @@ async fn tags(
 }
 
 async fn stats(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
-    let stats = blocking(&state, |api, _| api.service.stats()).await?;
+    let stats = blocking(&state, |api, _| api.stats()).await?;
     Ok(Json(json!(stats)))
 }
 
 /// Streams every memory, with history, as JSON Lines while the store reads them.
 async fn export(State(state): State<AppState>) -> Response {
     let (lines, received) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(64);
-    let service = state.api.service.clone();
+    let api = state.api.clone();
     tokio::task::spawn_blocking(move || {
-        let result = service.export(&mut |record| {
+        let result = api.export(&mut |record| {
             let mut line = serde_json::to_vec(record).expect("records serialise");
             line.push(b'\n');
             lines

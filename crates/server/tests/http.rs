@@ -47,14 +47,11 @@ impl TestServer {
         let dir = tempfile::tempdir().unwrap();
         let database = dir.path().join("cairn.db");
         let store = SqliteStore::open(&database).unwrap();
-        let service = Arc::new(MemoryService::new(
-            ServiceParts::new(Box::new(store)),
-            &Config::default(),
-        ));
+        let service = MemoryService::new(ServiceParts::new(Box::new(store)), &Config::default());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let bind: SocketAddr = listener.local_addr().unwrap();
         let state = AppState {
-            api: Api::new(service, None),
+            api: Api::new(service),
             caller: Caller {
                 default_project: None,
                 source: Source::Http,

@@ -1,7 +1,9 @@
-//! The HNSW index over the stored vectors: approximate nearest neighbours for large stores.
+//! The HNSW index over the stored vectors of one space: approximate nearest neighbours for large
+//! stores.
 //!
 //! SQLite's `memory_vectors` is the truth; the index is a cache of it, a usearch file beside the
-//! database (`<db>.hnsw`, with `<db>.hnsw.json` saying what it holds), rebuildable at any time.
+//! database (`<db>.hnsw` for the text space, `<db>.<space>.hnsw` for others, each with a
+//! `.json` saying what it holds), rebuildable at any time.
 //! Every vector write takes the next number of `vector_clock` (numbers never repeat), and the
 //! index holds the vectors numbered up to its *watermark*. A search:
 //! - asks the index for candidates and keeps those whose vector is still the one indexed (numbered
@@ -22,8 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Instant, SystemTime};
 
-use cairn_core::embedding::ModelIdentity;
-use cairn_core::embedding::VectorIndexReport;
+use cairn_core::embedding::{ModelIdentity, VectorIndexReport, VectorSpace};
 use cairn_core::memory::MemoryFilter;
 use cairn_core::{Error, Result};
 use jiff::Timestamp;
@@ -105,8 +106,10 @@ struct Loaded {
     writable: bool,
 }
 
-/// The store's HNSW index: in a file beside an on-disk database, in memory only otherwise.
+/// The HNSW index of one vector space: in a file beside an on-disk database (`<db>.hnsw` for
+/// the text space, `<db>.<space>.hnsw` for the others), in memory only otherwise.
 pub struct AnnIndex {
+    space: VectorSpace,
     file: Option<PathBuf>,
     settings: AnnSettings,
     state: Mutex<Option<Loaded>>,
@@ -119,13 +122,18 @@ pub struct Indexed {
 }
 
 impl AnnIndex {
-    pub fn new(database: Option<&Path>, settings: AnnSettings) -> Self {
+    pub fn new(database: Option<&Path>, space: VectorSpace, settings: AnnSettings) -> Self {
         let file = database.map(|db| {
             let mut name = db.as_os_str().to_owned();
+            // The text space keeps the name its index had before there were spaces.
+            if space != VectorSpace::Text {
+                name.push(format!(".{space}"));
+            }
             name.push(".hnsw");
             PathBuf::from(name)
         });
         AnnIndex {
+            space,
             file,
             settings,
             state: Mutex::new(None),
@@ -158,7 +166,7 @@ impl AnnIndex {
         let cond = condition(filter, now);
         let sql = format!(
             "SELECT v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.memory_seq \
-             WHERE v.memory_seq = ? AND v.written <= ? AND {}",
+             WHERE v.memory_seq = ? AND v.space = ? AND v.written <= ? AND {}",
             cond.sql
         );
         let mut check = conn.prepare_cached(&sql).sql()?;
@@ -177,9 +185,13 @@ impl AnnIndex {
                 if !seen.insert(key) {
                     continue;
                 }
-                let params = [Value::Integer(key as i64), Value::Integer(watermark)]
-                    .into_iter()
-                    .chain(cond.params.iter().cloned());
+                let params = [
+                    Value::Integer(key as i64),
+                    Value::Text(self.space.as_str().into()),
+                    Value::Integer(watermark),
+                ]
+                .into_iter()
+                .chain(cond.params.iter().cloned());
                 let similarity = check
                     .query_row(params_from_iter(params), |row| {
                         let blob = row.get_ref(0)?.as_blob().map_err(corrupt)?;
@@ -208,7 +220,7 @@ impl AnnIndex {
         conn: &Connection,
         state: &'a mut Option<Loaded>,
     ) -> Result<Option<&'a mut Loaded>> {
-        let Some(model) = vectors::model(conn)? else {
+        let Some(model) = vectors::model(conn, self.space)? else {
             *state = None;
             return Ok(None);
         };
@@ -285,7 +297,8 @@ impl AnnIndex {
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Option<VectorIndexReport>> {
         let started = Instant::now();
-        let Some(model) = vectors::model(conn)? else {
+        let space = self.space.as_str();
+        let Some(model) = vectors::model(conn, self.space)? else {
             return Ok(None);
         };
         let (store_key, last_write) = clock(conn)?;
@@ -304,7 +317,13 @@ impl AnnIndex {
                 .map(|l| (l.meta.clone(), l.stamp)),
         }
         .map(|(meta, stamp)| (meta.watermark, meta.count, stamp));
-        let stored = || count(conn, "SELECT count(*) FROM memory_vectors", []);
+        let stored = || {
+            count(
+                conn,
+                "SELECT count(*) FROM memory_vectors WHERE space = ?1",
+                [space],
+            )
+        };
         let plan = match current {
             None => {
                 let stored = stored()?;
@@ -317,8 +336,8 @@ impl AnnIndex {
                 // The usual case — a few vectors since the last save — costs one small count.
                 let tail = count(
                     conn,
-                    "SELECT count(*) FROM memory_vectors WHERE written > ?1",
-                    [watermark],
+                    "SELECT count(*) FROM memory_vectors WHERE space = ?1 AND written > ?2",
+                    (space, watermark),
                 )?;
                 if tail < self.settings.tail_limit {
                     return Ok(Some(VectorIndexReport {
@@ -345,7 +364,8 @@ impl AnnIndex {
         let (index, added, rebuilt) = match plan {
             Plan::Build { stored } => {
                 let index = self.empty_index(model.dimensions)?;
-                let added = add_vectors(conn, &index, None, last_write, stored, progress)?;
+                let added =
+                    add_vectors(conn, self.space, &index, None, last_write, stored, progress)?;
                 (index, added, true)
             }
             Plan::Extend {
@@ -364,7 +384,9 @@ impl AnnIndex {
                         self.open(file, true)?.index
                     }
                 };
-                let added = add_vectors(conn, &index, Some(watermark), last_write, tail, progress)?;
+                let range = (Some(watermark), last_write);
+                let added =
+                    add_vectors(conn, self.space, &index, range.0, range.1, tail, progress)?;
                 (index, added, false)
             }
         };
@@ -416,6 +438,7 @@ enum Plan {
 /// `None`), replacing any older vector of the same memory, on every core.
 fn add_vectors(
     conn: &Connection,
+    space: VectorSpace,
     index: &Index,
     after: Option<i64>,
     up_to: i64,
@@ -428,10 +451,13 @@ fn add_vectors(
         .map_err(|e| index_error("reserve", e))?;
     let mut statement = conn
         .prepare(
-            "SELECT memory_seq, vector FROM memory_vectors WHERE written > ?1 AND written <= ?2",
+            "SELECT memory_seq, vector FROM memory_vectors \
+             WHERE space = ?3 AND written > ?1 AND written <= ?2",
         )
         .sql()?;
-    let mut rows = statement.query((after.unwrap_or(i64::MIN), up_to)).sql()?;
+    let mut rows = statement
+        .query((after.unwrap_or(i64::MIN), up_to, space.as_str()))
+        .sql()?;
     let mut added = 0u64;
     let mut chunk: Vec<(u64, Vec<f32>)> = Vec::with_capacity(BUILD_CHUNK);
     progress(0, expected);

@@ -32,6 +32,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use cairn_core::Result;
+use cairn_core::embedding::VectorSpace;
 use cairn_core::memory::{MemoryFilter, SignalHit};
 use cairn_core::store::{Store, StoreTx};
 use jiff::Timestamp;
@@ -61,7 +62,8 @@ pub struct SqliteStore {
     /// Vocabulary words this process knows are stored (see `rows::WordSink`).
     known_words: Mutex<HashSet<String>>,
     path: Option<PathBuf>,
-    ann: ann::AnnIndex,
+    /// One HNSW index per vector space, in [`VectorSpace::ALL`] order.
+    ann: Vec<ann::AnnIndex>,
     /// How many times a write tries to take the lock, each waiting the busy timeout.
     write_attempts: u32,
 }
@@ -102,7 +104,7 @@ impl SqliteStore {
             readers: Vec::new(),
             next_reader: AtomicUsize::new(0),
             known_words: Mutex::new(HashSet::new()),
-            ann: ann::AnnIndex::new(path.as_deref(), AnnSettings::default()),
+            ann: ann_indexes(path.as_deref(), &AnnSettings::default()),
             path,
             write_attempts: WRITE_ATTEMPTS,
         })
@@ -126,21 +128,31 @@ impl SqliteStore {
     /// The same store with other HNSW index settings (benchmarks measure the crossover and the
     /// index's precision with this).
     pub fn with_ann_settings(mut self, settings: AnnSettings) -> Self {
-        self.ann = ann::AnnIndex::new(self.path.as_deref(), settings);
+        self.ann = ann_indexes(self.path.as_deref(), &settings);
         self
+    }
+
+    /// The HNSW index of `space`.
+    fn ann(&self, space: VectorSpace) -> &ann::AnnIndex {
+        let at = VectorSpace::ALL
+            .iter()
+            .position(|s| *s == space)
+            .expect("every space is in VectorSpace::ALL");
+        &self.ann[at]
     }
 
     /// The `depth` nearest memories by the exact scan alone, whatever index the store has: the
     /// reference the index's recall is measured against.
     pub fn nearest_exact(
         &self,
+        space: VectorSpace,
         query: &[f32],
         filter: &MemoryFilter,
         now: Timestamp,
         depth: usize,
     ) -> Result<Vec<SignalHit>> {
         let conn = self.reader();
-        let ranked = vectors::scan(&conn, query, filter, now, depth, None)?;
+        let ranked = vectors::scan(&conn, space, query, filter, now, depth, None)?;
         vectors::ranked_hits(&conn, ranked, depth)
     }
 
@@ -207,6 +219,14 @@ impl SqliteStore {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+}
+
+/// An index for every vector space, beside the database at `path` (in memory without one).
+fn ann_indexes(path: Option<&Path>, settings: &AnnSettings) -> Vec<ann::AnnIndex> {
+    VectorSpace::ALL
+        .iter()
+        .map(|space| ann::AnnIndex::new(path, *space, settings.clone()))
+        .collect()
 }
 
 /// WAL is a property of the file: set it once; later opens just see it.

@@ -17,6 +17,7 @@ const MIGRATIONS: &[(u32, &str)] = &[
     (4, include_str!("../migrations/0004_sessions.sql")),
     (5, include_str!("../migrations/0005_project_order.sql")),
     (6, include_str!("../migrations/0006_slots.sql")),
+    (7, include_str!("../migrations/0007_vector_spaces.sql")),
 ];
 
 /// The schema version this build writes.

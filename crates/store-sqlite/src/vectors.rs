@@ -1,10 +1,11 @@
-//! Vectors for semantic search: the store's model, each memory's vector, what is pending, and
-//! the exact nearest-neighbour scan.
+//! Vectors for semantic search, per vector space: each space's model, each memory's vector in
+//! it, what is pending, and the exact nearest-neighbour scan.
 //!
-//! A vector is `dimensions` little-endian f32 in a BLOB beside its memory (`memory_vectors`), so
-//! it is written, replaced and deleted in the same transactions as the memory itself. Pending
-//! memories sit in `embedding_queue` ([`queue`]) until their vector is [`put`], numbered by the
-//! vector clock. [`nearest`] asks the HNSW index (ann.rs) when the store has one and scans
+//! A vector is `dimensions` little-endian f32 in a BLOB beside its memory (`memory_vectors`,
+//! keyed by memory and space), so it is written, replaced and deleted in the same transactions
+//! as the memory itself. Pending memories sit in `embedding_queue` (per space; [`queue`]) until
+//! their vector is [`put`], numbered by the vector clock (one clock for every space).
+//! `vector_models` records each space's model (migration 0007). [`nearest`] asks the HNSW index (ann.rs) when the store has one and scans
 //! exactly what it does not hold; the [`scan`] reads every vector under the filter and keeps the
 //! best `depth` in a bounded heap.
 
@@ -13,7 +14,7 @@ use std::collections::BinaryHeap;
 
 use cairn_core::embedding::{EmbeddingCounts, PendingEmbedding};
 use cairn_core::embedding::{ModelIdentity, embedding_text};
-use cairn_core::embedding::{VectorIndexReport, VectorStore, VectorTx};
+use cairn_core::embedding::{VectorIndexReport, VectorSpace, VectorStore, VectorTx};
 use cairn_core::memory::SignalHit;
 use cairn_core::memory::{MemoryFilter, Visibility};
 use cairn_core::{MemoryId, Result};
@@ -28,34 +29,37 @@ use crate::filter::{condition, visible_sql};
 use crate::rows::{corrupt, millis, time};
 use crate::tx::SqliteTx;
 
-pub fn model(conn: &Connection) -> Result<Option<ModelIdentity>> {
-    conn.prepare_cached("SELECT name, dimensions, weights_sha256 FROM embedding_model")
-        .sql()?
-        .query_row([], |row| {
-            Ok(ModelIdentity {
-                name: row.get(0)?,
-                dimensions: row.get::<_, i64>(1)? as usize,
-                weights_sha256: row.get(2)?,
-            })
+pub fn model(conn: &Connection, space: VectorSpace) -> Result<Option<ModelIdentity>> {
+    conn.prepare_cached(
+        "SELECT name, dimensions, weights_sha256 FROM vector_models WHERE space = ?1",
+    )
+    .sql()?
+    .query_row([space.as_str()], |row| {
+        Ok(ModelIdentity {
+            name: row.get(0)?,
+            dimensions: row.get::<_, i64>(1)? as usize,
+            weights_sha256: row.get(2)?,
         })
-        .optional()
-        .sql()
+    })
+    .optional()
+    .sql()
 }
 
-pub fn set_model(conn: &Connection, identity: &ModelIdentity) -> Result<bool> {
-    let current = model(conn)?;
+pub fn set_model(conn: &Connection, space: VectorSpace, identity: &ModelIdentity) -> Result<bool> {
+    let current = model(conn, space)?;
     if current.as_ref() == Some(identity) {
         return Ok(false);
     }
     if current.is_some() {
-        clear(conn)?;
+        clear(conn, space)?;
     }
     conn.prepare_cached(
-        "INSERT OR REPLACE INTO embedding_model (singleton, name, dimensions, weights_sha256) \
-         VALUES (1, ?1, ?2, ?3)",
+        "INSERT OR REPLACE INTO vector_models (space, name, dimensions, weights_sha256) \
+         VALUES (?1, ?2, ?3, ?4)",
     )
     .sql()?
     .execute((
+        space.as_str(),
         &identity.name,
         identity.dimensions as i64,
         &identity.weights_sha256,
@@ -64,39 +68,53 @@ pub fn set_model(conn: &Connection, identity: &ModelIdentity) -> Result<bool> {
     Ok(current.is_some())
 }
 
-/// Makes the memory at `seq` pending: its vector (if any) goes, and it joins the queue.
+/// Makes the memory at `seq` pending in the spaces made from its text: its vector there (if
+/// any) goes, and it joins that queue.
 pub fn queue(conn: &Connection, seq: i64) -> Result<(), SqliteError> {
-    conn.prepare_cached("DELETE FROM memory_vectors WHERE memory_seq = ?1")?
-        .execute([seq])?;
-    conn.prepare_cached("INSERT OR IGNORE INTO embedding_queue (memory_seq) VALUES (?1)")?
-        .execute([seq])?;
+    let space = VectorSpace::Text.as_str();
+    conn.prepare_cached("DELETE FROM memory_vectors WHERE memory_seq = ?1 AND space = ?2")?
+        .execute((seq, space))?;
+    conn.prepare_cached(
+        "INSERT OR IGNORE INTO embedding_queue (memory_seq, space) VALUES (?1, ?2)",
+    )?
+    .execute((seq, space))?;
     Ok(())
 }
 
-/// Drops every vector and queues every memory.
-pub fn clear(conn: &Connection) -> Result<()> {
-    conn.execute_batch(
-        "DELETE FROM memory_vectors; \
-         INSERT OR IGNORE INTO embedding_queue (memory_seq) SELECT seq FROM memories;",
+/// Drops every vector of the space and queues every memory in it.
+pub fn clear(conn: &Connection, space: VectorSpace) -> Result<()> {
+    conn.prepare_cached("DELETE FROM memory_vectors WHERE space = ?1")
+        .sql()?
+        .execute([space.as_str()])
+        .sql()?;
+    conn.prepare_cached(
+        "INSERT OR IGNORE INTO embedding_queue (memory_seq, space) SELECT seq, ?1 FROM memories",
     )
-    .sql()
+    .sql()?
+    .execute([space.as_str()])
+    .sql()?;
+    Ok(())
 }
 
 /// Stores the vectors of memories unchanged since they were read for embedding, each under the
 /// next number of the vector clock (see ann.rs), and takes them off the queue.
-pub fn put(conn: &Connection, vectors: &[(MemoryId, Timestamp, Vec<f32>)]) -> Result<usize> {
+pub fn put(
+    conn: &Connection,
+    space: VectorSpace,
+    vectors: &[(MemoryId, Timestamp, Vec<f32>)],
+) -> Result<usize> {
     let mut unchanged = conn
         .prepare_cached("SELECT seq FROM memories WHERE id = ?1 AND updated_at = ?2")
         .sql()?;
     let mut insert = conn
         .prepare_cached(
-            "INSERT OR REPLACE INTO memory_vectors (memory_seq, vector, written) \
-             VALUES (?1, ?2, ?3)",
+            "INSERT OR REPLACE INTO memory_vectors (memory_seq, space, vector, written) \
+             VALUES (?1, ?2, ?3, ?4)",
         )
         .sql()?;
     let (_, mut written) = crate::ann::clock(conn)?;
     let mut dequeue = conn
-        .prepare_cached("DELETE FROM embedding_queue WHERE memory_seq = ?1")
+        .prepare_cached("DELETE FROM embedding_queue WHERE memory_seq = ?1 AND space = ?2")
         .sql()?;
     let mut stored = 0;
     for (id, updated_at, vector) in vectors {
@@ -106,8 +124,10 @@ pub fn put(conn: &Connection, vectors: &[(MemoryId, Timestamp, Vec<f32>)]) -> Re
             .sql()?;
         if let Some(seq) = seq {
             written += 1;
-            insert.execute((seq, to_blob(vector), written)).sql()?;
-            dequeue.execute([seq]).sql()?;
+            insert
+                .execute((seq, space.as_str(), to_blob(vector), written))
+                .sql()?;
+            dequeue.execute((seq, space.as_str())).sql()?;
             stored += 1;
         }
     }
@@ -125,15 +145,19 @@ const EMBEDDED: Visibility = Visibility {
     forgotten: false,
 };
 
-pub fn pending(conn: &Connection, limit: usize) -> Result<Vec<PendingEmbedding>> {
+pub fn pending(
+    conn: &Connection,
+    space: VectorSpace,
+    limit: usize,
+) -> Result<Vec<PendingEmbedding>> {
     conn.prepare_cached(&format!(
         "SELECT m.id, m.updated_at, m.title, m.content \
          FROM embedding_queue q JOIN memories m ON m.seq = q.memory_seq \
-         WHERE {} ORDER BY q.memory_seq LIMIT ?1",
+         WHERE q.space = ?2 AND {} ORDER BY q.memory_seq LIMIT ?1",
         visible_sql("m", EMBEDDED, "")
     ))
     .sql()?
-    .query_map([limit as i64], |row| {
+    .query_map((limit as i64, space.as_str()), |row| {
         let id: String = row.get(0)?;
         let title: Option<String> = row.get(2)?;
         let content: String = row.get(3)?;
@@ -148,16 +172,18 @@ pub fn pending(conn: &Connection, limit: usize) -> Result<Vec<PendingEmbedding>>
     .sql()
 }
 
-pub fn counts(conn: &Connection) -> Result<EmbeddingCounts> {
+pub fn counts(conn: &Connection, space: VectorSpace) -> Result<EmbeddingCounts> {
     let count = |sql: &str| -> Result<u64> {
-        let n: i64 = conn.query_row(sql, [], |row| row.get(0)).sql()?;
+        let n: i64 = conn
+            .query_row(sql, [space.as_str()], |row| row.get(0))
+            .sql()?;
         Ok(n as u64)
     };
     Ok(EmbeddingCounts {
-        embedded: count("SELECT count(*) FROM memory_vectors")?,
+        embedded: count("SELECT count(*) FROM memory_vectors WHERE space = ?1")?,
         pending: count(&format!(
             "SELECT count(*) FROM embedding_queue q JOIN memories m ON m.seq = q.memory_seq \
-             WHERE {}",
+             WHERE q.space = ?1 AND {}",
             visible_sql("m", EMBEDDED, "")
         ))?,
     })
@@ -190,6 +216,7 @@ impl Ord for Scored {
 pub fn nearest(
     conn: &Connection,
     ann: &AnnIndex,
+    space: VectorSpace,
     query: &[f32],
     filter: &MemoryFilter,
     now: Timestamp,
@@ -203,6 +230,7 @@ pub fn nearest(
             let mut hits = indexed.hits;
             hits.extend(scan(
                 conn,
+                space,
                 query,
                 filter,
                 now,
@@ -211,7 +239,7 @@ pub fn nearest(
             )?);
             hits
         }
-        None => scan(conn, query, filter, now, depth, None)?,
+        None => scan(conn, space, query, filter, now, depth, None)?,
     };
     ranked_hits(conn, ranked, depth)
 }
@@ -243,6 +271,7 @@ pub fn ranked_hits(
 /// given), the best `depth` kept in a bounded heap. Unordered.
 pub fn scan(
     conn: &Connection,
+    space: VectorSpace,
     query: &[f32],
     filter: &MemoryFilter,
     now: Timestamp,
@@ -263,11 +292,13 @@ pub fn scan(
     };
     let sql = format!(
         "SELECT m.seq, v.vector FROM {source} JOIN memories m ON m.seq = v.memory_seq \
-         WHERE {tail}{}",
+         WHERE v.space = ? AND {tail}{}",
         cond.sql
     );
     let mut statement = conn.prepare_cached(&sql).sql()?;
-    let params = after.into_iter().chain(cond.params);
+    let params = std::iter::once(Value::Text(space.as_str().into()))
+        .chain(after)
+        .chain(cond.params);
     let mut rows = statement.query(params_from_iter(params)).sql()?;
     let mut best: BinaryHeap<Reverse<Scored>> = BinaryHeap::with_capacity(depth + 1);
     while let Some(row) = rows.next().sql()? {
@@ -307,47 +338,65 @@ pub fn dot_with_blob(query: &[f32], blob: &[u8]) -> f32 {
 }
 
 impl VectorStore for SqliteStore {
-    fn embedding_model(&self) -> Result<Option<ModelIdentity>> {
-        model(&self.reader())
+    fn embedding_model(&self, space: VectorSpace) -> Result<Option<ModelIdentity>> {
+        model(&self.reader(), space)
     }
 
-    fn pending_embeddings(&self, limit: usize) -> Result<Vec<PendingEmbedding>> {
-        pending(&self.reader(), limit)
+    fn pending_embeddings(
+        &self,
+        space: VectorSpace,
+        limit: usize,
+    ) -> Result<Vec<PendingEmbedding>> {
+        pending(&self.reader(), space, limit)
     }
 
-    fn embedding_counts(&self) -> Result<EmbeddingCounts> {
-        counts(&self.reader())
+    fn embedding_counts(&self, space: VectorSpace) -> Result<EmbeddingCounts> {
+        counts(&self.reader(), space)
     }
 
     fn nearest(
         &self,
+        space: VectorSpace,
         query: &[f32],
         filter: &MemoryFilter,
         now: Timestamp,
         depth: usize,
     ) -> Result<Vec<SignalHit>> {
-        nearest(&self.reader(), &self.ann, query, filter, now, depth)
+        nearest(
+            &self.reader(),
+            self.ann(space),
+            space,
+            query,
+            filter,
+            now,
+            depth,
+        )
     }
 
     fn update_vector_index(
         &self,
+        space: VectorSpace,
         rebuild: bool,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Option<VectorIndexReport>> {
-        self.ann.update(&self.reader(), rebuild, progress)
+        self.ann(space).update(&self.reader(), rebuild, progress)
     }
 }
 
 impl VectorTx for SqliteTx<'_, '_> {
-    fn set_embedding_model(&mut self, model: &ModelIdentity) -> Result<bool> {
-        set_model(&self.tx, model)
+    fn set_embedding_model(&mut self, space: VectorSpace, model: &ModelIdentity) -> Result<bool> {
+        set_model(&self.tx, space, model)
     }
 
-    fn clear_embeddings(&mut self) -> Result<()> {
-        clear(&self.tx)
+    fn clear_embeddings(&mut self, space: VectorSpace) -> Result<()> {
+        clear(&self.tx, space)
     }
 
-    fn put_embeddings(&mut self, vectors: &[(MemoryId, Timestamp, Vec<f32>)]) -> Result<usize> {
-        put(&self.tx, vectors)
+    fn put_embeddings(
+        &mut self,
+        space: VectorSpace,
+        vectors: &[(MemoryId, Timestamp, Vec<f32>)],
+    ) -> Result<usize> {
+        put(&self.tx, space, vectors)
     }
 }

@@ -7,7 +7,7 @@
 //! that queries can be aimed at exact stored vectors; the model plays no part in the index.
 
 use cairn_core::config::Config;
-use cairn_core::embedding::{ModelIdentity, VectorIndexReport, VectorStore};
+use cairn_core::embedding::{ModelIdentity, VectorIndexReport, VectorSpace, VectorStore};
 use cairn_core::memory::{MemoryFilter, SignalHit, Visibility};
 use cairn_core::store::Store;
 use cairn_core::tag::Tag;
@@ -18,6 +18,9 @@ use cairn_core::{
 use cairn_store_sqlite::{AnnSettings, SqliteStore};
 use jiff::Timestamp;
 use tempfile::TempDir;
+
+/// The space every vector of these tests lives in.
+const TEXT: VectorSpace = VectorSpace::Text;
 
 const DIMENSIONS: usize = 32;
 const MIN_VECTORS: u64 = 100;
@@ -124,9 +127,9 @@ impl Fixture {
     fn put(&self, memory: &Memory, vector: Vec<f32>) {
         self.reader
             .write(&mut |tx| {
-                tx.set_embedding_model(&identity())?;
+                tx.set_embedding_model(TEXT, &identity())?;
                 assert_eq!(
-                    tx.put_embeddings(&[(memory.id, memory.updated_at, vector.clone())])?,
+                    tx.put_embeddings(TEXT, &[(memory.id, memory.updated_at, vector.clone())])?,
                     1
                 );
                 Ok(())
@@ -136,19 +139,21 @@ impl Fixture {
 
     fn update(&self, store: &SqliteStore, rebuild: bool) -> Option<VectorIndexReport> {
         store
-            .update_vector_index(rebuild, &mut |_, _| {})
+            .update_vector_index(TEXT, rebuild, &mut |_, _| {})
             .expect("update the index")
     }
 
     /// The store's own top 10: through the index when there is one.
     fn nearest(&self, query: &[f32], filter: &MemoryFilter) -> Vec<MemoryId> {
-        ids(self.reader.nearest(query, filter, Timestamp::now(), 10))
+        ids(self
+            .reader
+            .nearest(TEXT, query, filter, Timestamp::now(), 10))
     }
 
     fn exact(&self, query: &[f32], filter: &MemoryFilter) -> Vec<MemoryId> {
         ids(self
             .reader
-            .nearest_exact(query, filter, Timestamp::now(), 10))
+            .nearest_exact(TEXT, query, filter, Timestamp::now(), 10))
     }
 
     /// The share of the exact top 10 that the store's own search returns, over `queries`
@@ -183,7 +188,7 @@ fn the_index_is_built_once_the_store_is_large_enough_and_agrees_with_the_exact_s
     for (memory, vector) in f.memories.iter().step_by(17) {
         let hits = f
             .reader
-            .nearest(vector, &MemoryFilter::default(), Timestamp::now(), 3)
+            .nearest(TEXT, vector, &MemoryFilter::default(), Timestamp::now(), 3)
             .unwrap();
         assert_eq!(
             hits[0].id, memory.id,
@@ -306,7 +311,7 @@ fn a_damaged_index_file_is_ignored_then_rebuilt() {
 
     let fresh = open(&f.dir);
     let query = unit(4242);
-    let found = ids(fresh.nearest(&query, &MemoryFilter::default(), Timestamp::now(), 10));
+    let found = ids(fresh.nearest(TEXT, &query, &MemoryFilter::default(), Timestamp::now(), 10));
     assert_eq!(
         found,
         f.exact(&query, &MemoryFilter::default()),

@@ -372,3 +372,151 @@ mod hostile_queries {
         }
     }
 }
+
+/// A database written by the previous release (schema 6: before vector spaces), made by
+/// `tests/fixtures/make-schema-v6.sh` with that release's `cairn`: memories in two scopes (one
+/// forgotten, one revised), their vectors by the real text model, and slots in both scopes.
+/// Opening it upgrades it in place and keeps every memory, vector and slot.
+mod upgrade {
+    use cairn_core::embedding::{VectorSpace, VectorStore};
+    use cairn_core::memory::{MemoryFilter, Visibility};
+    use cairn_core::slot::SlotStore;
+    use cairn_core::{MemoryId, ProjectName, Scope};
+    use cairn_store_sqlite::{SqliteStore, migrations::SCHEMA_VERSION};
+    use rusqlite::Connection;
+
+    const FIXTURE: &[u8] = include_bytes!("fixtures/schema-v6.db");
+
+    /// Every row of `sql`, each column as text (blobs in hex), in order.
+    fn rows(conn: &Connection, sql: &str) -> Vec<Vec<String>> {
+        let mut statement = conn.prepare(sql).unwrap();
+        let columns = statement.column_count();
+        statement
+            .query_map([], |row| {
+                (0..columns)
+                    .map(|n| {
+                        Ok(match row.get_ref(n)? {
+                            rusqlite::types::ValueRef::Null => "NULL".into(),
+                            rusqlite::types::ValueRef::Integer(i) => i.to_string(),
+                            rusqlite::types::ValueRef::Real(r) => r.to_string(),
+                            rusqlite::types::ValueRef::Text(t) => {
+                                String::from_utf8_lossy(t).into_owned()
+                            }
+                            rusqlite::types::ValueRef::Blob(b) => {
+                                b.iter().map(|byte| format!("{byte:02x}")).collect()
+                            }
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
+    const MEMORIES: &str = "SELECT * FROM memories ORDER BY seq";
+    const REVISIONS: &str = "SELECT * FROM memory_revisions ORDER BY memory_seq, number";
+    const SLOTS: &str = "SELECT * FROM slots ORDER BY project, label";
+
+    #[test]
+    fn a_store_of_the_previous_release_upgrades_in_place_and_keeps_everything() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cairn.db");
+        std::fs::write(&path, FIXTURE).unwrap();
+        let (memories, revisions, slots, vectors, model) = {
+            let old = Connection::open(&path).unwrap();
+            let version: u32 = old
+                .query_row("PRAGMA user_version", [], |row| row.get(0))
+                .unwrap();
+            assert_eq!(version, 6, "the fixture is a schema-6 store");
+            (
+                rows(&old, MEMORIES),
+                rows(&old, REVISIONS),
+                rows(&old, SLOTS),
+                rows(
+                    &old,
+                    "SELECT m.id, v.vector, v.written FROM memory_vectors v \
+                     JOIN memories m ON m.seq = v.memory_seq ORDER BY v.memory_seq",
+                ),
+                rows(
+                    &old,
+                    "SELECT name, dimensions, weights_sha256 FROM embedding_model",
+                ),
+            )
+        };
+        assert!(memories.len() >= 4 && !revisions.is_empty() && slots.len() >= 2);
+        assert_eq!(
+            vectors.len() + 1,
+            memories.len(),
+            "every memory but the forgotten one has a vector"
+        );
+
+        let store = SqliteStore::open(&path).expect("the old store opens and upgrades");
+        store
+            .check_integrity()
+            .expect("the upgraded store is sound");
+        let new = Connection::open(&path).unwrap();
+        let version: u32 = new
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        assert_eq!(rows(&new, MEMORIES), memories);
+        assert_eq!(rows(&new, REVISIONS), revisions);
+        assert_eq!(rows(&new, SLOTS), slots);
+        // Every vector is now the text space's, with its write number.
+        assert_eq!(
+            rows(
+                &new,
+                "SELECT m.id, v.vector, v.written FROM memory_vectors v \
+                 JOIN memories m ON m.seq = v.memory_seq WHERE v.space = 'text' \
+                 ORDER BY v.memory_seq",
+            ),
+            vectors
+        );
+
+        // And through the store's own API.
+        let text = VectorSpace::Text;
+        let recorded = store
+            .embedding_model(text)
+            .unwrap()
+            .expect("the model is kept");
+        assert_eq!(
+            vec![
+                recorded.name.clone(),
+                recorded.dimensions.to_string(),
+                recorded.weights_sha256.clone()
+            ],
+            model[0]
+        );
+        let counts = store.embedding_counts(text).unwrap();
+        assert_eq!((counts.embedded, counts.pending), (vectors.len() as u64, 0));
+        let everything = MemoryFilter {
+            visibility: Visibility::ALL,
+            ..MemoryFilter::default()
+        };
+        for row in &vectors {
+            let id: MemoryId = row[0].parse().unwrap();
+            let vector: Vec<f32> = (0..row[1].len() / 8)
+                .map(|n| {
+                    let byte =
+                        |k: usize| u8::from_str_radix(&row[1][n * 8 + k * 2..][..2], 16).unwrap();
+                    f32::from_le_bytes([byte(0), byte(1), byte(2), byte(3)])
+                })
+                .collect();
+            let nearest = store
+                .nearest(text, &vector, &everything, jiff::Timestamp::now(), 1)
+                .unwrap();
+            assert_eq!(nearest[0].id, id, "a memory is nearest its own vector");
+            assert!(nearest[0].raw > 0.999, "{}", nearest[0].raw);
+        }
+        let acme = Scope::Project(ProjectName::new("acme").unwrap());
+        let kept = store.slots(&[acme, Scope::Global]).unwrap();
+        assert_eq!(kept.len(), slots.len());
+        assert!(
+            kept.iter()
+                .any(|slot| slot.label.as_str() == "pending_items"
+                    && slot.content.contains("ship the release notes")),
+            "{kept:?}"
+        );
+    }
+}

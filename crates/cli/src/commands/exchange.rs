@@ -17,7 +17,7 @@ use crate::args::{ExportArgs, ImportArgs};
 use crate::output::{Format, View};
 
 fn write_records(app: &App, out: &mut dyn Write) -> Result<u64> {
-    let count = app.service.export(&mut |record| {
+    let count = app.api.export(&mut |record| {
         serde_json::to_writer(&mut *out, record).map_err(io::Error::from)?;
         out.write_all(b"\n")?;
         Ok(())
@@ -83,7 +83,7 @@ pub fn import(app: &App, args: &ImportArgs) -> Result<Outcome> {
     } else {
         None
     };
-    let report = app.service.import(&mut input, &mut |progress| {
+    let report = app.api.import_with_progress(&mut input, &mut |progress| {
         if let Some(bar) = &bar {
             bar.set_message(format!("{} records", progress.records));
             bar.tick();
@@ -93,6 +93,5 @@ pub fn import(app: &App, args: &ImportArgs) -> Result<Outcome> {
         bar.finish_and_clear();
     }
     app.out.print(&View::Imported(&report?))?;
-    super::model::embed_pending(app)?;
     Ok(Outcome::Done)
 }

@@ -24,17 +24,16 @@ pub fn list(app: &App, args: &ListArgs) -> Result<Outcome> {
         limit: args.limit,
         offset: args.offset,
     };
-    let memories = app.service.list(&query)?;
-    let total = app.service.count(&query.filter)?;
+    let listing = app.api.listing(&query)?;
     app.out.print(&View::Listing {
-        memories: &memories,
-        total,
+        memories: &listing.memories,
+        total: listing.total,
     })?;
     Ok(Outcome::Done)
 }
 
 pub fn tags(app: &App, args: &TagsArgs) -> Result<Outcome> {
-    let tags = app.service.tags(&app.filter(&args.filter)?)?;
+    let tags = app.api.tag_counts(&app.filter(&args.filter)?)?;
     app.out.print(&View::Tags(&tags))?;
     Ok(Outcome::Done)
 }

@@ -1,12 +1,9 @@
 //! `cairn mcp`: the MCP server on standard input and output.
 
-use std::sync::Arc;
-
 use anyhow::{Context, Result};
 use cairn_core::Source;
-use cairn_core::api::{Api, Caller};
+use cairn_core::api::Caller;
 use cairn_core::config::ToolProfile;
-use cairn_core::embedding::EmbeddingWorker;
 use cairn_mcp::McpContext;
 
 use super::Outcome;
@@ -19,9 +16,8 @@ pub fn run(app: &App, args: &McpArgs) -> Result<Outcome> {
     } else {
         Some(app.project(&args.project)?)
     };
-    let embedding = EmbeddingWorker::spawn(Arc::clone(&app.service)).map(Arc::new);
     let context = McpContext {
-        api: Api::new(Arc::clone(&app.service), embedding.clone()),
+        api: app.api.clone(),
         caller: Caller {
             default_project,
             source: Source::Mcp,
@@ -34,9 +30,9 @@ pub fn run(app: &App, args: &McpArgs) -> Result<Outcome> {
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(cairn_mcp::serve_stdio(context))?;
-    // The client is gone. Dropping the last handle on the worker lets its pass finish.
+    // The client is gone. Dropping the last handle on the api (the app's) lets the embedding
+    // worker's pass finish.
     drop(runtime);
-    drop(embedding);
     Ok(Outcome::Done)
 }
 

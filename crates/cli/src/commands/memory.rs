@@ -18,18 +18,17 @@ pub fn get(app: &App, args: &GetArgs) -> Result<Outcome> {
     if args.history {
         let histories = refs
             .iter()
-            .map(|r| app.service.history(r))
+            .map(|r| app.api.history(r))
             .collect::<Result<Vec<_>, _>>()?;
         app.out.print(&View::Histories(&histories))?;
     } else {
-        let memories = app.service.get(&refs)?;
+        let memories = app.api.memories(&refs)?;
         app.out.print(&View::Memories(&memories))?;
     }
     Ok(Outcome::Done)
 }
 
 pub fn update(app: &App, args: &UpdateArgs) -> Result<Outcome> {
-    let target = IdRef::parse(&args.id)?;
     let content = text_or_file(args.content.as_ref(), args.file.as_ref())?;
     // The same reading of a change ("" clears, `never` removes the expiry) as MCP and HTTP.
     let patch = PatchInput {
@@ -40,21 +39,14 @@ pub fn update(app: &App, args: &UpdateArgs) -> Result<Outcome> {
         importance: args.importance,
         expires: args.expires.clone(),
         topic_key: args.topic_key.clone(),
-    }
-    .into_patch(&app.service)?;
-    let outcome = app.service.update(&target, patch)?;
+    };
+    let outcome = app.api.update(&args.id, patch)?;
     app.out.print(&View::Write(&outcome))?;
-    super::model::embed_pending(app)?;
     Ok(Outcome::Done)
 }
 
 pub fn forget(app: &App, args: &ForgetArgs) -> Result<Outcome> {
-    let target = IdRef::parse(&args.id)?;
-    let memory = if args.purge {
-        app.service.purge(&target)?
-    } else {
-        app.service.forget(&target)?
-    };
+    let memory = app.api.forget(&args.id, args.purge)?;
     app.out.print(&View::Forgotten {
         memory: &memory,
         purged: args.purge,

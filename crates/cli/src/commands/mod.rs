@@ -74,15 +74,9 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
     {
         return Ok(outcome);
     }
-    // The servers answer many requests at once: give them a read connection per core.
-    let readers = match command {
-        Command::Serve(_) | Command::Mcp(_) => std::thread::available_parallelism()
-            .map_or(2, usize::from)
-            .clamp(2, 8),
-        _ => 0,
-    };
-    let app = App::open(cli, readers)?;
-    match command {
+    let serving = matches!(command, Command::Serve(_) | Command::Mcp(_));
+    let app = App::open(cli, serving)?;
+    let outcome = match command {
         Command::Store(args) => store::run(&app, args),
         Command::Get(args) => memory::get(&app, args),
         Command::Update(args) => memory::update(&app, args),
@@ -103,5 +97,8 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         Command::Extract(args) => sessions::extract(&app, args),
         Command::Slot(command) => slots::run(&app, command),
         Command::Hook(_) | Command::Setup(_) => unreachable!("handled before the store opens"),
-    }
+    }?;
+    // What the command wrote gets its embedding before the process ends.
+    model::embed_written(&app)?;
+    Ok(outcome)
 }

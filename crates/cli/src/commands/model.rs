@@ -36,7 +36,7 @@ pub fn run_without_store(cli: &Cli, command: &ModelCommand) -> Result<Option<Out
 }
 
 pub fn status(app: &App) -> Result<Outcome> {
-    let view = ModelView::here(&app.config, Some(app.service.embedding_status()?))?;
+    let view = ModelView::here(&app.config, Some(app.api.embedding_status()?))?;
     app.out.print(&View::Model(&view))?;
     Ok(Outcome::Done)
 }
@@ -87,28 +87,26 @@ fn install(config: &Config, args: &ModelInstallArgs, out: &Printer) -> Result<()
 pub fn reindex(app: &App, args: &ReindexArgs) -> Result<Outcome> {
     let bar = bar(&app.out);
     if args.embeddings {
-        let report = app.service.reindex_embeddings(&mut progress_to(&bar))?;
+        let report = app.api.reindex_embeddings(&mut progress_to(&bar))?;
         bar.finish_and_clear();
         app.out.print(&View::Embedded(&report))?;
     }
     // Re-embedding already rebuilt the index when the store keeps one.
     if args.vector_index && !args.embeddings {
-        let report = app
-            .service
-            .update_vector_index(true, &mut progress_to(&bar))?;
+        let report = app.api.update_vector_index(true, &mut progress_to(&bar))?;
         bar.finish_and_clear();
         app.out.print(&View::VectorIndex(report.as_ref()))?;
     }
     Ok(Outcome::Done)
 }
 
-/// Embeds what is pending after a write, when a model is installed; silent otherwise.
-pub fn embed_pending(app: &App) -> Result<()> {
-    if app.service.embedder().is_none() {
+/// Embeds what the command wrote, when a model is installed; silent otherwise.
+pub fn embed_written(app: &App) -> Result<()> {
+    if !app.api.has_model() {
         return Ok(());
     }
     let bar = bar(&app.out);
-    app.service.embed_pending(&mut progress_to(&bar))?;
+    app.api.embed_written(&mut progress_to(&bar))?;
     bar.finish_and_clear();
     Ok(())
 }

@@ -16,7 +16,7 @@ pub fn run(app: &App, args: &PruneArgs) -> Result<Outcome> {
         .map(|t| app.time("before", t))
         .transpose()?;
     if args.dry_run || args.force {
-        let report = app.service.prune(before, args.dry_run)?;
+        let report = app.api.prune(before, args.dry_run)?;
         app.out.print(&View::Prune(&report))?;
         if args.force {
             prune_observations(app)?;
@@ -28,7 +28,7 @@ pub fn run(app: &App, args: &PruneArgs) -> Result<Outcome> {
             "prune deletes for good and needs confirmation: pass --force to delete, or --dry-run to see what would go"
         );
     }
-    let preview = app.service.prune(before, true)?;
+    let preview = app.api.prune(before, true)?;
     app.out.print(&View::Prune(&preview))?;
     if preview.memories.is_empty() {
         return Ok(Outcome::Done);
@@ -44,7 +44,7 @@ pub fn run(app: &App, args: &PruneArgs) -> Result<Outcome> {
         app.out.notice("nothing deleted");
         return Ok(Outcome::Done);
     }
-    let report = app.service.prune(Some(preview.before), false)?;
+    let report = app.api.prune(Some(preview.before), false)?;
     app.out.print(&View::Prune(&report))?;
     prune_observations(app)?;
     Ok(Outcome::Done)
@@ -52,7 +52,7 @@ pub fn run(app: &App, args: &PruneArgs) -> Result<Outcome> {
 
 /// Observations past `sessions.retention_days` go too (they are hidden already).
 fn prune_observations(app: &App) -> Result<()> {
-    let deleted = app.service.prune_observations()?;
+    let deleted = app.api.prune_observations()?;
     if deleted > 0 {
         app.out.notice(&format!(
             "deleted {deleted} observations older than {} days (sessions.retention_days)",

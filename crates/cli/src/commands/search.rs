@@ -1,7 +1,7 @@
 //! `cairn search`: the query language, fuzzy cascade and fused ranking, under filters.
 
 use anyhow::Result;
-use cairn_core::api::SearchInput;
+use cairn_core::api::{Found, SearchInput};
 use cairn_core::search::{FuzzyMode, SearchMode, SearchRequest};
 
 use super::Outcome;
@@ -32,11 +32,11 @@ pub fn run(app: &App, args: &SearchArgs) -> Result<Outcome> {
             ModeArg::Hybrid => SearchMode::Hybrid,
         }),
     };
-    let results = app.service.search(&request)?;
+    let results = app.api.search_request(&request)?;
     for notice in &results.notices {
         app.out.notice(notice);
     }
-    if app.service.embedder().is_none() && app.config.embedding.enabled {
+    if !app.api.has_model() && app.config.embedding.enabled {
         app.semantic_off_notice();
     }
     app.out.print(&View::Search {
@@ -65,7 +65,9 @@ fn observations(app: &App, args: &SearchArgs) -> Result<Outcome> {
         filter: app.filter_input(&args.filter)?,
     };
     let caller = app.caller(&args.filter.project, args.filter.all_projects)?;
-    let hits = input.search_observations(&app.service, &caller)?;
+    let Found::Observations(hits) = app.api.search(&caller, input)? else {
+        unreachable!("a search of observations finds observations")
+    };
     app.out.print(&View::Observations(&hits))?;
     Ok(if hits.is_empty() {
         Outcome::NothingFound

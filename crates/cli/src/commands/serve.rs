@@ -5,8 +5,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use cairn_core::api::{Api, Caller};
-use cairn_core::embedding::EmbeddingWorker;
+use cairn_core::api::Caller;
 use cairn_core::{ProjectName, Source};
 use cairn_server::{AppState, ServerOptions};
 
@@ -28,9 +27,8 @@ pub fn run(app: &App, args: &ServeArgs) -> Result<Outcome> {
         .clone()
         .or_else(|| app.config.server.token.clone());
     cairn_server::check_exposure(&bind, token.as_deref())?;
-    let embedding = EmbeddingWorker::spawn(Arc::clone(&app.service)).map(Arc::new);
     let state = AppState {
-        api: Api::new(Arc::clone(&app.service), embedding.clone()),
+        api: app.api.clone(),
         caller: Caller {
             default_project: args.project.as_deref().map(ProjectName::new).transpose()?,
             source: Source::Http,
@@ -58,7 +56,7 @@ pub fn run(app: &App, args: &ServeArgs) -> Result<Outcome> {
             std::io::stderr(),
             "cairn listening on http://{address} (REST under /v1, MCP at /mcp); Ctrl-C stops"
         );
-        if embedding.is_none() {
+        if !app.api.has_model() {
             app.out.notice(&format!(
                 "note: semantic search is off; {}",
                 crate::commands::HOW_TO_ENABLE
@@ -68,9 +66,9 @@ pub fn run(app: &App, args: &ServeArgs) -> Result<Outcome> {
             .await
             .context("the server failed")
     })?;
-    // Requests have finished; let the embedding pass in progress finish too.
+    // Requests have finished; the embedding pass in progress finishes when the last handle on
+    // the api (the app's) is dropped.
     drop(runtime);
-    drop(embedding);
     Ok(Outcome::Done)
 }
 

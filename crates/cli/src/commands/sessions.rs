@@ -20,7 +20,7 @@ pub fn context(app: &App, args: &ContextArgs) -> Result<Outcome> {
         .as_deref()
         .map(|text| session_key(app, text))
         .transpose()?;
-    let context = app.service.context(&ContextRequest {
+    let context = app.api.context_request(&ContextRequest {
         project,
         query: args.query.clone(),
         files: args.files.as_deref().map(split_list).unwrap_or_default(),
@@ -34,8 +34,7 @@ pub fn context(app: &App, args: &ContextArgs) -> Result<Outcome> {
 pub fn sessions(app: &App, args: &SessionsArgs) -> Result<Outcome> {
     if let Some(text) = &args.session {
         let key = session_key(app, text)?;
-        let session = app.service.session(&key)?;
-        let observations = app.service.observations(&key)?;
+        let (session, observations) = app.api.session(&key.agent, &key.id)?;
         app.out.print(&View::Session {
             session: &session,
             observations: &observations,
@@ -43,7 +42,7 @@ pub fn sessions(app: &App, args: &SessionsArgs) -> Result<Outcome> {
         return Ok(Outcome::Done);
     }
     let project = project_unless_all(app, args.project.as_deref(), args.all_projects)?;
-    let sessions = app.service.sessions(&SessionFilter {
+    let sessions = app.api.session_list(&SessionFilter {
         project,
         agent: args.agent.clone(),
         limit: args.limit,
@@ -68,7 +67,7 @@ pub fn extract(app: &App, args: &ExtractArgs) -> Result<Outcome> {
         Scope::Project(app.project(&args.project)?)
     };
     let outcomes = app
-        .service
+        .api
         .extract(&text, scope, args.agent.clone(), args.session.clone())?;
     app.out.print(&View::Extracted(&outcomes))?;
     Ok(if outcomes.is_empty() {
@@ -102,7 +101,7 @@ pub(super) fn session_key(app: &App, text: &str) -> Result<SessionKey> {
     let mut found = Vec::new();
     for agent in [AgentArg::ClaudeCode, AgentArg::Opencode, AgentArg::Codex] {
         let key = SessionKey::new(agent.name(), text)?;
-        if app.service.session(&key).is_ok() {
+        if app.api.session(&key.agent, &key.id).is_ok() {
             found.push(key);
         }
     }

@@ -4,7 +4,7 @@
 use anyhow::{Result, bail};
 use cairn_core::Source;
 use cairn_core::api::{
-    Api, Caller, SlotCreateInput, SlotProjectInput, SlotSettingsInput, SlotTarget, SlotTextInput,
+    Caller, SlotCreateInput, SlotProjectInput, SlotSettingsInput, SlotTarget, SlotTextInput,
 };
 use cairn_core::slot::SlotScope;
 
@@ -15,7 +15,7 @@ use crate::args::{ProjectArgs, SlotArgs, SlotCommand, SlotTextArgs};
 use crate::output::View;
 
 pub fn run(app: &App, command: &SlotCommand) -> Result<Outcome> {
-    let api = Api::new(app.service.clone(), None);
+    let api = &app.api;
     match command {
         SlotCommand::List(args) => {
             let slots = api.slots(
@@ -111,12 +111,10 @@ pub fn run(app: &App, command: &SlotCommand) -> Result<Outcome> {
                     let key = session_key(app, text)?;
                     api.reflect(&key.agent, &key.id)?
                 }
-                None => app
-                    .service
-                    .reflect_latest_session(&app.project(&ProjectArgs {
-                        project: args.project.clone(),
-                        global: false,
-                    })?)?,
+                None => api.reflect_latest(&app.project(&ProjectArgs {
+                    project: args.project.clone(),
+                    global: false,
+                })?)?,
             };
             app.out.print(&View::Reflection(&reflection))?;
         }

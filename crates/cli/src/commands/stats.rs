@@ -12,15 +12,15 @@ use crate::output::View;
 const TOP_TAGS: usize = 20;
 
 pub fn run(app: &App, args: &StatsArgs) -> Result<Outcome> {
-    let stats = app.service.stats()?;
+    let stats = app.api.stats()?;
     let tags = if args.tags {
-        let mut all = app.service.tags(&MemoryFilter::default())?;
+        let mut all = app.api.tag_counts(&MemoryFilter::default())?;
         all.truncate(TOP_TAGS);
         Some(all)
     } else {
         None
     };
-    let location = app.service.store_location();
+    let location = app.api.store_location();
     app.out.print(&View::Stats {
         stats: &stats,
         location: &location,

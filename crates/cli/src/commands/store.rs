@@ -16,7 +16,7 @@ pub fn run(app: &App, args: &StoreArgs) -> Result<Outcome> {
         ));
     };
     // The same reading of a new memory as MCP and HTTP; the project is the detected one.
-    let new = StoreInput {
+    let input = StoreInput {
         content,
         title: args.title.clone(),
         category: Some(args.category.parse()?),
@@ -27,10 +27,8 @@ pub fn run(app: &App, args: &StoreArgs) -> Result<Outcome> {
         importance: args.importance,
         expires: args.expires.clone(),
         entered_by: args.entered_by.clone(),
-    }
-    .into_new_memory(&app.service, &app.caller(&args.project, false)?)?;
-    let outcome = app.service.store(new)?;
+    };
+    let outcome = app.api.store(&app.caller(&args.project, false)?, input)?;
     app.out.print(&View::Write(&outcome))?;
-    super::model::embed_pending(app)?;
     Ok(Outcome::Done)
 }

@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
+use cairn_core::api::Api;
 use cairn_core::config::Config;
 use cairn_core::context::ContextRequest;
 use cairn_core::project::detect_project;
@@ -100,20 +101,18 @@ fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
     let event = event(config, args.agent, &payload, kind)?;
     let db = config.database_path()?;
     let spool = Spool::beside(&db);
-    let service = match open_service(config, &db) {
-        Ok(service) => service,
+    let api = match open_api(config, &db) {
+        Ok(api) => api,
         Err(error) => {
             spool.push(&event)?;
             return Err(error.context("the store could not be opened; the event was spooled"));
         }
     };
     let recorded = if spool.is_empty() {
-        service
-            .record_events(std::slice::from_ref(&event))
-            .map(drop)
+        api.record_events(std::slice::from_ref(&event)).map(drop)
     } else {
         spool.push(&event)?;
-        spool.drain(&service).map(drop)
+        spool.drain(&api).map(drop)
     };
     match recorded {
         Ok(()) => {}
@@ -139,7 +138,7 @@ fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
         event.kind,
         EventKind::SessionStart { .. } | EventKind::Compaction { .. }
     ) {
-        print_context(&service, &event, args)?;
+        print_context(&api, &event, args)?;
     }
     Ok(())
 }
@@ -185,26 +184,26 @@ fn new_event_id() -> String {
     )
 }
 
-/// The service a hook needs: no model (lexical context is enough and loading one costs more
-/// than the whole hook may take), a short lock timeout, the configured summariser.
-fn open_service(config: &Config, db: &Path) -> Result<MemoryService> {
+/// The api a hook needs: no model (lexical context is enough and loading one costs more than
+/// the whole hook may take), a short lock timeout, the configured summariser.
+fn open_api(config: &Config, db: &Path) -> Result<Api> {
     let store = SqliteStore::open(db)?.with_lock_wait(LOCK_WAIT)?;
     let parts = ServiceParts {
         summarizer: summarizer_part(&config.summarizer),
         ..ServiceParts::new(Box::new(store))
     };
-    Ok(MemoryService::new(parts, config))
+    Ok(Api::new(MemoryService::new(parts, config)))
 }
 
-fn print_context(service: &MemoryService, event: &AgentEvent, args: &HookArgs) -> Result<()> {
-    let session = service
-        .session(&event.session)
+fn print_context(api: &Api, event: &AgentEvent, args: &HookArgs) -> Result<()> {
+    let session = api
+        .session_by_key(&event.session)
         .ok()
         .map(|_| event.session.clone());
-    let context = service.context(&ContextRequest {
+    let context = api.context_request(&ContextRequest {
         project: Some(event.project.clone()),
         session,
-        budget: service.context_budget(),
+        budget: api.context_budget(),
         ..Default::default()
     })?;
     if context.text.is_empty() {

@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use cairn_core::MemoryService;
+use cairn_core::api::Api;
 use cairn_core::session::AgentEvent;
 
 /// Events recorded per transaction when draining.
@@ -73,7 +73,7 @@ impl Spool {
 
     /// Records every spooled event, oldest first; returns how many. A file that is not an event
     /// is moved aside to `rejected/` (and reported), never retried forever.
-    pub fn drain(&self, service: &MemoryService) -> cairn_core::Result<usize> {
+    pub fn drain(&self, api: &Api) -> cairn_core::Result<usize> {
         let mut drained = 0;
         loop {
             let files = self.files();
@@ -95,7 +95,7 @@ impl Spool {
                     Err(error) => self.reject(&file, &error.to_string()),
                 }
             }
-            service.record_events(&events)?;
+            api.record_events(&events)?;
             drained += events.len();
             for file in read {
                 let _ = std::fs::remove_file(file);
@@ -151,31 +151,24 @@ mod tests {
         }
         assert!(spool.is_queued(&prompt(start, 1)));
         std::fs::write(dir.path().join("cairn.spool/0-garbage.json"), "{oops").unwrap();
-        let service = MemoryService::new(
+        let api = Api::new(MemoryService::new(
             ServiceParts::new(Box::new(SqliteStore::open(&db).unwrap())),
             &Config::default(),
-        );
-        assert_eq!(spool.drain(&service).unwrap(), 3);
+        ));
+        assert_eq!(spool.drain(&api).unwrap(), 3);
         assert!(spool.is_empty());
         assert!(
             dir.path()
                 .join("cairn.spool/rejected/0-garbage.json")
                 .exists()
         );
-        let texts: Vec<String> = service
-            .observations(&SessionKey::new("claude-code", "s").unwrap())
-            .unwrap()
-            .into_iter()
-            .map(|o| o.input.unwrap())
-            .collect();
+        let (_, observations) = api.session("claude-code", "s").unwrap();
+        let texts: Vec<String> = observations.into_iter().map(|o| o.input.unwrap()).collect();
         assert_eq!(texts, ["prompt 0", "prompt 1", "prompt 2"]);
         // Replaying a drained event (a crash between commit and removal) records nothing new.
         spool.push(&prompt(start, 1)).unwrap();
-        assert_eq!(spool.drain(&service).unwrap(), 1);
-        let count = service
-            .observations(&SessionKey::new("claude-code", "s").unwrap())
-            .unwrap()
-            .len();
-        assert_eq!(count, 3);
+        assert_eq!(spool.drain(&api).unwrap(), 1);
+        let (_, observations) = api.session("claude-code", "s").unwrap();
+        assert_eq!(observations.len(), 3);
     }
 }

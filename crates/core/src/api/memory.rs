@@ -217,7 +217,11 @@ fn clearable(value: Option<String>) -> Option<Option<String>> {
 }
 
 impl StoreInput {
-    pub fn into_new_memory(self, service: &MemoryService, caller: &Caller) -> Result<NewMemory> {
+    pub(crate) fn into_new_memory(
+        self,
+        service: &MemoryService,
+        caller: &Caller,
+    ) -> Result<NewMemory> {
         let scope = match (self.global, project(self.project.as_deref())?) {
             (true, Some(_)) => {
                 return Err(Error::invalid(
@@ -249,7 +253,11 @@ impl StoreInput {
 }
 
 impl FilterInput {
-    pub fn into_filter(self, service: &MemoryService, caller: &Caller) -> Result<MemoryFilter> {
+    pub(crate) fn into_filter(
+        self,
+        service: &MemoryService,
+        caller: &Caller,
+    ) -> Result<MemoryFilter> {
         let named = project(self.project.as_deref())?;
         let scope = match (self.all_projects, self.global, named) {
             (true, true, _) | (true, _, Some(_)) | (_, true, Some(_)) => {
@@ -292,7 +300,11 @@ impl FilterInput {
 }
 
 impl SearchInput {
-    pub fn into_request(self, service: &MemoryService, caller: &Caller) -> Result<SearchRequest> {
+    pub(crate) fn into_request(
+        self,
+        service: &MemoryService,
+        caller: &Caller,
+    ) -> Result<SearchRequest> {
         Ok(SearchRequest {
             limit: page_limit("limit", self.limit, service.search_config().default_limit)?,
             offset: self.offset,
@@ -319,7 +331,7 @@ impl GetInput {
 }
 
 impl PatchInput {
-    pub fn into_patch(self, service: &MemoryService) -> Result<MemoryPatch> {
+    pub(crate) fn into_patch(self, service: &MemoryService) -> Result<MemoryPatch> {
         let expires_at = match self.expires.as_deref().map(str::trim) {
             None => None,
             Some(never) if never.eq_ignore_ascii_case("never") => Some(None),
@@ -338,7 +350,7 @@ impl PatchInput {
 }
 
 impl ListInput {
-    pub fn into_query(self, service: &MemoryService, caller: &Caller) -> Result<ListQuery> {
+    pub(crate) fn into_query(self, service: &MemoryService, caller: &Caller) -> Result<ListQuery> {
         Ok(ListQuery {
             sort: match self.sort {
                 SortInput::Created => SortKey::Created,

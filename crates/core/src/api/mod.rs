@@ -11,11 +11,15 @@
 //!   [`mod@slot`];
 //! - [`documents`]: the JSON answers, in full (REST, the CLI's JSON) and compact (MCP);
 //! - [`mod@schema`]: input schemas as clients see them;
-//! - [`Api`]: the operations the adapters call. It converts an input for a [`Caller`] (which
-//!   project a request means when it names none, which [`Source`] and agent to record), runs the
-//!   service, and wakes the embedding worker after every write that changed something. The
-//!   adapters only move JSON in and out and run these calls off their async runtime (they
-//!   block on SQLite).
+//! - [`Api`]: the one front door of every adapter — the CLI, MCP, HTTP and the hooks. It owns
+//!   the service (no adapter reaches it otherwise), converts an input for a [`Caller`] (which
+//!   project a request means when it names none, which [`Source`] and agent to record), runs
+//!   the service, and sees that text written gets its embedding: a long-lived process's worker
+//!   is woken after every write that changed something, and a one-shot process embeds what it
+//!   wrote before it exits ([`Api::embed_written`]). Beside the JSON inputs it takes the
+//!   service's own requests for the command line, whose flags allow more than the network
+//!   inputs (pages of up to 1,000, say). The network adapters only move JSON in and out and
+//!   run these calls off their async runtime (they block on SQLite).
 
 pub mod documents;
 pub mod memory;
@@ -25,20 +29,25 @@ pub mod slot;
 
 use std::io::BufRead;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::context::Context;
-use crate::embedding::EmbeddingWorker;
+use jiff::{Timestamp, Zoned};
+
+use crate::context::{Context, ContextRequest};
+use crate::embedding::{
+    EmbedProgress, EmbedReport, EmbeddingStatus, EmbeddingWorker, VectorIndexReport,
+};
 use crate::error::Result;
 use crate::id::IdRef;
-use crate::memory::ImportReport;
-use crate::memory::TagCount;
-use crate::memory::{Memory, Source, WriteOutcome, WriteStatus};
-use crate::scope::ProjectName;
-use crate::search::SearchResults;
+use crate::memory::{
+    ImportReport, ListQuery, Memory, MemoryFilter, MemoryHistory, MemoryRecord, PruneReport,
+    Source, StoreStats, TagCount, WriteOutcome, WriteStatus,
+};
+use crate::scope::{ProjectName, Scope};
+use crate::search::{SearchRequest, SearchResults};
 use crate::service::MemoryService;
-use crate::session::{Observation, ObservationHit, Session, SessionKey};
-use crate::slot::Reflection;
-use crate::slot::{Slot, SlotLabel};
+use crate::session::{AgentEvent, Observation, ObservationHit, Session, SessionFilter, SessionKey};
+use crate::slot::{Recorded, Reflection, Slot, SlotLabel};
 
 pub use documents::{
     CompactMemory, MemoryDocument, SlotDocument, compact_observations, compact_search,
@@ -82,24 +91,66 @@ pub enum Found {
     Observations(Vec<ObservationHit>),
 }
 
-/// The operations of the network interfaces, shared by every connection of a server.
+/// The operations every adapter calls, shared by every connection of a server.
 #[derive(Clone)]
 pub struct Api {
-    pub service: Arc<MemoryService>,
-    /// Woken after each write so new memories get their embeddings; `None` without a model.
-    pub embedding: Option<Arc<EmbeddingWorker>>,
+    service: Arc<MemoryService>,
+    /// Woken after each write so new memories get their embeddings (a long-lived process with
+    /// a model).
+    worker: Option<Arc<EmbeddingWorker>>,
+    /// Set by a write that changed text, for a one-shot process to embed before it exits.
+    wrote_text: Arc<AtomicBool>,
 }
 
 impl Api {
-    pub fn new(service: Arc<MemoryService>, embedding: Option<Arc<EmbeddingWorker>>) -> Self {
-        Api { service, embedding }
+    /// For a one-shot process (a command, a hook): what it writes is embedded when it calls
+    /// [`Api::embed_written`].
+    pub fn new(service: MemoryService) -> Self {
+        Api {
+            service: Arc::new(service),
+            worker: None,
+            wrote_text: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// For a long-lived process (`cairn serve`, `cairn mcp`): with a model, a background worker
+    /// embeds after every write (and sweeps for other processes' writes). The worker stops when
+    /// the last clone of this `Api` is dropped, letting its current batch finish.
+    pub fn serving(service: MemoryService) -> Self {
+        let service = Arc::new(service);
+        let worker = EmbeddingWorker::spawn(Arc::clone(&service)).map(Arc::new);
+        Api {
+            service,
+            worker,
+            wrote_text: Arc::new(AtomicBool::new(false)),
+        }
     }
 
     /// After a write: new or changed text needs an embedding.
     fn written(&self, changed: bool) {
-        if changed && let Some(worker) = &self.embedding {
+        if !changed {
+            return;
+        }
+        self.wrote_text.store(true, Ordering::Relaxed);
+        if let Some(worker) = &self.worker {
             worker.nudge();
         }
+    }
+
+    /// Embeds what this process's writes left pending, when a model is installed and no worker
+    /// does it: a one-shot process calls this once, before it exits. `None` when there was
+    /// nothing to do.
+    pub fn embed_written(
+        &self,
+        progress: &mut dyn FnMut(EmbedProgress),
+    ) -> Result<Option<EmbedReport>> {
+        if self.worker.is_some()
+            || self.service.embedder().is_none()
+            || !self.wrote_text.swap(false, Ordering::Relaxed)
+        {
+            return Ok(None);
+        }
+        self.service.embed_pending(progress).map(Some)
     }
 
     fn wrote(&self, outcome: WriteOutcome) -> WriteOutcome {
@@ -255,5 +306,161 @@ impl Api {
     /// Writes what a recorded session says into its project's slots.
     pub fn reflect(&self, agent: &str, id: &str) -> Result<Reflection> {
         self.service.reflect_session(&SessionKey::new(agent, id)?)
+    }
+
+    /// Records agent events (a hook's, or the spool's), then summarises and reflects the
+    /// sessions that ended; see [`MemoryService::record_events`].
+    pub fn record_events(&self, events: &[AgentEvent]) -> Result<Recorded> {
+        let recorded = self.service.record_events(events)?;
+        self.written(!recorded.report.extracted.is_empty());
+        Ok(recorded)
+    }
+
+    /// Stores the `*Remember*:` facts of an agent's output as memories.
+    pub fn extract(
+        &self,
+        text: &str,
+        scope: Scope,
+        entered_by: Option<String>,
+        session_id: Option<String>,
+    ) -> Result<Vec<WriteOutcome>> {
+        let outcomes = self.service.extract(text, scope, entered_by, session_id)?;
+        self.written(
+            outcomes
+                .iter()
+                .any(|o| matches!(o.status, WriteStatus::Created | WriteStatus::Updated)),
+        );
+        Ok(outcomes)
+    }
+
+    /// Reflects the most recently active session of `project` into its slots.
+    pub fn reflect_latest(&self, project: &ProjectName) -> Result<Reflection> {
+        self.service.reflect_latest_session(project)
+    }
+
+    // The service's own requests, for adapters that build them (the command line).
+
+    /// Now in the user's time zone: relative dates are read against it.
+    pub fn now(&self) -> Zoned {
+        self.service.now()
+    }
+
+    /// True when a text model is installed (search by meaning, embeddings).
+    pub fn has_model(&self) -> bool {
+        self.service.embedder().is_some()
+    }
+
+    /// The context budget in tokens when a request names none.
+    pub fn context_budget(&self) -> usize {
+        self.service.context_budget()
+    }
+
+    /// Where the data lives, for people.
+    pub fn store_location(&self) -> String {
+        self.service.store_location()
+    }
+
+    /// The filter a [`FilterInput`] means for this caller.
+    pub fn filter(&self, caller: &Caller, input: FilterInput) -> Result<MemoryFilter> {
+        input.into_filter(&self.service, caller)
+    }
+
+    /// A memory by id or handle; hidden ones only with `include_hidden`.
+    pub fn resolve(&self, target: &IdRef, include_hidden: bool) -> Result<Memory> {
+        self.service.resolve(target, include_hidden)
+    }
+
+    /// Visible memories, in the order asked for, as many as asked.
+    pub fn memories(&self, targets: &[IdRef]) -> Result<Vec<Memory>> {
+        self.service.get(targets)
+    }
+
+    /// A visible memory and its previous states.
+    pub fn history(&self, target: &IdRef) -> Result<MemoryHistory> {
+        self.service.history(target)
+    }
+
+    /// A page of a listing and the total under its filter.
+    pub fn listing(&self, query: &ListQuery) -> Result<Listing> {
+        Ok(Listing {
+            memories: self.service.list(query)?,
+            total: self.service.count(&query.filter)?,
+        })
+    }
+
+    /// Visible memories per tag under a filter, most used first.
+    pub fn tag_counts(&self, filter: &MemoryFilter) -> Result<Vec<TagCount>> {
+        self.service.tags(filter)
+    }
+
+    /// A search as the service takes it.
+    pub fn search_request(&self, request: &SearchRequest) -> Result<SearchResults> {
+        self.service.search(request)
+    }
+
+    /// Context as the service takes the request.
+    pub fn context_request(&self, request: &ContextRequest) -> Result<Context> {
+        self.service.context(request)
+    }
+
+    /// A session without its observations.
+    pub fn session_by_key(&self, key: &SessionKey) -> Result<Session> {
+        self.service.session(key)
+    }
+
+    /// Sessions under a filter, the latest active first.
+    pub fn session_list(&self, filter: &SessionFilter) -> Result<Vec<Session>> {
+        self.service.sessions(filter)
+    }
+
+    pub fn stats(&self) -> Result<StoreStats> {
+        self.service.stats()
+    }
+
+    /// Expired memories before `before` (default now), deleted unless `dry_run`.
+    pub fn prune(&self, before: Option<Timestamp>, dry_run: bool) -> Result<PruneReport> {
+        self.service.prune(before, dry_run)
+    }
+
+    /// Deletes observations past retention; returns how many.
+    pub fn prune_observations(&self) -> Result<u64> {
+        self.service.prune_observations()
+    }
+
+    /// Streams every memory with its history to `sink`; returns how many were written.
+    pub fn export(&self, sink: &mut dyn FnMut(&MemoryRecord) -> Result<()>) -> Result<u64> {
+        self.service.export(sink)
+    }
+
+    /// [`Api::import`] with progress every few hundred records.
+    pub fn import_with_progress(
+        &self,
+        input: &mut dyn BufRead,
+        progress: &mut dyn FnMut(&ImportReport),
+    ) -> Result<ImportReport> {
+        let report = self.service.import(input, progress)?;
+        self.written(report.created + report.updated > 0);
+        Ok(report)
+    }
+
+    pub fn embedding_status(&self) -> Result<EmbeddingStatus> {
+        self.service.embedding_status()
+    }
+
+    /// Drops every vector and embeds every memory again with the installed model.
+    pub fn reindex_embeddings(
+        &self,
+        progress: &mut dyn FnMut(EmbedProgress),
+    ) -> Result<EmbedReport> {
+        self.service.reindex_embeddings(progress)
+    }
+
+    /// Brings the store's vector index up to date, or builds it anew when `rebuild`.
+    pub fn update_vector_index(
+        &self,
+        rebuild: bool,
+        progress: &mut dyn FnMut(EmbedProgress),
+    ) -> Result<Option<VectorIndexReport>> {
+        self.service.update_vector_index(rebuild, progress)
     }
 }

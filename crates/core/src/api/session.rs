@@ -29,7 +29,11 @@ pub struct ContextInput {
 }
 
 impl ContextInput {
-    pub fn into_request(self, service: &MemoryService, caller: &Caller) -> Result<ContextRequest> {
+    pub(crate) fn into_request(
+        self,
+        service: &MemoryService,
+        caller: &Caller,
+    ) -> Result<ContextRequest> {
         Ok(ContextRequest {
             project: match self.project.as_deref() {
                 Some(name) => Some(ProjectName::new(name)?),
@@ -136,7 +140,7 @@ impl SearchInput {
     /// Runs this search over observations (`observations: true`), best first: in the project
     /// named, else every project with `all_projects`, else the caller's. Memory-only filters
     /// are refused by name.
-    pub fn search_observations(
+    pub(crate) fn search_observations(
         self,
         service: &MemoryService,
         caller: &Caller,

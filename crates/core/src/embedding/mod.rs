@@ -2,20 +2,24 @@
 //!
 //! - [`model`]: the [`Embedder`] contract (cairn-embed implements it), [`ModelIdentity`], and
 //!   the text a memory is embedded as;
+//! - [`space`]: [`VectorSpace`], what kind of vector a vector is (each space its own model,
+//!   queue and index);
 //! - [`queue`]: [`Embeddings`], pending memories embedded in batches outside any transaction;
 //! - [`worker`]: the queue run on a background thread by long-lived processes;
 //! - [`store`]: what a backend provides ([`VectorStore`], [`VectorTx`]).
 //!
-//! Invariants: every vector in a store comes from the one model the store records; a vector is
+//! Invariants: every vector of a space comes from the one model the store records for it; a vector is
 //! stored only if its memory did not change since its text was read; a write never waits for
 //! the model (its memory is pending, found by the lexical signals until embedded).
 
 pub mod model;
 pub mod queue;
+pub mod space;
 pub mod store;
 pub mod worker;
 
 pub use model::{Embedder, HOW_TO_ENABLE, ModelIdentity, dot, embedding_text};
 pub use queue::{EmbedProgress, EmbedReport, EmbedStage, EmbeddingStatus, Embeddings};
+pub use space::VectorSpace;
 pub use store::{EmbeddingCounts, PendingEmbedding, VectorIndexReport, VectorStore, VectorTx};
 pub use worker::EmbeddingWorker;

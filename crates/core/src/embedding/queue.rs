@@ -14,6 +14,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::embedding::model::{Embedder, HOW_TO_ENABLE, ModelIdentity};
+use crate::embedding::space::VectorSpace;
 use crate::embedding::store::{EmbeddingCounts, VectorIndexReport};
 use crate::error::{Error, Result};
 use crate::store::Store;
@@ -66,19 +67,27 @@ pub struct EmbeddingStatus {
     pub counts: EmbeddingCounts,
 }
 
-/// The embedding operations over one store, with the model when one is installed.
+/// The embedding operations of one vector space over one store, with the space's model when
+/// one is installed.
 #[derive(Clone, Copy)]
 pub struct Embeddings<'a> {
     store: &'a dyn Store,
+    space: VectorSpace,
     embedder: Option<&'a dyn Embedder>,
     batch: usize,
 }
 
 impl<'a> Embeddings<'a> {
-    /// Embeds `batch` memories at a time (at least one) with `embedder`.
-    pub fn new(store: &'a dyn Store, embedder: Option<&'a dyn Embedder>, batch: usize) -> Self {
+    /// Embeds `batch` memories at a time (at least one) into `space` with `embedder`.
+    pub fn new(
+        store: &'a dyn Store,
+        space: VectorSpace,
+        embedder: Option<&'a dyn Embedder>,
+        batch: usize,
+    ) -> Self {
         Embeddings {
             store,
+            space,
             embedder,
             batch: batch.max(1),
         }
@@ -103,17 +112,17 @@ impl<'a> Embeddings<'a> {
         let embedder = self.require_embedder()?;
         let started = Instant::now();
         let mut model_changed = false;
-        if self.store.embedding_model()?.as_ref() != Some(embedder.identity()) {
+        if self.store.embedding_model(self.space)?.as_ref() != Some(embedder.identity()) {
             self.store.write(&mut |tx| {
-                model_changed = tx.set_embedding_model(embedder.identity())?;
+                model_changed = tx.set_embedding_model(self.space, embedder.identity())?;
                 Ok(())
             })?;
         }
-        let mut batch = self.store.pending_embeddings(self.batch)?;
+        let mut batch = self.store.pending_embeddings(self.space, self.batch)?;
         // Less than a batch is all there is; only more is worth counting.
         let total = match batch.len() < self.batch {
             true => batch.len() as u64,
-            false => self.store.embedding_counts()?.pending,
+            false => self.store.embedding_counts(self.space)?.pending,
         };
         let mut done = 0u64;
         let mut stalled = 0;
@@ -129,7 +138,7 @@ impl<'a> Embeddings<'a> {
                 .collect();
             let mut stored = 0;
             self.store.write(&mut |tx| {
-                stored = tx.put_embeddings(&rows)?;
+                stored = tx.put_embeddings(self.space, &rows)?;
                 Ok(())
             })?;
             if stored == 0 {
@@ -151,7 +160,7 @@ impl<'a> Embeddings<'a> {
                     total: total.max(done),
                 });
             }
-            batch = self.store.pending_embeddings(self.batch)?;
+            batch = self.store.pending_embeddings(self.space, self.batch)?;
         }
         let index = self.update_vector_index(false, progress)?;
         Ok(EmbedReport {
@@ -171,13 +180,14 @@ impl<'a> Embeddings<'a> {
         rebuild: bool,
         progress: &mut dyn FnMut(EmbedProgress),
     ) -> Result<Option<VectorIndexReport>> {
-        self.store.update_vector_index(rebuild, &mut |done, total| {
-            progress(EmbedProgress {
-                stage: EmbedStage::Indexing,
-                done,
-                total,
+        self.store
+            .update_vector_index(self.space, rebuild, &mut |done, total| {
+                progress(EmbedProgress {
+                    stage: EmbedStage::Indexing,
+                    done,
+                    total,
+                })
             })
-        })
     }
 
     /// Drops every vector and embeds every memory again with the current model.
@@ -187,8 +197,8 @@ impl<'a> Embeddings<'a> {
     ) -> Result<EmbedReport> {
         let embedder = self.require_embedder()?;
         self.store.write(&mut |tx| {
-            tx.clear_embeddings()?;
-            tx.set_embedding_model(embedder.identity())?;
+            tx.clear_embeddings(self.space)?;
+            tx.set_embedding_model(self.space, embedder.identity())?;
             Ok(())
         })?;
         self.embed_pending(progress)
@@ -197,8 +207,8 @@ impl<'a> Embeddings<'a> {
     pub fn embedding_status(&self) -> Result<EmbeddingStatus> {
         Ok(EmbeddingStatus {
             model_in_use: self.embedder().map(|e| e.identity().clone()),
-            model_in_store: self.store.embedding_model()?,
-            counts: self.store.embedding_counts()?,
+            model_in_store: self.store.embedding_model(self.space)?,
+            counts: self.store.embedding_counts(self.space)?,
         })
     }
 }

@@ -1,67 +1,77 @@
 //! What a backend must provide for vectors: [`VectorStore`] (reads, the nearest-neighbour
 //! scan and the backend's own index) and [`VectorTx`] (writes, inside one transaction).
 //!
-//! A vector belongs to a memory and to the model that made it; the store records that model's
-//! identity, and a different model drops every vector (they are not comparable). Every new
-//! memory, and every change of its title or content, waits for a vector until the queue
-//! (`embedding::queue`) stores one.
+//! A vector belongs to a memory and to a [`VectorSpace`]; the store records each space's model
+//! identity, and a different model drops every vector of that space (they are not comparable).
+//! Every new memory, and every change of its title or content, waits in the text space's queue
+//! for a vector until the embedding queue (`embedding::queue`) stores one. Each space has its
+//! own queue and its own index.
 
 use jiff::Timestamp;
 use serde::Serialize;
 
-use crate::embedding::ModelIdentity;
+use crate::embedding::{ModelIdentity, VectorSpace};
 use crate::error::Result;
 use crate::id::MemoryId;
 use crate::memory::{MemoryFilter, SignalHit};
 
 /// The read side of vector storage.
 pub trait VectorStore: Send + Sync {
-    /// The model whose vectors the store holds, if one was ever recorded.
-    fn embedding_model(&self) -> Result<Option<ModelIdentity>>;
+    /// The model whose vectors the space holds, if one was ever recorded.
+    fn embedding_model(&self, space: VectorSpace) -> Result<Option<ModelIdentity>>;
 
-    /// Up to `limit` memories without a vector, oldest first; forgotten ones are not embedded.
-    fn pending_embeddings(&self, limit: usize) -> Result<Vec<PendingEmbedding>>;
+    /// Up to `limit` memories waiting for a vector of the space, oldest first; forgotten ones
+    /// are not embedded.
+    fn pending_embeddings(&self, space: VectorSpace, limit: usize)
+    -> Result<Vec<PendingEmbedding>>;
 
-    /// How many memories have a vector, and how many (not forgotten) wait for one.
-    fn embedding_counts(&self) -> Result<EmbeddingCounts>;
+    /// How many memories have a vector of the space, and how many (not forgotten) wait for one.
+    fn embedding_counts(&self, space: VectorSpace) -> Result<EmbeddingCounts>;
 
-    /// The `depth` memories under the filter whose vectors are nearest `query` (highest dot
-    /// product first, the similarity as the raw score).
+    /// The `depth` memories under the filter whose vectors of the space are nearest `query`
+    /// (highest dot product first, the similarity as the raw score).
     fn nearest(
         &self,
+        space: VectorSpace,
         query: &[f32],
         filter: &MemoryFilter,
         now: Timestamp,
         depth: usize,
     ) -> Result<Vec<SignalHit>>;
 
-    /// Brings the backend's own vector index (an approximate one kept apart from the vectors,
-    /// like the SQLite store's HNSW file) up to date with the stored vectors, or builds it anew
-    /// when `rebuild`; `progress(done, total)` follows long work. `None` when the backend keeps
-    /// no such index or the store is small enough to need none. The index only ever speeds
-    /// [`VectorStore::nearest`] up: it never changes what counts as nearest or visible.
+    /// Brings the backend's own index of the space (an approximate one kept apart from the
+    /// vectors, like the SQLite store's HNSW file) up to date with the stored vectors, or builds
+    /// it anew when `rebuild`; `progress(done, total)` follows long work. `None` when the
+    /// backend keeps no such index or the space is small enough to need none. The index only
+    /// ever speeds [`VectorStore::nearest`] up: it never changes what counts as nearest or
+    /// visible.
     fn update_vector_index(
         &self,
+        space: VectorSpace,
         rebuild: bool,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Option<VectorIndexReport>> {
-        let _ = (rebuild, progress);
+        let _ = (space, rebuild, progress);
         Ok(None)
     }
 }
 
 /// The write side of vector storage, inside one transaction.
 pub trait VectorTx {
-    /// Records `model` as the store's embedding model. When another model was recorded, every
-    /// vector is deleted first (they are not comparable) and `true` is returned.
-    fn set_embedding_model(&mut self, model: &ModelIdentity) -> Result<bool>;
+    /// Records `model` as the space's model. When another model was recorded, every vector of
+    /// the space is deleted first (they are not comparable) and `true` is returned.
+    fn set_embedding_model(&mut self, space: VectorSpace, model: &ModelIdentity) -> Result<bool>;
 
-    /// Deletes every vector: every memory becomes pending.
-    fn clear_embeddings(&mut self) -> Result<()>;
+    /// Deletes every vector of the space: every memory becomes pending in it.
+    fn clear_embeddings(&mut self, space: VectorSpace) -> Result<()>;
 
-    /// Stores each vector for its memory if the memory still has that `updated_at` (it was not
-    /// changed since its text was read); returns how many were stored.
-    fn put_embeddings(&mut self, vectors: &[(MemoryId, Timestamp, Vec<f32>)]) -> Result<usize>;
+    /// Stores each vector in the space for its memory if the memory still has that
+    /// `updated_at` (it was not changed since its text was read); returns how many were stored.
+    fn put_embeddings(
+        &mut self,
+        space: VectorSpace,
+        vectors: &[(MemoryId, Timestamp, Vec<f32>)],
+    ) -> Result<usize>;
 }
 
 /// A memory waiting for its vector: the text to embed, and when the memory was last written (a

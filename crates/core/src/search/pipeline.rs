@@ -13,6 +13,7 @@ use jiff::Timestamp;
 use crate::clock::Clock;
 use crate::config::SearchConfig;
 use crate::embedding::model::{Embedder, HOW_TO_ENABLE};
+use crate::embedding::space::VectorSpace;
 use crate::error::{Error, Result};
 use crate::id::MemoryId;
 use crate::memory::model::Memory;
@@ -86,11 +87,11 @@ impl<'a> Searcher<'a> {
         let store = self.store;
         // The model runs only if its vectors are the store's; otherwise say why meaning is off.
         let embedder = match (mode.is_semantic(), &self.embedder) {
-            (true, Some(embedder)) => match self.store.embedding_model()? {
+            (true, Some(embedder)) => match self.store.embedding_model(VectorSpace::Text)? {
                 Some(stored) if &stored != embedder.identity() => {
                     notices.push(format!(
                         "meaning was not used: this store's vectors come from {stored}, not the \
-                         installed {}; re-embed the store to use it",
+                         installed {}; reindex its embeddings to use it",
                         embedder.identity()
                     ));
                     None

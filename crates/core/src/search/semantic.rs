@@ -10,6 +10,7 @@
 
 use jiff::Timestamp;
 
+use crate::embedding::VectorSpace;
 use crate::error::Result;
 use crate::memory::MemoryFilter;
 use crate::query::SearchQuery;
@@ -36,7 +37,7 @@ impl Signal for SemanticSignal<'_> {
         now: Timestamp,
         depth: usize,
     ) -> Result<SignalRanking> {
-        let mut hits = store.nearest(self.query_vector, filter, now, depth)?;
+        let mut hits = store.nearest(VectorSpace::Text, self.query_vector, filter, now, depth)?;
         hits.retain(|hit| hit.raw >= self.min_similarity);
         Ok(SignalRanking {
             hits,
