@@ -1,4 +1,4 @@
-//! `cairn slot …`: memory slots, through the same input types and [`Api`] calls as the MCP
+//! `cairn slot …`: memory slots, through the same input types and [`Api`](cairn_core::api::Api) calls as the MCP
 //! tools and the REST routes, so every refusal reads the same everywhere.
 
 use anyhow::{Result, bail};

@@ -6,7 +6,7 @@
 //! - [`filter`]: which memories a read considers ([`MemoryFilter`], [`ListQuery`]) and
 //!   [`Visibility`], the one rule of what is hidden (forgotten, expired);
 //! - [`validate`], [`normalise`]: input rules and duplicate detection;
-//! - [`write`]: the rules every write applies inside its transaction;
+//! - [`mod@write`]: the rules every write applies inside its transaction;
 //! - [`operations`]: [`Memories`], the operations the service delegates to;
 //! - [`extract`]: `*Remember*:` lines in agent output become memories;
 //! - [`exchange`]: the export/import record;

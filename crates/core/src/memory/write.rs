@@ -3,7 +3,7 @@
 //! session summary).
 //!
 //! A candidate is validated, normalised and redacted before the transaction opens
-//! ([`candidate`]); inside it, [`store_in`] decides what the write means — the same topic key in
+//! (`candidate`); inside it, `store_in` decides what the write means — the same topic key in
 //! the scope revises that memory (`updated`, the previous state kept as a revision), the same
 //! normalised content is a `duplicate` (nothing written), anything else is `created`.
 

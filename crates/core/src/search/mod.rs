@@ -7,7 +7,7 @@
 //! and pages the winners. Each
 //! [`SearchHit`] keeps every signal's rank and raw score, which is what `--explain` shows.
 //!
-//! Queries use the language of [`query`]; the signals are [`lexical`], [`fuzzy`] and
+//! Queries use the language of [`crate::query`]; the signals are [`lexical`], [`fuzzy`] and
 //! [`semantic`]; a [`SearchMode`] says which run.
 
 pub mod fusion;
