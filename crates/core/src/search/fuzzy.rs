@@ -8,13 +8,11 @@
 //! full-text query over the alternatives, under the same filter as every signal, so a forgotten
 //! or expired memory can never come back this way.
 
-use jiff::Timestamp;
 use rapidfuzz::distance::indel;
 
 use crate::error::Result;
-use crate::memory::MemoryFilter;
 use crate::query::{Match, SearchQuery};
-use crate::search::{Signal, SignalKind, SignalRanking};
+use crate::search::{Signal, SignalInput, SignalKind, SignalRanking};
 use crate::store::Store;
 
 /// Vocabulary candidates fetched per query word before re-scoring.
@@ -22,11 +20,21 @@ const CANDIDATES_PER_WORD: usize = 40;
 /// Alternatives kept per query word, the most alike first.
 const ALTERNATIVES_PER_WORD: usize = 5;
 
-/// The fuzzy signal: its similarity threshold (0–1) and which query words it looks for
-/// near-spellings of.
+/// The fuzzy signal: its similarity threshold (0–1) and when it runs.
 pub struct FuzzySignal {
     pub threshold: f64,
-    pub words: FuzzyWords,
+    pub when: FuzzyWhen,
+}
+
+/// When the fuzzy signal runs, and on which words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FuzzyWhen {
+    /// On every word typed bare (`--fuzzy`, or fuzzy mode).
+    Always,
+    /// On every word typed bare when exact search found fewer than `min_results` memories;
+    /// else only on the words found in no memory at all (a word the store holds is no typo);
+    /// else not at all.
+    Auto { min_results: usize },
 }
 
 /// Which query words the fuzzy signal expands.
@@ -43,33 +51,52 @@ pub fn similarity(a: &str, b: &str) -> f64 {
     indel::normalized_similarity(a.chars(), b.chars())
 }
 
-impl FuzzySignal {
-    /// The vocabulary words close enough to each query word (the words themselves excluded).
-    pub fn alternatives(&self, store: &dyn Store, query: &SearchQuery) -> Result<Vec<String>> {
-        let mut out: Vec<String> = Vec::new();
-        let terms = match &self.words {
-            FuzzyWords::AllBare => query.parsed.bare_terms(),
-            FuzzyWords::Only(words) => words.clone(),
-        };
-        for term in terms {
-            if term.chars().count() < 3 || !term.chars().any(char::is_alphabetic) {
-                continue;
-            }
-            let mut scored: Vec<(f64, String)> = store
-                .similar_words(&term, CANDIDATES_PER_WORD)?
-                .into_iter()
-                .filter(|word| *word != term)
-                .map(|word| (similarity(&term, &word), word))
-                .filter(|(score, _)| *score >= self.threshold)
-                .collect();
-            scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-            for (_, word) in scored.into_iter().take(ALTERNATIVES_PER_WORD) {
-                if !out.contains(&word) {
-                    out.push(word);
-                }
+/// The vocabulary words within `threshold` of each query word (the words themselves excluded).
+pub fn alternatives(
+    store: &dyn Store,
+    query: &SearchQuery,
+    words: &FuzzyWords,
+    threshold: f64,
+) -> Result<Vec<String>> {
+    let mut out: Vec<String> = Vec::new();
+    let terms = match words {
+        FuzzyWords::AllBare => query.parsed.bare_terms(),
+        FuzzyWords::Only(words) => words.clone(),
+    };
+    for term in terms {
+        if term.chars().count() < 3 || !term.chars().any(char::is_alphabetic) {
+            continue;
+        }
+        let mut scored: Vec<(f64, String)> = store
+            .similar_words(&term, CANDIDATES_PER_WORD)?
+            .into_iter()
+            .filter(|word| *word != term)
+            .map(|word| (similarity(&term, &word), word))
+            .filter(|(score, _)| *score >= threshold)
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        for (_, word) in scored.into_iter().take(ALTERNATIVES_PER_WORD) {
+            if !out.contains(&word) {
+                out.push(word);
             }
         }
-        Ok(out)
+    }
+    Ok(out)
+}
+
+impl FuzzySignal {
+    /// The words to look for near-spellings of, given what exact search found; `None` when the
+    /// signal does not run.
+    fn words(&self, earlier: &[SignalRanking]) -> Option<FuzzyWords> {
+        let FuzzyWhen::Auto { min_results } = self.when else {
+            return Some(FuzzyWords::AllBare);
+        };
+        let exact = earlier.iter().find(|r| r.kind == SignalKind::Lexical);
+        match exact {
+            Some(exact) if exact.found >= min_results => (!exact.unknown_words.is_empty())
+                .then(|| FuzzyWords::Only(exact.unknown_words.clone())),
+            _ => Some(FuzzyWords::AllBare),
+        }
     }
 }
 
@@ -78,31 +105,26 @@ impl Signal for FuzzySignal {
         SignalKind::Fuzzy
     }
 
-    fn rank(
-        &self,
-        store: &dyn Store,
-        query: &SearchQuery,
-        filter: &MemoryFilter,
-        now: Timestamp,
-        depth: usize,
-    ) -> Result<SignalRanking> {
-        let words = self.alternatives(store, query)?;
+    fn rank(&self, input: &SignalInput<'_>) -> Result<Option<SignalRanking>> {
+        let Some(words) = self.words(input.earlier) else {
+            return Ok(None);
+        };
+        let words = alternatives(input.store, input.query, &words, self.threshold)?;
         if words.is_empty() {
-            return Ok(SignalRanking::default());
+            return Ok(Some(SignalRanking::of(SignalKind::Fuzzy, Vec::new())));
         }
         let expression = Match::Any(words.iter().cloned().map(Match::Term).collect());
-        let hits = store.lexical(
+        let hits = input.store.lexical(
             &expression,
-            filter,
-            now,
-            depth,
+            input.filter,
+            input.now,
+            input.depth,
             crate::search::window_for(&expression),
         )?;
-        Ok(SignalRanking {
-            hits,
+        Ok(Some(SignalRanking {
             matched_words: words,
-            unknown_words: Vec::new(),
-        })
+            ..SignalRanking::of(SignalKind::Fuzzy, hits)
+        }))
     }
 }
 

@@ -21,8 +21,8 @@ use crate::error::Result;
 use crate::id::MemoryId;
 use crate::memory::MemoryFilter;
 use crate::memory::SignalHit;
-use crate::query::{Match, ParsedQuery, SearchQuery};
-use crate::search::{Signal, SignalKind, SignalRanking};
+use crate::query::{Match, ParsedQuery};
+use crate::search::{Signal, SignalInput, SignalKind, SignalRanking};
 use crate::store::Store;
 
 /// The most memories one expression is ranked over. Items matching more do not generate
@@ -50,36 +50,44 @@ pub fn window_for(expression: &Match) -> usize {
     }
 }
 
-/// BM25 over the store's full-text index.
-pub struct LexicalSignal;
+/// BM25 over the store's full-text index, looking at least `probe` hits deep (so the fuzzy
+/// signal after it can tell whether exact search found enough).
+pub struct LexicalSignal {
+    pub probe: usize,
+}
 
 impl Signal for LexicalSignal {
     fn kind(&self) -> SignalKind {
         SignalKind::Lexical
     }
 
-    fn rank(
-        &self,
-        store: &dyn Store,
-        query: &SearchQuery,
-        filter: &MemoryFilter,
-        now: Timestamp,
-        depth: usize,
-    ) -> Result<SignalRanking> {
-        let (hits, unknown_words) = match &query.parsed {
+    fn rank(&self, input: &SignalInput<'_>) -> Result<Option<SignalRanking>> {
+        let (store, query) = (input.store, input.query);
+        let probe = input.depth.max(self.probe);
+        let (mut hits, unknown_words) = match &query.parsed {
             ParsedQuery::Strict(expression) => (
-                store.lexical(expression, filter, now, depth, window_for(expression))?,
+                store.lexical(
+                    expression,
+                    input.filter,
+                    input.now,
+                    probe,
+                    window_for(expression),
+                )?,
                 unknown(store, query.parsed.bare_terms())?,
             ),
             ParsedQuery::Soft { items, excluded } => {
-                soft_hits(store, items, excluded, filter, now, depth)?
+                soft_hits(store, items, excluded, input.filter, input.now, probe)?
             }
         };
-        Ok(SignalRanking {
+        let found = hits.len();
+        hits.truncate(input.depth);
+        Ok(Some(SignalRanking {
+            kind: SignalKind::Lexical,
             hits,
+            found,
             matched_words: query.parsed.positive_terms(),
             unknown_words,
-        })
+        }))
     }
 }
 

@@ -53,24 +53,50 @@ impl fmt::Display for SignalKind {
 
 /// What one signal found: its hits, best first, the words it matched (for highlighting), and
 /// the words typed bare that are in no memory at all (likely typos; the lexical signal knows).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SignalRanking {
+    pub kind: SignalKind,
     pub hits: Vec<SignalHit>,
+    /// How many hits the signal found before they were cut to the page (the lexical signal
+    /// looks a little deeper, so the fuzzy one can tell whether exact search found enough).
+    pub found: usize,
     pub matched_words: Vec<String>,
     pub unknown_words: Vec<String>,
 }
 
-/// A ranker. Returns at most `depth` hits, best first, never a memory the filter excludes.
-pub trait Signal: Send + Sync {
+impl SignalRanking {
+    /// A ranking of `hits`, all of them kept.
+    pub fn of(kind: SignalKind, hits: Vec<SignalHit>) -> Self {
+        SignalRanking {
+            kind,
+            found: hits.len(),
+            hits,
+            matched_words: Vec::new(),
+            unknown_words: Vec::new(),
+        }
+    }
+}
+
+/// What every signal of one search is given.
+pub struct SignalInput<'a> {
+    pub store: &'a dyn Store,
+    pub query: &'a SearchQuery,
+    pub filter: &'a MemoryFilter,
+    pub now: Timestamp,
+    /// How many hits the page needs (offset + limit).
+    pub depth: usize,
+    /// What the signals that ran before this one found, in order.
+    pub earlier: &'a [SignalRanking],
+}
+
+/// A ranker. The pipeline runs a list of them in order and fuses what they found, so a new
+/// signal plugs in by joining the list.
+pub trait Signal {
     fn kind(&self) -> SignalKind;
-    fn rank(
-        &self,
-        store: &dyn Store,
-        query: &SearchQuery,
-        filter: &MemoryFilter,
-        now: Timestamp,
-        depth: usize,
-    ) -> Result<SignalRanking>;
+
+    /// At most `input.depth` hits, best first, never a memory the filter excludes; `None` when
+    /// the signal does not run for this search (fuzzy, when exact search found enough).
+    fn rank(&self, input: &SignalInput<'_>) -> Result<Option<SignalRanking>>;
 }
 
 /// When the fuzzy signal runs.

@@ -1,10 +1,12 @@
 //! The search pipeline: one query through the signals of its mode, fused into one ranking.
 //!
-//! [`Searcher::search`] parses the query, runs the lexical signal, then fuzzy when asked for or
-//! when lexical finds too little (or a word typed is in no memory at all), and the semantic
-//! signal when a model is installed and the store's vectors are that model's (the query is
-//! embedded on its own thread while the lexical signals run). [`Fusion`] merges the rankings,
-//! the recency and importance boosts are added, and the requested page is cut.
+//! [`Searcher::search`] parses the query and runs the signals of the mode as a list, in order,
+//! each seeing what the ones before it found: lexical; fuzzy, when asked for or when lexical
+//! finds too little (or a word typed is in no memory at all); semantic, when a model is
+//! installed and the store's vectors are that model's (the query is embedded on its own thread
+//! while the signals before it run). [`Fusion`] merges what they found, the recency and
+//! importance boosts are added, and the requested page is cut. A new signal implements
+//! [`Signal`] and joins the list; the loop and fusion stay as they are.
 
 use std::collections::HashMap;
 
@@ -20,11 +22,12 @@ use crate::memory::model::Memory;
 use crate::memory::validate;
 use crate::query::SearchQuery;
 use crate::search::fusion::Fusion;
-use crate::search::fuzzy::{FuzzySignal, FuzzyWords};
+use crate::search::fuzzy::{FuzzySignal, FuzzyWhen};
 use crate::search::lexical::LexicalSignal;
 use crate::search::semantic::SemanticSignal;
 use crate::search::{
-    Boosts, FuzzyMode, SearchHit, SearchMode, SearchRequest, SearchResults, Signal, SignalKind,
+    Boosts, FuzzyMode, SearchHit, SearchMode, SearchRequest, SearchResults, Signal, SignalInput,
+    SignalKind, SignalRanking,
 };
 use crate::store::Store;
 
@@ -100,68 +103,66 @@ impl<'a> Searcher<'a> {
             },
             _ => None,
         };
-        let mut rankings = Vec::new();
-        let mut matched_words = Vec::new();
-        std::thread::scope(|scope| -> Result<()> {
-            // Embedding the query is the slowest step: it runs beside the lexical signals.
-            let query_vector = embedder.map(|embedder| {
-                let text = query.text.as_str();
-                scope.spawn(move || embedder.embed(&[text]))
-            });
-            let mut exact_found = 0;
-            let mut unknown_words = Vec::new();
+        let found = std::thread::scope(|scope| -> Result<Vec<SignalRanking>> {
+            // The signals of the mode, in order; each sees what the ones before it found.
+            let mut signals: Vec<Box<dyn Signal>> = Vec::new();
             if matches!(mode, SearchMode::Lexical | SearchMode::Hybrid) {
-                let probe = depth.max(self.config.fuzzy_min_results);
-                let mut lexical = LexicalSignal.rank(store, &query, &request.filter, now, probe)?;
-                exact_found = lexical.hits.len();
-                unknown_words = lexical.unknown_words;
-                lexical.hits.truncate(depth);
-                matched_words.extend(lexical.matched_words);
-                rankings.push((
-                    SignalKind::Lexical,
-                    self.config.lexical_weight,
-                    lexical.hits,
-                ));
+                signals.push(Box::new(LexicalSignal {
+                    probe: self.config.fuzzy_min_results,
+                }));
             }
-            let fuzzy_words = match (mode, request.fuzzy) {
+            let fuzzy = match (mode, request.fuzzy) {
                 (SearchMode::Semantic, _) => None,
-                (SearchMode::Fuzzy, _) | (_, FuzzyMode::Always) => Some(FuzzyWords::AllBare),
+                (SearchMode::Fuzzy, _) | (_, FuzzyMode::Always) => Some(FuzzyWhen::Always),
                 (_, FuzzyMode::Never) => None,
-                (_, FuzzyMode::Auto) if exact_found < self.config.fuzzy_min_results => {
-                    Some(FuzzyWords::AllBare)
-                }
-                (_, FuzzyMode::Auto) => {
-                    (!unknown_words.is_empty()).then(|| FuzzyWords::Only(unknown_words.clone()))
-                }
+                (_, FuzzyMode::Auto) => Some(FuzzyWhen::Auto {
+                    min_results: self.config.fuzzy_min_results,
+                }),
             };
-            if let Some(words) = fuzzy_words {
-                let signal = FuzzySignal { threshold, words };
-                let fuzzy = signal.rank(store, &query, &request.filter, now, depth)?;
-                matched_words.extend(fuzzy.matched_words);
-                rankings.push((SignalKind::Fuzzy, self.config.fuzzy_weight, fuzzy.hits));
+            if let Some(when) = fuzzy {
+                signals.push(Box::new(FuzzySignal { threshold, when }));
             }
-            if let Some(embedding) = query_vector {
-                let vector = embedding
-                    .join()
-                    .map_err(|_| Error::Model {
-                        message: "the model failed while embedding the query".into(),
-                    })??
-                    .pop()
-                    .unwrap_or_default();
-                let signal = SemanticSignal {
-                    query_vector: &vector,
+            if let Some(embedder) = embedder {
+                // Embedding the query is the slowest step: it runs beside the signals before.
+                let (sender, query_vector) = std::sync::mpsc::channel();
+                let text = query.text.as_str();
+                scope.spawn(move || {
+                    let vector = embedder
+                        .embed(&[text])
+                        .map(|mut v| v.pop().unwrap_or_default());
+                    let _ = sender.send(vector);
+                });
+                signals.push(Box::new(SemanticSignal {
+                    query_vector,
                     min_similarity: self.config.semantic_min_similarity,
-                };
-                let semantic = signal.rank(store, &query, &request.filter, now, depth)?;
-                rankings.push((
-                    SignalKind::Semantic,
-                    self.config.semantic_weight,
-                    semantic.hits,
-                ));
+                }));
             }
-            Ok(())
+            let mut found: Vec<SignalRanking> = Vec::new();
+            for signal in &signals {
+                let input = SignalInput {
+                    store,
+                    query: &query,
+                    filter: &request.filter,
+                    now,
+                    depth,
+                    earlier: &found,
+                };
+                if let Some(ranking) = signal.rank(&input)? {
+                    found.push(ranking);
+                }
+            }
+            Ok(found)
         })?;
-        let fused = self.fusion.fuse(rankings);
+        let mut matched_words: Vec<String> = found
+            .iter()
+            .flat_map(|ranking| ranking.matched_words.iter().cloned())
+            .collect();
+        let fused = self.fusion.fuse(
+            found
+                .into_iter()
+                .map(|ranking| (ranking.kind, self.weight(ranking.kind), ranking.hits))
+                .collect(),
+        );
         let ids: Vec<MemoryId> = fused.iter().map(|f| f.id).collect();
         let mut loaded: HashMap<MemoryId, Memory> = self
             .store
@@ -198,6 +199,15 @@ impl<'a> Searcher<'a> {
             mode: Some(mode),
             notices,
         })
+    }
+
+    /// How much a signal's vote counts in fusion.
+    fn weight(&self, kind: SignalKind) -> f64 {
+        match kind {
+            SignalKind::Lexical => self.config.lexical_weight,
+            SignalKind::Fuzzy => self.config.fuzzy_weight,
+            SignalKind::Semantic => self.config.semantic_weight,
+        }
     }
 
     /// The recency and importance boosts of a memory, in first-place votes.

@@ -8,40 +8,37 @@
 //! Pending memories — written but not yet embedded — are not seen here; the lexical signals
 //! still find them.
 
-use jiff::Timestamp;
+use std::sync::mpsc::Receiver;
 
 use crate::embedding::VectorSpace;
-use crate::error::Result;
-use crate::memory::MemoryFilter;
-use crate::query::SearchQuery;
-use crate::search::{Signal, SignalKind, SignalRanking};
-use crate::store::Store;
+use crate::error::{Error, Result};
+use crate::search::{Signal, SignalInput, SignalKind, SignalRanking};
 
-/// Nearest neighbours of the embedded query, as similar as `min_similarity` at least.
-pub struct SemanticSignal<'a> {
-    /// The query's embedding, by the model that made the store's vectors.
-    pub query_vector: &'a [f32],
+/// Nearest neighbours of the embedded query, as similar as `min_similarity` at least. The
+/// query's embedding arrives from the thread that computes it while the signals before this one
+/// run.
+pub struct SemanticSignal {
+    pub query_vector: Receiver<Result<Vec<f32>>>,
     pub min_similarity: f64,
 }
 
-impl Signal for SemanticSignal<'_> {
+impl Signal for SemanticSignal {
     fn kind(&self) -> SignalKind {
         SignalKind::Semantic
     }
 
-    fn rank(
-        &self,
-        store: &dyn Store,
-        _query: &SearchQuery,
-        filter: &MemoryFilter,
-        now: Timestamp,
-        depth: usize,
-    ) -> Result<SignalRanking> {
-        let mut hits = store.nearest(VectorSpace::Text, self.query_vector, filter, now, depth)?;
+    fn rank(&self, input: &SignalInput<'_>) -> Result<Option<SignalRanking>> {
+        let vector = self.query_vector.recv().map_err(|_| Error::Model {
+            message: "the model failed while embedding the query".into(),
+        })??;
+        let mut hits = input.store.nearest(
+            VectorSpace::Text,
+            &vector,
+            input.filter,
+            input.now,
+            input.depth,
+        )?;
         hits.retain(|hit| hit.raw >= self.min_similarity);
-        Ok(SignalRanking {
-            hits,
-            ..SignalRanking::default()
-        })
+        Ok(Some(SignalRanking::of(SignalKind::Semantic, hits)))
     }
 }
