@@ -200,9 +200,13 @@ impl MemoryService {
     }
 
     /// Finds memories expired at or before `before` (default now) and, unless `dry_run`,
-    /// deletes them for good.
+    /// deletes them for good, and with them the observations past the sessions' retention.
     pub fn prune(&self, before: Option<Timestamp>, dry_run: bool) -> Result<PruneReport> {
-        self.memory_ops().prune(before, dry_run)
+        let mut report = self.memory_ops().prune(before, dry_run)?;
+        if !dry_run {
+            report.observations_deleted = self.session_ops().prune_observations()?;
+        }
+        Ok(report)
     }
 
     /// Deletes observations older than the retention; returns how many.
@@ -303,6 +307,11 @@ impl MemoryService {
 
     pub fn session(&self, key: &SessionKey) -> Result<Session> {
         self.session_ops().session(key)
+    }
+
+    /// The session `text` names: `AGENT/ID`, or a bare id that one agent's session has.
+    pub fn resolve_session(&self, text: &str) -> Result<SessionKey> {
+        self.session_ops().resolve(text)
     }
 
     pub fn sessions(&self, filter: &SessionFilter) -> Result<Vec<Session>> {

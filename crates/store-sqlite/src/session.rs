@@ -113,6 +113,10 @@ pub fn sessions(conn: &Connection, filter: &SessionFilter) -> Result<Vec<Session
         sql.push_str(" AND s.agent = ?");
         values.push(Value::Text(agent.clone()));
     }
+    if let Some(id) = &filter.id {
+        sql.push_str(" AND s.session_id = ?");
+        values.push(Value::Text(id.clone()));
+    }
     sql.push_str(" ORDER BY s.last_seen_at DESC, s.seq DESC LIMIT ? OFFSET ?");
     values.push(Value::Integer(filter.limit as i64));
     values.push(Value::Integer(filter.offset as i64));

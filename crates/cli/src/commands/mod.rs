@@ -50,6 +50,9 @@ pub fn hint(error: &anyhow::Error) -> Option<String> {
                 Some("`cairn slot list` shows the labels".into())
             }
         }
+        cairn_core::Error::Missing { field, .. } if field == "session" => {
+            Some("`cairn sessions` lists the recorded sessions".into())
+        }
         _ => None,
     }
 }

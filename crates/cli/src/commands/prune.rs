@@ -4,6 +4,8 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use anyhow::{Result, bail};
 
+use cairn_core::memory::PruneReport;
+
 use super::Outcome;
 use crate::app::App;
 use crate::args::PruneArgs;
@@ -18,9 +20,7 @@ pub fn run(app: &App, args: &PruneArgs) -> Result<Outcome> {
     if args.dry_run || args.force {
         let report = app.api.prune(before, args.dry_run)?;
         app.out.print(&View::Prune(&report))?;
-        if args.force {
-            prune_observations(app)?;
-        }
+        observations_notice(app, &report);
         return Ok(Outcome::Done);
     }
     if !std::io::stdin().is_terminal() {
@@ -46,18 +46,17 @@ pub fn run(app: &App, args: &PruneArgs) -> Result<Outcome> {
     }
     let report = app.api.prune(Some(preview.before), false)?;
     app.out.print(&View::Prune(&report))?;
-    prune_observations(app)?;
+    observations_notice(app, &report);
     Ok(Outcome::Done)
 }
 
 /// Observations past `sessions.retention_days` go too (they are hidden already).
-fn prune_observations(app: &App) -> Result<()> {
-    let deleted = app.api.prune_observations()?;
+fn observations_notice(app: &App, report: &PruneReport) {
+    let deleted = report.observations_deleted;
     if deleted > 0 {
         app.out.notice(&format!(
             "deleted {deleted} observations older than {} days (sessions.retention_days)",
             app.config.sessions.retention_days
         ));
     }
-    Ok(())
 }

@@ -3,14 +3,14 @@
 
 use std::io::Read;
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Context as _, Result};
 use cairn_core::context::ContextRequest;
 use cairn_core::session::{SessionFilter, SessionKey};
 use cairn_core::{ProjectName, Scope};
 
 use super::Outcome;
 use crate::app::{App, split_list};
-use crate::args::{AgentArg, ContextArgs, ExtractArgs, ProjectArgs, SessionsArgs};
+use crate::args::{ContextArgs, ExtractArgs, ProjectArgs, SessionsArgs};
 use crate::output::View;
 
 pub fn context(app: &App, args: &ContextArgs) -> Result<Outcome> {
@@ -45,6 +45,7 @@ pub fn sessions(app: &App, args: &SessionsArgs) -> Result<Outcome> {
     let sessions = app.api.session_list(&SessionFilter {
         project,
         agent: args.agent.clone(),
+        id: None,
         limit: args.limit,
         offset: 0,
     })?;
@@ -93,23 +94,7 @@ fn project_unless_all(
     Ok(Some(app.project(&args)?))
 }
 
-/// `AGENT/ID`, or a bare id that exactly one known agent has a session for.
+/// `AGENT/ID`, or a bare id that exactly one agent has a session with.
 pub(super) fn session_key(app: &App, text: &str) -> Result<SessionKey> {
-    if let Some((agent, id)) = text.split_once('/') {
-        return Ok(SessionKey::new(agent, id)?);
-    }
-    let mut found = Vec::new();
-    for agent in [AgentArg::ClaudeCode, AgentArg::Opencode, AgentArg::Codex] {
-        let key = SessionKey::new(agent.name(), text)?;
-        if app.api.session(&key.agent, &key.id).is_ok() {
-            found.push(key);
-        }
-    }
-    match found.len() {
-        1 => Ok(found.remove(0)),
-        0 => bail!(
-            "session: no session '{text}' is recorded; give it as AGENT/ID (see `cairn sessions`)"
-        ),
-        _ => bail!("session: '{text}' names sessions of several agents; give it as AGENT/ID"),
-    }
+    Ok(app.api.session_key(text)?)
 }

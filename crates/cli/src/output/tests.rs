@@ -193,6 +193,7 @@ fn maintenance_views() {
         memories: vec![preference()],
         deleted: false,
         before: at("2026-05-01T00:00:00Z"),
+        observations_deleted: 0,
     };
     insta::assert_snapshot!(all(View::Prune(&report)));
     insta::assert_snapshot!(all(View::Forgotten {

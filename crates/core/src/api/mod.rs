@@ -403,6 +403,11 @@ impl Api {
         self.service.context(request)
     }
 
+    /// The session `text` names: `AGENT/ID`, or a bare id that one agent's session has.
+    pub fn session_key(&self, text: &str) -> Result<SessionKey> {
+        self.service.resolve_session(text)
+    }
+
     /// A session without its observations.
     pub fn session_by_key(&self, key: &SessionKey) -> Result<Session> {
         self.service.session(key)
@@ -417,14 +422,10 @@ impl Api {
         self.service.stats()
     }
 
-    /// Expired memories before `before` (default now), deleted unless `dry_run`.
+    /// Expired memories before `before` (default now), and observations past retention;
+    /// deleted unless `dry_run`.
     pub fn prune(&self, before: Option<Timestamp>, dry_run: bool) -> Result<PruneReport> {
         self.service.prune(before, dry_run)
-    }
-
-    /// Deletes observations past retention; returns how many.
-    pub fn prune_observations(&self) -> Result<u64> {
-        self.service.prune_observations()
     }
 
     /// Streams every memory with its history to `sink`; returns how many were written.

@@ -130,6 +130,7 @@ impl SessionsInput {
         Ok(SessionFilter {
             project,
             agent: self.agent,
+            id: None,
             limit: page_limit("limit", self.limit, 20)?,
             offset: self.offset,
         })

@@ -35,6 +35,9 @@ pub struct PruneReport {
     /// False for a dry run.
     pub deleted: bool,
     pub before: Timestamp,
+    /// Observations deleted with them for being older than the sessions' retention (none on a
+    /// dry run).
+    pub observations_deleted: u64,
 }
 
 /// A memory with its previous states.
@@ -226,6 +229,7 @@ impl<'a> Memories<'a> {
                 memories,
                 deleted: false,
                 before,
+                observations_deleted: 0,
             });
         }
         let memories = in_transaction(self.store, |tx| {
@@ -238,6 +242,7 @@ impl<'a> Memories<'a> {
             memories,
             deleted: true,
             before,
+            observations_deleted: 0,
         })
     }
 

@@ -2,10 +2,11 @@
 //!
 //! - [`model`]: [`SessionKey`] (agent + the agent's own id), [`Session`], [`Observation`],
 //!   [`AgentEvent`]/[`EventKind`] (one shape for every agent's hook events), filters;
-//! - [`recording`]: [`Sessions`], which records events in order in one transaction (replays
-//!   ignored by event id), writes summaries (the agent's own kept; a configured
-//!   [`Summarizer`]; else derived from the observations) and searches observations within
-//!   retention;
+//! - [`recording`]: [`Sessions`], the session operations, and recording: events in order in
+//!   one transaction (replays ignored by event id);
+//! - [`summary`]: summaries (the agent's own kept; a configured [`Summarizer`]; else derived
+//!   from the observations);
+//! - [`observations`]: observation reads and search within retention, and pruning;
 //! - [`store`]: what a backend provides ([`SessionStore`], [`SessionTx`]).
 //!
 //! Invariants: observations are redacted, then truncated; hidden once older than
@@ -14,12 +15,15 @@
 //! topic key per session, so later summaries revise it.
 
 pub mod model;
+pub mod observations;
 pub mod recording;
 pub mod store;
+pub mod summary;
 
 pub use model::{
     AgentEvent, EventKind, HOOK_GUARD_ENV, Observation, ObservationFilter, ObservationHit,
-    ObservationKind, Session, SessionFilter, SessionKey, SummaryAuthor, is_shell_tool,
+    ObservationKind, Session, SessionFilter, SessionKey, Summarizer, SummaryAuthor, is_shell_tool,
 };
-pub use recording::{AgentSummary, RecordReport, SUMMARY_TAG, Sessions, Summarizer, clip};
+pub use recording::{RecordReport, Sessions, clip};
 pub use store::{SessionStore, SessionTx};
+pub use summary::{AgentSummary, SUMMARY_TAG};

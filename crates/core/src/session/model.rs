@@ -279,6 +279,8 @@ impl EventKind {
 pub struct SessionFilter {
     pub project: Option<ProjectName>,
     pub agent: Option<String>,
+    /// Only sessions with this id (the agent's own), of any agent.
+    pub id: Option<String>,
     pub limit: usize,
     pub offset: usize,
 }
@@ -299,4 +301,9 @@ pub fn is_shell_tool(tool: &str) -> bool {
         tool.to_ascii_lowercase().as_str(),
         "bash" | "shell" | "exec_command" | "local_shell" | "run_shell_command"
     )
+}
+
+/// A language model that turns a session digest into a summary (see `config::SummarizerConfig`).
+pub trait Summarizer: Send + Sync {
+    fn summarize(&self, digest: &str) -> Result<String>;
 }

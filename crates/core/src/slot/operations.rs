@@ -18,9 +18,12 @@ use crate::redact::redact;
 use crate::scope::{ProjectName, Scope};
 use crate::session::model::{SessionFilter, SessionKey};
 use crate::session::recording::{RecordReport, Sessions};
+use crate::slot::defaults::{
+    DEFAULT_SLOTS, DefaultSlot, PENDING_ITEMS, PROJECT_CONTEXT, SESSION_PATTERNS,
+};
 use crate::slot::model::{
-    self as slot, DEFAULT_LIMIT, DEFAULT_SLOTS, DefaultSlot, MAX_DESCRIPTION_CHARS, MAX_LIMIT,
-    PENDING_ITEMS, PROJECT_CONTEXT, SESSION_PATTERNS, Slot, SlotAddress, SlotLabel, place,
+    self as slot, DEFAULT_LIMIT, MAX_DESCRIPTION_CHARS, MAX_LIMIT, Slot, SlotAddress, SlotLabel,
+    place,
 };
 use crate::slot::reflection::{self, SlotChange};
 use crate::store::{Store, StoreTx, in_transaction};
@@ -350,6 +353,7 @@ impl<'a> Slots<'a> {
         let latest = self.store.sessions(&SessionFilter {
             project: Some(project.clone()),
             agent: None,
+            id: None,
             limit: 1,
             offset: 0,
         })?;
