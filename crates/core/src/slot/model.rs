@@ -11,7 +11,7 @@
 //! A slot is global or belongs to one project. Reads resolve a label the way shell variables
 //! shadow: the current project's slot if it has one, else the global slot of that label.
 //!
-//! The [`DEFAULT_SLOTS`] are created, empty, the first time slots are used in a scope. Seeding is
+//! The [`DEFAULT_SLOTS`](crate::slot::DEFAULT_SLOTS) are created, empty, the first time slots are used in a scope. Seeding is
 //! recorded per scope and label, so it never overwrites a slot and a default that was deleted
 //! stays deleted until it is reset. The operations are in `slot::operations`; what session
 //! reflection writes into slots is in `slot::reflection`.
