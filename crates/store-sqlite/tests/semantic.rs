@@ -313,3 +313,45 @@ fn each_memory_is_embedded_once_and_an_empty_queue_embeds_nothing() {
     assert_eq!(embed_all(&h), 1);
     assert_eq!(embedded(), 3, "only the new memory");
 }
+
+/// A model that breaks while embedding: the search fails with a model error naming it, instead
+/// of taking the process down, and the store is untouched. Needs no real model.
+struct Broken(ModelIdentity);
+
+impl Embedder for Broken {
+    fn identity(&self) -> &ModelIdentity {
+        &self.0
+    }
+    fn embed(&self, _texts: &[&str]) -> cairn_core::Result<Vec<Vec<f32>>> {
+        panic!("the model broke")
+    }
+}
+
+#[test]
+fn a_model_that_panics_on_the_query_fails_the_search_with_a_model_error() {
+    let broken = Arc::new(Broken(ModelIdentity {
+        name: "broken".into(),
+        dimensions: 4,
+        weights_sha256: "0".repeat(64),
+    }));
+    let h = Harness::with_embedder(in_memory, broken);
+    h.service
+        .store(NewMemory::new(
+            "The cat sits on the mat",
+            project("acme"),
+            Source::Cli,
+        ))
+        .unwrap();
+    let request = SearchRequest {
+        mode: Some(SearchMode::Hybrid),
+        ..SearchRequest::new("cat", MemoryFilter::default(), 5)
+    };
+    let error = h.service.search(&request).unwrap_err();
+    assert!(matches!(error, Error::Model { .. }), "{error}");
+    // Lexical search is unaffected.
+    let lexical = SearchRequest {
+        mode: Some(SearchMode::Lexical),
+        ..request
+    };
+    assert_eq!(h.service.search(&lexical).unwrap().hits.len(), 1);
+}

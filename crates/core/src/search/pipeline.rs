@@ -127,10 +127,16 @@ impl<'a> Searcher<'a> {
                 let (sender, query_vector) = std::sync::mpsc::channel();
                 let text = query.text.as_str();
                 scope.spawn(move || {
-                    let vector = embedder
-                        .embed(&[text])
-                        .map(|mut v| v.pop().unwrap_or_default());
-                    let _ = sender.send(vector);
+                    // A model that panics fails this search with an error, not the process.
+                    let embedded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        embedder.embed(&[text])
+                    }))
+                    .unwrap_or_else(|_| {
+                        Err(Error::Model {
+                            message: "the model failed while embedding the query".into(),
+                        })
+                    });
+                    let _ = sender.send(embedded.map(|mut v| v.pop().unwrap_or_default()));
                 });
                 signals.push(Box::new(SemanticSignal {
                     query_vector,
