@@ -77,7 +77,8 @@ pub enum Command {
         after_help = "Examples:\n  cairn search how do we deploy the api        # plain words: all of them first, then some\n  cairn search why was the release slow --mode semantic   # by meaning alone\n  cairn search docker compose --all            # only memories holding both\n  cairn search '\"connection refused\" AND (postgres OR pg*) NOT staging'\n  cairn search docker --tags ci --after \"2 weeks ago\" --format json\n\nOperators are upper-case; NOT binds tightest, then AND, then OR.\nExit status 1 when nothing is found."
     )]
     Search(SearchArgs),
-    /// Delete expired memories for good.
+    /// Delete expired memories for good, and the observations older than
+    /// sessions.retention_days.
     Prune(PruneArgs),
     /// Counts: memories, forgotten, expired, categories, projects.
     Stats(StatsArgs),
@@ -261,7 +262,8 @@ pub struct SlotResetArgs {
 
 #[derive(Debug, Args)]
 pub struct SlotReflectArgs {
-    /// The session (AGENT/ID); default: this project's most recently active one.
+    /// The session (AGENT/ID, or an id unique across agents); default: this project's most
+    /// recently active one.
     #[arg(value_name = "SESSION")]
     pub session: Option<String>,
     /// The project whose latest session is meant (default: the detected one).
@@ -327,7 +329,8 @@ pub struct ContextArgs {
     /// Files in play (comma-separated): their names guide relevance.
     #[arg(long, value_name = "A,B")]
     pub files: Option<String>,
-    /// A recorded session (AGENT/ID) whose first prompt and files guide relevance.
+    /// A recorded session (AGENT/ID, or an id unique across agents) whose first prompt and
+    /// files guide relevance.
     #[arg(long, value_name = "AGENT/ID")]
     pub session: Option<String>,
     /// Tokens the context may take (default: config context.budget_tokens, 2000).

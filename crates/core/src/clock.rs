@@ -30,6 +30,11 @@ impl Clock {
     }
 
     /// Now, truncated to the millisecond.
+    /// Now as an instant, to the millisecond (what stores compare against).
+    pub fn timestamp(&self) -> Timestamp {
+        self.now().timestamp()
+    }
+
     pub fn now(&self) -> Zoned {
         let now = (self.0)();
         let ms = Timestamp::from_millisecond(now.timestamp().as_millisecond())

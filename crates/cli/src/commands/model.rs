@@ -102,7 +102,7 @@ pub fn reindex(app: &App, args: &ReindexArgs) -> Result<Outcome> {
 
 /// Embeds what the command wrote, when a model is installed; silent otherwise.
 pub fn embed_written(app: &App) -> Result<()> {
-    if !app.api.has_model() {
+    if !app.api.has_text_to_embed() {
         return Ok(());
     }
     let bar = bar(&app.out);

@@ -116,21 +116,18 @@ fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
     };
     match recorded {
         Ok(()) => {}
-        // Busy: another writer held the lock; the next command records the event.
-        Err(error @ cairn_core::Error::Busy { .. }) => {
+        // The event is kept for the next command: quietly when another writer held the lock
+        // (Busy), reported when the store failed otherwise.
+        Err(error @ (cairn_core::Error::Busy { .. } | cairn_core::Error::Storage { .. })) => {
             if !spool.is_queued(&event) {
                 spool.push(&event)?;
+            }
+            if !error.is_retryable() {
+                return Err(
+                    anyhow::Error::from(error).context("the store failed; the event was spooled")
+                );
             }
             tracing::debug!(%error, "store busy; event spooled");
-        }
-        // Any other storage failure is kept from losing the event too, but reported.
-        Err(error @ cairn_core::Error::Storage { .. }) => {
-            if !spool.is_queued(&event) {
-                spool.push(&event)?;
-            }
-            return Err(
-                anyhow::Error::from(error).context("the store failed; the event was spooled")
-            );
         }
         Err(error) => return Err(error.into()),
     }

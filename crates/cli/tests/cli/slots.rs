@@ -111,7 +111,14 @@ fn slot_commands_edit_list_and_refuse_with_exit_2() {
 
     // A deleted default stays deleted until reset.
     s.ok(&["slot", "delete", "guidance"]);
-    assert_eq!(s.run(&["slot", "get", "guidance"]).code, 2);
+    let gone = s.run(&["slot", "get", "guidance"]);
+    assert_eq!(gone.code, 2);
+    assert!(
+        gone.stderr
+            .contains("hint: `cairn slot reset guidance` brings it back"),
+        "{}",
+        gone.stderr
+    );
     assert_eq!(
         s.ok_json(&["slot", "list"])["slots"]
             .as_array()

@@ -41,7 +41,7 @@ use crate::error::Result;
 use crate::id::IdRef;
 use crate::memory::{
     ImportReport, ListQuery, Memory, MemoryFilter, MemoryHistory, MemoryRecord, PruneReport,
-    Source, StoreStats, TagCount, WriteOutcome, WriteStatus,
+    Source, StoreStats, TagCount, WriteOutcome,
 };
 use crate::scope::{ProjectName, Scope};
 use crate::search::{SearchRequest, SearchResults};
@@ -137,6 +137,13 @@ impl Api {
         }
     }
 
+    /// True when this process wrote text that [`Api::embed_written`] would embed.
+    pub fn has_text_to_embed(&self) -> bool {
+        self.worker.is_none()
+            && self.service.embedder().is_some()
+            && self.wrote_text.load(Ordering::Relaxed)
+    }
+
     /// Embeds what this process's writes left pending, when a model is installed and no worker
     /// does it: a one-shot process calls this once, before it exits. `None` when there was
     /// nothing to do.
@@ -144,20 +151,15 @@ impl Api {
         &self,
         progress: &mut dyn FnMut(EmbedProgress),
     ) -> Result<Option<EmbedReport>> {
-        if self.worker.is_some()
-            || self.service.embedder().is_none()
-            || !self.wrote_text.swap(false, Ordering::Relaxed)
-        {
+        if !self.has_text_to_embed() {
             return Ok(None);
         }
+        self.wrote_text.store(false, Ordering::Relaxed);
         self.service.embed_pending(progress).map(Some)
     }
 
     fn wrote(&self, outcome: WriteOutcome) -> WriteOutcome {
-        self.written(matches!(
-            outcome.status,
-            WriteStatus::Created | WriteStatus::Updated
-        ));
+        self.written(outcome.status.stored_text());
         outcome
     }
 
@@ -229,16 +231,11 @@ impl Api {
     }
 
     pub fn list(&self, caller: &Caller, input: ListInput) -> Result<Listing> {
-        let query = input.into_query(&self.service, caller)?;
-        Ok(Listing {
-            memories: self.service.list(&query)?,
-            total: self.service.count(&query.filter)?,
-        })
+        self.listing(&input.into_query(&self.service, caller)?)
     }
 
     pub fn tags(&self, caller: &Caller, input: FilterInput) -> Result<Vec<TagCount>> {
-        self.service
-            .tags(&input.into_filter(&self.service, caller)?)
+        self.tag_counts(&input.into_filter(&self.service, caller)?)
     }
 
     /// Reads JSON Lines written by export; all or nothing.
@@ -312,7 +309,12 @@ impl Api {
     /// sessions that ended; see [`MemoryService::record_events`].
     pub fn record_events(&self, events: &[AgentEvent]) -> Result<Recorded> {
         let recorded = self.service.record_events(events)?;
-        self.written(!recorded.report.extracted.is_empty());
+        // Facts extracted at a turn's end, and summaries, are memories too.
+        let report = &recorded.report;
+        self.written(
+            report.extracted.iter().any(|o| o.status.stored_text())
+                || !report.summarized.is_empty(),
+        );
         Ok(recorded)
     }
 
@@ -325,11 +327,7 @@ impl Api {
         session_id: Option<String>,
     ) -> Result<Vec<WriteOutcome>> {
         let outcomes = self.service.extract(text, scope, entered_by, session_id)?;
-        self.written(
-            outcomes
-                .iter()
-                .any(|o| matches!(o.status, WriteStatus::Created | WriteStatus::Updated)),
-        );
+        self.written(outcomes.iter().any(|o| o.status.stored_text()));
         Ok(outcomes)
     }
 

@@ -357,6 +357,11 @@ impl WriteStatus {
             WriteStatus::Unchanged => "unchanged",
         }
     }
+
+    /// True when the write stored text (a new memory or a revision), which then needs a vector.
+    pub fn stored_text(self) -> bool {
+        matches!(self, WriteStatus::Created | WriteStatus::Updated)
+    }
 }
 
 impl fmt::Display for WriteStatus {

@@ -74,10 +74,6 @@ impl<'a> Memories<'a> {
         self.clock.now()
     }
 
-    fn now_ts(&self) -> Timestamp {
-        self.clock.now().timestamp()
-    }
-
     /// A new memory as it would be stored at `now`: validated, normalised and redacted.
     pub fn candidate(&self, new: NewMemory, now: Timestamp) -> Result<Memory> {
         candidate(new, self.limits, now)
@@ -86,14 +82,14 @@ impl<'a> Memories<'a> {
     /// Stores a memory: `created`, `duplicate` (same content in the scope; nothing written) or
     /// `updated` (same topic key in the scope; revised in place, previous state kept).
     pub fn store(&self, new: NewMemory) -> Result<WriteOutcome> {
-        let now = self.now_ts();
+        let now = self.clock.timestamp();
         let candidate = candidate(new, self.limits, now)?;
         in_transaction(self.store, |tx| store_in(tx, &candidate, now))
     }
 
     /// Applies a patch to a visible memory, keeping its previous state in the history.
     pub fn update(&self, target: &IdRef, patch: MemoryPatch) -> Result<WriteOutcome> {
-        let now = self.now_ts();
+        let now = self.clock.timestamp();
         let id = self.resolve(target, false)?.id;
         in_transaction(self.store, |tx| {
             let current = visible_in(tx, &id, now)?;
@@ -129,7 +125,7 @@ impl<'a> Memories<'a> {
     /// Finds a memory by id or handle. Hidden (forgotten or expired) memories are found only
     /// when `include_hidden` is set.
     pub fn resolve(&self, target: &IdRef, include_hidden: bool) -> Result<Memory> {
-        let now = self.now_ts();
+        let now = self.clock.timestamp();
         let visibility = if include_hidden {
             Visibility::ALL
         } else {
@@ -183,7 +179,7 @@ impl<'a> Memories<'a> {
     /// Soft-deletes a visible memory; it disappears from every read but can still be exported
     /// and purged.
     pub fn forget(&self, target: &IdRef) -> Result<Memory> {
-        let now = self.now_ts();
+        let now = self.clock.timestamp();
         let id = self.resolve(target, false)?.id;
         in_transaction(self.store, |tx| {
             // Re-read under the write lock, so a change made since `resolve` is kept.
@@ -203,17 +199,17 @@ impl<'a> Memories<'a> {
 
     pub fn list(&self, query: &ListQuery) -> Result<Vec<Memory>> {
         validate::page(query.limit, query.offset)?;
-        self.store.list(query, self.now_ts())
+        self.store.list(query, self.clock.timestamp())
     }
 
     pub fn count(&self, filter: &MemoryFilter) -> Result<u64> {
-        self.store.count(filter, self.now_ts())
+        self.store.count(filter, self.clock.timestamp())
     }
 
     /// Finds memories that expired at or before `before` (default now) and, unless `dry_run`,
     /// deletes them for good. `before` may not lie in the future.
     pub fn prune(&self, before: Option<Timestamp>, dry_run: bool) -> Result<PruneReport> {
-        let now = self.now_ts();
+        let now = self.clock.timestamp();
         let before = before.unwrap_or(now);
         if before > now {
             return Err(Error::invalid(
@@ -247,11 +243,11 @@ impl<'a> Memories<'a> {
     }
 
     pub fn stats(&self) -> Result<StoreStats> {
-        self.store.stats(self.now_ts())
+        self.store.stats(self.clock.timestamp())
     }
 
     pub fn tags(&self, filter: &MemoryFilter) -> Result<Vec<TagCount>> {
-        self.store.tag_counts(filter, self.now_ts())
+        self.store.tag_counts(filter, self.clock.timestamp())
     }
 
     /// Streams every memory with its history to `sink`; returns how many were written.
@@ -315,7 +311,7 @@ impl<'a> Memories<'a> {
         entered_by: Option<String>,
         session_id: Option<String>,
     ) -> Result<Vec<WriteOutcome>> {
-        let now = self.now_ts();
+        let now = self.clock.timestamp();
         let candidates = extract::facts(text, &self.clock.now())
             .into_iter()
             .map(|fact| {

@@ -84,7 +84,7 @@ impl<'a> Searcher<'a> {
         }
         let mode = self.search_mode(request.mode)?;
         let query = SearchQuery::parse(&request.query, request.strict)?;
-        let now = self.clock.now().timestamp();
+        let now = self.clock.timestamp();
         let mut notices = Vec::new();
         let depth = request.offset + request.limit;
         let store = self.store;

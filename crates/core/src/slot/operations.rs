@@ -93,10 +93,6 @@ impl<'a> Slots<'a> {
         }
     }
 
-    fn now_ts(&self) -> Timestamp {
-        self.clock.now().timestamp()
-    }
-
     /// Reflects each session that ended in `report` into its project's slots, when
     /// `slots.reflect_on_session_end` is on.
     pub fn reflect_ended(&self, report: RecordReport) -> Result<Recorded> {
@@ -139,7 +135,7 @@ impl<'a> Slots<'a> {
 
     /// Creates a slot; refused when one with the label exists in that scope.
     pub fn create_slot(&self, new: NewSlot) -> Result<Slot> {
-        let now = self.now_ts();
+        let now = self.clock.timestamp();
         let label = SlotLabel::new(&new.label)?;
         let limit = slot::limit(new.limit.unwrap_or(DEFAULT_LIMIT))?;
         let mut created = Slot {
@@ -210,7 +206,7 @@ impl<'a> Slots<'a> {
             .as_deref()
             .map(|text| description(Some(text)))
             .transpose()?;
-        let now = self.now_ts();
+        let now = self.clock.timestamp();
         in_transaction(self.store, |tx| {
             let mut slot = resolve_in(tx, address, now)?;
             if let Some(limit) = limit {
@@ -239,7 +235,7 @@ impl<'a> Slots<'a> {
 
     /// Deletes a slot. A deleted default stays deleted until it is reset.
     pub fn delete_slot(&self, address: &SlotAddress) -> Result<Slot> {
-        let now = self.now_ts();
+        let now = self.clock.timestamp();
         in_transaction(self.store, |tx| {
             let slot = resolve_in(tx, address, now)?;
             refuse_read_only(&slot)?;
@@ -256,7 +252,7 @@ impl<'a> Slots<'a> {
         project: Option<&ProjectName>,
         label: Option<&SlotLabel>,
     ) -> Result<Vec<Slot>> {
-        let now = self.now_ts();
+        let now = self.clock.timestamp();
         let specs: Vec<&DefaultSlot> = match label {
             Some(label) => vec![DefaultSlot::find(label.as_str()).ok_or_else(|| {
                 Error::invalid(
@@ -310,7 +306,7 @@ impl<'a> Slots<'a> {
             .observations(key, self.sessions.observation_cutoff())?;
         let signals = reflection::signals(&session, &observations);
         let scope = Scope::Project(session.project.clone());
-        let now = self.now_ts();
+        let now = self.clock.timestamp();
         let writes = [
             (PENDING_ITEMS, signals.pending),
             (SESSION_PATTERNS, signals.pattern.into_iter().collect()),
@@ -371,7 +367,7 @@ impl<'a> Slots<'a> {
         for scope in scopes {
             let seeded = self.store.seeded_slots(scope)?;
             if DefaultSlot::of(scope).any(|spec| !seeded.iter().any(|l| l.as_str() == spec.label)) {
-                let now = self.now_ts();
+                let now = self.clock.timestamp();
                 in_transaction(self.store, |tx| seed_in(tx, scope, now))?;
             }
         }
@@ -384,7 +380,7 @@ impl<'a> Slots<'a> {
         address: &SlotAddress,
         mut edit: impl FnMut(&mut Slot) -> Result<()>,
     ) -> Result<Slot> {
-        let now = self.now_ts();
+        let now = self.clock.timestamp();
         in_transaction(self.store, |tx| {
             let mut slot = resolve_in(tx, address, now)?;
             refuse_read_only(&slot)?;
