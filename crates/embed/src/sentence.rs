@@ -1,35 +1,40 @@
-//! The sentence embedder: a BERT encoder, mean pooling, L2 normalisation.
+//! The sentence embedder: the tokenizer, then the [`Encoder`] on every core.
+//!
+//! Texts are tokenised, sorted by length and cut into batches of about [`BATCH_TOKENS`] tokens;
+//! the threads (one per core) take batches from a shared counter until none is left, each with
+//! its own workspace. One short text, as a query is, runs on the calling thread.
 
 use std::io::Read;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cairn_core::embedding::{Embedder, ModelIdentity};
 use cairn_core::{Error, Result};
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
 use sha2::{Digest, Sha256};
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokenizers::{Tokenizer, TruncationParams};
+
+use crate::encoder::{Encoder, Sequence, Workspace};
 
 /// The longest text, in tokens, that is embedded; the rest of a longer text is cut. The model's
 /// tokenizer.json says 128, which would ignore half of a typical memory.
 pub const MAX_TOKENS: usize = 256;
 
-/// Texts embedded in one forward pass. Texts are sorted by length first, so a batch pads little.
-const BATCH: usize = 32;
+/// Tokens per batch: enough rows for the matrix products to run at full speed, few enough that
+/// a batch's activations stay in the core's cache.
+const BATCH_TOKENS: usize = 512;
 
 /// The file beside the weights where their SHA-256 is kept, so loading need not hash 90 MB.
 pub(crate) const HASH_FILE: &str = "cairn-weights.sha256";
 
 /// all-MiniLM-L6-v2 (or any BERT sentence encoder in the same layout), loaded from a directory.
 pub struct SentenceEmbedder {
-    model: BertModel,
+    encoder: Encoder,
     tokenizer: Tokenizer,
-    device: Device,
     identity: ModelIdentity,
+    threads: usize,
 }
 
-fn model_error(what: &str, err: impl std::fmt::Display) -> Error {
+pub(crate) fn model_error(what: &str, err: impl std::fmt::Display) -> Error {
     Error::Model {
         message: format!("{what}: {err}"),
     }
@@ -39,59 +44,31 @@ impl SentenceEmbedder {
     /// Loads the model in `dir` (config.json, tokenizer.json, model.safetensors), naming it
     /// `name` in its identity.
     pub fn load(dir: &Path, name: &str) -> Result<Self> {
-        let config: Config = serde_json::from_slice(&read_file(dir, "config.json")?)
-            .map_err(|err| model_error("config.json", err))?;
         let identity = read_identity(dir, name)?;
         let mut tokenizer = Tokenizer::from_bytes(read_file(dir, "tokenizer.json")?)
             .map_err(|err| model_error("tokenizer.json", err))?;
-        tokenizer.with_padding(Some(PaddingParams {
-            strategy: PaddingStrategy::BatchLongest,
-            ..PaddingParams::default()
-        }));
+        // No padding: the encoder takes sequences of any length side by side.
+        tokenizer.with_padding(None);
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length: MAX_TOKENS,
                 ..TruncationParams::default()
             }))
             .map_err(|err| model_error("tokenizer.json", err))?;
-        let weights = dir.join("model.safetensors");
-        let device = Device::Cpu;
-        // SAFETY: the weights file is memory-mapped read-only; cairn never writes it while a
-        // model is loaded (installation writes a new file and renames it into place).
-        let vb = unsafe { VarBuilder::from_mmaped_safetensors(&[&weights], DType::F32, &device) }
-            .map_err(|err| model_error("model.safetensors", err))?;
-        let model = BertModel::load(vb, &config).map_err(|err| model_error("model", err))?;
+        let encoder = Encoder::load(dir).map_err(|err| model_error("model", err))?;
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         Ok(SentenceEmbedder {
-            model,
+            encoder,
             tokenizer,
-            device,
             identity,
+            threads,
         })
     }
 
-    fn embed_batch(&self, texts: &[&str]) -> candle_core::Result<Vec<Vec<f32>>> {
-        let encodings = self
-            .tokenizer
-            .encode_batch(texts.to_vec(), true)
-            .map_err(candle_core::Error::wrap)?;
-        let rows = |f: &dyn Fn(&tokenizers::Encoding) -> &[u32]| {
-            let rows: Vec<Tensor> = encodings
-                .iter()
-                .map(|e| Tensor::new(f(e), &self.device))
-                .collect::<candle_core::Result<_>>()?;
-            Tensor::stack(&rows, 0)
-        };
-        let ids = rows(&|e| e.get_ids())?;
-        let type_ids = rows(&|e| e.get_type_ids())?;
-        let mask = rows(&|e| e.get_attention_mask())?;
-        let hidden = self.model.forward(&ids, &type_ids, Some(&mask))?;
-        // Mean over the real tokens only: padding must not pull the average.
-        let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
-        let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
-        let counts = mask.sum(1)?;
-        let mean = summed.broadcast_div(&counts)?;
-        let norms = mean.sqr()?.sum_keepdim(1)?.sqrt()?;
-        mean.broadcast_div(&norms)?.to_vec2::<f32>()
+    /// Embeds with at most `threads` threads (at least one).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
     }
 }
 
@@ -101,23 +78,73 @@ impl Embedder for SentenceEmbedder {
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|err| model_error("tokenizing", err))?;
         let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| texts[i].len());
-        let mut out = vec![Vec::new(); texts.len()];
-        for chunk in order.chunks(BATCH) {
-            let batch: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
-            let vectors = self
-                .embed_batch(&batch)
-                .map_err(|err| model_error("embedding", err))?;
-            for (&i, vector) in chunk.iter().zip(vectors) {
-                out[i] = vector;
+        order.sort_by_key(|&i| encodings[i].len());
+        let mut batches: Vec<&[usize]> = Vec::new();
+        let (mut start, mut tokens) = (0, 0);
+        for (position, &i) in order.iter().enumerate() {
+            if tokens > 0 && tokens + encodings[i].len() > BATCH_TOKENS {
+                batches.push(&order[start..position]);
+                (start, tokens) = (position, 0);
             }
+            tokens += encodings[i].len();
+        }
+        if start < order.len() {
+            batches.push(&order[start..]);
+        }
+        let run = |batch: &[usize], work: &mut Workspace| -> Vec<(usize, Vec<f32>)> {
+            let sequences: Vec<Sequence<'_>> = batch
+                .iter()
+                .map(|&i| Sequence {
+                    ids: encodings[i].get_ids(),
+                    type_ids: encodings[i].get_type_ids(),
+                })
+                .collect();
+            batch
+                .iter()
+                .copied()
+                .zip(self.encoder.embed(&sequences, work))
+                .collect()
+        };
+        let threads = self.threads.min(batches.len());
+        let next = AtomicUsize::new(0);
+        let worker = || {
+            let mut work = Workspace::default();
+            let mut done = Vec::new();
+            while let Some(batch) = batches.get(next.fetch_add(1, Ordering::Relaxed)) {
+                done.extend(run(batch, &mut work));
+            }
+            done
+        };
+        let done: Vec<(usize, Vec<f32>)> = if threads <= 1 {
+            worker()
+        } else {
+            std::thread::scope(|scope| {
+                let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(worker)).collect();
+                let mut done = worker();
+                for helper in helpers {
+                    done.extend(
+                        helper
+                            .join()
+                            .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                    );
+                }
+                done
+            })
+        };
+        let mut out = vec![Vec::new(); texts.len()];
+        for (i, vector) in done {
+            out[i] = vector;
         }
         Ok(out)
     }
 }
 
-fn read_file(dir: &Path, file: &str) -> Result<Vec<u8>> {
+pub(crate) fn read_file(dir: &Path, file: &str) -> Result<Vec<u8>> {
     let path = dir.join(file);
     std::fs::read(&path).map_err(|err| model_error(&path.display().to_string(), err))
 }

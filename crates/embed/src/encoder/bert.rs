@@ -1,0 +1,344 @@
+//! The encoder's layers and its forward pass.
+
+use std::ops::Range;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use super::linear::{QuantizedLinear, Scratch};
+use super::math;
+use super::weights::Weights;
+
+/// The parts of a Hugging Face `config.json` the encoder reads.
+#[derive(Debug, Clone, Deserialize)]
+pub struct BertConfig {
+    pub hidden_size: usize,
+    pub num_hidden_layers: usize,
+    pub num_attention_heads: usize,
+    pub intermediate_size: usize,
+    pub max_position_embeddings: usize,
+    pub vocab_size: usize,
+    #[serde(default = "default_type_vocab_size")]
+    pub type_vocab_size: usize,
+    #[serde(default = "default_layer_norm_eps")]
+    pub layer_norm_eps: f32,
+    #[serde(default = "default_hidden_act")]
+    pub hidden_act: String,
+}
+
+fn default_type_vocab_size() -> usize {
+    2
+}
+fn default_layer_norm_eps() -> f32 {
+    1e-12
+}
+fn default_hidden_act() -> String {
+    "gelu".into()
+}
+
+struct Norm {
+    gain: Vec<f32>,
+    bias: Vec<f32>,
+}
+
+struct Layer {
+    /// Query, key and value side by side.
+    attention_in: QuantizedLinear,
+    attention_out: QuantizedLinear,
+    attention_norm: Norm,
+    feed_forward_in: QuantizedLinear,
+    feed_forward_out: QuantizedLinear,
+    output_norm: Norm,
+}
+
+pub struct Encoder {
+    config: BertConfig,
+    weights: Weights,
+    word_embeddings: Range<usize>,
+    position_embeddings: Vec<f32>,
+    type_embeddings: Vec<f32>,
+    embedding_norm: Norm,
+    layers: Vec<Layer>,
+}
+
+/// One tokenised text.
+pub struct Sequence<'a> {
+    pub ids: &'a [u32],
+    pub type_ids: &'a [u32],
+}
+
+/// The buffers of one forward pass, reused across batches by one thread.
+#[derive(Default)]
+pub struct Workspace {
+    hidden: Vec<f32>,
+    projected: Vec<f32>,
+    wide: Vec<f32>,
+    attention: Attention,
+    linear: Scratch,
+}
+
+/// Attention's buffers.
+#[derive(Default)]
+struct Attention {
+    context: Vec<f32>,
+    keys: Vec<f32>,
+    scores: Vec<f32>,
+}
+
+impl Encoder {
+    /// Loads `config.json` and `model.safetensors` from `dir`.
+    pub fn load(dir: &Path) -> Result<Self, String> {
+        let config: BertConfig = serde_json::from_slice(
+            &std::fs::read(dir.join("config.json")).map_err(|e| format!("config.json: {e}"))?,
+        )
+        .map_err(|e| format!("config.json: {e}"))?;
+        if config.hidden_act != "gelu" {
+            return Err(format!(
+                "config.json: activation {} is not supported (only gelu)",
+                config.hidden_act
+            ));
+        }
+        let (hidden, inner) = (config.hidden_size, config.intermediate_size);
+        if config.num_attention_heads == 0 || hidden % config.num_attention_heads != 0 {
+            return Err("config.json: hidden_size is not a multiple of the heads".into());
+        }
+        let weights = Weights::open(&dir.join("model.safetensors"))
+            .map_err(|e| format!("model.safetensors: {e}"))?;
+        let read = |name: &str, shape: &[usize]| {
+            weights
+                .read(name, shape)
+                .map_err(|e| format!("model.safetensors: {e}"))
+        };
+        let norm = |prefix: &str| -> Result<Norm, String> {
+            Ok(Norm {
+                gain: read(&format!("{prefix}.LayerNorm.weight"), &[hidden])?,
+                bias: read(&format!("{prefix}.LayerNorm.bias"), &[hidden])?,
+            })
+        };
+        let dense = |name: &str, inputs: usize, outputs: usize| -> Result<_, String> {
+            Ok((
+                read(&format!("{name}.weight"), &[outputs, inputs])?,
+                read(&format!("{name}.bias"), &[outputs])?,
+            ))
+        };
+        let linear = |name: &str, inputs: usize, outputs: usize| -> Result<_, String> {
+            let (w, b) = dense(name, inputs, outputs)?;
+            Ok(QuantizedLinear::new(&w, &b, inputs, outputs))
+        };
+        let mut layers = Vec::with_capacity(config.num_hidden_layers);
+        for i in 0..config.num_hidden_layers {
+            let prefix = format!("encoder.layer.{i}");
+            let [q, k, v] = ["query", "key", "value"]
+                .map(|part| dense(&format!("{prefix}.attention.self.{part}"), hidden, hidden));
+            let (q, k, v) = (q?, k?, v?);
+            layers.push(Layer {
+                attention_in: QuantizedLinear::concat(
+                    &[(&q.0, &q.1), (&k.0, &k.1), (&v.0, &v.1)],
+                    hidden,
+                ),
+                attention_out: linear(&format!("{prefix}.attention.output.dense"), hidden, hidden)?,
+                attention_norm: norm(&format!("{prefix}.attention.output"))?,
+                feed_forward_in: linear(&format!("{prefix}.intermediate.dense"), hidden, inner)?,
+                feed_forward_out: linear(&format!("{prefix}.output.dense"), inner, hidden)?,
+                output_norm: norm(&format!("{prefix}.output"))?,
+            });
+        }
+        let word_embeddings = weights
+            .range(
+                "embeddings.word_embeddings.weight",
+                &[config.vocab_size, hidden],
+            )
+            .map_err(|e| format!("model.safetensors: {e}"))?;
+        Ok(Encoder {
+            position_embeddings: read(
+                "embeddings.position_embeddings.weight",
+                &[config.max_position_embeddings, hidden],
+            )?,
+            type_embeddings: read(
+                "embeddings.token_type_embeddings.weight",
+                &[config.type_vocab_size, hidden],
+            )?,
+            embedding_norm: norm("embeddings")?,
+            word_embeddings,
+            layers,
+            weights,
+            config,
+        })
+    }
+
+    /// The mean-pooled, L2-normalised embedding of each sequence.
+    pub fn embed(&self, sequences: &[Sequence<'_>], work: &mut Workspace) -> Vec<Vec<f32>> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU has both features (checked just above).
+            return unsafe { self.embed_avx2(sequences, work) };
+        }
+        self.forward(sequences, work)
+    }
+
+    /// [`Encoder::forward`] compiled for AVX2 and FMA: everything it calls is inlined into it,
+    /// so the element-wise loops run eight lanes wide.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn embed_avx2(&self, sequences: &[Sequence<'_>], work: &mut Workspace) -> Vec<Vec<f32>> {
+        self.forward(sequences, work)
+    }
+
+    #[inline(always)]
+    fn forward(&self, sequences: &[Sequence<'_>], work: &mut Workspace) -> Vec<Vec<f32>> {
+        let hidden = self.config.hidden_size;
+        let spans = spans(sequences);
+        let tokens = spans.last().map_or(0, |s| s.end);
+        self.embeddings(sequences, &mut work.hidden);
+        for layer in &self.layers {
+            // Self-attention, then the residual sum and normalisation.
+            layer
+                .attention_in
+                .forward(&work.hidden, &mut work.projected, &mut work.linear);
+            self.attend(&spans, &work.projected, &mut work.attention);
+            layer
+                .attention_out
+                .forward(&work.attention.context, &mut work.wide, &mut work.linear);
+            add_and_norm(
+                &mut work.hidden,
+                &work.wide,
+                &layer.attention_norm,
+                self.epsilon(),
+            );
+            // The feed-forward block, likewise.
+            layer
+                .feed_forward_in
+                .forward(&work.hidden, &mut work.projected, &mut work.linear);
+            math::gelu(&mut work.projected);
+            layer
+                .feed_forward_out
+                .forward(&work.projected, &mut work.wide, &mut work.linear);
+            add_and_norm(
+                &mut work.hidden,
+                &work.wide,
+                &layer.output_norm,
+                self.epsilon(),
+            );
+        }
+        debug_assert_eq!(work.hidden.len(), tokens * hidden);
+        spans
+            .iter()
+            .map(|span| {
+                let mut mean = vec![0f32; hidden];
+                for row in work.hidden[span.start * hidden..span.end * hidden].chunks_exact(hidden)
+                {
+                    for (m, x) in mean.iter_mut().zip(row) {
+                        *m += x;
+                    }
+                }
+                let norm = math::dot(&mean, &mean).sqrt().max(f32::MIN_POSITIVE);
+                mean.iter_mut().for_each(|m| *m /= norm);
+                mean
+            })
+            .collect()
+    }
+
+    fn epsilon(&self) -> f32 {
+        self.config.layer_norm_eps
+    }
+
+    /// Word, position and type embeddings of every token, summed and normalised.
+    #[inline(always)]
+    fn embeddings(&self, sequences: &[Sequence<'_>], out: &mut Vec<f32>) {
+        let hidden = self.config.hidden_size;
+        out.clear();
+        let mut word = vec![0f32; hidden];
+        for sequence in sequences {
+            for (position, (&id, &kind)) in sequence.ids.iter().zip(sequence.type_ids).enumerate() {
+                let id = (id as usize).min(self.config.vocab_size - 1);
+                let start = self.word_embeddings.start + id * hidden * 4;
+                self.weights.floats_at(start..start + hidden * 4, &mut word);
+                let position = position.min(self.config.max_position_embeddings - 1);
+                let kind = (kind as usize).min(self.config.type_vocab_size - 1);
+                let at = &self.position_embeddings[position * hidden..(position + 1) * hidden];
+                let of = &self.type_embeddings[kind * hidden..(kind + 1) * hidden];
+                let row = out.len();
+                out.extend(word.iter().zip(at).zip(of).map(|((w, p), t)| w + p + t));
+                let norm = &self.embedding_norm;
+                math::layer_norm(&mut out[row..], &norm.gain, &norm.bias, self.epsilon());
+            }
+        }
+    }
+
+    /// Multi-head attention of each sequence over itself: `projected` holds each token's query,
+    /// key and value side by side; `context` gets the heads' outputs side by side.
+    #[inline(always)]
+    fn attend(&self, spans: &[Range<usize>], projected: &[f32], work: &mut Attention) {
+        let hidden = self.config.hidden_size;
+        let heads = self.config.num_attention_heads;
+        let size = hidden / heads;
+        let scale = 1.0 / (size as f32).sqrt();
+        let width = 3 * hidden;
+        let tokens = spans.last().map_or(0, |s| s.end);
+        let context = &mut work.context;
+        context.clear();
+        context.resize(tokens * hidden, 0.0);
+        for span in spans {
+            let n = span.len();
+            work.scores.resize(n, 0.0);
+            work.keys.resize(size * n, 0.0);
+            for head in 0..heads {
+                let (q, k, v) = (head * size, hidden + head * size, 2 * hidden + head * size);
+                // The head's keys, transposed (one row per dimension), so that a query's scores
+                // are sums of rows scaled by its components: no horizontal sums.
+                for (j, token) in span.clone().enumerate() {
+                    let key = &projected[token * width + k..token * width + k + size];
+                    for (d, &x) in key.iter().enumerate() {
+                        work.keys[d * n + j] = x;
+                    }
+                }
+                for i in span.clone() {
+                    let query = &projected[i * width + q..i * width + q + size];
+                    let scores = &mut work.scores[..n];
+                    scores.fill(0.0);
+                    for (d, &component) in query.iter().enumerate() {
+                        let component = component * scale;
+                        for (score, &key) in scores.iter_mut().zip(&work.keys[d * n..(d + 1) * n]) {
+                            *score += component * key;
+                        }
+                    }
+                    math::softmax(scores);
+                    let out =
+                        &mut context[i * hidden + head * size..i * hidden + (head + 1) * size];
+                    for (j, &p) in span.clone().zip(scores.iter()) {
+                        let value = &projected[j * width + v..j * width + v + size];
+                        for (o, x) in out.iter_mut().zip(value) {
+                            *o += p * x;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `hidden = norm(hidden + update)`, row by row.
+#[inline(always)]
+fn add_and_norm(hidden: &mut [f32], update: &[f32], norm: &Norm, epsilon: f32) {
+    let size = norm.gain.len();
+    for (row, add) in hidden.chunks_exact_mut(size).zip(update.chunks_exact(size)) {
+        for (x, a) in row.iter_mut().zip(add) {
+            *x += a;
+        }
+        math::layer_norm(row, &norm.gain, &norm.bias, epsilon);
+    }
+}
+
+/// The rows of each sequence in the batch's token matrix.
+fn spans(sequences: &[Sequence<'_>]) -> Vec<Range<usize>> {
+    let mut start = 0;
+    sequences
+        .iter()
+        .map(|s| {
+            let span = start..start + s.ids.len();
+            start = span.end;
+            span
+        })
+        .collect()
+}

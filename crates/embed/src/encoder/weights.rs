@@ -1,0 +1,97 @@
+//! A safetensors file, memory-mapped: tensors are read where they lie, and the large word
+//! embedding table is only paged in for the words actually seen.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::Path;
+
+use memmap2::Mmap;
+use serde::Deserialize;
+
+pub struct Weights {
+    map: Mmap,
+    tensors: HashMap<String, Tensor>,
+}
+
+#[derive(Deserialize)]
+struct Tensor {
+    dtype: String,
+    shape: Vec<usize>,
+    data_offsets: [usize; 2],
+}
+
+impl Weights {
+    pub fn open(path: &Path) -> Result<Self, String> {
+        let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+        // SAFETY: the file is mapped read-only; cairn never writes a model file in place
+        // (installation writes a new file and renames it over the old one).
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| e.to_string())?;
+        let header_len = map
+            .get(..8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")) as usize)
+            .ok_or("not a safetensors file (shorter than its header)")?;
+        let header = map
+            .get(8..8 + header_len)
+            .ok_or("not a safetensors file (the header runs past the end)")?;
+        let mut tensors: HashMap<String, serde_json::Value> =
+            serde_json::from_slice(header).map_err(|e| format!("unreadable header: {e}"))?;
+        tensors.remove("__metadata__");
+        let data = 8 + header_len;
+        let mut parsed = HashMap::new();
+        for (name, value) in tensors {
+            let mut tensor: Tensor = serde_json::from_value(value)
+                .map_err(|e| format!("tensor {name}: unreadable entry: {e}"))?;
+            let [start, end] = tensor.data_offsets;
+            if start > end || data + end > map.len() {
+                return Err(format!("tensor {name} lies outside the file"));
+            }
+            tensor.data_offsets = [data + start, data + end];
+            // The sentence-transformers export names tensors without the model prefix; others
+            // keep it. Either is accepted.
+            let name = name.strip_prefix("bert.").unwrap_or(&name).to_string();
+            parsed.insert(name, tensor);
+        }
+        Ok(Weights {
+            map,
+            tensors: parsed,
+        })
+    }
+
+    /// The bytes of an `F32` tensor of the given shape.
+    pub fn range(&self, name: &str, shape: &[usize]) -> Result<Range<usize>, String> {
+        let tensor = self
+            .tensors
+            .get(name)
+            .ok_or_else(|| format!("the weights have no tensor {name}"))?;
+        if tensor.dtype != "F32" || tensor.shape != shape {
+            return Err(format!(
+                "tensor {name} is {} {:?}, expected F32 {shape:?}",
+                tensor.dtype, tensor.shape
+            ));
+        }
+        let [start, end] = tensor.data_offsets;
+        if end - start != shape.iter().product::<usize>() * 4 {
+            return Err(format!("tensor {name} has the wrong size"));
+        }
+        Ok(start..end)
+    }
+
+    /// An `F32` tensor of the given shape, copied out.
+    pub fn read(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, String> {
+        Ok(floats(&self.map[self.range(name, shape)?]))
+    }
+
+    /// Floats in a byte range found by [`Weights::range`].
+    pub fn floats_at(&self, range: Range<usize>, out: &mut [f32]) {
+        for (x, bytes) in out.iter_mut().zip(self.map[range].chunks_exact(4)) {
+            *x = f32::from_le_bytes(bytes.try_into().expect("4 bytes"));
+        }
+    }
+}
+
+fn floats(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")))
+        .collect()
+}
