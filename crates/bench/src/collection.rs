@@ -7,7 +7,7 @@ use std::io::Cursor;
 use std::sync::Arc;
 
 use anyhow::Result;
-use cairn_core::config::{Config, EmbeddingConfig, Limits};
+use cairn_core::config::{Config, EmbeddingConfig, Limits, SearchConfig};
 use cairn_core::embedding::Embedder;
 use cairn_core::memory::MemoryFilter;
 use cairn_core::memory::MemoryRecord;
@@ -87,8 +87,13 @@ pub struct Collection {
 }
 
 impl Collection {
-    /// Loads the documents; with a model, embeds them all before returning.
-    pub fn load(documents: Vec<Document>, embedder: Option<Arc<dyn Embedder>>) -> Result<Self> {
+    /// Loads the documents; with a model, embeds them all before returning. `search` is the
+    /// ranking configuration the searches use.
+    pub fn load(
+        documents: Vec<Document>,
+        embedder: Option<Arc<dyn Embedder>>,
+        search: &SearchConfig,
+    ) -> Result<Self> {
         // Benchmark documents are not agent memories: lift the size limits so every one loads.
         let config = Config {
             limits: Limits {
@@ -100,6 +105,7 @@ impl Collection {
                 batch_size: 64,
                 ..EmbeddingConfig::default()
             },
+            search: search.clone(),
             ..Config::default()
         };
         let parts = ServiceParts {
@@ -143,6 +149,16 @@ impl Collection {
 
     /// The keys of the top `k` results for `query` in `mode`.
     pub fn search(&self, query: &str, k: usize, mode: Mode) -> Result<Vec<String>> {
+        Ok(self
+            .scored(query, k, mode)?
+            .into_iter()
+            .map(|(key, _)| key)
+            .collect())
+    }
+
+    /// The keys of the top `k` results for `query` in `mode`, each with the raw score of the
+    /// first signal that found it (BM25, similarity, cosine).
+    pub fn scored(&self, query: &str, k: usize, mode: Mode) -> Result<Vec<(String, f64)>> {
         let (search_mode, fuzzy) = mode.request();
         let request = SearchRequest {
             fuzzy,
@@ -157,7 +173,10 @@ impl Collection {
         };
         Ok(hits
             .iter()
-            .filter_map(|hit| self.keys.get(&hit.memory.id).cloned())
+            .filter_map(|hit| {
+                let key = self.keys.get(&hit.memory.id)?.clone();
+                Some((key, hit.signals.first().map_or(0.0, |s| s.raw)))
+            })
             .collect())
     }
 }

@@ -18,6 +18,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
+use cairn_core::config::SearchConfig;
 use cairn_core::embedding::Embedder;
 use jiff::Timestamp;
 use serde::Serialize;
@@ -84,7 +85,11 @@ fn records(text: &str) -> Vec<(String, BTreeMap<char, String>)> {
 }
 
 /// Runs every query in every mode that can run (the semantic ones with `embedder`).
-pub fn run(dir: &Path, embedder: Option<Arc<dyn Embedder>>) -> Result<CranfieldReport> {
+pub fn run(
+    dir: &Path,
+    embedder: Option<Arc<dyn Embedder>>,
+    search: &SearchConfig,
+) -> Result<CranfieldReport> {
     let available = Mode::available(embedder.is_some());
     let read = |name: &str| {
         std::fs::read_to_string(dir.join(name))
@@ -137,7 +142,7 @@ pub fn run(dir: &Path, embedder: Option<Arc<dyn Embedder>>) -> Result<CranfieldR
             queries.len()
         );
     }
-    let collection = Collection::load(documents, embedder)?;
+    let collection = Collection::load(documents, embedder, search)?;
     let mut modes = Vec::new();
     for mode in available {
         let (mut all_scores, mut graded_scores) = (Vec::new(), Vec::new());

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
+use cairn_core::config::SearchConfig;
 use cairn_core::embedding::Embedder;
 use jiff::Timestamp;
 use jiff::civil::DateTime;
@@ -115,6 +116,9 @@ pub fn texts(path: &Path) -> Result<(Vec<String>, Vec<String>)> {
     Ok((turns_out, questions))
 }
 
+/// How deep each mode's ranking is written by `--dump`.
+pub const DUMP_DEPTH: usize = 50;
+
 /// Embedding cost of a retrieval run.
 #[derive(Debug, Clone, Serialize)]
 pub struct Embedding {
@@ -125,7 +129,12 @@ pub struct Embedding {
 }
 
 /// Runs every question in every mode that can run (the semantic ones with `embedder`).
-pub fn run(path: &Path, embedder: Option<Arc<dyn Embedder>>) -> Result<LocomoReport> {
+pub fn run(
+    path: &Path,
+    embedder: Option<Arc<dyn Embedder>>,
+    search: &SearchConfig,
+    mut dump: Option<&mut dyn std::io::Write>,
+) -> Result<LocomoReport> {
     let modes = Mode::available(embedder.is_some());
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -146,7 +155,7 @@ pub fn run(path: &Path, embedder: Option<Arc<dyn Embedder>>) -> Result<LocomoRep
         )?;
         let known: HashSet<String> = documents.iter().map(|d| d.key.clone()).collect();
         turns_total += documents.len();
-        let collection = Collection::load(documents, embedder.clone())?;
+        let collection = Collection::load(documents, embedder.clone(), search)?;
         embed_seconds += collection.embed_seconds;
         for qa in sample
             .get("qa")
@@ -188,6 +197,18 @@ pub fn run(path: &Path, embedder: Option<Arc<dyn Embedder>>) -> Result<LocomoRep
                 continue;
             }
             questions += 1;
+            if let Some(out) = dump.as_mut() {
+                let mut line = serde_json::json!({
+                    "question": question,
+                    "category": category,
+                    "relevant": judged.keys().collect::<Vec<_>>(),
+                });
+                for &mode in &modes {
+                    line[mode.name()] =
+                        serde_json::json!(collection.scored(question, DUMP_DEPTH, mode)?);
+                }
+                writeln!(out, "{line}")?;
+            }
             let name = format!("{category}-{}", CATEGORY_NAMES[category as usize - 1]);
             for &mode in &modes {
                 let scores = score(&collection.search(question, 10, mode)?, &judged);

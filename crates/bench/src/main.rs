@@ -88,6 +88,10 @@ enum Command {
         file: PathBuf,
         #[command(flatten)]
         model: ModelArgs,
+        /// Also write every question's ranking in every mode (50 deep, with raw scores) to this
+        /// file as JSON Lines, for analysis outside the harness.
+        #[arg(long)]
+        dump: Option<PathBuf>,
         #[arg(long)]
         json: bool,
     },
@@ -167,9 +171,26 @@ struct ModelArgs {
     /// cache).
     #[arg(long)]
     model_dir: Option<PathBuf>,
+    /// A cairn config file whose `[search]` section the searches use instead of the defaults
+    /// (to measure a setting before choosing it).
+    #[arg(long)]
+    config: Option<PathBuf>,
 }
 
 impl ModelArgs {
+    fn search(&self) -> Result<cairn_core::config::SearchConfig> {
+        Ok(match &self.config {
+            None => Default::default(),
+            Some(file) => {
+                let sources = cairn_core::config::ConfigSources {
+                    user_file: Some(file.clone()),
+                    ..Default::default()
+                };
+                cairn_core::config::Config::load(&sources)?.search
+            }
+        })
+    }
+
     fn embedder(&self) -> Result<Option<Arc<dyn Embedder>>> {
         if self.no_semantic {
             return Ok(None);
@@ -302,8 +323,22 @@ fn main() -> Result<()> {
             let results = agents::run(&options, &mut |step| eprintln!("… {step}"))?;
             run.print(&results, || agents::table(&results))?;
         }
-        Command::Locomo { file, model, json } => {
-            let report = locomo::run(&file, model.embedder()?)?;
+        Command::Locomo {
+            file,
+            model,
+            dump,
+            json,
+        } => {
+            let mut dump = match dump {
+                Some(path) => Some(std::io::BufWriter::new(std::fs::File::create(path)?)),
+                None => None,
+            };
+            let report = locomo::run(
+                &file,
+                model.embedder()?,
+                &model.search()?,
+                dump.as_mut().map(|w| w as &mut dyn std::io::Write),
+            )?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
@@ -392,7 +427,7 @@ fn main() -> Result<()> {
             }
         }
         Command::Cranfield { dir, model, json } => {
-            let report = cranfield::run(&dir, model.embedder()?)?;
+            let report = cranfield::run(&dir, model.embedder()?, &model.search()?)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {

@@ -4,37 +4,111 @@
 //! message, unless `CAIRN_REQUIRE_BENCH_DATA=1` (set by CI), under which it fails.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
-/// The Cranfield collection's folder, or `None` (after saying so) when it is not there and not
+use cairn_core::embedding::Embedder;
+
+/// `name` in the bench-data directory, or `None` (after saying so) when it is not there and not
 /// required.
-fn cranfield() -> Option<PathBuf> {
+fn bench_data(name: &str) -> Option<PathBuf> {
     let data = std::env::var_os("CAIRN_BENCH_DATA")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench-data")
         });
-    let dir = data.join("cranfield");
-    if dir.join("cran.all.1400").is_file() {
-        return Some(dir);
+    let path = data.join(name);
+    if path.exists() {
+        return Some(path);
     }
     assert!(
         std::env::var("CAIRN_REQUIRE_BENCH_DATA").as_deref() != Ok("1"),
-        "CAIRN_REQUIRE_BENCH_DATA=1 but the Cranfield data is missing at {}; set \
-         CAIRN_BENCH_DATA to the bench-data directory",
-        dir.display()
+        "CAIRN_REQUIRE_BENCH_DATA=1 but {} is missing; set CAIRN_BENCH_DATA to the bench-data \
+         directory",
+        path.display()
     );
     eprintln!(
-        "SKIPPED: the Cranfield data is not at {} (set CAIRN_BENCH_DATA to a bench-data \
-         directory; CAIRN_REQUIRE_BENCH_DATA=1 makes this a failure)",
-        dir.display()
+        "SKIPPED: {} is not there (set CAIRN_BENCH_DATA to a bench-data directory; \
+         CAIRN_REQUIRE_BENCH_DATA=1 makes this a failure)",
+        path.display()
     );
     None
+}
+
+fn cranfield() -> Option<PathBuf> {
+    bench_data("cranfield").filter(|dir| dir.join("cran.all.1400").is_file())
+}
+
+/// The real model, shared by the tests that need it, or `None` (after saying so).
+fn model() -> Option<Arc<dyn Embedder>> {
+    let dir = cairn_embed::testing::model_dir_for_tests()?;
+    let model = cairn_embed::SentenceEmbedder::load(&dir, cairn_embed::DEFAULT_MODEL)
+        .expect("the installed model loads");
+    Some(Arc::new(model))
+}
+
+/// The fused ranking must beat every single signal on both measures: more questions answered
+/// in the top five, and the first answer higher. (Floors, not the figures: the benchmark prints
+/// those.)
+fn assert_fusion_beats_each_signal(name: &str, modes: &[(&str, f64, f64)]) {
+    let hybrid = modes.iter().find(|m| m.0 == "hybrid").expect("hybrid ran");
+    for other in modes.iter().filter(|m| m.0 != "hybrid") {
+        assert!(
+            hybrid.1 > other.1 && hybrid.2 > other.2,
+            "{name}: hybrid ({:.3}, {:.3}) must beat {} ({:.3}, {:.3})",
+            hybrid.1,
+            hybrid.2,
+            other.0,
+            other.1,
+            other.2
+        );
+    }
+}
+
+#[test]
+fn on_locomo_fusion_beats_every_single_signal() {
+    let Some(file) = bench_data("locomo-dev.json") else {
+        return;
+    };
+    let Some(model) = model() else { return };
+    let report = cairn_bench::locomo::run(&file, Some(model), &Default::default(), None)
+        .expect("locomo runs");
+    let modes: Vec<(&str, f64, f64)> = report
+        .modes
+        .iter()
+        .filter(|m| matches!(m.mode.name(), "lexical" | "semantic" | "hybrid"))
+        .map(|m| {
+            (
+                m.mode.name(),
+                m.overall.mean.recall_any_5,
+                m.overall.mean.mrr,
+            )
+        })
+        .collect();
+    assert_eq!(modes.len(), 3);
+    assert_fusion_beats_each_signal("LoCoMo (recall_any@5, MRR)", &modes);
+}
+
+#[test]
+fn on_cranfield_fusion_beats_every_single_signal() {
+    let Some(dir) = cranfield() else { return };
+    let Some(model) = model() else { return };
+    let report = cairn_bench::cranfield::run(&dir, Some(model), &Default::default())
+        .expect("cranfield runs");
+    let modes: Vec<(&str, f64, f64)> = report
+        .modes
+        .iter()
+        .filter(|m| matches!(m.mode.name(), "lexical" | "semantic" | "hybrid"))
+        .map(|m| (m.mode.name(), m.all_pairs.map, m.all_pairs.summary.mean.mrr))
+        .collect();
+    assert_eq!(modes.len(), 3);
+    assert_fusion_beats_each_signal("Cranfield (MAP, MRR)", &modes);
 }
 
 #[test]
 fn cranfield_lexical_search_scores_like_standard_bm25() {
     let Some(dir) = cranfield() else { return };
-    let report = cairn_bench::cranfield::run(&dir, None).expect("cranfield runs");
+    let report =
+        cairn_bench::cranfield::run(&dir, None, &Default::default()).expect("cranfield runs");
     // Textbook BM25 reaches MAP ≈ 0.41 and nDCG@10 ≈ 0.51 here; lower means tokenisation or
     // scoring is wrong.
     assert_eq!(report.lexical.all_pairs.summary.queries, 225);

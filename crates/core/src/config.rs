@@ -237,19 +237,22 @@ pub struct SearchConfig {
     pub fuzzy_min_results: usize,
     /// How alike (0–1, normalised edit distance) a word must be to count as a typo of another.
     pub fuzzy_threshold: f64,
-    /// Weight of the exact (lexical) signal in fusion.
+    /// Weight of the exact (lexical) signal in fusion (scores are normalised to 0–1 per signal,
+    /// then summed with these weights; see `search::fusion`).
     pub lexical_weight: f64,
     /// Weight of the fuzzy signal in fusion.
     pub fuzzy_weight: f64,
+    /// Weight of the semantic signal in fusion.
     pub semantic_weight: f64,
     /// The least cosine similarity a memory needs to be found by meaning: every memory is
     /// *nearest* to something, and below this it is not related.
     pub semantic_min_similarity: f64,
-    /// Largest recency boost, in first-place votes, for a memory updated just now.
+    /// Largest recency boost, in first places (a signal's full score at weight 1), for a memory
+    /// updated just now.
     pub recency_weight: f64,
     /// Days after which the recency boost has halved.
     pub recency_half_life_days: f64,
-    /// Largest importance boost, in first-place votes, for importance 5 (1 gets the negative).
+    /// Largest importance boost, in first places, for importance 5 (1 gets the negative).
     pub importance_weight: f64,
 }
 
@@ -259,9 +262,9 @@ impl Default for SearchConfig {
             default_limit: 10,
             fuzzy_min_results: 5,
             fuzzy_threshold: 0.7,
-            lexical_weight: 1.0,
-            fuzzy_weight: 0.5,
-            semantic_weight: 1.0,
+            lexical_weight: 0.6,
+            fuzzy_weight: 0.3,
+            semantic_weight: 0.4,
             semantic_min_similarity: 0.2,
             recency_weight: 0.05,
             recency_half_life_days: 30.0,

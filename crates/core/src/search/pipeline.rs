@@ -86,7 +86,11 @@ impl<'a> Searcher<'a> {
         let query = SearchQuery::parse(&request.query, request.strict)?;
         let now = self.clock.timestamp();
         let mut notices = Vec::new();
-        let depth = request.offset + request.limit;
+        // Fused signals rank deeper than the page (see `fusion`); a lone signal ranks the page.
+        let depth = match mode {
+            SearchMode::Hybrid => (request.offset + request.limit).max(self.fusion.candidates),
+            _ => request.offset + request.limit,
+        };
         let store = self.store;
         // The model runs only if its vectors are the store's; otherwise say why meaning is off.
         let embedder = match (mode.is_semantic(), &self.embedder) {
@@ -216,7 +220,7 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// The recency and importance boosts of a memory, in first-place votes.
+    /// The recency and importance boosts of a memory, in first places (see `fusion`).
     fn boosts(&self, memory: &Memory, now: Timestamp) -> Boosts {
         let age_days = (now.as_millisecond() - memory.updated_at.as_millisecond()).max(0) as f64
             / 86_400_000.0;

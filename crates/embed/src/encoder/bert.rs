@@ -272,47 +272,102 @@ impl Encoder {
     fn attend(&self, spans: &[Range<usize>], projected: &[f32], work: &mut Attention) {
         let hidden = self.config.hidden_size;
         let heads = self.config.num_attention_heads;
-        let size = hidden / heads;
-        let scale = 1.0 / (size as f32).sqrt();
-        let width = 3 * hidden;
         let tokens = spans.last().map_or(0, |s| s.end);
-        let context = &mut work.context;
-        context.clear();
-        context.resize(tokens * hidden, 0.0);
+        work.context.clear();
+        work.context.resize(tokens * hidden, 0.0);
         for span in spans {
-            let n = span.len();
-            work.scores.resize(n, 0.0);
-            work.keys.resize(size * n, 0.0);
             for head in 0..heads {
-                let (q, k, v) = (head * size, hidden + head * size, 2 * hidden + head * size);
-                // The head's keys, transposed (one row per dimension), so that a query's scores
-                // are sums of rows scaled by its components: no horizontal sums.
-                for (j, token) in span.clone().enumerate() {
-                    let key = &projected[token * width + k..token * width + k + size];
-                    for (d, &x) in key.iter().enumerate() {
-                        work.keys[d * n + j] = x;
-                    }
+                // Head sizes known at compile time keep a query's sums in registers.
+                match hidden / heads {
+                    32 => attend_head::<32>(span, head, hidden, projected, work),
+                    64 => attend_head::<64>(span, head, hidden, projected, work),
+                    size => attend_head_any(span, head, size, hidden, projected, work),
                 }
-                for i in span.clone() {
-                    let query = &projected[i * width + q..i * width + q + size];
-                    let scores = &mut work.scores[..n];
-                    scores.fill(0.0);
-                    for (d, &component) in query.iter().enumerate() {
-                        let component = component * scale;
-                        for (score, &key) in scores.iter_mut().zip(&work.keys[d * n..(d + 1) * n]) {
-                            *score += component * key;
-                        }
-                    }
-                    math::softmax(scores);
-                    let out =
-                        &mut context[i * hidden + head * size..i * hidden + (head + 1) * size];
-                    for (j, &p) in span.clone().zip(scores.iter()) {
-                        let value = &projected[j * width + v..j * width + v + size];
-                        for (o, x) in out.iter_mut().zip(value) {
-                            *o += p * x;
-                        }
-                    }
+            }
+        }
+    }
+}
+
+/// Lanes of a vector register; the keys are laid out in multiples of it.
+const LANES: usize = 8;
+
+/// One head's attention over one sequence, for a head size `D` known at compile time.
+///
+/// The keys are transposed (one row per dimension, padded to a multiple of [`LANES`]), so that
+/// eight scores are computed at once with no horizontal sums; each query's scores and output
+/// stay in registers while the keys and values stream past.
+#[inline(always)]
+fn attend_head<const D: usize>(
+    span: &Range<usize>,
+    head: usize,
+    hidden: usize,
+    projected: &[f32],
+    work: &mut Attention,
+) {
+    let width = 3 * hidden;
+    let n = span.len();
+    let padded = n.div_ceil(LANES) * LANES;
+    let scale = 1.0 / (D as f32).sqrt();
+    let (q, k, v) = (head * D, hidden + head * D, 2 * hidden + head * D);
+    work.keys.clear();
+    work.keys.resize(D * padded, 0.0);
+    for (j, token) in span.clone().enumerate() {
+        let key = &projected[token * width + k..token * width + k + D];
+        for (d, &x) in key.iter().enumerate() {
+            work.keys[d * padded + j] = x;
+        }
+    }
+    work.scores.resize(padded, 0.0);
+    for i in span.clone() {
+        let query: [f32; D] = std::array::from_fn(|d| projected[i * width + q + d] * scale);
+        for (chunk, scores) in work.scores.chunks_exact_mut(LANES).enumerate() {
+            let mut sums = [0f32; LANES];
+            for (d, &component) in query.iter().enumerate() {
+                let keys = &work.keys[d * padded + chunk * LANES..d * padded + (chunk + 1) * LANES];
+                for t in 0..LANES {
+                    sums[t] += component * keys[t];
                 }
+            }
+            scores.copy_from_slice(&sums);
+        }
+        let scores = &mut work.scores[..n];
+        math::softmax(scores);
+        let mut out = [0f32; D];
+        for (j, &p) in span.clone().zip(scores.iter()) {
+            let value = &projected[j * width + v..j * width + v + D];
+            for d in 0..D {
+                out[d] += p * value[d];
+            }
+        }
+        work.context[i * hidden + head * D..i * hidden + (head + 1) * D].copy_from_slice(&out);
+    }
+}
+
+/// The same for any head size, without the registers.
+fn attend_head_any(
+    span: &Range<usize>,
+    head: usize,
+    size: usize,
+    hidden: usize,
+    projected: &[f32],
+    work: &mut Attention,
+) {
+    let width = 3 * hidden;
+    let scale = 1.0 / (size as f32).sqrt();
+    let (q, k, v) = (head * size, hidden + head * size, 2 * hidden + head * size);
+    work.scores.resize(span.len(), 0.0);
+    for i in span.clone() {
+        let query = &projected[i * width + q..i * width + q + size];
+        for (j, score) in span.clone().zip(work.scores.iter_mut()) {
+            let key = &projected[j * width + k..j * width + k + size];
+            *score = math::dot(query, key) * scale;
+        }
+        math::softmax(&mut work.scores);
+        let out = &mut work.context[i * hidden + head * size..i * hidden + (head + 1) * size];
+        for (j, &p) in span.clone().zip(work.scores.iter()) {
+            let value = &projected[j * width + v..j * width + v + size];
+            for (o, x) in out.iter_mut().zip(value) {
+                *o += p * x;
             }
         }
     }

@@ -54,11 +54,12 @@ pub fn gelu(values: &mut [f32]) {
 pub fn layer_norm(row: &mut [f32], gain: &[f32], bias: &[f32], epsilon: f32) {
     let n = row.len() as f32;
     let mean = sum(row) / n;
-    let mut deviations = 0.0;
-    for x in row.iter() {
-        deviations += (x - mean) * (x - mean);
-    }
-    let variance = deviations / n;
+    let variance = lanes(
+        row,
+        0.0,
+        |total, x| total + (x - mean) * (x - mean),
+        |a, b| a + b,
+    ) / n;
     let scale = 1.0 / (variance + epsilon).sqrt();
     for ((x, g), b) in row.iter_mut().zip(gain).zip(bias) {
         *x = (*x - mean) * scale * g + b;
@@ -68,29 +69,48 @@ pub fn layer_norm(row: &mut [f32], gain: &[f32], bias: &[f32], epsilon: f32) {
 /// Softmax of one row, in place.
 #[inline(always)]
 pub fn softmax(row: &mut [f32]) {
-    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let mut sum = 0.0;
+    let max = lanes(
+        row,
+        f32::NEG_INFINITY,
+        |m, x| if x > m { x } else { m },
+        f32::max,
+    );
     for x in row.iter_mut() {
         *x = exp(*x - max);
-        sum += *x;
     }
-    let scale = 1.0 / sum;
+    let scale = 1.0 / sum(row);
     for x in row {
         *x *= scale;
     }
 }
 
-/// Sum in eight lanes (a plain fold is sequential: float addition does not reorder).
+/// A reduction in eight independent lanes, combined at the end: the compiler may not reorder a
+/// float reduction itself, so a plain fold runs one value at a time.
 #[inline(always)]
-pub fn sum(values: &[f32]) -> f32 {
-    let mut lanes = [0f32; 8];
+fn lanes(
+    values: &[f32],
+    start: f32,
+    step: impl Fn(f32, f32) -> f32,
+    combine: impl Fn(f32, f32) -> f32,
+) -> f32 {
+    let mut lanes = [start; 8];
     let (whole, rest) = values.split_at(values.len() / 8 * 8);
     for chunk in whole.chunks_exact(8) {
         for i in 0..8 {
-            lanes[i] += chunk[i];
+            lanes[i] = step(lanes[i], chunk[i]);
         }
     }
-    lanes.iter().sum::<f32>() + rest.iter().sum::<f32>()
+    let mut total = rest.iter().fold(start, |t, &x| step(t, x));
+    for lane in lanes {
+        total = combine(total, lane);
+    }
+    total
+}
+
+/// Sum in eight lanes.
+#[inline(always)]
+pub fn sum(values: &[f32]) -> f32 {
+    lanes(values, 0.0, |t, x| t + x, |a, b| a + b)
 }
 
 /// Dot product in eight lanes, which the compiler keeps in vector registers.
