@@ -7,7 +7,7 @@ use std::io::Cursor;
 use std::sync::Arc;
 
 use anyhow::Result;
-use cairn_core::config::{Config, EmbeddingConfig, Limits, SearchConfig};
+use cairn_core::config::{Config, Limits, SearchConfig};
 use cairn_core::embedding::Embedder;
 use cairn_core::memory::MemoryFilter;
 use cairn_core::memory::MemoryRecord;
@@ -100,10 +100,6 @@ impl Collection {
                 max_content_bytes: 1 << 20,
                 max_title_chars: 10_000,
                 ..Limits::default()
-            },
-            embedding: EmbeddingConfig {
-                batch_size: 64,
-                ..EmbeddingConfig::default()
             },
             search: search.clone(),
             ..Config::default()

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Result;
-use cairn_core::config::{Config, EmbeddingConfig, Limits};
+use cairn_core::config::{Config, Limits};
 use cairn_core::embedding::Embedder;
 use cairn_core::embedding::{VectorSpace, VectorStore};
 use cairn_core::memory::MemoryFilter;
@@ -97,10 +97,6 @@ pub fn run(
         || -> Result<SqliteStore> { Ok(SqliteStore::open(&db)?.with_ann_settings(ann.clone())) };
     let config = Config {
         limits,
-        embedding: EmbeddingConfig {
-            batch_size: 64,
-            ..EmbeddingConfig::default()
-        },
         ..Config::default()
     };
     let parts = ServiceParts {

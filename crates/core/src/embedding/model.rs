@@ -77,6 +77,15 @@ fn opening(text: &str) -> &str {
     }
 }
 
+/// Dot product; for unit vectors, the cosine similarity.
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// What to tell a user who has no model and wants meaning.
+pub const HOW_TO_ENABLE: &str =
+    "no embedding model is installed; install one (about 90 MB, once) to search by meaning";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,12 +120,3 @@ mod tests {
         );
     }
 }
-
-/// Dot product; for unit vectors, the cosine similarity.
-pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
-
-/// What to tell a user who has no model and wants meaning.
-pub const HOW_TO_ENABLE: &str =
-    "no embedding model is installed; install one (about 90 MB, once) to search by meaning";

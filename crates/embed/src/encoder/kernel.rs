@@ -131,6 +131,13 @@ mod avx2 {
         out: &mut [f32],
     ) {
         let panels = columns / PANEL;
+        let operands = Operands {
+            a,
+            k,
+            packed,
+            columns,
+            dq,
+        };
         // Rows in blocks that stay in the core's cache while every panel of weights streams
         // past them.
         for block in (0..rows).step_by(BLOCK_ROWS) {
@@ -145,14 +152,14 @@ mod avx2 {
                     // SAFETY: rows r..r+height and panels panel..panel+width are in bounds.
                     unsafe {
                         match (height, width) {
-                            (4, 2) => tile::<4, 2>(a, r, k, packed, panel, columns, dq, out),
-                            (4, _) => tile::<4, 1>(a, r, k, packed, panel, columns, dq, out),
-                            (3, 2) => tile::<3, 2>(a, r, k, packed, panel, columns, dq, out),
-                            (3, _) => tile::<3, 1>(a, r, k, packed, panel, columns, dq, out),
-                            (2, 2) => tile::<2, 2>(a, r, k, packed, panel, columns, dq, out),
-                            (2, _) => tile::<2, 1>(a, r, k, packed, panel, columns, dq, out),
-                            (_, 2) => tile::<1, 2>(a, r, k, packed, panel, columns, dq, out),
-                            (_, _) => tile::<1, 1>(a, r, k, packed, panel, columns, dq, out),
+                            (4, 2) => tile::<4, 2>(&operands, r, panel, out),
+                            (4, _) => tile::<4, 1>(&operands, r, panel, out),
+                            (3, 2) => tile::<3, 2>(&operands, r, panel, out),
+                            (3, _) => tile::<3, 1>(&operands, r, panel, out),
+                            (2, 2) => tile::<2, 2>(&operands, r, panel, out),
+                            (2, _) => tile::<2, 1>(&operands, r, panel, out),
+                            (_, 2) => tile::<1, 2>(&operands, r, panel, out),
+                            (_, _) => tile::<1, 1>(&operands, r, panel, out),
                         }
                     }
                     r += height;
@@ -162,19 +169,32 @@ mod avx2 {
         }
     }
 
+    /// What every tile of one product reads.
+    #[derive(Clone, Copy)]
+    struct Operands<'a> {
+        a: &'a [u8],
+        k: usize,
+        packed: &'a [i8],
+        columns: usize,
+        dq: &'a Dequantise<'a>,
+    }
+
     /// `H` rows from `row` times `W` panels from `panel`, over all of `k`.
     #[target_feature(enable = "avx2")]
     #[inline]
     unsafe fn tile<const H: usize, const W: usize>(
-        a: &[u8],
+        operands: &Operands<'_>,
         row: usize,
-        k: usize,
-        packed: &[i8],
         panel: usize,
-        columns: usize,
-        dq: &Dequantise<'_>,
         out: &mut [f32],
     ) {
+        let Operands {
+            a,
+            k,
+            packed,
+            columns,
+            dq,
+        } = *operands;
         // SAFETY: the caller keeps rows row..row+H and panels panel..panel+W in bounds.
         unsafe {
             let ones = _mm256_set1_epi16(1);

@@ -30,7 +30,7 @@ impl QuantizedLinear {
     pub fn new(weight: &[f32], bias: &[f32], inputs: usize, outputs: usize) -> Self {
         assert_eq!(weight.len(), inputs * outputs);
         assert_eq!(bias.len(), outputs);
-        assert!(inputs % 4 == 0 && outputs % kernel::PANEL == 0);
+        assert!(inputs.is_multiple_of(4) && outputs.is_multiple_of(kernel::PANEL));
         let mut quantised = Vec::with_capacity(weight.len());
         let mut scales = Vec::with_capacity(outputs);
         let mut column_sums = Vec::with_capacity(outputs);
