@@ -16,7 +16,7 @@ use crate::sentence::{MAX_TOKENS, model_error, read_file, read_identity};
 /// Texts embedded in one forward pass. Texts are sorted by length first, so a batch pads little.
 const BATCH: usize = 32;
 
-/// The model in `f32` on candle, padded batches of [`BATCH`] texts.
+/// The model in `f32` on candle, in padded batches of 32 texts.
 pub struct ReferenceEmbedder {
     model: BertModel,
     tokenizer: Tokenizer,
