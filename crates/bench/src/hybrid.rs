@@ -2,8 +2,8 @@
 //! exact scan, latency of both), and hybrid search latency with the query's embedding included,
 //! in process (as the server runs it), with the peak RSS of the whole run.
 //!
-//! Embedding a whole synthetic corpus with the real model takes long on two cores (about 70
-//! memories/s), so `--embed N` embeds the first N memories for real and gives every other memory
+//! Embedding a whole synthetic corpus with the real model takes long on two cores (about 45
+//! memories/s: the generated texts are long), so `--embed N` embeds the first N memories for real and gives every other memory
 //! a blend of two of those N vectors (one at half weight) plus a little noise, normalised: every
 //! vector is distinct and lies among real embeddings, so the graph has real structure to search
 //! and the index's recall means something (plain copies would make clusters of near-ties in which

@@ -17,7 +17,7 @@ fn bench_data(name: &str) -> Option<PathBuf> {
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench-data")
         });
     let path = data.join(name);
-    if path.exists() {
+    if path.is_file() {
         return Some(path);
     }
     assert!(
@@ -34,8 +34,9 @@ fn bench_data(name: &str) -> Option<PathBuf> {
     None
 }
 
+/// The Cranfield collection's folder (checked by its documents file).
 fn cranfield() -> Option<PathBuf> {
-    bench_data("cranfield").filter(|dir| dir.join("cran.all.1400").is_file())
+    bench_data("cranfield/cran.all.1400").and_then(|file| file.parent().map(PathBuf::from))
 }
 
 /// The real model, shared by the tests that need it, or `None` (after saying so).

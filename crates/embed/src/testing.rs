@@ -35,3 +35,23 @@ pub fn model_for_tests() -> Option<SentenceEmbedder> {
     let dir = model_dir_for_tests()?;
     Some(SentenceEmbedder::load(&dir, DEFAULT_MODEL).expect("the installed model loads"))
 }
+
+/// Texts of every kind a memory holds, for tests of the encoder: prose, code, a path, numbers,
+/// other scripts, one word, a text longer than the window.
+pub fn varied_texts() -> Vec<String> {
+    let mut texts: Vec<String> = [
+        "Caroline: I went to the LGBTQ support group yesterday and it was so powerful.",
+        "The event store moved from PostgreSQL to MySQL after the migration in March",
+        "fn main() { println!(\"{}\", std::env::args().count()); }",
+        "error[E0502]: cannot borrow `x` as mutable because it is also borrowed as immutable",
+        "/home/user/projects/cairn/crates/core/src/search/fusion.rs:42",
+        "Tokyo 東京 — größer als München; naïve café",
+        "retry",
+        "p99 latency rose from 4.2 ms to 38 ms when the cache hit rate fell below 80%",
+        "We prefer small pull requests, squash merges, and a changelog entry for every fix.",
+    ]
+    .map(String::from)
+    .to_vec();
+    texts.push("the nightly job rebuilt every index and logged each step ".repeat(30));
+    texts
+}

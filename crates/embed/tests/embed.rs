@@ -1,6 +1,7 @@
 //! The real all-MiniLM-L6-v2 through cairn's 8-bit encoder: meaning, determinism, normalisation,
-//! batching, threads, the 256-token window, and agreement with the f32 reference on candle.
-//! Skips visibly without an installed model (see `cairn_embed::testing`).
+//! batching, threads and the 256-token window. (Its agreement with the f32 reference is tested
+//! in cairn-bench, which always builds the reference.) Skips visibly without an installed model
+//! (see `cairn_embed::testing`).
 
 use cairn_core::embedding::{Embedder, dot};
 use cairn_embed::testing::model_for_tests;
@@ -66,46 +67,6 @@ fn texts_are_read_past_the_tokenizers_own_128_token_cut() {
     );
 }
 
-/// Texts of every kind a memory holds: prose, code, a path, numbers, other scripts, one word, a
-/// text longer than the window.
-fn varied_texts() -> Vec<String> {
-    let mut texts: Vec<String> = [
-        "Caroline: I went to the LGBTQ support group yesterday and it was so powerful.",
-        "The event store moved from PostgreSQL to MySQL after the migration in March",
-        "fn main() { println!(\"{}\", std::env::args().count()); }",
-        "error[E0502]: cannot borrow `x` as mutable because it is also borrowed as immutable",
-        "/home/user/projects/cairn/crates/core/src/search/fusion.rs:42",
-        "Tokyo 東京 — größer als München; naïve café",
-        "retry",
-        "p99 latency rose from 4.2 ms to 38 ms when the cache hit rate fell below 80%",
-        "We prefer small pull requests, squash merges, and a changelog entry for every fix.",
-    ]
-    .map(String::from)
-    .to_vec();
-    texts.push("the nightly job rebuilt every index and logged each step ".repeat(30));
-    texts
-}
-
-#[cfg(feature = "reference")]
-#[test]
-fn the_8_bit_encoder_agrees_with_the_f32_reference() {
-    let Some(dir) = cairn_embed::testing::model_dir_for_tests() else {
-        return;
-    };
-    let model = cairn_embed::SentenceEmbedder::load(&dir, cairn_embed::DEFAULT_MODEL).unwrap();
-    let reference = cairn_embed::ReferenceEmbedder::load(&dir, cairn_embed::DEFAULT_MODEL).unwrap();
-    let texts = varied_texts();
-    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let ours = model.embed(&texts).unwrap();
-    let exact = reference.embed(&texts).unwrap();
-    let cosines: Vec<f32> = ours.iter().zip(&exact).map(|(a, b)| dot(a, b)).collect();
-    let mean = cosines.iter().sum::<f32>() / cosines.len() as f32;
-    assert!(mean >= 0.995, "mean cosine {mean} over {cosines:?}");
-    for (text, cosine) in texts.iter().zip(&cosines) {
-        assert!(*cosine >= 0.98, "cosine {cosine} for {text:?}");
-    }
-}
-
 #[test]
 fn threads_and_batches_do_not_change_a_vector() {
     let Some(dir) = cairn_embed::testing::model_dir_for_tests() else {
@@ -114,7 +75,11 @@ fn threads_and_batches_do_not_change_a_vector() {
     let load = || cairn_embed::SentenceEmbedder::load(&dir, cairn_embed::DEFAULT_MODEL).unwrap();
     // Enough texts for several batches, so that two threads share them.
     let texts: Vec<String> = (0..60)
-        .flat_map(|i| varied_texts().into_iter().map(move |t| format!("{i}: {t}")))
+        .flat_map(|i| {
+            cairn_embed::testing::varied_texts()
+                .into_iter()
+                .map(move |t| format!("{i}: {t}"))
+        })
         .collect();
     let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
     let one = load().with_threads(1).embed(&texts).unwrap();

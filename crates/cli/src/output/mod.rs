@@ -203,7 +203,7 @@ pub fn explanation(hit: &SearchHit) -> String {
         .map(|s| format!("{} #{} (score {:.3})", s.signal, s.rank, s.raw))
         .collect();
     format!(
-        "{}; recency {:+.4}, importance {:+.4} (in first-place votes) -> score {:.5}",
+        "{}; recency {:+.4}, importance {:+.4} (in first places) -> score {:.5}",
         signals.join(", "),
         hit.boosts.recency,
         hit.boosts.importance,
