@@ -131,7 +131,11 @@ impl Collection {
             })?);
             jsonl.push('\n');
         }
-        service.import(&mut Cursor::new(jsonl.into_bytes()), &mut |_| {})?;
+        service.import(
+            &mut Cursor::new(jsonl.into_bytes()),
+            cairn_core::Scope::Global,
+            &mut |_| {},
+        )?;
         let embed_seconds = match service.embedder() {
             Some(_) => service.embed_pending(&mut |_| {})?.seconds,
             None => 0.0,

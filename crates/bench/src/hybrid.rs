@@ -105,7 +105,7 @@ pub fn run(
     };
     let service = MemoryService::new(parts, &config);
     let mut input = std::io::BufReader::new(std::fs::File::open(&corpus_path)?);
-    service.import(&mut input, &mut |_| {})?;
+    service.import(&mut input, cairn_core::Scope::Global, &mut |_| {})?;
 
     progress(&format!("{size}: embedding {embed} memories for real"));
     let direct = open()?;

@@ -77,17 +77,38 @@ pub enum Command {
         after_help = "Examples:\n  cairn search how do we deploy the api        # plain words: all of them first, then some\n  cairn search why was the release slow --mode semantic   # by meaning alone\n  cairn search docker compose --all            # only memories holding both\n  cairn search '\"connection refused\" AND (postgres OR pg*) NOT staging'\n  cairn search docker --tags ci --after \"2 weeks ago\" --format json\n\nOperators are upper-case; NOT binds tightest, then AND, then OR.\nExit status 1 when nothing is found."
     )]
     Search(SearchArgs),
-    /// Delete expired memories for good, and the observations older than
-    /// sessions.retention_days.
+    /// Delete expired memories for good (or, with --before, every memory created before a
+    /// date), and the observations older than sessions.retention_days.
+    #[command(
+        after_help = "Examples:\n  cairn prune --dry-run                     # the expired memories, deleting nothing\n  cairn prune --force                       # delete them without asking\n  cairn prune --before 2026-01-01 --dry-run # every memory created before 2026, expired or not\n\n--before acts on every project. Deleted memories lose their history too; export or back up first\nif you may want them back."
+    )]
     Prune(PruneArgs),
     /// Counts: memories, forgotten, expired, categories, projects.
     Stats(StatsArgs),
     /// Tags in use, most used first.
     Tags(TagsArgs),
-    /// Write every memory (with history, forgotten and expired ones too) as JSON Lines.
+    /// Write everything the store holds as JSON Lines: memories (with history, forgotten and
+    /// expired ones too), slots and, with --sessions, sessions and observations.
+    #[command(
+        after_help = "Examples:\n  cairn export memory.jsonl              # memories and slots\n  cairn export all.jsonl --sessions      # and what agents did\n  cairn export - | gzip > memory.jsonl.gz\n\nThe first line is a header (format version, cairn version, counts per kind); import checks\nthe counts, so a file cut short imports nothing. Vectors are not exported: the model makes\nthem again. For the database's own bytes, see cairn backup."
+    )]
     Export(ExportArgs),
-    /// Read memories from JSON Lines written by export; importing twice changes nothing.
+    /// Read an export, or plain records ({\"content\": …} per line, or a JSON array of them);
+    /// all or nothing, and importing twice changes nothing.
+    #[command(
+        after_help = "Examples:\n  cairn import memory.jsonl\n  cairn import notes.json --project acme   # plain records without a project go to acme\n  echo '{\"content\": \"Deploys go out on Wednesdays\", \"tags\": [\"release\"]}' | cairn import -\n\nA plain record has content and any of title, tags, category, importance, expires, entered_by,\nproject (null: global) and created_at; it is validated, redacted and deduplicated like\ncairn store. Without a project it goes to the detected project (or --project, --global).\nA bad record anywhere imports nothing; the error names its line (or array element) and field."
+    )]
     Import(ImportArgs),
+    /// Write a consistent copy of the database file (SQLite's online backup) while cairn runs.
+    #[command(
+        after_help = "Example:\n  cairn backup ~/backups/cairn-$(date +%F).db\n\nThe copy holds everything, vectors included; cairn restore brings it back."
+    )]
+    Backup(BackupArgs),
+    /// Replace everything the store holds with a copy made by cairn backup.
+    #[command(
+        after_help = "Example:\n  cairn restore ~/backups/cairn-2026-11-01.db\n\nThe current database is first saved beside itself (its name and the time, .db), so a restore\ncan be undone with another restore. Asks for confirmation unless --force."
+    )]
+    Restore(RestoreArgs),
     /// The embedding model behind semantic search: install it, see what is installed and used.
     #[command(subcommand)]
     Model(ModelCommand),
@@ -655,7 +676,8 @@ pub struct PruneArgs {
     /// Delete without asking.
     #[arg(long)]
     pub force: bool,
-    /// Only memories that expired before this time (default: now; never in the future).
+    /// Delete every memory created before this date instead, expired or not, in every
+    /// project (ISO 8601 or a phrase such as "6 months ago").
     #[arg(long, value_name = "WHEN")]
     pub before: Option<String>,
 }
@@ -682,6 +704,9 @@ pub struct ExportArgs {
     /// export completes.
     #[arg(value_name = "FILE|-")]
     pub file: PathBuf,
+    /// Also export sessions and their observations (what agents did).
+    #[arg(long)]
+    pub sessions: bool,
 }
 
 #[derive(Debug, Args)]
@@ -689,4 +714,24 @@ pub struct ImportArgs {
     /// File to read, or `-` for standard input.
     #[arg(value_name = "FILE|-")]
     pub file: PathBuf,
+    /// Where plain records without a project go.
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct BackupArgs {
+    /// The file to write; it must not exist yet.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// A file made by cairn backup.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Restore without asking.
+    #[arg(long)]
+    pub force: bool,
 }

@@ -46,10 +46,10 @@ pub enum Error {
         candidates: Vec<String>,
     },
 
-    /// One line of an import could not be used; the whole import was rolled back.
-    #[error("line {line}: {source}; nothing was imported")]
-    ImportLine {
-        line: u64,
+    /// One record of an import could not be used; the whole import was rolled back.
+    #[error("{at}: {source}; nothing was imported")]
+    ImportRecord {
+        at: RecordAt,
         #[source]
         source: Box<Error>,
     },
@@ -85,6 +85,24 @@ pub enum Error {
     Io(#[from] std::io::Error),
 }
 
+/// Where an import record is: a line of JSON Lines, or an element of a JSON array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordAt {
+    /// Counted from 1.
+    Line(u64),
+    /// Counted from 1.
+    Element(u64),
+}
+
+impl fmt::Display for RecordAt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RecordAt::Line(n) => write!(f, "line {n}"),
+            RecordAt::Element(n) => write!(f, "element {n} of the array"),
+        }
+    }
+}
+
 impl Error {
     /// A validation error for `field`.
     pub fn invalid(field: impl Into<String>, message: impl fmt::Display) -> Self {
@@ -110,7 +128,7 @@ impl Error {
         matches!(self, Error::Busy { .. })
     }
 
-    /// The field a validation error concerns, looking through import line wrappers.
+    /// The field a validation error concerns, looking through import record wrappers.
     pub fn field(&self) -> Option<&str> {
         match self {
             Error::Invalid { field, .. }
@@ -119,7 +137,7 @@ impl Error {
             | Error::Conflict { field, .. }
             | Error::ReadOnly { field, .. } => Some(field),
             Error::NotFound { .. } | Error::AmbiguousHandle { .. } => Some("id"),
-            Error::ImportLine { source, .. } => source.field(),
+            Error::ImportRecord { source, .. } => source.field(),
             _ => None,
         }
     }

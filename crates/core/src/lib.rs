@@ -6,13 +6,14 @@
 //! the storage trait a backend implements for it:
 //!
 //! - [`memory`]: the unit, its write path (validate, redact, dedupe, topic upsert), filters and
-//!   [`memory::Visibility`], extraction, export/import;
+//!   [`memory::Visibility`], extraction;
 //! - [`search`]: the pipeline — lexical, fuzzy and semantic signals fused into one ranking —
 //!   over the query language of [`query`];
 //! - [`embedding`]: vectors, the embedding queue and its background worker;
 //! - [`session`]: agent sessions and observations recorded from hooks, summaries;
 //! - [`slot`]: labelled, size-limited blocks agents keep, and reflection of ended sessions;
-//! - [`context`]: what a session should know, packed into a token budget (reads only).
+//! - [`context`]: what a session should know, packed into a token budget (reads only);
+//! - [`exchange`]: export and import of everything a store holds, plain records, backups.
 //!
 //! [`store::Store`] is the sum of the domains' storage traits, so one transaction spans them.
 //! [`service::MemoryService`] is a thin front that delegates to the domains, and [`api::Api`]
@@ -26,6 +27,7 @@ pub mod context;
 pub mod dates;
 pub mod embedding;
 pub mod error;
+pub mod exchange;
 pub mod id;
 pub mod memory;
 #[cfg(test)]
@@ -44,7 +46,7 @@ pub mod tag;
 pub mod testing;
 pub mod tokens;
 
-pub use error::{Error, Result};
+pub use error::{Error, RecordAt, Result};
 pub use id::{IdRef, MemoryId};
 pub use memory::{
     Category, Importance, Memory, MemoryPatch, NewMemory, Revision, Source, TopicKey, WriteOutcome,

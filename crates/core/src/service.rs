@@ -8,6 +8,7 @@
 //! MCP and HTTP.
 
 use std::io::BufRead;
+use std::path::Path;
 use std::sync::Arc;
 
 use jiff::{Timestamp, Zoned};
@@ -20,10 +21,11 @@ use crate::embedding::{
     VectorSpace,
 };
 use crate::error::Result;
+use crate::exchange::{self, Counts, ExportOptions, ImportReport, import::Importer};
 use crate::id::IdRef;
 use crate::memory::{
-    ImportReport, ListQuery, Memories, Memory, MemoryFilter, MemoryHistory, MemoryPatch,
-    MemoryRecord, NewMemory, PruneReport, StoreStats, TagCount, WriteOutcome,
+    ListQuery, Memories, Memory, MemoryFilter, MemoryHistory, MemoryPatch, NewMemory, PruneReport,
+    PruneRule, StoreStats, TagCount, WriteOutcome,
 };
 use crate::scope::{ProjectName, Scope};
 use crate::search::{SearchMode, SearchRequest, SearchResults, Searcher};
@@ -199,10 +201,10 @@ impl MemoryService {
         self.memory_ops().count(filter)
     }
 
-    /// Finds memories expired at or before `before` (default now) and, unless `dry_run`,
-    /// deletes them for good, and with them the observations past the sessions' retention.
-    pub fn prune(&self, before: Option<Timestamp>, dry_run: bool) -> Result<PruneReport> {
-        let mut report = self.memory_ops().prune(before, dry_run)?;
+    /// Finds the memories `rule` selects and, unless `dry_run`, deletes them for good, and with
+    /// them the observations past the sessions' retention.
+    pub fn prune(&self, rule: PruneRule, dry_run: bool) -> Result<PruneReport> {
+        let mut report = self.memory_ops().prune(rule, dry_run)?;
         if !dry_run {
             report.observations_deleted = self.session_ops().prune_observations()?;
         }
@@ -222,18 +224,40 @@ impl MemoryService {
         self.memory_ops().tags(filter)
     }
 
-    /// Streams every memory with its history to `sink`; returns how many were written.
-    pub fn export(&self, sink: &mut dyn FnMut(&MemoryRecord) -> Result<()>) -> Result<u64> {
-        self.memory_ops().export(sink)
+    /// Streams the export (header, then records) to `sink`, one line per call.
+    pub fn export(
+        &self,
+        options: ExportOptions,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<Counts> {
+        exchange::export(self.store.as_ref(), options, sink)
     }
 
-    /// Imports JSON Lines in one transaction (all or nothing).
+    /// Imports an export, plain records or both in one transaction (all or nothing); plain
+    /// records without a project go to `default_scope`.
     pub fn import(
         &self,
         input: &mut dyn BufRead,
+        default_scope: Scope,
         progress: &mut dyn FnMut(&ImportReport),
     ) -> Result<ImportReport> {
-        self.memory_ops().import(input, progress)
+        let importer = Importer {
+            store: self.store.as_ref(),
+            limits: &self.config.limits,
+            default_scope,
+            now: self.clock.now(),
+        };
+        exchange::import(&importer, input, progress)
+    }
+
+    /// Writes a consistent copy of the database to `file` (which must not exist).
+    pub fn backup(&self, file: &Path) -> Result<()> {
+        self.store.backup(file)
+    }
+
+    /// Replaces everything the store holds with the backup in `file`.
+    pub fn restore(&self, file: &Path) -> Result<()> {
+        self.store.restore(file)
     }
 
     /// Stores the `*Remember*:` facts of an agent's output as memories.

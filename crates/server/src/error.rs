@@ -83,7 +83,7 @@ impl ApiError {
 impl From<Error> for ApiError {
     fn from(error: Error) -> Self {
         let (status, code) = match &error {
-            Error::Invalid { .. } | Error::ImportLine { .. } => {
+            Error::Invalid { .. } | Error::ImportRecord { .. } => {
                 (StatusCode::BAD_REQUEST, "invalid")
             }
             Error::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),

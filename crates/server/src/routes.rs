@@ -12,12 +12,12 @@ use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, delete, get, patch, post, put};
 use cairn_core::api::{
-    Api, Caller, ContextInput, FilterInput, Found, ListInput, MemoryDocument, PatchInput,
+    Api, Caller, ContextInput, ExportInput, FilterInput, Found, ListInput, MemoryDocument, PatchInput,
     SearchInput, SessionSummaryInput, SessionsInput, SlotCreateInput, SlotProjectInput,
     SlotSettingsInput, SlotTarget, SlotTextInput, StoreInput, hit_document, slot_answer,
     slots_answer,
 };
-use cairn_core::memory::ImportReport;
+use cairn_core::exchange::ImportReport;
 use cairn_core::{Error, IdRef, WriteOutcome, WriteStatus};
 use futures_util::TryStreamExt;
 use serde::Deserialize;
@@ -344,16 +344,17 @@ async fn stats(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
     Ok(Json(json!(stats)))
 }
 
-/// Streams every memory, with history, as JSON Lines while the store reads them.
-async fn export(State(state): State<AppState>) -> Response {
+/// Streams the export (a header, then every record) as JSON Lines while the store reads them.
+async fn export(
+    State(state): State<AppState>,
+    QueryInput(input): QueryInput<ExportInput>,
+) -> Response {
     let (lines, received) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(64);
     let api = state.api.clone();
     tokio::task::spawn_blocking(move || {
-        let result = api.export(&mut |record| {
-            let mut line = serde_json::to_vec(record).expect("records serialise");
-            line.push(b'\n');
+        let result = api.export(input.options(), &mut |line| {
             lines
-                .blocking_send(Ok(Bytes::from(line)))
+                .blocking_send(Ok(Bytes::copy_from_slice(line)))
                 .map_err(|_| Error::Io(std::io::Error::other("the client went away")))
         });
         if let Err(error) = result {
@@ -373,9 +374,9 @@ async fn import(State(state): State<AppState>, body: Body) -> Result<Json<Import
     let limited = Body::new(http_body_util::Limited::new(body, limit));
     let stream = limited.into_data_stream().map_err(std::io::Error::other);
     let reader = tokio_util::io::StreamReader::new(stream);
-    let report = blocking(&state, move |api, _| {
+    let report = blocking(&state, move |api, caller| {
         let bridge = tokio_util::io::SyncIoBridge::new(reader);
-        api.import(&mut std::io::BufReader::new(bridge))
+        api.import(caller, &mut std::io::BufReader::new(bridge), &mut |_| {})
             .map_err(|error| match error {
                 // The body limit cut the stream off, and the import was rolled back.
                 Error::Io(io) if io.to_string().contains("length limit exceeded") => {
@@ -648,20 +649,20 @@ pub fn routes() -> Vec<Route> {
         Route {
             method: Method::GET,
             path: "/v1/export",
-            summary: "Every memory with its history (forgotten and expired ones too), streamed as JSON Lines.",
+            summary: "Everything the store holds, streamed as JSON Lines: a header (format, version, counts), then memories with history (forgotten and expired ones too), slots and slot seeds; sessions and observations with sessions=true.",
             body: RequestBody::None,
-            query: None,
-            success: &[(200, "application/x-ndjson, one memory record per line")],
+            query: Some(schema::<ExportInput>),
+            success: &[(200, "application/x-ndjson: a header line, then one record per line")],
             authenticated: true,
             handler: get(export),
         },
         Route {
             method: Method::POST,
             path: "/v1/import",
-            summary: "Read JSON Lines written by export, streamed; all or nothing, and importing twice changes nothing.",
+            summary: "Read an export (any version), plain records ({\"content\": …}, stored like new memories in the server's project) or both, as JSON Lines or one JSON array, streamed; all or nothing, and importing twice changes nothing.",
             body: RequestBody::JsonLines,
             query: None,
-            success: &[(200, "what was created, updated and left unchanged")],
+            success: &[(200, "per kind of record, what was created, updated and left unchanged")],
             authenticated: true,
             handler: post(import),
         },

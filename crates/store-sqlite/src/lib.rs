@@ -15,6 +15,7 @@
 
 mod ann;
 mod error;
+mod exchange;
 mod filter;
 mod memory;
 pub mod migrations;
@@ -210,6 +211,15 @@ impl SqliteStore {
     /// The database file, or `None` for an in-memory store.
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()
+    }
+
+    /// Forgets which vocabulary words this process knows are stored (after a restore replaced
+    /// them).
+    fn forget_known_words(&self) {
+        self.known_words
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clear();
     }
 
     fn conn(&self) -> MutexGuard<'_, Connection> {

@@ -2,7 +2,8 @@
 //! over an open write transaction (`tx`), with the full-text rows kept by `rows`.
 
 use cairn_core::memory::{
-    ListQuery, MemoryFilter, MemoryStore, MemoryTx, SignalHit, StoreStats, TagCount, Visibility,
+    ListQuery, MemoryFilter, MemoryStore, MemoryTx, PruneRule, SignalHit, StoreStats, TagCount,
+    Visibility,
 };
 use cairn_core::query::Match;
 use cairn_core::{Memory, MemoryId, Result, Revision, Scope, TopicKey};
@@ -55,8 +56,8 @@ impl MemoryStore for SqliteStore {
         read::revisions(&self.reader(), id)
     }
 
-    fn expired(&self, before: Timestamp) -> Result<Vec<Memory>> {
-        read::expired(&self.reader(), before)
+    fn prunable(&self, rule: PruneRule) -> Result<Vec<Memory>> {
+        read::prunable(&self.reader(), rule)
     }
 
     fn stats(&self, now: Timestamp) -> Result<StoreStats> {
@@ -65,10 +66,6 @@ impl MemoryStore for SqliteStore {
 
     fn tag_counts(&self, filter: &MemoryFilter, now: Timestamp) -> Result<Vec<TagCount>> {
         read::tag_counts(&self.reader(), filter, now)
-    }
-
-    fn export(&self, sink: &mut dyn FnMut(Memory, Vec<Revision>) -> Result<()>) -> Result<()> {
-        read::export(&self.reader(), sink)
     }
 }
 
@@ -138,8 +135,8 @@ impl MemoryTx for SqliteTx<'_, '_> {
         Ok(rows::insert_revision(&self.tx, seq, revision)?)
     }
 
-    fn expired(&mut self, before: Timestamp) -> Result<Vec<Memory>> {
-        crate::read::expired(&self.tx, before)
+    fn prunable(&mut self, rule: PruneRule) -> Result<Vec<Memory>> {
+        crate::read::prunable(&self.tx, rule)
     }
 
     fn purge(&mut self, ids: &[MemoryId]) -> Result<()> {

@@ -3,7 +3,8 @@
 
 use cairn_core::memory::SignalHit;
 use cairn_core::memory::{
-    ListQuery, MemoryFilter, NamedCount, SortKey, SortOrder, StoreStats, TagCount, Visibility,
+    ListQuery, MemoryFilter, NamedCount, PruneRule, SortKey, SortOrder, StoreStats, TagCount,
+    Visibility,
 };
 use cairn_core::query::Match;
 use cairn_core::{Memory, MemoryId, Result, Revision, ScopeFilter, Tag};
@@ -237,12 +238,19 @@ pub fn revisions(conn: &Connection, id: &MemoryId) -> Result<Vec<Revision>> {
     }
 }
 
-pub fn expired(conn: &Connection, before: Timestamp) -> Result<Vec<Memory>> {
+pub fn prunable(conn: &Connection, rule: PruneRule) -> Result<Vec<Memory>> {
+    let (condition, order, at) = match rule {
+        PruneRule::Expired(at) => (
+            "m.expires_at IS NOT NULL AND m.expires_at <= ?",
+            "m.expires_at",
+            at,
+        ),
+        PruneRule::CreatedBefore(at) => ("m.created_at < ?", "m.created_at", at),
+    };
     let sql = format!(
-        "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.expires_at IS NOT NULL \
-         AND m.expires_at <= ? ORDER BY m.expires_at, m.seq"
+        "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {condition} ORDER BY {order}, m.seq"
     );
-    query_memories(conn, &sql, [millis(before)])
+    query_memories(conn, &sql, [millis(at)])
 }
 
 fn named_counts(conn: &Connection, sql: &str, now: Timestamp) -> Result<Vec<NamedCount>> {
@@ -351,26 +359,4 @@ pub fn tag_counts(
             })
         })
         .collect()
-}
-
-pub fn export(
-    conn: &Connection,
-    sink: &mut dyn FnMut(Memory, Vec<Revision>) -> Result<()>,
-) -> Result<()> {
-    let sql =
-        format!("SELECT m.seq, {MEMORY_COLUMNS} FROM memories m ORDER BY m.created_at, m.seq");
-    let mut stmt = conn.prepare(&sql).sql()?;
-    let mut rows = stmt.query([]).sql()?;
-    while let Some(row) = rows.next().sql()? {
-        let seq: i64 = row.get(0).sql()?;
-        let memory = memory_from_offset_row(row).sql()?;
-        let revisions = rows::revisions_of(conn, seq)?;
-        sink(memory, revisions)?;
-    }
-    Ok(())
-}
-
-/// [`memory_from_row`] for a row whose memory columns start at index 1.
-fn memory_from_offset_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Memory> {
-    rows::memory_from_row_at(row, 1)
 }

@@ -84,7 +84,12 @@ mod on_disk {
 mod round_trip {
     use std::io::Cursor;
 
+    use cairn_core::exchange::{
+        ExportOptions, Header, ImportReport, ObservationRecord, SlotRecord, SlotSeedsRecord,
+    };
     use cairn_core::memory::MemoryRecord;
+    use cairn_core::session::{Observation, ObservationKind, Session, SessionKey, SummaryAuthor};
+    use cairn_core::slot::SlotLabel;
     use cairn_core::{
         Category, Importance, Memory, MemoryId, MemoryService, ProjectName, Revision, Scope,
         ServiceParts, Source, Tag, TopicKey, config::Config,
@@ -191,6 +196,87 @@ mod round_trip {
             )
     }
 
+    fn slot() -> impl Strategy<Value = SlotRecord> {
+        (
+            ("[a-z][a-z_]{0,10}", scope(), TEXT, prop::option::of(TEXT)),
+            (100usize..2_000, any::<bool>(), any::<bool>(), any::<bool>()),
+            (time(), 0i64..10_000_000),
+        )
+            .prop_map(
+                |((label, project, content, description), (limit, pinned, read_only, reflects), (created_at, age))| {
+                    SlotRecord {
+                        label: SlotLabel::new(&label).unwrap(),
+                        project,
+                        reflected: if reflects { vec![content.clone()] } else { vec![] },
+                        content,
+                        description,
+                        limit,
+                        pinned,
+                        read_only,
+                        created_at,
+                        updated_at: created_at + jiff::Span::new().milliseconds(age),
+                    }
+                },
+            )
+    }
+
+    fn observation(n: usize, at: Timestamp) -> impl Strategy<Value = Observation> {
+        (
+            prop::sample::select(ObservationKind::ALL.to_vec()),
+            prop::option::of("[A-Z][a-z]{1,6}"),
+            (prop::option::of(TEXT), prop::option::of(TEXT)),
+            prop::collection::vec("[a-z]{1,6}/[a-z]{1,6}\\.rs", 0..3),
+            any::<bool>(),
+            1i64..=5,
+        )
+            .prop_map(move |(kind, tool, (input, output), files, error, importance)| Observation {
+                event_id: format!("event-{n}"),
+                at: at + jiff::Span::new().seconds(n as i64),
+                kind,
+                tool,
+                input,
+                output,
+                files,
+                error,
+                importance: Importance::new(importance).unwrap(),
+            })
+    }
+
+    /// A session and its observations, numbered from `first` so event ids never repeat.
+    fn session(first: usize) -> impl Strategy<Value = (Session, Vec<Observation>)> {
+        (
+            ("[a-z]{1,8}", "[a-z0-9]{1,8}", "[a-z]{1,8}", prop::option::of("/[a-z]{1,8}")),
+            (time(), 0i64..10_000_000, any::<bool>()),
+            (prop::option::of(TEXT), prop::option::of(TEXT)),
+            0usize..4,
+        )
+            .prop_flat_map(move |((agent, id, project, cwd), (started_at, age, ended), (first_prompt, summary), observations)| {
+                let last_seen_at = started_at + jiff::Span::new().milliseconds(age);
+                let session = Session {
+                    key: SessionKey::new(&agent, &id).unwrap(),
+                    project: ProjectName::new(&project).unwrap(),
+                    cwd,
+                    started_at,
+                    last_seen_at,
+                    ended_at: ended.then_some(last_seen_at),
+                    summary_by: summary.as_ref().map(|_| SummaryAuthor::Agent),
+                    first_prompt,
+                    summary,
+                };
+                let made: Vec<_> = (0..observations)
+                    .map(|n| observation(first + n, started_at))
+                    .collect();
+                (Just(session), made)
+            })
+    }
+
+    fn scope() -> impl Strategy<Value = Scope> {
+        prop_oneof![
+            Just(Scope::Global),
+            "[a-z]{1,8}".prop_map(|p| Scope::Project(ProjectName::new(&p).unwrap()))
+        ]
+    }
+
     fn service() -> MemoryService {
         MemoryService::new(
             ServiceParts::new(Box::new(SqliteStore::open_in_memory().unwrap())),
@@ -198,48 +284,88 @@ mod round_trip {
         )
     }
 
-    fn import(service: &MemoryService, jsonl: &str) -> cairn_core::memory::exchange::ImportReport {
+    fn import(service: &MemoryService, jsonl: &str) -> ImportReport {
         service
-            .import(&mut Cursor::new(jsonl.as_bytes()), &mut |_| {})
+            .import(&mut Cursor::new(jsonl.as_bytes()), Scope::Global, &mut |_| {})
             .unwrap()
     }
 
-    fn export(service: &MemoryService) -> Vec<MemoryRecord> {
+    fn export(service: &MemoryService) -> String {
         let mut out = Vec::new();
         service
-            .export(&mut |record| {
-                out.push(record.clone());
+            .export(ExportOptions { sessions: true }, &mut |line| {
+                out.extend_from_slice(line);
                 Ok(())
             })
             .unwrap();
-        out
+        String::from_utf8(out).unwrap()
     }
 
-    fn to_jsonl(records: &[MemoryRecord]) -> String {
-        records
-            .iter()
-            .map(|r| serde_json::to_string(r).unwrap() + "\n")
-            .collect()
+    fn line(kind: &str, value: impl serde::Serialize) -> String {
+        let mut json = serde_json::to_value(value).unwrap();
+        json.as_object_mut().unwrap().insert("type".into(), kind.into());
+        json.to_string() + "\n"
     }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
+        /// Any store — memories with history, slots of both scopes, seeds, sessions with
+        /// observations — exported, imported into an empty store and exported again gives the
+        /// same bytes; importing it once more changes nothing.
         #[test]
-        fn export_import_round_trips_random_memories_losslessly(mut records in prop::collection::vec(record(), 0..12)) {
+        fn export_import_export_is_byte_identical_for_any_store(
+            mut records in prop::collection::vec(record(), 0..12),
+            slots in prop::collection::vec(slot(), 0..6),
+            seeds in prop::collection::btree_map(scope(), prop::collection::btree_set("[a-z]{1,8}", 1..4), 0..3),
+            sessions in (0usize..3).prop_flat_map(|n| (0..n).map(|i| session(i * 10)).collect::<Vec<_>>()),
+        ) {
             // Export order is creation time, then insertion order.
             records.sort_by_key(|r| r.memory.created_at);
+            let mut jsonl: String = records.iter().map(|r| line("memory", r)).collect();
+            let mut slot_keys = std::collections::BTreeSet::new();
+            for slot in slots.iter().filter(|s| slot_keys.insert((s.project.clone(), s.label.clone()))) {
+                jsonl.push_str(&line("slot", slot));
+            }
+            for (project, labels) in &seeds {
+                let labels: Vec<SlotLabel> = labels.iter().map(|l| SlotLabel::new(l).unwrap()).collect();
+                jsonl.push_str(&line("slot_seeds", SlotSeedsRecord { project: project.clone(), labels }));
+            }
+            let mut session_keys = std::collections::BTreeSet::new();
+            let mut observations = 0;
+            for (session, observed) in sessions.iter().filter(|(s, _)| session_keys.insert(s.key.to_string())) {
+                jsonl.push_str(&line("session", session));
+                for observation in observed {
+                    observations += 1;
+                    jsonl.push_str(&line("observation", ObservationRecord { session: session.key.clone(), observation: observation.clone() }));
+                }
+            }
+
             let first = service();
-            import(&first, &to_jsonl(&records));
+            import(&first, &jsonl);
             let exported = export(&first);
-            prop_assert_eq!(&exported, &records);
+            let header: Header = serde_json::from_str(exported.lines().next().unwrap()).unwrap();
+            prop_assert_eq!(header.counts.memories, records.len() as u64);
+            prop_assert_eq!(header.counts.slots, slot_keys.len() as u64);
+            prop_assert_eq!(header.counts.slot_seeds, seeds.len() as u64);
+            prop_assert_eq!(header.counts.sessions, session_keys.len() as u64);
+            prop_assert_eq!(header.counts.observations, observations);
+            let memories: Vec<MemoryRecord> = exported
+                .lines()
+                .skip(1)
+                .take(records.len())
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            prop_assert_eq!(&memories, &records);
 
             let second = service();
-            let report = import(&second, &to_jsonl(&exported));
-            prop_assert_eq!(report.created, records.len() as u64);
+            let report = import(&second, &exported);
+            prop_assert_eq!(report.memories.created, records.len() as u64);
             prop_assert_eq!(export(&second), exported.clone());
-            let again = import(&second, &to_jsonl(&exported));
-            prop_assert_eq!((again.created, again.updated, again.unchanged), (0, 0, records.len() as u64));
+            let again = import(&second, &exported);
+            for (_, counted) in again.kinds() {
+                prop_assert_eq!((counted.created, counted.updated), (0, 0));
+            }
             prop_assert_eq!(export(&second), exported);
         }
     }
@@ -518,5 +644,98 @@ mod upgrade {
                     && slot.content.contains("ship the release notes")),
             "{kept:?}"
         );
+    }
+}
+
+mod backup {
+    use cairn_core::exchange::ExportOptions;
+    use cairn_core::{MemoryService, NewMemory, Scope, ServiceParts, Source, config::Config};
+    use cairn_store_sqlite::SqliteStore;
+
+    fn service(path: &std::path::Path) -> MemoryService {
+        MemoryService::new(
+            ServiceParts::new(Box::new(SqliteStore::open(path).unwrap())),
+            &Config::default(),
+        )
+    }
+
+    fn export(service: &MemoryService) -> String {
+        let mut out = Vec::new();
+        service
+            .export(ExportOptions { sessions: true }, &mut |line| {
+                out.extend_from_slice(line);
+                Ok(())
+            })
+            .unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    fn store(service: &MemoryService, text: &str) {
+        service
+            .store(NewMemory::new(text, Scope::Global, Source::Cli))
+            .unwrap();
+    }
+
+    #[test]
+    fn a_restore_brings_back_exactly_what_the_backup_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let live = service(&dir.path().join("cairn.db"));
+        store(&live, "kept in the backup");
+        let copy = dir.path().join("copy.db");
+        live.backup(&copy).unwrap();
+        let at_backup = export(&live);
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.ends_with(".partial"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+
+        let again = live.backup(&copy).unwrap_err();
+        assert_eq!(again.field(), Some("file"), "{again}");
+
+        store(&live, "written after the backup");
+        assert_ne!(export(&live), at_backup);
+        live.restore(&copy).unwrap();
+        assert_eq!(export(&live), at_backup);
+        // The restored store takes new writes, and a fresh process sees the same state.
+        store(&live, "written after the restore");
+        let reopened = service(&dir.path().join("cairn.db"));
+        assert_eq!(export(&reopened), export(&live));
+        assert_eq!(
+            reopened.search(&search("restore")).unwrap().hits.len(),
+            1,
+            "the restored store's index works"
+        );
+    }
+
+    fn search(text: &str) -> cairn_core::search::SearchRequest {
+        cairn_core::search::SearchRequest::new(text, Default::default(), 10)
+    }
+
+    #[test]
+    fn a_restore_refuses_what_is_not_a_cairn_backup_and_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let live = service(&dir.path().join("cairn.db"));
+        store(&live, "must survive a failed restore");
+        let before = export(&live);
+        let text = dir.path().join("notes.txt");
+        std::fs::write(&text, "not a database at all, just some text").unwrap();
+        let other_sqlite = dir.path().join("other.db");
+        rusqlite::Connection::open(&other_sqlite)
+            .unwrap()
+            .execute_batch("CREATE TABLE t (x)")
+            .unwrap();
+        for (file, says) in [
+            (dir.path().join("missing.db"), "no such file"),
+            (text, "not a SQLite database"),
+            (other_sqlite, "not a cairn store"),
+        ] {
+            let error = live.restore(&file).unwrap_err();
+            assert_eq!(error.field(), Some("file"), "{error}");
+            assert!(error.to_string().contains(says), "{error}");
+            assert!(error.to_string().contains("nothing was restored"), "{error}");
+        }
+        assert_eq!(export(&live), before);
     }
 }

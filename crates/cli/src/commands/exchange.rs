@@ -1,36 +1,38 @@
-//! `cairn export` and `cairn import`: JSON Lines, streamed.
+//! `cairn export`, `cairn import` (JSON Lines, streamed), `cairn backup` and `cairn restore`
+//! (the database's bytes).
 //!
 //! Export to a file writes a temporary file beside it and renames it into place at the end, so
 //! an interrupted export never leaves a truncated file under the real name. Import runs in one
-//! transaction (see the service): a bad line changes nothing.
+//! transaction (see core's `exchange`): a bad record changes nothing. Restore first backs up
+//! the store it replaces, beside it, so it can be undone.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use cairn_core::exchange::{Counts, ExportOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Outcome;
 use crate::app::App;
-use crate::args::{ExportArgs, ImportArgs};
-use crate::output::{Format, View};
+use crate::args::{BackupArgs, ExportArgs, ImportArgs, RestoreArgs};
+use crate::output::{Format, View, text};
 
-fn write_records(app: &App, out: &mut dyn Write) -> Result<u64> {
-    let count = app.api.export(&mut |record| {
-        serde_json::to_writer(&mut *out, record).map_err(io::Error::from)?;
-        out.write_all(b"\n")?;
-        Ok(())
-    })?;
+fn write_records(app: &App, args: &ExportArgs, out: &mut dyn Write) -> Result<Counts> {
+    let options = ExportOptions {
+        sessions: args.sessions,
+    };
+    let counts = app.api.export(options, &mut |line| Ok(out.write_all(line)?))?;
     out.flush()?;
-    Ok(count)
+    Ok(counts)
 }
 
 pub fn export(app: &App, args: &ExportArgs) -> Result<Outcome> {
     if args.file == Path::new("-") {
         let mut out = BufWriter::new(io::stdout().lock());
-        let count = write_records(app, &mut out)?;
-        app.out.notice(&format!("exported {count} memories"));
+        let counts = write_records(app, args, &mut out)?;
+        app.out.notice(&text::exported(&counts));
         return Ok(Outcome::Done);
     }
     let target = std::path::absolute(&args.file)?;
@@ -42,25 +44,28 @@ pub fn export(app: &App, args: &ExportArgs) -> Result<Outcome> {
             .unwrap_or_default(),
         std::process::id()
     ));
-    let written = (|| -> Result<u64> {
+    let written = (|| -> Result<Counts> {
         let file = File::create(&temporary)
             .with_context(|| format!("cannot write {}", temporary.display()))?;
         let mut out = BufWriter::new(file);
-        let count = write_records(app, &mut out)?;
+        let counts = write_records(app, args, &mut out)?;
         out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         std::fs::rename(&temporary, &target)
             .with_context(|| format!("cannot move the export to {}", target.display()))?;
-        Ok(count)
+        Ok(counts)
     })();
-    let count = written.inspect_err(|_| {
+    let counts = written.inspect_err(|_| {
         let _ = std::fs::remove_file(&temporary);
     })?;
     let to = target.display().to_string();
     if app.out.format() == Format::Text {
         app.out
-            .notice(&format!("exported {count} memories to {to}"));
+            .notice(&format!("{} to {to}", text::exported(&counts)));
     } else {
-        app.out.print(&View::Exported { count, to: &to })?;
+        app.out.print(&View::Exported {
+            counts: &counts,
+            to: &to,
+        })?;
     }
     Ok(Outcome::Done)
 }
@@ -83,7 +88,8 @@ pub fn import(app: &App, args: &ImportArgs) -> Result<Outcome> {
     } else {
         None
     };
-    let report = app.api.import_with_progress(&mut input, &mut |progress| {
+    let caller = app.caller(&args.project, false)?;
+    let report = app.api.import(&caller, &mut input, &mut |progress| {
         if let Some(bar) = &bar {
             bar.set_message(format!("{} records", progress.records));
             bar.tick();
@@ -93,5 +99,41 @@ pub fn import(app: &App, args: &ImportArgs) -> Result<Outcome> {
         bar.finish_and_clear();
     }
     app.out.print(&View::Imported(&report?))?;
+    Ok(Outcome::Done)
+}
+
+pub fn backup(app: &App, args: &BackupArgs) -> Result<Outcome> {
+    let file = std::path::absolute(&args.file)?;
+    app.api.backup(&file)?;
+    let file = file.display().to_string();
+    app.out.print(&View::BackedUp { file: &file })?;
+    Ok(Outcome::Done)
+}
+
+pub fn restore(app: &App, args: &RestoreArgs) -> Result<Outcome> {
+    let from = std::path::absolute(&args.file)?;
+    let database = app.config.database_path()?;
+    let question = format!(
+        "Replace everything in {} with {}? (what it holds now is saved beside it first)",
+        database.display(),
+        from.display()
+    );
+    if !super::confirmed(app, args.force, &question, "restore replaces the whole store")? {
+        return Ok(Outcome::Done);
+    }
+    let stamp = app.api.now().strftime("%Y%m%d-%H%M%S").to_string();
+    let stem = database
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "cairn".into());
+    let previous = database.with_file_name(format!("{stem}.before-restore-{stamp}.db"));
+    app.api
+        .backup(&previous)
+        .context("the current store could not be saved first; nothing was restored")?;
+    app.api.restore(&from)?;
+    app.out.print(&View::Restored {
+        from: &from.display().to_string(),
+        previous: &previous.display().to_string(),
+    })?;
     Ok(Outcome::Done)
 }

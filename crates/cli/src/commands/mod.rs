@@ -14,7 +14,9 @@ mod slots;
 mod stats;
 mod store;
 
-use anyhow::Result;
+use std::io::{BufRead, IsTerminal, Write};
+
+use anyhow::{Result, bail};
 pub use model::HOW_TO_ENABLE;
 
 use crate::app::App;
@@ -91,6 +93,8 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         Command::Stats(args) => stats::run(&app, args),
         Command::Export(args) => exchange::export(&app, args),
         Command::Import(args) => exchange::import(&app, args),
+        Command::Backup(args) => exchange::backup(&app, args),
+        Command::Restore(args) => exchange::restore(&app, args),
         Command::Model(_) => model::status(&app),
         Command::Reindex(args) => model::reindex(&app, args),
         Command::Mcp(args) => mcp::run(&app, args),
@@ -104,4 +108,30 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
     // What the command wrote gets its embedding before the process ends.
     model::embed_written(&app)?;
     Ok(outcome)
+}
+
+/// True when a person at a terminal can answer a question.
+fn interactive() -> bool {
+    std::io::stdin().is_terminal()
+}
+
+/// Whether a destructive command may go ahead: `force`, or a person answering yes to
+/// `question`. Without a terminal to ask at, the command stops and says to pass `--force`;
+/// `what` says why it asks.
+fn confirmed(app: &App, force: bool, question: &str, what: &str) -> Result<bool> {
+    if force {
+        return Ok(true);
+    }
+    if !interactive() {
+        bail!("{what} and needs confirmation: pass --force (or --dry-run, where there is one, to see what it would do)");
+    }
+    eprint!("{question} [y/N] ");
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    let yes = matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes");
+    if !yes {
+        app.out.notice("nothing changed");
+    }
+    Ok(yes)
 }

@@ -1,10 +1,9 @@
-//! `cairn prune`: delete expired memories for good, after confirmation.
+//! `cairn prune`: delete expired memories (or, with `--before`, every memory created before a
+//! date) for good, after confirmation.
 
-use std::io::{BufRead, IsTerminal, Write};
+use anyhow::Result;
 
-use anyhow::{Result, bail};
-
-use cairn_core::memory::PruneReport;
+use cairn_core::memory::{PruneReport, PruneRule};
 
 use super::Outcome;
 use crate::app::App;
@@ -12,39 +11,32 @@ use crate::args::PruneArgs;
 use crate::output::View;
 
 pub fn run(app: &App, args: &PruneArgs) -> Result<Outcome> {
-    let before = args
-        .before
-        .as_deref()
-        .map(|t| app.time("before", t))
-        .transpose()?;
+    let rule = match args.before.as_deref() {
+        Some(text) => PruneRule::CreatedBefore(app.time("before", text)?),
+        None => PruneRule::Expired(app.api.now().timestamp()),
+    };
     if args.dry_run || args.force {
-        let report = app.api.prune(before, args.dry_run)?;
+        let report = app.api.prune(rule, args.dry_run)?;
         app.out.print(&View::Prune(&report))?;
         observations_notice(app, &report);
         return Ok(Outcome::Done);
     }
-    if !std::io::stdin().is_terminal() {
-        bail!(
-            "prune deletes for good and needs confirmation: pass --force to delete, or --dry-run to see what would go"
-        );
-    }
-    let preview = app.api.prune(before, true)?;
-    app.out.print(&View::Prune(&preview))?;
+    let preview = app.api.prune(rule, true)?;
     if preview.memories.is_empty() {
+        app.out.print(&View::Prune(&preview))?;
         return Ok(Outcome::Done);
     }
-    eprint!(
-        "Delete these {} memories for good? [y/N] ",
+    if super::interactive() {
+        app.out.print(&View::Prune(&preview))?;
+    }
+    let question = format!(
+        "Delete these {} memories for good?",
         preview.memories.len()
     );
-    std::io::stderr().flush()?;
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer)?;
-    if !matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
-        app.out.notice("nothing deleted");
+    if !super::confirmed(app, false, &question, "prune deletes for good")? {
         return Ok(Outcome::Done);
     }
-    let report = app.api.prune(Some(preview.before), false)?;
+    let report = app.api.prune(rule, false)?;
     app.out.print(&View::Prune(&report))?;
     observations_notice(app, &report);
     Ok(Outcome::Done)

@@ -52,7 +52,7 @@ pub fn render(view: &View<'_>) -> String {
         }),
         View::Prune(report) => json!({
             "deleted": report.deleted,
-            "before": report.before,
+            "rule": report.rule,
             "count": report.memories.len(),
             "memories": memories(&report.memories),
         }),
@@ -77,7 +77,9 @@ pub fn render(view: &View<'_>) -> String {
         }
         View::Tags(tags) => json!(tags),
         View::Imported(report) => json!(report),
-        View::Exported { count, to } => json!({ "exported": count, "to": to }),
+        View::Exported { counts, to } => json!({ "exported": counts, "to": to }),
+        View::BackedUp { file } => json!({ "backup": file }),
+        View::Restored { from, previous } => json!({ "restored": from, "previous": previous }),
         View::Model(model) => json!(model),
         View::Embedded(report) => json!(report),
         View::VectorIndex(report) => json!({ "vector_index": report }),

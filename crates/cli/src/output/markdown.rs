@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use cairn_core::memory::PruneRule;
 use cairn_core::{Memory, Scope};
 use jiff::tz::TimeZone;
 
@@ -80,11 +81,13 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
             } else {
                 "Would delete"
             };
-            let _ = writeln!(
-                out,
-                "## {verb} {} expired memories\n",
-                report.memories.len()
-            );
+            let which = match report.rule {
+                PruneRule::Expired(_) => "expired memories".to_string(),
+                PruneRule::CreatedBefore(at) => {
+                    format!("memories created before {}", local_time(at, tz))
+                }
+            };
+            let _ = writeln!(out, "## {verb} {} {which}\n", report.memories.len());
             report
                 .memories
                 .iter()
@@ -154,15 +157,17 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
         View::Tags(tags) => tags.iter().for_each(|t| {
             let _ = writeln!(out, "- {} ({})", t.tag, t.count);
         }),
-        View::Imported(r) => {
-            let _ = writeln!(
-                out,
-                "Imported {} records: {} created, {} updated, {} unchanged.",
-                r.records, r.created, r.updated, r.unchanged
-            );
+        View::Imported(report) => {
+            let _ = writeln!(out, "{}.", super::text::imported(report));
         }
-        View::Exported { count, to } => {
-            let _ = writeln!(out, "Exported {count} memories to `{to}`.");
+        View::Exported { counts, to } => {
+            let _ = writeln!(out, "{} to `{to}`.", super::text::exported(counts));
+        }
+        View::BackedUp { file } => {
+            let _ = writeln!(out, "Backed up the store to `{file}`.");
+        }
+        View::Restored { from, previous } => {
+            let _ = writeln!(out, "{}.", super::text::restored(from, previous));
         }
         View::Context(_)
         | View::Sessions(_)

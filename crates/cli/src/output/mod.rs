@@ -9,14 +9,14 @@ mod json;
 mod markdown;
 mod sessions;
 mod slots;
-mod text;
+pub(crate) mod text;
 
 use std::io::{self, Write};
 
 use cairn_core::context::Context;
 use cairn_core::embedding::VectorIndexReport;
 use cairn_core::embedding::{EmbedReport, EmbeddingStatus};
-use cairn_core::memory::ImportReport;
+use cairn_core::exchange::{Counts, ImportReport};
 use cairn_core::memory::{MemoryHistory, PruneReport};
 use cairn_core::memory::{StoreStats, TagCount};
 use cairn_core::search::{SearchHit, SearchResults};
@@ -60,8 +60,17 @@ pub enum View<'a> {
     Tags(&'a [TagCount]),
     Imported(&'a ImportReport),
     Exported {
-        count: u64,
+        counts: &'a Counts,
         to: &'a str,
+    },
+    /// A backup written to `file`.
+    BackedUp {
+        file: &'a str,
+    },
+    /// The store replaced by the backup in `from`; the state it replaced saved in `previous`.
+    Restored {
+        from: &'a str,
+        previous: &'a str,
     },
     Model(&'a ModelView),
     Embedded(&'a EmbedReport),

@@ -1,7 +1,7 @@
 //! Snapshot tests of every view in every format, over fixed memories and a fixed time zone.
 
-use cairn_core::memory::ImportReport;
-use cairn_core::memory::{MemoryHistory, PruneReport};
+use cairn_core::exchange::{Counts, ImportReport, KindReport};
+use cairn_core::memory::{MemoryHistory, PruneReport, PruneRule};
 use cairn_core::memory::{NamedCount, StoreStats, TagCount};
 use cairn_core::search::{Boosts, SearchHit, SearchResults, SignalKind, SignalScore};
 use cairn_core::{
@@ -192,10 +192,17 @@ fn maintenance_views() {
     let report = PruneReport {
         memories: vec![preference()],
         deleted: false,
-        before: at("2026-05-01T00:00:00Z"),
+        rule: PruneRule::Expired(at("2026-05-01T00:00:00Z")),
         observations_deleted: 0,
     };
     insta::assert_snapshot!(all(View::Prune(&report)));
+    let created_before = PruneReport {
+        memories: vec![preference()],
+        deleted: true,
+        rule: PruneRule::CreatedBefore(at("2026-05-01T00:00:00Z")),
+        observations_deleted: 0,
+    };
+    insta::assert_snapshot!(all(View::Prune(&created_before)));
     insta::assert_snapshot!(all(View::Forgotten {
         memory: &decision(),
         purged: false
@@ -258,10 +265,28 @@ fn maintenance_views() {
     }));
     insta::assert_snapshot!(all(View::Tags(&tags)));
     let imported = ImportReport {
-        records: 10,
-        created: 7,
-        updated: 1,
-        unchanged: 2,
+        records: 12,
+        memories: KindReport {
+            created: 7,
+            updated: 1,
+            unchanged: 2,
+        },
+        slots: KindReport {
+            created: 0,
+            updated: 2,
+            unchanged: 0,
+        },
+        ..ImportReport::default()
     };
     insta::assert_snapshot!(all(View::Imported(&imported)));
+    let counts = Counts {
+        memories: 10,
+        slots: 4,
+        slot_seeds: 2,
+        ..Counts::default()
+    };
+    insta::assert_snapshot!(all(View::Exported {
+        counts: &counts,
+        to: "/tmp/memory.jsonl"
+    }));
 }

@@ -2,8 +2,9 @@
 
 use std::fmt::Write as _;
 
+use cairn_core::exchange::{Counts, ImportReport};
 use cairn_core::embedding::VectorIndexReport;
-use cairn_core::memory::NamedCount;
+use cairn_core::memory::{NamedCount, PruneRule};
 use cairn_core::search::SearchHit;
 use cairn_core::search::snippet::snippet;
 use cairn_core::{Memory, Scope, WriteStatus};
@@ -132,24 +133,29 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
         ),
         View::Prune(report) => {
             let n = report.memories.len();
+            let which = match report.rule {
+                PruneRule::Expired(_) => format!("expired memor{}", ies(n)),
+                PruneRule::CreatedBefore(at) => {
+                    format!("memor{} created before {}", ies(n), local_time(at, tz))
+                }
+            };
             let head = match (n, report.deleted) {
-                (0, _) => "no expired memories".to_string(),
-                (n, false) => format!(
-                    "would delete {n} expired memor{} (dry run; nothing deleted):",
-                    ies(n)
-                ),
-                (n, true) => format!("deleted {n} expired memor{}:", ies(n)),
+                (0, _) => format!("no {which}"),
+                (n, false) => format!("would delete {n} {which} (dry run; nothing deleted):"),
+                (n, true) => format!("deleted {n} {which}:"),
             };
             line(&mut out, &head);
             for m in &report.memories {
-                let expired = m.expires_at.map(|t| local_time(t, tz)).unwrap_or_default();
+                let when = match report.rule {
+                    PruneRule::Expired(_) => {
+                        let at = m.expires_at.map(|t| local_time(t, tz)).unwrap_or_default();
+                        format!("expired {at}")
+                    }
+                    PruneRule::CreatedBefore(_) => format!("created {}", local_time(m.created_at, tz)),
+                };
                 line(
                     &mut out,
-                    &format!(
-                        "  {}  expired {expired}  {}",
-                        m.id.handle(),
-                        preview(&m.content, 60)
-                    ),
+                    &format!("  {}  {when}  {}", m.id.handle(), preview(&m.content, 60)),
                 );
             }
         }
@@ -228,23 +234,59 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
             out.push_str(&model_lines(view))
         }
         View::Imported(_) | View::Exported { .. } if style.quiet => {}
-        View::Imported(r) => line(
-            &mut out,
-            &format!(
-                "imported {} record{}: {} created, {} updated, {} unchanged",
-                r.records,
-                plural(r.records as usize),
-                r.created,
-                r.updated,
-                r.unchanged
-            ),
-        ),
-        View::Exported { count, to } => line(
-            &mut out,
-            &format!("exported {count} memor{} to {to}", ies(*count as usize)),
-        ),
+        View::Imported(report) => line(&mut out, &imported(report)),
+        View::Exported { counts, to } => line(&mut out, &format!("{} to {to}", exported(counts))),
+        View::BackedUp { file } => line(&mut out, &format!("backed up the store to {file}")),
+        View::Restored { from, previous } => line(&mut out, &restored(from, previous)),
     }
     out
+}
+
+/// `imported 12 records: memories 10 created, 2 unchanged; slots 2 updated`: each kind that
+/// had records, each count that is not zero.
+pub fn imported(report: &ImportReport) -> String {
+    let kinds: Vec<String> = report
+        .kinds()
+        .iter()
+        .filter(|(_, counted)| counted.total() > 0)
+        .map(|(kind, counted)| {
+            let parts: Vec<String> = [
+                ("created", counted.created),
+                ("updated", counted.updated),
+                ("unchanged", counted.unchanged),
+            ]
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(what, n)| format!("{n} {what}"))
+            .collect();
+            format!("{} {}", kind.replace('_', " "), parts.join(", "))
+        })
+        .collect();
+    let records = report.records;
+    let head = format!("imported {records} record{}", plural(records as usize));
+    if kinds.is_empty() {
+        head
+    } else {
+        format!("{head}: {}", kinds.join("; "))
+    }
+}
+
+pub fn restored(from: &str, previous: &str) -> String {
+    format!(
+        "restored the store from {from}; what it held before is saved in {previous} \
+         (cairn restore {previous} undoes this)"
+    )
+}
+
+/// `exported 10 memories, 4 slots, 2 slot seeds`: each kind that has records (memories always).
+pub fn exported(counts: &Counts) -> String {
+    let kinds: Vec<String> = counts
+        .named()
+        .iter()
+        .filter(|(kind, n)| *n > 0 || *kind == "memories")
+        .map(|(kind, n)| format!("{n} {}", kind.replace('_', " ")))
+        .collect();
+    format!("exported {}", kinds.join(", "))
 }
 
 fn line(out: &mut String, text: &str) {

@@ -7,8 +7,8 @@
 //! set of defaults. The CLI reads its flags through the same conversions.
 //!
 //! - one file per domain with its input types and their conversions: [`mod@memory`] (store,
-//!   update, search, filters, listings), [`mod@session`] (context, sessions, summaries) and
-//!   [`mod@slot`];
+//!   update, search, filters, listings), [`mod@session`] (context, sessions, summaries),
+//!   [`mod@slot`] and [`mod@exchange`] (export);
 //! - [`documents`]: the JSON answers, in full (REST, the CLI's JSON) and compact (MCP);
 //! - [`mod@schema`]: input schemas as clients see them;
 //! - [`Api`]: the one front door of every adapter — the CLI, MCP, HTTP and the hooks. It owns
@@ -22,26 +22,29 @@
 //!   run these calls off their async runtime (they block on SQLite).
 
 pub mod documents;
+pub mod exchange;
 pub mod memory;
 pub mod schema;
 pub mod session;
 pub mod slot;
 
 use std::io::BufRead;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use jiff::{Timestamp, Zoned};
+use jiff::Zoned;
 
 use crate::context::{Context, ContextRequest};
 use crate::embedding::{
     EmbedProgress, EmbedReport, EmbeddingStatus, EmbeddingWorker, VectorIndexReport,
 };
 use crate::error::Result;
+use crate::exchange::{Counts, ExportOptions, ImportReport};
 use crate::id::IdRef;
 use crate::memory::{
-    ImportReport, ListQuery, Memory, MemoryFilter, MemoryHistory, MemoryRecord, PruneReport,
-    Source, StoreStats, TagCount, WriteOutcome,
+    ListQuery, Memory, MemoryFilter, MemoryHistory, PruneReport, PruneRule, Source, StoreStats,
+    TagCount, WriteOutcome,
 };
 use crate::scope::{ProjectName, Scope};
 use crate::search::{SearchRequest, SearchResults};
@@ -53,6 +56,7 @@ pub use documents::{
     CompactMemory, MemoryDocument, SlotDocument, compact_observations, compact_search,
     compact_write, hit_document, slot_answer, slots_answer,
 };
+pub use exchange::ExportInput;
 pub use memory::{
     FilterInput, ForgetInput, GetInput, ListInput, MAX_GET_IDS, MAX_PAGE, OrderInput, PatchInput,
     SearchInput, SortInput, StoreInput, UpdateInput,
@@ -238,10 +242,21 @@ impl Api {
         self.tag_counts(&input.into_filter(&self.service, caller)?)
     }
 
-    /// Reads JSON Lines written by export; all or nothing.
-    pub fn import(&self, input: &mut dyn BufRead) -> Result<ImportReport> {
-        let report = self.service.import(input, &mut |_| {})?;
-        self.written(report.created + report.updated > 0);
+    /// Reads an export, plain records or both (JSON Lines or one JSON array); all or nothing.
+    /// Plain records without a project go to the caller's project (global without one).
+    /// `progress` hears every few hundred records.
+    pub fn import(
+        &self,
+        caller: &Caller,
+        input: &mut dyn BufRead,
+        progress: &mut dyn FnMut(&ImportReport),
+    ) -> Result<ImportReport> {
+        let scope = caller
+            .default_project
+            .clone()
+            .map_or(Scope::Global, Scope::Project);
+        let report = self.service.import(input, scope, progress)?;
+        self.written(report.memories.created + report.memories.updated > 0);
         Ok(report)
     }
 
@@ -420,26 +435,29 @@ impl Api {
         self.service.stats()
     }
 
-    /// Expired memories before `before` (default now), and observations past retention;
-    /// deleted unless `dry_run`.
-    pub fn prune(&self, before: Option<Timestamp>, dry_run: bool) -> Result<PruneReport> {
-        self.service.prune(before, dry_run)
+    /// The memories `rule` selects, and observations past retention; deleted unless `dry_run`.
+    pub fn prune(&self, rule: PruneRule, dry_run: bool) -> Result<PruneReport> {
+        self.service.prune(rule, dry_run)
     }
 
-    /// Streams every memory with its history to `sink`; returns how many were written.
-    pub fn export(&self, sink: &mut dyn FnMut(&MemoryRecord) -> Result<()>) -> Result<u64> {
-        self.service.export(sink)
-    }
-
-    /// [`Api::import`] with progress every few hundred records.
-    pub fn import_with_progress(
+    /// Streams the export, one line per call to `sink`; returns the counts of its header.
+    pub fn export(
         &self,
-        input: &mut dyn BufRead,
-        progress: &mut dyn FnMut(&ImportReport),
-    ) -> Result<ImportReport> {
-        let report = self.service.import(input, progress)?;
-        self.written(report.created + report.updated > 0);
-        Ok(report)
+        options: ExportOptions,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<Counts> {
+        self.service.export(options, sink)
+    }
+
+    /// Writes a consistent copy of the database to `file` (which must not exist).
+    pub fn backup(&self, file: &Path) -> Result<()> {
+        self.service.backup(file)
+    }
+
+    /// Replaces everything the store holds with the backup in `file`. Memories restored need
+    /// no embedding run of their own: their vectors come with them.
+    pub fn restore(&self, file: &Path) -> Result<()> {
+        self.service.restore(file)
     }
 
     pub fn embedding_status(&self) -> Result<EmbeddingStatus> {

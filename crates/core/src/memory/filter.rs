@@ -119,3 +119,14 @@ pub struct ListQuery {
     pub limit: usize,
     pub offset: usize,
 }
+
+/// Which memories `prune` deletes for good.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "rule", content = "before", rename_all = "snake_case")]
+pub enum PruneRule {
+    /// Memories whose expiry is at or before this time (never in the future), forgotten ones
+    /// included; soonest expiry first.
+    Expired(Timestamp),
+    /// Memories created before this time, in any state, expired or not; oldest first.
+    CreatedBefore(Timestamp),
+}

@@ -9,7 +9,7 @@
 //! - [`mod@write`]: the rules every write applies inside its transaction;
 //! - [`operations`]: [`Memories`], the operations the service delegates to;
 //! - [`extract`]: `*Remember*:` lines in agent output become memories;
-//! - [`exchange`]: the export/import record;
+//! - [`record`]: a memory with its history, as an export carries it;
 //! - [`store`]: what a backend provides ([`MemoryStore`], [`MemoryTx`]).
 //!
 //! Invariants: a write is `created`, `duplicate` (same normalised content in the scope, live:
@@ -17,22 +17,22 @@
 //! revision); text is validated and redacted before it reaches a store; hidden memories are
 //! invisible to every read unless a filter asks for them.
 
-pub mod exchange;
 pub mod extract;
 pub mod filter;
 pub mod model;
 pub mod new;
 pub mod normalise;
 pub mod operations;
+pub mod record;
 pub mod store;
 pub mod validate;
 pub mod write;
 
-pub use exchange::{ImportReport, MemoryRecord};
-pub use filter::{ListQuery, MemoryFilter, SortKey, SortOrder, Visibility};
+pub use filter::{ListQuery, MemoryFilter, PruneRule, SortKey, SortOrder, Visibility};
 pub use model::{
     Category, Importance, Memory, Revision, Source, TopicKey, WriteOutcome, WriteStatus,
 };
 pub use new::{MemoryPatch, NewMemory};
 pub use operations::{Memories, MemoryHistory, PruneReport};
+pub use record::MemoryRecord;
 pub use store::{MemoryStore, MemoryTx, NamedCount, SignalHit, StoreStats, TagCount};

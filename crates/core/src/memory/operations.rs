@@ -1,12 +1,9 @@
-//! The memory operations: store, update, read, forget, purge, prune, export, import and
-//! extraction, over one store with the limits and clock they need.
+//! The memory operations: store, update, read, forget, purge, prune and extraction, over one store with the limits and clock they need.
 //!
 //! [`Memories`] is what the service delegates to for memories and what other domains use to
 //! write one (a session summary is a memory). Every change runs in one store transaction and
 //! applies the write path's rules (`memory::write`); every read shows visible memories only
 //! unless asked ([`Visibility`]).
-
-use std::io::BufRead;
 
 use jiff::{Timestamp, Zoned};
 
@@ -14,27 +11,24 @@ use crate::clock::Clock;
 use crate::config::Limits;
 use crate::error::{Error, Result};
 use crate::id::{IdRef, MemoryId};
-use crate::memory::exchange::{ImportReport, MemoryRecord};
 use crate::memory::extract;
-use crate::memory::filter::{ListQuery, MemoryFilter, Visibility};
+use crate::memory::filter::{ListQuery, MemoryFilter, PruneRule, Visibility};
 use crate::memory::model::{Memory, Revision, WriteOutcome, WriteStatus};
 use crate::memory::new::{MemoryPatch, NewMemory};
 use crate::memory::store::{StoreStats, TagCount};
 use crate::memory::validate;
-use crate::memory::write::{
-    apply_patch, candidate, import_one, revise, same_state, store_in, validate_record, visible_in,
-};
+use crate::memory::write::{apply_patch, candidate, revise, same_state, store_in, visible_in};
 use crate::scope::Scope;
 use crate::store::{Store, in_transaction};
 
 /// What `prune` found and whether it deleted it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct PruneReport {
-    /// The expired memories, oldest expiry first.
+    /// The memories the rule selected, in its order.
     pub memories: Vec<Memory>,
     /// False for a dry run.
     pub deleted: bool,
-    pub before: Timestamp,
+    pub rule: PruneRule,
     /// Observations deleted with them for being older than the sessions' retention (none on a
     /// dry run).
     pub observations_deleted: u64,
@@ -206,38 +200,33 @@ impl<'a> Memories<'a> {
         self.store.count(filter, self.clock.timestamp())
     }
 
-    /// Finds memories that expired at or before `before` (default now) and, unless `dry_run`,
-    /// deletes them for good. `before` may not lie in the future.
-    pub fn prune(&self, before: Option<Timestamp>, dry_run: bool) -> Result<PruneReport> {
-        let now = self.clock.timestamp();
-        let before = before.unwrap_or(now);
-        if before > now {
+    /// Finds the memories `rule` selects and, unless `dry_run`, deletes them for good (with
+    /// their history and vectors). An expiry time may not lie in the future.
+    pub fn prune(&self, rule: PruneRule, dry_run: bool) -> Result<PruneReport> {
+        if let PruneRule::Expired(at) = rule
+            && at > self.clock.timestamp()
+        {
             return Err(Error::invalid(
                 "before",
                 format!(
-                    "{before} is in the future; prune removes only memories that have already expired"
+                    "{at} is in the future; only memories that have expired can be pruned as expired"
                 ),
             ));
         }
-        if dry_run {
-            let memories = self.store.expired(before)?;
-            return Ok(PruneReport {
-                memories,
-                deleted: false,
-                before,
-                observations_deleted: 0,
-            });
-        }
-        let memories = in_transaction(self.store, |tx| {
-            let memories = tx.expired(before)?;
-            let ids: Vec<MemoryId> = memories.iter().map(|m| m.id).collect();
-            tx.purge(&ids)?;
-            Ok(memories)
-        })?;
+        let memories = if dry_run {
+            self.store.prunable(rule)?
+        } else {
+            in_transaction(self.store, |tx| {
+                let memories = tx.prunable(rule)?;
+                let ids: Vec<MemoryId> = memories.iter().map(|m| m.id).collect();
+                tx.purge(&ids)?;
+                Ok(memories)
+            })?
+        };
         Ok(PruneReport {
             memories,
-            deleted: true,
-            before,
+            deleted: !dry_run,
+            rule,
             observations_deleted: 0,
         })
     }
@@ -248,59 +237,6 @@ impl<'a> Memories<'a> {
 
     pub fn tags(&self, filter: &MemoryFilter) -> Result<Vec<TagCount>> {
         self.store.tag_counts(filter, self.clock.timestamp())
-    }
-
-    /// Streams every memory with its history to `sink`; returns how many were written.
-    pub fn export(&self, sink: &mut dyn FnMut(&MemoryRecord) -> Result<()>) -> Result<u64> {
-        let mut count = 0;
-        self.store.export(&mut |memory, revisions| {
-            count += 1;
-            sink(&MemoryRecord { memory, revisions })
-        })?;
-        Ok(count)
-    }
-
-    /// Imports JSON Lines in one transaction: any bad line rolls back everything and is
-    /// reported with its line number. `progress` is called every few hundred records.
-    pub fn import(
-        &self,
-        input: &mut dyn BufRead,
-        progress: &mut dyn FnMut(&ImportReport),
-    ) -> Result<ImportReport> {
-        let report = in_transaction(self.store, |tx| {
-            let mut report = ImportReport::default();
-            let mut line = String::new();
-            let mut number = 0u64;
-            loop {
-                line.clear();
-                if input.read_line(&mut line)? == 0 {
-                    break;
-                }
-                number += 1;
-                if line.trim().is_empty() {
-                    continue;
-                }
-                let at_line = |source: Error| Error::ImportLine {
-                    line: number,
-                    source: Box::new(source),
-                };
-                let record: MemoryRecord =
-                    serde_json::from_str(&line).map_err(|e| at_line(Error::invalid("json", e)))?;
-                let record = validate_record(record, self.limits).map_err(at_line)?;
-                match import_one(tx, record)? {
-                    WriteStatus::Created => report.created += 1,
-                    WriteStatus::Updated => report.updated += 1,
-                    _ => report.unchanged += 1,
-                }
-                report.records += 1;
-                if report.records % 512 == 0 {
-                    progress(&report);
-                }
-            }
-            Ok(report)
-        })?;
-        progress(&report);
-        Ok(report)
     }
 
     /// Stores the `*Remember*:` facts of an agent's output as memories (`cairn extract`).

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::error::Result;
 use crate::id::MemoryId;
-use crate::memory::{ListQuery, Memory, MemoryFilter, Revision, TopicKey};
+use crate::memory::{ListQuery, Memory, MemoryFilter, PruneRule, Revision, TopicKey};
 use crate::query::Match;
 use crate::scope::Scope;
 use crate::tag::Tag;
@@ -62,17 +62,14 @@ pub trait MemoryStore: Send + Sync {
     /// A memory's previous states, oldest first.
     fn revisions(&self, id: &MemoryId) -> Result<Vec<Revision>>;
 
-    /// Memories whose expiry is at or before `before`, forgotten ones included, soonest first.
-    fn expired(&self, before: Timestamp) -> Result<Vec<Memory>>;
+    /// The memories `rule` selects, in any state, in the rule's order.
+    fn prunable(&self, rule: PruneRule) -> Result<Vec<Memory>>;
 
     /// Counts for `stats`.
     fn stats(&self, now: Timestamp) -> Result<StoreStats>;
 
     /// Visible memories per tag, most used first.
     fn tag_counts(&self, filter: &MemoryFilter, now: Timestamp) -> Result<Vec<TagCount>>;
-
-    /// Streams every memory in every state with its revisions, oldest first.
-    fn export(&self, sink: &mut dyn FnMut(Memory, Vec<Revision>) -> Result<()>) -> Result<()>;
 }
 
 /// The write side of memory storage, inside one transaction.
@@ -110,8 +107,8 @@ pub trait MemoryTx {
     /// Appends a revision (its number must be new for this memory).
     fn add_revision(&mut self, id: &MemoryId, revision: &Revision) -> Result<()>;
 
-    /// Memories whose expiry is at or before `before`, forgotten ones included, soonest first.
-    fn expired(&mut self, before: Timestamp) -> Result<Vec<Memory>>;
+    /// The memories `rule` selects, in any state, in the rule's order.
+    fn prunable(&mut self, rule: PruneRule) -> Result<Vec<Memory>>;
 
     /// Removes memories for good, with their tags links, revisions, vectors and index entries.
     fn purge(&mut self, ids: &[MemoryId]) -> Result<()>;

@@ -12,11 +12,11 @@ use jiff::Timestamp;
 use crate::config::Limits;
 use crate::error::{Error, Result};
 use crate::id::MemoryId;
-use crate::memory::exchange::MemoryRecord;
 use crate::memory::filter::Visibility;
 use crate::memory::model::{Importance, Memory, WriteOutcome, WriteStatus};
 use crate::memory::new::{MemoryPatch, NewMemory};
 use crate::memory::normalise::{content_hash, same_content};
+use crate::memory::record::MemoryRecord;
 use crate::memory::store::MemoryTx;
 use crate::memory::validate;
 

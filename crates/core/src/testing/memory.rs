@@ -203,16 +203,18 @@ pub fn prune_dry_run_deletes_nothing_and_prune_deletes_exactly_the_expired(facto
     let forever = h.add("never expires", &[]);
     h.clock.advance(Span::new().minutes(10));
 
-    let dry = h.service.prune(None, true).unwrap();
+    let dry = h.service.prune(PruneRule::Expired(h.now()), true).unwrap();
     assert!(!dry.deleted);
     assert_eq!(ids(&dry.memories), expected_ids(&[&soon]));
     assert_eq!(h.count_all(), 3);
 
-    let future = h.service.prune(Some(h.now() + Span::new().hours(1)), false);
+    let future = h
+        .service
+        .prune(PruneRule::Expired(h.now() + Span::new().hours(1)), false);
     assert_eq!(future.unwrap_err().field(), Some("before"));
     assert_eq!(h.count_all(), 3);
 
-    let pruned = h.service.prune(None, false).unwrap();
+    let pruned = h.service.prune(PruneRule::Expired(h.now()), false).unwrap();
     assert!(pruned.deleted);
     assert_eq!(ids(&pruned.memories), expected_ids(&[&soon]));
     assert_eq!(h.count_all(), 2);
@@ -228,6 +230,42 @@ pub fn prune_dry_run_deletes_nothing_and_prune_deletes_exactly_the_expired(facto
         h.service.purge(&by_ref(&soon)).is_err(),
         "pruned memories are gone for good"
     );
+}
+
+pub fn prune_created_before_deletes_older_memories_in_every_state(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let old_live = h.add("written long ago", &[]);
+    let old_gone = h.add("forgotten long ago", &[]);
+    h.service.forget(&by_ref(&old_gone)).unwrap();
+    let old_expiring = store_expiring(&h, "expires next year", 60 * 24 * 365);
+    h.clock.advance(Span::new().hours(24));
+    let cutoff = h.now();
+    let newer = h.add("written after the cutoff", &[]);
+
+    let dry = h
+        .service
+        .prune(PruneRule::CreatedBefore(cutoff), true)
+        .unwrap();
+    assert_eq!(
+        ids(&dry.memories),
+        expected_ids(&[&old_live, &old_gone, &old_expiring])
+    );
+    assert_eq!(h.count_all(), 4, "a dry run deletes nothing");
+    // A date in the future is allowed: everything was created before it.
+    let everything = h
+        .service
+        .prune(PruneRule::CreatedBefore(h.now() + Span::new().hours(1)), true)
+        .unwrap();
+    assert_eq!(everything.memories.len(), 4);
+
+    let pruned = h
+        .service
+        .prune(PruneRule::CreatedBefore(cutoff), false)
+        .unwrap();
+    assert!(pruned.deleted);
+    assert_eq!(pruned.memories.len(), 3);
+    assert_eq!(h.count_all(), 1);
+    assert_eq!(h.service.get(&[by_ref(&newer)]).unwrap()[0], newer);
 }
 
 pub fn forget_hides_and_purge_removes_for_good(factory: StoreFactory) {
@@ -267,9 +305,10 @@ pub fn forget_hides_and_purge_removes_for_good(factory: StoreFactory) {
     h.service.purge(&by_ref(&memory)).unwrap();
     assert_eq!(h.count_all(), 0);
     assert!(h.search("websocket", with_forgotten).is_empty());
-    assert!(
-        h.export().is_empty(),
-        "purge leaves no trace, not even history"
+    assert_eq!(
+        h.export().lines().count(),
+        1,
+        "purge leaves no trace, not even history (only the header is left)"
     );
     assert!(h.service.tags(&MemoryFilter::default()).unwrap().is_empty());
 }
@@ -694,20 +733,31 @@ pub fn export_then_import_is_lossless_and_reimport_is_a_no_op(factory: StoreFact
     let exported = source.export();
     assert_eq!(
         exported.lines().count(),
-        4,
-        "forgotten and expired memories are exported too"
+        1 + 4,
+        "a header, then forgotten and expired memories too"
     );
 
     let target = Harness::new(factory);
     let report = target.import(&exported).unwrap();
     assert_eq!(
-        (report.created, report.updated, report.unchanged),
+        (
+            report.memories.created,
+            report.memories.updated,
+            report.memories.unchanged
+        ),
         (4, 0, 0)
     );
     assert_eq!(target.export(), exported);
 
     let again = target.import(&exported).unwrap();
-    assert_eq!((again.created, again.updated, again.unchanged), (0, 0, 4));
+    assert_eq!(
+        (
+            again.memories.created,
+            again.memories.updated,
+            again.memories.unchanged
+        ),
+        (0, 0, 4)
+    );
     assert_eq!(target.export(), exported);
     assert_eq!(target.count_all(), 4);
 }
@@ -731,11 +781,11 @@ pub fn import_of_a_newer_record_updates_and_merges_history(factory: StoreFactory
     let other = Harness::new(factory);
     other.import(&old_export).unwrap();
     let report = other.import(&new_export).unwrap();
-    assert_eq!(report.updated, 1);
+    assert_eq!(report.memories.updated, 1);
     assert_eq!(other.export(), new_export);
     // An older record does not overwrite a newer state.
     let stale = other.import(&old_export).unwrap();
-    assert_eq!(stale.unchanged, 1);
+    assert_eq!(stale.memories.unchanged, 1);
     let history = other.service.history(&by_ref(&memory)).unwrap();
     assert_eq!(history.memory.content, "version two");
     assert_eq!(
@@ -756,7 +806,16 @@ pub fn a_bad_import_line_rolls_back_the_whole_import(factory: StoreFactory) {
     let target = Harness::new(factory);
     let kept = target.add("already here", &[]);
     let err = target.import(&lines.join("\n")).unwrap_err();
-    assert!(matches!(err, Error::ImportLine { line: 3, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::ImportRecord {
+                at: RecordAt::Line(3),
+                ..
+            }
+        ),
+        "{err}"
+    );
     assert_eq!(target.count_all(), 1);
     assert_eq!(target.service.get(&[by_ref(&kept)]).unwrap()[0], kept);
 

@@ -11,8 +11,11 @@ use std::io::Cursor;
 use jiff::{Span, Timestamp, Zoned};
 
 use crate::Error;
+use crate::error::RecordAt;
+use crate::memory::PruneRule;
 use crate::clock::{Clock, ManualClock};
 use crate::config::{Config, Limits};
+use crate::exchange::{ExportOptions, ImportReport};
 use crate::id::IdRef;
 use crate::memory::MemoryRecord;
 use crate::memory::{Category, Memory, Source, WriteStatus};
@@ -24,10 +27,12 @@ use crate::service::{MemoryService, ServiceParts};
 use crate::store::Store;
 use crate::tag::Tag;
 
+mod exchange;
 mod memory;
 mod search;
 mod session;
 mod slot;
+pub use exchange::*;
 pub use memory::*;
 pub use search::*;
 pub use session::*;
@@ -47,6 +52,7 @@ macro_rules! store_behaviour_suite {
             update_keeps_history_and_an_unchanged_update_writes_nothing,
             expired_memories_are_invisible_to_every_read,
             prune_dry_run_deletes_nothing_and_prune_deletes_exactly_the_expired,
+            prune_created_before_deletes_older_memories_in_every_state,
             forget_hides_and_purge_removes_for_good,
             tag_filters_match_all_or_any,
             date_filters_bound_creation_time,
@@ -60,6 +66,13 @@ macro_rules! store_behaviour_suite {
             export_then_import_is_lossless_and_reimport_is_a_no_op,
             import_of_a_newer_record_updates_and_merges_history,
             a_bad_import_line_rolls_back_the_whole_import,
+            everything_a_store_holds_round_trips_byte_for_byte,
+            an_export_without_sessions_leaves_them_out,
+            plain_records_are_stored_like_new_memories,
+            a_bad_plain_record_anywhere_imports_nothing,
+            a_header_guards_against_cut_off_and_newer_files,
+            an_imported_slot_replaces_an_untouched_default_but_not_a_newer_edit,
+            an_observation_needs_its_session_first,
             tags_and_stats_count_visible_memories,
             query_operators_phrases_and_prefixes_match_exactly,
             implicit_queries_rank_memories_by_how_many_words_they_hold,
@@ -212,21 +225,25 @@ impl Harness {
         self.service.list(&query).expect("list")
     }
 
+    /// Everything the store holds, sessions included, as export writes it.
     pub fn export(&self) -> String {
-        let mut out = String::new();
+        let mut out = Vec::new();
         self.service
-            .export(&mut |record| {
-                out.push_str(&serde_json::to_string(record).expect("json"));
-                out.push('\n');
+            .export(ExportOptions { sessions: true }, &mut |line| {
+                out.extend_from_slice(line);
                 Ok(())
             })
             .expect("export");
-        out
+        String::from_utf8(out).expect("an export is UTF-8")
     }
 
-    pub fn import(&self, jsonl: &str) -> crate::Result<crate::memory::exchange::ImportReport> {
-        self.service
-            .import(&mut Cursor::new(jsonl.as_bytes()), &mut |_| {})
+    /// Imports with plain records going to the global scope.
+    pub fn import(&self, jsonl: &str) -> crate::Result<ImportReport> {
+        self.service.import(
+            &mut Cursor::new(jsonl.as_bytes()),
+            Scope::Global,
+            &mut |_| {},
+        )
     }
 }
 

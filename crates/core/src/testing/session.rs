@@ -5,14 +5,14 @@ use jiff::Span;
 
 use super::{Harness, StoreFactory, project};
 use crate::context::{ContextRequest, Section};
-use crate::memory::NewMemory;
+use crate::memory::{NewMemory, PruneRule};
 use crate::memory::{Category, Source, WriteStatus};
 use crate::scope::ProjectName;
 use crate::session::{AgentEvent, EventKind, ObservationKind, SessionKey, SummaryAuthor};
 use crate::session::{AgentSummary, SUMMARY_TAG};
 use crate::tokens;
 
-fn key(id: &str) -> SessionKey {
+pub(super) fn key(id: &str) -> SessionKey {
     SessionKey::new("claude-code", id).expect("valid key")
 }
 
@@ -42,7 +42,7 @@ fn tool_use(tool: &str, input: &str, output: &str, files: &[&str]) -> EventKind 
 }
 
 /// A short session: prompt, an edit, a failing command, a passing one, the end.
-fn record_session(h: &Harness, id: &str) {
+pub(super) fn record_session(h: &Harness, id: &str) {
     let kinds = [
         EventKind::SessionStart {
             source: Some("startup".into()),
@@ -211,9 +211,9 @@ pub fn observations_are_redacted_truncated_searchable_and_expire(factory: StoreF
     );
     assert!(h.service.observations(&key("s1")).unwrap().is_empty());
     // A dry run of prune deletes none of them; prune itself takes them with the memories.
-    assert_eq!(h.service.prune(None, true).unwrap().observations_deleted, 0);
+    assert_eq!(h.service.prune(PruneRule::Expired(h.now()), true).unwrap().observations_deleted, 0);
     assert_eq!(
-        h.service.prune(None, false).unwrap().observations_deleted,
+        h.service.prune(PruneRule::Expired(h.now()), false).unwrap().observations_deleted,
         2
     );
     assert_eq!(h.service.prune_observations().unwrap(), 0);

@@ -1,0 +1,289 @@
+//! Reading an import: JSON Lines (an export of any version, plain records, or both mixed) or one
+//! JSON array of records, in one transaction.
+
+use std::io::BufRead;
+
+use jiff::Zoned;
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Serialize};
+
+use crate::config::Limits;
+use crate::error::{Error, RecordAt, Result};
+use crate::exchange::format::{FORMAT, VERSION};
+use crate::exchange::{
+    Counts, Header, ObservationRecord, PlainMemory, SlotRecord, SlotSeedsRecord, merge,
+};
+use crate::memory::write::{import_one, store_in, validate_record};
+use crate::memory::{MemoryRecord, WriteStatus};
+use crate::scope::Scope;
+use crate::session::Session;
+use crate::store::{Store, StoreTx, in_transaction};
+
+/// What an import did with the records of one kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct KindReport {
+    pub created: u64,
+    /// Known records whose imported state was newer than the stored one.
+    pub updated: u64,
+    /// Known records (or duplicates of stored memories): nothing written.
+    pub unchanged: u64,
+}
+
+impl KindReport {
+    fn count(&mut self, status: WriteStatus) {
+        match status {
+            WriteStatus::Created => self.created += 1,
+            WriteStatus::Updated => self.updated += 1,
+            _ => self.unchanged += 1,
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.created + self.updated + self.unchanged
+    }
+}
+
+/// What an import did, per kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct ImportReport {
+    /// Records read (a header and blank lines are not counted).
+    pub records: u64,
+    /// Memory records and plain memories.
+    pub memories: KindReport,
+    pub slots: KindReport,
+    pub slot_seeds: KindReport,
+    pub sessions: KindReport,
+    pub observations: KindReport,
+}
+
+impl ImportReport {
+    /// Every kind with its name, for reports.
+    pub fn kinds(&self) -> [(&'static str, KindReport); 5] {
+        [
+            ("memories", self.memories),
+            ("slots", self.slots),
+            ("slot_seeds", self.slot_seeds),
+            ("sessions", self.sessions),
+            ("observations", self.observations),
+        ]
+    }
+}
+
+/// The settings of one import.
+pub struct Importer<'a> {
+    pub store: &'a dyn Store,
+    pub limits: &'a Limits,
+    /// Where a plain record without `project` goes.
+    pub default_scope: Scope,
+    /// Dates in plain records are read against this.
+    pub now: Zoned,
+}
+
+/// Imports `input` in one transaction: any bad record rolls back everything and is reported
+/// with its position. `progress` is called every few hundred records and at the end.
+pub fn import(
+    importer: &Importer<'_>,
+    input: &mut dyn BufRead,
+    progress: &mut dyn FnMut(&ImportReport),
+) -> Result<ImportReport> {
+    let report = in_transaction(importer.store, |tx| {
+        let mut reading = Reading {
+            importer,
+            tx,
+            report: ImportReport::default(),
+            read: Counts::default(),
+            header: None,
+            progress: &mut *progress,
+        };
+        if starts_an_array(input)? {
+            let mut text = String::new();
+            input.read_to_string(&mut text)?;
+            let elements: Vec<serde_json::Value> =
+                serde_json::from_str(&text).map_err(|e| Error::invalid("json", e))?;
+            for (index, element) in elements.iter().enumerate() {
+                reading.record(&element.to_string(), RecordAt::Element(index as u64 + 1))?;
+            }
+        } else {
+            let mut line = String::new();
+            let mut number = 0;
+            loop {
+                line.clear();
+                if input.read_line(&mut line)? == 0 {
+                    break;
+                }
+                number += 1;
+                if !line.trim().is_empty() {
+                    reading.record(&line, RecordAt::Line(number))?;
+                }
+            }
+        }
+        reading.finish()
+    })?;
+    progress(&report);
+    Ok(report)
+}
+
+/// True when the first character that is not white space opens a JSON array; the white space
+/// is consumed.
+fn starts_an_array(input: &mut dyn BufRead) -> Result<bool> {
+    loop {
+        let buffer = input.fill_buf()?;
+        if buffer.is_empty() {
+            return Ok(false);
+        }
+        let blank = buffer
+            .iter()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count();
+        if blank < buffer.len() {
+            let opens = buffer[blank] == b'[';
+            input.consume(blank);
+            return Ok(opens);
+        }
+        input.consume(blank);
+    }
+}
+
+/// Just enough of a record to know what it is.
+#[derive(Deserialize)]
+struct Peek {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    format: Option<IgnoredAny>,
+    id: Option<IgnoredAny>,
+}
+
+/// One import under way, inside its transaction.
+struct Reading<'i, 't> {
+    importer: &'i Importer<'i>,
+    tx: &'t mut dyn StoreTx,
+    report: ImportReport,
+    /// Export records read per kind, to check against the header.
+    read: Counts,
+    header: Option<Header>,
+    progress: &'t mut dyn FnMut(&ImportReport),
+}
+
+impl Reading<'_, '_> {
+    fn record(&mut self, text: &str, at: RecordAt) -> Result<()> {
+        let first = self.report.records == 0 && self.header.is_none();
+        self.read_record(text, first)
+            .map_err(|source| Error::ImportRecord {
+                at,
+                source: Box::new(source),
+            })?;
+        if self.report.records > 0 && self.report.records % 512 == 0 {
+            (self.progress)(&self.report);
+        }
+        Ok(())
+    }
+
+    fn read_record(&mut self, text: &str, first: bool) -> Result<()> {
+        let json = |e: serde_json::Error| Error::invalid("json", e);
+        let peek: Peek = serde_json::from_str(text).map_err(json)?;
+        if peek.format.is_some() {
+            return self.header(serde_json::from_str(text).map_err(json)?, first);
+        }
+        self.report.records += 1;
+        let importer = self.importer;
+        match (peek.kind.as_deref(), peek.id.is_some()) {
+            // Version 1 wrote memory records without a type.
+            (Some("memory"), _) | (None, true) => {
+                let record: MemoryRecord = serde_json::from_str(text).map_err(json)?;
+                let record = validate_record(record, importer.limits)?;
+                self.read.memories += 1;
+                self.report.memories.count(import_one(self.tx, record)?);
+            }
+            (None, false) => {
+                let plain: PlainMemory = serde_json::from_str(text).map_err(json)?;
+                let now = &importer.now;
+                let memory = plain.into_candidate(&importer.default_scope, importer.limits, now)?;
+                let outcome = store_in(self.tx, &memory, now.timestamp())?;
+                self.report.memories.count(outcome.status);
+            }
+            (Some("slot"), _) => {
+                let slot = merge::slot(serde_json::from_str::<SlotRecord>(text).map_err(json)?)?;
+                self.read.slots += 1;
+                self.report.slots.count(merge::import_slot(self.tx, &slot)?);
+            }
+            (Some("slot_seeds"), _) => {
+                let seeds: SlotSeedsRecord = serde_json::from_str(text).map_err(json)?;
+                self.read.slot_seeds += 1;
+                self.report
+                    .slot_seeds
+                    .count(merge::import_seeds(self.tx, &seeds)?);
+            }
+            (Some("session"), _) => {
+                let session = merge::session(serde_json::from_str::<Session>(text).map_err(json)?)?;
+                self.read.sessions += 1;
+                self.report
+                    .sessions
+                    .count(merge::import_session(self.tx, &session)?);
+            }
+            (Some("observation"), _) => {
+                let record: ObservationRecord = serde_json::from_str(text).map_err(json)?;
+                self.read.observations += 1;
+                self.report
+                    .observations
+                    .count(merge::import_observation(self.tx, record)?);
+            }
+            (Some(other), _) => {
+                return Err(Error::invalid(
+                    "type",
+                    format!(
+                        "'{other}' is not a record type (memory, slot, slot_seeds, session, \
+                         observation)"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn header(&mut self, header: Header, first: bool) -> Result<()> {
+        if !first {
+            return Err(Error::invalid(
+                "format",
+                "a header may only open the file; this one follows other records",
+            ));
+        }
+        if header.format != FORMAT {
+            return Err(Error::invalid(
+                "format",
+                format!("'{}' is not a cairn export ('{FORMAT}')", header.format),
+            ));
+        }
+        if header.version > VERSION {
+            return Err(Error::invalid(
+                "version",
+                format!(
+                    "the file is format {} (written by cairn {}); this cairn reads formats up to \
+                     {VERSION}: upgrade cairn to import it",
+                    header.version, header.cairn
+                ),
+            ));
+        }
+        self.header = Some(header);
+        Ok(())
+    }
+
+    /// The report, once the records read match what the header announced.
+    fn finish(self) -> Result<ImportReport> {
+        if let Some(header) = &self.header {
+            let announced = header.counts.named();
+            for ((kind, expected), (_, read)) in announced.into_iter().zip(self.read.named()) {
+                if expected != read {
+                    return Err(Error::invalid(
+                        "counts",
+                        format!(
+                            "the header announces {expected} {kind} but the file holds {read}: \
+                             it is incomplete (cut off while written or copied?); nothing was \
+                             imported"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(self.report)
+    }
+}

@@ -1,0 +1,127 @@
+//! How an imported slot, slot seed, session or observation meets what the store holds. (A
+//! memory record's rule is the memory domain's: `memory::write::import_one`.)
+//!
+//! Every kind is keyed, and a stored state newer than the record is kept, so importing twice
+//! changes nothing. One exception makes a restored slot win: a default slot nobody has written
+//! to yet (empty, never changed since it was seeded) gives way to any imported state, or
+//! opening the new store once before importing would silently keep the empty defaults.
+
+use crate::error::{Error, Result};
+use crate::exchange::{ObservationRecord, SlotRecord, SlotSeedsRecord};
+use crate::memory::WriteStatus;
+use crate::redact::redact;
+use crate::session::{Session, SessionKey, SessionTx};
+use crate::slot::{MAX_DESCRIPTION_CHARS, Slot, SlotTx, limit};
+
+/// Validates and redacts a slot record as every slot write is checked.
+pub fn slot(record: SlotRecord) -> Result<Slot> {
+    let mut slot = Slot::from(record);
+    slot.limit = limit(slot.limit)?;
+    slot.content = redact(&slot.content).into_owned();
+    let chars = slot.chars();
+    if chars > slot.limit {
+        return Err(Error::TooLarge {
+            field: "content".into(),
+            message: format!(
+                "slot {} holds {chars} characters; its limit is {}",
+                slot.label, slot.limit
+            ),
+        });
+    }
+    if let Some(description) = &slot.description {
+        let chars = description.chars().count();
+        if chars > MAX_DESCRIPTION_CHARS {
+            return Err(Error::invalid(
+                "description",
+                format!("is {chars} characters; the limit is {MAX_DESCRIPTION_CHARS}"),
+            ));
+        }
+        slot.description = Some(redact(description).into_owned());
+    }
+    Ok(slot)
+}
+
+/// Imports one validated slot by scope and label.
+pub fn import_slot(tx: &mut dyn SlotTx, slot: &Slot) -> Result<WriteStatus> {
+    let Some(current) = tx.slot(&slot.scope, &slot.label)? else {
+        tx.put_slot(slot)?;
+        return Ok(WriteStatus::Created);
+    };
+    let untouched_default = current.content.is_empty() && current.created_at == current.updated_at;
+    if current == *slot || !(slot.updated_at > current.updated_at || untouched_default) {
+        return Ok(WriteStatus::Unchanged);
+    }
+    tx.put_slot(slot)?;
+    Ok(WriteStatus::Updated)
+}
+
+/// Records that a scope was given these default slots; `Created` when any was new to it.
+pub fn import_seeds(tx: &mut dyn SlotTx, record: &SlotSeedsRecord) -> Result<WriteStatus> {
+    let seeded = tx.seeded_slots(&record.project)?;
+    let mut status = WriteStatus::Unchanged;
+    for label in record.labels.iter().filter(|l| !seeded.contains(l)) {
+        tx.mark_slot_seeded(&record.project, label)?;
+        status = WriteStatus::Created;
+    }
+    Ok(status)
+}
+
+/// Validates and redacts a session record.
+pub fn session(mut session: Session) -> Result<Session> {
+    session.key = SessionKey::new(&session.key.agent, &session.key.id)?;
+    for text in [
+        &mut session.first_prompt,
+        &mut session.summary,
+        &mut session.cwd,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        *text = redact(text).into_owned();
+    }
+    Ok(session)
+}
+
+/// Imports one validated session by key.
+pub fn import_session(tx: &mut dyn SessionTx, session: &Session) -> Result<WriteStatus> {
+    let Some(current) = tx.session(&session.key)? else {
+        tx.put_session(session)?;
+        return Ok(WriteStatus::Created);
+    };
+    if current == *session || session.last_seen_at <= current.last_seen_at {
+        return Ok(WriteStatus::Unchanged);
+    }
+    tx.put_session(session)?;
+    Ok(WriteStatus::Updated)
+}
+
+/// Imports one observation by event id; its session must be stored (its record comes first).
+pub fn import_observation(
+    tx: &mut dyn SessionTx,
+    record: ObservationRecord,
+) -> Result<WriteStatus> {
+    let ObservationRecord {
+        session,
+        mut observation,
+    } = record;
+    if tx.session(&session)?.is_none() {
+        return Err(Error::Missing {
+            field: "session".into(),
+            message: format!(
+                "no session {session} is stored or imported before this observation; \
+                 a session's line must come before its observations"
+            ),
+        });
+    }
+    for text in [&mut observation.input, &mut observation.output]
+        .into_iter()
+        .flatten()
+    {
+        *text = redact(text).into_owned();
+    }
+    Ok(if tx.add_observation(&session, &observation)? {
+        WriteStatus::Created
+    } else {
+        WriteStatus::Unchanged
+    })
+}

@@ -1,0 +1,277 @@
+//! The suite's exchange behaviours: everything a store holds survives export and import byte
+//! for byte, plain records are stored like new memories, and a bad or cut-off file imports
+//! nothing.
+
+use jiff::Span;
+
+use super::session::{key, record_session};
+use super::{Harness, StoreFactory, project};
+use crate::error::{Error, RecordAt};
+use crate::exchange::Header;
+use crate::memory::{Category, MemoryFilter, NewMemory, Source, Visibility};
+use crate::scope::{ProjectName, Scope};
+use crate::slot::{NewSlot, PENDING_ITEMS, SlotAddress, SlotLabel, SlotScope};
+
+fn acme() -> ProjectName {
+    ProjectName::new("acme").expect("valid project")
+}
+
+fn address(label: &str, scope: SlotScope) -> SlotAddress {
+    SlotAddress {
+        label: SlotLabel::new(label).expect("valid label"),
+        project: Some(acme()),
+        scope: Some(scope),
+    }
+}
+
+/// Memories with history, both kinds of slot (one appended default, one deleted default, one
+/// of the user's own), and two sessions with their observations.
+fn full_store(h: &Harness) {
+    let mut topic = NewMemory::new("api rate limit is 100/min", project("acme"), Source::Mcp);
+    topic.topic_key = Some("rate-limit".into());
+    h.service.store(topic.clone()).unwrap();
+    h.clock.advance(Span::new().seconds(3));
+    topic.content = "api rate limit is 500/min".into();
+    h.service.store(topic).unwrap();
+    h.add("prefers tabs", &["style"]);
+
+    let pending = address(PENDING_ITEMS, SlotScope::Project);
+    h.service.append_slot(&pending, "- ship the importer").unwrap();
+    h.service
+        .delete_slot(&address("persona", SlotScope::Global))
+        .unwrap();
+    h.service
+        .create_slot(NewSlot {
+            label: "runbook".into(),
+            scope: Scope::Global,
+            content: "restart with `make up`".into(),
+            description: Some("How to bring the stack back".into()),
+            limit: Some(500),
+            pinned: true,
+            read_only: true,
+        })
+        .unwrap();
+    record_session(h, "s1");
+    record_session(h, "s2");
+}
+
+fn header(export: &str) -> Header {
+    serde_json::from_str(export.lines().next().expect("a header line")).expect("a header")
+}
+
+pub fn everything_a_store_holds_round_trips_byte_for_byte(factory: StoreFactory) {
+    let source = Harness::new(factory);
+    full_store(&source);
+    let exported = source.export();
+    let counts = header(&exported).counts;
+    assert_eq!(counts.sessions, 2);
+    assert!(counts.memories >= 4, "{counts:?}"); // two summaries beside the memories
+    assert!(counts.slots >= 5 && counts.slot_seeds == 2, "{counts:?}");
+    assert_eq!(counts.observations, 8, "{counts:?}");
+    assert_eq!(exported.lines().count() as u64, 1 + counts.named().iter().map(|(_, n)| n).sum::<u64>());
+
+    let target = Harness::new(factory);
+    let report = target.import(&exported).unwrap();
+    assert_eq!(report.records, exported.lines().count() as u64 - 1);
+    assert_eq!(report.slots.created, counts.slots);
+    assert_eq!(report.observations.created, counts.observations);
+    assert_eq!(target.export(), exported);
+    let pending = address(PENDING_ITEMS, SlotScope::Project);
+    assert_eq!(
+        target.service.slot(&pending).unwrap().content,
+        "- ship the importer"
+    );
+    let deleted = target.service.slot(&address("persona", SlotScope::Global));
+    assert!(deleted.is_err(), "a deleted default stays deleted");
+    assert_eq!(
+        target.service.observations(&key("s1")).unwrap(),
+        source.service.observations(&key("s1")).unwrap()
+    );
+
+    let again = target.import(&exported).unwrap();
+    for (kind, counted) in again.kinds() {
+        assert_eq!((kind, counted.created, counted.updated), (kind, 0, 0));
+    }
+    assert_eq!(target.export(), exported);
+}
+
+pub fn an_export_without_sessions_leaves_them_out(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    full_store(&h);
+    let mut out = Vec::new();
+    h.service
+        .export(Default::default(), &mut |line| {
+            out.extend_from_slice(line);
+            Ok(())
+        })
+        .unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let head = header(&text);
+    assert!(!head.sessions);
+    assert_eq!((head.counts.sessions, head.counts.observations), (0, 0));
+    assert!(!text.contains(r#""type":"session""#));
+    assert!(!text.contains(r#""type":"observation""#));
+    let target = Harness::new(factory);
+    target.import(&text).unwrap();
+    assert_eq!(target.count_all(), h.count_all());
+}
+
+pub fn plain_records_are_stored_like_new_memories(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let full = h.add("already stored, exported in full", &[]);
+    let full_line = serde_json::to_string(&crate::memory::MemoryRecord {
+        memory: full.clone(),
+        revisions: vec![],
+    })
+    .unwrap();
+    let target = Harness::new(factory);
+    let lines = [
+        r#"{"content": "Deploys go out on Wednesdays", "tags": ["Release"], "category": "decision"}"#.to_string(),
+        full_line,
+        r#"{"content": "token ghp_0123456789abcdefghijABCDEFGHIJ012345", "project": "acme", "title": "CI"}"#.into(),
+        r#"{"content": "written last year", "created_at": "2025-03-01T09:00:00Z", "entered_by": "notes", "importance": 4}"#.into(),
+        r#"{"content": "expires soon", "expires": "in 3 days"}"#.into(),
+    ];
+    let report = target.import(&lines.join("\n")).unwrap();
+    assert_eq!((report.records, report.memories.created), (5, 5));
+    let all = target.list(MemoryFilter {
+        visibility: Visibility::VISIBLE,
+        ..Default::default()
+    });
+    let by_content = |text: &str| {
+        all.iter()
+            .find(|m| m.content.starts_with(text))
+            .unwrap_or_else(|| panic!("{text} imported"))
+    };
+    let deploys = by_content("Deploys");
+    assert_eq!(deploys.category, Category::Decision);
+    assert_eq!(deploys.tags[0].as_str(), "release");
+    assert_eq!(deploys.scope, Scope::Global, "the default scope of this import");
+    assert_eq!(deploys.source, Source::Import);
+    let secret = by_content("token");
+    assert_eq!(secret.content, "token [REDACTED]");
+    assert_eq!(secret.scope, project("acme"));
+    let old = by_content("written last year");
+    assert_eq!(old.created_at.to_string(), "2025-03-01T09:00:00Z");
+    assert_eq!((old.importance.get(), old.entered_by.as_deref()), (4, Some("notes")));
+    let soon = by_content("expires soon");
+    assert_eq!(soon.expires_at, Some(h.now() + Span::new().hours(72)));
+    assert!(all.iter().any(|m| *m == full), "the full record keeps its id");
+
+    // The same file again: every plain record is a duplicate, the full one is unchanged.
+    let again = target.import(&lines.join("\n")).unwrap();
+    assert_eq!((again.memories.created, again.memories.unchanged), (0, 5));
+
+    // A JSON array of the same records, as a person writes it.
+    let array = format!("[\n{}\n]", lines.join(",\n"));
+    let fresh = Harness::new(factory);
+    let from_array = fresh.import(&array).unwrap();
+    assert_eq!(from_array.memories.created, 5);
+}
+
+pub fn a_bad_plain_record_anywhere_imports_nothing(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let kept = h.add("already here", &[]);
+    let good = r#"{"content": "a fine note"}"#;
+    let cases = [
+        (r#"{"content": "x", "tilte": "typo"}"#, "json", "tilte"),
+        (r#"{"title": "no content"}"#, "json", "content"),
+        (r#"{"content": "x", "created_at": "next friday"}"#, "created_at", "future"),
+        (r#"{"content": "x", "project": "  "}"#, "project", "empty"),
+        (r#"{"content": "x", "importance": 9}"#, "importance", ""),
+        (r#"{"type": "widget"}"#, "type", "widget"),
+    ];
+    for (bad, field, says) in cases {
+        let text = format!("{good}\n\n{bad}\n{good}\n");
+        let error = h
+            .import(&text)
+            .expect_err(&format!("{bad} is refused"));
+        assert!(
+            matches!(error, Error::ImportRecord { at: RecordAt::Line(3), .. }),
+            "{bad}: {error}"
+        );
+        assert_eq!(error.field(), Some(field), "{bad}: {error}");
+        assert!(error.to_string().contains(says), "{bad}: {error}");
+        assert!(error.to_string().contains("nothing was imported"), "{error}");
+        let array = format!("[{good}, {bad}]");
+        let error = h.import(&array).unwrap_err();
+        assert!(
+            matches!(error, Error::ImportRecord { at: RecordAt::Element(2), .. }),
+            "{bad}: {error}"
+        );
+    }
+    assert_eq!(h.count_all(), 1);
+    assert_eq!(h.service.get(&[crate::IdRef::Full(kept.id)]).unwrap()[0], kept);
+}
+
+pub fn a_header_guards_against_cut_off_and_newer_files(factory: StoreFactory) {
+    let source = Harness::new(factory);
+    full_store(&source);
+    let exported = source.export();
+    let target = Harness::new(factory);
+
+    let mut lines: Vec<&str> = exported.lines().collect();
+    lines.pop();
+    let error = target.import(&lines.join("\n")).unwrap_err();
+    assert_eq!(error.field(), Some("counts"), "{error}");
+    assert!(error.to_string().contains("incomplete"), "{error}");
+    let empty = Harness::new(factory).export();
+    assert_eq!(target.export(), empty, "nothing of the cut-off file was kept");
+
+    let newer = exported.replacen(r#""version":2"#, r#""version":3"#, 1);
+    let error = target.import(&newer).unwrap_err();
+    assert_eq!(error.field(), Some("version"), "{error}");
+    assert!(error.to_string().contains("upgrade cairn"), "{error}");
+
+    let mut late: Vec<&str> = exported.lines().collect();
+    late.swap(0, 1);
+    let error = target.import(&late.join("\n")).unwrap_err();
+    assert!(
+        matches!(error, Error::ImportRecord { at: RecordAt::Line(2), .. }),
+        "{error}"
+    );
+    assert_eq!(target.count_all(), 0);
+}
+
+pub fn an_imported_slot_replaces_an_untouched_default_but_not_a_newer_edit(
+    factory: StoreFactory,
+) {
+    let source = Harness::new(factory);
+    let pending = address(PENDING_ITEMS, SlotScope::Project);
+    source.service.append_slot(&pending, "- from the old machine").unwrap();
+    let exported = source.export();
+
+    // The new store was opened once: its defaults exist, empty, newer than the export.
+    let target = Harness::new(factory);
+    target.clock.advance(Span::new().hours(1));
+    assert_eq!(target.service.slot(&pending).unwrap().content, "");
+    let report = target.import(&exported).unwrap();
+    assert!(report.slots.updated >= 1, "{report:?}");
+    assert_eq!(
+        target.service.slot(&pending).unwrap().content,
+        "- from the old machine"
+    );
+
+    // An edit made after the export is newer: importing the old file again keeps it.
+    target.clock.advance(Span::new().hours(1));
+    target.service.append_slot(&pending, "- new here").unwrap();
+    target.import(&exported).unwrap();
+    assert_eq!(
+        target.service.slot(&pending).unwrap().content,
+        "- from the old machine\n- new here"
+    );
+}
+
+pub fn an_observation_needs_its_session_first(factory: StoreFactory) {
+    let source = Harness::new(factory);
+    record_session(&source, "s1");
+    let exported = source.export();
+    let orphans: Vec<&str> = exported
+        .lines()
+        .filter(|line| line.contains(r#""type":"observation""#))
+        .collect();
+    let target = Harness::new(factory);
+    let error = target.import(&orphans.join("\n")).unwrap_err();
+    assert_eq!(error.field(), Some("session"), "{error}");
+    assert!(target.service.session(&key("s1")).is_err());
+}
