@@ -154,7 +154,11 @@ impl Sandbox {
 
     /// Every memory in every state, counted from an export.
     fn total(&self) -> usize {
-        self.ok(&["export", "-"]).stdout.lines().count()
+        let export = self.ok(&["export", "-"]).stdout;
+        export
+            .lines()
+            .filter(|line| line.starts_with(r#"{"type":"memory""#))
+            .count()
     }
 
     fn import(&self, jsonl: &str) -> Run {
@@ -561,15 +565,21 @@ fn export_import_round_trip_through_files_is_lossless_and_idempotent() {
     let file_arg = file.to_str().unwrap();
     s.ok(&["export", file_arg]);
     let exported = std::fs::read_to_string(&file).unwrap();
-    assert_eq!(exported.lines().count(), 3);
+    let header: Value = serde_json::from_str(exported.lines().next().unwrap()).unwrap();
+    assert_eq!(header["format"], "cairn-export");
+    assert_eq!(header["counts"]["memories"], 3);
+    assert_eq!(exported.lines().count(), 1 + 3);
 
     let other = Sandbox::new();
     let report = other.ok_json(&["import", file_arg]);
-    assert_eq!(report["created"], 3);
+    assert_eq!(report["memories"]["created"], 3);
     assert_eq!(other.ok(&["export", "-"]).stdout, exported);
     let again = other.ok_json(&["import", file_arg]);
     assert_eq!(
-        (again["created"].clone(), again["unchanged"].clone()),
+        (
+            again["memories"]["created"].clone(),
+            again["memories"]["unchanged"].clone()
+        ),
         (0.into(), 3.into())
     );
     assert_eq!(other.ok(&["export", "-"]).stdout, exported);
@@ -577,6 +587,171 @@ fn export_import_round_trip_through_files_is_lossless_and_idempotent() {
     let broken = other.import("{\"id\": \"nope\"}\n");
     assert_eq!(broken.code, 2);
     assert!(broken.stderr.contains("line 1"), "{}", broken.stderr);
+}
+
+#[test]
+fn slots_and_sessions_move_to_a_new_store_with_export_and_import() {
+    let s = Sandbox::new();
+    s.ok(&["store", "the api runs on port 8080"]);
+    s.ok(&["slot", "append", "pending_items", "- ship the importer"]);
+    s.ok(&[
+        "slot",
+        "create",
+        "runbook",
+        "restart with make up",
+        "--global",
+    ]);
+    let file = s.home.join("everything.jsonl");
+    let file_arg = file.to_str().unwrap();
+    let exported = s.ok_json(&["export", file_arg, "--sessions"]);
+    assert_eq!(exported["exported"]["memories"], 1);
+    assert!(
+        exported["exported"]["slots"].as_u64().unwrap() >= 2,
+        "{exported}"
+    );
+
+    let other = Sandbox::new();
+    let report = other.ok(&["import", file_arg]).stdout;
+    assert!(report.contains("memories 1 created"), "{report}");
+    let pending = other.ok_json(&["slot", "get", "pending_items"]);
+    assert_eq!(pending["slot"]["content"], "- ship the importer");
+    assert_eq!(pending["slot"]["chars"], 19);
+    let runbook = other.ok_json(&["slot", "get", "runbook"]);
+    assert_eq!(runbook["slot"]["content"], "restart with make up");
+    assert_eq!(
+        other.ok(&["export", "-", "--sessions"]).stdout,
+        std::fs::read_to_string(&file).unwrap()
+    );
+}
+
+#[test]
+fn plain_records_import_as_lines_or_an_array_and_a_bad_one_imports_nothing() {
+    let s = Sandbox::new();
+    let lines = concat!(
+        r#"{"content": "Deploys go out on Wednesdays", "tags": ["release"]}"#,
+        "\n",
+        r#"{"content": "Prefers tabs", "category": "preference", "project": null}"#,
+        "\n",
+    );
+    let report = s.import(lines);
+    assert_eq!(report.code, 0, "{}", report.stderr);
+    let listed = s.ok_json(&["list", "--all-projects"]);
+    assert_eq!(listed["total"], 2);
+    let deploys = s.ok_json(&["search", "wednesdays"]);
+    assert_eq!(
+        deploys["results"][0]["memory"]["project"], "acme",
+        "the detected project"
+    );
+    let tabs = s.ok_json(&["search", "tabs", "--global"]);
+    assert_eq!(tabs["results"][0]["memory"]["project"], Value::Null);
+
+    let array = r#"[{"content": "Deploys go out on Wednesdays", "tags": ["release"]},
+                    {"content": "The staging database is db-2", "title": "Staging"}]"#;
+    let file = s.home.join("notes.json");
+    std::fs::write(&file, array).unwrap();
+    let in_infra = s.ok_json(&["import", file.to_str().unwrap(), "--project", "infra"]);
+    assert_eq!(
+        in_infra["memories"]["created"], 2,
+        "another project: no duplicate"
+    );
+    let staging = s.ok_json(&["search", "staging", "--project", "infra"]);
+    assert_eq!(staging["results"][0]["memory"]["title"], "Staging");
+    let again = s.ok_json(&["import", file.to_str().unwrap(), "--project", "infra"]);
+    assert_eq!(
+        again["memories"]["unchanged"], 2,
+        "importing twice changes nothing"
+    );
+    assert_eq!(s.total(), 4);
+
+    let broken = concat!(
+        r#"{"content": "would be fine"}"#,
+        "\n",
+        r#"{"content": "typo", "tilte": "x"}"#,
+        "\n"
+    );
+    let refused = s.import(broken);
+    assert_eq!(refused.code, 2);
+    assert!(refused.stderr.contains("line 2"), "{}", refused.stderr);
+    assert!(refused.stderr.contains("tilte"), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("nothing was imported"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(s.total(), 4);
+}
+
+#[test]
+fn prune_before_a_date_deletes_older_memories_expired_or_not() {
+    let s = Sandbox::new();
+    let old = concat!(
+        r#"{"content": "an old decision", "created_at": "2025-01-10T10:00:00Z"}"#,
+        "\n",
+        r#"{"content": "an old note that never expires", "created_at": "2025-02-10T10:00:00Z"}"#,
+        "\n",
+    );
+    assert_eq!(s.import(old).code, 0);
+    s.ok(&["store", "a note from today"]);
+
+    let dry = s
+        .ok(&["prune", "--before", "2026-01-01", "--dry-run"])
+        .stdout;
+    assert!(
+        dry.contains("would delete 2 memories created before 2026-01-01"),
+        "{dry}"
+    );
+    assert_eq!(s.total(), 3);
+    let refused = s.run(&["prune", "--before", "2026-01-01"]);
+    assert_eq!(refused.code, 2);
+    assert!(refused.stderr.contains("--force"), "{}", refused.stderr);
+    let pruned = s.ok_json(&["prune", "--before", "2026-01-01", "--force"]);
+    assert_eq!(pruned["count"], 2);
+    assert_eq!(pruned["rule"]["kind"], "created_before");
+    assert_eq!(s.total(), 1);
+    // Without --before, prune keeps its meaning: only expired memories.
+    let expired = s.ok_json(&["prune", "--force"]);
+    assert_eq!(expired["count"], 0);
+    assert_eq!(s.total(), 1);
+}
+
+#[test]
+fn backup_and_restore_bring_back_the_stores_bytes_and_can_be_undone() {
+    let s = Sandbox::new();
+    s.ok(&["store", "kept in the backup"]);
+    s.ok(&["slot", "append", "pending_items", "- before the backup"]);
+    let copy = s.home.join("copy.db");
+    let copy_arg = copy.to_str().unwrap();
+    let made = s.ok_json(&["backup", copy_arg]);
+    assert_eq!(made["backup"], copy_arg);
+    let at_backup = s.ok(&["export", "-"]).stdout;
+    let again = s.run(&["backup", copy_arg]);
+    assert_eq!(again.code, 2);
+    assert!(again.stderr.contains("already exists"), "{}", again.stderr);
+
+    s.ok(&["store", "written after the backup"]);
+    let after_backup = s.ok(&["export", "-"]).stdout;
+    let refused = s.run(&["restore", copy_arg]);
+    assert_eq!(refused.code, 2, "no terminal to confirm at");
+    assert_eq!(s.ok(&["export", "-"]).stdout, after_backup);
+
+    let restored = s.ok_json(&["restore", copy_arg, "--force"]);
+    assert_eq!(s.ok(&["export", "-"]).stdout, at_backup);
+    let previous = restored["previous"].as_str().unwrap();
+    assert!(previous.contains("before-restore"), "{previous}");
+    // The store as it was before the restore was kept: restoring it undoes the restore.
+    s.ok(&["restore", previous, "--force"]);
+    assert_eq!(s.ok(&["export", "-"]).stdout, after_backup);
+
+    let junk = s.home.join("junk.db");
+    std::fs::write(&junk, "not a database").unwrap();
+    let bad = s.run(&["restore", junk.to_str().unwrap(), "--force"]);
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr.contains("nothing was restored"),
+        "{}",
+        bad.stderr
+    );
+    assert_eq!(s.ok(&["export", "-"]).stdout, after_backup);
 }
 
 #[test]

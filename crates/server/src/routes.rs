@@ -12,8 +12,8 @@ use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, delete, get, patch, post, put};
 use cairn_core::api::{
-    Api, Caller, ContextInput, ExportInput, FilterInput, Found, ListInput, MemoryDocument, PatchInput,
-    SearchInput, SessionSummaryInput, SessionsInput, SlotCreateInput, SlotProjectInput,
+    Api, Caller, ContextInput, ExportInput, FilterInput, Found, ListInput, MemoryDocument,
+    PatchInput, SearchInput, SessionSummaryInput, SessionsInput, SlotCreateInput, SlotProjectInput,
     SlotSettingsInput, SlotTarget, SlotTextInput, StoreInput, hit_document, slot_answer,
     slots_answer,
 };
@@ -652,7 +652,10 @@ pub fn routes() -> Vec<Route> {
             summary: "Everything the store holds, streamed as JSON Lines: a header (format, version, counts), then memories with history (forgotten and expired ones too), slots and slot seeds; sessions and observations with sessions=true.",
             body: RequestBody::None,
             query: Some(schema::<ExportInput>),
-            success: &[(200, "application/x-ndjson: a header line, then one record per line")],
+            success: &[(
+                200,
+                "application/x-ndjson: a header line, then one record per line",
+            )],
             authenticated: true,
             handler: get(export),
         },
@@ -662,7 +665,10 @@ pub fn routes() -> Vec<Route> {
             summary: "Read an export (any version), plain records ({\"content\": …}, stored like new memories in the server's project) or both, as JSON Lines or one JSON array, streamed; all or nothing, and importing twice changes nothing.",
             body: RequestBody::JsonLines,
             query: None,
-            success: &[(200, "per kind of record, what was created, updated and left unchanged")],
+            success: &[(
+                200,
+                "per kind of record, what was created, updated and left unchanged",
+            )],
             authenticated: true,
             handler: post(import),
         },

@@ -249,7 +249,23 @@ async fn every_route_works_over_a_real_socket() {
         .unwrap();
     assert_eq!(export.headers()["content-type"], "application/x-ndjson");
     let lines = export.text().await.unwrap();
-    assert_eq!(lines.lines().count(), 2);
+    assert_eq!(lines.lines().count(), 1 + 2, "a header, then the memories");
+    let header: Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (
+            header["counts"]["memories"].clone(),
+            header["sessions"].clone()
+        ),
+        (json!(2), json!(false))
+    );
+    let with_sessions = server
+        .request(Method::GET, "/v1/export?sessions=true")
+        .send()
+        .await
+        .unwrap();
+    let first = with_sessions.text().await.unwrap();
+    let header: Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+    assert_eq!(header["sessions"], true);
     let (status, imported) = server
         .send(
             server
@@ -259,7 +275,7 @@ async fn every_route_works_over_a_real_socket() {
         .await;
     assert_eq!(status, StatusCode::OK, "{imported}");
     assert_eq!(
-        imported["unchanged"], 2,
+        imported["memories"]["unchanged"], 2,
         "importing an export again changes nothing"
     );
 
@@ -623,7 +639,7 @@ async fn shutdown_lets_a_write_in_flight_finish() {
     let response = import.await.unwrap().expect("the import got its answer");
     assert_eq!(response.status(), StatusCode::OK);
     let report: Value = response.json().await.unwrap();
-    assert_eq!(report["created"], 3_000, "{report}");
+    assert_eq!(report["memories"]["created"], 3_000, "{report}");
     server.task.take().unwrap().await.unwrap().unwrap();
     // And the database the server left behind holds all of it.
     let store = SqliteStore::open(&server.database).unwrap();

@@ -203,11 +203,19 @@ mod round_trip {
             (time(), 0i64..10_000_000),
         )
             .prop_map(
-                |((label, project, content, description), (limit, pinned, read_only, reflects), (created_at, age))| {
+                |(
+                    (label, project, content, description),
+                    (limit, pinned, read_only, reflects),
+                    (created_at, age),
+                )| {
                     SlotRecord {
                         label: SlotLabel::new(&label).unwrap(),
                         project,
-                        reflected: if reflects { vec![content.clone()] } else { vec![] },
+                        reflected: if reflects {
+                            vec![content.clone()]
+                        } else {
+                            vec![]
+                        },
                         content,
                         description,
                         limit,
@@ -229,45 +237,59 @@ mod round_trip {
             any::<bool>(),
             1i64..=5,
         )
-            .prop_map(move |(kind, tool, (input, output), files, error, importance)| Observation {
-                event_id: format!("event-{n}"),
-                at: at + jiff::Span::new().seconds(n as i64),
-                kind,
-                tool,
-                input,
-                output,
-                files,
-                error,
-                importance: Importance::new(importance).unwrap(),
-            })
+            .prop_map(
+                move |(kind, tool, (input, output), files, error, importance)| Observation {
+                    event_id: format!("event-{n}"),
+                    at: at + jiff::Span::new().seconds(n as i64),
+                    kind,
+                    tool,
+                    input,
+                    output,
+                    files,
+                    error,
+                    importance: Importance::new(importance).unwrap(),
+                },
+            )
     }
 
     /// A session and its observations, numbered from `first` so event ids never repeat.
     fn session(first: usize) -> impl Strategy<Value = (Session, Vec<Observation>)> {
         (
-            ("[a-z]{1,8}", "[a-z0-9]{1,8}", "[a-z]{1,8}", prop::option::of("/[a-z]{1,8}")),
+            (
+                "[a-z]{1,8}",
+                "[a-z0-9]{1,8}",
+                "[a-z]{1,8}",
+                prop::option::of("/[a-z]{1,8}"),
+            ),
             (time(), 0i64..10_000_000, any::<bool>()),
             (prop::option::of(TEXT), prop::option::of(TEXT)),
             0usize..4,
         )
-            .prop_flat_map(move |((agent, id, project, cwd), (started_at, age, ended), (first_prompt, summary), observations)| {
-                let last_seen_at = started_at + jiff::Span::new().milliseconds(age);
-                let session = Session {
-                    key: SessionKey::new(&agent, &id).unwrap(),
-                    project: ProjectName::new(&project).unwrap(),
-                    cwd,
-                    started_at,
-                    last_seen_at,
-                    ended_at: ended.then_some(last_seen_at),
-                    summary_by: summary.as_ref().map(|_| SummaryAuthor::Agent),
-                    first_prompt,
-                    summary,
-                };
-                let made: Vec<_> = (0..observations)
-                    .map(|n| observation(first + n, started_at))
-                    .collect();
-                (Just(session), made)
-            })
+            .prop_flat_map(
+                move |(
+                    (agent, id, project, cwd),
+                    (started_at, age, ended),
+                    (first_prompt, summary),
+                    observations,
+                )| {
+                    let last_seen_at = started_at + jiff::Span::new().milliseconds(age);
+                    let session = Session {
+                        key: SessionKey::new(&agent, &id).unwrap(),
+                        project: ProjectName::new(&project).unwrap(),
+                        cwd,
+                        started_at,
+                        last_seen_at,
+                        ended_at: ended.then_some(last_seen_at),
+                        summary_by: summary.as_ref().map(|_| SummaryAuthor::Agent),
+                        first_prompt,
+                        summary,
+                    };
+                    let made: Vec<_> = (0..observations)
+                        .map(|n| observation(first + n, started_at))
+                        .collect();
+                    (Just(session), made)
+                },
+            )
     }
 
     fn scope() -> impl Strategy<Value = Scope> {
@@ -286,7 +308,11 @@ mod round_trip {
 
     fn import(service: &MemoryService, jsonl: &str) -> ImportReport {
         service
-            .import(&mut Cursor::new(jsonl.as_bytes()), Scope::Global, &mut |_| {})
+            .import(
+                &mut Cursor::new(jsonl.as_bytes()),
+                Scope::Global,
+                &mut |_| {},
+            )
             .unwrap()
     }
 
@@ -303,7 +329,9 @@ mod round_trip {
 
     fn line(kind: &str, value: impl serde::Serialize) -> String {
         let mut json = serde_json::to_value(value).unwrap();
-        json.as_object_mut().unwrap().insert("type".into(), kind.into());
+        json.as_object_mut()
+            .unwrap()
+            .insert("type".into(), kind.into());
         json.to_string() + "\n"
     }
 
@@ -734,7 +762,10 @@ mod backup {
             let error = live.restore(&file).unwrap_err();
             assert_eq!(error.field(), Some("file"), "{error}");
             assert!(error.to_string().contains(says), "{error}");
-            assert!(error.to_string().contains("nothing was restored"), "{error}");
+            assert!(
+                error.to_string().contains("nothing was restored"),
+                "{error}"
+            );
         }
         assert_eq!(export(&live), before);
     }

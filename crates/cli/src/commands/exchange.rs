@@ -23,7 +23,9 @@ fn write_records(app: &App, args: &ExportArgs, out: &mut dyn Write) -> Result<Co
     let options = ExportOptions {
         sessions: args.sessions,
     };
-    let counts = app.api.export(options, &mut |line| Ok(out.write_all(line)?))?;
+    let counts = app
+        .api
+        .export(options, &mut |line| Ok(out.write_all(line)?))?;
     out.flush()?;
     Ok(counts)
 }
@@ -118,7 +120,13 @@ pub fn restore(app: &App, args: &RestoreArgs) -> Result<Outcome> {
         database.display(),
         from.display()
     );
-    if !super::confirmed(app, args.force, &question, "restore replaces the whole store")? {
+    if !super::confirmed(
+        app,
+        args.force,
+        &question,
+        "restore replaces the whole store",
+        "nothing restored",
+    )? {
         return Ok(Outcome::Done);
     }
     let stamp = app.api.now().strftime("%Y%m%d-%H%M%S").to_string();
@@ -126,7 +134,14 @@ pub fn restore(app: &App, args: &RestoreArgs) -> Result<Outcome> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "cairn".into());
-    let previous = database.with_file_name(format!("{stem}.before-restore-{stamp}.db"));
+    let previous = (1..)
+        .map(|n| match n {
+            1 => format!("{stem}.before-restore-{stamp}.db"),
+            n => format!("{stem}.before-restore-{stamp}-{n}.db"),
+        })
+        .map(|name| database.with_file_name(name))
+        .find(|path| !path.exists())
+        .expect("some name is free");
     app.api
         .backup(&previous)
         .context("the current store could not be saved first; nothing was restored")?;

@@ -116,14 +116,16 @@ fn interactive() -> bool {
 }
 
 /// Whether a destructive command may go ahead: `force`, or a person answering yes to
-/// `question`. Without a terminal to ask at, the command stops and says to pass `--force`;
-/// `what` says why it asks.
-fn confirmed(app: &App, force: bool, question: &str, what: &str) -> Result<bool> {
+/// `question` (told `declined` otherwise). Without a terminal to ask at, the command stops and
+/// says to pass `--force`; `what` says why it asks.
+fn confirmed(app: &App, force: bool, question: &str, what: &str, declined: &str) -> Result<bool> {
     if force {
         return Ok(true);
     }
     if !interactive() {
-        bail!("{what} and needs confirmation: pass --force (or --dry-run, where there is one, to see what it would do)");
+        bail!(
+            "{what} and needs confirmation: pass --force (or --dry-run, where there is one, to see what it would do)"
+        );
     }
     eprint!("{question} [y/N] ");
     std::io::stderr().flush()?;
@@ -131,7 +133,7 @@ fn confirmed(app: &App, force: bool, question: &str, what: &str) -> Result<bool>
     std::io::stdin().lock().read_line(&mut answer)?;
     let yes = matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes");
     if !yes {
-        app.out.notice("nothing changed");
+        app.out.notice(declined);
     }
     Ok(yes)
 }

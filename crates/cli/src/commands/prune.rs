@@ -29,11 +29,14 @@ pub fn run(app: &App, args: &PruneArgs) -> Result<Outcome> {
     if super::interactive() {
         app.out.print(&View::Prune(&preview))?;
     }
-    let question = format!(
-        "Delete these {} memories for good?",
-        preview.memories.len()
-    );
-    if !super::confirmed(app, false, &question, "prune deletes for good")? {
+    let question = format!("Delete these {} memories for good?", preview.memories.len());
+    if !super::confirmed(
+        app,
+        false,
+        &question,
+        "prune deletes for good",
+        "nothing deleted",
+    )? {
         return Ok(Outcome::Done);
     }
     let report = app.api.prune(rule, false)?;

@@ -158,16 +158,20 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
             let _ = writeln!(out, "- {} ({})", t.tag, t.count);
         }),
         View::Imported(report) => {
-            let _ = writeln!(out, "{}.", super::text::imported(report));
+            let _ = writeln!(out, "{}.", sentence(&super::text::imported(report)));
         }
         View::Exported { counts, to } => {
-            let _ = writeln!(out, "{} to `{to}`.", super::text::exported(counts));
+            let _ = writeln!(
+                out,
+                "{} to `{to}`.",
+                sentence(&super::text::exported(counts))
+            );
         }
         View::BackedUp { file } => {
             let _ = writeln!(out, "Backed up the store to `{file}`.");
         }
         View::Restored { from, previous } => {
-            let _ = writeln!(out, "{}.", super::text::restored(from, previous));
+            let _ = writeln!(out, "{}.", sentence(&super::text::restored(from, previous)));
         }
         View::Context(_)
         | View::Sessions(_)
@@ -215,4 +219,13 @@ fn memory(out: &mut String, m: &Memory, tz: &TimeZone, level: usize) {
     }
     let _ = writeln!(out, "_{}_ · id `{}`\n", meta.join(" · "), m.id);
     let _ = writeln!(out, "{}\n", m.content.trim_end());
+}
+
+/// A text line as a sentence: its first letter upper-case.
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }

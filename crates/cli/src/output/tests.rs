@@ -196,13 +196,6 @@ fn maintenance_views() {
         observations_deleted: 0,
     };
     insta::assert_snapshot!(all(View::Prune(&report)));
-    let created_before = PruneReport {
-        memories: vec![preference()],
-        deleted: true,
-        rule: PruneRule::CreatedBefore(at("2026-05-01T00:00:00Z")),
-        observations_deleted: 0,
-    };
-    insta::assert_snapshot!(all(View::Prune(&created_before)));
     insta::assert_snapshot!(all(View::Forgotten {
         memory: &decision(),
         purged: false
@@ -289,4 +282,11 @@ fn maintenance_views() {
         counts: &counts,
         to: "/tmp/memory.jsonl"
     }));
+    let created_before = PruneReport {
+        memories: vec![preference()],
+        deleted: true,
+        rule: PruneRule::CreatedBefore(at("2026-05-01T00:00:00Z")),
+        observations_deleted: 0,
+    };
+    insta::assert_snapshot!(all(View::Prune(&created_before)));
 }

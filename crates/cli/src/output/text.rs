@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use cairn_core::exchange::{Counts, ImportReport};
 use cairn_core::embedding::VectorIndexReport;
+use cairn_core::exchange::{Counts, ImportReport};
 use cairn_core::memory::{NamedCount, PruneRule};
 use cairn_core::search::SearchHit;
 use cairn_core::search::snippet::snippet;
@@ -151,7 +151,9 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
                         let at = m.expires_at.map(|t| local_time(t, tz)).unwrap_or_default();
                         format!("expired {at}")
                     }
-                    PruneRule::CreatedBefore(_) => format!("created {}", local_time(m.created_at, tz)),
+                    PruneRule::CreatedBefore(_) => {
+                        format!("created {}", local_time(m.created_at, tz))
+                    }
                 };
                 line(
                     &mut out,

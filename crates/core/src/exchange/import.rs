@@ -172,7 +172,7 @@ impl Reading<'_, '_> {
                 at,
                 source: Box::new(source),
             })?;
-        if self.report.records > 0 && self.report.records % 512 == 0 {
+        if self.report.records > 0 && self.report.records.is_multiple_of(512) {
             (self.progress)(&self.report);
         }
         Ok(())

@@ -122,7 +122,7 @@ pub struct ListQuery {
 
 /// Which memories `prune` deletes for good.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(tag = "rule", content = "before", rename_all = "snake_case")]
+#[serde(tag = "kind", content = "before", rename_all = "snake_case")]
 pub enum PruneRule {
     /// Memories whose expiry is at or before this time (never in the future), forgotten ones
     /// included; soonest expiry first.

@@ -36,7 +36,9 @@ fn full_store(h: &Harness) {
     h.add("prefers tabs", &["style"]);
 
     let pending = address(PENDING_ITEMS, SlotScope::Project);
-    h.service.append_slot(&pending, "- ship the importer").unwrap();
+    h.service
+        .append_slot(&pending, "- ship the importer")
+        .unwrap();
     h.service
         .delete_slot(&address("persona", SlotScope::Global))
         .unwrap();
@@ -68,7 +70,10 @@ pub fn everything_a_store_holds_round_trips_byte_for_byte(factory: StoreFactory)
     assert!(counts.memories >= 4, "{counts:?}"); // two summaries beside the memories
     assert!(counts.slots >= 5 && counts.slot_seeds == 2, "{counts:?}");
     assert_eq!(counts.observations, 8, "{counts:?}");
-    assert_eq!(exported.lines().count() as u64, 1 + counts.named().iter().map(|(_, n)| n).sum::<u64>());
+    assert_eq!(
+        exported.lines().count() as u64,
+        1 + counts.named().iter().map(|(_, n)| n).sum::<u64>()
+    );
 
     let target = Harness::new(factory);
     let report = target.import(&exported).unwrap();
@@ -146,17 +151,24 @@ pub fn plain_records_are_stored_like_new_memories(factory: StoreFactory) {
     let deploys = by_content("Deploys");
     assert_eq!(deploys.category, Category::Decision);
     assert_eq!(deploys.tags[0].as_str(), "release");
-    assert_eq!(deploys.scope, Scope::Global, "the default scope of this import");
+    assert_eq!(
+        deploys.scope,
+        Scope::Global,
+        "the default scope of this import"
+    );
     assert_eq!(deploys.source, Source::Import);
     let secret = by_content("token");
     assert_eq!(secret.content, "token [REDACTED]");
     assert_eq!(secret.scope, project("acme"));
     let old = by_content("written last year");
     assert_eq!(old.created_at.to_string(), "2025-03-01T09:00:00Z");
-    assert_eq!((old.importance.get(), old.entered_by.as_deref()), (4, Some("notes")));
+    assert_eq!(
+        (old.importance.get(), old.entered_by.as_deref()),
+        (4, Some("notes"))
+    );
     let soon = by_content("expires soon");
     assert_eq!(soon.expires_at, Some(h.now() + Span::new().hours(72)));
-    assert!(all.iter().any(|m| *m == full), "the full record keeps its id");
+    assert!(all.contains(&full), "the full record keeps its id");
 
     // The same file again: every plain record is a duplicate, the full one is unchanged.
     let again = target.import(&lines.join("\n")).unwrap();
@@ -176,32 +188,52 @@ pub fn a_bad_plain_record_anywhere_imports_nothing(factory: StoreFactory) {
     let cases = [
         (r#"{"content": "x", "tilte": "typo"}"#, "json", "tilte"),
         (r#"{"title": "no content"}"#, "json", "content"),
-        (r#"{"content": "x", "created_at": "next friday"}"#, "created_at", "future"),
+        (
+            r#"{"content": "x", "created_at": "next friday"}"#,
+            "created_at",
+            "future",
+        ),
         (r#"{"content": "x", "project": "  "}"#, "project", "empty"),
         (r#"{"content": "x", "importance": 9}"#, "importance", ""),
         (r#"{"type": "widget"}"#, "type", "widget"),
     ];
     for (bad, field, says) in cases {
         let text = format!("{good}\n\n{bad}\n{good}\n");
-        let error = h
-            .import(&text)
-            .expect_err(&format!("{bad} is refused"));
+        let error = h.import(&text).expect_err(&format!("{bad} is refused"));
         assert!(
-            matches!(error, Error::ImportRecord { at: RecordAt::Line(3), .. }),
+            matches!(
+                error,
+                Error::ImportRecord {
+                    at: RecordAt::Line(3),
+                    ..
+                }
+            ),
             "{bad}: {error}"
         );
         assert_eq!(error.field(), Some(field), "{bad}: {error}");
         assert!(error.to_string().contains(says), "{bad}: {error}");
-        assert!(error.to_string().contains("nothing was imported"), "{error}");
+        assert!(
+            error.to_string().contains("nothing was imported"),
+            "{error}"
+        );
         let array = format!("[{good}, {bad}]");
         let error = h.import(&array).unwrap_err();
         assert!(
-            matches!(error, Error::ImportRecord { at: RecordAt::Element(2), .. }),
+            matches!(
+                error,
+                Error::ImportRecord {
+                    at: RecordAt::Element(2),
+                    ..
+                }
+            ),
             "{bad}: {error}"
         );
     }
     assert_eq!(h.count_all(), 1);
-    assert_eq!(h.service.get(&[crate::IdRef::Full(kept.id)]).unwrap()[0], kept);
+    assert_eq!(
+        h.service.get(&[crate::IdRef::Full(kept.id)]).unwrap()[0],
+        kept
+    );
 }
 
 pub fn a_header_guards_against_cut_off_and_newer_files(factory: StoreFactory) {
@@ -216,7 +248,11 @@ pub fn a_header_guards_against_cut_off_and_newer_files(factory: StoreFactory) {
     assert_eq!(error.field(), Some("counts"), "{error}");
     assert!(error.to_string().contains("incomplete"), "{error}");
     let empty = Harness::new(factory).export();
-    assert_eq!(target.export(), empty, "nothing of the cut-off file was kept");
+    assert_eq!(
+        target.export(),
+        empty,
+        "nothing of the cut-off file was kept"
+    );
 
     let newer = exported.replacen(r#""version":2"#, r#""version":3"#, 1);
     let error = target.import(&newer).unwrap_err();
@@ -227,18 +263,25 @@ pub fn a_header_guards_against_cut_off_and_newer_files(factory: StoreFactory) {
     late.swap(0, 1);
     let error = target.import(&late.join("\n")).unwrap_err();
     assert!(
-        matches!(error, Error::ImportRecord { at: RecordAt::Line(2), .. }),
+        matches!(
+            error,
+            Error::ImportRecord {
+                at: RecordAt::Line(2),
+                ..
+            }
+        ),
         "{error}"
     );
     assert_eq!(target.count_all(), 0);
 }
 
-pub fn an_imported_slot_replaces_an_untouched_default_but_not_a_newer_edit(
-    factory: StoreFactory,
-) {
+pub fn an_imported_slot_replaces_an_untouched_default_but_not_a_newer_edit(factory: StoreFactory) {
     let source = Harness::new(factory);
     let pending = address(PENDING_ITEMS, SlotScope::Project);
-    source.service.append_slot(&pending, "- from the old machine").unwrap();
+    source
+        .service
+        .append_slot(&pending, "- from the old machine")
+        .unwrap();
     let exported = source.export();
 
     // The new store was opened once: its defaults exist, empty, newer than the export.

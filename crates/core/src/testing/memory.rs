@@ -254,7 +254,10 @@ pub fn prune_created_before_deletes_older_memories_in_every_state(factory: Store
     // A date in the future is allowed: everything was created before it.
     let everything = h
         .service
-        .prune(PruneRule::CreatedBefore(h.now() + Span::new().hours(1)), true)
+        .prune(
+            PruneRule::CreatedBefore(h.now() + Span::new().hours(1)),
+            true,
+        )
         .unwrap();
     assert_eq!(everything.memories.len(), 4);
 

@@ -11,13 +11,13 @@ use std::io::Cursor;
 use jiff::{Span, Timestamp, Zoned};
 
 use crate::Error;
-use crate::error::RecordAt;
-use crate::memory::PruneRule;
 use crate::clock::{Clock, ManualClock};
 use crate::config::{Config, Limits};
+use crate::error::RecordAt;
 use crate::exchange::{ExportOptions, ImportReport};
 use crate::id::IdRef;
 use crate::memory::MemoryRecord;
+use crate::memory::PruneRule;
 use crate::memory::{Category, Memory, Source, WriteStatus};
 use crate::memory::{ListQuery, MemoryFilter, SortKey, SortOrder, Visibility};
 use crate::memory::{MemoryPatch, NewMemory};

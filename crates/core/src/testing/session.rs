@@ -5,8 +5,8 @@ use jiff::Span;
 
 use super::{Harness, StoreFactory, project};
 use crate::context::{ContextRequest, Section};
-use crate::memory::{NewMemory, PruneRule};
 use crate::memory::{Category, Source, WriteStatus};
+use crate::memory::{NewMemory, PruneRule};
 use crate::scope::ProjectName;
 use crate::session::{AgentEvent, EventKind, ObservationKind, SessionKey, SummaryAuthor};
 use crate::session::{AgentSummary, SUMMARY_TAG};
@@ -211,9 +211,18 @@ pub fn observations_are_redacted_truncated_searchable_and_expire(factory: StoreF
     );
     assert!(h.service.observations(&key("s1")).unwrap().is_empty());
     // A dry run of prune deletes none of them; prune itself takes them with the memories.
-    assert_eq!(h.service.prune(PruneRule::Expired(h.now()), true).unwrap().observations_deleted, 0);
     assert_eq!(
-        h.service.prune(PruneRule::Expired(h.now()), false).unwrap().observations_deleted,
+        h.service
+            .prune(PruneRule::Expired(h.now()), true)
+            .unwrap()
+            .observations_deleted,
+        0
+    );
+    assert_eq!(
+        h.service
+            .prune(PruneRule::Expired(h.now()), false)
+            .unwrap()
+            .observations_deleted,
         2
     );
     assert_eq!(h.service.prune_observations().unwrap(), 0);
