@@ -3,7 +3,8 @@
 //! [`MemoryService`] is built once from its [`ServiceParts`] (the store, the model and summariser
 //! when there are any, the clock) and the [`Config`]. Each public method is a short delegation
 //! into the domain that owns the behaviour — [`Memories`], [`Searcher`], [`Embeddings`],
-//! [`Sessions`], [`Slots`], [`ContextBuilder`] — each handed exactly the parts it needs. Adapters
+//! [`Sessions`], [`Slots`], [`ContextBuilder`], [`exchange`] — each handed exactly the parts it
+//! needs. Adapters
 //! do not call it directly: they go through [`crate::api::Api`], the one front door of the CLI,
 //! MCP and HTTP.
 

@@ -85,11 +85,12 @@ mod round_trip {
     use std::io::Cursor;
 
     use cairn_core::exchange::{
-        ExportOptions, Header, ImportReport, ObservationRecord, SlotRecord, SlotSeedsRecord,
+        Header, ImportReport, ObservationRecord, SlotRecord, SlotSeedsRecord,
     };
     use cairn_core::memory::MemoryRecord;
     use cairn_core::session::{Observation, ObservationKind, Session, SessionKey, SummaryAuthor};
     use cairn_core::slot::SlotLabel;
+    use cairn_core::testing::export_all as export;
     use cairn_core::{
         Category, Importance, Memory, MemoryId, MemoryService, ProjectName, Revision, Scope,
         ServiceParts, Source, Tag, TopicKey, config::Config,
@@ -314,17 +315,6 @@ mod round_trip {
                 &mut |_| {},
             )
             .unwrap()
-    }
-
-    fn export(service: &MemoryService) -> String {
-        let mut out = Vec::new();
-        service
-            .export(ExportOptions { sessions: true }, &mut |line| {
-                out.extend_from_slice(line);
-                Ok(())
-            })
-            .unwrap();
-        String::from_utf8(out).unwrap()
     }
 
     fn line(kind: &str, value: impl serde::Serialize) -> String {
@@ -676,7 +666,7 @@ mod upgrade {
 }
 
 mod backup {
-    use cairn_core::exchange::ExportOptions;
+    use cairn_core::testing::export_all as export;
     use cairn_core::{MemoryService, NewMemory, Scope, ServiceParts, Source, config::Config};
     use cairn_store_sqlite::SqliteStore;
 
@@ -685,17 +675,6 @@ mod backup {
             ServiceParts::new(Box::new(SqliteStore::open(path).unwrap())),
             &Config::default(),
         )
-    }
-
-    fn export(service: &MemoryService) -> String {
-        let mut out = Vec::new();
-        service
-            .export(ExportOptions { sessions: true }, &mut |line| {
-                out.extend_from_slice(line);
-                Ok(())
-            })
-            .unwrap();
-        String::from_utf8(out).unwrap()
     }
 
     fn store(service: &MemoryService, text: &str) {

@@ -227,14 +227,7 @@ impl Harness {
 
     /// Everything the store holds, sessions included, as export writes it.
     pub fn export(&self) -> String {
-        let mut out = Vec::new();
-        self.service
-            .export(ExportOptions { sessions: true }, &mut |line| {
-                out.extend_from_slice(line);
-                Ok(())
-            })
-            .expect("export");
-        String::from_utf8(out).expect("an export is UTF-8")
+        export_all(&self.service)
     }
 
     /// Imports with plain records going to the global scope.
@@ -245,6 +238,18 @@ impl Harness {
             &mut |_| {},
         )
     }
+}
+
+/// Everything `service`'s store holds, sessions included, as export writes it.
+pub fn export_all(service: &MemoryService) -> String {
+    let mut out = Vec::new();
+    service
+        .export(ExportOptions { sessions: true }, &mut |line| {
+            out.extend_from_slice(line);
+            Ok(())
+        })
+        .expect("export");
+    String::from_utf8(out).expect("an export is UTF-8")
 }
 
 pub fn project(name: &str) -> Scope {
