@@ -1,6 +1,6 @@
 //! Moving a store: everything it holds, out to one JSON Lines stream and back in.
 //!
-//! An export (format version 2, [`format`]) is a header line — format, version, the cairn that
+//! An export (format version 2, [`mod@format`]) is a header line — format, version, the cairn that
 //! wrote it, and how many records of each kind follow — then one record per line, each with a
 //! `type`: `memory` (with its history; forgotten and expired ones too), `slot` (both scopes),
 //! `slot_seeds` (which default slots a scope was ever given, so a deleted default stays
@@ -8,7 +8,7 @@
 //! not exported: they are the model's to make again. The backend reads one consistent snapshot
 //! ([`ExchangeStore::export`]), so the counts and the records agree even while others write.
 //!
-//! Import ([`import`]) reads the same stream, version 1 (memory lines without header or type,
+//! Import ([`mod@import`]) reads the same stream, version 1 (memory lines without header or type,
 //! as cairn wrote before) and *plain* records ([`plain`]): a line, or an element of a JSON
 //! array, with just `content` and a few optional fields, which is stored like any new memory
 //! (validated, redacted, deduplicated). It runs in one transaction: any bad record imports
