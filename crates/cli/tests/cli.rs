@@ -605,10 +605,9 @@ fn slots_and_sessions_move_to_a_new_store_with_export_and_import() {
     let file_arg = file.to_str().unwrap();
     let exported = s.ok_json(&["export", file_arg, "--sessions"]);
     assert_eq!(exported["exported"]["memories"], 1);
-    assert!(
-        exported["exported"]["slots"].as_u64().unwrap() >= 2,
-        "{exported}"
-    );
+    // The eight defaults (global and acme's, seeded on first use) and runbook.
+    assert_eq!(exported["exported"]["slots"], 9, "{exported}");
+    assert_eq!(exported["exported"]["slot_seeds"], 2, "{exported}");
 
     let other = Sandbox::new();
     let report = other.ok(&["import", file_arg]).stdout;

@@ -9,7 +9,7 @@
 //! MCP and HTTP.
 
 use std::io::BufRead;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use jiff::{Timestamp, Zoned};
@@ -256,8 +256,9 @@ impl MemoryService {
         self.store.backup(file)
     }
 
-    /// Replaces everything the store holds with the backup in `file`.
-    pub fn restore(&self, file: &Path) -> Result<()> {
+    /// Replaces everything the store holds with the backup in `file`, having saved what it
+    /// held; returns where.
+    pub fn restore(&self, file: &Path) -> Result<Option<PathBuf>> {
         self.store.restore(file)
     }
 

@@ -3,12 +3,13 @@
 //! An export reads inside one read transaction on one connection, so its counts and records
 //! are one state however much others write meanwhile (WAL lets them). A backup is SQLite's
 //! online backup of that same kind of snapshot into a new file, renamed into place when
-//! complete. A restore checks the file is a cairn store this build can read, copies it over the
+//! complete. A restore checks the file is a cairn store this build can read, backs up the
+//! database it replaces beside it (`<name>.before-restore-<time>.db`), copies the file over the
 //! live database in one step (other connections see it as one commit), brings its schema up to
 //! date and gives the store a new key, so a vector index file made for the replaced contents is
 //! never used for the restored ones.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use cairn_core::exchange::{Counts, ExchangeStore, ExportItem};
 use cairn_core::session::SessionKey;
@@ -57,8 +58,23 @@ impl ExchangeStore for SqliteStore {
         copied
     }
 
-    fn restore(&self, file: &Path) -> Result<()> {
+    fn restore(&self, file: &Path) -> Result<Option<PathBuf>> {
         let source = open_backup(file)?;
+        let previous = match &self.path {
+            Some(database) => {
+                let previous = before_restore_name(database);
+                self.backup(&previous).map_err(|error| Error::Storage {
+                    message: format!(
+                        "the current store could not be saved to {} first ({error}); nothing \
+                         was restored",
+                        previous.display()
+                    ),
+                    source: None,
+                })?;
+                Some(previous)
+            }
+            None => None,
+        };
         let mut conn = self.conn();
         copy(&source, &mut conn)?;
         migrations::migrate(&mut conn)?;
@@ -69,7 +85,7 @@ impl ExchangeStore for SqliteStore {
         .sql()?;
         // Words this process knew were stored belong to the replaced contents.
         self.forget_known_words();
-        Ok(())
+        Ok(previous)
     }
 }
 
@@ -164,6 +180,24 @@ fn partial_name(file: &Path) -> std::path::PathBuf {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     file.with_file_name(format!(".{name}.{}.partial", std::process::id()))
+}
+
+/// A free name beside `database` for the contents a restore replaces:
+/// `<name>.before-restore-<UTC time>[-n].db`.
+fn before_restore_name(database: &Path) -> PathBuf {
+    let stem = database
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "cairn".into());
+    let stamp = Timestamp::now().strftime("%Y%m%d-%H%M%S").to_string();
+    (1..)
+        .map(|n| match n {
+            1 => format!("{stem}.before-restore-{stamp}.db"),
+            n => format!("{stem}.before-restore-{stamp}-{n}.db"),
+        })
+        .map(|name| database.with_file_name(name))
+        .find(|path| !path.exists())
+        .expect("some name is free")
 }
 
 /// The backup at `file`, opened read-only once it proved to be a cairn store this build reads.

@@ -3,8 +3,8 @@
 //!
 //! Export to a file writes a temporary file beside it and renames it into place at the end, so
 //! an interrupted export never leaves a truncated file under the real name. Import runs in one
-//! transaction (see core's `exchange`): a bad record changes nothing. Restore first backs up
-//! the store it replaces, beside it, so it can be undone.
+//! transaction (see core's `exchange`): a bad record changes nothing. Restore asks first; the
+//! store backs up what it replaces, beside it, so a restore can be undone.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
@@ -129,26 +129,11 @@ pub fn restore(app: &App, args: &RestoreArgs) -> Result<Outcome> {
     )? {
         return Ok(Outcome::Done);
     }
-    let stamp = app.api.now().strftime("%Y%m%d-%H%M%S").to_string();
-    let stem = database
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "cairn".into());
-    let previous = (1..)
-        .map(|n| match n {
-            1 => format!("{stem}.before-restore-{stamp}.db"),
-            n => format!("{stem}.before-restore-{stamp}-{n}.db"),
-        })
-        .map(|name| database.with_file_name(name))
-        .find(|path| !path.exists())
-        .expect("some name is free");
-    app.api
-        .backup(&previous)
-        .context("the current store could not be saved first; nothing was restored")?;
-    app.api.restore(&from)?;
+    let previous = app.api.restore(&from)?;
+    let previous = previous.map(|path| path.display().to_string());
     app.out.print(&View::Restored {
         from: &from.display().to_string(),
-        previous: &previous.display().to_string(),
+        previous: previous.as_deref(),
     })?;
     Ok(Outcome::Done)
 }

@@ -171,7 +171,11 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
             let _ = writeln!(out, "Backed up the store to `{file}`.");
         }
         View::Restored { from, previous } => {
-            let _ = writeln!(out, "{}.", sentence(&super::text::restored(from, previous)));
+            let _ = writeln!(
+                out,
+                "{}.",
+                sentence(&super::text::restored(from, *previous))
+            );
         }
         View::Context(_)
         | View::Sessions(_)

@@ -70,7 +70,7 @@ pub enum View<'a> {
     /// The store replaced by the backup in `from`; the state it replaced saved in `previous`.
     Restored {
         from: &'a str,
-        previous: &'a str,
+        previous: Option<&'a str>,
     },
     Model(&'a ModelView),
     Embedded(&'a EmbedReport),

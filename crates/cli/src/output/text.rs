@@ -239,7 +239,7 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
         View::Imported(report) => line(&mut out, &imported(report)),
         View::Exported { counts, to } => line(&mut out, &format!("{} to {to}", exported(counts))),
         View::BackedUp { file } => line(&mut out, &format!("backed up the store to {file}")),
-        View::Restored { from, previous } => line(&mut out, &restored(from, previous)),
+        View::Restored { from, previous } => line(&mut out, &restored(from, *previous)),
     }
     out
 }
@@ -273,11 +273,14 @@ pub fn imported(report: &ImportReport) -> String {
     }
 }
 
-pub fn restored(from: &str, previous: &str) -> String {
-    format!(
-        "restored the store from {from}; what it held before is saved in {previous} \
-         (cairn restore {previous} undoes this)"
-    )
+pub fn restored(from: &str, previous: Option<&str>) -> String {
+    match previous {
+        Some(previous) => format!(
+            "restored the store from {from}; what it held before is saved in {previous} \
+             (cairn restore {previous} undoes this)"
+        ),
+        None => format!("restored the store from {from}"),
+    }
 }
 
 /// `exported 10 memories, 4 slots, 2 slot seeds`: each kind that has records (memories always).

@@ -29,7 +29,7 @@ pub mod session;
 pub mod slot;
 
 use std::io::BufRead;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -454,9 +454,10 @@ impl Api {
         self.service.backup(file)
     }
 
-    /// Replaces everything the store holds with the backup in `file`. Memories restored need
-    /// no embedding run of their own: their vectors come with them.
-    pub fn restore(&self, file: &Path) -> Result<()> {
+    /// Replaces everything the store holds with the backup in `file`, having saved what it
+    /// held beside it; returns where (`None` for a store without a file). Memories restored
+    /// need no embedding run of their own: their vectors come with them.
+    pub fn restore(&self, file: &Path) -> Result<Option<PathBuf>> {
         self.service.restore(file)
     }
 

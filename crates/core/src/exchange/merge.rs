@@ -2,43 +2,21 @@
 //! memory record's rule is the memory domain's: `memory::write::import_one`.)
 //!
 //! Every kind is keyed, and a stored state newer than the record is kept, so importing twice
-//! changes nothing. One exception makes a restored slot win: a default slot nobody has written
-//! to yet (empty, never changed since it was seeded) gives way to any imported state, or
-//! opening the new store once before importing would silently keep the empty defaults.
+//! changes nothing. One exception makes a restored slot win: a slot nobody has written to yet
+//! (empty, never changed since it was seeded) gives way to an imported slot that was written to,
+//! or opening the new store once before importing would silently keep the empty defaults.
 
 use crate::error::{Error, Result};
 use crate::exchange::{ObservationRecord, SlotRecord, SlotSeedsRecord};
 use crate::memory::WriteStatus;
 use crate::redact::redact;
 use crate::session::{Session, SessionKey, SessionTx};
-use crate::slot::{MAX_DESCRIPTION_CHARS, Slot, SlotTx, limit};
+use crate::slot::operations::checked;
+use crate::slot::{Slot, SlotTx};
 
 /// Validates and redacts a slot record as every slot write is checked.
 pub fn slot(record: SlotRecord) -> Result<Slot> {
-    let mut slot = Slot::from(record);
-    slot.limit = limit(slot.limit)?;
-    slot.content = redact(&slot.content).into_owned();
-    let chars = slot.chars();
-    if chars > slot.limit {
-        return Err(Error::TooLarge {
-            field: "content".into(),
-            message: format!(
-                "slot {} holds {chars} characters; its limit is {}",
-                slot.label, slot.limit
-            ),
-        });
-    }
-    if let Some(description) = &slot.description {
-        let chars = description.chars().count();
-        if chars > MAX_DESCRIPTION_CHARS {
-            return Err(Error::invalid(
-                "description",
-                format!("is {chars} characters; the limit is {MAX_DESCRIPTION_CHARS}"),
-            ));
-        }
-        slot.description = Some(redact(description).into_owned());
-    }
-    Ok(slot)
+    checked(Slot::from(record))
 }
 
 /// Imports one validated slot by scope and label.
@@ -47,8 +25,9 @@ pub fn import_slot(tx: &mut dyn SlotTx, slot: &Slot) -> Result<WriteStatus> {
         tx.put_slot(slot)?;
         return Ok(WriteStatus::Created);
     };
-    let untouched_default = current.content.is_empty() && current.created_at == current.updated_at;
-    if current == *slot || !(slot.updated_at > current.updated_at || untouched_default) {
+    let untouched = |slot: &Slot| slot.content.is_empty() && slot.created_at == slot.updated_at;
+    let newer = slot.updated_at > current.updated_at;
+    if current == *slot || !(newer || untouched(&current) && !untouched(slot)) {
         return Ok(WriteStatus::Unchanged);
     }
     tx.put_slot(slot)?;

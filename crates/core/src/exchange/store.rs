@@ -2,7 +2,7 @@
 //! ([`ExchangeStore::export`]), and byte-level backups of the database. Import needs nothing of
 //! its own: it writes through the domains' transactions.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::Result;
 use crate::exchange::Counts;
@@ -41,6 +41,8 @@ pub trait ExchangeStore: Send + Sync {
 
     /// Replaces everything the store holds with the copy in `file` (made by
     /// [`ExchangeStore::backup`], possibly by an older cairn), in one step other readers see
-    /// whole. A file that is not such a copy is refused and nothing changes.
-    fn restore(&self, file: &Path) -> Result<()>;
+    /// whole. What the store held is first backed up beside it; returns where (`None` for a
+    /// store without a file), so a restore can be undone with another. A file that is not such
+    /// a copy is refused and nothing changes.
+    fn restore(&self, file: &Path) -> Result<Option<PathBuf>>;
 }

@@ -477,6 +477,17 @@ fn refuse_read_only(slot: &Slot) -> Result<()> {
     })
 }
 
+/// A slot from elsewhere (an import) as a write would store it: a limit in range, content
+/// trimmed, redacted and within the limit, a description trimmed, redacted and short enough.
+pub(crate) fn checked(mut slot: Slot) -> Result<Slot> {
+    slot.limit = slot::limit(slot.limit)?;
+    slot.description = description(slot.description.as_deref())?;
+    let content = clean(&std::mem::take(&mut slot.content));
+    check_fits(&slot, &content, "would hold")?;
+    slot.content = content;
+    Ok(slot)
+}
+
 /// Refuses `content` when it is longer than the slot's limit.
 fn check_fits(slot: &Slot, content: &str, verb: &str) -> Result<()> {
     let chars = content.chars().count();

@@ -10,7 +10,7 @@ use crate::error::{Error, RecordAt};
 use crate::exchange::Header;
 use crate::memory::{Category, MemoryFilter, NewMemory, Source, Visibility};
 use crate::scope::{ProjectName, Scope};
-use crate::slot::{NewSlot, PENDING_ITEMS, SlotAddress, SlotLabel, SlotScope};
+use crate::slot::{DEFAULT_SLOTS, NewSlot, PENDING_ITEMS, SlotAddress, SlotLabel, SlotScope};
 
 fn acme() -> ProjectName {
     ProjectName::new("acme").expect("valid project")
@@ -67,8 +67,15 @@ pub fn everything_a_store_holds_round_trips_byte_for_byte(factory: StoreFactory)
     let exported = source.export();
     let counts = header(&exported).counts;
     assert_eq!(counts.sessions, 2);
-    assert!(counts.memories >= 4, "{counts:?}"); // two summaries beside the memories
-    assert!(counts.slots >= 5 && counts.slot_seeds == 2, "{counts:?}");
+    // Two memories and the two sessions' summaries.
+    assert_eq!(counts.memories, 4, "{counts:?}");
+    // Every default, seeded once (global and acme), less the deleted persona, plus runbook.
+    assert_eq!(
+        counts.slots,
+        DEFAULT_SLOTS.len() as u64 - 1 + 1,
+        "{counts:?}"
+    );
+    assert_eq!(counts.slot_seeds, 2, "{counts:?}");
     assert_eq!(counts.observations, 8, "{counts:?}");
     assert_eq!(
         exported.lines().count() as u64,
@@ -289,7 +296,8 @@ pub fn an_imported_slot_replaces_an_untouched_default_but_not_a_newer_edit(facto
     target.clock.advance(Span::new().hours(1));
     assert_eq!(target.service.slot(&pending).unwrap().content, "");
     let report = target.import(&exported).unwrap();
-    assert!(report.slots.updated >= 1, "{report:?}");
+    // Only pending_items was ever written in the old store; the other defaults are equal.
+    assert_eq!(report.slots.updated, 1, "{report:?}");
     assert_eq!(
         target.service.slot(&pending).unwrap().content,
         "- from the old machine"
