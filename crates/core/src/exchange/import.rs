@@ -95,7 +95,8 @@ pub fn import(
             header: None,
             progress: &mut *progress,
         };
-        if starts_an_array(input)? {
+        let (array, blank_lines) = opening(input)?;
+        if array {
             let mut text = String::new();
             input.read_to_string(&mut text)?;
             let elements: Vec<serde_json::Value> =
@@ -105,7 +106,7 @@ pub fn import(
             }
         } else {
             let mut line = String::new();
-            let mut number = 0;
+            let mut number = blank_lines;
             loop {
                 line.clear();
                 if input.read_line(&mut line)? == 0 {
@@ -123,24 +124,25 @@ pub fn import(
     Ok(report)
 }
 
-/// True when the first character that is not white space opens a JSON array; the white space
-/// is consumed.
-fn starts_an_array(input: &mut dyn BufRead) -> Result<bool> {
+/// Skips the white space before the first record: whether that record opens a JSON array,
+/// and how many lines the skipped space held (so line numbers stay true).
+fn opening(input: &mut dyn BufRead) -> Result<(bool, u64)> {
+    let mut lines = 0;
     loop {
         let buffer = input.fill_buf()?;
         if buffer.is_empty() {
-            return Ok(false);
+            return Ok((false, lines));
         }
         let blank = buffer
             .iter()
             .take_while(|b| b.is_ascii_whitespace())
             .count();
-        if blank < buffer.len() {
-            let opens = buffer[blank] == b'[';
-            input.consume(blank);
-            return Ok(opens);
-        }
+        lines += buffer[..blank].iter().filter(|b| **b == b'\n').count() as u64;
+        let opens = buffer.get(blank).map(|b| *b == b'[');
         input.consume(blank);
+        if let Some(opens) = opens {
+            return Ok((opens, lines));
+        }
     }
 }
 

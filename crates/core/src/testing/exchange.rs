@@ -223,6 +223,18 @@ pub fn a_bad_plain_record_anywhere_imports_nothing(factory: StoreFactory) {
             error.to_string().contains("nothing was imported"),
             "{error}"
         );
+        let after_blank_lines = format!("\n  \n{bad}\n");
+        let error = h.import(&after_blank_lines).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                Error::ImportRecord {
+                    at: RecordAt::Line(3),
+                    ..
+                }
+            ),
+            "blank lines before the first record still count: {error}"
+        );
         let array = format!("[{good}, {bad}]");
         let error = h.import(&array).unwrap_err();
         assert!(
