@@ -7,6 +7,7 @@ pub mod collection;
 pub mod corpus;
 pub mod cranfield;
 pub mod embedding;
+pub mod exchange;
 pub mod hybrid;
 pub mod locomo;
 pub mod measure;

@@ -10,7 +10,7 @@
 //! target/release/cairn-bench scale --sizes 10000,100000
 //! ```
 
-use cairn_bench::{agents, cranfield, embedding, hybrid, locomo, scale, serve};
+use cairn_bench::{agents, cranfield, embedding, exchange, hybrid, locomo, scale, serve};
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -42,6 +42,15 @@ enum Command {
         /// `cairn search` processes per size (and as many in-process searches).
         #[arg(long, default_value_t = 50)]
         search_runs: usize,
+    },
+    /// Moving a store: `cairn export`, `cairn import` of that export and of plain records,
+    /// `cairn backup` (memories per second, medians), and the round trip checked byte for byte.
+    Exchange {
+        #[command(flatten)]
+        run: CorpusRun,
+        /// Runs of each step per size (the median is reported).
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
     },
     /// `cairn serve` under load from wrk: search and store throughput, latency, errors, RSS.
     Serve {
@@ -286,6 +295,17 @@ fn main() -> Result<()> {
             };
             let results = scale::run(&options, &mut |step| eprintln!("… {step}"))?;
             run.print(&results, || scale::table(&results))?;
+        }
+        Command::Exchange { run, runs } => {
+            let options = exchange::ExchangeOptions {
+                sizes: run.sizes.clone(),
+                runs: runs.max(1),
+                cairn: run.cairn()?,
+                seed: run.seed,
+                workdir: run.workdir.clone(),
+            };
+            let results = exchange::run(&options, &mut |step| eprintln!("… {step}"))?;
+            run.print(&results, || exchange::table(&results))?;
         }
         Command::Serve {
             run,

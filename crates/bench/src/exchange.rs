@@ -1,0 +1,186 @@
+//! The exchange workload: moving a store through the real `cairn` binary.
+//!
+//! For each size: the synthetic corpus is imported once (the store to move); then, each timed
+//! `runs` times with the median reported, `cairn export` writes it (memories and slots),
+//! `cairn import` reads that export into a fresh store, `cairn import` reads the same memories
+//! as plain records (`{"content", "title", "tags", "category", "created_at"}`, each validated,
+//! redacted and deduplicated like `cairn store`), and `cairn backup` copies the database.
+//! The round trip is checked: the fresh store's export must equal the first byte for byte.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+use serde_json::json;
+
+use crate::measure::{median, run_child};
+use crate::scale::write_corpus;
+
+pub struct ExchangeOptions {
+    pub sizes: Vec<u64>,
+    pub runs: usize,
+    pub cairn: PathBuf,
+    pub seed: u64,
+    pub workdir: Option<PathBuf>,
+}
+
+/// Throughput of one step: memories per second (median of runs) and the process's peak RSS.
+#[derive(Debug, Serialize)]
+pub struct StepResult {
+    pub seconds_median: f64,
+    pub per_second_median: f64,
+    pub peak_rss_mib: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ExchangeResult {
+    pub memories: u64,
+    pub export: StepResult,
+    pub import_export: StepResult,
+    pub import_plain: StepResult,
+    pub backup: StepResult,
+    pub export_bytes_per_memory: f64,
+    /// The re-imported store exported the same bytes.
+    pub round_trip_identical: bool,
+}
+
+pub fn run(
+    options: &ExchangeOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<ExchangeResult>> {
+    let workdir = options.workdir.clone().unwrap_or_else(std::env::temp_dir);
+    std::fs::create_dir_all(&workdir)
+        .with_context(|| format!("cannot create the work directory {}", workdir.display()))?;
+    let scratch = tempfile::Builder::new()
+        .prefix("cairn-bench-exchange-")
+        .tempdir_in(workdir)?;
+    let mut results = Vec::new();
+    for &size in &options.sizes {
+        // One directory per size, removed before the next.
+        let dir = scratch.path().join(size.to_string());
+        std::fs::create_dir_all(&dir)?;
+        let cairn = |db: PathBuf| {
+            let mut command = Command::new(&options.cairn);
+            command.arg("--db").arg(db).arg("--quiet");
+            command
+        };
+        let file = |name: &str| dir.join(name);
+        progress(&format!("{size}: generating and importing the corpus"));
+        write_corpus(&file("corpus.jsonl"), size, options.seed)?;
+        run_child(
+            cairn(file("source.db"))
+                .arg("import")
+                .arg(file("corpus.jsonl")),
+        )?;
+        write_plain(&file("corpus.jsonl"), &file("plain.jsonl"))?;
+
+        let mut step = |name: &str, make: &dyn Fn(usize) -> Command| -> Result<StepResult> {
+            let mut seconds = Vec::new();
+            let mut peak = 0;
+            for attempt in 0..options.runs {
+                progress(&format!("{size}: {name} {}/{}", attempt + 1, options.runs));
+                let run = run_child(&mut make(attempt))?;
+                seconds.push(run.wall.as_secs_f64());
+                peak = peak.max(run.peak_rss_bytes);
+            }
+            let median = median(&mut seconds);
+            Ok(StepResult {
+                seconds_median: median,
+                per_second_median: size as f64 / median,
+                peak_rss_mib: peak as f64 / (1024.0 * 1024.0),
+            })
+        };
+        let store = |kind: &str, attempt: usize| file(&format!("{kind}-{attempt}.db"));
+        let export = step("export", &|_| {
+            let mut command = cairn(file("source.db"));
+            command.arg("export").arg(file("export.jsonl"));
+            command
+        })?;
+        let import_export = step("import of the export", &|attempt| {
+            let mut command = cairn(store("moved", attempt));
+            command.arg("import").arg(file("export.jsonl"));
+            command
+        })?;
+        let import_plain = step("import of plain records", &|attempt| {
+            let mut command = cairn(store("plain", attempt));
+            command.arg("import").arg(file("plain.jsonl"));
+            command
+        })?;
+        let backup = step("backup", &|attempt| {
+            let mut command = cairn(file("source.db"));
+            command.arg("backup").arg(store("backup", attempt));
+            command
+        })?;
+
+        progress(&format!("{size}: checking the round trip"));
+        run_child(
+            cairn(store("moved", 0))
+                .arg("export")
+                .arg(file("again.jsonl")),
+        )?;
+        let exported = std::fs::read(file("export.jsonl"))?;
+        let round_trip_identical = std::fs::read(file("again.jsonl"))? == exported;
+        std::fs::remove_dir_all(&dir)?;
+        results.push(ExchangeResult {
+            memories: size,
+            export,
+            import_export,
+            import_plain,
+            backup,
+            export_bytes_per_memory: exported.len() as f64 / size as f64,
+            round_trip_identical,
+        });
+    }
+    Ok(results)
+}
+
+/// The corpus's memories as plain records, as a person or another tool would write them.
+fn write_plain(corpus: &Path, plain: &Path) -> Result<()> {
+    let mut out = BufWriter::new(File::create(plain)?);
+    for line in BufReader::new(File::open(corpus)?).lines() {
+        let record: serde_json::Value = serde_json::from_str(&line?)?;
+        let field = |name: &str| record[name].clone();
+        let plain = json!({
+            "content": field("content"),
+            "title": field("title"),
+            "tags": field("tags"),
+            "category": field("category"),
+            "project": field("project"),
+            "created_at": field("created_at"),
+        });
+        serde_json::to_writer(&mut out, &plain)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// A plain table for people.
+pub fn table(results: &[ExchangeResult]) -> String {
+    let mut out = String::from(
+        "memories  export/s  import export/s  import plain/s  backup/s  peak RSS MiB (export/import/plain)  bytes/memory  round trip\n",
+    );
+    for r in results {
+        out.push_str(&format!(
+            "{:>8}  {:>8.0}  {:>15.0}  {:>14.0}  {:>8.0}  {:>9.1} / {:.1} / {:.1}  {:>21.0}  {}\n",
+            r.memories,
+            r.export.per_second_median,
+            r.import_export.per_second_median,
+            r.import_plain.per_second_median,
+            r.backup.per_second_median,
+            r.export.peak_rss_mib,
+            r.import_export.peak_rss_mib,
+            r.import_plain.peak_rss_mib,
+            r.export_bytes_per_memory,
+            if r.round_trip_identical {
+                "identical"
+            } else {
+                "DIFFERENT"
+            },
+        ));
+    }
+    out
+}
