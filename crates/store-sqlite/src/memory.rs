@@ -82,8 +82,11 @@ impl MemoryTx for SqliteTx<'_, '_> {
         now: Timestamp,
     ) -> Result<Option<Memory>> {
         let live = visible_sql("m", Visibility::VISIBLE, "?3");
+        // Named, because to serve the ORDER BY the planner otherwise walks every memory of the
+        // project by `memories_by_project_updated`: every write would cost the project's size.
         let sql = format!(
-            "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.project = ?1 AND m.topic_key = ?2 \
+            "SELECT {MEMORY_COLUMNS} FROM memories m INDEXED BY memories_by_topic \
+             WHERE m.project = ?1 AND m.topic_key = ?2 \
              AND {live} \
              ORDER BY m.updated_at DESC LIMIT 1"
         );
@@ -98,8 +101,10 @@ impl MemoryTx for SqliteTx<'_, '_> {
         now: Timestamp,
     ) -> Result<Vec<Memory>> {
         let live = visible_sql("m", Visibility::VISIBLE, "?3");
+        // Named for the same reason as in `find_by_topic` (`memories_by_project_created`).
         let sql = format!(
-            "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.project = ?1 AND m.content_hash = ?2 \
+            "SELECT {MEMORY_COLUMNS} FROM memories m INDEXED BY memories_by_content \
+             WHERE m.project = ?1 AND m.content_hash = ?2 \
              AND {live} \
              ORDER BY m.created_at"
         );
