@@ -39,6 +39,7 @@ pub struct Config {
     pub context: ContextConfig,
     pub summarizer: SummarizerConfig,
     pub slots: SlotsConfig,
+    pub conflicts: ConflictsConfig,
 }
 
 /// Agent sessions and observations, as hooks record them.
@@ -81,6 +82,25 @@ impl Default for SlotsConfig {
     fn default() -> Self {
         SlotsConfig {
             reflect_on_session_end: true,
+        }
+    }
+}
+
+/// Conflict candidates: what a write reports as memories it may contradict, refine or replace.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ConflictsConfig {
+    /// Look for candidates on every store and update.
+    pub detect: bool,
+    /// The most candidates one write reports (and records as pending judgments).
+    pub max_candidates: usize,
+}
+
+impl Default for ConflictsConfig {
+    fn default() -> Self {
+        ConflictsConfig {
+            detect: true,
+            max_candidates: 3,
         }
     }
 }

@@ -83,6 +83,69 @@ impl<'de> Deserialize<'de> for MemoryId {
     }
 }
 
+/// The identity of one relation between two memories: the *judgment id* a write hands back
+/// with each candidate, which an agent or person names to settle it. A random (v4) UUID, shown
+/// by its first [`HANDLE_LEN`] hex digits like a memory.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RelationId(Uuid);
+
+impl RelationId {
+    /// Mints a new random id.
+    pub fn generate() -> Self {
+        RelationId(Uuid::new_v4())
+    }
+
+    /// The short handle shown to people.
+    pub fn handle(&self) -> String {
+        let mut simple = self.0.simple().to_string();
+        simple.truncate(HANDLE_LEN);
+        simple
+    }
+
+    /// Reads a full judgment id, or `None` when `text` is a prefix (or nothing like an id).
+    pub fn parse_full(text: &str) -> Option<Self> {
+        Uuid::parse_str(text.trim()).ok().map(RelationId)
+    }
+}
+
+impl fmt::Display for RelationId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0.hyphenated(), f)
+    }
+}
+
+impl fmt::Debug for RelationId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RelationId({})", self.0.hyphenated())
+    }
+}
+
+impl FromStr for RelationId {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        RelationId::parse_full(s).ok_or_else(|| {
+            Error::invalid(
+                "judgment_id",
+                format!("'{s}' is not a judgment id (a UUID)"),
+            )
+        })
+    }
+}
+
+impl Serialize for RelationId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for RelationId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// What a person typed to name a memory: a full id or a hex prefix of one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IdRef {
@@ -118,8 +181,33 @@ impl IdRef {
     }
 }
 
+/// What a person typed to name a judgment: a full id or a hex prefix of one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RelationRef {
+    Full(RelationId),
+    /// A prefix in the stored (hyphenated, lowercase) form.
+    Prefix(String),
+}
+
+impl RelationRef {
+    /// Parses a full judgment id or a prefix of at least [`MIN_PREFIX_LEN`] hex digits.
+    pub fn parse(text: &str) -> Result<Self, Error> {
+        match IdRef::parse(text) {
+            Ok(IdRef::Full(id)) => Ok(RelationRef::Full(RelationId(id.0))),
+            Ok(IdRef::Prefix(prefix)) => Ok(RelationRef::Prefix(prefix)),
+            Err(_) => Err(Error::invalid(
+                "judgment_id",
+                format!(
+                    "'{text}' is neither a judgment id nor a handle of one (at least \
+                     {MIN_PREFIX_LEN} hex digits)"
+                ),
+            )),
+        }
+    }
+}
+
 /// Inserts the UUID dashes (after hex digits 8, 12, 16 and 20) into a hex prefix.
-fn hyphenate_prefix(hex: &str) -> String {
+pub(crate) fn hyphenate_prefix(hex: &str) -> String {
     let mut out = String::with_capacity(hex.len() + 4);
     for (index, c) in hex.chars().enumerate() {
         if matches!(index, 8 | 12 | 16 | 20) {

@@ -7,6 +7,8 @@
 //!
 //! - [`memory`]: the unit, its write path (validate, redact, dedupe, topic upsert), filters and
 //!   [`memory::Visibility`], extraction;
+//! - [`relation`]: conflicts and supersession — candidates found on every write, verdicts,
+//!   the annotations search results carry;
 //! - [`search`]: the pipeline — lexical, fuzzy and semantic signals fused into one ranking —
 //!   over the query language of [`query`];
 //! - [`embedding`]: vectors, the embedding queue and its background worker;
@@ -35,6 +37,7 @@ mod module_graph;
 pub mod project;
 pub mod query;
 pub mod redact;
+pub mod relation;
 pub mod scope;
 pub mod search;
 pub mod service;
@@ -47,7 +50,7 @@ pub mod testing;
 pub mod tokens;
 
 pub use error::{Error, RecordAt, Result};
-pub use id::{IdRef, MemoryId};
+pub use id::{IdRef, MemoryId, RelationId, RelationRef};
 pub use memory::{
     Category, Importance, Memory, MemoryPatch, NewMemory, Revision, Source, TopicKey, WriteOutcome,
     WriteStatus,

@@ -106,6 +106,18 @@ pub enum ScopeFilter {
     ProjectAndGlobal(ProjectName),
     /// Only global memories.
     Global,
+    /// Only one project's memories (not the global ones).
+    Project(ProjectName),
     /// Every scope.
     All,
+}
+
+impl ScopeFilter {
+    /// Exactly the memories of `scope`: one project's, or the global ones.
+    pub fn only(scope: &Scope) -> Self {
+        match scope {
+            Scope::Global => ScopeFilter::Global,
+            Scope::Project(project) => ScopeFilter::Project(project.clone()),
+        }
+    }
 }

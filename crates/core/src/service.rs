@@ -3,7 +3,7 @@
 //! [`MemoryService`] is built once from its [`ServiceParts`] (the store, the model and summariser
 //! when there are any, the clock) and the [`Config`]. Each public method is a short delegation
 //! into the domain that owns the behaviour — [`Memories`], [`Searcher`], [`Embeddings`],
-//! [`Sessions`], [`Slots`], [`ContextBuilder`], [`exchange`] — each handed exactly the parts it
+//! [`Relations`], [`Sessions`], [`Slots`], [`ContextBuilder`], [`exchange`] — each handed exactly the parts it
 //! needs. Adapters
 //! do not call it directly: they go through [`crate::api::Api`], the one front door of the CLI,
 //! MCP and HTTP.
@@ -23,10 +23,14 @@ use crate::embedding::{
 };
 use crate::error::Result;
 use crate::exchange::{self, Counts, ExportOptions, ImportReport, import::Importer};
-use crate::id::IdRef;
+use crate::id::{IdRef, MemoryId, RelationRef};
 use crate::memory::{
     ListQuery, Memories, Memory, MemoryFilter, MemoryHistory, MemoryPatch, NewMemory, PruneReport,
     PruneRule, StoreStats, TagCount, WriteOutcome,
+};
+use crate::relation::{
+    Compared, Detection, NewVerdict, RelationFilter, RelationStats, RelationView, Relations,
+    ScanReport,
 };
 use crate::scope::{ProjectName, Scope};
 use crate::search::{SearchMode, SearchRequest, SearchResults, Searcher};
@@ -83,6 +87,14 @@ impl MemoryService {
 
     fn memory_ops(&self) -> Memories<'_> {
         Memories::new(self.store.as_ref(), &self.config.limits, &self.clock)
+    }
+
+    fn relation_ops(&self) -> Relations<'_> {
+        Relations::new(
+            self.memory_ops(),
+            &self.config.conflicts,
+            self.embedder.as_deref(),
+        )
     }
 
     fn search_ops(&self) -> Searcher<'_> {
@@ -159,14 +171,16 @@ impl MemoryService {
 
     // Memories (`memory::operations`).
 
-    /// Stores a memory: `created`, `duplicate` or `updated`.
+    /// Stores a memory: `created`, `duplicate` or `updated`; then records the memories it
+    /// may contradict as pending judgments (`relation::operations`).
     pub fn store(&self, new: NewMemory) -> Result<WriteOutcome> {
-        self.memory_ops().store(new)
+        self.relation_ops().store_memory(new, Detection::Full)
     }
 
-    /// Applies a patch to a visible memory, keeping its previous state in the history.
+    /// Applies a patch to a visible memory, keeping its previous state in the history; then
+    /// records its conflict candidates.
     pub fn update(&self, target: &IdRef, patch: MemoryPatch) -> Result<WriteOutcome> {
-        self.memory_ops().update(target, patch)
+        self.relation_ops().update(target, patch)
     }
 
     /// Finds a memory by id or handle; hidden ones only with `include_hidden`.
@@ -270,8 +284,60 @@ impl MemoryService {
         entered_by: Option<String>,
         session_id: Option<String>,
     ) -> Result<Vec<WriteOutcome>> {
-        self.memory_ops()
-            .extract(text, scope, entered_by, session_id)
+        let outcomes = self
+            .memory_ops()
+            .extract(text, scope, entered_by, session_id)?;
+        self.detect_by_words(outcomes)
+    }
+
+    /// Records the conflict candidates of writes a hook or an import made (by words: they
+    /// never load a model).
+    fn detect_by_words(&self, outcomes: Vec<WriteOutcome>) -> Result<Vec<WriteOutcome>> {
+        let relations = self.relation_ops();
+        outcomes
+            .into_iter()
+            .map(|outcome| relations.detect(outcome, Detection::Words))
+            .collect()
+    }
+
+    // Relations (`relation::operations`).
+
+    /// Settles a pending judgment (or re-judges a settled one, keeping the earlier verdict).
+    pub fn judge(&self, judgment: &RelationRef, verdict: NewVerdict) -> Result<RelationView> {
+        self.relation_ops().judge(judgment, verdict)
+    }
+
+    /// Records a verdict on two memories directly.
+    pub fn compare(&self, a: &IdRef, b: &IdRef, verdict: NewVerdict) -> Result<Compared> {
+        self.relation_ops().compare(a, b, verdict)
+    }
+
+    pub fn relation(&self, judgment: &RelationRef) -> Result<RelationView> {
+        self.relation_ops().show(judgment)
+    }
+
+    pub fn relations(&self, filter: &RelationFilter) -> Result<Vec<RelationView>> {
+        self.relation_ops().list(filter)
+    }
+
+    /// The relations of these memories, both directions.
+    pub fn relations_of(&self, ids: &[MemoryId]) -> Result<Vec<RelationView>> {
+        self.relation_ops().relations_of(ids)
+    }
+
+    pub fn relation_stats(&self, scope: Option<&Scope>) -> Result<RelationStats> {
+        self.relation_ops().stats(scope)
+    }
+
+    /// Walks a scope for pairs never related; records the best `max_insert` with `apply`.
+    pub fn scan_conflicts(
+        &self,
+        scope: &Scope,
+        apply: bool,
+        max_insert: usize,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<ScanReport> {
+        self.relation_ops().scan(scope, apply, max_insert, progress)
     }
 
     // Search (`search::pipeline`).
@@ -322,7 +388,8 @@ impl MemoryService {
     /// Records agent events in one transaction, summarises the sessions that ended or
     /// compacted, then reflects those that ended into their project's slots.
     pub fn record_events(&self, events: &[AgentEvent]) -> Result<Recorded> {
-        let report = self.session_ops().record_events(events)?;
+        let mut report = self.session_ops().record_events(events)?;
+        report.extracted = self.detect_by_words(std::mem::take(&mut report.extracted))?;
         self.slot_ops().reflect_ended(report)
     }
 

@@ -54,6 +54,10 @@ pub fn condition(filter: &MemoryFilter, now: Timestamp) -> SqlCondition {
             params.push(Value::Text(project.as_str().to_string()));
         }
         ScopeFilter::Global => parts.push("m.project = ''".into()),
+        ScopeFilter::Project(project) => {
+            parts.push("m.project = ?".into());
+            params.push(Value::Text(project.as_str().to_string()));
+        }
         ScopeFilter::All => {}
     }
     if let Some(category) = filter.category {

@@ -20,6 +20,7 @@ mod filter;
 mod memory;
 pub mod migrations;
 mod read;
+mod relation;
 mod rows;
 mod session;
 mod slot;

@@ -135,6 +135,16 @@ impl MemoryTx for SqliteTx<'_, '_> {
         Ok(rows::revisions_of(&self.tx, seq)?)
     }
 
+    fn clear_revisions(&mut self, id: &MemoryId) -> Result<()> {
+        let seq = self.seq(id)?;
+        self.tx
+            .prepare_cached("DELETE FROM memory_revisions WHERE memory_seq = ?1")
+            .sql()?
+            .execute([seq])
+            .sql()?;
+        Ok(())
+    }
+
     fn add_revision(&mut self, id: &MemoryId, revision: &Revision) -> Result<()> {
         let seq = self.seq(id)?;
         Ok(rows::insert_revision(&self.tx, seq, revision)?)
@@ -160,6 +170,7 @@ impl MemoryTx for SqliteTx<'_, '_> {
                 .sql()?;
             // Links and revisions go by ON DELETE CASCADE; the index entry explicitly.
             rows::unindex_text(&self.tx, &indexed)?;
+            crate::relation::delete_relations_of(&self.tx, id)?;
             self.tx
                 .prepare_cached("DELETE FROM memories WHERE seq = ?1")
                 .sql()?

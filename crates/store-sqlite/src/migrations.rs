@@ -18,6 +18,7 @@ const MIGRATIONS: &[(u32, &str)] = &[
     (5, include_str!("../migrations/0005_project_order.sql")),
     (6, include_str!("../migrations/0006_slots.sql")),
     (7, include_str!("../migrations/0007_vector_spaces.sql")),
+    (8, include_str!("../migrations/0008_relations.sql")),
 ];
 
 /// The schema version this build writes.

@@ -318,6 +318,32 @@ pub fn scan(
     Ok(best.into_iter().map(|Reverse(s)| s).collect())
 }
 
+pub fn vectors(
+    conn: &Connection,
+    space: VectorSpace,
+    ids: &[MemoryId],
+) -> Result<Vec<(MemoryId, Vec<f32>)>> {
+    let mut found = Vec::with_capacity(ids.len());
+    let mut statement = conn
+        .prepare_cached(
+            "SELECT v.vector FROM memories m JOIN memory_vectors v ON v.memory_seq = m.seq \
+             WHERE m.id = ?1 AND v.space = ?2",
+        )
+        .sql()?;
+    for id in ids {
+        let blob: Option<Vec<u8>> = statement
+            .query_row(rusqlite::params![id.to_string(), space.as_str()], |row| {
+                row.get(0)
+            })
+            .optional()
+            .sql()?;
+        if let Some(blob) = blob {
+            found.push((*id, from_blob(&blob)));
+        }
+    }
+    Ok(found)
+}
+
 fn to_blob(vector: &[f32]) -> Vec<u8> {
     vector.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
@@ -352,6 +378,10 @@ impl VectorStore for SqliteStore {
 
     fn embedding_counts(&self, space: VectorSpace) -> Result<EmbeddingCounts> {
         counts(&self.reader(), space)
+    }
+
+    fn vectors(&self, space: VectorSpace, ids: &[MemoryId]) -> Result<Vec<(MemoryId, Vec<f32>)>> {
+        vectors(&self.reader(), space, ids)
     }
 
     fn nearest(

@@ -81,10 +81,7 @@ fn write_outcomes() {
         WriteStatus::Duplicate,
         WriteStatus::Updated,
     ] {
-        let outcome = WriteOutcome {
-            status,
-            memory: decision(),
-        };
+        let outcome = WriteOutcome::new(status, decision());
         insta::assert_snapshot!(format!("write_{status}"), all(View::Write(&outcome)));
     }
     let quiet = Style {
@@ -93,10 +90,7 @@ fn write_outcomes() {
         tz: TimeZone::UTC,
         color: false,
     };
-    let outcome = WriteOutcome {
-        status: WriteStatus::Created,
-        memory: decision(),
-    };
+    let outcome = WriteOutcome::new(WriteStatus::Created, decision());
     assert_eq!(
         render(&View::Write(&outcome), &quiet),
         "3f9a0c1b-2d4e-4f60-8a7b-9c0d1e2f3a4b\n"

@@ -12,6 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
+use crate::memory::headline;
 
 /// Which model made a vector: its name, its dimensions and the SHA-256 of its weights.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,27 +55,7 @@ pub trait Embedder: Send + Sync {
 /// recall_any@5 from 0.478 to 0.508 and MRR from 0.319 to 0.352 (`cairn-bench locomo`). Backends build a pending
 /// memory's text with this, so every store embeds the same text.
 pub fn embedding_text(title: Option<&str>, content: &str) -> String {
-    let headline = match title {
-        Some(title) => title,
-        None => opening(content),
-    };
-    format!("{headline}\n{content}")
-}
-
-/// The longest opening, in characters, used as an untitled memory's headline.
-pub const HEADLINE_CHARS: usize = 80;
-
-/// The first line of `text`, cut at the last word boundary within [`HEADLINE_CHARS`] (or at the
-/// limit, for one long word).
-fn opening(text: &str) -> &str {
-    let line = text.trim_start().lines().next().unwrap_or_default();
-    let Some((limit, _)) = line.char_indices().nth(HEADLINE_CHARS) else {
-        return line;
-    };
-    match line[..limit].rfind(char::is_whitespace) {
-        Some(space) if space > 0 => line[..space].trim_end(),
-        _ => &line[..limit],
-    }
+    format!("{}\n{content}", headline(title, content))
 }
 
 /// Dot product; for unit vectors, the cosine similarity.
@@ -89,6 +70,7 @@ pub const HOW_TO_ENABLE: &str =
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::memory::HEADLINE_CHARS;
 
     #[test]
     fn a_memory_is_embedded_with_its_headline_first() {

@@ -28,6 +28,9 @@ pub trait VectorStore: Send + Sync {
     /// How many memories have a vector of the space, and how many (not forgotten) wait for one.
     fn embedding_counts(&self, space: VectorSpace) -> Result<EmbeddingCounts>;
 
+    /// The stored vectors of the space for those of `ids` that have one, in no particular order.
+    fn vectors(&self, space: VectorSpace, ids: &[MemoryId]) -> Result<Vec<(MemoryId, Vec<f32>)>>;
+
     /// The `depth` memories under the filter whose vectors of the space are nearest `query`
     /// (highest dot product first, the similarity as the raw score).
     fn nearest(

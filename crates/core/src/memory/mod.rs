@@ -30,7 +30,8 @@ pub mod write;
 
 pub use filter::{ListQuery, MemoryFilter, PruneRule, SortKey, SortOrder, Visibility};
 pub use model::{
-    Category, Importance, Memory, Revision, Source, TopicKey, WriteOutcome, WriteStatus,
+    Category, ConflictCandidate, HEADLINE_CHARS, Importance, Memory, Revision, Source, TopicKey,
+    WriteOutcome, WriteStatus, headline,
 };
 pub use new::{MemoryPatch, NewMemory};
 pub use operations::{Memories, MemoryHistory, PruneReport};

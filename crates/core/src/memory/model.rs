@@ -12,7 +12,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::id::MemoryId;
+use crate::id::{MemoryId, RelationId};
 use crate::scope::Scope;
 use crate::tag::Tag;
 
@@ -305,6 +305,12 @@ impl Memory {
         self.expires_at.is_some_and(|at| at <= now)
     }
 
+    /// What this memory is about in one line: its title, else the opening of its content (see
+    /// [`headline`]).
+    pub fn headline(&self) -> &str {
+        headline(self.title.as_deref(), &self.content)
+    }
+
     /// The revisable part of this memory, as a history entry numbered `number`.
     pub fn to_revision(&self, number: u32) -> Revision {
         Revision {
@@ -317,6 +323,26 @@ impl Memory {
             expires_at: self.expires_at,
             written_at: self.updated_at,
         }
+    }
+}
+
+/// The longest opening, in characters, used as an untitled memory's headline.
+pub const HEADLINE_CHARS: usize = 80;
+
+/// A memory's headline: its title, or, when it has none, the opening of its content (its first
+/// line, cut at the last word boundary within [`HEADLINE_CHARS`], or at the limit for one long
+/// word). Embedding, annotations and listings name a memory by it.
+pub fn headline<'a>(title: Option<&'a str>, content: &'a str) -> &'a str {
+    if let Some(title) = title {
+        return title;
+    }
+    let line = content.trim_start().lines().next().unwrap_or_default();
+    let Some((limit, _)) = line.char_indices().nth(HEADLINE_CHARS) else {
+        return line;
+    };
+    match line[..limit].rfind(char::is_whitespace) {
+        Some(space) if space > 0 => line[..space].trim_end(),
+        _ => &line[..limit],
     }
 }
 
@@ -370,11 +396,39 @@ impl fmt::Display for WriteStatus {
     }
 }
 
-/// The result of a write: what happened and the memory as it now stands.
+/// The result of a write: what happened, the memory as it now stands, and the stored memories
+/// it may contradict, refine or replace.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WriteOutcome {
     pub status: WriteStatus,
     pub memory: Memory,
+    /// Found by the relation domain after the write (empty for a duplicate or an unchanged
+    /// update); each has a pending judgment waiting for a verdict.
+    pub candidates: Vec<ConflictCandidate>,
+}
+
+impl WriteOutcome {
+    /// An outcome with no candidates (yet).
+    pub fn new(status: WriteStatus, memory: Memory) -> Self {
+        WriteOutcome {
+            status,
+            memory,
+            candidates: Vec::new(),
+        }
+    }
+}
+
+/// A stored memory that a write may contradict, refine or replace, and the judgment that waits
+/// for a verdict on the pair.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConflictCandidate {
+    pub judgment_id: RelationId,
+    pub id: MemoryId,
+    /// The candidate's headline.
+    pub title: String,
+    pub category: Category,
+    /// How alike the two memories are, 0–1 (see `relation::candidates`).
+    pub score: f64,
 }
 
 #[cfg(test)]

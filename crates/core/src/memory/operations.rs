@@ -103,16 +103,10 @@ impl<'a> Memories<'a> {
                 ));
             }
             if same_state(&current, &revised) {
-                return Ok(WriteOutcome {
-                    status: WriteStatus::Unchanged,
-                    memory: current,
-                });
+                return Ok(WriteOutcome::new(WriteStatus::Unchanged, current));
             }
             revise(tx, &current, revised.clone())?;
-            Ok(WriteOutcome {
-                status: WriteStatus::Updated,
-                memory: revised,
-            })
+            Ok(WriteOutcome::new(WriteStatus::Updated, revised))
         })
     }
 

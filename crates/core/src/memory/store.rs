@@ -104,6 +104,9 @@ pub trait MemoryTx {
     /// A memory's revisions, oldest first.
     fn revisions(&mut self, id: &MemoryId) -> Result<Vec<Revision>>;
 
+    /// Deletes every revision of a memory (an import then writes the merged history).
+    fn clear_revisions(&mut self, id: &MemoryId) -> Result<()>;
+
     /// Appends a revision (its number must be new for this memory).
     fn add_revision(&mut self, id: &MemoryId, revision: &Revision) -> Result<()>;
 

@@ -117,32 +117,20 @@ pub(crate) fn store_in(
             ..candidate.clone()
         };
         if same_state(&current, &revised) {
-            return Ok(WriteOutcome {
-                status: WriteStatus::Duplicate,
-                memory: current,
-            });
+            return Ok(WriteOutcome::new(WriteStatus::Duplicate, current));
         }
         revise(tx, &current, revised.clone())?;
-        return Ok(WriteOutcome {
-            status: WriteStatus::Updated,
-            memory: revised,
-        });
+        return Ok(WriteOutcome::new(WriteStatus::Updated, revised));
     }
     let duplicate = tx
         .find_by_content_hash(&candidate.scope, content_hash(&candidate.content), now)?
         .into_iter()
         .find(|m| same_content(&m.content, &candidate.content));
     if let Some(existing) = duplicate {
-        return Ok(WriteOutcome {
-            status: WriteStatus::Duplicate,
-            memory: existing,
-        });
+        return Ok(WriteOutcome::new(WriteStatus::Duplicate, existing));
     }
     tx.insert(candidate)?;
-    Ok(WriteOutcome {
-        status: WriteStatus::Created,
-        memory: candidate.clone(),
-    })
+    Ok(WriteOutcome::new(WriteStatus::Created, candidate.clone()))
 }
 
 /// Keeps `current` as the next revision and writes `revised` in its place.
@@ -188,8 +176,9 @@ pub(crate) fn import_one(tx: &mut dyn MemoryTx, record: MemoryRecord) -> Result<
     history.sort_by_key(|r| r.written_at);
     history.dedup_by(|a, b| a.written_at == b.written_at && a.content == b.content);
     history.retain(|r| !(r.written_at == memory.updated_at && r.content == memory.content));
-    tx.purge(&[current.id])?;
-    tx.insert(&memory)?;
+    // Replaced in place, not purged and inserted: the memory keeps its relations.
+    tx.replace(&memory)?;
+    tx.clear_revisions(&memory.id)?;
     for (index, mut revision) in history.into_iter().enumerate() {
         revision.number = index as u32 + 1;
         tx.add_revision(&memory.id, &revision)?;

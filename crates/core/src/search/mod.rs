@@ -27,6 +27,7 @@ use crate::memory::filter::MemoryFilter;
 use crate::memory::model::Memory;
 use crate::memory::store::SignalHit;
 use crate::query::SearchQuery;
+use crate::relation::Annotation;
 use crate::store::Store;
 
 pub use lexical::{LexicalSignal, RANKING_WINDOW, window_for};
@@ -208,6 +209,9 @@ pub struct SearchHit {
     pub score: f64,
     pub signals: Vec<SignalScore>,
     pub boosts: Boosts,
+    /// What the memory's relations say (`supersedes: #… (…)` …; see
+    /// [`crate::relation::annotation`]).
+    pub annotations: Vec<Annotation>,
 }
 
 /// A page of results and the words they were matched on (query words and fuzzy alternatives).

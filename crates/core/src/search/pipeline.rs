@@ -8,7 +8,7 @@
 //! importance boosts are added, and the requested page is cut. A new signal implements
 //! [`Signal`] and joins the list; the loop and fusion stay as they are.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use jiff::Timestamp;
 
@@ -21,6 +21,7 @@ use crate::id::MemoryId;
 use crate::memory::model::Memory;
 use crate::memory::validate;
 use crate::query::SearchQuery;
+use crate::relation::{annotations, successors};
 use crate::search::fusion::Fusion;
 use crate::search::fuzzy::{FuzzySignal, FuzzyWhen};
 use crate::search::lexical::LexicalSignal;
@@ -192,10 +193,12 @@ impl<'a> Searcher<'a> {
                     score,
                     signals: fused.signals,
                     boosts,
+                    annotations: Vec::new(),
                 })
             })
             .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+        let hits = annotate(self.store, hits, now)?;
         let hits = hits
             .into_iter()
             .skip(request.offset)
@@ -230,5 +233,52 @@ impl<'a> Searcher<'a> {
             importance: self.config.importance_weight * (f64::from(memory.importance.get()) - 3.0)
                 / 2.0,
         }
+    }
+}
+
+/// Gives every hit its annotations (one read for all of them) and moves each superseded hit
+/// to just below its successor when both were found: a superseded memory never ranks above the
+/// memory that replaced it, and it is never dropped.
+fn annotate(store: &dyn Store, hits: Vec<SearchHit>, now: Timestamp) -> Result<Vec<SearchHit>> {
+    let ids: Vec<MemoryId> = hits.iter().map(|h| h.memory.id).collect();
+    let relations = store.relations_of(&ids, now)?;
+    if relations.is_empty() {
+        return Ok(hits);
+    }
+    let mut lines = annotations(&ids, &relations);
+    let found: HashSet<MemoryId> = ids.iter().copied().collect();
+    // Each superseded hit waits for the first of its successors that was found.
+    let mut waiting: HashMap<MemoryId, Vec<SearchHit>> = HashMap::new();
+    let mut ordered: Vec<SearchHit> = Vec::with_capacity(hits.len());
+    let mut placed: HashSet<MemoryId> = HashSet::new();
+    for mut hit in hits {
+        hit.annotations = lines.remove(&hit.memory.id).unwrap_or_default();
+        let successor = successors(&hit.memory.id, &relations)
+            .into_iter()
+            .find(|s| found.contains(s) && !placed.contains(s));
+        match successor {
+            Some(successor) => waiting.entry(successor).or_default().push(hit),
+            None => place(hit, &mut ordered, &mut placed, &mut waiting),
+        }
+    }
+    // A cycle of supersession (a data error) must not lose hits.
+    let mut left: Vec<SearchHit> = waiting.into_values().flatten().collect();
+    left.sort_by(|a, b| b.score.total_cmp(&a.score));
+    ordered.extend(left);
+    Ok(ordered)
+}
+
+/// Places `hit`, then whatever waited for it, recursively.
+fn place(
+    hit: SearchHit,
+    ordered: &mut Vec<SearchHit>,
+    placed: &mut HashSet<MemoryId>,
+    waiting: &mut HashMap<MemoryId, Vec<SearchHit>>,
+) {
+    let id = hit.memory.id;
+    ordered.push(hit);
+    placed.insert(id);
+    for follower in waiting.remove(&id).unwrap_or_default() {
+        place(follower, ordered, placed, waiting);
     }
 }

@@ -29,11 +29,13 @@ use crate::tag::Tag;
 
 mod exchange;
 mod memory;
+mod relation;
 mod search;
 mod session;
 mod slot;
 pub use exchange::*;
 pub use memory::*;
+pub use relation::*;
 pub use search::*;
 pub use session::*;
 pub use slot::*;
@@ -99,6 +101,15 @@ macro_rules! store_behaviour_suite {
             reflection_at_session_end_fills_pending_items_patterns_and_context,
             reflection_can_be_turned_off_and_skips_deleted_or_read_only_slots,
             pinned_slots_lead_the_context_within_its_budget,
+            a_write_reports_candidates_and_records_pending_judgments,
+            detection_honours_its_settings,
+            verdicts_settle_judgments_keep_history_and_refuse_bad_input,
+            compare_is_idempotent_per_actor_and_refuses_cross_project_pairs,
+            search_results_carry_annotations_and_superseded_memories_rank_below_successors,
+            purging_a_memory_deletes_its_relations_and_forgetting_keeps_them,
+            scan_finds_pairs_never_related_and_records_them_only_when_applied,
+            stats_count_relations_by_status_and_kind,
+            facts_extracted_from_agents_record_candidates_by_words,
         );
     };
     (@tests $factory:expr; $($name:ident),* $(,)?) => {

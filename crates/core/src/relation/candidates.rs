@@ -1,0 +1,250 @@
+//! Candidate detection: which stored memories a new or changed one may contradict, refine or
+//! replace.
+//!
+//! Two memories about the same thing look alike in one of two ways: they share their telling
+//! words ("the *event store* is *PostgreSQL*" / "the *event store* moved to MySQL"), or they
+//! mean nearly the same while wording it differently ("Use PostgreSQL for the event store" /
+//! "Events are persisted in MySQL now"). Detection therefore gathers neighbours both ways, in
+//! the memory's own scope and among visible memories only:
+//!
+//! - by words: the full-text index ranks the memories holding any of its significant words
+//!   (stop words dropped), best [`LEXICAL_DEPTH`] by BM25;
+//! - by meaning (when the write has a vector): the [`SEMANTIC_DEPTH`] nearest vectors;
+//!
+//! then scores every neighbour found either way on both measures: `lexical`, the Dice overlap
+//! of the two memories' significant words (lightly stemmed), and `semantic`, the cosine of the
+//! two vectors. The score is [`SEMANTIC_SHARE`]·semantic + (1 − share)·lexical with a model and
+//! the lexical overlap alone without one; a neighbour is a candidate from [`MIN_SCORE`]
+//! (respectively [`MIN_SCORE_LEXICAL`]) up, best first, at most the configured number.
+//! Duplicates (the same normalised content) are not candidates: the write path already
+//! answered them.
+//!
+//! The depths, the share and both thresholds were chosen once, on the labelled pairs in
+//! `crates/bench/data/conflict-pairs.jsonl` (`cairn-bench conflicts` reports precision and
+//! recall with and without a model).
+
+use std::collections::{HashMap, HashSet};
+
+use jiff::Timestamp;
+
+use crate::embedding::{VectorSpace, dot};
+use crate::error::Result;
+use crate::id::MemoryId;
+use crate::memory::normalise::same_content;
+use crate::memory::{Memory, MemoryFilter};
+use crate::query::stopwords::is_stop_word;
+use crate::query::{Match, word_spans};
+use crate::scope::ScopeFilter;
+use crate::store::Store;
+
+/// Full-text neighbours scored per write.
+pub const LEXICAL_DEPTH: usize = 10;
+/// Nearest vectors scored per write.
+pub const SEMANTIC_DEPTH: usize = 10;
+/// The most significant words of a memory its full-text query uses.
+pub const QUERY_WORDS: usize = 16;
+/// Ranking the full-text neighbours looks at no more than this many of the most recently
+/// written matches, which bounds a write's cost in a large project.
+pub const LEXICAL_WINDOW: usize = 2_000;
+/// The weight of meaning in the score when the write has a vector.
+pub const SEMANTIC_SHARE: f64 = 0.7;
+/// The lowest score of a candidate, with a model.
+pub const MIN_SCORE: f64 = 0.45;
+/// The lowest score of a candidate found by words alone (no model).
+pub const MIN_SCORE_LEXICAL: f64 = 0.3;
+
+/// A stored memory that looks like the one written, and how much.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Neighbour {
+    pub memory: Memory,
+    pub score: f64,
+    /// The overlap of significant words, 0–1.
+    pub lexical: f64,
+    /// The cosine of the two vectors, when both have one.
+    pub semantic: Option<f64>,
+}
+
+/// Finds candidates over one store at one moment.
+pub struct Detector<'a> {
+    pub store: &'a dyn Store,
+    pub now: Timestamp,
+    /// The most candidates returned.
+    pub max: usize,
+}
+
+impl Detector<'_> {
+    /// The candidates of `memory` (stored or about to be), best first: visible memories of its
+    /// scope other than itself, the ids in `skip` and duplicates of it. `vector` is its
+    /// embedding in the text space, when it has one.
+    pub fn candidates(
+        &self,
+        memory: &Memory,
+        vector: Option<&[f32]>,
+        skip: &HashSet<MemoryId>,
+    ) -> Result<Vec<Neighbour>> {
+        if self.max == 0 {
+            return Ok(Vec::new());
+        }
+        let filter = MemoryFilter::in_scope(ScopeFilter::only(&memory.scope));
+        let words = significant_words(memory.title.as_deref(), &memory.content);
+        let mut found: Vec<MemoryId> = Vec::new();
+        let query: Vec<Match> = words
+            .iter()
+            .take(QUERY_WORDS)
+            .map(|w| Match::Term(w.clone()))
+            .collect();
+        if !query.is_empty() {
+            let hits = self.store.lexical(
+                &Match::Any(query),
+                &filter,
+                self.now,
+                LEXICAL_DEPTH + skip.len() + 1,
+                LEXICAL_WINDOW,
+            )?;
+            found.extend(hits.into_iter().map(|h| h.id));
+        }
+        if let Some(vector) = vector {
+            let hits = self.store.nearest(
+                VectorSpace::Text,
+                vector,
+                &filter,
+                self.now,
+                SEMANTIC_DEPTH + skip.len() + 1,
+            )?;
+            found.extend(hits.into_iter().map(|h| h.id));
+        }
+        let mut seen = HashSet::new();
+        found.retain(|id| *id != memory.id && !skip.contains(id) && seen.insert(*id));
+        if found.is_empty() {
+            return Ok(Vec::new());
+        }
+        let vectors: HashMap<MemoryId, Vec<f32>> = match vector {
+            Some(_) => self
+                .store
+                .vectors(VectorSpace::Text, &found)?
+                .into_iter()
+                .collect(),
+            None => HashMap::new(),
+        };
+        let stems = stems(&words);
+        let mut neighbours: Vec<Neighbour> = self
+            .store
+            .get(&found)?
+            .into_iter()
+            .filter(|other| !same_content(&other.content, &memory.content))
+            .map(|other| {
+                let theirs = stems_of(other.title.as_deref(), &other.content);
+                let lexical = dice(&stems, &theirs);
+                let semantic = vector
+                    .zip(vectors.get(&other.id))
+                    .map(|(a, b)| f64::from(dot(a, b)).clamp(0.0, 1.0));
+                let score = match (vector, semantic) {
+                    (Some(_), Some(s)) => SEMANTIC_SHARE * s + (1.0 - SEMANTIC_SHARE) * lexical,
+                    // The other memory waits for its vector: words alone speak for it.
+                    (Some(_), None) | (None, _) => lexical,
+                };
+                Neighbour {
+                    memory: other,
+                    score,
+                    lexical,
+                    semantic,
+                }
+            })
+            .collect();
+        let floor = match vector {
+            Some(_) => MIN_SCORE,
+            None => MIN_SCORE_LEXICAL,
+        };
+        neighbours.retain(|n| n.score >= floor);
+        neighbours.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| b.memory.updated_at.cmp(&a.memory.updated_at))
+        });
+        neighbours.truncate(self.max);
+        Ok(neighbours)
+    }
+}
+
+/// The words of a memory that say what it is about: lowercased, unique, in order (title
+/// first), without stop words and single characters.
+pub fn significant_words(title: Option<&str>, content: &str) -> Vec<String> {
+    let mut seen = HashSet::new();
+    title
+        .into_iter()
+        .chain([content])
+        .flat_map(word_spans)
+        .map(str::to_lowercase)
+        .filter(|w| w.chars().count() > 1 && !is_stop_word(w))
+        .filter(|w| seen.insert(w.clone()))
+        .collect()
+}
+
+fn stems_of(title: Option<&str>, content: &str) -> HashSet<String> {
+    stems(&significant_words(title, content))
+}
+
+fn stems(words: &[String]) -> HashSet<String> {
+    words.iter().map(|w| stem(w)).collect()
+}
+
+/// A light English stem, enough to let `deploys`/`deployed`/`deploying` meet `deploy`.
+fn stem(word: &str) -> String {
+    let n = word.chars().count();
+    for (suffix, min, replacement) in [
+        ("ies", 5, "y"),
+        ("ing", 6, ""),
+        ("ed", 5, ""),
+        ("es", 5, ""),
+        ("s", 4, ""),
+    ] {
+        if n >= min && word.ends_with(suffix) && !word.ends_with("ss") {
+            return format!("{}{replacement}", &word[..word.len() - suffix.len()]);
+        }
+    }
+    word.to_string()
+}
+
+/// The Dice coefficient of two sets: 2·|A∩B| / (|A|+|B|).
+fn dice(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let shared = a.intersection(b).count();
+    2.0 * shared as f64 / (a.len() + b.len()) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn significant_words_drop_stop_words_and_repeat_nothing() {
+        assert_eq!(
+            significant_words(
+                Some("Event store"),
+                "The event store is PostgreSQL, a database"
+            ),
+            vec!["event", "store", "postgresql", "database"]
+        );
+    }
+
+    #[test]
+    fn stems_let_inflections_meet() {
+        assert_eq!(stem("deploys"), "deploy");
+        assert_eq!(stem("deploying"), "deploy");
+        assert_eq!(stem("deployed"), "deploy");
+        assert_eq!(stem("libraries"), "library");
+        assert_eq!(stem("class"), "class");
+        assert_eq!(stem("is"), "is");
+    }
+
+    #[test]
+    fn dice_is_one_for_equal_sets_and_zero_for_disjoint_ones() {
+        let a: HashSet<String> = ["x", "y"].map(String::from).into();
+        let b: HashSet<String> = ["y", "z"].map(String::from).into();
+        assert_eq!(dice(&a, &a), 1.0);
+        assert_eq!(dice(&a, &b), 0.5);
+        assert_eq!(dice(&a, &HashSet::new()), 0.0);
+    }
+}

@@ -1,0 +1,88 @@
+//! What a backend must provide for relations: [`RelationStore`] (reads) and [`RelationTx`]
+//! (writes, inside one transaction).
+//!
+//! A relation names its memories by id and outlives neither of them being purged: purging a
+//! memory deletes its relations. Reads that show relations to people return a
+//! [`RelationView`], which carries both memories' headlines from the same query (a page of
+//! search results costs one query for all its annotations, not one per hit).
+
+use jiff::Timestamp;
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::id::{MemoryId, RelationId};
+use crate::memory::NamedCount;
+use crate::relation::model::{Relation, RelationStatus};
+use crate::scope::Scope;
+
+/// A relation and the headlines of its two memories; a headline is `None` when that memory is
+/// gone or hidden (forgotten, expired) at the time of the read.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RelationView {
+    #[serde(flatten)]
+    pub relation: Relation,
+    pub source_title: Option<String>,
+    pub target_title: Option<String>,
+}
+
+impl RelationView {
+    /// The headline of the memory across the pair from `id`.
+    pub fn other_title(&self, id: &MemoryId) -> Option<&str> {
+        if self.relation.source == *id {
+            self.target_title.as_deref()
+        } else {
+            self.source_title.as_deref()
+        }
+    }
+}
+
+/// Which relations a listing shows.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RelationFilter {
+    /// One scope's relations; every scope when `None`.
+    pub scope: Option<Scope>,
+    pub status: Option<RelationStatus>,
+    /// Changed at or after.
+    pub since: Option<Timestamp>,
+    pub limit: usize,
+}
+
+/// Counts of relations, by status and by relation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RelationStats {
+    pub total: u64,
+    pub pending: u64,
+    pub judged: u64,
+    /// Judged relations per relation kind.
+    pub by_relation: Vec<NamedCount>,
+}
+
+/// The read side of relation storage.
+pub trait RelationStore: Send + Sync {
+    /// The relation with this judgment id.
+    fn relation(&self, id: &RelationId, now: Timestamp) -> Result<Option<RelationView>>;
+
+    /// Up to `limit` judgment ids whose hyphenated form starts with `prefix`.
+    fn relation_ids_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<RelationId>>;
+
+    /// Relations under the filter, the most recently changed first.
+    fn relations(&self, filter: &RelationFilter, now: Timestamp) -> Result<Vec<RelationView>>;
+
+    /// Every relation that has one of `ids` as its source or target.
+    fn relations_of(&self, ids: &[MemoryId], now: Timestamp) -> Result<Vec<RelationView>>;
+
+    /// Counts over one scope's relations, or every scope's.
+    fn relation_stats(&self, scope: Option<&Scope>) -> Result<RelationStats>;
+}
+
+/// The write side of relation storage, inside one transaction.
+pub trait RelationTx {
+    /// The relation with this judgment id.
+    fn relation(&mut self, id: &RelationId) -> Result<Option<Relation>>;
+
+    /// Every relation joining `a` and `b`, in either direction.
+    fn relations_between(&mut self, a: &MemoryId, b: &MemoryId) -> Result<Vec<Relation>>;
+
+    /// Adds the relation, or overwrites the stored one with the same id.
+    fn put_relation(&mut self, relation: &Relation) -> Result<()>;
+}
