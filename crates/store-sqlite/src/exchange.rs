@@ -103,6 +103,7 @@ fn export_snapshot(
     let with_sessions = |sql: &str| if sessions { count(sql) } else { Ok(0) };
     sink(ExportItem::Counts(Counts {
         memories: count("SELECT count(*) FROM memories")?,
+        relations: count("SELECT count(*) FROM relations")?,
         slots: count("SELECT count(*) FROM slots")?,
         slot_seeds: count("SELECT count(DISTINCT project) FROM slot_seeds")?,
         sessions: with_sessions("SELECT count(*) FROM sessions")?,
@@ -119,6 +120,9 @@ fn export_snapshot(
         let seq: i64 = row.get(0).sql()?;
         let memory = rows::memory_from_row_at(row, 1).sql()?;
         sink(ExportItem::Memory(memory, rows::revisions_of(conn, seq)?))?;
+    }
+    for relation in crate::relation::all_relations(conn)? {
+        sink(ExportItem::Relation(relation))?;
     }
 
     let scopes = |sql: &str| -> Result<Vec<Scope>> {

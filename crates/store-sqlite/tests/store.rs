@@ -88,12 +88,13 @@ mod round_trip {
         Header, ImportReport, ObservationRecord, SlotRecord, SlotSeedsRecord,
     };
     use cairn_core::memory::MemoryRecord;
+    use cairn_core::relation::{Actor, ActorKind, Relation, RelationKind, Verdict};
     use cairn_core::session::{Observation, ObservationKind, Session, SessionKey, SummaryAuthor};
     use cairn_core::slot::SlotLabel;
     use cairn_core::testing::export_all as export;
     use cairn_core::{
-        Category, Importance, Memory, MemoryId, MemoryService, ProjectName, Revision, Scope,
-        ServiceParts, Source, Tag, TopicKey, config::Config,
+        Category, Importance, Memory, MemoryId, MemoryService, ProjectName, RelationId, Revision,
+        Scope, ServiceParts, Source, Tag, TopicKey, config::Config,
     };
     use cairn_store_sqlite::SqliteStore;
     use jiff::Timestamp;
@@ -293,6 +294,63 @@ mod round_trip {
             )
     }
 
+    fn verdict() -> impl Strategy<Value = Verdict> {
+        (
+            prop::sample::select(RelationKind::ALL.to_vec()),
+            (prop::option::of(TEXT), prop::option::of(TEXT)),
+            prop::option::of((0u32..=1000).prop_map(|n| f64::from(n) / 1000.0)),
+            prop::sample::select(vec![ActorKind::Agent, ActorKind::User, ActorKind::System]),
+            (
+                prop::option::of("[a-z]{1,8}"),
+                prop::option::of("[a-z0-9-]{1,8}"),
+            ),
+            time(),
+        )
+            .prop_map(
+                |(relation, (reason, evidence), confidence, kind, (name, model), judged_at)| {
+                    Verdict {
+                        relation,
+                        reason,
+                        evidence,
+                        confidence,
+                        actor: Actor {
+                            kind,
+                            name,
+                            model,
+                            session: None,
+                        },
+                        judged_at,
+                    }
+                },
+            )
+    }
+
+    /// A relation between the `a`-th and `b`-th memory (modulo how many there are), kept only
+    /// when they are two memories of one scope.
+    fn relation() -> impl Strategy<Value = (usize, usize, Relation)> {
+        (
+            (0usize..12, 0usize..12),
+            prop::option::of(0u32..=1000),
+            prop::option::of(verdict()),
+            prop::collection::vec(verdict(), 0..3),
+            (time(), 0i64..10_000_000),
+        )
+            .prop_map(|((a, b), score, verdict, history, (created_at, age))| {
+                let relation = Relation {
+                    id: RelationId::generate(),
+                    source: MemoryId::generate(),
+                    target: MemoryId::generate(),
+                    scope: Scope::Global,
+                    score: score.map(|n| f64::from(n) / 1000.0),
+                    verdict,
+                    history,
+                    created_at,
+                    updated_at: created_at + jiff::Span::new().milliseconds(age),
+                };
+                (a, b, relation)
+            })
+    }
+
     fn scope() -> impl Strategy<Value = Scope> {
         prop_oneof![
             Just(Scope::Global),
@@ -337,10 +395,27 @@ mod round_trip {
             slots in prop::collection::vec(slot(), 0..6),
             seeds in prop::collection::btree_map(scope(), prop::collection::btree_set("[a-z]{1,8}", 1..4), 0..3),
             sessions in (0usize..3).prop_flat_map(|n| (0..n).map(|i| session(i * 10)).collect::<Vec<_>>()),
+            pairs in prop::collection::vec(relation(), 0..6),
         ) {
             // Export order is creation time, then insertion order.
             records.sort_by_key(|r| r.memory.created_at);
             let mut jsonl: String = records.iter().map(|r| line("memory", r)).collect();
+            // Relations join two memories of one scope; they follow the memories, oldest first.
+            let mut relations: Vec<Relation> = pairs
+                .into_iter()
+                .filter(|_| !records.is_empty())
+                .filter_map(|(a, b, mut relation)| {
+                    let (a, b) = (&records[a % records.len()].memory, &records[b % records.len()].memory);
+                    (a.id != b.id && a.scope == b.scope).then(|| {
+                        relation.source = a.id;
+                        relation.target = b.id;
+                        relation.scope = a.scope.clone();
+                        relation
+                    })
+                })
+                .collect();
+            relations.sort_by_key(|r| (r.created_at, r.id));
+            jsonl.extend(relations.iter().map(|r| line("relation", r)));
             let mut slot_keys = std::collections::BTreeSet::new();
             for slot in slots.iter().filter(|s| slot_keys.insert((s.project.clone(), s.label.clone()))) {
                 jsonl.push_str(&line("slot", slot));
@@ -364,6 +439,7 @@ mod round_trip {
             let exported = export(&first);
             let header: Header = serde_json::from_str(exported.lines().next().unwrap()).unwrap();
             prop_assert_eq!(header.counts.memories, records.len() as u64);
+            prop_assert_eq!(header.counts.relations, relations.len() as u64);
             prop_assert_eq!(header.counts.slots, slot_keys.len() as u64);
             prop_assert_eq!(header.counts.slot_seeds, seeds.len() as u64);
             prop_assert_eq!(header.counts.sessions, session_keys.len() as u64);
@@ -375,10 +451,18 @@ mod round_trip {
                 .map(|l| serde_json::from_str(l).unwrap())
                 .collect();
             prop_assert_eq!(&memories, &records);
+            let exported_relations: Vec<Relation> = exported
+                .lines()
+                .skip(1 + records.len())
+                .take(relations.len())
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            prop_assert_eq!(&exported_relations, &relations);
 
             let second = service();
             let report = import(&second, &exported);
             prop_assert_eq!(report.memories.created, records.len() as u64);
+            prop_assert_eq!(report.relations.created, relations.len() as u64);
             prop_assert_eq!(export(&second), exported.clone());
             let again = import(&second, &exported);
             for (_, counted) in again.kinds() {

@@ -3,6 +3,7 @@
 //! ```text
 //! {"format":"cairn-export","version":2,"cairn":"0.1.0","sessions":false,"counts":{"memories":2,…}}
 //! {"type":"memory","id":"…","content":"…",…,"revisions":[…]}
+//! {"type":"relation","id":"…","source":"…","target":"…","project":"acme","verdict":{…},…}
 //! {"type":"slot","label":"pending_items","project":"acme","content":"…",…}
 //! {"type":"slot_seeds","project":null,"labels":["persona","user_preferences"]}
 //! {"type":"session","key":{"agent":"claude-code","id":"…"},"project":"acme",…}
@@ -16,6 +17,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::memory::MemoryRecord;
+use crate::relation::Relation;
 use crate::scope::Scope;
 use crate::session::{Observation, Session, SessionKey};
 use crate::slot::{Slot, SlotLabel};
@@ -23,7 +25,7 @@ use crate::slot::{Slot, SlotLabel};
 /// What the header's `format` says.
 pub const FORMAT: &str = "cairn-export";
 /// The format version this cairn writes; it reads this one and every older one.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// The first line of an export.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -43,6 +45,7 @@ pub struct Header {
 #[serde(default)]
 pub struct Counts {
     pub memories: u64,
+    pub relations: u64,
     pub slots: u64,
     pub slot_seeds: u64,
     pub sessions: u64,
@@ -51,9 +54,10 @@ pub struct Counts {
 
 impl Counts {
     /// Every kind with its name as the header spells it.
-    pub fn named(&self) -> [(&'static str, u64); 5] {
+    pub fn named(&self) -> [(&'static str, u64); 6] {
         [
             ("memories", self.memories),
+            ("relations", self.relations),
             ("slots", self.slots),
             ("slot_seeds", self.slot_seeds),
             ("sessions", self.sessions),
@@ -135,6 +139,7 @@ pub struct ObservationRecord {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Record {
     Memory(MemoryRecord),
+    Relation(Relation),
     Slot(SlotRecord),
     SlotSeeds(SlotSeedsRecord),
     Session(Session),

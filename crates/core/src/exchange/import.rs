@@ -15,6 +15,7 @@ use crate::exchange::{
 };
 use crate::memory::write::{import_one, store_in, validate_record};
 use crate::memory::{MemoryRecord, WriteStatus};
+use crate::relation::Relation;
 use crate::scope::Scope;
 use crate::session::Session;
 use crate::store::{Store, StoreTx, in_transaction};
@@ -50,6 +51,7 @@ pub struct ImportReport {
     pub records: u64,
     /// Memory records and plain memories.
     pub memories: KindReport,
+    pub relations: KindReport,
     pub slots: KindReport,
     pub slot_seeds: KindReport,
     pub sessions: KindReport,
@@ -58,9 +60,10 @@ pub struct ImportReport {
 
 impl ImportReport {
     /// Every kind with its name, for reports.
-    pub fn kinds(&self) -> [(&'static str, KindReport); 5] {
+    pub fn kinds(&self) -> [(&'static str, KindReport); 6] {
         [
             ("memories", self.memories),
+            ("relations", self.relations),
             ("slots", self.slots),
             ("slot_seeds", self.slot_seeds),
             ("sessions", self.sessions),
@@ -203,6 +206,13 @@ impl Reading<'_, '_> {
                 let outcome = store_in(self.tx, &memory, now.timestamp())?;
                 self.report.memories.count(outcome.status);
             }
+            (Some("relation"), _) => {
+                let relation: Relation = serde_json::from_str(text).map_err(json)?;
+                self.read.relations += 1;
+                self.report
+                    .relations
+                    .count(merge::import_relation(self.tx, &relation)?);
+            }
             (Some("slot"), _) => {
                 let slot = merge::slot(serde_json::from_str::<SlotRecord>(text).map_err(json)?)?;
                 self.read.slots += 1;
@@ -233,8 +243,8 @@ impl Reading<'_, '_> {
                 return Err(Error::invalid(
                     "type",
                     format!(
-                        "'{other}' is not a record type (memory, slot, slot_seeds, session, \
-                         observation)"
+                        "'{other}' is not a record type (memory, relation, slot, slot_seeds, \
+                         session, observation)"
                     ),
                 ));
             }

@@ -1,4 +1,4 @@
-//! How an imported slot, slot seed, session or observation meets what the store holds. (A
+//! How an imported relation, slot, slot seed, session or observation meets what the store holds. (A
 //! memory record's rule is the memory domain's: `memory::write::import_one`.)
 //!
 //! Every kind is keyed, and a stored state newer than the record is kept, so importing twice
@@ -10,9 +10,56 @@ use crate::error::{Error, Result};
 use crate::exchange::{ObservationRecord, SlotRecord, SlotSeedsRecord};
 use crate::memory::WriteStatus;
 use crate::redact::redact;
+use crate::relation::Relation;
+use crate::relation::operations::checked as checked_verdict;
 use crate::session::{Session, SessionKey, SessionTx};
 use crate::slot::operations::checked;
 use crate::slot::{Slot, SlotTx};
+use crate::store::StoreTx;
+
+/// Imports one relation by judgment id, its verdicts checked as every verdict is. Both of its
+/// memories must be in the store already (an export writes memories first) and in the
+/// relation's scope.
+pub fn import_relation(tx: &mut dyn StoreTx, relation: &Relation) -> Result<WriteStatus> {
+    let mut relation = relation.clone();
+    relation.verdict = relation.verdict.map(checked_verdict).transpose()?;
+    relation.history = relation
+        .history
+        .into_iter()
+        .map(checked_verdict)
+        .collect::<Result<_>>()?;
+    if relation.source == relation.target {
+        return Err(Error::invalid(
+            "target",
+            "is the relation's source; a relation joins two memories",
+        ));
+    }
+    for (field, id) in [("source", relation.source), ("target", relation.target)] {
+        let memory = tx.get(&id)?.ok_or_else(|| {
+            Error::invalid(
+                field,
+                format!("memory {id} is neither in the store nor earlier in the file"),
+            )
+        })?;
+        if memory.scope != relation.scope {
+            return Err(Error::invalid(
+                field,
+                format!(
+                    "memory {id} is not in the relation's scope: pairs across projects are refused"
+                ),
+            ));
+        }
+    }
+    let Some(current) = tx.relation(&relation.id)? else {
+        tx.put_relation(&relation)?;
+        return Ok(WriteStatus::Created);
+    };
+    if current == relation || relation.updated_at <= current.updated_at {
+        return Ok(WriteStatus::Unchanged);
+    }
+    tx.put_relation(&relation)?;
+    Ok(WriteStatus::Updated)
+}
 
 /// Validates and redacts a slot record as every slot write is checked.
 pub fn slot(record: SlotRecord) -> Result<Slot> {

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::error::Result;
 use crate::exchange::Counts;
 use crate::memory::{Memory, Revision};
+use crate::relation::Relation;
 use crate::scope::Scope;
 use crate::session::{Observation, Session, SessionKey};
 use crate::slot::{Slot, SlotLabel};
@@ -19,6 +20,8 @@ pub enum ExportItem {
     /// A memory in any state with its revisions; memories come first, oldest first (creation
     /// time, then the order they were stored).
     Memory(Memory, Vec<Revision>),
+    /// Then every relation between memories, oldest first (creation time, then id).
+    Relation(Relation),
     /// Then every slot, by project (global first) and label.
     Slot(Slot),
     /// Then, per scope, the default slots it was ever given.

@@ -487,8 +487,7 @@ fn scope_name(scope: &Scope) -> String {
     }
 }
 
-/// A verdict checked and cleaned: a relation is required, texts are redacted and bounded,
-/// confidence is clamped to 0–1, the actor's labels are checked like any label.
+/// A verdict as asked for, checked: a relation is required, then [`checked`].
 fn validated(verdict: NewVerdict, now: Timestamp) -> Result<Verdict> {
     let relation = verdict.relation.ok_or_else(|| {
         let names: Vec<_> = RelationKind::ALL.iter().map(|k| k.as_str()).collect();
@@ -497,6 +496,20 @@ fn validated(verdict: NewVerdict, now: Timestamp) -> Result<Verdict> {
             format!("is required; one of: {}", names.join(", ")),
         )
     })?;
+    checked(Verdict {
+        relation,
+        reason: verdict.reason,
+        evidence: verdict.evidence,
+        confidence: verdict.confidence,
+        actor: verdict.actor,
+        judged_at: now,
+    })
+}
+
+/// A verdict cleaned as every verdict is stored, whether given now or imported: texts are
+/// trimmed, redacted and bounded, confidence is clamped to 0–1, the actor's labels are checked
+/// like any label.
+pub fn checked(verdict: Verdict) -> Result<Verdict> {
     let text = |field: &str, raw: Option<String>| -> Result<Option<String>> {
         let Some(raw) = raw.map(|t| t.trim().to_string()).filter(|t| !t.is_empty()) else {
             return Ok(None);
@@ -524,11 +537,10 @@ fn validated(verdict: NewVerdict, now: Timestamp) -> Result<Verdict> {
         session: validate::label("session", verdict.actor.session.as_deref())?,
     };
     Ok(Verdict {
-        relation,
         reason: text("reason", verdict.reason)?,
         evidence: text("evidence", verdict.evidence)?,
         confidence,
         actor,
-        judged_at: now,
+        ..verdict
     })
 }

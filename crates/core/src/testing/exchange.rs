@@ -8,7 +8,10 @@ use super::session::{key, record_session};
 use super::{Harness, StoreFactory, project};
 use crate::error::{Error, RecordAt};
 use crate::exchange::Header;
+use crate::exchange::format::VERSION;
+use crate::id::RelationRef;
 use crate::memory::{Category, MemoryFilter, NewMemory, Source, Visibility};
+use crate::relation::{NewVerdict, RelationKind};
 use crate::scope::{ProjectName, Scope};
 use crate::slot::{DEFAULT_SLOTS, NewSlot, PENDING_ITEMS, SlotAddress, SlotLabel, SlotScope};
 
@@ -34,6 +37,22 @@ fn full_store(h: &Harness) {
     topic.content = "api rate limit is 500/min".into();
     h.service.store(topic).unwrap();
     h.add("prefers tabs", &["style"]);
+    // A pending judgment, settled: a relation with a verdict and one earlier verdict.
+    let spaces = h.add("prefers spaces in python", &["style"]);
+    let judgment = relation_of(h, &spaces);
+    for relation in [RelationKind::Related, RelationKind::Scoped] {
+        h.service
+            .judge(
+                &RelationRef::Full(judgment),
+                NewVerdict {
+                    relation: Some(relation),
+                    reason: Some("python only".into()),
+                    confidence: Some(0.8),
+                    ..NewVerdict::default()
+                },
+            )
+            .unwrap();
+    }
 
     let pending = address(PENDING_ITEMS, SlotScope::Project);
     h.service
@@ -57,6 +76,13 @@ fn full_store(h: &Harness) {
     record_session(h, "s2");
 }
 
+/// The judgment the write of `memory` recorded.
+fn relation_of(h: &Harness, memory: &crate::memory::Memory) -> crate::id::RelationId {
+    let relations = h.service.relations_of(&[memory.id]).unwrap();
+    assert_eq!(relations.len(), 1, "{relations:?}");
+    relations[0].relation.id
+}
+
 fn header(export: &str) -> Header {
     serde_json::from_str(export.lines().next().expect("a header line")).expect("a header")
 }
@@ -67,8 +93,9 @@ pub fn everything_a_store_holds_round_trips_byte_for_byte(factory: StoreFactory)
     let exported = source.export();
     let counts = header(&exported).counts;
     assert_eq!(counts.sessions, 2);
-    // Two memories and the two sessions' summaries.
-    assert_eq!(counts.memories, 4, "{counts:?}");
+    // Three memories and the two sessions' summaries.
+    assert_eq!(counts.memories, 5, "{counts:?}");
+    assert_eq!(counts.relations, 1, "{counts:?}");
     // Every default, seeded once (global and acme), less the deleted persona, plus runbook.
     assert_eq!(
         counts.slots,
@@ -86,6 +113,7 @@ pub fn everything_a_store_holds_round_trips_byte_for_byte(factory: StoreFactory)
     let report = target.import(&exported).unwrap();
     assert_eq!(report.records, exported.lines().count() as u64 - 1);
     assert_eq!(report.slots.created, counts.slots);
+    assert_eq!(report.relations.created, 1);
     assert_eq!(report.observations.created, counts.observations);
     assert_eq!(target.export(), exported);
     let pending = address(PENDING_ITEMS, SlotScope::Project);
@@ -255,6 +283,49 @@ pub fn a_bad_plain_record_anywhere_imports_nothing(factory: StoreFactory) {
     );
 }
 
+pub fn an_imported_relation_needs_both_of_its_memories_in_its_scope(factory: StoreFactory) {
+    let source = Harness::new(factory);
+    full_store(&source);
+    let exported = source.export();
+    let relation_line = exported
+        .lines()
+        .find(|l| l.starts_with(r#"{"type":"relation""#))
+        .expect("a relation line");
+    let relation: crate::relation::Relation = serde_json::from_str(relation_line).unwrap();
+    let target = Harness::new(factory);
+    let empty = target.export();
+
+    // Without the memories before it, a relation is refused and nothing is imported.
+    let alone = target.import(relation_line).unwrap_err();
+    assert_eq!(alone.field(), Some("source"), "{alone}");
+    // A relation whose memory lies in another scope is refused too.
+    let elsewhere = target
+        .service
+        .store(NewMemory::new(
+            "prefers tabs",
+            project("other"),
+            Source::Cli,
+        ))
+        .unwrap()
+        .memory;
+    let moved = relation_line.replace(&relation.target.to_string(), &elsewhere.id.to_string());
+    let memories: Vec<&str> = exported
+        .lines()
+        .filter(|l| l.starts_with(r#"{"type":"memory""#))
+        .collect();
+    let error = target
+        .import(&format!("{}\n{moved}", memories.join("\n")))
+        .unwrap_err();
+    assert_eq!(error.field(), Some("target"), "{error}");
+    assert!(error.to_string().contains("across projects"), "{error}");
+    assert_ne!(target.export(), empty);
+    assert_eq!(
+        target.count_all(),
+        1,
+        "only the memory stored before the imports"
+    );
+}
+
 pub fn a_header_guards_against_cut_off_and_newer_files(factory: StoreFactory) {
     let source = Harness::new(factory);
     full_store(&source);
@@ -273,7 +344,11 @@ pub fn a_header_guards_against_cut_off_and_newer_files(factory: StoreFactory) {
         "nothing of the cut-off file was kept"
     );
 
-    let newer = exported.replacen(r#""version":2"#, r#""version":3"#, 1);
+    let newer = exported.replacen(
+        &format!(r#""version":{VERSION}"#),
+        &format!(r#""version":{}"#, VERSION + 1),
+        1,
+    );
     let error = target.import(&newer).unwrap_err();
     assert_eq!(error.field(), Some("version"), "{error}");
     assert!(error.to_string().contains("upgrade cairn"), "{error}");
