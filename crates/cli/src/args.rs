@@ -143,6 +143,9 @@ pub enum Command {
     /// that agents keep and edit; pinned ones open every session's context.
     #[command(subcommand)]
     Slot(SlotCommand),
+    /// Memories that may contradict or replace each other: pending judgments, verdicts, scans.
+    #[command(subcommand)]
+    Conflicts(ConflictsCommand),
     /// Record an agent hook event (its JSON on stdin). `cairn setup` installs the hooks.
     #[command(
         after_help = "Events: Claude Code and Codex: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,\nPostToolUseFailure, PreCompact, SubagentStop, Stop, SessionEnd, Notification. OpenCode (through\ncairn's plugin): session.created, chat.message, tool.execute.before, tool.execute.after,\nsession.compacting, session.compacted, session.idle, session.deleted, session.error.\n\nAlways exits 0 and prints only what the agent should read (context at SessionStart and\nPreCompact). Failures go to logs/hooks.log beside the database; when the store is busy the\nevent waits in a spool that the next command records."
@@ -153,6 +156,141 @@ pub enum Command {
         after_help = "Examples:\n  cairn setup claude-code --dry-run    # show what would change\n  cairn setup claude-code\n  cairn setup opencode\n  cairn setup codex --uninstall        # remove exactly what setup added\n\nExisting configuration is merged, never replaced; each changed file is backed up first\n(<file>.cairn-backup). Running setup again changes nothing."
     )]
     Setup(SetupArgs),
+}
+
+const CONFLICTS_HELP: &str = "\
+Every store and update looks, in the memory's own project, for memories it may contradict,
+refine or replace: by shared words, and by meaning when the model is installed. Each such
+candidate is reported by the write and kept as a pending judgment until someone settles it:
+
+  supersedes      the newer memory replaces the older (kept as history, ranked below it)
+  conflicts_with  they disagree and nobody has said which holds
+  scoped          both hold, in different contexts
+  compatible      both hold
+  related         same subject, nothing to settle
+  not_conflict    unrelated: dismiss the candidate
+
+Search results then carry lines such as `superseded_by: #3f9a0c1b (The event store moved to
+MySQL)` or `conflict: contested by #77e2d4aa (pending)`, and context shows a successor instead
+of the memory it replaced.";
+
+/// What `cairn conflicts` does.
+#[derive(Debug, Subcommand)]
+#[command(after_help = CONFLICTS_HELP)]
+pub enum ConflictsCommand {
+    /// Relations between memories, most recently changed first.
+    #[command(
+        after_help = "Examples:\n  cairn conflicts list                    # this project's, pending and judged\n  cairn conflicts list --status pending --all-projects\n  cairn conflicts list --since \"1 week ago\" --format json"
+    )]
+    List(ConflictsListArgs),
+    /// One relation with both memories, its verdict and the earlier verdicts.
+    Show(ConflictIdArgs),
+    /// How many relations there are, pending and judged, per relation.
+    Stats(ConflictsScopeArgs),
+    /// Settle a judgment (a candidate a write reported) with a verdict.
+    #[command(
+        after_help = "Examples:\n  cairn conflicts judge 5b1e07c2 --relation supersedes --reason \"moved to MySQL in March\"\n  cairn conflicts judge 5b1e07c2 --relation not_conflict\n\nJudging again replaces the verdict and keeps the earlier one in the relation's history."
+    )]
+    Judge(ConflictJudgeArgs),
+    /// Record a verdict on two memories of one project directly (A is the newer).
+    #[command(
+        after_help = "Examples:\n  cairn conflicts compare 77e2d4aa 3f9a0c1b --relation supersedes\n  cairn conflicts compare 77e2d4aa 3f9a0c1b --relation scoped --reason \"staging only\"\n\nYour verdict on a pair is one relation: the same again changes nothing, another replaces it\n(the earlier kept in its history). not_conflict records nothing."
+    )]
+    Compare(ConflictCompareArgs),
+    /// Walk a project for pairs of memories never checked (a dry run unless --apply).
+    #[command(
+        after_help = "Examples:\n  cairn conflicts scan                    # what would be recorded, nothing written\n  cairn conflicts scan --apply --max-insert 50\n\nUseful after an import, or for memories written before conflict detection existed."
+    )]
+    Scan(ConflictScanArgs),
+}
+
+/// Which scope's relations.
+#[derive(Debug, Args)]
+pub struct ConflictsScopeArgs {
+    /// The project (default: the detected one).
+    #[arg(long, value_name = "NAME")]
+    pub project: Option<String>,
+    /// Relations between global memories.
+    #[arg(long, conflicts_with = "project")]
+    pub global: bool,
+    /// Every project's.
+    #[arg(long, conflicts_with_all = ["project", "global"])]
+    pub all_projects: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ConflictsListArgs {
+    #[command(flatten)]
+    pub scope: ConflictsScopeArgs,
+    /// pending or judged.
+    #[arg(long, value_name = "STATUS")]
+    pub status: Option<String>,
+    /// Changed since (ISO 8601 or e.g. "2 days ago").
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Relations shown (1–100).
+    #[arg(long, default_value_t = 20)]
+    pub limit: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct ConflictIdArgs {
+    /// The judgment id, or its first 8 characters.
+    pub id: String,
+}
+
+/// A verdict as the command line gives it.
+#[derive(Debug, Args)]
+pub struct VerdictArgs {
+    /// supersedes, conflicts_with, scoped, compatible, related or not_conflict.
+    #[arg(long, value_name = "RELATION")]
+    pub relation: String,
+    /// Why, in a sentence.
+    #[arg(long)]
+    pub reason: Option<String>,
+    /// What shows it: a commit, a file, a message.
+    #[arg(long)]
+    pub evidence: Option<String>,
+    /// How sure, 0–1 (clamped).
+    #[arg(long, value_name = "X")]
+    pub confidence: Option<f64>,
+    /// Who judges (default: $USER).
+    #[arg(long, value_name = "NAME")]
+    pub actor: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ConflictJudgeArgs {
+    /// The judgment id a write reported, or its first 8 characters.
+    pub id: String,
+    #[command(flatten)]
+    pub verdict: VerdictArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ConflictCompareArgs {
+    /// The newer memory (id or handle).
+    pub a: String,
+    /// The older memory (id or handle).
+    pub b: String,
+    #[command(flatten)]
+    pub verdict: VerdictArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ConflictScanArgs {
+    /// The project to walk (default: the detected one).
+    #[arg(long, value_name = "NAME")]
+    pub project: Option<String>,
+    /// Walk the global memories.
+    #[arg(long, conflicts_with = "project")]
+    pub global: bool,
+    /// Record a pending judgment for each pair found.
+    #[arg(long)]
+    pub apply: bool,
+    /// The most judgments recorded.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub max_insert: usize,
 }
 
 const SLOT_HELP: &str = "\

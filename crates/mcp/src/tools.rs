@@ -11,9 +11,10 @@ use std::sync::Arc;
 
 use cairn_core::Error;
 use cairn_core::api::{
-    Api, Caller, CompactMemory, ContextInput, FilterInput, ForgetInput, Found, GetInput, ListInput,
-    SearchInput, SessionSummaryInput, SlotCreateInput, SlotEditInput, SlotInput, SlotProjectInput,
-    StoreInput, UpdateInput, compact_observations, compact_search, compact_write, slot_answer,
+    Api, Caller, CompactMemory, CompareInput, ConflictsInput, ContextInput, FilterInput,
+    ForgetInput, Found, GetInput, JudgeInput, ListInput, SearchInput, SessionSummaryInput,
+    SlotCreateInput, SlotEditInput, SlotInput, SlotProjectInput, StoreInput, UpdateInput,
+    compact_observations, compact_search, compact_write, relation_document, slot_answer,
     slots_answer,
 };
 use cairn_core::config::ToolProfile;
@@ -148,6 +149,30 @@ const TOOLS: &[ToolSpec] = &[
         profile: ToolProfile::Core,
         effect: Effect::Idempotent,
         schema: cairn_core::api::schema::<SessionSummaryInput>,
+    },
+    ToolSpec {
+        name: "memory_judge",
+        title: "Settle a possible conflict",
+        description: "Say what a new memory is to an older one that a write flagged. When             memory_store or memory_update answers `judgment_required: true`, each of its             `candidates` is a stored memory the new one may contradict, refine or replace, with             a `judgment_id`; read both, then judge each: `supersedes` (the new one replaces the             old; the old is kept as history and ranks below it), `conflicts_with` (they             disagree and you cannot tell which holds: ask the user), `scoped` (both hold in             different contexts), `compatible`, `related`, or `not_conflict` (unrelated).\n            Use it right after the write, with a one-sentence reason and, when you have it,             evidence (a commit, a file, what the user said).\n            Not for pairs nothing flagged: use memory_compare (extended tools).\n            Example: {\"judgment_id\": \"5b1e07c2-…\", \"relation\": \"supersedes\",             \"reason\": \"the event store moved to MySQL in March\", \"confidence\": 0.9}",
+        profile: ToolProfile::Core,
+        effect: Effect::Idempotent,
+        schema: cairn_core::api::schema::<JudgeInput>,
+    },
+    ToolSpec {
+        name: "memory_compare",
+        title: "Relate two memories",
+        description: "Record what one memory (`a`, the newer) is to another (`b`, the older)             of the same project, without a flagged candidate: `supersedes`, `conflicts_with`,             `scoped`, `compatible`, `related`; `not_conflict` records nothing. Your verdict on a             pair is one record: saying it again changes nothing, saying something else             replaces it and keeps the earlier one in its history.\n            Use it when you notice two memories disagree or one is outdated.\n            Example: {\"a\": \"77e2d4aa\", \"b\": \"3f9a0c1b\", \"relation\":             \"supersedes\", \"reason\": \"staging moved to spot nodes\"}",
+        profile: ToolProfile::All,
+        effect: Effect::Idempotent,
+        schema: cairn_core::api::schema::<CompareInput>,
+    },
+    ToolSpec {
+        name: "memory_conflicts",
+        title: "List possible conflicts",
+        description: "List relations between memories, most recently changed first: pending             judgments waiting for a verdict (`status: pending`) and settled ones, each with             both memories' titles.\n            Use it to settle what earlier sessions left pending.\n            Example: {\"status\": \"pending\", \"limit\": 10}",
+        profile: ToolProfile::All,
+        effect: Effect::ReadOnly,
+        schema: cairn_core::api::schema::<ConflictsInput>,
     },
     ToolSpec {
         name: "memory_list",
@@ -356,6 +381,22 @@ pub fn call(api: &Api, caller: &Caller, name: &str, args: JsonObject) -> Result<
             let input: ForgetInput = arguments(args)?;
             let memory = api.forget(&input.id, false)?;
             Ok(json!({"status": "forgotten", "memory": CompactMemory::of(&memory)}))
+        }
+        "memory_judge" => {
+            let relation = api.judge(caller, arguments(args)?)?;
+            Ok(json!({"status": "judged", "relation": relation_document(&relation)}))
+        }
+        "memory_compare" => {
+            let compared = api.compare(caller, arguments(args)?)?;
+            Ok(json!({
+                "status": compared.status,
+                "relation": compared.relation.as_ref().map(relation_document),
+            }))
+        }
+        "memory_conflicts" => {
+            let relations = api.conflicts(caller, arguments(args)?)?;
+            let documents: Vec<Value> = relations.iter().map(relation_document).collect();
+            Ok(json!({"conflicts": documents}))
         }
         "memory_list" => {
             let listing = api.list(caller, arguments(args)?)?;

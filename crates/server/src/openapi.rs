@@ -51,9 +51,13 @@ fn operation(route: &Route) -> Value {
     }
     let mut parameters = Vec::new();
     if route.path.contains("{id}") {
+        let named = match route.path.starts_with("/v1/conflicts") {
+            true => "A judgment id or its first 8 hex digits",
+            false => "A full memory id or a short handle (at least 8 hex digits)",
+        };
         parameters.push(json!({
             "name": "id", "in": "path", "required": true,
-            "description": "A full memory id or a short handle (at least 8 hex digits)",
+            "description": named,
             "schema": {"type": "string"},
         }));
     }

@@ -12,10 +12,11 @@ use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, delete, get, patch, post, put};
 use cairn_core::api::{
-    Api, Caller, ContextInput, ExportInput, FilterInput, Found, ListInput, MemoryDocument,
-    PatchInput, SearchInput, SessionSummaryInput, SessionsInput, SlotCreateInput, SlotProjectInput,
-    SlotSettingsInput, SlotTarget, SlotTextInput, StoreInput, hit_document, slot_answer,
-    slots_answer,
+    Api, Caller, CompareInput, ConflictsInput, ContextInput, ExportInput, FilterInput, Found,
+    ListInput, MemoryDocument, PatchInput, ScanInput, SearchInput, SessionSummaryInput,
+    SessionsInput, SlotCreateInput, SlotProjectInput, SlotSettingsInput, SlotTarget, SlotTextInput,
+    StoreInput, VerdictInput, hit_document, relation_document, slot_answer, slots_answer,
+    write_document,
 };
 use cairn_core::exchange::ImportReport;
 use cairn_core::{Error, IdRef, WriteOutcome, WriteStatus};
@@ -70,7 +71,7 @@ fn write_response(outcome: &WriteOutcome) -> Response {
         WriteStatus::Created => StatusCode::CREATED,
         _ => StatusCode::OK,
     };
-    let body = json!({"status": outcome.status, "memory": MemoryDocument::of(&outcome.memory)});
+    let body = write_document(outcome);
     (status, Json(body)).into_response()
 }
 
@@ -395,6 +396,67 @@ async fn import(State(state): State<AppState>, body: Body) -> Result<Json<Import
     Ok(Json(report))
 }
 
+async fn list_conflicts(
+    State(state): State<AppState>,
+    QueryInput(input): QueryInput<ConflictsInput>,
+) -> Result<Json<Value>, ApiError> {
+    let relations = blocking(&state, move |api, caller| api.conflicts(caller, input)).await?;
+    let documents: Vec<Value> = relations.iter().map(relation_document).collect();
+    Ok(Json(json!({ "conflicts": documents })))
+}
+
+async fn conflict_stats(
+    State(state): State<AppState>,
+    QueryInput(input): QueryInput<ConflictsInput>,
+) -> Result<Json<Value>, ApiError> {
+    let stats = blocking(&state, move |api, caller| {
+        api.conflict_stats(caller, &input)
+    })
+    .await?;
+    Ok(Json(json!(stats)))
+}
+
+async fn get_conflict(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let relation = blocking(&state, move |api, _| api.conflict(&id)).await?;
+    Ok(Json(json!({ "relation": relation_document(&relation) })))
+}
+
+async fn judge_conflict(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    JsonBody(input): JsonBody<VerdictInput>,
+) -> Result<Json<Value>, ApiError> {
+    let relation = blocking(&state, move |api, caller| api.judge_id(caller, &id, input)).await?;
+    Ok(Json(
+        json!({ "status": "judged", "relation": relation_document(&relation) }),
+    ))
+}
+
+async fn compare_memories(
+    State(state): State<AppState>,
+    JsonBody(input): JsonBody<CompareInput>,
+) -> Result<Json<Value>, ApiError> {
+    let compared = blocking(&state, move |api, caller| api.compare(caller, input)).await?;
+    Ok(Json(json!({
+        "status": compared.status,
+        "relation": compared.relation.as_ref().map(relation_document),
+    })))
+}
+
+async fn scan_conflicts(
+    State(state): State<AppState>,
+    JsonBody(input): JsonBody<ScanInput>,
+) -> Result<Json<Value>, ApiError> {
+    let report = blocking(&state, move |api, caller| {
+        api.scan_conflicts(caller, input, &mut |_, _| {})
+    })
+    .await?;
+    Ok(Json(json!(report)))
+}
+
 async fn openapi() -> Json<Value> {
     Json(crate::openapi::document(&routes()))
 }
@@ -403,6 +465,66 @@ async fn openapi() -> Json<Value> {
 pub fn routes() -> Vec<Route> {
     use cairn_core::api::schema;
     vec![
+        Route {
+            method: Method::GET,
+            path: "/v1/conflicts",
+            summary: "Relations between memories, most recently changed first: pending judgments (a write's candidates) and settled ones, with both memories' titles.",
+            body: RequestBody::None,
+            query: Some(schema::<ConflictsInput>),
+            success: &[(200, "the relations")],
+            authenticated: true,
+            handler: get(list_conflicts),
+        },
+        Route {
+            method: Method::GET,
+            path: "/v1/conflicts/stats",
+            summary: "How many relations there are, pending and judged, and judged ones per relation.",
+            body: RequestBody::None,
+            query: Some(schema::<ConflictsInput>),
+            success: &[(200, "the counts")],
+            authenticated: true,
+            handler: get(conflict_stats),
+        },
+        Route {
+            method: Method::GET,
+            path: "/v1/conflicts/{id}",
+            summary: "One relation by judgment id or handle, with its verdict and history.",
+            body: RequestBody::None,
+            query: None,
+            success: &[(200, "the relation")],
+            authenticated: true,
+            handler: get(get_conflict),
+        },
+        Route {
+            method: Method::POST,
+            path: "/v1/conflicts/{id}/judge",
+            summary: "Settle a judgment: relation (supersedes, conflicts_with, scoped, compatible, related, not_conflict), reason, evidence, confidence and who judged. A new verdict keeps the earlier one in the history.",
+            body: RequestBody::Json(schema::<VerdictInput>),
+            query: None,
+            success: &[(200, "judged")],
+            authenticated: true,
+            handler: post(judge_conflict),
+        },
+        Route {
+            method: Method::POST,
+            path: "/v1/conflicts/compare",
+            summary: "Record a verdict on two memories of one project directly; one relation per pair and judge, not_conflict records nothing.",
+            body: RequestBody::Json(schema::<CompareInput>),
+            query: None,
+            success: &[(200, "created, updated, unchanged or not_recorded")],
+            authenticated: true,
+            handler: post(compare_memories),
+        },
+        Route {
+            method: Method::POST,
+            path: "/v1/conflicts/scan",
+            summary: "Walk one project for pairs of memories never checked; with apply, record a pending judgment for the best max_insert of them.",
+            body: RequestBody::Json(schema::<ScanInput>),
+            query: None,
+            success: &[(200, "the pairs found and how many were recorded")],
+            authenticated: true,
+            handler: post(scan_conflicts),
+        },
         Route {
             method: Method::GET,
             path: "/v1/health",

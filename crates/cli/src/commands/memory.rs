@@ -23,7 +23,12 @@ pub fn get(app: &App, args: &GetArgs) -> Result<Outcome> {
         app.out.print(&View::Histories(&histories))?;
     } else {
         let memories = app.api.memories(&refs)?;
-        app.out.print(&View::Memories(&memories))?;
+        let ids: Vec<_> = memories.iter().map(|m| m.id).collect();
+        let relations = app.api.relations_of(&ids)?;
+        app.out.print(&View::Memories {
+            memories: &memories,
+            relations: &relations,
+        })?;
     }
     Ok(Outcome::Done)
 }

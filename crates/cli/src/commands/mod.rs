@@ -1,6 +1,7 @@
 //! One module per command group. Each parses its arguments into service requests, calls the
 //! service, and prints a [`View`](crate::output::View) — no rules of its own.
 
+mod conflicts;
 mod exchange;
 mod list;
 mod mcp;
@@ -103,6 +104,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         Command::Sessions(args) => sessions::sessions(&app, args),
         Command::Extract(args) => sessions::extract(&app, args),
         Command::Slot(command) => slots::run(&app, command),
+        Command::Conflicts(command) => conflicts::run(&app, command),
         Command::Hook(_) | Command::Setup(_) => unreachable!("handled before the store opens"),
     }?;
     // What the command wrote gets its embedding before the process ends.

@@ -120,7 +120,7 @@ fn progress_to(bar: &ProgressBar) -> impl FnMut(EmbedProgress) + '_ {
 }
 
 /// A progress bar on standard error when a person is watching, hidden otherwise.
-fn bar(out: &Printer) -> ProgressBar {
+pub(crate) fn bar(out: &Printer) -> ProgressBar {
     if out.quiet() || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }

@@ -1,7 +1,11 @@
 //! JSON output: stable shapes for scripts. One document per command, newline-terminated.
 
 use cairn_core::Memory;
-use cairn_core::api::{MemoryDocument, hit_document, slot_answer, slots_answer};
+use cairn_core::api::{
+    MemoryDocument, hit_document, relation_document, slot_answer, slots_answer, write_document,
+};
+
+use super::relations::lines_of;
 use serde_json::{Value, json};
 
 use super::View;
@@ -16,10 +20,32 @@ fn memories(list: &[Memory]) -> Value {
 
 pub fn render(view: &View<'_>) -> String {
     let value = match view {
-        View::Write(outcome) => {
-            json!({ "status": outcome.status, "memory": memory(&outcome.memory) })
+        View::Write(outcome) => write_document(outcome),
+        View::Memories {
+            memories: list,
+            relations,
+        } => Value::Array(
+            list.iter()
+                .map(|m| {
+                    let mut value = memory(m);
+                    value["annotations"] = json!(lines_of(m, relations));
+                    value
+                })
+                .collect(),
+        ),
+        View::Relations(list) => {
+            json!({ "conflicts": list.iter().map(relation_document).collect::<Vec<_>>() })
         }
-        View::Memories(list) => memories(list),
+        View::Relation { status, relation } => match status {
+            Some(status) => json!({ "status": status, "relation": relation_document(relation) }),
+            None => json!({ "relation": relation_document(relation) }),
+        },
+        View::RelationStats(stats) => json!(stats),
+        View::Compared(compared) => json!({
+            "status": compared.status,
+            "relation": compared.relation.as_ref().map(relation_document),
+        }),
+        View::Scan(report) => json!(report),
         View::Histories(list) => Value::Array(
             list.iter()
                 .map(|h| json!({ "memory": memory(&h.memory), "revisions": h.revisions }))

@@ -7,6 +7,7 @@ use cairn_core::memory::PruneRule;
 use cairn_core::{Memory, Scope};
 use jiff::tz::TimeZone;
 
+use super::relations::lines_of;
 use super::{View, explanation, local_time, preview, within_budget};
 
 pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
@@ -15,8 +16,30 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
         View::Write(outcome) => {
             let _ = writeln!(out, "**{}** `{}`\n", outcome.status, outcome.memory.id);
             memory(&mut out, &outcome.memory, tz, 3);
+            if !outcome.candidates.is_empty() {
+                let _ = writeln!(out, "**Judgment required**: this memory may contradict:\n");
+                for c in &outcome.candidates {
+                    let _ = writeln!(
+                        out,
+                        "- `{}` {} (score {:.2}, judgment `{}`)",
+                        c.id.handle(),
+                        c.title,
+                        c.score,
+                        c.judgment_id
+                    );
+                }
+                out.push('\n');
+            }
         }
-        View::Memories(list) => list.iter().for_each(|m| memory(&mut out, m, tz, 3)),
+        View::Memories {
+            memories: list,
+            relations,
+        } => {
+            for m in list.iter() {
+                memory(&mut out, m, tz, 3);
+                annotations(&mut out, &lines_of(m, relations));
+            }
+        }
         View::Histories(list) => {
             for h in list.iter() {
                 memory(&mut out, &h.memory, tz, 3);
@@ -57,6 +80,7 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
                 .map(|hit| {
                     let mut block = String::new();
                     memory(&mut block, &hit.memory, tz, 3);
+                    annotations(&mut block, &hit.annotations);
                     if *explain {
                         let _ = writeln!(block, "_explain: {}_\n", explanation(hit));
                     }
@@ -185,6 +209,11 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
         View::Slots(_) | View::Slot { .. } | View::SlotsReset(_) | View::Reflection(_) => {
             unreachable!("slot views are rendered by output::slots")
         }
+        View::Relations(_)
+        | View::Relation { .. }
+        | View::RelationStats(_)
+        | View::Compared(_)
+        | View::Scan(_) => unreachable!("relation views are rendered by output::relations"),
         View::Model(_) | View::Embedded(_) | View::VectorIndex(_) => {
             out.push_str(&super::text::model_lines(view))
         }
@@ -223,6 +252,17 @@ fn memory(out: &mut String, m: &Memory, tz: &TimeZone, level: usize) {
     }
     let _ = writeln!(out, "_{}_ · id `{}`\n", meta.join(" · "), m.id);
     let _ = writeln!(out, "{}\n", m.content.trim_end());
+}
+
+/// A memory's relation lines, each on its own line, as parsers expect them.
+fn annotations(out: &mut String, lines: &[cairn_core::relation::Annotation]) {
+    if lines.is_empty() {
+        return;
+    }
+    for annotation in lines {
+        let _ = writeln!(out, "{annotation}");
+    }
+    out.push('\n');
 }
 
 /// A text line as a sentence: its first letter upper-case.

@@ -7,6 +7,7 @@
 
 mod json;
 mod markdown;
+mod relations;
 mod sessions;
 mod slots;
 pub(crate) mod text;
@@ -19,6 +20,7 @@ use cairn_core::embedding::{EmbedReport, EmbeddingStatus};
 use cairn_core::exchange::{Counts, ImportReport};
 use cairn_core::memory::{MemoryHistory, PruneReport};
 use cairn_core::memory::{StoreStats, TagCount};
+use cairn_core::relation::{Compared, RelationStats, RelationView, ScanReport};
 use cairn_core::search::{SearchHit, SearchResults};
 use cairn_core::session::{Observation, ObservationHit, Session};
 use cairn_core::slot::Reflection;
@@ -34,7 +36,11 @@ pub use crate::args::Format;
 /// Something a command produced, ready to render.
 pub enum View<'a> {
     Write(&'a WriteOutcome),
-    Memories(&'a [Memory]),
+    /// Memories shown in full, with the lines their relations add (`cairn get`).
+    Memories {
+        memories: &'a [Memory],
+        relations: &'a [RelationView],
+    },
     Histories(&'a [MemoryHistory]),
     Listing {
         memories: &'a [Memory],
@@ -93,6 +99,15 @@ pub enum View<'a> {
     /// The default slots `slot reset` wrote.
     SlotsReset(&'a [Slot]),
     Reflection(&'a Reflection),
+    Relations(&'a [RelationView]),
+    /// One relation: shown in full (`status: None`), or what a verdict did to it.
+    Relation {
+        status: Option<&'a str>,
+        relation: &'a RelationView,
+    },
+    RelationStats(&'a RelationStats),
+    Compared(&'a Compared),
+    Scan(&'a ScanReport),
 }
 
 impl View<'_> {
@@ -100,6 +115,17 @@ impl View<'_> {
         matches!(
             self,
             View::Slots(_) | View::Slot { .. } | View::SlotsReset(_) | View::Reflection(_)
+        )
+    }
+
+    fn is_relation_view(&self) -> bool {
+        matches!(
+            self,
+            View::Relations(_)
+                | View::Relation { .. }
+                | View::RelationStats(_)
+                | View::Compared(_)
+                | View::Scan(_)
         )
     }
 
@@ -147,6 +173,9 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
             sessions::render(view, &style.tz)
         }
         Format::Text | Format::Markdown if view.is_slot_view() => slots::render(view),
+        Format::Text | Format::Markdown if view.is_relation_view() => {
+            relations::render(view, &style.tz)
+        }
         Format::Json => json::render(view),
         Format::Markdown => markdown::render(view, &style.tz),
         Format::Text => text::render(view, style),

@@ -1,8 +1,13 @@
 //! Snapshot tests of every view in every format, over fixed memories and a fixed time zone.
 
 use cairn_core::exchange::{Counts, ImportReport, KindReport};
+use cairn_core::memory::ConflictCandidate;
 use cairn_core::memory::{MemoryHistory, PruneReport, PruneRule};
 use cairn_core::memory::{NamedCount, StoreStats, TagCount};
+use cairn_core::relation::{
+    Actor, ActorKind, CompareStatus, Compared, Relation, RelationKind, RelationStats, RelationView,
+    ScanReport, ScannedPair, Verdict, annotations,
+};
 use cairn_core::search::{Boosts, SearchHit, SearchResults, SignalKind, SignalScore};
 use cairn_core::{
     Category, Importance, Memory, ProjectName, Scope, Source, Tag, TopicKey, WriteOutcome,
@@ -59,6 +64,48 @@ fn preference() -> Memory {
     }
 }
 
+/// The decision supersedes the preference (judged), with one earlier verdict.
+fn superseding() -> RelationView {
+    let verdict = |relation, at_time: &str| Verdict {
+        relation,
+        reason: Some("the team moved to pnpm".into()),
+        evidence: Some("PR #88".into()),
+        confidence: Some(0.9),
+        actor: Actor {
+            kind: ActorKind::Agent,
+            name: Some("claude-code".into()),
+            model: None,
+            session: None,
+        },
+        judged_at: at(at_time),
+    };
+    RelationView {
+        relation: Relation {
+            id: "5b1e07c2-0000-4000-8000-000000000001".parse().unwrap(),
+            source: decision().id,
+            target: preference().id,
+            scope: Scope::Global,
+            score: Some(0.625),
+            verdict: Some(verdict(RelationKind::Supersedes, "2026-03-12T10:00:00Z")),
+            history: vec![verdict(RelationKind::ConflictsWith, "2026-03-12T09:30:00Z")],
+            created_at: at("2026-03-12T09:00:00Z"),
+            updated_at: at("2026-03-12T10:00:00Z"),
+        },
+        source_title: Some("Package manager".into()),
+        target_title: Some("Prefers tabs over spaces".into()),
+    }
+}
+
+/// A pending judgment whose older memory was forgotten.
+fn pending() -> RelationView {
+    let mut view = superseding();
+    view.relation.id = "9c2d0000-0000-4000-8000-000000000002".parse().unwrap();
+    view.relation.verdict = None;
+    view.relation.history = Vec::new();
+    view.target_title = None;
+    view
+}
+
 fn all(view: View<'_>) -> String {
     let mut out = String::new();
     for format in [Format::Text, Format::Json, Format::Markdown] {
@@ -90,6 +137,15 @@ fn write_outcomes() {
         tz: TimeZone::UTC,
         color: false,
     };
+    let mut flagged = WriteOutcome::new(WriteStatus::Created, decision());
+    flagged.candidates.push(ConflictCandidate {
+        judgment_id: superseding().relation.id,
+        id: preference().id,
+        title: "Prefers tabs over spaces".into(),
+        category: Category::Preference,
+        score: 0.625,
+    });
+    insta::assert_snapshot!("write_created_with_candidates", all(View::Write(&flagged)));
     let outcome = WriteOutcome::new(WriteStatus::Created, decision());
     assert_eq!(
         render(&View::Write(&outcome), &quiet),
@@ -104,7 +160,10 @@ fn get_with_history() {
         revisions: vec![memory.to_revision(1)],
         memory: memory.clone(),
     }];
-    insta::assert_snapshot!(all(View::Memories(&[memory, preference()])));
+    insta::assert_snapshot!(all(View::Memories {
+        memories: &[memory, preference()],
+        relations: &[superseding()],
+    }));
     insta::assert_snapshot!(all(View::Histories(&histories)));
 }
 
@@ -137,6 +196,9 @@ fn listing_and_search() {
                 recency: 0.0125,
                 importance: if index == 0 { 0.025 } else { 0.0 },
             },
+            annotations: annotations(&[m.id], &[superseding(), pending()])
+                .remove(&m.id)
+                .unwrap_or_default(),
         })
         .collect();
     let results = SearchResults {
@@ -283,4 +345,46 @@ fn maintenance_views() {
         observations_deleted: 0,
     };
     insta::assert_snapshot!(all(View::Prune(&created_before)));
+}
+
+#[test]
+fn relations() {
+    let listed = [superseding(), pending()];
+    insta::assert_snapshot!(all(View::Relations(&listed)));
+    insta::assert_snapshot!(all(View::Relation {
+        status: Some("judged"),
+        relation: &superseding(),
+    }));
+    insta::assert_snapshot!(all(View::RelationStats(&RelationStats {
+        total: 3,
+        pending: 1,
+        judged: 2,
+        by_relation: vec![
+            NamedCount {
+                name: "supersedes".into(),
+                count: 1
+            },
+            NamedCount {
+                name: "scoped".into(),
+                count: 1
+            },
+        ],
+    })));
+    insta::assert_snapshot!(all(View::Compared(&Compared {
+        status: CompareStatus::Unchanged,
+        relation: Some(superseding()),
+    })));
+    insta::assert_snapshot!(all(View::Scan(&ScanReport {
+        memories: 12,
+        pairs: vec![ScannedPair {
+            source: decision().id,
+            source_title: "Package manager".into(),
+            target: preference().id,
+            target_title: "Prefers tabs over spaces".into(),
+            score: 0.5,
+            judgment_id: None,
+        }],
+        recorded: 0,
+        applied: false,
+    })));
 }

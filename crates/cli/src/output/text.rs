@@ -10,6 +10,7 @@ use cairn_core::search::snippet::snippet;
 use cairn_core::{Memory, Scope, WriteStatus};
 use jiff::tz::TimeZone;
 
+use super::relations::lines_of;
 use super::{Style, View, explanation, local_time, preview, within_budget};
 
 pub fn render(view: &View<'_>, style: &Style) -> String {
@@ -34,13 +35,24 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
                 WriteStatus::Unchanged => format!("unchanged {handle}: nothing to change"),
             };
             line(&mut out, &message);
+            candidates(&mut out, outcome);
         }
-        View::Memories(list) => {
+        View::Memories {
+            memories: list,
+            relations,
+        } => {
             for (index, m) in list.iter().enumerate() {
                 if index > 0 {
                     out.push('\n');
                 }
                 detail(&mut out, m, tz);
+                let lines = lines_of(m, relations);
+                if !lines.is_empty() {
+                    out.push('\n');
+                    for annotation in lines {
+                        line(&mut out, &annotation.to_string());
+                    }
+                }
             }
         }
         View::Histories(list) => {
@@ -232,6 +244,11 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
         View::Slots(_) | View::Slot { .. } | View::SlotsReset(_) | View::Reflection(_) => {
             unreachable!("slot views are rendered by output::slots")
         }
+        View::Relations(_)
+        | View::Relation { .. }
+        | View::RelationStats(_)
+        | View::Compared(_)
+        | View::Scan(_) => unreachable!("relation views are rendered by output::relations"),
         View::Model(_) | View::Embedded(_) | View::VectorIndex(_) => {
             out.push_str(&model_lines(view))
         }
@@ -422,10 +439,44 @@ fn search_block(
         })
         .collect();
     line(&mut out, &format!("    {snippet}"));
+    for annotation in &hit.annotations {
+        line(&mut out, &format!("    {annotation}"));
+    }
     if explain {
         line(&mut out, &format!("    explain: {}", explanation(hit)));
     }
     out
+}
+
+/// The memories a write may contradict, and how to settle each.
+fn candidates(out: &mut String, outcome: &cairn_core::WriteOutcome) {
+    let found = &outcome.candidates;
+    if found.is_empty() {
+        return;
+    }
+    line(
+        out,
+        &format!(
+            "judgment required: {} stored memor{} may contradict or be replaced by this one \
+             (cairn conflicts judge JUDGMENT --relation supersedes|conflicts_with|scoped|\
+             compatible|related|not_conflict):",
+            found.len(),
+            if found.len() == 1 { "y" } else { "ies" }
+        ),
+    );
+    for c in found {
+        line(
+            out,
+            &format!(
+                "  {}  {}  {}  (score {:.2}, judgment {})",
+                c.id.handle(),
+                c.category,
+                preview(&c.title, 60),
+                c.score,
+                c.judgment_id.handle()
+            ),
+        );
+    }
 }
 
 fn counts(out: &mut String, label: &str, items: &[NamedCount]) {

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::memory::{Category, Memory, WriteOutcome};
+use crate::relation::RelationView;
 use crate::scope::ProjectName;
 use crate::search::{SearchHit, SearchResults};
 use crate::session::ObservationHit;
@@ -80,14 +81,43 @@ impl<'a> MemoryDocument<'a> {
     }
 }
 
-/// One search hit as scripts see it: the memory, its fused score, and each signal's part.
+/// One search hit as scripts see it: the memory, its fused score, each signal's part and the
+/// annotation lines of its relations.
 pub fn hit_document(hit: &SearchHit) -> serde_json::Value {
     serde_json::json!({
         "memory": MemoryDocument::of(&hit.memory),
         "score": hit.score,
         "signals": hit.signals,
         "boosts": hit.boosts,
+        "annotations": hit.annotations,
     })
+}
+
+/// The answer to a write as scripts see it (REST, the CLI's JSON): the status, the memory, and
+/// when the write found memories it may contradict, `judgment_required: true` and the
+/// candidates with their judgment ids.
+pub fn write_document(outcome: &WriteOutcome) -> serde_json::Value {
+    let mut answer = serde_json::json!({
+        "status": outcome.status,
+        "memory": MemoryDocument::of(&outcome.memory),
+    });
+    add_candidates(&mut answer, outcome);
+    answer
+}
+
+fn add_candidates(answer: &mut serde_json::Value, outcome: &WriteOutcome) {
+    if !outcome.candidates.is_empty() {
+        answer["judgment_required"] = true.into();
+        answer["candidates"] = serde_json::json!(outcome.candidates);
+    }
+}
+
+/// A relation as scripts and models see it: the relation with its `status` (pending or
+/// judged) and both memories' headlines (`null` once a memory is gone or hidden).
+pub fn relation_document(view: &RelationView) -> serde_json::Value {
+    let mut value = serde_json::to_value(view).expect("relations serialise");
+    value["status"] = serde_json::json!(view.relation.status());
+    value
 }
 
 /// A memory as a model reads it: the fields that help decide whether it matters, nothing about
@@ -129,10 +159,12 @@ impl<'a> CompactMemory<'a> {
 
 /// The answer to a write, in the compact form.
 pub fn compact_write(outcome: &WriteOutcome) -> serde_json::Value {
-    serde_json::json!({
+    let mut answer = serde_json::json!({
         "status": outcome.status,
         "memory": CompactMemory::of(&outcome.memory),
-    })
+    });
+    add_candidates(&mut answer, outcome);
+    answer
 }
 
 /// The answer to a search, in the compact form: each hit with its fused score.
@@ -140,6 +172,9 @@ pub fn compact_search(results: &SearchResults) -> serde_json::Value {
     let hit = |hit: &SearchHit| {
         let mut value = serde_json::to_value(CompactMemory::of(&hit.memory)).expect("serialises");
         value["score"] = serde_json::json!((hit.score * 10_000.0).round() / 10_000.0);
+        if !hit.annotations.is_empty() {
+            value["annotations"] = serde_json::json!(hit.annotations);
+        }
         value
     };
     serde_json::json!({

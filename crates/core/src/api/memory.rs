@@ -202,12 +202,16 @@ pub(crate) fn page_limit(field: &str, limit: Option<usize>, default: usize) -> R
     Ok(limit)
 }
 
-fn time(service: &MemoryService, field: &str, text: Option<&str>) -> Result<Option<Timestamp>> {
+pub(crate) fn time(
+    service: &MemoryService,
+    field: &str,
+    text: Option<&str>,
+) -> Result<Option<Timestamp>> {
     text.map(|t| crate::dates::parse_time(field, t, &service.now()))
         .transpose()
 }
 
-fn project(name: Option<&str>) -> Result<Option<ProjectName>> {
+pub(crate) fn project(name: Option<&str>) -> Result<Option<ProjectName>> {
     name.map(ProjectName::new).transpose()
 }
 

@@ -24,6 +24,7 @@
 pub mod documents;
 pub mod exchange;
 pub mod memory;
+pub mod relation;
 pub mod schema;
 pub mod session;
 pub mod slot;
@@ -41,11 +42,12 @@ use crate::embedding::{
 };
 use crate::error::Result;
 use crate::exchange::{Counts, ExportOptions, ImportReport};
-use crate::id::IdRef;
+use crate::id::{IdRef, MemoryId, RelationRef};
 use crate::memory::{
     ListQuery, Memory, MemoryFilter, MemoryHistory, PruneReport, PruneRule, Source, StoreStats,
     TagCount, WriteOutcome,
 };
+use crate::relation::{Compared, RelationStats, RelationView, ScanReport};
 use crate::scope::{ProjectName, Scope};
 use crate::search::{SearchRequest, SearchResults};
 use crate::service::MemoryService;
@@ -54,19 +56,31 @@ use crate::slot::{Recorded, Reflection, Slot, SlotLabel};
 
 pub use documents::{
     CompactMemory, MemoryDocument, SlotDocument, compact_observations, compact_search,
-    compact_write, hit_document, slot_answer, slots_answer,
+    compact_write, hit_document, relation_document, slot_answer, slots_answer, write_document,
 };
 pub use exchange::ExportInput;
 pub use memory::{
     FilterInput, ForgetInput, GetInput, ListInput, MAX_GET_IDS, MAX_PAGE, OrderInput, PatchInput,
     SearchInput, SortInput, StoreInput, UpdateInput,
 };
+pub use relation::{CompareInput, ConflictsInput, JudgeInput, ScanInput, VerdictInput};
 pub use schema::schema;
 pub use session::{ContextInput, SessionSummaryInput, SessionsInput};
 pub use slot::{
     SlotCreateInput, SlotEditInput, SlotInput, SlotProjectInput, SlotSettingsInput, SlotTarget,
     SlotTextInput,
 };
+
+/// The most pending judgments one scan records unless told otherwise.
+pub const DEFAULT_SCAN_INSERTS: usize = 100;
+
+/// An id error about field `a` or `b` of a comparison rather than `id`.
+fn renamed(error: crate::Error, field: &str) -> crate::Error {
+    match error {
+        crate::Error::Invalid { message, .. } => crate::Error::invalid(field, message),
+        other => other,
+    }
+}
 
 /// Who is asking, as far as defaults go.
 #[derive(Debug, Clone)]
@@ -203,6 +217,67 @@ impl Api {
             self.service
                 .search(&input.into_request(&self.service, caller)?)?,
         ))
+    }
+
+    /// Settles a pending judgment (a write's candidate) with a verdict.
+    pub fn judge(&self, caller: &Caller, input: JudgeInput) -> Result<RelationView> {
+        self.judge_id(caller, &input.judgment_id, input.verdict)
+    }
+
+    /// Settles judgment `judgment_id` (a full id or a handle) with a verdict.
+    pub fn judge_id(
+        &self,
+        caller: &Caller,
+        judgment_id: &str,
+        verdict: VerdictInput,
+    ) -> Result<RelationView> {
+        let judgment = RelationRef::parse(judgment_id)?;
+        self.service.judge(&judgment, verdict.into_verdict(caller))
+    }
+
+    /// Records a verdict on two memories directly.
+    pub fn compare(&self, caller: &Caller, input: CompareInput) -> Result<Compared> {
+        let a = IdRef::parse(&input.a).map_err(|e| renamed(e, "a"))?;
+        let b = IdRef::parse(&input.b).map_err(|e| renamed(e, "b"))?;
+        self.service
+            .compare(&a, &b, input.verdict.into_verdict(caller))
+    }
+
+    /// Relations under a filter, the most recently changed first.
+    pub fn conflicts(&self, caller: &Caller, input: ConflictsInput) -> Result<Vec<RelationView>> {
+        self.service
+            .relations(&input.into_filter(&self.service, caller)?)
+    }
+
+    /// One judgment by id or handle.
+    pub fn conflict(&self, judgment_id: &str) -> Result<RelationView> {
+        self.service.relation(&RelationRef::parse(judgment_id)?)
+    }
+
+    /// Counts of relations by status and relation, in the scope the input names.
+    pub fn conflict_stats(&self, caller: &Caller, input: &ConflictsInput) -> Result<RelationStats> {
+        self.service.relation_stats(input.scope(caller)?.as_ref())
+    }
+
+    /// Walks one scope for pairs never related; records them with `apply`.
+    pub fn scan_conflicts(
+        &self,
+        caller: &Caller,
+        input: ScanInput,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<ScanReport> {
+        let scope = input.scope(caller)?;
+        self.service.scan_conflicts(
+            &scope,
+            input.apply,
+            input.max_insert.unwrap_or(DEFAULT_SCAN_INSERTS),
+            progress,
+        )
+    }
+
+    /// The relations of these memories (both directions), with both sides' headlines.
+    pub fn relations_of(&self, ids: &[MemoryId]) -> Result<Vec<RelationView>> {
+        self.service.relations_of(ids)
     }
 
     /// What a session should know now, packed into the budget.

@@ -1,0 +1,103 @@
+//! `cairn conflicts …`: pending judgments, verdicts, comparisons and scans, through the same
+//! input types and [`Api`](cairn_core::api::Api) calls as the MCP tools and REST routes. A
+//! verdict from the command line is a person's: actor kind `user`, named `--actor` or `$USER`.
+
+use anyhow::Result;
+use cairn_core::api::{CompareInput, ConflictsInput, ScanInput, VerdictInput};
+use cairn_core::relation::{ActorKind, RelationKind, RelationStatus};
+
+use super::Outcome;
+use crate::app::App;
+use crate::args::{ConflictsCommand, ConflictsScopeArgs, ProjectArgs, VerdictArgs};
+use crate::output::View;
+
+pub fn run(app: &App, command: &ConflictsCommand) -> Result<Outcome> {
+    let api = &app.api;
+    let caller = app.caller(&ProjectArgs::default(), false)?;
+    match command {
+        ConflictsCommand::List(args) => {
+            let input = ConflictsInput {
+                status: args
+                    .status
+                    .as_deref()
+                    .map(str::parse::<RelationStatus>)
+                    .transpose()?,
+                since: args.since.clone(),
+                limit: Some(args.limit),
+                ..scope_input(&args.scope)
+            };
+            let relations = api.conflicts(&caller, input)?;
+            app.out.print(&View::Relations(&relations))?;
+            if relations.is_empty() {
+                return Ok(Outcome::NothingFound);
+            }
+        }
+        ConflictsCommand::Show(args) => {
+            let relation = api.conflict(&args.id)?;
+            app.out.print(&View::Relation {
+                status: None,
+                relation: &relation,
+            })?;
+        }
+        ConflictsCommand::Stats(args) => {
+            let stats = api.conflict_stats(&caller, &scope_input(args))?;
+            app.out.print(&View::RelationStats(&stats))?;
+        }
+        ConflictsCommand::Judge(args) => {
+            let relation = api.judge_id(&caller, &args.id, verdict(&args.verdict)?)?;
+            app.out.print(&View::Relation {
+                status: Some("judged"),
+                relation: &relation,
+            })?;
+        }
+        ConflictsCommand::Compare(args) => {
+            let input = CompareInput {
+                a: args.a.clone(),
+                b: args.b.clone(),
+                verdict: verdict(&args.verdict)?,
+            };
+            let compared = api.compare(&caller, input)?;
+            app.out.print(&View::Compared(&compared))?;
+        }
+        ConflictsCommand::Scan(args) => {
+            let input = ScanInput {
+                project: args.project.clone(),
+                global: args.global,
+                apply: args.apply,
+                max_insert: Some(args.max_insert),
+            };
+            let bar = super::model::bar(&app.out);
+            bar.set_message("scanning");
+            let report = api.scan_conflicts(&caller, input, &mut |done, total| {
+                bar.set_length(total);
+                bar.set_position(done);
+            })?;
+            bar.finish_and_clear();
+            app.out.print(&View::Scan(&report))?;
+        }
+    }
+    Ok(Outcome::Done)
+}
+
+fn scope_input(args: &ConflictsScopeArgs) -> ConflictsInput {
+    ConflictsInput {
+        project: args.project.clone(),
+        global: args.global,
+        all_projects: args.all_projects,
+        ..ConflictsInput::default()
+    }
+}
+
+/// A person's verdict from the flags.
+fn verdict(args: &VerdictArgs) -> Result<VerdictInput> {
+    Ok(VerdictInput {
+        relation: Some(args.relation.parse::<RelationKind>()?),
+        reason: args.reason.clone(),
+        evidence: args.evidence.clone(),
+        confidence: args.confidence,
+        actor_kind: Some(ActorKind::User),
+        actor: args.actor.clone().or_else(|| std::env::var("USER").ok()),
+        model: None,
+        session_id: None,
+    })
+}
