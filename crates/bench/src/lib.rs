@@ -4,6 +4,7 @@
 
 pub mod agents;
 pub mod collection;
+pub mod conflicts;
 pub mod corpus;
 pub mod cranfield;
 pub mod embedding;

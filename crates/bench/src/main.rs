@@ -10,7 +10,9 @@
 //! target/release/cairn-bench scale --sizes 10000,100000
 //! ```
 
-use cairn_bench::{agents, cranfield, embedding, exchange, hybrid, locomo, scale, serve};
+use cairn_bench::{
+    agents, conflicts, cranfield, embedding, exchange, hybrid, locomo, scale, serve,
+};
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -156,6 +158,24 @@ enum Command {
         /// Skip the f32 reference (and the agreement it measures).
         #[arg(long)]
         no_reference: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Conflict candidates: precision and recall over the labelled pairs (with and without the
+    /// model), and what detection adds to a write in a large project.
+    Conflicts {
+        #[command(flatten)]
+        model: ModelArgs,
+        /// Also measure the write overhead in a project of this many memories (0: skip).
+        #[arg(long, default_value_t = 100_000)]
+        overhead_size: u64,
+        /// Writes timed each way for the overhead.
+        #[arg(long, default_value_t = 300)]
+        writes: usize,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        #[arg(long)]
+        workdir: Option<PathBuf>,
         #[arg(long)]
         json: bool,
     },
@@ -444,6 +464,46 @@ fn main() -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
                 print!("{}", embedding::table(&report));
+            }
+        }
+        Command::Conflicts {
+            model,
+            overhead_size,
+            writes,
+            seed,
+            workdir,
+            json,
+        } => {
+            let workdir = workdir.unwrap_or_else(std::env::temp_dir);
+            std::fs::create_dir_all(&workdir)?;
+            let scratch = tempfile::Builder::new()
+                .prefix("cairn-bench-conflicts-")
+                .tempdir_in(workdir)?;
+            let pairs = conflicts::pairs()?;
+            let mut quality = vec![conflicts::quality(&pairs, None, scratch.path())?];
+            if let Some(embedder) = model.embedder()? {
+                quality.push(conflicts::quality(&pairs, Some(embedder), scratch.path())?);
+            }
+            let mut overhead = Vec::new();
+            if overhead_size > 0 {
+                overhead.push(conflicts::overhead(
+                    overhead_size,
+                    writes.max(1),
+                    seed,
+                    scratch.path(),
+                    &mut |step| eprintln!("… {step}"),
+                )?);
+            }
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&serde_json::json!({
+                        "quality": quality,
+                        "overhead": overhead,
+                    }))?
+                );
+            } else {
+                print!("{}", conflicts::table(&quality, &overhead));
             }
         }
         Command::Cranfield { dir, model, json } => {

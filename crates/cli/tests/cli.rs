@@ -6,6 +6,8 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
+#[path = "cli/conflicts.rs"]
+mod conflicts;
 #[path = "cli/hooks.rs"]
 mod hooks;
 #[path = "cli/slots.rs"]

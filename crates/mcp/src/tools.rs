@@ -153,7 +153,18 @@ const TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "memory_judge",
         title: "Settle a possible conflict",
-        description: "Say what a new memory is to an older one that a write flagged. When             memory_store or memory_update answers `judgment_required: true`, each of its             `candidates` is a stored memory the new one may contradict, refine or replace, with             a `judgment_id`; read both, then judge each: `supersedes` (the new one replaces the             old; the old is kept as history and ranks below it), `conflicts_with` (they             disagree and you cannot tell which holds: ask the user), `scoped` (both hold in             different contexts), `compatible`, `related`, or `not_conflict` (unrelated).\n            Use it right after the write, with a one-sentence reason and, when you have it,             evidence (a commit, a file, what the user said).\n            Not for pairs nothing flagged: use memory_compare (extended tools).\n            Example: {\"judgment_id\": \"5b1e07c2-…\", \"relation\": \"supersedes\",             \"reason\": \"the event store moved to MySQL in March\", \"confidence\": 0.9}",
+        description: "Say what a new memory is to an older one that a write flagged. When \
+            memory_store or memory_update answers `judgment_required: true`, each of its \
+            `candidates` is a stored memory the new one may contradict, refine or replace, with \
+            a `judgment_id`; read both, then judge each: `supersedes` (the new one replaces the \
+            old; the old is kept as history and ranks below it), `conflicts_with` (they \
+            disagree and you cannot tell which holds: ask the user), `scoped` (both hold in \
+            different contexts), `compatible`, `related`, or `not_conflict` (unrelated).\n\
+            Use it right after the write, with a one-sentence reason and, when you have it, \
+            evidence (a commit, a file, what the user said).\n\
+            Not for pairs nothing flagged: use memory_compare (extended tools).\n\
+            Example: {\"judgment_id\": \"5b1e07c2-…\", \"relation\": \"supersedes\", \
+            \"reason\": \"the event store moved to MySQL in March\", \"confidence\": 0.9}",
         profile: ToolProfile::Core,
         effect: Effect::Idempotent,
         schema: cairn_core::api::schema::<JudgeInput>,
@@ -161,7 +172,15 @@ const TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "memory_compare",
         title: "Relate two memories",
-        description: "Record what one memory (`a`, the newer) is to another (`b`, the older)             of the same project, without a flagged candidate: `supersedes`, `conflicts_with`,             `scoped`, `compatible`, `related`; `not_conflict` records nothing. Your verdict on a             pair is one record: saying it again changes nothing, saying something else             replaces it and keeps the earlier one in its history.\n            Use it when you notice two memories disagree or one is outdated.\n            Example: {\"a\": \"77e2d4aa\", \"b\": \"3f9a0c1b\", \"relation\":             \"supersedes\", \"reason\": \"staging moved to spot nodes\"}",
+        description: "Record what one memory (`a`, the newer) is to another (`b`, the older) \
+            of the same project, without a flagged candidate: `supersedes`, `conflicts_with`, \
+            `scoped`, `compatible`, `related`; `not_conflict` records nothing. Your verdict on a \
+            pair is one record: saying it again changes nothing, saying something else \
+            replaces it and keeps the earlier one in its history.\n\
+            Use it when you notice two memories disagree or one is outdated.\n\
+            Not for a candidate a write reported: use memory_judge with its judgment_id.\n\
+            Example: {\"a\": \"77e2d4aa\", \"b\": \"3f9a0c1b\", \"relation\": \
+            \"supersedes\", \"reason\": \"staging moved to spot nodes\"}",
         profile: ToolProfile::All,
         effect: Effect::Idempotent,
         schema: cairn_core::api::schema::<CompareInput>,
@@ -169,7 +188,12 @@ const TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "memory_conflicts",
         title: "List possible conflicts",
-        description: "List relations between memories, most recently changed first: pending             judgments waiting for a verdict (`status: pending`) and settled ones, each with             both memories' titles.\n            Use it to settle what earlier sessions left pending.\n            Example: {\"status\": \"pending\", \"limit\": 10}",
+        description: "List relations between memories, most recently changed first: pending \
+            judgments waiting for a verdict (`status: pending`) and settled ones, each with \
+            both memories' titles.\n\
+            Use it to settle what earlier sessions left pending.\n\
+            Not for finding memories: use memory_search.\n\
+            Example: {\"status\": \"pending\", \"limit\": 10}",
         profile: ToolProfile::All,
         effect: Effect::ReadOnly,
         schema: cairn_core::api::schema::<ConflictsInput>,

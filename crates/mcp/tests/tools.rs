@@ -25,7 +25,8 @@ fn the_core_profile_is_the_small_everyday_set() {
             "memory_update",
             "memory_forget",
             "memory_context",
-            "memory_session_summary"
+            "memory_session_summary",
+            "memory_judge"
         ]
     );
     for tool in cairn_mcp::tools::tools(ToolProfile::All) {

@@ -28,9 +28,6 @@ pub fn run(app: &App, command: &ConflictsCommand) -> Result<Outcome> {
             };
             let relations = api.conflicts(&caller, input)?;
             app.out.print(&View::Relations(&relations))?;
-            if relations.is_empty() {
-                return Ok(Outcome::NothingFound);
-            }
         }
         ConflictsCommand::Show(args) => {
             let relation = api.conflict(&args.id)?;

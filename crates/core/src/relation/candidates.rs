@@ -70,6 +70,9 @@ pub struct Detector<'a> {
     pub now: Timestamp,
     /// The most candidates returned.
     pub max: usize,
+    /// The lowest score returned; [`MIN_SCORE`] or [`MIN_SCORE_LEXICAL`] when `None` (the
+    /// benchmark lowers it to see the whole precision/recall curve).
+    pub floor: Option<f64>,
 }
 
 impl Detector<'_> {
@@ -151,10 +154,10 @@ impl Detector<'_> {
                 }
             })
             .collect();
-        let floor = match vector {
+        let floor = self.floor.unwrap_or(match vector {
             Some(_) => MIN_SCORE,
             None => MIN_SCORE_LEXICAL,
-        };
+        });
         neighbours.retain(|n| n.score >= floor);
         neighbours.sort_by(|a, b| {
             b.score

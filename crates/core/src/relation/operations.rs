@@ -209,6 +209,7 @@ impl<'a> Relations<'a> {
             store: self.store(),
             now,
             max: self.config.max_candidates,
+            floor: None,
         }
     }
 

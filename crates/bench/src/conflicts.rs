@@ -1,0 +1,315 @@
+//! Conflict candidates: how well a write finds the memories it contradicts or refines, and what
+//! finding them costs a write.
+//!
+//! **Quality** runs over the labelled pairs in `crates/bench/data/conflict-pairs.jsonl`
+//! (written for cairn: coding-agent facts, each pair an older and a newer memory of one of four
+//! kinds: `contradicts` and `refines` should be found; `compatible` and `unrelated` (sharing
+//! words, not meaning) should not). Every older memory is stored in one project through the
+//! service; then each newer memory is stored the same way, its reported candidates are read,
+//! and it is purged again, so every pair meets the same store. A write's candidate is a true
+//! positive when it is the pair's older memory and the pair should be found; any other
+//! candidate — the older memory of a pair that should not be found, or a memory of another pair
+//! — is a false positive. Recall is over the pairs that should be found. Besides the figures at
+//! the shipped thresholds, the same writes are scored with no floor (the best 3 neighbours and
+//! their scores, read through a second connection), which gives the whole precision/recall
+//! curve the thresholds were chosen from. Without a model detection is by words alone.
+//!
+//! **Cost** (`--overhead-size`): a store of that many synthetic memories, all in one project
+//! (the worst case: detection looks only in the memory's own scope), then writes of new
+//! synthetic memories alternating between a service that detects and one that does not; the
+//! difference of their medians is what detection adds to a write (no model: by words).
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use cairn_core::config::Config;
+use cairn_core::embedding::{Embedder, VectorSpace, VectorStore};
+use cairn_core::relation::Detector;
+use cairn_core::store::Store;
+use cairn_core::{
+    IdRef, MemoryId, MemoryService, NewMemory, ProjectName, Scope, ServiceParts, Source,
+};
+use cairn_store_sqlite::SqliteStore;
+use serde::{Deserialize, Serialize};
+
+use crate::corpus::Corpus;
+use crate::measure::Percentiles;
+
+/// The labelled pairs, kept in the repository.
+pub const PAIRS: &str = include_str!("../data/conflict-pairs.jsonl");
+
+/// One labelled pair.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Pair {
+    pub kind: String,
+    pub older: String,
+    pub newer: String,
+}
+
+impl Pair {
+    /// Whether a write of `newer` should report `older`.
+    pub fn should_be_found(&self) -> bool {
+        matches!(self.kind.as_str(), "contradicts" | "refines")
+    }
+}
+
+pub fn pairs() -> Result<Vec<Pair>> {
+    PAIRS
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(n, line)| {
+            serde_json::from_str(line)
+                .with_context(|| format!("conflict-pairs.jsonl line {}", n + 1))
+        })
+        .collect()
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct QualityReport {
+    /// `words` (no model) or `words+meaning`.
+    pub detection: String,
+    pub pairs: usize,
+    pub should_be_found: usize,
+    /// At the shipped thresholds.
+    pub precision: f64,
+    pub recall: f64,
+    pub true_positives: usize,
+    pub false_positives: usize,
+    /// Per kind: how many pairs, and in how many the write reported the older memory.
+    pub by_kind: BTreeMap<String, (usize, usize)>,
+    /// With no floor: (threshold, precision, recall) for thresholds 0.10, 0.15, … 0.80.
+    pub curve: Vec<(f64, f64, f64)>,
+    /// Write latency of the newer memories, detection (and, with a model, embedding) included.
+    pub write: Percentiles,
+}
+
+fn project() -> Scope {
+    Scope::Project(ProjectName::new("bench-conflicts").expect("a valid project name"))
+}
+
+/// Runs the labelled pairs through a store in `dir`, with `embedder` when given.
+pub fn quality(
+    pairs: &[Pair],
+    embedder: Option<Arc<dyn Embedder>>,
+    dir: &Path,
+) -> Result<QualityReport> {
+    let path = dir.join(match embedder {
+        Some(_) => "conflicts-meaning.db",
+        None => "conflicts-words.db",
+    });
+    let with_model = embedder.is_some();
+    let service = MemoryService::new(
+        ServiceParts {
+            embedder,
+            ..ServiceParts::new(Box::new(SqliteStore::open(&path)?))
+        },
+        &Config::default(),
+    );
+    // A second connection reads the neighbours with no floor, as the service committed them.
+    let reader = SqliteStore::open(&path)?;
+    if with_model {
+        // Records the model, so every write below embeds itself (as a warm server's would).
+        service.embed_pending(&mut |_| {})?;
+    }
+    let mut older = Vec::with_capacity(pairs.len());
+    for pair in pairs {
+        let outcome = service.store(NewMemory::new(&pair.older, project(), Source::Cli))?;
+        older.push(outcome.memory.id);
+    }
+    if with_model {
+        service.embed_pending(&mut |_| {})?;
+    }
+    let mut reported: Vec<Vec<MemoryId>> = Vec::new();
+    let mut scored: Vec<Vec<(MemoryId, f64)>> = Vec::new();
+    let mut writes = Vec::new();
+    for pair in pairs {
+        let started = Instant::now();
+        let outcome = service.store(NewMemory::new(&pair.newer, project(), Source::Cli))?;
+        writes.push(started.elapsed());
+        if outcome.status != cairn_core::WriteStatus::Created {
+            bail!(
+                "the newer memory of a pair was not created: {:?}",
+                pair.newer
+            );
+        }
+        reported.push(outcome.candidates.iter().map(|c| c.id).collect());
+        let vector = match with_model {
+            true => reader
+                .vectors(VectorSpace::Text, &[outcome.memory.id])?
+                .pop()
+                .map(|(_, v)| v),
+            false => None,
+        };
+        let detector = Detector {
+            store: &reader as &dyn Store,
+            now: jiff::Timestamp::now(),
+            max: Config::default().conflicts.max_candidates,
+            floor: Some(0.0),
+        };
+        let neighbours =
+            detector.candidates(&outcome.memory, vector.as_deref(), &HashSet::new())?;
+        scored.push(neighbours.iter().map(|n| (n.memory.id, n.score)).collect());
+        service.purge(&IdRef::Full(outcome.memory.id))?;
+    }
+
+    let judge = |found: &[Vec<MemoryId>]| {
+        let (mut tp, mut fp) = (0, 0);
+        for ((pair, partner), candidates) in pairs.iter().zip(&older).zip(found) {
+            for id in candidates {
+                if id == partner && pair.should_be_found() {
+                    tp += 1;
+                } else {
+                    fp += 1;
+                }
+            }
+        }
+        (tp, fp)
+    };
+    let should = pairs.iter().filter(|p| p.should_be_found()).count();
+    let ratio = |a: usize, b: usize| if b == 0 { 1.0 } else { a as f64 / b as f64 };
+    let (tp, fp) = judge(&reported);
+    let mut by_kind: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for ((pair, partner), candidates) in pairs.iter().zip(&older).zip(&reported) {
+        let entry = by_kind.entry(pair.kind.clone()).or_default();
+        entry.0 += 1;
+        entry.1 += usize::from(candidates.contains(partner));
+    }
+    let curve = (2..=16)
+        .map(|step| {
+            let threshold = f64::from(step) * 0.05;
+            let above: Vec<Vec<MemoryId>> = scored
+                .iter()
+                .map(|s| {
+                    s.iter()
+                        .filter(|(_, score)| *score >= threshold)
+                        .map(|(id, _)| *id)
+                        .collect()
+                })
+                .collect();
+            let (tp, fp) = judge(&above);
+            (threshold, ratio(tp, tp + fp), ratio(tp, should))
+        })
+        .collect();
+    Ok(QualityReport {
+        detection: if with_model { "words+meaning" } else { "words" }.into(),
+        pairs: pairs.len(),
+        should_be_found: should,
+        precision: ratio(tp, tp + fp),
+        recall: ratio(tp, should),
+        true_positives: tp,
+        false_positives: fp,
+        by_kind,
+        curve,
+        write: Percentiles::of(&writes),
+    })
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OverheadReport {
+    pub memories: u64,
+    pub writes: usize,
+    pub with_detection: Percentiles,
+    pub without_detection: Percentiles,
+    /// Median with minus median without, in milliseconds.
+    pub extra_p50_ms: f64,
+    /// Candidates reported per write with detection, on average.
+    pub candidates_per_write: f64,
+}
+
+/// What detection adds to a write in a store of `size` memories of one project (no model).
+pub fn overhead(
+    size: u64,
+    writes: usize,
+    seed: u64,
+    dir: &Path,
+    progress: &mut dyn FnMut(&str),
+) -> Result<OverheadReport> {
+    let path = dir.join(format!("overhead-{size}.db"));
+    let corpus = Corpus::new(seed);
+    let scope = project();
+    let now = jiff::Timestamp::now();
+    progress(&format!("{size}: importing one project's memories"));
+    let mut jsonl = Vec::new();
+    for index in 0..size {
+        let mut record = corpus.memory(seed, index, now);
+        record.memory.scope = scope.clone();
+        serde_json::to_writer(&mut jsonl, &record)?;
+        jsonl.push(b'\n');
+    }
+    let detecting = MemoryService::new(
+        ServiceParts::new(Box::new(SqliteStore::open(&path)?)),
+        &Config::default(),
+    );
+    detecting.import(&mut std::io::Cursor::new(jsonl), scope.clone(), &mut |_| {})?;
+    let mut off = Config::default();
+    off.conflicts.detect = false;
+    let plain = MemoryService::new(ServiceParts::new(Box::new(SqliteStore::open(&path)?)), &off);
+    progress(&format!("{size}: {writes} writes each way"));
+    let (mut with, mut without) = (Vec::<Duration>::new(), Vec::<Duration>::new());
+    let mut candidates = 0usize;
+    // Alternating, so both see the same machine; each write is a memory not stored before.
+    let fresh = |index: u64| corpus.memory(seed ^ 0x5eed, index, now).memory.content;
+    for n in 0..writes as u64 {
+        let started = Instant::now();
+        let outcome = detecting.store(NewMemory::new(fresh(2 * n), scope.clone(), Source::Cli))?;
+        with.push(started.elapsed());
+        candidates += outcome.candidates.len();
+        let started = Instant::now();
+        plain.store(NewMemory::new(fresh(2 * n + 1), scope.clone(), Source::Cli))?;
+        without.push(started.elapsed());
+    }
+    let (w, wo) = (Percentiles::of(&with), Percentiles::of(&without));
+    Ok(OverheadReport {
+        memories: size,
+        writes,
+        extra_p50_ms: w.p50_ms - wo.p50_ms,
+        with_detection: w,
+        without_detection: wo,
+        candidates_per_write: candidates as f64 / writes as f64,
+    })
+}
+
+pub fn table(quality: &[QualityReport], overhead: &[OverheadReport]) -> String {
+    let mut out = String::new();
+    for q in quality {
+        out += &format!(
+            "conflict candidates, detection by {} ({} pairs, {} to be found)\n  shipped thresholds: precision {:.3}, recall {:.3} ({} true, {} false positives)\n",
+            q.detection,
+            q.pairs,
+            q.should_be_found,
+            q.precision,
+            q.recall,
+            q.true_positives,
+            q.false_positives
+        );
+        for (kind, (pairs, found)) in &q.by_kind {
+            out += &format!("  {kind:<12} {found:>3} of {pairs:>3} reported the older memory\n");
+        }
+        out += "  threshold  precision  recall\n";
+        for (threshold, precision, recall) in &q.curve {
+            out += &format!("  {threshold:>9.2}  {precision:>9.3}  {recall:>6.3}\n");
+        }
+        out += &format!(
+            "  write p50 {:.2} ms, p95 {:.2} ms\n\n",
+            q.write.p50_ms, q.write.p95_ms
+        );
+    }
+    for o in overhead {
+        out += &format!(
+            "write overhead at {} memories in one project ({} writes each way, no model)\n  with detection    p50 {:.3} ms  p95 {:.3} ms\n  without           p50 {:.3} ms  p95 {:.3} ms\n  extra p50 {:.3} ms; {:.2} candidates per write\n",
+            o.memories,
+            o.writes,
+            o.with_detection.p50_ms,
+            o.with_detection.p95_ms,
+            o.without_detection.p50_ms,
+            o.without_detection.p95_ms,
+            o.extra_p50_ms,
+            o.candidates_per_write
+        );
+    }
+    out
+}
