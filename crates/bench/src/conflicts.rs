@@ -4,20 +4,24 @@
 //! **Quality** runs over the labelled pairs in `crates/bench/data/conflict-pairs.jsonl`
 //! (written for cairn: coding-agent facts, each pair an older and a newer memory of one of four
 //! kinds: `contradicts` and `refines` should be found; `compatible` and `unrelated` (sharing
-//! words, not meaning) should not). Every older memory is stored in one project through the
-//! service; then each newer memory is stored the same way, its reported candidates are read,
-//! and it is purged again, so every pair meets the same store. A write's candidate is a true
-//! positive when it is the pair's older memory and the pair should be found; any other
-//! candidate — the older memory of a pair that should not be found, or a memory of another pair
-//! — is a false positive. Recall is over the pairs that should be found. Besides the figures at
+//! words, not meaning) should not), over a background of 80 other facts of the same kind of
+//! project on other subjects (`conflict-background.txt`). The background is stored in one
+//! project through the service; then, pair by pair, the older memory is stored, the newer one
+//! is stored the same way and its reported candidates are read, and both are purged again, so
+//! every pair meets the same store and no pair meets another (several pairs state the same
+//! facts: a compatible pair's older memory may well contradict another pair's). A write's
+//! candidate is a true positive when it is the pair's older memory and the pair should be
+//! found; any other candidate — the older memory of a pair that should not be found, or a
+//! background memory — is a false positive. Recall is over the pairs that should be found. Besides the figures at
 //! the shipped thresholds, the same writes are scored with no floor (the best 3 neighbours and
 //! their scores, read through a second connection), which gives the whole precision/recall
 //! curve the thresholds were chosen from. Without a model detection is by words alone.
 //!
 //! **Cost** (`--overhead-size`): a store of that many synthetic memories, all in one project
 //! (the worst case: detection looks only in the memory's own scope), then writes of new
-//! synthetic memories alternating between a service that detects and one that does not; the
-//! difference of their medians is what detection adds to a write (no model: by words).
+//! synthetic memories, in alternating blocks of 50, by a service that detects and one that
+//! does not (each a long-lived process's connection); the difference of their medians is what
+//! detection adds to a write (no model: by words).
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -40,6 +44,8 @@ use crate::measure::Percentiles;
 
 /// The labelled pairs, kept in the repository.
 pub const PAIRS: &str = include_str!("../data/conflict-pairs.jsonl");
+/// Facts on other subjects every pair is detected among, one a line.
+pub const BACKGROUND: &str = include_str!("../data/conflict-background.txt");
 
 /// One labelled pair.
 #[derive(Debug, Clone, Deserialize)]
@@ -85,6 +91,9 @@ pub struct QualityReport {
     pub curve: Vec<(f64, f64, f64)>,
     /// Write latency of the newer memories, detection (and, with a model, embedding) included.
     pub write: Percentiles,
+    /// Per pair: its kind and the best neighbours with no floor (score, lexical, semantic,
+    /// whether it is the pair's older memory), for looking into misses.
+    pub neighbours: Vec<(String, Vec<(f64, f64, Option<f64>, bool)>)>,
 }
 
 fn project() -> Scope {
@@ -115,18 +124,19 @@ pub fn quality(
         // Records the model, so every write below embeds itself (as a warm server's would).
         service.embed_pending(&mut |_| {})?;
     }
-    let mut older = Vec::with_capacity(pairs.len());
-    for pair in pairs {
-        let outcome = service.store(NewMemory::new(&pair.older, project(), Source::Cli))?;
-        older.push(outcome.memory.id);
+    for fact in BACKGROUND.lines().filter(|l| !l.trim().is_empty()) {
+        service.store(NewMemory::new(fact, project(), Source::Cli))?;
     }
     if with_model {
         service.embed_pending(&mut |_| {})?;
     }
+    let mut older = Vec::with_capacity(pairs.len());
     let mut reported: Vec<Vec<MemoryId>> = Vec::new();
-    let mut scored: Vec<Vec<(MemoryId, f64)>> = Vec::new();
+    let mut scored: Vec<Vec<(MemoryId, f64, f64, Option<f64>)>> = Vec::new();
     let mut writes = Vec::new();
     for pair in pairs {
+        let first = service.store(NewMemory::new(&pair.older, project(), Source::Cli))?;
+        older.push(first.memory.id);
         let started = Instant::now();
         let outcome = service.store(NewMemory::new(&pair.newer, project(), Source::Cli))?;
         writes.push(started.elapsed());
@@ -147,13 +157,20 @@ pub fn quality(
         let detector = Detector {
             store: &reader as &dyn Store,
             now: jiff::Timestamp::now(),
-            max: Config::default().conflicts.max_candidates,
+            // Deeper than a write reports, for the dump; the curve keeps a write's best few.
+            max: 10,
             floor: Some(0.0),
         };
         let neighbours =
             detector.candidates(&outcome.memory, vector.as_deref(), &HashSet::new())?;
-        scored.push(neighbours.iter().map(|n| (n.memory.id, n.score)).collect());
+        scored.push(
+            neighbours
+                .iter()
+                .map(|n| (n.memory.id, n.score, n.lexical, n.semantic))
+                .collect(),
+        );
         service.purge(&IdRef::Full(outcome.memory.id))?;
+        service.purge(&IdRef::Full(first.memory.id))?;
     }
 
     let judge = |found: &[Vec<MemoryId>]| {
@@ -185,8 +202,9 @@ pub fn quality(
                 .iter()
                 .map(|s| {
                     s.iter()
-                        .filter(|(_, score)| *score >= threshold)
-                        .map(|(id, _)| *id)
+                        .take(Config::default().conflicts.max_candidates)
+                        .filter(|n| n.1 >= threshold)
+                        .map(|n| n.0)
                         .collect()
                 })
                 .collect();
@@ -205,6 +223,20 @@ pub fn quality(
         by_kind,
         curve,
         write: Percentiles::of(&writes),
+        neighbours: pairs
+            .iter()
+            .zip(&older)
+            .zip(&scored)
+            .map(|((pair, partner), found)| {
+                let marked = found
+                    .iter()
+                    .map(|(id, score, lexical, semantic)| {
+                        (*score, *lexical, *semantic, id == partner)
+                    })
+                    .collect();
+                (pair.kind.clone(), marked)
+            })
+            .collect(),
     })
 }
 
@@ -251,16 +283,27 @@ pub fn overhead(
     progress(&format!("{size}: {writes} writes each way"));
     let (mut with, mut without) = (Vec::<Duration>::new(), Vec::<Duration>::new());
     let mut candidates = 0usize;
-    // Alternating, so both see the same machine; each write is a memory not stored before.
+    // In alternating blocks, so both see the same machine, and each runs as a long-lived
+    // process does (a block's first write finds the page cache stale: the other connection
+    // wrote). Each write is a memory not stored before.
     let fresh = |index: u64| corpus.memory(seed ^ 0x5eed, index, now).memory.content;
-    for n in 0..writes as u64 {
-        let started = Instant::now();
-        let outcome = detecting.store(NewMemory::new(fresh(2 * n), scope.clone(), Source::Cli))?;
-        with.push(started.elapsed());
-        candidates += outcome.candidates.len();
-        let started = Instant::now();
-        plain.store(NewMemory::new(fresh(2 * n + 1), scope.clone(), Source::Cli))?;
-        without.push(started.elapsed());
+    let block = 50;
+    let mut written = 0u64;
+    while with.len() < writes {
+        for _ in 0..block.min(writes - with.len()) {
+            let started = Instant::now();
+            let outcome =
+                detecting.store(NewMemory::new(fresh(written), scope.clone(), Source::Cli))?;
+            with.push(started.elapsed());
+            candidates += outcome.candidates.len();
+            written += 1;
+        }
+        for _ in 0..block.min(writes - without.len()) {
+            let started = Instant::now();
+            plain.store(NewMemory::new(fresh(written), scope.clone(), Source::Cli))?;
+            without.push(started.elapsed());
+            written += 1;
+        }
     }
     let (w, wo) = (Percentiles::of(&with), Percentiles::of(&without));
     Ok(OverheadReport {

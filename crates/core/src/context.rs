@@ -15,6 +15,8 @@
 //! still get their chance. So the result never exceeds the budget, and a relevant memory beats a
 //! merely recent one. Every item carries its memory's id so the agent can fetch it in full.
 //! A pinned slot too large for what is left of the budget is left out the same way.
+//! A memory superseded by another (`relation`) is replaced by its successor: a session is told
+//! what holds now, not what held before.
 
 use std::collections::HashSet;
 
@@ -26,6 +28,7 @@ use crate::memory::filter::{ListQuery, MemoryFilter, SortKey, SortOrder};
 use crate::memory::model::{Category, Memory};
 use crate::memory::operations::Memories;
 use crate::query::words;
+use crate::relation::successors;
 use crate::scope::{ProjectName, ScopeFilter};
 use crate::search::pipeline::Searcher;
 use crate::search::{FuzzyMode, SearchRequest};
@@ -225,7 +228,7 @@ impl<'a> ContextBuilder<'a> {
         let mut candidates = Vec::new();
         let mut offer = |memory: Memory, section: Section| {
             if seen.insert(memory.id) {
-                candidates.push(item(memory, section));
+                candidates.push((memory, section));
             }
         };
 
@@ -274,7 +277,45 @@ impl<'a> ContextBuilder<'a> {
         for memory in recent {
             offer(memory, Section::Recent);
         }
-        Ok(candidates)
+        Ok(self
+            .current(candidates)?
+            .into_iter()
+            .map(|(memory, section)| item(memory, section))
+            .collect())
+    }
+
+    /// The candidates with each superseded memory replaced by its successor, in its place
+    /// (dropped when the successor is offered anyway): a session is told what holds now.
+    fn current(&self, candidates: Vec<(Memory, Section)>) -> Result<Vec<(Memory, Section)>> {
+        let store = self.memories.backend();
+        let now = self.memories.now().timestamp();
+        let ids: Vec<MemoryId> = candidates.iter().map(|(m, _)| m.id).collect();
+        let relations = store.relations_of(&ids, now)?;
+        if relations.is_empty() {
+            return Ok(candidates);
+        }
+        let offered: HashSet<MemoryId> = ids.iter().copied().collect();
+        let mut shown = HashSet::new();
+        let mut current = Vec::with_capacity(candidates.len());
+        for (memory, section) in candidates {
+            match successors(&memory.id, &relations).first() {
+                None => {
+                    if shown.insert(memory.id) {
+                        current.push((memory, section));
+                    }
+                }
+                Some(successor) if offered.contains(successor) => {}
+                Some(successor) => {
+                    let found = store.get(&[*successor])?.into_iter().next();
+                    if let Some(newer) = found.filter(|m| m.is_visible_at(now))
+                        && shown.insert(newer.id)
+                    {
+                        current.push((newer, section));
+                    }
+                }
+            }
+        }
+        Ok(current)
     }
 
     /// What search finds for the query and the files' names, best first.

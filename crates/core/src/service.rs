@@ -262,7 +262,12 @@ impl MemoryService {
             default_scope,
             now: self.clock.now(),
         };
-        exchange::import(&importer, input, progress)
+        let imported = exchange::import(&importer, input, progress)?;
+        let mut report = imported.report;
+        for outcome in self.detect_by_words(imported.stored)? {
+            report.conflict_candidates += outcome.candidates.len() as u64;
+        }
+        Ok(report)
     }
 
     /// Writes a consistent copy of the database to `file` (which must not exist).

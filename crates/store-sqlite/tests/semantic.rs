@@ -186,6 +186,19 @@ fn writes_leave_memories_pending_until_embedded_and_search_still_finds_them() {
             },
         )
         .unwrap();
+    // A person's or agent's write embeds its new text itself once the store's vectors are the
+    // model's (conflict detection needs it); nothing is left pending.
+    assert_eq!(h.service.embedding_status().unwrap().counts.pending, 0);
+    assert_eq!(embed_all(&h), 0);
+    // What a hook extracts waits for the queue: hooks never run the model.
+    h.service
+        .extract(
+            "*Remember*: the office plants are watered on Mondays",
+            project("acme"),
+            None,
+            None,
+        )
+        .unwrap();
     assert_eq!(h.service.embedding_status().unwrap().counts.pending, 1);
     assert_eq!(embed_all(&h), 1);
     let found = search(
@@ -310,8 +323,8 @@ fn each_memory_is_embedded_once_and_an_empty_queue_embeds_nothing() {
     assert_eq!((report.embedded, report.model_changed), (0, false));
     assert_eq!(embedded(), 2, "nothing pending, nothing embedded");
     h.add("Deploys go through the blue-green pipeline", &[]);
-    assert_eq!(embed_all(&h), 1);
-    assert_eq!(embedded(), 3, "only the new memory");
+    assert_eq!(embed_all(&h), 0, "the write embedded itself");
+    assert_eq!(embedded(), 3, "only the new memory, once");
 }
 
 /// A model that breaks while embedding: the search fails with a model error naming it, instead
@@ -354,4 +367,40 @@ fn a_model_that_panics_on_the_query_fails_the_search_with_a_model_error() {
         ..request
     };
     assert_eq!(h.service.search(&lexical).unwrap().hits.len(), 1);
+}
+
+#[test]
+fn a_write_finds_a_contradiction_by_meaning_alone_and_stores_its_own_vector() {
+    use cairn_core::relation::candidates::significant_words;
+    let Some(h) = harness() else { return };
+    // Vectors are the installed model's once anything was embedded.
+    embed_all(&h);
+    let old = h.add("The cache layer is Memcached", &[]);
+    h.add("Quarterly revenue grew 5%", &[]);
+    h.add("The office plants are watered on Mondays", &[]);
+    let text = "Caching moved to Redis";
+    let theirs = significant_words(None, &old.content);
+    assert!(
+        significant_words(None, text)
+            .iter()
+            .all(|w| !theirs.contains(w)),
+        "the pair must share no word for this test to mean anything"
+    );
+    let new = h
+        .service
+        .store(NewMemory::new(text, project("acme"), Source::Cli))
+        .unwrap();
+    let found: Vec<_> = new.candidates.iter().map(|c| c.id).collect();
+    assert_eq!(found, vec![old.id], "{:?}", new.candidates);
+    // The write embedded itself: nothing is left for the queue.
+    assert_eq!(embed_all(&h), 0);
+
+    // Without the model, the same write finds nothing: no word is shared.
+    let words = Harness::new(in_memory);
+    words.add("The cache layer is Memcached", &[]);
+    let blind = words
+        .service
+        .store(NewMemory::new(text, project("acme"), Source::Cli))
+        .unwrap();
+    assert!(blind.candidates.is_empty(), "{:?}", blind.candidates);
 }

@@ -283,11 +283,26 @@ pub fn imported(report: &ImportReport) -> String {
         .collect();
     let records = report.records;
     let head = format!("imported {records} record{}", plural(records as usize));
-    if kinds.is_empty() {
-        head
-    } else {
-        format!("{head}: {}", kinds.join("; "))
+    let mut text = match kinds.is_empty() {
+        true => head,
+        false => format!("{head}: {}", kinds.join("; ")),
+    };
+    if report.conflict_candidates > 0 {
+        let n = report.conflict_candidates;
+        text.push_str(&format!(
+            "\n{n} possible conflict{} with stored memories: cairn conflicts list --status pending",
+            plural(n as usize)
+        ));
     }
+    if report.unchecked > 0 {
+        text.push_str(&format!(
+            "\n{} plain records were not checked for conflicts (only the first {} are): \
+             cairn conflicts scan --apply",
+            report.unchecked,
+            cairn_core::exchange::CHECKED_PLAIN_RECORDS
+        ));
+    }
+    text
 }
 
 pub fn restored(from: &str, previous: Option<&str>) -> String {

@@ -14,7 +14,7 @@ use crate::exchange::{
     Counts, Header, ObservationRecord, PlainMemory, SlotRecord, SlotSeedsRecord, merge,
 };
 use crate::memory::write::{import_one, store_in, validate_record};
-use crate::memory::{MemoryRecord, WriteStatus};
+use crate::memory::{MemoryRecord, WriteOutcome, WriteStatus};
 use crate::relation::Relation;
 use crate::scope::Scope;
 use crate::session::Session;
@@ -56,6 +56,24 @@ pub struct ImportReport {
     pub slot_seeds: KindReport,
     pub sessions: KindReport,
     pub observations: KindReport,
+    /// Pending judgments recorded for plain records that may contradict stored memories.
+    pub conflict_candidates: u64,
+    /// Plain records stored beyond the first [`CHECKED_PLAIN_RECORDS`], not checked for
+    /// conflicts (`cairn conflicts scan` does it).
+    pub unchecked: u64,
+}
+
+/// The most plain records of one import checked for conflicts (by words, after the import
+/// committed): checking costs a write up to a few milliseconds, so a bulk import leaves the
+/// rest to a scan.
+pub const CHECKED_PLAIN_RECORDS: usize = 1_000;
+
+/// What an import did, and the plain records it stored, to be checked for conflicts.
+#[derive(Debug)]
+pub struct Imported {
+    pub report: ImportReport,
+    /// Plain records stored or revised (at most [`CHECKED_PLAIN_RECORDS`]).
+    pub stored: Vec<WriteOutcome>,
 }
 
 impl ImportReport {
@@ -88,14 +106,15 @@ pub fn import(
     importer: &Importer<'_>,
     input: &mut dyn BufRead,
     progress: &mut dyn FnMut(&ImportReport),
-) -> Result<ImportReport> {
-    let report = in_transaction(importer.store, |tx| {
+) -> Result<Imported> {
+    let imported = in_transaction(importer.store, |tx| {
         let mut reading = Reading {
             importer,
             tx,
             report: ImportReport::default(),
             read: Counts::default(),
             header: None,
+            stored: Vec::new(),
             progress: &mut *progress,
         };
         let (array, blank_lines) = opening(input)?;
@@ -123,8 +142,8 @@ pub fn import(
         }
         reading.finish()
     })?;
-    progress(&report);
-    Ok(report)
+    progress(&imported.report);
+    Ok(imported)
 }
 
 /// Skips the white space before the first record: whether that record opens a JSON array,
@@ -166,6 +185,7 @@ struct Reading<'i, 't> {
     /// Export records read per kind, to check against the header.
     read: Counts,
     header: Option<Header>,
+    stored: Vec<WriteOutcome>,
     progress: &'t mut dyn FnMut(&ImportReport),
 }
 
@@ -205,6 +225,12 @@ impl Reading<'_, '_> {
                 let memory = plain.into_candidate(&importer.default_scope, importer.limits, now)?;
                 let outcome = store_in(self.tx, &memory, now.timestamp())?;
                 self.report.memories.count(outcome.status);
+                if outcome.status.stored_text() {
+                    match self.stored.len() < CHECKED_PLAIN_RECORDS {
+                        true => self.stored.push(outcome),
+                        false => self.report.unchecked += 1,
+                    }
+                }
             }
             (Some("relation"), _) => {
                 let relation: Relation = serde_json::from_str(text).map_err(json)?;
@@ -280,7 +306,7 @@ impl Reading<'_, '_> {
     }
 
     /// The report, once the records read match what the header announced.
-    fn finish(self) -> Result<ImportReport> {
+    fn finish(self) -> Result<Imported> {
         if let Some(header) = &self.header {
             let announced = header.counts.named();
             for ((kind, expected), (_, read)) in announced.into_iter().zip(self.read.named()) {
@@ -296,6 +322,9 @@ impl Reading<'_, '_> {
                 }
             }
         }
-        Ok(self.report)
+        Ok(Imported {
+            report: self.report,
+            stored: self.stored,
+        })
     }
 }

@@ -31,6 +31,6 @@ pub mod store;
 
 pub use export::{ExportOptions, export};
 pub use format::{Counts, Header, ObservationRecord, SlotRecord, SlotSeedsRecord};
-pub use import::{ImportReport, KindReport, import};
+pub use import::{CHECKED_PLAIN_RECORDS, ImportReport, Imported, KindReport, import};
 pub use plain::PlainMemory;
 pub use store::{ExchangeStore, ExportItem};

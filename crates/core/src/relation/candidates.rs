@@ -7,21 +7,27 @@
 //! "Events are persisted in MySQL now"). Detection therefore gathers neighbours both ways, in
 //! the memory's own scope and among visible memories only:
 //!
-//! - by words: the full-text index ranks the memories holding any of its significant words
-//!   (stop words dropped), best [`LEXICAL_DEPTH`] by BM25;
+//! - by words: the full-text index ranks the memories holding any of its telling words, best
+//!   [`LEXICAL_DEPTH`] by BM25. Telling words are its significant words (stop words dropped)
+//!   among the first [`LOOKED_UP_WORDS`] that are rare in the store: a word held by more than
+//!   [`COMMON_WORD_MATCHES`] memories names no subject, and ranking every memory that holds it
+//!   would make a write's cost grow with the store (in a store smaller than that, every word
+//!   is rare);
 //! - by meaning (when the write has a vector): the [`SEMANTIC_DEPTH`] nearest vectors;
 //!
 //! then scores every neighbour found either way on both measures: `lexical`, the Dice overlap
 //! of the two memories' significant words (lightly stemmed), and `semantic`, the cosine of the
-//! two vectors. The score is [`SEMANTIC_SHARE`]·semantic + (1 − share)·lexical with a model and
-//! the lexical overlap alone without one; a neighbour is a candidate from [`MIN_SCORE`]
-//! (respectively [`MIN_SCORE_LEXICAL`]) up, best first, at most the configured number.
-//! Duplicates (the same normalised content) are not candidates: the write path already
-//! answered them.
+//! two vectors. The score is the larger of the two (alike by meaning or by words, whichever
+//! says more; the lexical overlap alone without a model). A neighbour is a candidate when its
+//! score reaches the floor ([`MIN_SCORE`], or [`MIN_SCORE_LEXICAL`] by words alone) and is a
+//! near tie of the best neighbour's ([`NEAR_TIE`]): a write usually revises one fact, and a
+//! neighbour clearly less alike than the best is background sharing a subject word with it.
+//! Best first, at most the configured number. Duplicates (the same normalised content) are not
+//! candidates: the write path already answered them.
 //!
-//! The depths, the share and both thresholds were chosen once, on the labelled pairs in
-//! `crates/bench/data/conflict-pairs.jsonl` (`cairn-bench conflicts` reports precision and
-//! recall with and without a model).
+//! The score, the near-tie ratio and both floors were chosen once, on the labelled pairs in
+//! `crates/bench/data/conflict-pairs.jsonl` (`cairn-bench conflicts` prints precision and
+//! recall with and without a model, and the curve over the floor).
 
 use std::collections::{HashMap, HashSet};
 
@@ -41,17 +47,19 @@ use crate::store::Store;
 pub const LEXICAL_DEPTH: usize = 10;
 /// Nearest vectors scored per write.
 pub const SEMANTIC_DEPTH: usize = 10;
-/// The most significant words of a memory its full-text query uses.
-pub const QUERY_WORDS: usize = 16;
+/// The most words of a memory looked up in the index (the first significant ones).
+pub const LOOKED_UP_WORDS: usize = 12;
+/// A word held by more memories than this is too common to tell a subject.
+pub const COMMON_WORD_MATCHES: u64 = 100;
 /// Ranking the full-text neighbours looks at no more than this many of the most recently
 /// written matches, which bounds a write's cost in a large project.
 pub const LEXICAL_WINDOW: usize = 2_000;
-/// The weight of meaning in the score when the write has a vector.
-pub const SEMANTIC_SHARE: f64 = 0.7;
 /// The lowest score of a candidate, with a model.
-pub const MIN_SCORE: f64 = 0.45;
+pub const MIN_SCORE: f64 = 0.32;
 /// The lowest score of a candidate found by words alone (no model).
-pub const MIN_SCORE_LEXICAL: f64 = 0.3;
+pub const MIN_SCORE_LEXICAL: f64 = 0.25;
+/// A candidate scores at least this share of the best neighbour's score.
+pub const NEAR_TIE: f64 = 0.95;
 
 /// A stored memory that looks like the one written, and how much.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,10 +99,10 @@ impl Detector<'_> {
         let filter = MemoryFilter::in_scope(ScopeFilter::only(&memory.scope));
         let words = significant_words(memory.title.as_deref(), &memory.content);
         let mut found: Vec<MemoryId> = Vec::new();
-        let query: Vec<Match> = words
-            .iter()
-            .take(QUERY_WORDS)
-            .map(|w| Match::Term(w.clone()))
+        let query: Vec<Match> = self
+            .telling_words(&words)?
+            .into_iter()
+            .map(Match::Term)
             .collect();
         if !query.is_empty() {
             let hits = self.store.lexical(
@@ -141,11 +149,8 @@ impl Detector<'_> {
                 let semantic = vector
                     .zip(vectors.get(&other.id))
                     .map(|(a, b)| f64::from(dot(a, b)).clamp(0.0, 1.0));
-                let score = match (vector, semantic) {
-                    (Some(_), Some(s)) => SEMANTIC_SHARE * s + (1.0 - SEMANTIC_SHARE) * lexical,
-                    // The other memory waits for its vector: words alone speak for it.
-                    (Some(_), None) | (None, _) => lexical,
-                };
+                // A memory still waiting for its vector has words alone to speak for it.
+                let score = semantic.map_or(lexical, |s| s.max(lexical));
                 Neighbour {
                     memory: other,
                     score,
@@ -158,14 +163,31 @@ impl Detector<'_> {
             Some(_) => MIN_SCORE,
             None => MIN_SCORE_LEXICAL,
         });
-        neighbours.retain(|n| n.score >= floor);
         neighbours.sort_by(|a, b| {
             b.score
                 .total_cmp(&a.score)
                 .then_with(|| b.memory.updated_at.cmp(&a.memory.updated_at))
         });
+        let best = neighbours.first().map_or(0.0, |n| n.score);
+        neighbours.retain(|n| n.score >= floor && n.score >= NEAR_TIE * best);
         neighbours.truncate(self.max);
         Ok(neighbours)
+    }
+}
+
+impl Detector<'_> {
+    /// Of the first significant words, those held by at least one and at most
+    /// [`COMMON_WORD_MATCHES`] memories.
+    fn telling_words(&self, words: &[String]) -> Result<Vec<String>> {
+        let mut telling = Vec::new();
+        for word in words.iter().take(LOOKED_UP_WORDS) {
+            let term = Match::Term(word.clone());
+            let held_by = self.store.match_count(&term, COMMON_WORD_MATCHES + 1)?;
+            if (1..=COMMON_WORD_MATCHES).contains(&held_by) {
+                telling.push(word.clone());
+            }
+        }
+        Ok(telling)
     }
 }
 

@@ -132,9 +132,15 @@ impl<'a> Relations<'a> {
         self.detect(outcome, detection)
     }
 
-    /// Updates a memory, then records its conflict candidates.
+    /// Updates a memory, then records its conflict candidates when its text changed (they
+    /// depend on nothing else).
     pub fn update(&self, target: &IdRef, patch: MemoryPatch) -> Result<WriteOutcome> {
+        let before = self.memories.resolve(target, false)?;
         let outcome = self.memories.update(target, patch)?;
+        let after = &outcome.memory;
+        if before.title == after.title && before.content == after.content {
+            return Ok(outcome);
+        }
         self.detect(outcome, Detection::Full)
     }
 

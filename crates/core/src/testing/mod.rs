@@ -111,6 +111,8 @@ macro_rules! store_behaviour_suite {
             scan_finds_pairs_never_related_and_records_them_only_when_applied,
             stats_count_relations_by_status_and_kind,
             facts_extracted_from_agents_record_candidates_by_words,
+            context_shows_a_successor_instead_of_the_memory_it_replaced,
+            imported_plain_records_record_candidates_by_words,
         );
     };
     (@tests $factory:expr; $($name:ident),* $(,)?) => {

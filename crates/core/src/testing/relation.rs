@@ -508,3 +508,58 @@ pub fn facts_extracted_from_agents_record_candidates_by_words(factory: StoreFact
     let ids: Vec<_> = outcomes[0].candidates.iter().map(|c| c.id).collect();
     assert_eq!(ids, vec![old.id]);
 }
+
+pub fn context_shows_a_successor_instead_of_the_memory_it_replaced(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let mut old = NewMemory::new(POSTGRES, project("acme"), Source::Cli);
+    old.category = crate::memory::Category::Decision;
+    old.importance = Some(5);
+    let old = h.service.store(old).unwrap().memory;
+    let request = crate::context::ContextRequest {
+        project: Some(crate::scope::ProjectName::new("acme").unwrap()),
+        budget: 2_000,
+        ..Default::default()
+    };
+    let ids = |h: &Harness| -> Vec<crate::id::MemoryId> {
+        h.service
+            .context(&request)
+            .unwrap()
+            .items
+            .iter()
+            .map(|i| i.id)
+            .collect()
+    };
+    let new = write(&h, MYSQL, project("acme"));
+    assert!(ids(&h).contains(&old.id), "pending changes nothing");
+    h.service
+        .judge(
+            &RelationRef::Full(new.candidates[0].judgment_id),
+            verdict(RelationKind::Supersedes),
+        )
+        .unwrap();
+    let shown = ids(&h);
+    assert!(shown.contains(&new.memory.id), "{shown:?}");
+    assert!(
+        !shown.contains(&old.id),
+        "the stale memory is left out: {shown:?}"
+    );
+    // In the stale memory's place (important decisions), ahead of merely recent ones.
+    let context = h.service.context(&request).unwrap();
+    assert_eq!(context.items[0].id, new.memory.id);
+}
+
+pub fn imported_plain_records_record_candidates_by_words(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let old = write(&h, POSTGRES, project("acme")).memory;
+    let line = serde_json::json!({"content": MYSQL, "project": "acme"}).to_string();
+    let report = h.import(&line).unwrap();
+    assert_eq!(report.memories.created, 1);
+    assert_eq!((report.conflict_candidates, report.unchecked), (1, 0));
+    let relations = all_relations(&h);
+    assert_eq!(relations.len(), 1);
+    assert_eq!(relations[0].relation.target, old.id);
+    // Importing the same again stores nothing and finds nothing new.
+    let again = h.import(&line).unwrap();
+    assert_eq!(again.conflict_candidates, 0);
+    assert_eq!(all_relations(&h).len(), 1);
+}
