@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use cairn_core::config::Config;
 use cairn_core::embedding::{Embedder, VectorSpace, VectorStore};
-use cairn_core::relation::Detector;
+use cairn_core::relation::{Detector, Neighbour};
 use cairn_core::store::Store;
 use cairn_core::{
     IdRef, MemoryId, MemoryService, NewMemory, ProjectName, Scope, ServiceParts, Source,
@@ -91,9 +91,18 @@ pub struct QualityReport {
     pub curve: Vec<(f64, f64, f64)>,
     /// Write latency of the newer memories, detection (and, with a model, embedding) included.
     pub write: Percentiles,
-    /// Per pair: its kind and the best neighbours with no floor (score, lexical, semantic,
-    /// whether it is the pair's older memory), for looking into misses.
-    pub neighbours: Vec<(String, Vec<(f64, f64, Option<f64>, bool)>)>,
+    /// Per pair: its kind and the best neighbours with no floor, for looking into misses.
+    pub neighbours: Vec<(String, Vec<Seen>)>,
+}
+
+/// A neighbour of a pair's newer memory, as the dump shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Seen {
+    pub score: f64,
+    pub lexical: f64,
+    pub semantic: Option<f64>,
+    /// Whether it is the pair's older memory.
+    pub partner: bool,
 }
 
 fn project() -> Scope {
@@ -132,7 +141,7 @@ pub fn quality(
     }
     let mut older = Vec::with_capacity(pairs.len());
     let mut reported: Vec<Vec<MemoryId>> = Vec::new();
-    let mut scored: Vec<Vec<(MemoryId, f64, f64, Option<f64>)>> = Vec::new();
+    let mut scored: Vec<Vec<Neighbour>> = Vec::new();
     let mut writes = Vec::new();
     for pair in pairs {
         let first = service.store(NewMemory::new(&pair.older, project(), Source::Cli))?;
@@ -163,12 +172,7 @@ pub fn quality(
         };
         let neighbours =
             detector.candidates(&outcome.memory, vector.as_deref(), &HashSet::new())?;
-        scored.push(
-            neighbours
-                .iter()
-                .map(|n| (n.memory.id, n.score, n.lexical, n.semantic))
-                .collect(),
-        );
+        scored.push(neighbours);
         service.purge(&IdRef::Full(outcome.memory.id))?;
         service.purge(&IdRef::Full(first.memory.id))?;
     }
@@ -203,8 +207,8 @@ pub fn quality(
                 .map(|s| {
                     s.iter()
                         .take(Config::default().conflicts.max_candidates)
-                        .filter(|n| n.1 >= threshold)
-                        .map(|n| n.0)
+                        .filter(|n| n.score >= threshold)
+                        .map(|n| n.memory.id)
                         .collect()
                 })
                 .collect();
@@ -230,8 +234,11 @@ pub fn quality(
             .map(|((pair, partner), found)| {
                 let marked = found
                     .iter()
-                    .map(|(id, score, lexical, semantic)| {
-                        (*score, *lexical, *semantic, id == partner)
+                    .map(|n| Seen {
+                        score: n.score,
+                        lexical: n.lexical,
+                        semantic: n.semantic,
+                        partner: n.memory.id == *partner,
                     })
                     .collect();
                 (pair.kind.clone(), marked)

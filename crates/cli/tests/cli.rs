@@ -1198,6 +1198,16 @@ fn run_python_client(sandbox: &Sandbox, python: &str, script: &str, args: &[&str
         .unwrap_or_else(|e| panic!("no summary ({e}): {stdout}"))
 }
 
+/// Runs MCP tool `calls` against `cairn mcp --tools all` in the sandbox; one result per call.
+fn mcp_calls(sandbox: &Sandbox, python: &str, calls: &Value) -> Vec<Value> {
+    let calls = calls.to_string();
+    let args = [&calls, env!("CARGO_BIN_EXE_cairn"), "mcp", "--tools", "all"];
+    match run_python_client(sandbox, python, "mcp_calls.py", &args) {
+        Value::Array(results) => results,
+        other => panic!("not a list of results: {other}"),
+    }
+}
+
 #[test]
 fn the_python_mcp_sdk_drives_cairn_mcp_over_stdio() {
     let Some(python) = python_with_mcp_sdk() else {

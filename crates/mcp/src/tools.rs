@@ -56,7 +56,9 @@ const TOOLS: &[ToolSpec] = &[
             Do not use it for passing chatter, whole files or logs, or secrets (they are \
             redacted). One fact per call. If a memory about the same subject should be revised \
             over time, give it a `topic_key`: storing again with that key updates it.\n\
-            Storing the same content twice is harmless (the answer says `duplicate`).\n\
+            Storing the same content twice is harmless (the answer says `duplicate`). When the \
+            answer says `judgment_required: true`, its `candidates` are older memories this one \
+            may contradict or replace: settle each with memory_judge.\n\
             Example: {\"content\": \"The API rate limit is 600 requests per minute per token; \
             the client retries 429s with backoff\", \"category\": \"fact\", \"tags\": [\"api\", \
             \"rate-limit\"]}",

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Sandbox, Served, python_with_mcp_sdk, run_python_client};
+use super::{Sandbox, Served, mcp_calls, python_with_mcp_sdk};
 
 const OLD: &str = "The event store runs on PostgreSQL 16 with logical replication";
 const NEW: &str = "The event store moved from PostgreSQL to MySQL last sprint";
@@ -98,44 +98,38 @@ fn bad_judgments_relations_and_cross_project_pairs_are_refused_with_exit_2() {
     let elsewhere = s.ok_json(&["store", OLD, "--project", "other"]);
     let before = s.ok(&["export", "-"]).stdout;
 
-    let unknown = s.run(&[
-        "conflicts",
-        "judge",
-        "00000000-0000-4000-8000-000000000000",
-        "--relation",
-        "supersedes",
-    ]);
-    assert_eq!(unknown.code, 2);
-    assert!(
-        unknown.stderr.contains("judgment_id:"),
-        "{}",
-        unknown.stderr
-    );
-    let relation = s.run(&["conflicts", "judge", judgment, "--relation", "superseded"]);
-    assert_eq!(relation.code, 2);
-    assert!(
-        relation
-            .stderr
-            .contains("relation: unknown relation 'superseded'"),
-        "{}",
-        relation.stderr
-    );
     let new_id = new["memory"]["handle"].as_str().unwrap();
     let other_id = elsewhere["memory"]["handle"].as_str().unwrap();
-    let across = s.run(&[
-        "conflicts",
-        "compare",
-        new_id,
-        other_id,
-        "--relation",
-        "supersedes",
-    ]);
-    assert_eq!(across.code, 2);
-    assert!(
-        across.stderr.contains("across projects"),
-        "{}",
-        across.stderr
-    );
+    let unknown = "00000000-0000-4000-8000-000000000000";
+    for (args, says) in [
+        (
+            vec!["conflicts", "judge", unknown, "--relation", "supersedes"],
+            "judgment_id:",
+        ),
+        (
+            vec!["conflicts", "judge", judgment, "--relation", "superseded"],
+            "relation: unknown relation 'superseded'",
+        ),
+        (
+            vec![
+                "conflicts",
+                "compare",
+                new_id,
+                other_id,
+                "--relation",
+                "supersedes",
+            ],
+            "across projects",
+        ),
+    ] {
+        let refused = s.run(&args);
+        assert_eq!(refused.code, 2, "{args:?}");
+        assert!(
+            refused.stderr.contains(says),
+            "{args:?}: {}",
+            refused.stderr
+        );
+    }
     assert_eq!(
         s.ok(&["export", "-"]).stdout,
         before,
@@ -196,16 +190,6 @@ fn a_scan_finds_pairs_written_before_detection_and_records_them_only_with_apply(
             .len(),
         1
     );
-}
-
-/// Runs MCP tool `calls` against `cairn mcp --tools all` in the sandbox; one result per call.
-fn mcp_calls(sandbox: &Sandbox, python: &str, calls: &Value) -> Vec<Value> {
-    let calls = calls.to_string();
-    let args = [&calls, env!("CARGO_BIN_EXE_cairn"), "mcp", "--tools", "all"];
-    match run_python_client(sandbox, python, "mcp_calls.py", &args) {
-        Value::Array(results) => results,
-        other => panic!("not a list of results: {other}"),
-    }
 }
 
 #[test]

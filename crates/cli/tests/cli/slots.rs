@@ -6,7 +6,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use super::{Sandbox, Served, python_with_mcp_sdk, run_python_client};
+use super::{Sandbox, Served, mcp_calls, python_with_mcp_sdk};
 
 #[test]
 fn slot_commands_edit_list_and_refuse_with_exit_2() {
@@ -248,16 +248,6 @@ struct Refusal {
     /// Method, path and JSON body (`Null` for none).
     http: (&'static str, &'static str, Value),
     status: u16,
-}
-
-/// Runs MCP tool `calls` against `cairn mcp --tools all` in the sandbox; one result per call.
-fn mcp_calls(sandbox: &Sandbox, python: &str, calls: &Value) -> Vec<Value> {
-    let calls = calls.to_string();
-    let args = [&calls, env!("CARGO_BIN_EXE_cairn"), "mcp", "--tools", "all"];
-    match run_python_client(sandbox, python, "mcp_calls.py", &args) {
-        Value::Array(results) => results,
-        other => panic!("not a list of results: {other}"),
-    }
 }
 
 #[test]

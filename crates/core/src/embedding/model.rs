@@ -46,7 +46,7 @@ pub trait Embedder: Send + Sync {
 
 /// The text of a memory that is embedded: a headline, then the content. The headline is the
 /// memory's title, or, when it has none, the opening of its content (its first line, cut at a
-/// word boundary within [`HEADLINE_CHARS`]) — so every memory is embedded the same way, titled
+/// word boundary within [`HEADLINE_CHARS`](crate::memory::HEADLINE_CHARS); see [`headline`]) — so every memory is embedded the same way, titled
 /// or not.
 ///
 /// Why the opening twice: the model averages its token vectors, so in a long text the words that

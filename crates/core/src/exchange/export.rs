@@ -58,7 +58,7 @@ fn line(item: ExportItem, options: ExportOptions) -> Line {
             });
         }
         ExportItem::Memory(memory, revisions) => Record::Memory(MemoryRecord { memory, revisions }),
-        ExportItem::Relation(relation) => Record::Relation(relation),
+        ExportItem::Relation(relation) => Record::Relation(Box::new(relation)),
         ExportItem::Slot(slot) => Record::Slot(slot.into()),
         ExportItem::SlotSeeds(project, labels) => {
             Record::SlotSeeds(SlotSeedsRecord { project, labels })

@@ -139,7 +139,7 @@ pub struct ObservationRecord {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Record {
     Memory(MemoryRecord),
-    Relation(Relation),
+    Relation(Box<Relation>),
     Slot(SlotRecord),
     SlotSeeds(SlotSeedsRecord),
     Session(Session),

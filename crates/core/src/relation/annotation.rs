@@ -88,7 +88,7 @@ pub fn annotations(
                 })
             })
             .collect();
-        own.sort_by(|a, b| (a.kind, a.other).cmp(&(b.kind, b.other)));
+        own.sort_by_key(|a| (a.kind, a.other));
         own.dedup();
         if !own.is_empty() {
             lines.insert(*id, own);
