@@ -1382,7 +1382,8 @@ fn the_python_mcp_sdk_drives_cairn_serve_over_streamable_http() {
     let url = format!("{}/mcp", served.base);
     let summary = run_mcp_client(&sandbox, &python, &["http", &url, token]);
     assert_eq!(summary["server"], "cairn");
-    assert_eq!(summary["tools"].as_array().unwrap().len(), 7);
+    let core = cairn_mcp::tools::tools(cairn_core::config::ToolProfile::Core);
+    assert_eq!(summary["tools"].as_array().unwrap().len(), core.len());
     // The tool schemas are the same over HTTP as over stdio.
     let over_stdio = run_mcp_client(
         &Sandbox::new(),
