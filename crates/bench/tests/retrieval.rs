@@ -124,3 +124,30 @@ fn cranfield_lexical_search_scores_like_standard_bm25() {
         report.lexical.all_pairs.ndcg_10
     );
 }
+
+/// Conflict candidates on the labelled pairs kept in the repository (no bench data needed):
+/// with the model, a write reports at least 90 % of the older memories it should, and at least
+/// 60 % of what it reports is such a memory. Without the model, words alone must still find
+/// most refinements and never an unrelated pair that merely shares words.
+#[test]
+fn conflict_candidates_meet_their_bar_on_the_labelled_pairs() {
+    use cairn_bench::conflicts::{pairs, quality};
+    let pairs = pairs().unwrap();
+    assert!(pairs.len() >= 120, "{} pairs", pairs.len());
+    let dir = tempfile::tempdir().unwrap();
+    let words = quality(&pairs, None, dir.path()).unwrap();
+    let (refined, found) = words.by_kind["refines"];
+    assert!(
+        found * 10 >= refined * 8,
+        "by words: {found} of {refined} refinements"
+    );
+    assert_eq!(words.by_kind["unrelated"].1, 0, "by words: {words:?}");
+    let Some(model) = model() else { return };
+    let meaning = quality(&pairs, Some(model), dir.path()).unwrap();
+    assert!(
+        meaning.recall >= 0.9 && meaning.precision >= 0.6,
+        "with the model: recall {:.3}, precision {:.3}",
+        meaning.recall,
+        meaning.precision
+    );
+}
