@@ -56,6 +56,9 @@ pub fn hint(error: &anyhow::Error) -> Option<String> {
         cairn_core::Error::Missing { field, .. } if field == "session" => {
             Some("`cairn sessions` lists the recorded sessions".into())
         }
+        cairn_core::Error::Missing { field, .. } if field == "judgment_id" => {
+            Some("`cairn conflicts list --status pending` shows the open judgments".into())
+        }
         _ => None,
     }
 }

@@ -130,6 +130,11 @@ fn bad_judgments_relations_and_cross_project_pairs_are_refused_with_exit_2() {
             refused.stderr
         );
     }
+    let unknown_hint = s.run(&["conflicts", "show", unknown]).stderr;
+    assert!(
+        unknown_hint.contains("hint: `cairn conflicts list --status pending`"),
+        "{unknown_hint}"
+    );
     assert_eq!(
         s.ok(&["export", "-"]).stdout,
         before,
