@@ -209,12 +209,13 @@ pub struct Relation {
 }
 
 impl Relation {
-    /// A pending relation found by detection at `now`.
+    /// A new pending relation at `now`: found by detection with its `score`, or (`None`) about
+    /// to be judged directly.
     pub fn pending(
         source: MemoryId,
         target: MemoryId,
         scope: Scope,
-        score: f64,
+        score: Option<f64>,
         now: Timestamp,
     ) -> Self {
         Relation {
@@ -222,7 +223,7 @@ impl Relation {
             source,
             target,
             scope,
-            score: Some(score),
+            score,
             verdict: None,
             history: Vec::new(),
             created_at: now,

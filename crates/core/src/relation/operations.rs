@@ -183,7 +183,7 @@ impl<'a> Relations<'a> {
                     memory.id,
                     neighbour.memory.id,
                     memory.scope.clone(),
-                    neighbour.score,
+                    Some(neighbour.score),
                     now,
                 );
                 tx.put_relation(&relation)?;
@@ -322,8 +322,7 @@ impl<'a> Relations<'a> {
                 .or_else(|| existing.iter().find(|r| r.verdict.is_none()));
             let Some(found) = own else {
                 let mut relation =
-                    Relation::pending(newer.id, older.id, newer.scope.clone(), 0.0, now);
-                relation.score = None;
+                    Relation::pending(newer.id, older.id, newer.scope.clone(), None, now);
                 relation.judge(verdict.clone());
                 tx.put_relation(&relation)?;
                 return Ok((CompareStatus::Created, relation.id));
@@ -446,8 +445,13 @@ impl<'a> Relations<'a> {
                     if !tx.relations_between(&pair.source, &pair.target)?.is_empty() {
                         continue;
                     }
-                    let relation =
-                        Relation::pending(pair.source, pair.target, scope.clone(), pair.score, now);
+                    let relation = Relation::pending(
+                        pair.source,
+                        pair.target,
+                        scope.clone(),
+                        Some(pair.score),
+                        now,
+                    );
                     tx.put_relation(&relation)?;
                     pair.judgment_id = Some(relation.id);
                     written += 1;
