@@ -264,7 +264,7 @@ impl MemoryService {
         };
         let imported = exchange::import(&importer, input, progress)?;
         let mut report = imported.report;
-        for outcome in self.detect_by_words(imported.stored)? {
+        for outcome in self.detect_by_words(imported.stored) {
             report.conflict_candidates += outcome.candidates.len() as u64;
         }
         Ok(report)
@@ -292,12 +292,12 @@ impl MemoryService {
         let outcomes = self
             .memory_ops()
             .extract(text, scope, entered_by, session_id)?;
-        self.detect_by_words(outcomes)
+        Ok(self.detect_by_words(outcomes))
     }
 
     /// Records the conflict candidates of writes a hook or an import made (by words: they
     /// never load a model).
-    fn detect_by_words(&self, outcomes: Vec<WriteOutcome>) -> Result<Vec<WriteOutcome>> {
+    fn detect_by_words(&self, outcomes: Vec<WriteOutcome>) -> Vec<WriteOutcome> {
         let relations = self.relation_ops();
         outcomes
             .into_iter()
@@ -394,7 +394,7 @@ impl MemoryService {
     /// compacted, then reflects those that ended into their project's slots.
     pub fn record_events(&self, events: &[AgentEvent]) -> Result<Recorded> {
         let mut report = self.session_ops().record_events(events)?;
-        report.extracted = self.detect_by_words(std::mem::take(&mut report.extracted))?;
+        report.extracted = self.detect_by_words(std::mem::take(&mut report.extracted));
         self.slot_ops().reflect_ended(report)
     }
 

@@ -9,8 +9,10 @@
 //! - [`store`]: what a backend provides ([`VectorStore`], [`VectorTx`]).
 //!
 //! Invariants: every vector of a space comes from the one model the store records for it; a vector is
-//! stored only if its memory did not change since its text was read; a write never waits for
-//! the model (its memory is pending, found by the lexical signals until embedded).
+//! stored only if its memory did not change since its text was read; hooks and imports never
+//! wait for the model (their memories are pending, found by the lexical signals until
+//! embedded), while a person's or agent's write embeds itself once the store's vectors are the
+//! model's (`relation::operations`).
 
 pub mod model;
 pub mod queue;

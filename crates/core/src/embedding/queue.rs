@@ -1,8 +1,10 @@
 //! The embedding queue: memories waiting for a vector, embedded in batches.
 //!
-//! A write never waits for the model: the store keeps a memory without a vector (*pending*)
-//! until [`Embeddings::embed_pending`] runs — at the end of a CLI store or import, by
-//! `cairn reindex`, or continuously in the server. Each batch is read, embedded outside any
+//! The store keeps a memory without a vector (*pending*) until [`Embeddings::embed_pending`]
+//! runs — at the end of a CLI command that wrote, by `cairn reindex`, or continuously in the
+//! server — unless the write embedded it itself (a person's or agent's store or update, once
+//! the store's vectors are the model's: conflict detection needs the vector; see
+//! `relation::operations`). Hooks and imports never wait for the model. Each batch is read, embedded outside any
 //! transaction, and written in one short transaction that keeps a vector only if its memory was
 //! not changed meanwhile (so a concurrent update is never overwritten with a stale vector; the
 //! memory is simply pending again). Before the first batch the model's identity is recorded in

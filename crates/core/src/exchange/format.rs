@@ -52,17 +52,28 @@ pub struct Counts {
     pub observations: u64,
 }
 
+/// The kinds of record an export holds, as the header and import reports name them, in order.
+pub const KINDS: [&str; 6] = [
+    "memories",
+    "relations",
+    "slots",
+    "slot_seeds",
+    "sessions",
+    "observations",
+];
+
 impl Counts {
     /// Every kind with its name as the header spells it.
     pub fn named(&self) -> [(&'static str, u64); 6] {
-        [
-            ("memories", self.memories),
-            ("relations", self.relations),
-            ("slots", self.slots),
-            ("slot_seeds", self.slot_seeds),
-            ("sessions", self.sessions),
-            ("observations", self.observations),
-        ]
+        let counts = [
+            self.memories,
+            self.relations,
+            self.slots,
+            self.slot_seeds,
+            self.sessions,
+            self.observations,
+        ];
+        std::array::from_fn(|i| (KINDS[i], counts[i]))
     }
 }
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Limits;
 use crate::error::{Error, RecordAt, Result};
-use crate::exchange::format::{FORMAT, VERSION};
+use crate::exchange::format::{FORMAT, KINDS, VERSION};
 use crate::exchange::{
     Counts, Header, ObservationRecord, PlainMemory, SlotRecord, SlotSeedsRecord, merge,
 };
@@ -79,14 +79,15 @@ pub struct Imported {
 impl ImportReport {
     /// Every kind with its name, for reports.
     pub fn kinds(&self) -> [(&'static str, KindReport); 6] {
-        [
-            ("memories", self.memories),
-            ("relations", self.relations),
-            ("slots", self.slots),
-            ("slot_seeds", self.slot_seeds),
-            ("sessions", self.sessions),
-            ("observations", self.observations),
-        ]
+        let reports = [
+            self.memories,
+            self.relations,
+            self.slots,
+            self.slot_seeds,
+            self.sessions,
+            self.observations,
+        ];
+        std::array::from_fn(|i| (KINDS[i], reports[i]))
     }
 }
 

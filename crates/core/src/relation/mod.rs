@@ -15,7 +15,7 @@
 //! - [`annotation`]: the lines a search result carries (`supersedes: #id (title)` …);
 //! - [`store`]: what a backend provides ([`RelationStore`], [`RelationTx`]).
 //!
-//! Invariants: a write never fails or waits because of detection (it runs after the write
+//! Invariants: a write never fails because of detection (it runs after the write
 //! committed); a pair is recorded once per actor (pending judgments have none), never across
 //! scopes; supersession never deletes or hides the older memory: it ranks below its successor
 //! in search, and context shows the successor instead; purging a memory deletes its relations.

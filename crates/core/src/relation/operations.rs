@@ -2,8 +2,8 @@
 //! listings and the scan, over one store.
 //!
 //! [`Relations`] wraps the memory operations: a store, update or extraction is the memory
-//! domain's write, and then — once it committed, so the write itself never waits on or fails
-//! for detection — a look for candidates (`relation::candidates`) and one short transaction
+//! domain's write, and then — once it committed, so a detection that fails never fails the
+//! write (it is logged) — a look for candidates (`relation::candidates`) and one short transaction
 //! that records a pending relation per candidate (a pair already related in either direction
 //! is never recorded twice). With a model whose vectors the store holds, a write from a person
 //! or agent ([`Detection::Full`]) embeds its text first, searches by meaning too, and stores
@@ -129,28 +129,46 @@ impl<'a> Relations<'a> {
     /// Stores a memory, then records its conflict candidates.
     pub fn store_memory(&self, new: NewMemory, detection: Detection) -> Result<WriteOutcome> {
         let outcome = self.memories.store(new)?;
-        self.detect(outcome, detection)
+        Ok(self.detect(outcome, detection))
     }
 
-    /// Updates a memory, then records its conflict candidates when its text changed (they
-    /// depend on nothing else).
+    /// Updates a memory, then records its conflict candidates when the patch touches its text
+    /// (they depend on nothing else).
     pub fn update(&self, target: &IdRef, patch: MemoryPatch) -> Result<WriteOutcome> {
-        let before = self.memories.resolve(target, false)?;
+        let touches_text = patch.content.is_some() || patch.title.is_some();
         let outcome = self.memories.update(target, patch)?;
-        let after = &outcome.memory;
-        if before.title == after.title && before.content == after.content {
-            return Ok(outcome);
-        }
-        self.detect(outcome, Detection::Full)
+        Ok(match touches_text {
+            true => self.detect(outcome, Detection::Full),
+            false => outcome,
+        })
     }
 
     /// After a write that stored text: finds the candidates and records one pending relation
-    /// for each, returning them in the outcome.
-    pub fn detect(&self, mut outcome: WriteOutcome, detection: Detection) -> Result<WriteOutcome> {
+    /// for each, returning them in the outcome. The write has committed, so a failure here
+    /// (the store busy, say) is logged and leaves the outcome without candidates instead of
+    /// turning a stored memory into an error; `conflicts scan` finds the pair later.
+    pub fn detect(&self, mut outcome: WriteOutcome, detection: Detection) -> WriteOutcome {
         if !self.config.detect || !outcome.status.stored_text() {
-            return Ok(outcome);
+            return outcome;
         }
-        let memory = &outcome.memory;
+        match self.record_candidates(&outcome.memory, detection) {
+            Ok(candidates) => outcome.candidates = candidates,
+            Err(error) => tracing::warn!(
+                %error,
+                memory = %outcome.memory.id,
+                "the write was stored, but its conflict candidates could not be recorded"
+            ),
+        }
+        outcome
+    }
+
+    /// Finds the candidates of `memory` and records a pending relation for each (and, with a
+    /// vector embedded now, stores it).
+    fn record_candidates(
+        &self,
+        memory: &Memory,
+        detection: Detection,
+    ) -> Result<Vec<ConflictCandidate>> {
         let now = self.now();
         let vector = match detection {
             Detection::Full => self.vector_of(memory),
@@ -161,9 +179,9 @@ impl<'a> Relations<'a> {
             .detector(now)
             .candidates(memory, vector.as_deref(), &related)?;
         if found.is_empty() && vector.is_none() {
-            return Ok(outcome);
+            return Ok(Vec::new());
         }
-        outcome.candidates = in_transaction(self.store(), |tx| {
+        in_transaction(self.store(), |tx| {
             if let Some(vector) = &vector {
                 tx.put_embeddings(
                     VectorSpace::Text,
@@ -190,8 +208,7 @@ impl<'a> Relations<'a> {
                 candidates.push(candidate(&relation, neighbour));
             }
             Ok(candidates)
-        })?;
-        Ok(outcome)
+        })
     }
 
     /// The memory's vector in the text space, embedded now, when a model is at hand and the
