@@ -9,8 +9,14 @@
 //! and the index's recall means something (plain copies would make clusters of near-ties in which
 //! any order is as good). What the rankings return for the synthetic texts means nothing and is
 //! not reported.
+//!
+//! The in-process figures share one process with the import, the embedding and the index build,
+//! so its peak RSS is the benchmark's, not a searcher's. A search process is measured apart: the
+//! real `cairn search --mode hybrid` run on the finished store, one process per query (model
+//! loaded, index mapped, answer printed), with its wall time and peak RSS.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -29,7 +35,7 @@ use serde::Serialize;
 const TEXT: VectorSpace = VectorSpace::Text;
 
 use crate::corpus::{Corpus, Rng};
-use crate::measure::Percentiles;
+use crate::measure::{Percentiles, run_child};
 
 #[derive(Debug, Serialize)]
 pub struct HybridResult {
@@ -55,6 +61,17 @@ pub struct HybridResult {
     pub semantic: Percentiles,
     pub hybrid: Percentiles,
     pub lexical: Percentiles,
+    /// Peak RSS of this whole benchmark process (import, embedding and index build included).
+    pub peak_rss_mib: f64,
+    /// `cairn search --mode hybrid` as its own process, start to exit; `None` without `--cairn`.
+    pub search_process: Option<SearchProcess>,
+}
+
+/// The real binary answering one hybrid search per process on the finished store.
+#[derive(Debug, Serialize)]
+pub struct SearchProcess {
+    pub wall: Percentiles,
+    /// The largest peak RSS of those processes.
     pub peak_rss_mib: f64,
 }
 
@@ -73,6 +90,9 @@ pub struct HybridOptions {
     pub searches: usize,
     pub seed: u64,
     pub ann: AnnSettings,
+    /// The `cairn` binary whose search process is measured, with the model directory it is
+    /// given (`None`: it finds the model itself).
+    pub cairn: Option<(PathBuf, Option<PathBuf>)>,
 }
 
 pub fn run(
@@ -87,6 +107,7 @@ pub fn run(
         searches,
         seed,
         ref ann,
+        ref cairn,
     } = *options;
     let db = dir.join(format!("hybrid-{size}.db"));
     let corpus_path = dir.join(format!("hybrid-{size}.jsonl"));
@@ -215,7 +236,56 @@ pub fn run(
         semantic: time(SearchMode::Semantic)?,
         hybrid: time(SearchMode::Hybrid)?,
         lexical: time(SearchMode::Lexical)?,
-        peak_rss_mib: crate::measure::own_peak_rss_bytes() as f64 / (1024.0 * 1024.0),
+        peak_rss_mib: crate::measure::own_peak_rss_bytes() as f64 / MIB,
+        search_process: match cairn {
+            None => None,
+            Some((binary, model_dir)) => {
+                progress(&format!("{size}: hybrid search as its own process"));
+                let queries = &queries[..queries.len().min(SEARCH_PROCESSES)];
+                Some(search_processes(
+                    binary,
+                    model_dir.as_deref(),
+                    &db,
+                    dir,
+                    queries,
+                )?)
+            }
+        },
+    })
+}
+
+/// Searches run as their own process (each loads the model: a few are enough).
+const SEARCH_PROCESSES: usize = 10;
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// Runs `cairn --db DB search --mode hybrid QUERY` once per query, with a scratch home.
+fn search_processes(
+    binary: &Path,
+    model_dir: Option<&Path>,
+    db: &Path,
+    dir: &Path,
+    queries: &[String],
+) -> Result<SearchProcess> {
+    let home = dir.join("search-home");
+    std::fs::create_dir_all(&home)?;
+    let (mut walls, mut peak) = (Vec::new(), 0);
+    for query in queries {
+        let mut command = Command::new(binary);
+        command
+            .env("CAIRN_HOME", &home)
+            .arg("--db")
+            .arg(db)
+            .args(["search", "--mode", "hybrid", "--limit", "10", query]);
+        if let Some(model_dir) = model_dir {
+            command.env("CAIRN_MODEL_DIR", model_dir);
+        }
+        let run = run_child(&mut command)?;
+        walls.push(run.wall);
+        peak = peak.max(run.peak_rss_bytes);
+    }
+    Ok(SearchProcess {
+        wall: Percentiles::of(&walls),
+        peak_rss_mib: peak as f64 / MIB,
     })
 }
 

@@ -34,6 +34,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Internal: runs a program and reports its wall time and peak RSS (see measure.rs).
+    #[command(name = cairn_bench::measure::MEASURE_CHILD, hide = true)]
+    MeasureChild {
+        program: std::ffi::OsString,
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
     /// Import throughput, store size and search latency at several corpus sizes.
     Scale {
         #[command(flatten)]
@@ -133,6 +140,11 @@ enum Command {
         /// Directory for the scratch stores (default: the system temp dir).
         #[arg(long)]
         workdir: Option<PathBuf>,
+        /// The cairn binary whose `cairn search --mode hybrid` process is measured on the
+        /// finished store (default: the one beside this program; skipped with a notice when
+        /// there is none).
+        #[arg(long)]
+        cairn: Option<PathBuf>,
         #[command(flatten)]
         model: ModelArgs,
         #[arg(long)]
@@ -300,6 +312,9 @@ fn sibling_cairn() -> Result<PathBuf> {
 
 fn main() -> Result<()> {
     match Cli::parse().command {
+        Command::MeasureChild { program, args } => {
+            cairn_bench::measure::measure_child(&program, &args)?;
+        }
         Command::Scale {
             run,
             import_runs,
@@ -538,11 +553,19 @@ fn main() -> Result<()> {
             searches,
             seed,
             workdir,
+            cairn,
             model,
             json,
         } => {
             let Some(embedder) = model.embedder()? else {
                 bail!("the hybrid benchmark needs the model: cairn model install");
+            };
+            let cairn = match cairn.map_or_else(sibling_cairn, Ok) {
+                Ok(binary) => Some((binary, model.model_dir.clone())),
+                Err(why) => {
+                    eprintln!("search process not measured: {why}");
+                    None
+                }
             };
             let base = workdir.unwrap_or_else(std::env::temp_dir);
             std::fs::create_dir_all(&base)?;
@@ -562,6 +585,7 @@ fn main() -> Result<()> {
                         expansion_search: ef_search,
                         ..AnnSettings::default()
                     },
+                    cairn: cairn.clone(),
                 };
                 results.push(hybrid::run(
                     scratch.path(),
@@ -574,7 +598,7 @@ fn main() -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&results)?);
             } else {
                 println!(
-                    "{:>9} {:>8} {:>9} {:>9} {:>9} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>8}",
+                    "{:>9} {:>8} {:>9} {:>9} {:>9} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>8} {:>18} {:>11}",
                     "memories",
                     "embed/s",
                     "index s",
@@ -587,14 +611,16 @@ fn main() -> Result<()> {
                     "semantic p50/p99",
                     "hybrid p50/p99",
                     "lexical p50/p99",
-                    "RSS MiB"
+                    "RSS MiB",
+                    "search process p50",
+                    "its RSS MiB"
                 );
                 for r in &results {
                     let pair = |p: &cairn_bench::measure::Percentiles| {
                         format!("{:.2} / {:.2} ms", p.p50_ms, p.p99_ms)
                     };
                     println!(
-                        "{:>9} {:>8.0} {:>9} {:>9.3} {:>9.4} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>8.0}",
+                        "{:>9} {:>8.0} {:>9} {:>9.3} {:>9.4} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>8.0} {:>18} {:>11}",
                         r.memories,
                         r.embed_per_second,
                         r.index_build_seconds
@@ -608,7 +634,13 @@ fn main() -> Result<()> {
                         pair(&r.semantic),
                         pair(&r.hybrid),
                         pair(&r.lexical),
-                        r.peak_rss_mib
+                        r.peak_rss_mib,
+                        r.search_process
+                            .as_ref()
+                            .map_or("-".to_string(), |p| format!("{:.0} ms", p.wall.p50_ms)),
+                        r.search_process
+                            .as_ref()
+                            .map_or("-".to_string(), |p| format!("{:.0}", p.peak_rss_mib)),
                     );
                 }
             }

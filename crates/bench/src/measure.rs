@@ -44,14 +44,68 @@ pub struct ChildRun {
     pub peak_rss_bytes: u64,
 }
 
-/// Runs `command` to completion, measuring wall time and its peak resident set (via `wait4`).
-/// Standard output is discarded; standard error is inherited.
+/// The hidden subcommand through which [`run_child`] starts a child: `cairn-bench measure-child
+/// PROGRAM ARGS…` runs it, waits, and prints `WALL_NANOS PEAK_RSS_BYTES` on standard output.
+pub const MEASURE_CHILD: &str = "measure-child";
+
+/// Runs `command` to completion, measuring wall time and its peak resident set. Standard
+/// output is discarded; standard error is inherited.
+///
+/// Linux gives a child the peak RSS of the process it was spawned from: `exec` records the
+/// departing memory map's high-water mark, and a spawned child's map before `exec` is its
+/// parent's (shared by `vfork`, copied by `fork`). A benchmark that has loaded 400 MiB would
+/// read 400 MiB for every child. So the child is started from a fresh, small copy of this
+/// program ([`measure_child`]), whose own child's figure is the child's alone. So it works only
+/// inside the `cairn-bench` binary, which it runs again as that wrapper.
 pub fn run_child(command: &mut Command) -> Result<ChildRun> {
+    let me = std::env::current_exe().context("cannot locate cairn-bench itself")?;
+    let mut wrapper = Command::new(me);
+    wrapper
+        .arg(MEASURE_CHILD)
+        .arg(command.get_program())
+        .args(command.get_args());
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(value) => wrapper.env(key, value),
+            None => wrapper.env_remove(key),
+        };
+    }
+    if let Some(dir) = command.get_current_dir() {
+        wrapper.current_dir(dir);
+    }
+    let output = wrapper
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .context("cannot start the measuring process")?;
+    let report = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        bail!("child process failed ({}): {command:?}", output.status);
+    }
+    let figures: Vec<u64> = report
+        .split_whitespace()
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("unreadable child measurement {report:?}"))?;
+    let [wall_nanos, peak_rss_bytes] = figures[..] else {
+        bail!("unreadable child measurement {report:?}");
+    };
+    Ok(ChildRun {
+        wall: Duration::from_nanos(wall_nanos),
+        peak_rss_bytes,
+    })
+}
+
+/// The far side of [`run_child`]: runs `program` with `args` (standard output discarded),
+/// waits with `wait4`, and prints its wall time in nanoseconds and its peak RSS in bytes. Exit
+/// codes 0 and 1 (a search that found nothing) count as success.
+pub fn measure_child(program: &std::ffi::OsStr, args: &[std::ffi::OsString]) -> Result<()> {
     let start = Instant::now();
-    let child = command
+    let child = Command::new(program)
+        .args(args)
         .stdout(Stdio::null())
         .spawn()
-        .context("cannot start the child process")?;
+        .with_context(|| format!("cannot start {}", program.to_string_lossy()))?;
     let pid = child.id() as libc::pid_t;
     let mut status: libc::c_int = 0;
     // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
@@ -63,13 +117,14 @@ pub fn run_child(command: &mut Command) -> Result<ChildRun> {
         bail!("wait4 failed: {}", std::io::Error::last_os_error());
     }
     if !libc::WIFEXITED(status) || ![0, 1].contains(&libc::WEXITSTATUS(status)) {
-        bail!("child process failed with status {status}: {command:?}");
+        bail!(
+            "child process failed with status {status}: {} {args:?}",
+            program.to_string_lossy()
+        );
     }
     // ru_maxrss is in KiB on Linux.
-    Ok(ChildRun {
-        wall,
-        peak_rss_bytes: usage.ru_maxrss as u64 * 1024,
-    })
+    println!("{} {}", wall.as_nanos(), usage.ru_maxrss as u64 * 1024);
+    Ok(())
 }
 
 /// The median of repeated measurements.
