@@ -27,7 +27,6 @@ mod slot;
 mod tx;
 mod vectors;
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -62,7 +61,7 @@ pub struct SqliteStore {
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
     /// Vocabulary words this process knows are stored (see `rows::WordSink`).
-    known_words: Mutex<HashSet<String>>,
+    known_words: Mutex<rows::WordSet>,
     path: Option<PathBuf>,
     /// One HNSW index per vector space, in [`VectorSpace::ALL`] order.
     ann: Vec<ann::AnnIndex>,
@@ -105,7 +104,7 @@ impl SqliteStore {
             conn: Mutex::new(conn),
             readers: Vec::new(),
             next_reader: AtomicUsize::new(0),
-            known_words: Mutex::new(HashSet::new()),
+            known_words: Mutex::new(rows::WordSet::default()),
             ann: ann_indexes(path.as_deref(), &AnnSettings::default()),
             path,
             write_attempts: WRITE_ATTEMPTS,
@@ -283,7 +282,7 @@ impl Store for SqliteStore {
             tx,
             words: rows::WordSink {
                 known: &known,
-                added: HashSet::new(),
+                added: rows::WordSet::default(),
             },
         };
         work(&mut store_tx)?;

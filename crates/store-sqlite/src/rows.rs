@@ -358,26 +358,36 @@ pub fn revisions_of(conn: &Connection, seq: i64) -> Result<Vec<Revision>, Sqlite
 /// for bulk import). Words become "known" only once that commit succeeds, so a rollback cannot
 /// leave the cache claiming a word that is not stored.
 pub struct WordSink<'a> {
-    pub known: &'a std::collections::HashSet<String>,
-    pub added: std::collections::HashSet<String>,
+    pub known: &'a WordSet,
+    pub added: WordSet,
 }
+
+/// A set of vocabulary words. Every word of every write is looked up in it, so it hashes with
+/// foldhash (seeded per process) rather than std's slower SipHash.
+pub type WordSet = std::collections::HashSet<String, foldhash::fast::RandomState>;
 
 impl WordSink<'_> {
     fn remember<'t>(&mut self, texts: impl IntoIterator<Item = &'t str>) {
         let mut word = String::new();
         for text in texts {
             for span in cairn_core::query::word_spans(text) {
-                if !(3..=160).contains(&span.len())
-                    || !(3..=40).contains(&span.chars().count())
-                    || !span.chars().any(char::is_alphabetic)
-                {
+                if !(3..=160).contains(&span.len()) {
                     continue;
                 }
                 word.clear();
                 if span.is_ascii() {
+                    // One byte per character: the length is the character count.
+                    if span.len() > 40 || !span.bytes().any(|b| b.is_ascii_alphabetic()) {
+                        continue;
+                    }
                     word.push_str(span);
                     word.make_ascii_lowercase();
                 } else {
+                    if !(3..=40).contains(&span.chars().count())
+                        || !span.chars().any(char::is_alphabetic)
+                    {
+                        continue;
+                    }
                     word.extend(span.chars().flat_map(char::to_lowercase));
                 }
                 if !self.known.contains(word.as_str()) && !self.added.contains(word.as_str()) {
@@ -476,4 +486,31 @@ fn sharing_trigrams(
         })?
         .collect::<Result<_, _>>()?;
     Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_vocabulary_keeps_lowercased_words_of_three_to_forty_characters_with_a_letter() {
+        let known: WordSet = ["known".to_string()].into_iter().collect();
+        let mut sink = WordSink {
+            known: &known,
+            added: WordSet::default(),
+        };
+        let long_ascii = "a".repeat(41);
+        let longest_ascii = "b".repeat(40);
+        let long_unicode = "é".repeat(41);
+        sink.remember([
+            "Deploy ab KNOWN 12345 x1y",
+            long_ascii.as_str(),
+            longest_ascii.as_str(),
+            long_unicode.as_str(),
+            "Ünïcode ÉÉ",
+        ]);
+        let mut added: Vec<&str> = sink.added.iter().map(String::as_str).collect();
+        added.sort();
+        assert_eq!(added, ["b".repeat(40).as_str(), "deploy", "x1y", "ünïcode"]);
+    }
 }

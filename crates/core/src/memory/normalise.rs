@@ -12,7 +12,13 @@ pub fn normalise_content(text: &str) -> String {
         if !out.is_empty() {
             out.push(' ');
         }
-        out.extend(word.chars().flat_map(char::to_lowercase));
+        if word.is_ascii() {
+            let start = out.len();
+            out.push_str(word);
+            out[start..].make_ascii_lowercase();
+        } else {
+            out.extend(word.chars().flat_map(char::to_lowercase));
+        }
     }
     out
 }
