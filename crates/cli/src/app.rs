@@ -65,12 +65,44 @@ impl App {
         {
             tracing::warn!(%error, "spooled hook events could not be recorded yet");
         }
-        Ok(App {
+        let app = App {
             config,
             api,
             out,
             cwd,
-        })
+        };
+        if app.config.files.enabled {
+            app.start_files_workspace();
+        }
+        Ok(app)
+    }
+
+    /// The project's root: the repository around the current directory, else the directory.
+    pub fn project_root(&self) -> PathBuf {
+        cairn_core::project::project_root(&self.cwd)
+    }
+
+    /// `files.enabled` (a project's `.cairn.toml`): starts the project's workspace the first time
+    /// a command runs in it, as `cairn files init` would. A failure is a warning: the command
+    /// itself goes on.
+    fn start_files_workspace(&self) {
+        let start = || -> Result<()> {
+            let caller = self.caller(&ProjectArgs::default(), false)?;
+            let Some(project) = &caller.default_project else {
+                return Ok(());
+            };
+            if self.api.workspaces()?.iter().any(|w| &w.project == project) {
+                return Ok(());
+            }
+            let report =
+                self.api
+                    .init_files(&caller, &self.project_root(), &self.config.files.dir)?;
+            tracing::info!(directory = %report.directory, "started the project's memory files");
+            Ok(())
+        };
+        if let Err(error) = start() {
+            tracing::warn!(%error, "files.enabled: the project's memory files could not be started");
+        }
     }
 
     /// The project this command acts in: --project, else config (CAIRN_PROJECT, .cairn.toml),

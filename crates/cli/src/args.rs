@@ -146,6 +146,9 @@ pub enum Command {
     /// Memories that may contradict or replace each other: pending judgments, verdicts, scans.
     #[command(subcommand)]
     Conflicts(ConflictsCommand),
+    /// A project's memories as markdown files in its repository: start, read back, list.
+    #[command(subcommand)]
+    Files(FilesCommand),
     /// Record an agent hook event (its JSON on stdin). `cairn setup` installs the hooks.
     #[command(
         after_help = "Events: Claude Code and Codex: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,\nPostToolUseFailure, PreCompact, SubagentStop, Stop, SessionEnd, Notification. OpenCode (through\ncairn's plugin): session.created, chat.message, tool.execute.before, tool.execute.after,\nsession.compacting, session.compacted, session.idle, session.deleted, session.error.\n\nAlways exits 0 and prints only what the agent should read (context at SessionStart and\nPreCompact). Failures go to logs/hooks.log beside the database; when the store is busy the\nevent waits in a spool that the next command records."
@@ -202,6 +205,49 @@ pub enum ConflictsCommand {
         after_help = "Examples:\n  cairn conflicts scan                    # what would be recorded, nothing written\n  cairn conflicts scan --apply --max-insert 50\n\nUseful after an import, or for memories written before conflict detection existed."
     )]
     Scan(ConflictScanArgs),
+}
+
+/// What `cairn files` does.
+#[derive(Debug, Subcommand)]
+#[command(after_help = FILES_HELP)]
+pub enum FilesCommand {
+    /// Start keeping this project's memories in markdown files, and write the ones it has.
+    #[command(
+        after_help = "Examples:\n  cairn files init                     # <repository root>/.cairn/memory\n  cairn files init --dir docs/memory\n\nRunning it again syncs; the directory gets a .gitattributes (union merges of daily\nfiles) and a .gitignore (the lock file)."
+    )]
+    Init(FilesInitArgs),
+    /// Read the files back: hand edits, deletions and new units reach the store.
+    #[command(
+        after_help = "Examples:\n  cairn files sync                     # this project\n  cairn files sync --all --format json\n\nWhat cannot be read as a unit (an unclosed block, a broken header) is reported and\nleft as it is; a memory whose unit sat in such a file is kept."
+    )]
+    Sync(FilesSyncArgs),
+    /// The projects that keep their memories in files, and where.
+    Status,
+}
+
+#[derive(Debug, Args)]
+pub struct FilesInitArgs {
+    /// The project (default: the detected one).
+    #[arg(long, value_name = "NAME")]
+    pub project: Option<String>,
+    /// The files' directory, relative to the project's root (default: config files.dir,
+    /// .cairn/memory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<String>,
+    /// The project's root (default: the repository around the current directory, else the
+    /// current directory).
+    #[arg(long, value_name = "PATH")]
+    pub root: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct FilesSyncArgs {
+    /// The project (default: the detected one).
+    #[arg(long, value_name = "NAME", conflicts_with = "all")]
+    pub project: Option<String>,
+    /// Every project that keeps files.
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// Which scope's relations.
@@ -292,6 +338,21 @@ pub struct ConflictScanArgs {
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub max_insert: usize,
 }
+
+const FILES_HELP: &str = "\
+A project with a workspace keeps every memory written to it (by any agent, command or server)
+as a unit in <root>/.cairn/memory/YYYY-MM-DD.md, the day it was created:
+
+  <!-- cairn:unit {\"id\":\"…\",\"category\":\"decision\",\"tags\":[\"db\"],…} -->
+  We moved the event store to PostgreSQL.
+  <!-- cairn:end -->
+
+The files are the truth: edit a unit's text or header and `cairn files sync` revises the memory
+(the previous state stays in its history); delete a unit and sync forgets its memory; write a
+new unit (`<!-- cairn:unit -->`, your text, `<!-- cairn:end -->`) and sync stores it and writes
+its id back. A change made through cairn rewrites exactly that unit's lines. Commit the
+directory to share the project's memory: sync reads what teammates committed. Session
+summaries and global memories stay out.";
 
 const SLOT_HELP: &str = "\
 Slots are labelled blocks of text that stay at hand across sessions. Each has a size limit

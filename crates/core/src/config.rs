@@ -40,6 +40,27 @@ pub struct Config {
     pub summarizer: SummarizerConfig,
     pub slots: SlotsConfig,
     pub conflicts: ConflictsConfig,
+    pub files: FilesConfig,
+}
+
+/// Markdown files (`cairn files`): a project's memories also kept as units in its repository.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FilesConfig {
+    /// Keep this project's memories in files (set in the project's `.cairn.toml`; any cairn
+    /// command run in the project then starts the workspace, as `cairn files init` does).
+    pub enabled: bool,
+    /// The files' directory, relative to the project's root.
+    pub dir: String,
+}
+
+impl Default for FilesConfig {
+    fn default() -> Self {
+        FilesConfig {
+            enabled: false,
+            dir: crate::files::DEFAULT_DIR.to_string(),
+        }
+    }
 }
 
 /// Agent sessions and observations, as hooks record them.

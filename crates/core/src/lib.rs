@@ -30,6 +30,7 @@ pub mod dates;
 pub mod embedding;
 pub mod error;
 pub mod exchange;
+pub mod files;
 pub mod id;
 pub mod memory;
 #[cfg(test)]

@@ -40,6 +40,13 @@ pub fn detect_project(dir: &Path) -> (ProjectName, ProjectOrigin) {
 }
 
 /// The repository root above `dir` and the directory holding its config.
+/// The root directory of the project `dir` belongs to: its repository's work tree, else
+/// `dir` itself (absolute).
+pub fn project_root(dir: &Path) -> PathBuf {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    find_git(&dir).map_or(dir, |(root, _)| root)
+}
+
 fn find_git(dir: &Path) -> Option<(PathBuf, PathBuf)> {
     for candidate in dir.ancestors() {
         let dot_git = candidate.join(".git");

@@ -23,6 +23,7 @@ use crate::embedding::{
 };
 use crate::error::Result;
 use crate::exchange::{self, Counts, ExportOptions, ImportReport, import::Importer};
+use crate::files::{Files, SyncReport, Workspace};
 use crate::id::{IdRef, MemoryId, RelationRef};
 use crate::memory::{
     ListQuery, Memories, Memory, MemoryFilter, MemoryHistory, MemoryPatch, NewMemory, PruneReport,
@@ -95,6 +96,10 @@ impl MemoryService {
             &self.config.conflicts,
             self.embedder.as_deref(),
         )
+    }
+
+    fn files_ops(&self) -> Files<'_> {
+        Files::new(self.memory_ops())
     }
 
     fn search_ops(&self) -> Searcher<'_> {
@@ -174,13 +179,17 @@ impl MemoryService {
     /// Stores a memory: `created`, `duplicate` or `updated`; then records the memories it
     /// may contradict as pending judgments (`relation::operations`).
     pub fn store(&self, new: NewMemory) -> Result<WriteOutcome> {
-        self.relation_ops().store_memory(new, Detection::Full)
+        let outcome = self.relation_ops().store_memory(new, Detection::Full)?;
+        self.land_written([&outcome]);
+        Ok(outcome)
     }
 
     /// Applies a patch to a visible memory, keeping its previous state in the history; then
     /// records its conflict candidates.
     pub fn update(&self, target: &IdRef, patch: MemoryPatch) -> Result<WriteOutcome> {
-        self.relation_ops().update(target, patch)
+        let outcome = self.relation_ops().update(target, patch)?;
+        self.land_written([&outcome]);
+        Ok(outcome)
     }
 
     /// Finds a memory by id or handle; hidden ones only with `include_hidden`.
@@ -200,12 +209,16 @@ impl MemoryService {
 
     /// Soft-deletes a visible memory.
     pub fn forget(&self, target: &IdRef) -> Result<Memory> {
-        self.memory_ops().forget(target)
+        let memory = self.memory_ops().forget(target)?;
+        self.land(&[memory.id]);
+        Ok(memory)
     }
 
     /// Removes a memory for good, in whatever state, with its history.
     pub fn purge(&self, target: &IdRef) -> Result<Memory> {
-        self.memory_ops().purge(target)
+        let memory = self.memory_ops().purge(target)?;
+        self.land(&[memory.id]);
+        Ok(memory)
     }
 
     pub fn list(&self, query: &ListQuery) -> Result<Vec<Memory>> {
@@ -222,6 +235,8 @@ impl MemoryService {
         let mut report = self.memory_ops().prune(rule, dry_run)?;
         if !dry_run {
             report.observations_deleted = self.session_ops().prune_observations()?;
+            let ids: Vec<MemoryId> = report.memories.iter().map(|m| m.id).collect();
+            self.land(&ids);
         }
         Ok(report)
     }
@@ -263,6 +278,7 @@ impl MemoryService {
             now: self.clock.now(),
         };
         let imported = exchange::import(&importer, input, progress)?;
+        self.sync_all_files();
         let mut report = imported.report;
         for outcome in self.detect_by_words(imported.stored) {
             report.conflict_candidates += outcome.candidates.len() as u64;
@@ -292,6 +308,7 @@ impl MemoryService {
         let outcomes = self
             .memory_ops()
             .extract(text, scope, entered_by, session_id)?;
+        self.land_written(&outcomes);
         Ok(self.detect_by_words(outcomes))
     }
 
@@ -303,6 +320,67 @@ impl MemoryService {
             .into_iter()
             .map(|outcome| relations.detect(outcome, Detection::Words))
             .collect()
+    }
+
+    // Markdown files (`files::operations`).
+
+    /// Makes `root`/`dir` the markdown workspace of `project` and syncs it.
+    pub fn init_files(&self, project: ProjectName, root: &Path, dir: &str) -> Result<SyncReport> {
+        self.files_ops().init(project, root, dir)
+    }
+
+    /// The markdown workspace of `project`, if it has one.
+    pub fn workspace(&self, project: &ProjectName) -> Result<Option<Workspace>> {
+        self.files_ops().workspace(project)
+    }
+
+    /// Every markdown workspace.
+    pub fn workspaces(&self) -> Result<Vec<Workspace>> {
+        self.files_ops().workspaces()
+    }
+
+    /// Reads a workspace's files back into the store (edits, deletions, new units).
+    pub fn sync_files(&self, workspace: &Workspace) -> Result<SyncReport> {
+        self.files_ops().sync(workspace)
+    }
+
+    /// Writes what these writes stored into their projects' files.
+    fn land_written<'o>(&self, outcomes: impl IntoIterator<Item = &'o WriteOutcome>) {
+        let ids: Vec<MemoryId> = outcomes
+            .into_iter()
+            .filter(|o| o.status.stored_text())
+            .map(|o| o.memory.id)
+            .collect();
+        self.land(&ids);
+    }
+
+    /// Brings these memories' units in line with the store. The write that called it has
+    /// committed: what cannot be written is logged, and the next sync repairs it.
+    fn land(&self, ids: &[MemoryId]) {
+        match self.files_ops().land(ids) {
+            Ok(warnings) => {
+                for w in warnings {
+                    tracing::warn!(file = %w.file, "memory file: {}", w.reason);
+                }
+            }
+            Err(e) => tracing::warn!(
+                error = %e,
+                "memory files not updated (cairn files sync repairs them)"
+            ),
+        }
+    }
+
+    /// Syncs every workspace (after an import), logging what fails.
+    fn sync_all_files(&self) {
+        let workspaces = match self.files_ops().workspaces() {
+            Ok(workspaces) => workspaces,
+            Err(e) => return tracing::warn!(error = %e, "memory files not synced"),
+        };
+        for workspace in workspaces {
+            if let Err(e) = self.files_ops().sync(&workspace) {
+                tracing::warn!(project = %workspace.project, error = %e, "memory files not synced");
+            }
+        }
     }
 
     // Relations (`relation::operations`).
@@ -394,6 +472,7 @@ impl MemoryService {
     /// compacted, then reflects those that ended into their project's slots.
     pub fn record_events(&self, events: &[AgentEvent]) -> Result<Recorded> {
         let mut report = self.session_ops().record_events(events)?;
+        self.land_written(&report.extracted);
         report.extracted = self.detect_by_words(std::mem::take(&mut report.extracted));
         self.slot_ops().reflect_ended(report)
     }

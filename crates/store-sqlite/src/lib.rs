@@ -16,6 +16,7 @@
 mod ann;
 mod error;
 mod exchange;
+mod files;
 mod filter;
 mod memory;
 pub mod migrations;

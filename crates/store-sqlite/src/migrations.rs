@@ -19,6 +19,7 @@ const MIGRATIONS: &[(u32, &str)] = &[
     (6, include_str!("../migrations/0006_slots.sql")),
     (7, include_str!("../migrations/0007_vector_spaces.sql")),
     (8, include_str!("../migrations/0008_relations.sql")),
+    (9, include_str!("../migrations/0009_files.sql")),
 ];
 
 /// The schema version this build writes.

@@ -3,6 +3,7 @@
 
 mod conflicts;
 mod exchange;
+mod files;
 mod list;
 mod mcp;
 mod memory;
@@ -108,6 +109,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         Command::Extract(args) => sessions::extract(&app, args),
         Command::Slot(command) => slots::run(&app, command),
         Command::Conflicts(command) => conflicts::run(&app, command),
+        Command::Files(command) => files::run(&app, command),
         Command::Hook(_) | Command::Setup(_) => unreachable!("handled before the store opens"),
     }?;
     // What the command wrote gets its embedding before the process ends.

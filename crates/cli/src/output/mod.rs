@@ -5,6 +5,7 @@
 //! Text and markdown show times in the user's time zone; JSON carries RFC 3339 UTC timestamps
 //! and every field, plus each memory's short `handle`.
 
+mod files;
 mod json;
 mod markdown;
 mod relations;
@@ -20,6 +21,7 @@ use cairn_core::embedding::{EmbedReport, EmbeddingStatus};
 use cairn_core::exchange::{Counts, ImportReport};
 use cairn_core::memory::{MemoryHistory, PruneReport};
 use cairn_core::memory::{StoreStats, TagCount};
+use cairn_core::files::{SyncReport, Workspace};
 use cairn_core::relation::{Compared, RelationStats, RelationView, ScanReport};
 use cairn_core::search::{SearchHit, SearchResults};
 use cairn_core::session::{Observation, ObservationHit, Session};
@@ -108,6 +110,9 @@ pub enum View<'a> {
     RelationStats(&'a RelationStats),
     Compared(&'a Compared),
     Scan(&'a ScanReport),
+    /// What `cairn files init` or `sync` did, per workspace.
+    FilesSynced(&'a [SyncReport]),
+    Workspaces(&'a [Workspace]),
 }
 
 impl View<'_> {
@@ -127,6 +132,10 @@ impl View<'_> {
                 | View::Compared(_)
                 | View::Scan(_)
         )
+    }
+
+    fn is_files_view(&self) -> bool {
+        matches!(self, View::FilesSynced(_) | View::Workspaces(_))
     }
 
     fn is_session_view(&self) -> bool {
@@ -176,6 +185,7 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
         Format::Text | Format::Markdown if view.is_relation_view() => {
             relations::render(view, &style.tz)
         }
+        Format::Text | Format::Markdown if view.is_files_view() => files::render(view),
         Format::Json => json::render(view),
         Format::Markdown => markdown::render(view, &style.tz),
         Format::Text => text::render(view, style),

@@ -42,6 +42,7 @@ use crate::embedding::{
 };
 use crate::error::Result;
 use crate::exchange::{Counts, ExportOptions, ImportReport};
+use crate::files::{SyncReport, Workspace};
 use crate::id::{IdRef, MemoryId, RelationRef};
 use crate::memory::{
     ListQuery, Memory, MemoryFilter, MemoryHistory, PruneReport, PruneRule, Source, StoreStats,
@@ -320,6 +321,47 @@ impl Api {
     /// Reads an export, plain records or both (JSON Lines or one JSON array); all or nothing.
     /// Plain records without a project go to the caller's project (global without one).
     /// `progress` hears every few hundred records.
+    /// Makes `root`/`dir` the markdown workspace of the caller's project and syncs it: the
+    /// project's memories are written into the files, units already there are read.
+    pub fn init_files(&self, caller: &Caller, root: &Path, dir: &str) -> Result<SyncReport> {
+        let report = self.service.init_files(files_project(caller)?, root, dir)?;
+        self.written(report.created + report.imported + report.updated > 0);
+        Ok(report)
+    }
+
+    /// Reads the caller's project's files back into the store, or every workspace's with
+    /// `all`.
+    pub fn sync_files(&self, caller: &Caller, all: bool) -> Result<Vec<SyncReport>> {
+        let workspaces = match all {
+            true => self.service.workspaces()?,
+            false => {
+                let project = files_project(caller)?;
+                let workspace = self.service.workspace(&project)?.ok_or_else(|| {
+                    crate::Error::invalid(
+                        "project",
+                        format!(
+                            "project '{project}' keeps no markdown files; start with \
+                             `cairn files init` in it"
+                        ),
+                    )
+                })?;
+                vec![workspace]
+            }
+        };
+        let mut reports = Vec::new();
+        for workspace in &workspaces {
+            let report = self.service.sync_files(workspace)?;
+            self.written(report.created + report.imported + report.updated > 0);
+            reports.push(report);
+        }
+        Ok(reports)
+    }
+
+    /// Every markdown workspace.
+    pub fn workspaces(&self) -> Result<Vec<Workspace>> {
+        self.service.workspaces()
+    }
+
     pub fn import(
         &self,
         caller: &Caller,
@@ -556,4 +598,14 @@ impl Api {
     ) -> Result<Option<VectorIndexReport>> {
         self.service.update_vector_index(rebuild, progress)
     }
+}
+
+/// The project a files command acts in: the caller's.
+fn files_project(caller: &Caller) -> Result<ProjectName> {
+    caller.default_project.clone().ok_or_else(|| {
+        crate::Error::invalid(
+            "project",
+            "markdown files belong to one project; run in it or name it with --project",
+        )
+    })
 }

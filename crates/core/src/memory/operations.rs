@@ -63,6 +63,11 @@ impl<'a> Memories<'a> {
         self.store
     }
 
+    /// The size limits every write is checked against.
+    pub(crate) fn limits(&self) -> &'a Limits {
+        self.limits
+    }
+
     /// Now in the user's time zone.
     pub fn now(&self) -> Zoned {
         self.clock.now()

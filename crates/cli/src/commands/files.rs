@@ -1,0 +1,50 @@
+//! `cairn files …`: a project's memories as markdown files — `init`, `sync`, `status` —
+//! through [`Api`](cairn_core::api::Api), like every other command.
+
+use anyhow::Result;
+use cairn_core::api::Caller;
+use cairn_core::memory::Source;
+
+use super::Outcome;
+use crate::app::App;
+use crate::args::{FilesCommand, ProjectArgs};
+use crate::output::View;
+
+pub fn run(app: &App, command: &FilesCommand) -> Result<Outcome> {
+    let api = &app.api;
+    match command {
+        FilesCommand::Init(args) => {
+            let caller = caller(app, args.project.as_deref())?;
+            let root = match &args.root {
+                Some(root) => std::path::absolute(root)?,
+                None => app.project_root(),
+            };
+            let dir = args.dir.as_deref().unwrap_or(&app.config.files.dir);
+            let report = api.init_files(&caller, &root, dir)?;
+            app.out.print(&View::FilesSynced(std::slice::from_ref(&report)))?;
+        }
+        FilesCommand::Sync(args) => {
+            let caller = caller(app, args.project.as_deref())?;
+            let reports = api.sync_files(&caller, args.all)?;
+            app.out.print(&View::FilesSynced(&reports))?;
+        }
+        FilesCommand::Status => {
+            let workspaces = api.workspaces()?;
+            app.out.print(&View::Workspaces(&workspaces))?;
+        }
+    }
+    Ok(Outcome::Done)
+}
+
+/// The caller for a files command: the named project, else the detected one.
+fn caller(app: &App, project: Option<&str>) -> Result<Caller> {
+    let args = ProjectArgs {
+        project: project.map(str::to_string),
+        global: false,
+    };
+    Ok(Caller {
+        default_project: Some(app.project(&args)?),
+        source: Source::Cli,
+        agent: None,
+    })
+}

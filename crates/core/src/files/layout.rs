@@ -1,0 +1,131 @@
+//! The files on disk: which file a unit goes to, reading a workspace's files, writing one file
+//! atomically, and the lock that keeps writers of one directory from interleaving.
+//!
+//! Every change to a directory's files happens under an exclusive lock on `<dir>/.lock` (an OS
+//! file lock, released when the holder exits, even by a crash), and every file is replaced
+//! whole by a rename, so a reader never sees half a file and two writers never lose each
+//! other's blocks.
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+
+use crate::error::{Error, Result};
+
+/// The lock file inside a workspace's directory (ignored by git through `.gitignore`).
+pub const LOCK_FILE: &str = ".lock";
+/// Files larger than this are not read as units (they are reported, and left alone).
+pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// `.gitattributes` written into a new workspace's directory: daily files are merged by
+/// keeping both sides' lines, so two teammates' new units both survive a merge.
+const GIT_ATTRIBUTES: &str = "*.md merge=union\n";
+const GIT_IGNORE: &str = ".lock\n*.tmp\n";
+
+/// The exclusive lock on a directory's files; released when dropped.
+pub struct DirLock {
+    _file: File,
+}
+
+/// Takes the directory's lock, creating the directory if needed; waits for another holder.
+pub fn lock(dir: &Path) -> Result<DirLock> {
+    fs::create_dir_all(dir).map_err(|e| io_error("create the memory directory", dir, e))?;
+    let path = dir.join(LOCK_FILE);
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| io_error("open the lock file", &path, e))?;
+    file.lock()
+        .map_err(|e| io_error("lock the memory directory", dir, e))?;
+    Ok(DirLock { _file: file })
+}
+
+/// Writes `.gitattributes` and `.gitignore` into a new workspace's directory, unless present.
+pub fn prepare(dir: &Path) -> Result<()> {
+    fs::create_dir_all(dir).map_err(|e| io_error("create the memory directory", dir, e))?;
+    for (name, text) in [(".gitattributes", GIT_ATTRIBUTES), (".gitignore", GIT_IGNORE)] {
+        let path = dir.join(name);
+        if !path.exists() {
+            write_atomically(&path, text)?;
+        }
+    }
+    Ok(())
+}
+
+/// The file a new unit goes to: the day it was created, in the user's time zone.
+pub fn day_file(created: Timestamp, zone: &TimeZone) -> String {
+    format!("{}.md", created.to_zoned(zone.clone()).date())
+}
+
+/// One markdown file of a directory as read.
+pub struct FileText {
+    /// The name inside the directory.
+    pub name: String,
+    /// The text, or why it could not be read as text.
+    pub text: std::result::Result<String, String>,
+}
+
+/// Every `*.md` file directly inside `dir`, by name.
+pub fn read_files(dir: &Path) -> Result<Vec<FileText>> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_error("list", dir, e)),
+    };
+    let mut files = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| io_error("list", dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".md") || !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        let text = read_text(&entry.path());
+        files.push(FileText { name, text });
+    }
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(files)
+}
+
+/// A file's text; `Ok("")` when it does not exist.
+pub fn read_text(path: &Path) -> std::result::Result<String, String> {
+    match fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(String::new()),
+        Err(e) => return Err(e.to_string()),
+        Ok(meta) if meta.len() > MAX_FILE_BYTES => {
+            return Err(format!(
+                "{} bytes, over the {MAX_FILE_BYTES} bytes a memory file may hold",
+                meta.len()
+            ));
+        }
+        Ok(_) => {}
+    }
+    let bytes = fs::read(path).map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text ({e})"))
+}
+
+/// Replaces `path` with `text` through a temporary file and a rename.
+pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
+    let staged = PathBuf::from(format!("{}.tmp", path.display()));
+    let write = || -> std::io::Result<()> {
+        let mut file = File::create(&staged)?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()?;
+        fs::rename(&staged, path)
+    };
+    write().map_err(|e| {
+        let _ = fs::remove_file(&staged);
+        io_error("write", path, e)
+    })
+}
+
+fn io_error(action: &str, path: &Path, e: std::io::Error) -> Error {
+    Error::Storage {
+        message: format!("cannot {action} {}: {e}", path.display()),
+        source: None,
+    }
+}

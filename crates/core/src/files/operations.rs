@@ -1,0 +1,711 @@
+//! [`Files`]: starting a workspace (`init`), writing memories into their project's files after
+//! a write (`land`), and reading the files back into the store (`sync`).
+//!
+//! `land` runs after the store committed and never fails the write that called it (the service
+//! logs what it could not do; the next sync repairs it). `sync` applies every change it finds
+//! in one store transaction, then rewrites the units that need it (new ids, redacted text) —
+//! all under the directory's lock, so writers of one directory never interleave.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ops::Range;
+use std::path::{Component, Path};
+
+use jiff::Timestamp;
+
+use crate::error::{Error, Result};
+use crate::files::layout::{self, FileText};
+use crate::files::model::{FileWarning, SyncReport, UnitLocation, Workspace};
+use crate::files::rewrite::{self, Edit};
+use crate::files::unit::{self, ParsedUnit, Piece};
+use crate::id::MemoryId;
+use crate::memory::write::{apply_patch, revise, same_state, store_in};
+use crate::memory::{
+    ListQuery, Memories, Memory, MemoryFilter, MemoryPatch, NewMemory, Source, WriteStatus,
+};
+use crate::scope::{ProjectName, Scope, ScopeFilter};
+use crate::session::SUMMARY_TAG;
+use crate::store::{Store, StoreTx, in_transaction};
+
+/// The files operations over one store.
+pub struct Files<'a> {
+    memories: Memories<'a>,
+}
+
+impl<'a> Files<'a> {
+    pub fn new(memories: Memories<'a>) -> Self {
+        Files { memories }
+    }
+
+    fn store(&self) -> &'a dyn Store {
+        self.memories.backend()
+    }
+
+    /// The workspace of `project`, if it has one.
+    pub fn workspace(&self, project: &ProjectName) -> Result<Option<Workspace>> {
+        self.store().workspace(project)
+    }
+
+    /// Every workspace.
+    pub fn workspaces(&self) -> Result<Vec<Workspace>> {
+        self.store().workspaces()
+    }
+
+    /// Makes `root`/`dir` the workspace of `project` (again, if it had one), writes the git
+    /// settings of a new directory, and syncs: the project's memories are written into the
+    /// files, and units already there are read.
+    pub fn init(&self, project: ProjectName, root: &Path, dir: &str) -> Result<SyncReport> {
+        let dir = checked_dir(dir)?;
+        if !root.is_absolute() {
+            return Err(Error::invalid(
+                "root",
+                format!("'{}' is not an absolute path", root.display()),
+            ));
+        }
+        let created_at = self
+            .store()
+            .workspace(&project)?
+            .map_or_else(|| self.memories.now().timestamp(), |w| w.created_at);
+        let workspace = Workspace {
+            project,
+            root: root.to_path_buf(),
+            dir,
+            created_at,
+        };
+        layout::prepare(&workspace.directory())?;
+        in_transaction(self.store(), |tx| tx.put_workspace(&workspace))?;
+        self.sync(&workspace)
+    }
+
+    /// Brings the units of these memories in line with the store, in the files of their
+    /// projects' workspaces: written or rewritten when the memory belongs in the files, removed
+    /// when it was forgotten, expired or purged. Memories of projects without a workspace are
+    /// left alone; what cannot be written is returned as warnings.
+    pub fn land(&self, ids: &[MemoryId]) -> Result<Vec<FileWarning>> {
+        let store = self.store();
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let workspaces = store.workspaces()?;
+        if workspaces.is_empty() {
+            return Ok(Vec::new());
+        }
+        let memories: HashMap<MemoryId, Memory> =
+            store.get(ids)?.into_iter().map(|m| (m.id, m)).collect();
+        let locations: HashMap<MemoryId, UnitLocation> = store
+            .locations_of(ids)?
+            .into_iter()
+            .map(|l| (l.id, l))
+            .collect();
+        let now = self.memories.now();
+        let mut warnings = Vec::new();
+        for workspace in &workspaces {
+            let project = &workspace.project;
+            let mine: Vec<&MemoryId> = ids
+                .iter()
+                .filter(|id| {
+                    memories.get(id).and_then(|m| m.scope.project()) == Some(project)
+                        || locations.get(id).is_some_and(|l| &l.project == project)
+                })
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let dir = workspace.directory();
+            let _lock = layout::lock(&dir)?;
+            let mut plans = Plans::default();
+            let (mut put, mut removed) = (Vec::new(), Vec::new());
+            for id in mine {
+                let memory = memories
+                    .get(id)
+                    .filter(|m| belongs_in_files(m, project, now.timestamp()));
+                match (memory, locations.get(id)) {
+                    (Some(memory), Some(location)) => {
+                        plans
+                            .file(&location.file)
+                            .by_id
+                            .insert(*id, Some(unit::render_memory(memory)));
+                    }
+                    (Some(memory), None) => {
+                        let file = layout::day_file(memory.created_at, now.time_zone());
+                        plans
+                            .file(&file)
+                            .appended
+                            .push(unit::render_memory(memory));
+                        put.push(UnitLocation {
+                            id: *id,
+                            project: project.clone(),
+                            file,
+                        });
+                    }
+                    (None, Some(location)) => {
+                        plans.file(&location.file).by_id.insert(*id, None);
+                        removed.push(*id);
+                    }
+                    (None, None) => {}
+                }
+            }
+            warnings.extend(plans.write(&dir)?);
+            store_locations(store, &put, &removed)?;
+        }
+        Ok(warnings)
+    }
+
+    /// Reads every markdown file of the workspace and brings the store in line with them: a
+    /// unit edited by hand revises its memory, a unit deleted by hand forgets it, a new unit is
+    /// stored and its id written back, a unit with an id the store does not know (a teammate's)
+    /// is stored with that id; then writes the project's memories that are not in the files
+    /// yet. Nothing in a file that cannot be read as a unit is changed or lost: it is reported.
+    pub fn sync(&self, workspace: &Workspace) -> Result<SyncReport> {
+        let store = self.store();
+        let project = &workspace.project;
+        let dir = workspace.directory();
+        let _lock = layout::lock(&dir)?;
+        let now = self.memories.now();
+        let timestamp = now.timestamp();
+        let mut report = SyncReport {
+            project: project.to_string(),
+            directory: dir.display().to_string(),
+            ..SyncReport::default()
+        };
+
+        let files = layout::read_files(&dir)?;
+        report.files = files.len() as u64;
+        let found = Found::read(&files, &mut report.warnings);
+        report.units = (found.with_id.len() + found.without_id.len()) as u64;
+
+        let locations: HashMap<MemoryId, String> = store
+            .unit_locations(project)?
+            .into_iter()
+            .map(|l| (l.id, l.file))
+            .collect();
+        let mut wanted: Vec<MemoryId> = found.with_id.iter().map(|u| u.id).collect();
+        wanted.extend(locations.keys().copied());
+        let known: HashMap<MemoryId, Memory> =
+            store.get(&wanted)?.into_iter().map(|m| (m.id, m)).collect();
+        let listed = store.list(
+            &ListQuery {
+                filter: MemoryFilter {
+                    scope: ScopeFilter::Project(project.clone()),
+                    ..MemoryFilter::default()
+                },
+                sort: crate::memory::SortKey::Created,
+                order: crate::memory::SortOrder::Asc,
+                limit: i64::MAX as usize,
+                offset: 0,
+            },
+            timestamp,
+        )?;
+
+        // What each unit means, decided before the transaction so that one bad unit is a
+        // warning, not a failed sync.
+        let limits = self.memories.limits();
+        let mut changes = Vec::new();
+        let mut plans = Plans::default();
+        for unit in &found.with_id {
+            let file = &found.names[unit.file];
+            match known.get(&unit.id) {
+                // Known to this workspace once, gone from the store: purged here.
+                None if locations.contains_key(&unit.id) => {
+                    plans.file(file).edits.push(Edit {
+                        span: unit.span.clone(),
+                        replacement: None,
+                    });
+                    report.removed += 1;
+                    changes.push(Change::Unlocate(unit.id));
+                }
+                None => match imported(unit, project, limits, timestamp) {
+                    Ok(memory) => changes.push(Change::Import(memory, unit.file)),
+                    Err(e) => report.warnings.push(warning(file, &e.to_string())),
+                },
+                Some(current) => {
+                    let file_is_newer = unit
+                        .unit
+                        .header
+                        .updated
+                        .is_some_and(|at| at > current.updated_at);
+                    let file_is_current = unit
+                        .unit
+                        .header
+                        .updated
+                        .is_none_or(|at| at == current.updated_at);
+                    if file_is_newer {
+                        match edited(current, &unit.unit, limits, timestamp) {
+                            Ok(mut revised) => {
+                                revised.updated_at =
+                                    unit.unit.header.updated.unwrap_or(timestamp);
+                                revised.deleted_at = None;
+                                changes.push(Change::Revise(unit.clone(), revised));
+                            }
+                            Err(e) => report.warnings.push(warning(file, &e.to_string())),
+                        }
+                    } else if current.deleted_at.is_some()
+                        || !belongs_in_files(current, project, timestamp)
+                    {
+                        plans.file(file).edits.push(Edit {
+                            span: unit.span.clone(),
+                            replacement: None,
+                        });
+                        report.removed += 1;
+                        changes.push(Change::Unlocate(unit.id));
+                    } else if file_is_current {
+                        match edited(current, &unit.unit, limits, timestamp) {
+                            Ok(revised) if !same_state(current, &revised) => {
+                                changes.push(Change::Revise(unit.clone(), revised));
+                            }
+                            Ok(_) => changes.push(Change::Locate(unit.id, unit.file)),
+                            Err(e) => report.warnings.push(warning(file, &e.to_string())),
+                        }
+                    } else {
+                        // The store changed the memory after this unit was written (a
+                        // write whose file could not be written): the store's state wins.
+                        plans.file(file).edits.push(Edit {
+                            span: unit.span.clone(),
+                            replacement: Some(unit::render_memory(current)),
+                        });
+                        changes.push(Change::Locate(unit.id, unit.file));
+                    }
+                }
+            }
+        }
+        for unit in &found.without_id {
+            let file = &found.names[unit.file];
+            match self.memories.candidate(new_memory(&unit.unit, project), timestamp) {
+                Ok(candidate) => changes.push(Change::Create(unit.clone(), candidate)),
+                Err(e) => report.warnings.push(warning(file, &e.to_string())),
+            }
+        }
+        let in_files: HashSet<MemoryId> = found.with_id.iter().map(|u| u.id).collect();
+        for (id, file) in &locations {
+            if in_files.contains(id) {
+                continue;
+            }
+            match found.sound(file) {
+                true => changes.push(Change::Forget(*id)),
+                false => report.warnings.push(warning(
+                    file,
+                    &format!(
+                        "memory {} is kept: its unit is not found and the file could not be \
+                         read whole",
+                        id.handle()
+                    ),
+                )),
+            }
+        }
+        let missing: Vec<&Memory> = listed
+            .iter()
+            .filter(|m| belongs_in_files(m, project, timestamp))
+            .filter(|m| !in_files.contains(&m.id) && !locations.contains_key(&m.id))
+            .collect();
+
+        // One transaction for every change the files asked for.
+        let applied = in_transaction(store, |tx| {
+            let mut applied = Applied::default();
+            for change in &changes {
+                apply(tx, change, &in_files, timestamp, &mut applied)?;
+            }
+            Ok(applied)
+        })?;
+        report.imported = applied.imported;
+        report.updated = applied.updated;
+        report.forgotten = applied.forgotten;
+        report.created = applied.created;
+        for (rewrite, memory) in &applied.rewrite {
+            plans.file(&found.names[rewrite.file]).edits.push(Edit {
+                span: rewrite.span.clone(),
+                replacement: memory.as_ref().map(unit::render_memory),
+            });
+        }
+        for (file, reason) in &applied.notes {
+            report.warnings.push(warning(&found.names[*file], reason));
+        }
+        let mut put: Vec<UnitLocation> = applied
+            .located
+            .iter()
+            .map(|(id, file)| UnitLocation {
+                id: *id,
+                project: project.clone(),
+                file: found.names[*file].clone(),
+            })
+            .collect();
+        for memory in missing {
+            let file = layout::day_file(memory.created_at, now.time_zone());
+            plans
+                .file(&file)
+                .appended
+                .push(unit::render_memory(memory));
+            put.push(UnitLocation {
+                id: memory.id,
+                project: project.clone(),
+                file,
+            });
+            report.written += 1;
+        }
+        report.warnings.extend(plans.write(&dir)?);
+        store_locations(store, &put, &applied.unlocated)?;
+        Ok(report)
+    }
+}
+
+/// True when `memory` is written to the files of `project`: visible, in that project, and not
+/// a session summary.
+fn belongs_in_files(memory: &Memory, project: &ProjectName, now: Timestamp) -> bool {
+    memory.scope.project() == Some(project)
+        && crate::memory::Visibility::VISIBLE.shows(memory, now)
+        && !memory.tags.iter().any(|t| t.as_str() == SUMMARY_TAG)
+}
+
+/// A workspace directory as given: relative, inside the root, not empty.
+fn checked_dir(dir: &str) -> Result<String> {
+    let path = Path::new(dir.trim());
+    let inside = path
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    if dir.trim().is_empty() || !inside || path.components().count() == 0 {
+        return Err(Error::invalid(
+            "dir",
+            format!(
+                "'{dir}' must be a relative path inside the project (like .cairn/memory), \
+                 without '..'"
+            ),
+        ));
+    }
+    Ok(dir.trim().trim_end_matches('/').to_string())
+}
+
+/// A unit found in a file.
+#[derive(Debug, Clone)]
+struct FoundUnit {
+    /// Index into [`Found::names`].
+    file: usize,
+    span: Range<usize>,
+    unit: ParsedUnit,
+}
+
+/// A unit with an id.
+#[derive(Debug, Clone)]
+struct IdentifiedUnit {
+    id: MemoryId,
+    file: usize,
+    span: Range<usize>,
+    unit: ParsedUnit,
+}
+
+/// Every unit of a directory's files, and which files were read whole.
+struct Found {
+    names: Vec<String>,
+    with_id: Vec<IdentifiedUnit>,
+    without_id: Vec<FoundUnit>,
+    /// Files that could not be read, or hold something that is not a unit.
+    unsound: HashSet<String>,
+}
+
+impl Found {
+    fn read(files: &[FileText], warnings: &mut Vec<FileWarning>) -> Found {
+        let mut found = Found {
+            names: Vec::new(),
+            with_id: Vec::new(),
+            without_id: Vec::new(),
+            unsound: HashSet::new(),
+        };
+        let mut seen: HashMap<MemoryId, usize> = HashMap::new();
+        for (index, file) in files.iter().enumerate() {
+            found.names.push(file.name.clone());
+            let text = match &file.text {
+                Ok(text) => text,
+                Err(reason) => {
+                    warnings.push(warning(&file.name, &format!("not read: {reason}")));
+                    found.unsound.insert(file.name.clone());
+                    continue;
+                }
+            };
+            for piece in unit::parse(text) {
+                match piece {
+                    Piece::Text { .. } => {}
+                    Piece::Malformed { reason, .. } => {
+                        warnings.push(warning(&file.name, &reason));
+                        found.unsound.insert(file.name.clone());
+                    }
+                    Piece::Unit { unit, span } => match unit.header.id {
+                        None => found.without_id.push(FoundUnit {
+                            file: index,
+                            span,
+                            unit,
+                        }),
+                        Some(id) => match seen.get(&id) {
+                            Some(first) => {
+                                warnings.push(warning(
+                                    &file.name,
+                                    &format!(
+                                        "a second unit of memory {} (the one in {} is read; \
+                                         this one is left as it is)",
+                                        id.handle(),
+                                        found.names[*first]
+                                    ),
+                                ));
+                                found.unsound.insert(file.name.clone());
+                            }
+                            None => {
+                                seen.insert(id, index);
+                                found.with_id.push(IdentifiedUnit {
+                                    id,
+                                    file: index,
+                                    span,
+                                    unit,
+                                });
+                            }
+                        },
+                    },
+                }
+            }
+        }
+        found
+    }
+
+    /// True when `file` was read whole (or is gone): a unit missing from it was deleted.
+    fn sound(&self, file: &str) -> bool {
+        !self.unsound.contains(file)
+    }
+}
+
+/// What the files ask of the store, decided before the transaction.
+enum Change {
+    /// A unit whose id the store does not know, and its file.
+    Import(Memory, usize),
+    /// A unit whose text or header differs from its memory: the memory as the unit has it.
+    Revise(IdentifiedUnit, Memory),
+    /// A hand-written unit without an id: the memory it would store.
+    Create(FoundUnit, Memory),
+    /// A unit that matches its memory: record where it is.
+    Locate(MemoryId, usize),
+    /// A unit whose memory is forgotten or gone: it is removed, and so is its location.
+    Unlocate(MemoryId),
+    /// A memory whose unit was deleted by hand.
+    Forget(MemoryId),
+}
+
+/// What the transaction did, for the report and the files.
+#[derive(Default)]
+struct Applied {
+    imported: u64,
+    updated: u64,
+    created: u64,
+    forgotten: u64,
+    /// Units to rewrite after the commit (`None`: remove).
+    rewrite: Vec<(Rewrite, Option<Memory>)>,
+    /// Things to tell about a file (by index).
+    notes: Vec<(usize, String)>,
+    /// Memories and the file (index) their unit is in.
+    located: Vec<(MemoryId, usize)>,
+    unlocated: Vec<MemoryId>,
+}
+
+/// A unit's stretch of a file, to be rewritten.
+struct Rewrite {
+    file: usize,
+    span: Range<usize>,
+}
+
+fn apply(
+    tx: &mut dyn StoreTx,
+    change: &Change,
+    in_files: &HashSet<MemoryId>,
+    now: Timestamp,
+    applied: &mut Applied,
+) -> Result<()> {
+    match change {
+        Change::Import(memory, file) => {
+            tx.insert(memory)?;
+            applied.imported += 1;
+            applied.located.push((memory.id, *file));
+        }
+        Change::Revise(unit, revised) => {
+            let Some(current) = tx.get(&unit.id)? else {
+                return Ok(());
+            };
+            revise(tx, &current, revised.clone())?;
+            applied.updated += 1;
+            applied.located.push((unit.id, unit.file));
+            if unit::render_memory(revised) != unit::render(&unit.unit.header, &unit.unit.text) {
+                applied.rewrite.push((
+                    Rewrite {
+                        file: unit.file,
+                        span: unit.span.clone(),
+                    },
+                    Some(revised.clone()),
+                ));
+            }
+        }
+        Change::Create(unit, candidate) => {
+            let outcome = store_in(tx, candidate, now)?;
+            let rewrite = Rewrite {
+                file: unit.file,
+                span: unit.span.clone(),
+            };
+            match outcome.status {
+                WriteStatus::Duplicate if in_files.contains(&outcome.memory.id) => {
+                    applied.notes.push((
+                        unit.file,
+                        format!(
+                            "a new unit repeats memory {}, which already has its unit; removed",
+                            outcome.memory.id.handle()
+                        ),
+                    ));
+                    applied.rewrite.push((rewrite, None));
+                }
+                status => {
+                    if status != WriteStatus::Duplicate {
+                        applied.created += 1;
+                    }
+                    applied.located.push((outcome.memory.id, unit.file));
+                    applied.rewrite.push((rewrite, Some(outcome.memory)));
+                }
+            }
+        }
+        Change::Locate(id, file) => applied.located.push((*id, *file)),
+        Change::Unlocate(id) => applied.unlocated.push(*id),
+        Change::Forget(id) => {
+            if let Some(mut memory) = tx.get(id)?
+                && crate::memory::Visibility::VISIBLE.shows(&memory, now)
+            {
+                memory.deleted_at = Some(now);
+                tx.replace(&memory)?;
+                applied.forgotten += 1;
+            }
+            applied.unlocated.push(*id);
+        }
+    }
+    Ok(())
+}
+
+/// The memory `current` becomes when its unit reads as `unit`.
+fn edited(
+    current: &Memory,
+    unit: &ParsedUnit,
+    limits: &crate::config::Limits,
+    now: Timestamp,
+) -> Result<Memory> {
+    let header = &unit.header;
+    let patch = MemoryPatch {
+        content: Some(unit.text.clone()),
+        title: Some(header.title.clone()),
+        category: Some(header.category),
+        tags: Some(header.tags.clone()),
+        importance: Some(header.importance.map_or_else(
+            || i64::from(crate::memory::Importance::default().get()),
+            i64::from,
+        )),
+        expires_at: (header.expires != current.expires_at).then_some(header.expires),
+        topic_key: None,
+    };
+    apply_patch(current, &patch, limits, now)
+}
+
+/// What a store write of a hand-written unit asks for.
+fn new_memory(unit: &ParsedUnit, project: &ProjectName) -> NewMemory {
+    let header = &unit.header;
+    NewMemory {
+        title: header.title.clone(),
+        category: header.category,
+        tags: header.tags.clone(),
+        importance: header.importance.map(i64::from),
+        expires_at: header.expires,
+        ..NewMemory::new(
+            unit.text.clone(),
+            Scope::Project(project.clone()),
+            Source::Markdown,
+        )
+    }
+}
+
+/// The memory a unit with an unknown id stands for, validated like any write.
+fn imported(
+    unit: &IdentifiedUnit,
+    project: &ProjectName,
+    limits: &crate::config::Limits,
+    now: Timestamp,
+) -> Result<Memory> {
+    let mut memory = crate::memory::write::candidate(new_memory(&unit.unit, project), limits, now)?;
+    memory.id = unit.id;
+    memory.created_at = unit.unit.header.created.unwrap_or(now);
+    memory.updated_at = unit
+        .unit
+        .header
+        .updated
+        .unwrap_or(now)
+        .max(memory.created_at);
+    Ok(memory)
+}
+
+fn warning(file: &str, reason: &str) -> FileWarning {
+    FileWarning {
+        file: file.to_string(),
+        reason: reason.to_string(),
+    }
+}
+
+fn store_locations(store: &dyn Store, put: &[UnitLocation], removed: &[MemoryId]) -> Result<()> {
+    if put.is_empty() && removed.is_empty() {
+        return Ok(());
+    }
+    in_transaction(store, |tx| {
+        for id in removed {
+            tx.remove_location(id)?;
+        }
+        for location in put {
+            tx.put_location(location)?;
+        }
+        Ok(())
+    })
+}
+
+/// What to change in each file of a directory.
+#[derive(Default)]
+struct Plans {
+    files: BTreeMap<String, FilePlan>,
+}
+
+#[derive(Default)]
+struct FilePlan {
+    /// Units to rewrite (`Some`) or remove (`None`) by id; a unit not found is appended.
+    by_id: HashMap<MemoryId, Option<String>>,
+    edits: Vec<Edit>,
+    appended: Vec<String>,
+}
+
+impl Plans {
+    fn file(&mut self, name: &str) -> &mut FilePlan {
+        self.files.entry(name.to_string()).or_default()
+    }
+
+    /// Applies every plan to its file (under the caller's lock); a file that cannot be read
+    /// as text is left alone and reported.
+    fn write(self, dir: &Path) -> Result<Vec<FileWarning>> {
+        let mut warnings = Vec::new();
+        for (name, mut plan) in self.files {
+            let path = dir.join(&name);
+            let source = match layout::read_text(&path) {
+                Ok(source) => source,
+                Err(reason) => {
+                    warnings.push(warning(&name, &format!("not written: {reason}")));
+                    continue;
+                }
+            };
+            if !plan.by_id.is_empty() {
+                for piece in unit::parse(&source) {
+                    if let Piece::Unit { unit, span } = piece
+                        && let Some(id) = unit.header.id
+                        && let Some(replacement) = plan.by_id.remove(&id)
+                    {
+                        plan.edits.push(Edit { span, replacement });
+                    }
+                }
+                plan.appended.extend(plan.by_id.into_values().flatten());
+            }
+            let text = rewrite::apply(&source, plan.edits, &plan.appended);
+            if text != source {
+                layout::write_atomically(&path, &text)?;
+            }
+        }
+        Ok(warnings)
+    }
+}

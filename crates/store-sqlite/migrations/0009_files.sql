@@ -1,0 +1,18 @@
+-- cairn schema v9: markdown workspaces. Times are unix milliseconds.
+-- A workspace is a project whose memories are also written to files under its root; a unit
+-- location says which file (a name inside the workspace's directory) holds a memory's unit,
+-- as cairn last wrote or read it. Locations outlive a purge until the unit is removed.
+
+CREATE TABLE file_workspaces (
+    project    TEXT    PRIMARY KEY,
+    root       TEXT    NOT NULL,   -- absolute path of the project's root
+    dir        TEXT    NOT NULL,   -- the files' directory, relative to the root
+    created_at INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE file_units (
+    memory_id TEXT PRIMARY KEY,
+    project   TEXT NOT NULL,
+    file      TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX file_units_by_project ON file_units(project);

@@ -1,0 +1,148 @@
+//! Markdown workspaces in SQLite (tables of migration 9): which projects write their memories
+//! to files, and which file holds each memory's unit.
+
+use std::path::PathBuf;
+
+use cairn_core::files::{FilesStore, FilesTx, UnitLocation, Workspace};
+use cairn_core::{MemoryId, ProjectName, Result};
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
+
+use crate::SqliteStore;
+use crate::error::SqlResult;
+use crate::rows::{corrupt, millis, time};
+use crate::tx::SqliteTx;
+
+const WORKSPACE_COLUMNS: &str = "project, root, dir, created_at";
+
+fn workspace_from_row(row: &Row<'_>) -> rusqlite::Result<Workspace> {
+    Ok(Workspace {
+        project: ProjectName::new(&row.get::<_, String>(0)?).map_err(corrupt)?,
+        root: PathBuf::from(row.get::<_, String>(1)?),
+        dir: row.get(2)?,
+        created_at: time(row.get(3)?)?,
+    })
+}
+
+fn location_from_row(row: &Row<'_>) -> rusqlite::Result<UnitLocation> {
+    Ok(UnitLocation {
+        id: row.get::<_, String>(0)?.parse().map_err(corrupt)?,
+        project: ProjectName::new(&row.get::<_, String>(1)?).map_err(corrupt)?,
+        file: row.get(2)?,
+    })
+}
+
+fn workspace(conn: &Connection, project: &ProjectName) -> Result<Option<Workspace>> {
+    conn.prepare_cached(&format!(
+        "SELECT {WORKSPACE_COLUMNS} FROM file_workspaces WHERE project = ?1"
+    ))
+    .sql()?
+    .query_row([project.as_str()], workspace_from_row)
+    .optional()
+    .sql()
+}
+
+fn workspaces(conn: &Connection) -> Result<Vec<Workspace>> {
+    conn.prepare_cached(&format!(
+        "SELECT {WORKSPACE_COLUMNS} FROM file_workspaces ORDER BY project"
+    ))
+    .sql()?
+    .query_map([], workspace_from_row)
+    .sql()?
+    .collect::<rusqlite::Result<_>>()
+    .sql()
+}
+
+impl FilesStore for SqliteStore {
+    fn workspace(&self, project: &ProjectName) -> Result<Option<Workspace>> {
+        workspace(&self.reader(), project)
+    }
+
+    fn workspaces(&self) -> Result<Vec<Workspace>> {
+        workspaces(&self.reader())
+    }
+
+    fn unit_locations(&self, project: &ProjectName) -> Result<Vec<UnitLocation>> {
+        self.reader()
+            .prepare_cached("SELECT memory_id, project, file FROM file_units WHERE project = ?1")
+            .sql()?
+            .query_map([project.as_str()], location_from_row)
+            .sql()?
+            .collect::<rusqlite::Result<_>>()
+            .sql()
+    }
+
+    fn locations_of(&self, ids: &[MemoryId]) -> Result<Vec<UnitLocation>> {
+        let conn = self.reader();
+        let mut found = Vec::new();
+        for chunk in ids.chunks(500) {
+            let marks = vec!["?"; chunk.len()].join(", ");
+            let values = chunk.iter().map(|id| Value::Text(id.to_string()));
+            let rows: Vec<UnitLocation> = conn
+                .prepare_cached(&format!(
+                    "SELECT memory_id, project, file FROM file_units WHERE memory_id IN ({marks})"
+                ))
+                .sql()?
+                .query_map(params_from_iter(values), location_from_row)
+                .sql()?
+                .collect::<rusqlite::Result<_>>()
+                .sql()?;
+            found.extend(rows);
+        }
+        Ok(found)
+    }
+}
+
+impl FilesTx for SqliteTx<'_, '_> {
+    fn put_workspace(&mut self, workspace: &Workspace) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT OR REPLACE INTO file_workspaces (project, root, dir, created_at) \
+                 VALUES (?1, ?2, ?3, ?4)",
+            )
+            .sql()?
+            .execute(params![
+                workspace.project.as_str(),
+                workspace.root.to_string_lossy(),
+                workspace.dir,
+                millis(workspace.created_at)
+            ])
+            .sql()?;
+        Ok(())
+    }
+
+    fn remove_workspace(&mut self, project: &ProjectName) -> Result<()> {
+        for table in ["file_workspaces", "file_units"] {
+            self.tx
+                .prepare_cached(&format!("DELETE FROM {table} WHERE project = ?1"))
+                .sql()?
+                .execute([project.as_str()])
+                .sql()?;
+        }
+        Ok(())
+    }
+
+    fn put_location(&mut self, location: &UnitLocation) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT OR REPLACE INTO file_units (memory_id, project, file) VALUES (?1, ?2, ?3)",
+            )
+            .sql()?
+            .execute(params![
+                location.id.to_string(),
+                location.project.as_str(),
+                location.file
+            ])
+            .sql()?;
+        Ok(())
+    }
+
+    fn remove_location(&mut self, id: &MemoryId) -> Result<()> {
+        self.tx
+            .prepare_cached("DELETE FROM file_units WHERE memory_id = ?1")
+            .sql()?
+            .execute([id.to_string()])
+            .sql()?;
+        Ok(())
+    }
+}
