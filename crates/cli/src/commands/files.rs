@@ -21,7 +21,8 @@ pub fn run(app: &App, command: &FilesCommand) -> Result<Outcome> {
             };
             let dir = args.dir.as_deref().unwrap_or(&app.config.files.dir);
             let report = api.init_files(&caller, &root, dir)?;
-            app.out.print(&View::FilesSynced(std::slice::from_ref(&report)))?;
+            app.out
+                .print(&View::FilesSynced(std::slice::from_ref(&report)))?;
         }
         FilesCommand::Sync(args) => {
             let caller = caller(app, args.project.as_deref())?;

@@ -47,14 +47,16 @@ pub fn render(view: &View<'_>) -> String {
         }),
         View::Scan(report) => json!(report),
         View::FilesSynced(reports) => json!(reports),
-        View::Workspaces(workspaces) => json!(workspaces
-            .iter()
-            .map(|w| json!({
-                "project": w.project,
-                "directory": w.directory(),
-                "created_at": w.created_at,
-            }))
-            .collect::<Vec<_>>()),
+        View::Workspaces(workspaces) => json!(
+            workspaces
+                .iter()
+                .map(|w| json!({
+                    "project": w.project,
+                    "directory": w.directory(),
+                    "created_at": w.created_at,
+                }))
+                .collect::<Vec<_>>()
+        ),
         View::Histories(list) => Value::Array(
             list.iter()
                 .map(|h| json!({ "memory": memory(&h.memory), "revisions": h.revisions }))

@@ -48,7 +48,10 @@ pub fn lock(dir: &Path) -> Result<DirLock> {
 /// Writes `.gitattributes` and `.gitignore` into a new workspace's directory, unless present.
 pub fn prepare(dir: &Path) -> Result<()> {
     fs::create_dir_all(dir).map_err(|e| io_error("create the memory directory", dir, e))?;
-    for (name, text) in [(".gitattributes", GIT_ATTRIBUTES), (".gitignore", GIT_IGNORE)] {
+    for (name, text) in [
+        (".gitattributes", GIT_ATTRIBUTES),
+        (".gitignore", GIT_IGNORE),
+    ] {
         let path = dir.join(name);
         if !path.exists() {
             write_atomically(&path, text)?;

@@ -127,10 +127,7 @@ impl<'a> Files<'a> {
                     }
                     (Some(memory), None) => {
                         let file = layout::day_file(memory.created_at, now.time_zone());
-                        plans
-                            .file(&file)
-                            .appended
-                            .push(unit::render_memory(memory));
+                        plans.file(&file).appended.push(unit::render_memory(memory));
                         put.push(UnitLocation {
                             id: *id,
                             project: project.clone(),
@@ -231,8 +228,7 @@ impl<'a> Files<'a> {
                     if file_is_newer {
                         match edited(current, &unit.unit, limits, timestamp) {
                             Ok(mut revised) => {
-                                revised.updated_at =
-                                    unit.unit.header.updated.unwrap_or(timestamp);
+                                revised.updated_at = unit.unit.header.updated.unwrap_or(timestamp);
                                 revised.deleted_at = None;
                                 changes.push(Change::Revise(unit.clone(), revised));
                             }
@@ -269,7 +265,10 @@ impl<'a> Files<'a> {
         }
         for unit in &found.without_id {
             let file = &found.names[unit.file];
-            match self.memories.candidate(new_memory(&unit.unit, project), timestamp) {
+            match self
+                .memories
+                .candidate(new_memory(&unit.unit, project), timestamp)
+            {
                 Ok(candidate) => changes.push(Change::Create(unit.clone(), candidate)),
                 Err(e) => report.warnings.push(warning(file, &e.to_string())),
             }
@@ -329,10 +328,7 @@ impl<'a> Files<'a> {
             .collect();
         for memory in missing {
             let file = layout::day_file(memory.created_at, now.time_zone());
-            plans
-                .file(&file)
-                .appended
-                .push(unit::render_memory(memory));
+            plans.file(&file).appended.push(unit::render_memory(memory));
             put.push(UnitLocation {
                 id: memory.id,
                 project: project.clone(),

@@ -15,7 +15,8 @@ pub struct Edit {
 /// after a blank line.
 pub fn apply(source: &str, mut edits: Vec<Edit>, appended: &[String]) -> String {
     edits.sort_by_key(|e| e.span.start);
-    let mut out = String::with_capacity(source.len() + appended.iter().map(String::len).sum::<usize>());
+    let mut out =
+        String::with_capacity(source.len() + appended.iter().map(String::len).sum::<usize>());
     let mut at = 0;
     for edit in edits {
         if edit.span.start < at {
@@ -62,15 +63,24 @@ mod tests {
         assert_eq!(&source[a.clone()], "AAA\n");
         assert_eq!(&source[b.clone()], "BBB\n");
         let edits = vec![
-            Edit { span: b, replacement: Some("bb\n".into()) },
-            Edit { span: a, replacement: None },
+            Edit {
+                span: b,
+                replacement: Some("bb\n".into()),
+            },
+            Edit {
+                span: a,
+                replacement: None,
+            },
         ];
         assert_eq!(apply(source, edits, &[]), "head\n\nbb\n\nCCC\ntail");
     }
 
     #[test]
     fn appended_units_follow_a_blank_line() {
-        assert_eq!(apply("", vec![], &["U1\n".into(), "U2\n".into()]), "U1\n\nU2\n");
+        assert_eq!(
+            apply("", vec![], &["U1\n".into(), "U2\n".into()]),
+            "U1\n\nU2\n"
+        );
         assert_eq!(apply("text", vec![], &["U\n".into()]), "text\n\nU\n");
         assert_eq!(apply("text\n\n", vec![], &["U\n".into()]), "text\n\nU\n");
     }

@@ -92,7 +92,10 @@ pub struct ParsedUnit {
 /// A stretch of a file.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Piece {
-    Unit { unit: ParsedUnit, span: Range<usize> },
+    Unit {
+        unit: ParsedUnit,
+        span: Range<usize>,
+    },
     /// Text outside any unit (blank lines between units included).
     Text { span: Range<usize> },
     /// Something that looks like a unit but cannot be read as one; kept as it is.
@@ -102,9 +105,7 @@ pub enum Piece {
 impl Piece {
     pub fn span(&self) -> &Range<usize> {
         match self {
-            Piece::Unit { span, .. } | Piece::Text { span } | Piece::Malformed { span, .. } => {
-                span
-            }
+            Piece::Unit { span, .. } | Piece::Text { span } | Piece::Malformed { span, .. } => span,
         }
     }
 }
@@ -298,7 +299,11 @@ mod tests {
         let lines: Vec<&str> = written.lines().collect();
         assert!(lines[0].starts_with("<!-- cairn:unit {\"id\":"));
         assert!(lines[0].ends_with(" -->"));
-        assert!(!lines[0][..lines[0].len() - 3].contains("-->"), "{}", lines[0]);
+        assert!(
+            !lines[0][..lines[0].len() - 3].contains("-->"),
+            "{}",
+            lines[0]
+        );
         assert_eq!(
             &lines[1..],
             [
@@ -318,7 +323,10 @@ mod tests {
         let text = "a\n<!-- cairn:end -->\n\\<!-- cairn:unit {} -->\n<!-- cairn:other";
         let written = render(&header(), text);
         assert!(written.contains("\n\\<!-- cairn:end -->\n"), "{written}");
-        assert!(written.contains("\n\\\\<!-- cairn:unit {} -->\n"), "{written}");
+        assert!(
+            written.contains("\n\\\\<!-- cairn:unit {} -->\n"),
+            "{written}"
+        );
         assert_eq!(only_unit(&written).text, text);
     }
 
@@ -350,7 +358,14 @@ mod tests {
             .collect();
         assert_eq!(
             kinds,
-            ["text", "malformed", "malformed", "malformed", "unit", "text"]
+            [
+                "text",
+                "malformed",
+                "malformed",
+                "malformed",
+                "unit",
+                "text"
+            ]
         );
         let mut covered = 0;
         for piece in &pieces {

@@ -28,12 +28,14 @@ use crate::store::Store;
 use crate::tag::Tag;
 
 mod exchange;
+mod files;
 mod memory;
 mod relation;
 mod search;
 mod session;
 mod slot;
 pub use exchange::*;
+pub use files::*;
 pub use memory::*;
 pub use relation::*;
 pub use search::*;
@@ -113,6 +115,10 @@ macro_rules! store_behaviour_suite {
             facts_extracted_from_agents_record_candidates_by_words,
             context_shows_a_successor_instead_of_the_memory_it_replaced,
             imported_plain_records_record_candidates_by_words,
+            writes_land_in_the_day_file_and_a_change_rewrites_only_its_unit,
+            hand_edits_deletions_and_new_units_reach_the_store,
+            a_teammates_unit_is_imported_with_its_id_and_a_purged_memory_leaves_the_files,
+            a_file_that_cannot_be_read_whole_never_forgets_a_memory,
         );
     };
     (@tests $factory:expr; $($name:ident),* $(,)?) => {

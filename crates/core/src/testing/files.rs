@@ -1,0 +1,251 @@
+//! The suite's files behaviours: memories written into a workspace's files, exactly the changed
+//! unit rewritten, hand edits, deletions and new units read back, a teammate's units imported,
+//! malformed files never losing a memory.
+
+use std::path::PathBuf;
+
+use jiff::Span;
+
+use super::{Harness, StoreFactory, by_ref, project};
+use crate::files::{SyncReport, Workspace};
+use crate::memory::{Memory, MemoryPatch, NewMemory, Source};
+use crate::scope::{ProjectName, Scope};
+use crate::session::SUMMARY_TAG;
+
+/// A harness whose project `acme` keeps its memories in a temporary directory.
+struct Files {
+    h: Harness,
+    root: tempfile::TempDir,
+    workspace: Workspace,
+}
+
+impl Files {
+    fn new(factory: StoreFactory) -> Self {
+        let h = Harness::new(factory);
+        let root = tempfile::tempdir().expect("temp dir");
+        let report = h
+            .service
+            .init_files(acme(), root.path(), ".cairn/memory")
+            .expect("init");
+        assert_eq!(report.written, 0);
+        let workspace = h
+            .service
+            .workspace(&acme())
+            .expect("read")
+            .expect("a workspace");
+        Files { h, root, workspace }
+    }
+
+    fn store(&self, content: &str) -> Memory {
+        self.h
+            .service
+            .store(NewMemory::new(content, project("acme"), Source::Cli))
+            .expect("store")
+            .memory
+    }
+
+    /// The one day file (the clock never leaves the test's day unless a test moves it).
+    fn day_file(&self) -> PathBuf {
+        self.dir().join("2026-03-11.md")
+    }
+
+    fn dir(&self) -> PathBuf {
+        self.root.path().join(".cairn/memory")
+    }
+
+    fn text(&self) -> String {
+        std::fs::read_to_string(self.day_file()).unwrap_or_default()
+    }
+
+    fn edit(&self, change: impl FnOnce(String) -> String) {
+        std::fs::write(self.day_file(), change(self.text())).expect("write");
+    }
+
+    fn sync(&self) -> SyncReport {
+        self.h.service.sync_files(&self.workspace).expect("sync")
+    }
+
+    fn visible(&self) -> Vec<String> {
+        let mut contents: Vec<String> = self
+            .h
+            .list(crate::memory::MemoryFilter::default())
+            .into_iter()
+            .map(|m| m.content)
+            .collect();
+        contents.sort();
+        contents
+    }
+}
+
+fn acme() -> ProjectName {
+    ProjectName::new("acme").expect("valid")
+}
+
+pub fn writes_land_in_the_day_file_and_a_change_rewrites_only_its_unit(factory: StoreFactory) {
+    let f = Files::new(factory);
+    let first = f.store("The event store runs on PostgreSQL");
+    let second = f.store("Deploys go out on Fridays");
+    f.h.service
+        .store(NewMemory::new("A global note", Scope::Global, Source::Cli))
+        .expect("store");
+    f.h.service
+        .store(NewMemory {
+            tags: vec![SUMMARY_TAG.into()],
+            ..NewMemory::new("Session summary text", project("acme"), Source::Cli)
+        })
+        .expect("store");
+    let before = f.text();
+    assert!(before.contains("The event store runs on PostgreSQL\n<!-- cairn:end -->"));
+    assert!(before.contains(&second.id.to_string()));
+    assert!(!before.contains("A global note") && !before.contains("Session summary"));
+
+    f.h.clock.advance(Span::new().minutes(5));
+    f.h.service
+        .update(
+            &by_ref(&first),
+            MemoryPatch {
+                content: Some("The event store moved to MySQL".into()),
+                ..MemoryPatch::default()
+            },
+        )
+        .expect("update");
+    let after = f.text();
+    let unit_of = |text: &str| {
+        let start = text.find("<!-- cairn:unit").expect("a unit");
+        let end = text.find("<!-- cairn:end -->\n").expect("its end") + 19;
+        (start, end)
+    };
+    let (start, old_end) = unit_of(&before);
+    let (_, new_end) = unit_of(&after);
+    assert_eq!(after[..start], before[..start]);
+    assert_eq!(
+        after[new_end..],
+        before[old_end..],
+        "the rest is byte-identical"
+    );
+    assert!(after[start..new_end].contains("The event store moved to MySQL\n"));
+
+    f.h.service.forget(&by_ref(&second)).expect("forget");
+    assert!(!f.text().contains(&second.id.to_string()));
+    assert!(f.text().contains("moved to MySQL"));
+}
+
+pub fn hand_edits_deletions_and_new_units_reach_the_store(factory: StoreFactory) {
+    let f = Files::new(factory);
+    let pnpm = f.store("Use pnpm, not npm, for installs");
+    let fly = f.store("Staging runs on Fly.io");
+    f.h.clock.advance(Span::new().minutes(1));
+
+    f.edit(|text| {
+        let text = text.replace("Use pnpm, not npm,", "Use pnpm (never npm)");
+        format!("{text}\n<!-- cairn:unit {{\"category\":\"decision\"}} -->\nCI runs on GitHub Actions\n<!-- cairn:end -->\n")
+    });
+    let report = f.sync();
+    assert_eq!(
+        (report.updated, report.created, report.forgotten),
+        (1, 1, 0)
+    );
+    assert_eq!(
+        f.visible(),
+        [
+            "CI runs on GitHub Actions",
+            "Staging runs on Fly.io",
+            "Use pnpm (never npm) for installs"
+        ]
+    );
+    let history = f.h.service.history(&by_ref(&pnpm)).expect("history");
+    assert_eq!(
+        history.revisions.len(),
+        1,
+        "the hand edit kept the old text"
+    );
+    assert_eq!(
+        history.revisions[0].content,
+        "Use pnpm, not npm, for installs"
+    );
+    // The new unit got its id written back, and a second sync changes nothing.
+    let created =
+        f.h.list(crate::memory::MemoryFilter::default())
+            .into_iter()
+            .find(|m| m.content.starts_with("CI runs"))
+            .expect("stored");
+    assert_eq!(created.category, crate::memory::Category::Decision);
+    assert!(f.text().contains(&created.id.to_string()));
+    let settled = f.text();
+    let again = f.sync();
+    assert_eq!((again.updated, again.created, again.written), (0, 0, 0));
+    assert_eq!(f.text(), settled);
+
+    // A unit deleted by hand forgets its memory.
+    f.edit(|text| {
+        let id = fly.id.to_string();
+        let start = text
+            .find(&format!("<!-- cairn:unit {{\"id\":\"{id}"))
+            .expect("unit");
+        let end = start + text[start..].find("<!-- cairn:end -->\n").expect("end") + 19;
+        format!("{}{}", &text[..start], &text[end..])
+    });
+    assert_eq!(f.sync().forgotten, 1);
+    assert_eq!(
+        f.visible(),
+        [
+            "CI runs on GitHub Actions",
+            "Use pnpm (never npm) for installs"
+        ]
+    );
+}
+
+pub fn a_teammates_unit_is_imported_with_its_id_and_a_purged_memory_leaves_the_files(
+    factory: StoreFactory,
+) {
+    let f = Files::new(factory);
+    let mine = f.store("Feature flags live in LaunchDarkly");
+    let theirs = crate::id::MemoryId::generate();
+    f.edit(|text| {
+        format!(
+            "{text}\n<!-- cairn:unit {{\"id\":\"{theirs}\",\"category\":\"fact\",\"tags\":[\"infra\"],\
+             \"created\":\"2026-03-10T09:00:00Z\",\"updated\":\"2026-03-10T09:30:00Z\"}} -->\n\
+             The VPN endpoint is vpn.acme.dev\n<!-- cairn:end -->\n"
+        )
+    });
+    let report = f.sync();
+    assert_eq!(report.imported, 1);
+    let stored =
+        f.h.service
+            .resolve(&crate::id::IdRef::Full(theirs), false)
+            .expect("imported with its id");
+    assert_eq!(stored.content, "The VPN endpoint is vpn.acme.dev");
+    assert_eq!(stored.updated_at.to_string(), "2026-03-10T09:30:00Z");
+    assert_eq!(stored.tags.len(), 1);
+
+    f.h.service.purge(&by_ref(&mine)).expect("purge");
+    assert!(!f.text().contains(&mine.id.to_string()));
+    assert!(f.text().contains(&theirs.to_string()));
+}
+
+pub fn a_file_that_cannot_be_read_whole_never_forgets_a_memory(factory: StoreFactory) {
+    let f = Files::new(factory);
+    let kept = f.store("Backups run nightly at 02:00");
+    // A broken header swallows the unit: it is reported, and the memory stays.
+    f.edit(|text| text.replacen("<!-- cairn:unit {", "<!-- cairn:unit {oops", 1));
+    let report = f.sync();
+    assert_eq!(report.forgotten, 0);
+    assert!(
+        report.warnings.iter().any(|w| w.reason.contains("header")),
+        "{:?}",
+        report.warnings
+    );
+    assert_eq!(f.visible(), [kept.content.clone()]);
+    assert!(
+        f.text().contains("{oops"),
+        "the broken text is left as it was"
+    );
+    // Junk that is not text is reported too, and left alone.
+    std::fs::write(f.dir().join("junk.md"), [0xff, 0xfe, 0x00, 0x41]).expect("write");
+    let report = f.sync();
+    assert!(report.warnings.iter().any(|w| w.file == "junk.md"));
+    assert_eq!(
+        std::fs::read(f.dir().join("junk.md")).expect("read"),
+        [0xff, 0xfe, 0x00, 0x41]
+    );
+}
