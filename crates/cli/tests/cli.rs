@@ -8,6 +8,8 @@ use serde_json::Value;
 
 #[path = "cli/conflicts.rs"]
 mod conflicts;
+#[path = "cli/files.rs"]
+mod files;
 #[path = "cli/hooks.rs"]
 mod hooks;
 #[path = "cli/slots.rs"]

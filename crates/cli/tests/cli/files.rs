@@ -1,0 +1,184 @@
+//! Markdown files end to end: two clones of one repository sharing memories through real git
+//! commits, pulls and a union merge; processes writing into one day's file at once.
+
+use std::path::Path;
+use std::process::Command;
+
+use super::Sandbox;
+
+/// `git args…` in `dir`, with an identity and no user configuration.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .args([
+            "-c",
+            "user.name=cairn-test",
+            "-c",
+            "user.email=test@cairn.invalid",
+        ])
+        .args(["-c", "init.defaultBranch=main", "-c", "pull.rebase=false"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("git runs");
+    assert!(
+        output.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A sandbox whose project directory is a fresh clone of `origin`.
+fn clone_of(origin: &Path) -> Sandbox {
+    let s = Sandbox::new();
+    std::fs::remove_dir_all(&s.project).unwrap();
+    git(
+        s.project.parent().unwrap(),
+        &["clone", "-q", origin.to_str().unwrap(), "project"],
+    );
+    s
+}
+
+/// The contents of the project's visible memories, sorted.
+fn contents(s: &Sandbox) -> Vec<String> {
+    let listed = s.ok_json(&["list", "--limit", "100"]);
+    let mut contents: Vec<String> = listed["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect();
+    contents.sort();
+    contents
+}
+
+fn memory_files(project: &Path) -> Vec<std::path::PathBuf> {
+    let dir = project.join(".cairn/memory");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn two_clones_share_memories_through_commits_and_pulls() {
+    let scratch = tempfile::tempdir().unwrap();
+    let origin = scratch.path().join("origin.git");
+    std::fs::create_dir(&origin).unwrap();
+    git(&origin, &["init", "-q", "--bare"]);
+
+    let alice = clone_of(&origin);
+    std::fs::write(
+        alice.project.join(".cairn.toml"),
+        "project = \"acme\"\n\n[files]\nenabled = true\n",
+    )
+    .unwrap();
+    // With files.enabled, the first command starts the workspace; the write lands in a file.
+    alice.ok(&[
+        "store",
+        "The event store runs on PostgreSQL 16",
+        "--tags",
+        "db",
+    ]);
+    assert_eq!(memory_files(&alice.project).len(), 1);
+    git(&alice.project, &["add", "-A"]);
+    git(&alice.project, &["commit", "-qm", "alice: memory"]);
+    git(&alice.project, &["push", "-q", "origin", "HEAD:main"]);
+    let ignored = std::fs::read_to_string(alice.project.join(".cairn/memory/.gitignore")).unwrap();
+    assert!(ignored.contains(".lock"));
+
+    // Bob's clone reads Alice's unit on his first command, with its id.
+    let bob = clone_of(&origin);
+    assert_eq!(contents(&bob), ["The event store runs on PostgreSQL 16"]);
+    let alices = alice.ok_json(&["list"])["memories"][0]["id"].clone();
+    let bobs = bob.ok_json(&["list"])["memories"][0]["id"].clone();
+    assert_eq!(alices, bobs, "the same memory on both machines");
+
+    // Bob edits Alice's unit by hand and stores one of his own; Alice stores one too: both
+    // appended to the same day's file, which git merges by union.
+    let file = memory_files(&bob.project).remove(0);
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("PostgreSQL 16", "PostgreSQL 17")).unwrap();
+    bob.ok(&["files", "sync"]);
+    bob.ok(&["store", "Deploys go out on Fridays"]);
+    git(&bob.project, &["commit", "-qam", "bob: memories"]);
+    git(&bob.project, &["push", "-q", "origin", "HEAD:main"]);
+
+    alice.ok(&["store", "Staging runs on Fly.io"]);
+    git(&alice.project, &["commit", "-qam", "alice: another"]);
+    git(
+        &alice.project,
+        &["pull", "-q", "--no-edit", "origin", "main"],
+    );
+    let synced = alice.ok_json(&["files", "sync"]);
+    assert_eq!(synced[0]["imported"], 1, "{synced}");
+    assert_eq!(synced[0]["updated"], 1, "{synced}");
+    assert_eq!(synced[0]["warnings"], serde_json::json!([]));
+    git(&alice.project, &["push", "-q", "origin", "HEAD:main"]);
+    git(&bob.project, &["pull", "-q", "--no-edit", "origin", "main"]);
+    bob.ok(&["files", "sync"]);
+
+    let expected = [
+        "Deploys go out on Fridays",
+        "Staging runs on Fly.io",
+        "The event store runs on PostgreSQL 17",
+    ];
+    assert_eq!(contents(&alice), expected);
+    assert_eq!(contents(&bob), expected);
+    // Alice's memory kept her first text in its history.
+    let id = alices.as_str().unwrap();
+    let history = alice.ok_json(&["get", id, "--history"]);
+    assert!(history.to_string().contains("PostgreSQL 16"), "{history}");
+}
+
+#[test]
+fn processes_writing_at_once_lose_no_unit() {
+    let s = Sandbox::new();
+    s.ok(&["files", "init"]);
+    let threads: Vec<_> = (0..4)
+        .map(|writer| {
+            let commands: Vec<Command> = (0..8)
+                .map(|n| {
+                    s.command(
+                        &s.project,
+                        &[
+                            "store",
+                            &format!("writer {writer} note {n} about the deploy"),
+                        ],
+                    )
+                })
+                .collect();
+            std::thread::spawn(move || {
+                for mut command in commands {
+                    let status = command.output().expect("cairn runs").status;
+                    assert!(status.success());
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    let mut units = 0;
+    let mut text = String::new();
+    for file in memory_files(&s.project) {
+        text.push_str(&std::fs::read_to_string(file).unwrap());
+    }
+    for writer in 0..4 {
+        for n in 0..8 {
+            let line = format!("\nwriter {writer} note {n} about the deploy\n");
+            assert_eq!(text.matches(&line).count(), 1, "{line:?} in\n{text}");
+            units += 1;
+        }
+    }
+    assert_eq!(text.matches("<!-- cairn:unit ").count(), units);
+    assert_eq!(text.matches("<!-- cairn:end -->").count(), units);
+    let synced = s.ok_json(&["files", "sync"]);
+    assert_eq!(synced[0]["units"], units);
+    assert_eq!(synced[0]["warnings"], serde_json::json!([]));
+}
