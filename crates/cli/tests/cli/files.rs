@@ -182,3 +182,69 @@ fn processes_writing_at_once_lose_no_unit() {
     assert_eq!(synced[0]["units"], units);
     assert_eq!(synced[0]["warnings"], serde_json::json!([]));
 }
+
+#[test]
+fn the_files_never_hold_prompts_tool_output_private_text_or_secrets() {
+    use serde_json::json;
+    let s = Sandbox::new();
+    s.ok(&["files", "init"]);
+    let token = format!("ghp_{}", "a1B2c3D4e5".repeat(4));
+    s.ok(&["store", &format!("The CI token is {token} for the deploy bot")]);
+    s.ok(&["store", "Alice's phone number is in the vault", "--tags", "private"]);
+    s.ok(&["store", "Releases are cut on Tuesdays <private>after the 9am sync with Bob</private>"]);
+    let transcript = s.project.join("transcript.jsonl");
+    std::fs::write(
+        &transcript,
+        json!({"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": "Done.\n*Remember*: the login suite needs Redis 7 running"}
+        ]}})
+        .to_string()
+            + "\n",
+    )
+    .unwrap();
+    let events = [
+        ("SessionStart", json!({"source": "startup"})),
+        ("UserPromptSubmit", json!({"prompt": "Rotate the password hunter2 on staging"})),
+        (
+            "PostToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "cat build.log"},
+                   "tool_response": {"stdout": "build output XYZZY-42", "stderr": ""}}),
+        ),
+        ("Stop", json!({"stop_hook_active": false, "transcript_path": transcript})),
+        ("SessionEnd", json!({"reason": "exit"})),
+    ];
+    for (event, extra) in events {
+        let mut payload = json!({"session_id": "s1", "cwd": s.project, "hook_event_name": event,
+                                 "transcript_path": transcript});
+        for (key, value) in extra.as_object().unwrap() {
+            payload[key] = value.clone();
+        }
+        let run = s.run_in(
+            &s.project,
+            &["hook", "claude-code", event],
+            Some(&payload.to_string()),
+        );
+        assert_eq!(run.code, 0, "{event}: {}", run.stderr);
+    }
+    // The session left a summary memory, and the extracted fact is a memory.
+    let listed = s.ok_json(&["list", "--limit", "50"]).to_string();
+    assert!(listed.contains("session-summary"), "{listed}");
+    s.ok(&["files", "sync"]);
+
+    let mut files = String::new();
+    for file in memory_files(&s.project) {
+        files.push_str(&std::fs::read_to_string(file).unwrap());
+    }
+    assert!(files.contains("the login suite needs Redis 7 running"), "{files}");
+    assert!(files.contains("Releases are cut on Tuesdays [REDACTED]"), "{files}");
+    for never in [
+        token.as_str(),
+        "hunter2",
+        "XYZZY",
+        "9am sync with Bob",
+        "phone number",
+        "session-summary",
+    ] {
+        assert!(!files.contains(never), "{never:?} reached the files:\n{files}");
+    }
+}

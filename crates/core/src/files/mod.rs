@@ -17,7 +17,7 @@
 //! repairs the file); a unit whose memory was written by cairn after the unit was (its header's
 //! `updated` is older) is rewritten from the store, never read back over it; a unit missing
 //! from a file forgets its memory only when that file was read whole; session summaries and
-//! global memories stay out of the files.
+//! global memories and memories tagged `private` stay out of the files.
 
 pub mod layout;
 pub mod model;
@@ -27,5 +27,5 @@ pub mod store;
 pub mod unit;
 
 pub use model::{DEFAULT_DIR, FileWarning, SyncReport, UnitLocation, Workspace};
-pub use operations::Files;
+pub use operations::{Files, PRIVATE_TAG};
 pub use store::{FilesStore, FilesTx};

@@ -342,12 +342,18 @@ impl<'a> Files<'a> {
     }
 }
 
-/// True when `memory` is written to the files of `project`: visible, in that project, and not
-/// a session summary.
+/// The tag that keeps a memory out of the files (and so out of git).
+pub const PRIVATE_TAG: &str = "private";
+
+/// True when `memory` is written to the files of `project`: visible, in that project, not a
+/// session summary and not tagged private.
 fn belongs_in_files(memory: &Memory, project: &ProjectName, now: Timestamp) -> bool {
     memory.scope.project() == Some(project)
         && crate::memory::Visibility::VISIBLE.shows(memory, now)
-        && !memory.tags.iter().any(|t| t.as_str() == SUMMARY_TAG)
+        && !memory
+            .tags
+            .iter()
+            .any(|t| t.as_str() == SUMMARY_TAG || t.as_str() == PRIVATE_TAG)
 }
 
 /// A workspace directory as given: relative, inside the root, not empty.

@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::id::MemoryId;
 use crate::memory::{Category, Memory};
+use crate::redact::redact;
 
 /// Start of every marker line; a text line starting with it (after backslashes) is escaped.
 const MARKER: &str = "<!-- cairn:";
@@ -133,9 +134,13 @@ pub fn render(header: &UnitHeader, text: &str) -> String {
     out
 }
 
-/// The unit a stored memory is written as.
+/// The unit a stored memory is written as. Redaction runs again on the way out: a file may be
+/// committed, and rules may have learned a secret shape since the memory was stored (a sync
+/// then reads the redacted text back into the store).
 pub fn render_memory(memory: &Memory) -> String {
-    render(&UnitHeader::of(memory), &memory.content)
+    let mut header = UnitHeader::of(memory);
+    header.title = header.title.map(|t| redact(&t).into_owned());
+    render(&header, &redact(&memory.content))
 }
 
 /// Reads a file into pieces that together cover every byte of it, in order.
