@@ -64,6 +64,11 @@ pub enum Command {
         after_help = "Examples:\n  cairn store \"CI fails on ARM: pin node to 20.11\" --category bugfix --tags ci,node\n  cairn store \"Prefers tabs\" --global --category preference\n  cairn store \"DB is PostgreSQL 16\" --topic-key database    # revises the same memory next time\n  git log -1 --format=%B | cairn store --file - --tags release\n\nA store reports created, duplicate (same content already in this scope: nothing written) or\nupdated (same --topic-key in this scope: revised in place, the old version kept in history)."
     )]
     Store(StoreArgs),
+    /// Add a fact as plain text (the memory_add contract): created, duplicate or failed.
+    #[command(
+        after_help = "Examples:\n  cairn add \"The staging database is PostgreSQL 16\" --category fact\n  cairn add \"Prefers small PRs\" --category preference --format json\n\nIn a project that keeps markdown files (cairn files init) the memory becomes a unit of\ntoday's file, and the answer names it. Exit status 2 when nothing was written for the input\n(a blank text, an unknown category)."
+    )]
+    Add(AddArgs),
     /// Show memories by id or short handle.
     Get(GetArgs),
     /// Change a memory; its previous state is kept in its history.
@@ -718,6 +723,18 @@ pub struct FilterArgs {
     /// Include forgotten memories.
     #[arg(long)]
     pub include_forgotten: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct AddArgs {
+    /// The memory: one complete piece of knowledge.
+    pub text: Option<String>,
+    /// preference, fact, decision, entity or other (or bugfix, discovery, pattern, config).
+    #[arg(long)]
+    pub category: Option<String>,
+    /// The project (default: the detected one).
+    #[arg(long, value_name = "NAME")]
+    pub project: Option<String>,
 }
 
 #[derive(Debug, Args)]

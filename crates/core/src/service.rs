@@ -339,6 +339,11 @@ impl MemoryService {
         self.files_ops().workspaces()
     }
 
+    /// Where a memory's unit is, relative to its project's root, if it has one.
+    pub fn unit_path(&self, memory: &Memory) -> Result<Option<String>> {
+        self.files_ops().unit_path(memory)
+    }
+
     /// Reads a workspace's files back into the store (edits, deletions, new units).
     pub fn sync_files(&self, workspace: &Workspace) -> Result<SyncReport> {
         self.files_ops().sync(workspace)

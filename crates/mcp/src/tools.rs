@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use cairn_core::Error;
 use cairn_core::api::{
-    Api, Caller, CompactMemory, CompareInput, ConflictsInput, ContextInput, FilterInput,
+    AddInput, Api, Caller, CompactMemory, CompareInput, ConflictsInput, ContextInput, FilterInput,
     ForgetInput, Found, GetInput, JudgeInput, ListInput, SearchInput, SessionSummaryInput,
     SlotCreateInput, SlotEditInput, SlotInput, SlotProjectInput, StoreInput, UpdateInput,
     compact_observations, compact_search, compact_write, relation_document, slot_answer,
@@ -170,6 +170,23 @@ const TOOLS: &[ToolSpec] = &[
         profile: ToolProfile::Core,
         effect: Effect::Idempotent,
         schema: cairn_core::api::schema::<JudgeInput>,
+    },
+    ToolSpec {
+        name: "memory_add",
+        title: "Add a memory (markdown-first)",
+        description: "Add one piece of knowledge as text, optionally with a category \
+            (preference, fact, decision, entity, other). In a project that keeps its memories \
+            in markdown files the memory becomes a unit of today's file. Answers with `action`: \
+            `created` (memoryId, kind UNIT or MEMORY, path of the file, category, text), \
+            `duplicate` (nothing written; `existing` holds the same text) or `failed` (`error` \
+            with a code such as `text_required`; nothing written).\n\
+            Use it for a quick fact without tags or titles.\n\
+            Not for revising a memory: use memory_update; for tags, title or expiry use \
+            memory_store.\n\
+            Example: {\"text\": \"The staging database is PostgreSQL 16\", \"category\": \"fact\"}",
+        profile: ToolProfile::All,
+        effect: Effect::Additive,
+        schema: cairn_core::api::schema::<AddInput>,
     },
     ToolSpec {
         name: "memory_compare",
@@ -411,6 +428,10 @@ pub fn call(api: &Api, caller: &Caller, name: &str, args: JsonObject) -> Result<
         "memory_judge" => {
             let relation = api.judge(caller, arguments(args)?)?;
             Ok(json!({"status": "judged", "relation": relation_document(&relation)}))
+        }
+        "memory_add" => {
+            let outcome = api.add(caller, arguments(args)?)?;
+            Ok(serde_json::to_value(outcome).expect("an add outcome serialises"))
         }
         "memory_compare" => {
             let compared = api.compare(caller, arguments(args)?)?;

@@ -12,11 +12,11 @@ use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, delete, get, patch, post, put};
 use cairn_core::api::{
-    Api, Caller, CompareInput, ConflictsInput, ContextInput, ExportInput, FilterInput, Found,
-    ListInput, MemoryDocument, PatchInput, ScanInput, SearchInput, SessionSummaryInput,
-    SessionsInput, SlotCreateInput, SlotProjectInput, SlotSettingsInput, SlotTarget, SlotTextInput,
-    StoreInput, VerdictInput, hit_document, relation_document, slot_answer, slots_answer,
-    write_document,
+    AddInput, AddOutcome, Api, Caller, CompareInput, ConflictsInput, ContextInput, ExportInput,
+    FilterInput, Found, ListInput, MemoryDocument, PatchInput, ScanInput, SearchInput,
+    SessionSummaryInput, SessionsInput, SlotCreateInput, SlotProjectInput, SlotSettingsInput,
+    SlotTarget, SlotTextInput, StoreInput, VerdictInput, hit_document, relation_document,
+    slot_answer, slots_answer, write_document,
 };
 use cairn_core::exchange::ImportReport;
 use cairn_core::{Error, IdRef, WriteOutcome, WriteStatus};
@@ -91,6 +91,19 @@ async fn create_memory(
 ) -> Result<Response, ApiError> {
     let outcome = blocking(&state, move |api, caller| api.store(caller, input)).await?;
     Ok(write_response(&outcome))
+}
+
+async fn add_memory(
+    State(state): State<AppState>,
+    JsonBody(input): JsonBody<AddInput>,
+) -> Result<Response, ApiError> {
+    let outcome = blocking(&state, move |api, caller| api.add(caller, input)).await?;
+    let status = match outcome {
+        AddOutcome::Created(_) => StatusCode::CREATED,
+        AddOutcome::Duplicate { .. } => StatusCode::OK,
+        AddOutcome::Failed { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+    };
+    Ok((status, Json(outcome)).into_response())
 }
 
 async fn list_memories(
@@ -544,6 +557,16 @@ pub fn routes() -> Vec<Route> {
             success: &[(201, "created"), (200, "duplicate or updated")],
             authenticated: true,
             handler: post(create_memory),
+        },
+        Route {
+            method: Method::POST,
+            path: "/v1/memories/add",
+            summary: "The memory_add contract: text (required) and an optional category; the answer's action is created (201; the unit's file when the project keeps markdown files), duplicate (200; nothing written) or failed (422; error.code such as text_required; nothing written).",
+            body: RequestBody::Json(schema::<AddInput>),
+            query: None,
+            success: &[(201, "created"), (200, "duplicate"), (422, "failed")],
+            authenticated: true,
+            handler: post(add_memory),
         },
         Route {
             method: Method::GET,

@@ -510,6 +510,7 @@ async fn the_openapi_document_lists_exactly_the_routes_that_answer() {
         "POST /v1/context",
         "POST /v1/import",
         "POST /v1/memories",
+        "POST /v1/memories/add",
         "POST /v1/search",
         "POST /v1/sessions/summary",
         "POST /v1/sessions/{agent}/{id}/reflect",

@@ -1,13 +1,14 @@
-//! `cairn files …`: a project's memories as markdown files — `init`, `sync`, `status` —
-//! through [`Api`](cairn_core::api::Api), like every other command.
+//! `cairn files …`: a project's memories as markdown files — `init`, `sync`, `status` — and
+//! `cairn add` (the `memory_add` contract), through [`Api`](cairn_core::api::Api), like every
+//! other command.
 
 use anyhow::Result;
-use cairn_core::api::Caller;
+use cairn_core::api::{AddInput, AddOutcome, Caller};
 use cairn_core::memory::Source;
 
 use super::Outcome;
 use crate::app::App;
-use crate::args::{FilesCommand, ProjectArgs};
+use crate::args::{AddArgs, FilesCommand, ProjectArgs};
 use crate::output::View;
 
 pub fn run(app: &App, command: &FilesCommand) -> Result<Outcome> {
@@ -35,6 +36,21 @@ pub fn run(app: &App, command: &FilesCommand) -> Result<Outcome> {
         }
     }
     Ok(Outcome::Done)
+}
+
+/// `cairn add`: the memory_add answer, printed whatever it is; exit status 2 for `failed`.
+pub fn add(app: &App, args: &AddArgs) -> Result<Outcome> {
+    let caller = caller(app, args.project.as_deref())?;
+    let input = AddInput {
+        text: args.text.clone().unwrap_or_default(),
+        category: args.category.clone(),
+    };
+    let outcome = app.api.add(&caller, input)?;
+    app.out.print(&View::Added(&outcome))?;
+    Ok(match outcome {
+        AddOutcome::Failed { .. } => Outcome::Refused,
+        _ => Outcome::Done,
+    })
 }
 
 /// The caller for a files command: the named project, else the detected one.

@@ -70,6 +70,9 @@ pub enum Outcome {
     Done,
     /// A search that found nothing (exit status 1).
     NothingFound,
+    /// An answer that says nothing was written for the input (exit status 2; the answer is
+    /// already printed).
+    Refused,
 }
 
 pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
@@ -110,6 +113,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         Command::Slot(command) => slots::run(&app, command),
         Command::Conflicts(command) => conflicts::run(&app, command),
         Command::Files(command) => files::run(&app, command),
+        Command::Add(args) => files::add(&app, args),
         Command::Hook(_) | Command::Setup(_) => unreachable!("handled before the store opens"),
     }?;
     // What the command wrote gets its embedding before the process ends.

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use cairn_core::api::{AddOutcome, AddedUnit};
 use cairn_core::files::SyncReport;
 
 use super::View;
@@ -9,6 +10,26 @@ use super::View;
 pub fn render(view: &View<'_>) -> String {
     let mut out = String::new();
     match view {
+        View::Added(outcome) => match outcome {
+            AddOutcome::Created(unit) => {
+                let _ = writeln!(out, "created {}", unit_line(unit));
+            }
+            AddOutcome::Duplicate { existing } => {
+                let _ = writeln!(
+                    out,
+                    "duplicate: {} already holds this text; nothing written",
+                    unit_line(existing)
+                );
+            }
+            AddOutcome::Failed { error } => {
+                let field = error.field.as_deref().unwrap_or("input");
+                let _ = writeln!(
+                    out,
+                    "failed ({}): {field}: {}; nothing written",
+                    error.code, error.message
+                );
+            }
+        },
         View::FilesSynced(reports) => {
             for report in reports.iter() {
                 synced(&mut out, report);
@@ -33,6 +54,14 @@ pub fn render(view: &View<'_>) -> String {
         _ => unreachable!("not a files view"),
     }
     out
+}
+
+fn unit_line(unit: &AddedUnit) -> String {
+    let handle = unit.memory_id.get(..8).unwrap_or(&unit.memory_id);
+    match &unit.path {
+        Some(path) => format!("{handle} ({}) in {path}", unit.category),
+        None => format!("{handle} ({})", unit.category),
+    }
 }
 
 fn synced(out: &mut String, report: &SyncReport) {

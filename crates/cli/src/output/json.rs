@@ -46,6 +46,7 @@ pub fn render(view: &View<'_>) -> String {
             "relation": compared.relation.as_ref().map(relation_document),
         }),
         View::Scan(report) => json!(report),
+        View::Added(outcome) => json!(outcome),
         View::FilesSynced(reports) => json!(reports),
         View::Workspaces(workspaces) => json!(
             workspaces

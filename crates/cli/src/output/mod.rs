@@ -15,6 +15,7 @@ pub(crate) mod text;
 
 use std::io::{self, Write};
 
+use cairn_core::api::AddOutcome;
 use cairn_core::context::Context;
 use cairn_core::embedding::VectorIndexReport;
 use cairn_core::embedding::{EmbedReport, EmbeddingStatus};
@@ -110,6 +111,8 @@ pub enum View<'a> {
     RelationStats(&'a RelationStats),
     Compared(&'a Compared),
     Scan(&'a ScanReport),
+    /// What `cairn add` did.
+    Added(&'a AddOutcome),
     /// What `cairn files init` or `sync` did, per workspace.
     FilesSynced(&'a [SyncReport]),
     Workspaces(&'a [Workspace]),
@@ -135,7 +138,10 @@ impl View<'_> {
     }
 
     fn is_files_view(&self) -> bool {
-        matches!(self, View::FilesSynced(_) | View::Workspaces(_))
+        matches!(
+            self,
+            View::Added(_) | View::FilesSynced(_) | View::Workspaces(_)
+        )
     }
 
     fn is_session_view(&self) -> bool {

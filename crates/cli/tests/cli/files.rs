@@ -4,6 +4,8 @@
 use std::path::Path;
 use std::process::Command;
 
+use serde_json::Value;
+
 use super::Sandbox;
 
 /// `git args…` in `dir`, with an identity and no user configuration.
@@ -189,9 +191,20 @@ fn the_files_never_hold_prompts_tool_output_private_text_or_secrets() {
     let s = Sandbox::new();
     s.ok(&["files", "init"]);
     let token = format!("ghp_{}", "a1B2c3D4e5".repeat(4));
-    s.ok(&["store", &format!("The CI token is {token} for the deploy bot")]);
-    s.ok(&["store", "Alice's phone number is in the vault", "--tags", "private"]);
-    s.ok(&["store", "Releases are cut on Tuesdays <private>after the 9am sync with Bob</private>"]);
+    s.ok(&[
+        "store",
+        &format!("The CI token is {token} for the deploy bot"),
+    ]);
+    s.ok(&[
+        "store",
+        "Alice's phone number is in the vault",
+        "--tags",
+        "private",
+    ]);
+    s.ok(&[
+        "store",
+        "Releases are cut on Tuesdays <private>after the 9am sync with Bob</private>",
+    ]);
     let transcript = s.project.join("transcript.jsonl");
     std::fs::write(
         &transcript,
@@ -204,13 +217,19 @@ fn the_files_never_hold_prompts_tool_output_private_text_or_secrets() {
     .unwrap();
     let events = [
         ("SessionStart", json!({"source": "startup"})),
-        ("UserPromptSubmit", json!({"prompt": "Rotate the password hunter2 on staging"})),
+        (
+            "UserPromptSubmit",
+            json!({"prompt": "Rotate the password hunter2 on staging"}),
+        ),
         (
             "PostToolUse",
             json!({"tool_name": "Bash", "tool_input": {"command": "cat build.log"},
                    "tool_response": {"stdout": "build output XYZZY-42", "stderr": ""}}),
         ),
-        ("Stop", json!({"stop_hook_active": false, "transcript_path": transcript})),
+        (
+            "Stop",
+            json!({"stop_hook_active": false, "transcript_path": transcript}),
+        ),
         ("SessionEnd", json!({"reason": "exit"})),
     ];
     for (event, extra) in events {
@@ -235,8 +254,14 @@ fn the_files_never_hold_prompts_tool_output_private_text_or_secrets() {
     for file in memory_files(&s.project) {
         files.push_str(&std::fs::read_to_string(file).unwrap());
     }
-    assert!(files.contains("the login suite needs Redis 7 running"), "{files}");
-    assert!(files.contains("Releases are cut on Tuesdays [REDACTED]"), "{files}");
+    assert!(
+        files.contains("the login suite needs Redis 7 running"),
+        "{files}"
+    );
+    assert!(
+        files.contains("Releases are cut on Tuesdays [REDACTED]"),
+        "{files}"
+    );
     for never in [
         token.as_str(),
         "hunter2",
@@ -245,6 +270,99 @@ fn the_files_never_hold_prompts_tool_output_private_text_or_secrets() {
         "phone number",
         "session-summary",
     ] {
-        assert!(!files.contains(never), "{never:?} reached the files:\n{files}");
+        assert!(
+            !files.contains(never),
+            "{never:?} reached the files:\n{files}"
+        );
     }
+}
+
+#[test]
+fn memory_add_answers_the_same_through_the_cli_mcp_and_http() {
+    use serde_json::json;
+
+    use super::{Served, mcp_calls, python_with_mcp_sdk};
+    let Some(python) = python_with_mcp_sdk() else {
+        return;
+    };
+    let s = Sandbox::new();
+    s.ok(&["files", "init"]);
+    let cli = s.ok_json(&[
+        "add",
+        "The staging database is PostgreSQL 16",
+        "--category",
+        "fact",
+    ]);
+    assert_eq!(cli["action"], "created", "{cli}");
+    assert_eq!(cli["kind"], "UNIT");
+    assert_eq!(cli["category"], "fact");
+    let path = cli["path"].as_str().unwrap().to_string();
+    assert!(
+        path.starts_with(".cairn/memory/") && path.ends_with(".md"),
+        "{path}"
+    );
+    let blank = s.run(&["add", "", "--format", "json"]);
+    assert_eq!(blank.code, 2);
+    assert_eq!(blank.json()["error"]["code"], "text_required");
+
+    let mcp: Vec<Value> = mcp_calls(
+        &s,
+        &python,
+        &json!([
+            {"tool": "memory_add", "arguments": {"text": "Deploys need two approvals", "category": "decision"}},
+            {"tool": "memory_add", "arguments": {"text": "The staging database is PostgreSQL 16"}},
+            {"tool": "memory_add", "arguments": {"text": "   "}},
+        ]),
+    )
+    .into_iter()
+    .map(|result| {
+        assert_eq!(result["is_error"], false, "{result}");
+        serde_json::from_str(result["text"].as_str().unwrap()).unwrap()
+    })
+    .collect();
+    assert_eq!(mcp[0]["action"], "created");
+    assert_eq!(mcp[0]["path"], path.as_str());
+    assert_eq!(mcp[1]["action"], "duplicate");
+    assert_eq!(mcp[1]["existing"]["memoryId"], cli["memoryId"]);
+    assert_eq!(mcp[2]["action"], "failed");
+    assert_eq!(mcp[2]["error"]["code"], "text_required");
+
+    let token = "files-test-token-0123456789";
+    let served = Served::start(&s, &["--project", "acme"], token);
+    let (code, created) = served.post(
+        "/v1/memories/add",
+        token,
+        &json!({"text": "Feature flags live in LaunchDarkly"}),
+    );
+    assert_eq!((code, created["action"].as_str()), (201, Some("created")));
+    assert_eq!(created["category"], "other");
+    let (code, duplicate) = served.post(
+        "/v1/memories/add",
+        token,
+        &json!({"text": "Deploys need two approvals"}),
+    );
+    assert_eq!(code, 200);
+    assert_eq!(duplicate["existing"]["memoryId"], mcp[0]["memoryId"]);
+    let (code, failed) = served.post("/v1/memories/add", token, &json!({}));
+    assert_eq!(
+        (code, &failed["error"]["code"]),
+        (422, &json!("text_required"))
+    );
+    let (code, failed) = served.post(
+        "/v1/memories/add",
+        token,
+        &json!({"text": "x", "category": "nope"}),
+    );
+    assert_eq!(code, 422);
+    assert_eq!(failed["error"]["field"], "category");
+
+    let text = std::fs::read_to_string(s.project.join(&path)).unwrap();
+    for added in [
+        "The staging database is PostgreSQL 16",
+        "Deploys need two approvals",
+        "Feature flags live in LaunchDarkly",
+    ] {
+        assert_eq!(text.matches(&format!("\n{added}\n")).count(), 1, "{text}");
+    }
+    assert!(!text.contains("\nx\n"), "a failed add wrote nothing");
 }

@@ -8,7 +8,7 @@
 //!
 //! - one file per domain with its input types and their conversions: [`mod@memory`] (store,
 //!   update, search, filters, listings), [`mod@session`] (context, sessions, summaries),
-//!   [`mod@slot`] and [`mod@exchange`] (export);
+//!   [`mod@slot`], [`mod@exchange`] (export) and [`mod@files`] (the `memory_add` contract);
 //! - [`documents`]: the JSON answers, in full (REST, the CLI's JSON) and compact (MCP);
 //! - [`mod@schema`]: input schemas as clients see them;
 //! - [`Api`]: the one front door of every adapter — the CLI, MCP, HTTP and the hooks. It owns
@@ -23,6 +23,7 @@
 
 pub mod documents;
 pub mod exchange;
+pub mod files;
 pub mod memory;
 pub mod relation;
 pub mod schema;
@@ -60,6 +61,7 @@ pub use documents::{
     compact_write, hit_document, relation_document, slot_answer, slots_answer, write_document,
 };
 pub use exchange::ExportInput;
+pub use files::{AddError, AddInput, AddOutcome, AddedUnit};
 pub use memory::{
     FilterInput, ForgetInput, GetInput, ListInput, MAX_GET_IDS, MAX_PAGE, OrderInput, PatchInput,
     SearchInput, SortInput, StoreInput, UpdateInput,
@@ -185,6 +187,45 @@ impl Api {
     pub fn store(&self, caller: &Caller, input: StoreInput) -> Result<WriteOutcome> {
         let new = input.into_new_memory(&self.service, caller)?;
         Ok(self.wrote(self.service.store(new)?))
+    }
+
+    /// The `memory_add` contract: stores `text` in the caller's project like `store`, and
+    /// answers `created`, `duplicate` or `failed` (a refused input is an answer, not an error).
+    pub fn add(&self, caller: &Caller, input: AddInput) -> Result<AddOutcome> {
+        if input.text.trim().is_empty() {
+            return Ok(AddOutcome::Failed {
+                error: AddError::text_required(),
+            });
+        }
+        let refused = |e: crate::Error| match AddError::from_error(&e) {
+            Some(error) => Ok(AddOutcome::Failed { error }),
+            None => Err(e),
+        };
+        let category = match input.category.as_deref().map(str::parse).transpose() {
+            Ok(category) => category,
+            Err(e) => return refused(e),
+        };
+        let store = StoreInput {
+            content: input.text,
+            title: None,
+            category,
+            tags: Vec::new(),
+            project: None,
+            global: false,
+            topic_key: None,
+            importance: None,
+            expires: None,
+            entered_by: None,
+        };
+        let outcome = match self.store(caller, store) {
+            Ok(outcome) => outcome,
+            Err(e) => return refused(e),
+        };
+        let unit = AddedUnit::of(&outcome.memory, self.service.unit_path(&outcome.memory)?);
+        Ok(match outcome.status {
+            crate::memory::WriteStatus::Duplicate => AddOutcome::Duplicate { existing: unit },
+            _ => AddOutcome::Created(unit),
+        })
     }
 
     /// Changes memory `id` (a full id or a handle).

@@ -50,6 +50,23 @@ impl<'a> Files<'a> {
         self.store().workspaces()
     }
 
+    /// Where `memory`'s unit is, relative to its project's root (`.cairn/memory/2026-03-11.md`);
+    /// `None` when its project keeps no files or the unit is not written.
+    pub fn unit_path(&self, memory: &Memory) -> Result<Option<String>> {
+        let Some(project) = memory.scope.project() else {
+            return Ok(None);
+        };
+        let Some(workspace) = self.store().workspace(project)? else {
+            return Ok(None);
+        };
+        Ok(self
+            .store()
+            .locations_of(&[memory.id])?
+            .into_iter()
+            .next()
+            .map(|location| format!("{}/{}", workspace.dir, location.file)))
+    }
+
     /// Makes `root`/`dir` the workspace of `project` (again, if it had one), writes the git
     /// settings of a new directory, and syncs: the project's memories are written into the
     /// files, and units already there are read.
