@@ -9,6 +9,7 @@ pub mod corpus;
 pub mod cranfield;
 pub mod embedding;
 pub mod exchange;
+pub mod files;
 pub mod hybrid;
 pub mod locomo;
 pub mod measure;

@@ -191,6 +191,25 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Markdown files: a write's extra time when its project keeps files, `files init`, and
+    /// `files sync` over a large workspace (unchanged and after one hand edit).
+    Files {
+        /// Memories in the project, all written out as units (over a year of day files).
+        #[arg(long, default_value_t = 10_000)]
+        units: u64,
+        /// Writes timed each way (with and without files).
+        #[arg(long, default_value_t = 300)]
+        writes: usize,
+        /// Syncs timed each way.
+        #[arg(long, default_value_t = 5)]
+        syncs: usize,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        #[arg(long)]
+        workdir: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Retrieval quality on the Cranfield collection (MAP, nDCG@10, recall@100).
     Cranfield {
         /// The directory holding cran.all.1400, cran.qry and cranqrel.
@@ -479,6 +498,60 @@ fn main() -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
                 print!("{}", embedding::table(&report));
+            }
+        }
+        Command::Files {
+            units,
+            writes,
+            syncs,
+            seed,
+            workdir,
+            json,
+        } => {
+            let workdir = workdir.unwrap_or_else(std::env::temp_dir);
+            std::fs::create_dir_all(&workdir)?;
+            let scratch = tempfile::Builder::new()
+                .prefix("cairn-bench-files-")
+                .tempdir_in(workdir)?;
+            let options = cairn_bench::files::FilesOptions {
+                units,
+                writes: writes.max(1),
+                syncs: syncs.max(1),
+                seed,
+            };
+            let report = cairn_bench::files::run(scratch.path(), &options, &mut |step| {
+                eprintln!("… {step}")
+            })?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                let ms = |p: &cairn_bench::measure::Percentiles| {
+                    format!("{:.2} / {:.2} / {:.2} ms", p.p50_ms, p.p95_ms, p.p99_ms)
+                };
+                println!(
+                    "{} units in {} files ({:.1} MiB); files init {:.2} s",
+                    report.units,
+                    report.files,
+                    report.bytes as f64 / (1024.0 * 1024.0),
+                    report.init_seconds
+                );
+                println!(
+                    "write with files     p50/p95/p99 {}",
+                    ms(&report.write_with_files)
+                );
+                println!(
+                    "write without files  p50/p95/p99 {}",
+                    ms(&report.write_without_files)
+                );
+                println!("extra p50            {:.2} ms", report.extra_p50_ms);
+                println!(
+                    "sync, unchanged      p50/p95/p99 {}",
+                    ms(&report.sync_unchanged)
+                );
+                println!(
+                    "sync, one hand edit  p50/p95/p99 {}",
+                    ms(&report.sync_one_edit)
+                );
             }
         }
         Command::Conflicts {
