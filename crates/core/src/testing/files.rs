@@ -235,7 +235,7 @@ pub fn a_file_that_cannot_be_read_whole_never_forgets_a_memory(factory: StoreFac
         "{:?}",
         report.warnings
     );
-    assert_eq!(f.visible(), [kept.content.clone()]);
+    assert_eq!(f.visible(), [kept.content.as_str()]);
     assert!(
         f.text().contains("{oops"),
         "the broken text is left as it was"
