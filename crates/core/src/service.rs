@@ -187,6 +187,7 @@ impl MemoryService {
     /// Applies a patch to a visible memory, keeping its previous state in the history; then
     /// records its conflict candidates.
     pub fn update(&self, target: &IdRef, patch: MemoryPatch) -> Result<WriteOutcome> {
+        self.check_writable(target)?;
         let outcome = self.relation_ops().update(target, patch)?;
         self.land_written([&outcome]);
         Ok(outcome)
@@ -209,6 +210,7 @@ impl MemoryService {
 
     /// Soft-deletes a visible memory.
     pub fn forget(&self, target: &IdRef) -> Result<Memory> {
+        self.check_writable(target)?;
         let memory = self.memory_ops().forget(target)?;
         self.land(&[memory.id]);
         Ok(memory)
@@ -216,6 +218,7 @@ impl MemoryService {
 
     /// Removes a memory for good, in whatever state, with its history.
     pub fn purge(&self, target: &IdRef) -> Result<Memory> {
+        self.check_writable(target)?;
         let memory = self.memory_ops().purge(target)?;
         self.land(&[memory.id]);
         Ok(memory)
@@ -347,6 +350,12 @@ impl MemoryService {
     /// Reads a workspace's files back into the store (edits, deletions, new units).
     pub fn sync_files(&self, workspace: &Workspace) -> Result<SyncReport> {
         self.files_ops().sync(workspace)
+    }
+
+    /// Refuses to change a RAW memory (a markdown file's own text), whatever the entry point.
+    fn check_writable(&self, target: &IdRef) -> Result<()> {
+        let memory = self.memory_ops().resolve(target, true)?;
+        self.files_ops().check_writable(&memory.id)
     }
 
     /// Writes what these writes stored into their projects' files.

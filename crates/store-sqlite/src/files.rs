@@ -29,6 +29,7 @@ fn location_from_row(row: &Row<'_>) -> rusqlite::Result<UnitLocation> {
         id: row.get::<_, String>(0)?.parse().map_err(corrupt)?,
         project: ProjectName::new(&row.get::<_, String>(1)?).map_err(corrupt)?,
         file: row.get(2)?,
+        raw_hash: row.get(3)?,
     })
 }
 
@@ -64,7 +65,9 @@ impl FilesStore for SqliteStore {
 
     fn unit_locations(&self, project: &ProjectName) -> Result<Vec<UnitLocation>> {
         self.reader()
-            .prepare_cached("SELECT memory_id, project, file FROM file_units WHERE project = ?1")
+            .prepare_cached(
+                "SELECT memory_id, project, file, raw_hash FROM file_units WHERE project = ?1",
+            )
             .sql()?
             .query_map([project.as_str()], location_from_row)
             .sql()?
@@ -80,7 +83,8 @@ impl FilesStore for SqliteStore {
             let values = chunk.iter().map(|id| Value::Text(id.to_string()));
             let rows: Vec<UnitLocation> = conn
                 .prepare_cached(&format!(
-                    "SELECT memory_id, project, file FROM file_units WHERE memory_id IN ({marks})"
+                    "SELECT memory_id, project, file, raw_hash FROM file_units \
+                     WHERE memory_id IN ({marks})"
                 ))
                 .sql()?
                 .query_map(params_from_iter(values), location_from_row)
@@ -125,13 +129,15 @@ impl FilesTx for SqliteTx<'_, '_> {
     fn put_location(&mut self, location: &UnitLocation) -> Result<()> {
         self.tx
             .prepare_cached(
-                "INSERT OR REPLACE INTO file_units (memory_id, project, file) VALUES (?1, ?2, ?3)",
+                "INSERT OR REPLACE INTO file_units (memory_id, project, file, raw_hash) \
+                 VALUES (?1, ?2, ?3, ?4)",
             )
             .sql()?
             .execute(params![
                 location.id.to_string(),
                 location.project.as_str(),
-                location.file
+                location.file,
+                location.raw_hash
             ])
             .sql()?;
         Ok(())

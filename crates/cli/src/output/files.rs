@@ -77,6 +77,14 @@ fn synced(out: &mut String, report: &SyncReport) {
         ("forgotten (unit deleted)", report.forgotten),
         ("written into the files", report.written),
         ("removed from the files", report.removed),
+        (
+            "pieces of text outside units indexed (read-only)",
+            report.raw_indexed,
+        ),
+        (
+            "indexed pieces of text gone from the files",
+            report.raw_dropped,
+        ),
     ];
     let changed: Vec<String> = counts
         .iter()

@@ -73,22 +73,34 @@ pub struct FileText {
     pub text: std::result::Result<String, String>,
 }
 
-/// Every `*.md` file directly inside `dir`, by name.
+/// Every `*.md` file under `dir` (hidden directories skipped), by path relative to `dir`
+/// with `/` between directories.
 pub fn read_files(dir: &Path) -> Result<Vec<FileText>> {
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(io_error("list", dir, e)),
-    };
     let mut files = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| io_error("list", dir, e))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if !name.ends_with(".md") || !entry.file_type().is_ok_and(|t| t.is_file()) {
-            continue;
+    let mut pending = vec![(dir.to_path_buf(), String::new())];
+    while let Some((folder, prefix)) = pending.pop() {
+        let entries = match fs::read_dir(&folder) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(io_error("list", &folder, e)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(|e| io_error("list", &folder, e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let relative = format!("{prefix}{name}");
+            if kind.is_dir() && !name.starts_with('.') {
+                pending.push((entry.path(), format!("{relative}/")));
+            } else if kind.is_file() && name.ends_with(".md") {
+                let text = read_text(&entry.path());
+                files.push(FileText {
+                    name: relative,
+                    text,
+                });
+            }
         }
-        let text = read_text(&entry.path());
-        files.push(FileText { name, text });
     }
     files.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(files)

@@ -22,6 +22,7 @@
 pub mod layout;
 pub mod model;
 pub mod operations;
+pub mod raw;
 pub mod rewrite;
 pub mod store;
 pub mod unit;

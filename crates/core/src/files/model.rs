@@ -31,14 +31,26 @@ impl Workspace {
     }
 }
 
-/// The file (a name inside the workspace's directory) that holds a memory's unit, as cairn
+/// The file (a path inside the workspace's directory) that holds a memory's unit, as cairn
 /// last wrote or read it. A memory with a location whose unit is gone from that file was
 /// deleted by hand; a visible memory without one has not been written yet.
+///
+/// A RAW memory — text of a file outside any unit, indexed so search and duplicate detection
+/// see it, but read-only — has a location too, with the hash of its text: sync keeps it while
+/// the file holds that text and deletes it when the text is gone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnitLocation {
     pub id: MemoryId,
     pub project: ProjectName,
     pub file: String,
+    /// `Some(hash of the text)` for a RAW memory; `None` for a unit.
+    pub raw_hash: Option<i64>,
+}
+
+impl UnitLocation {
+    pub fn is_raw(&self) -> bool {
+        self.raw_hash.is_some()
+    }
 }
 
 /// Something in a file that sync could not read as a unit, left as it is.
@@ -67,5 +79,9 @@ pub struct SyncReport {
     pub written: u64,
     /// Units removed from the files because their memory was forgotten or purged in cairn.
     pub removed: u64,
+    /// RAW memories: stretches of text outside units, indexed read-only (new this sync).
+    pub raw_indexed: u64,
+    /// RAW memories whose text is gone from the files (deleted).
+    pub raw_dropped: u64,
     pub warnings: Vec<FileWarning>,
 }

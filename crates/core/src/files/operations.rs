@@ -15,6 +15,7 @@ use jiff::Timestamp;
 use crate::error::{Error, Result};
 use crate::files::layout::{self, FileText};
 use crate::files::model::{FileWarning, SyncReport, UnitLocation, Workspace};
+use crate::files::raw::{self, RawPiece};
 use crate::files::rewrite::{self, Edit};
 use crate::files::unit::{self, ParsedUnit, Piece};
 use crate::id::MemoryId;
@@ -48,6 +49,23 @@ impl<'a> Files<'a> {
     /// Every workspace.
     pub fn workspaces(&self) -> Result<Vec<Workspace>> {
         self.store().workspaces()
+    }
+
+    /// Refuses a change to a RAW memory (text of a file outside any unit): it changes only
+    /// with its file.
+    pub fn check_writable(&self, id: &MemoryId) -> Result<()> {
+        match self.store().locations_of(&[*id])?.into_iter().next() {
+            Some(location) if location.is_raw() => Err(Error::invalid(
+                "id",
+                format!(
+                    "memory {} is text of the markdown file {} (read-only here); edit the file \
+                     and run `cairn files sync`",
+                    id.handle(),
+                    location.file
+                ),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Where `memory`'s unit is, relative to its project's root (`.cairn/memory/2026-03-11.md`);
@@ -135,7 +153,11 @@ impl<'a> Files<'a> {
                 let memory = memories
                     .get(id)
                     .filter(|m| belongs_in_files(m, project, now.timestamp()));
-                match (memory, locations.get(id)) {
+                let location = locations.get(id);
+                if location.is_some_and(UnitLocation::is_raw) {
+                    continue; // a file's own text: sync keeps it in line
+                }
+                match (memory, location) {
                     (Some(memory), Some(location)) => {
                         plans
                             .file(&location.file)
@@ -149,6 +171,7 @@ impl<'a> Files<'a> {
                             id: *id,
                             project: project.clone(),
                             file,
+                            raw_hash: None,
                         });
                     }
                     (None, Some(location)) => {
@@ -187,13 +210,20 @@ impl<'a> Files<'a> {
         let found = Found::read(&files, &mut report.warnings);
         report.units = (found.with_id.len() + found.without_id.len()) as u64;
 
-        let locations: HashMap<MemoryId, String> = store
-            .unit_locations(project)?
-            .into_iter()
-            .map(|l| (l.id, l.file))
-            .collect();
+        let (mut locations, mut raw_locations) = (HashMap::new(), HashMap::new());
+        for location in store.unit_locations(project)? {
+            match location.raw_hash {
+                None => {
+                    locations.insert(location.id, location.file);
+                }
+                Some(hash) => {
+                    raw_locations.insert(location.id, (location.file, hash));
+                }
+            }
+        }
         let mut wanted: Vec<MemoryId> = found.with_id.iter().map(|u| u.id).collect();
         wanted.extend(locations.keys().copied());
+        wanted.extend(raw_locations.keys().copied());
         let known: HashMap<MemoryId, Memory> =
             store.get(&wanted)?.into_iter().map(|m| (m.id, m)).collect();
         let listed = store.list(
@@ -310,8 +340,47 @@ impl<'a> Files<'a> {
         let missing: Vec<&Memory> = listed
             .iter()
             .filter(|m| belongs_in_files(m, project, timestamp))
-            .filter(|m| !in_files.contains(&m.id) && !locations.contains_key(&m.id))
+            .filter(|m| {
+                !in_files.contains(&m.id)
+                    && !locations.contains_key(&m.id)
+                    && !raw_locations.contains_key(&m.id)
+            })
             .collect();
+
+        // RAW text: a piece still in its file keeps its memory; a new piece is indexed; a piece
+        // gone from a file that was read (or that is gone) drops its memory.
+        let mut kept: HashMap<(String, i64), Vec<MemoryId>> = HashMap::new();
+        for (id, (file, hash)) in &raw_locations {
+            match known.contains_key(id) {
+                true => kept.entry((file.clone(), *hash)).or_default().push(*id),
+                // Its memory was deleted (by prune): index the text again.
+                false => changes.push(Change::Unlocate(*id)),
+            }
+        }
+        for raw in &found.raw {
+            let file = &found.names[raw.file];
+            let key = (file.clone(), raw.piece.hash);
+            if kept.get_mut(&key).and_then(Vec::pop).is_some() {
+                continue;
+            }
+            let new = NewMemory {
+                title: Some(file.clone()),
+                ..NewMemory::new(
+                    raw.piece.text.clone(),
+                    Scope::Project(project.clone()),
+                    Source::Markdown,
+                )
+            };
+            match self.memories.candidate(new, timestamp) {
+                Ok(candidate) => changes.push(Change::Raw(raw.file, raw.piece.hash, candidate)),
+                Err(e) => report.warnings.push(warning(file, &e.to_string())),
+            }
+        }
+        for ((file, _), ids) in kept {
+            if !found.unreadable.contains(&file) {
+                changes.extend(ids.into_iter().map(Change::DropRaw));
+            }
+        }
 
         // One transaction for every change the files asked for.
         let applied = in_transaction(store, |tx| {
@@ -325,6 +394,8 @@ impl<'a> Files<'a> {
         report.updated = applied.updated;
         report.forgotten = applied.forgotten;
         report.created = applied.created;
+        report.raw_indexed = applied.raw_indexed;
+        report.raw_dropped = applied.raw_dropped;
         for (rewrite, memory) in &applied.rewrite {
             plans.file(&found.names[rewrite.file]).edits.push(Edit {
                 span: rewrite.span.clone(),
@@ -337,10 +408,11 @@ impl<'a> Files<'a> {
         let mut put: Vec<UnitLocation> = applied
             .located
             .iter()
-            .map(|(id, file)| UnitLocation {
+            .map(|(id, file, raw_hash)| UnitLocation {
                 id: *id,
                 project: project.clone(),
                 file: found.names[*file].clone(),
+                raw_hash: *raw_hash,
             })
             .collect();
         for memory in missing {
@@ -350,6 +422,7 @@ impl<'a> Files<'a> {
                 id: memory.id,
                 project: project.clone(),
                 file,
+                raw_hash: None,
             });
             report.written += 1;
         }
@@ -409,13 +482,22 @@ struct IdentifiedUnit {
     unit: ParsedUnit,
 }
 
-/// Every unit of a directory's files, and which files were read whole.
+/// A piece of RAW text found in a file.
+struct FoundRaw {
+    file: usize,
+    piece: RawPiece,
+}
+
+/// Every unit and RAW piece of a directory's files, and which files were read whole.
 struct Found {
     names: Vec<String>,
     with_id: Vec<IdentifiedUnit>,
     without_id: Vec<FoundUnit>,
+    raw: Vec<FoundRaw>,
     /// Files that could not be read, or hold something that is not a unit.
     unsound: HashSet<String>,
+    /// Files that could not be read as text at all.
+    unreadable: HashSet<String>,
 }
 
 impl Found {
@@ -424,7 +506,9 @@ impl Found {
             names: Vec::new(),
             with_id: Vec::new(),
             without_id: Vec::new(),
+            raw: Vec::new(),
             unsound: HashSet::new(),
+            unreadable: HashSet::new(),
         };
         let mut seen: HashMap<MemoryId, usize> = HashMap::new();
         for (index, file) in files.iter().enumerate() {
@@ -434,15 +518,20 @@ impl Found {
                 Err(reason) => {
                     warnings.push(warning(&file.name, &format!("not read: {reason}")));
                     found.unsound.insert(file.name.clone());
+                    found.unreadable.insert(file.name.clone());
                     continue;
                 }
             };
             for piece in unit::parse(text) {
                 match piece {
-                    Piece::Text { .. } => {}
-                    Piece::Malformed { reason, .. } => {
-                        warnings.push(warning(&file.name, &reason));
+                    Piece::Text { span } => found.raw_text(index, &text[span]),
+                    Piece::Malformed { reason, span } => {
+                        warnings.push(warning(
+                            &file.name,
+                            &format!("{reason}; its text is indexed as RAW text"),
+                        ));
                         found.unsound.insert(file.name.clone());
+                        found.raw_text(index, &unit::without_markers(&text[span]));
                     }
                     Piece::Unit { unit, span } => match unit.header.id {
                         None => found.without_id.push(FoundUnit {
@@ -480,6 +569,12 @@ impl Found {
         found
     }
 
+    fn raw_text(&mut self, file: usize, text: &str) {
+        for piece in raw::pieces(text) {
+            self.raw.push(FoundRaw { file, piece });
+        }
+    }
+
     /// True when `file` was read whole (or is gone): a unit missing from it was deleted.
     fn sound(&self, file: &str) -> bool {
         !self.unsound.contains(file)
@@ -500,6 +595,10 @@ enum Change {
     Unlocate(MemoryId),
     /// A memory whose unit was deleted by hand.
     Forget(MemoryId),
+    /// A new piece of RAW text in a file (index), with its hash: the memory that indexes it.
+    Raw(usize, i64, Memory),
+    /// A RAW memory whose text is gone from its file.
+    DropRaw(MemoryId),
 }
 
 /// What the transaction did, for the report and the files.
@@ -513,9 +612,13 @@ struct Applied {
     rewrite: Vec<(Rewrite, Option<Memory>)>,
     /// Things to tell about a file (by index).
     notes: Vec<(usize, String)>,
-    /// Memories and the file (index) their unit is in.
-    located: Vec<(MemoryId, usize)>,
+    raw_indexed: u64,
+    raw_dropped: u64,
+    /// Memories, the file (index) holding their unit or text, and a RAW text's hash.
+    located: Vec<(MemoryId, usize, Option<i64>)>,
     unlocated: Vec<MemoryId>,
+    /// Memories a new unit took over (a unit now, whatever they were).
+    adopted: HashSet<MemoryId>,
 }
 
 /// A unit's stretch of a file, to be rewritten.
@@ -535,7 +638,7 @@ fn apply(
         Change::Import(memory, file) => {
             tx.insert(memory)?;
             applied.imported += 1;
-            applied.located.push((memory.id, *file));
+            applied.located.push((memory.id, *file, None));
         }
         Change::Revise(unit, revised) => {
             let Some(current) = tx.get(&unit.id)? else {
@@ -543,7 +646,7 @@ fn apply(
             };
             revise(tx, &current, revised.clone())?;
             applied.updated += 1;
-            applied.located.push((unit.id, unit.file));
+            applied.located.push((unit.id, unit.file, None));
             if unit::render_memory(revised) != unit::render(&unit.unit.header, &unit.unit.text) {
                 applied.rewrite.push((
                     Rewrite {
@@ -575,12 +678,13 @@ fn apply(
                     if status != WriteStatus::Duplicate {
                         applied.created += 1;
                     }
-                    applied.located.push((outcome.memory.id, unit.file));
+                    applied.located.push((outcome.memory.id, unit.file, None));
+                    applied.adopted.insert(outcome.memory.id);
                     applied.rewrite.push((rewrite, Some(outcome.memory)));
                 }
             }
         }
-        Change::Locate(id, file) => applied.located.push((*id, *file)),
+        Change::Locate(id, file) => applied.located.push((*id, *file, None)),
         Change::Unlocate(id) => applied.unlocated.push(*id),
         Change::Forget(id) => {
             if let Some(mut memory) = tx.get(id)?
@@ -591,6 +695,23 @@ fn apply(
                 applied.forgotten += 1;
             }
             applied.unlocated.push(*id);
+        }
+        Change::Raw(file, hash, candidate) => {
+            let outcome = store_in(tx, candidate, now)?;
+            // A duplicate is text some memory already holds: nothing more to index.
+            if outcome.status == WriteStatus::Created {
+                applied.raw_indexed += 1;
+                applied
+                    .located
+                    .push((outcome.memory.id, *file, Some(*hash)));
+            }
+        }
+        Change::DropRaw(id) => {
+            if !applied.adopted.contains(id) {
+                tx.purge(&[*id])?;
+                applied.raw_dropped += 1;
+                applied.unlocated.push(*id);
+            }
         }
     }
     Ok(())

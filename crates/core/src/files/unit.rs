@@ -226,6 +226,14 @@ fn read_unit(lines: &mut Lines<'_>, source: &str) -> Piece {
     }
 }
 
+/// `text` without its marker lines: what a malformed stretch says, for indexing it as RAW
+/// text (headers never reach an index).
+pub fn without_markers(text: &str) -> String {
+    text.split_inclusive('\n')
+        .filter(|line| !bare(line).starts_with(MARKER))
+        .collect()
+}
+
 /// True for a text line that a reader could take for a marker (after its backslashes).
 fn looks_like_marker(line: &str) -> bool {
     line.trim_start_matches('\\').starts_with(MARKER)

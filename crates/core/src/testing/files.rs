@@ -235,6 +235,8 @@ pub fn a_file_that_cannot_be_read_whole_never_forgets_a_memory(factory: StoreFac
         "{:?}",
         report.warnings
     );
+    // Its text (headers left out) is what the memory already holds: nothing more is indexed.
+    assert_eq!(report.raw_indexed, 0);
     assert_eq!(f.visible(), [kept.content.as_str()]);
     assert!(
         f.text().contains("{oops"),
@@ -248,4 +250,91 @@ pub fn a_file_that_cannot_be_read_whole_never_forgets_a_memory(factory: StoreFac
         std::fs::read(f.dir().join("junk.md")).expect("read"),
         [0xff, 0xfe, 0x00, 0x41]
     );
+}
+
+pub fn text_outside_units_is_indexed_read_only_and_follows_its_file(factory: StoreFactory) {
+    let f = Files::new(factory);
+    f.store("Deploys go out on Fridays");
+    let notes = f.dir().join("MEMORY.md");
+    std::fs::write(
+        &notes,
+        "# Team notes\n\nWe deploy the cluster with ArgoCD.\n",
+    )
+    .expect("write");
+    f.edit(|text| format!("{text}\nLoose note: the VPN config lives in 1Password.\n"));
+    let report = f.sync();
+    assert_eq!((report.raw_indexed, report.forgotten), (2, 0), "{report:?}");
+    let search = |words: &str| {
+        let found =
+            f.h.service
+                .search(&crate::search::SearchRequest::new(
+                    words,
+                    crate::memory::MemoryFilter::default(),
+                    10,
+                ))
+                .expect("search");
+        found.hits.into_iter().map(|h| h.memory).collect::<Vec<_>>()
+    };
+    let raw = search("ArgoCD").pop().expect("RAW text is searchable");
+    assert_eq!(
+        raw.content,
+        "# Team notes\n\nWe deploy the cluster with ArgoCD."
+    );
+    assert_eq!(raw.title.as_deref(), Some("MEMORY.md"));
+
+    // Read-only, whatever the entry point.
+    let refused =
+        f.h.service
+            .update(
+                &by_ref(&raw),
+                MemoryPatch {
+                    content: Some("changed".into()),
+                    ..MemoryPatch::default()
+                },
+            )
+            .expect_err("a RAW memory refuses updates");
+    assert!(refused.to_string().contains("MEMORY.md"), "{refused}");
+    assert!(f.h.service.forget(&by_ref(&raw)).is_err());
+    assert!(f.h.service.purge(&by_ref(&raw)).is_err());
+    // It takes part in duplicate detection.
+    let again =
+        f.h.service
+            .store(NewMemory::new(
+                "# Team notes\n\nWe deploy the cluster with ArgoCD.",
+                project("acme"),
+                Source::Cli,
+            ))
+            .expect("store");
+    assert_eq!(again.status, crate::memory::WriteStatus::Duplicate);
+    assert_eq!(again.memory.id, raw.id);
+
+    // The file changes: the old text's memory goes, the new text's comes.
+    std::fs::write(&notes, "# Team notes\n\nWe deploy the cluster with Flux.\n").expect("write");
+    let report = f.sync();
+    assert_eq!(
+        (report.raw_indexed, report.raw_dropped),
+        (1, 1),
+        "{report:?}"
+    );
+    assert!(search("ArgoCD").is_empty());
+    assert_eq!(search("Flux").len(), 1);
+    // An unchanged sync keeps every RAW memory as it is.
+    let report = f.sync();
+    assert_eq!((report.raw_indexed, report.raw_dropped), (0, 0));
+    std::fs::remove_file(&notes).expect("remove");
+    assert_eq!(f.sync().raw_dropped, 1);
+    assert!(search("Flux").is_empty());
+    assert_eq!(search("1Password").len(), 1);
+
+    // A unit that is never closed is indexed as RAW text, and reported.
+    f.edit(|text| format!("{text}\n<!-- cairn:unit -->\nHalf-written: rotate the TLS certs\n"));
+    let report = f.sync();
+    assert_eq!(report.raw_indexed, 1);
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.reason.contains("closing line"))
+    );
+    assert_eq!(search("TLS certs").len(), 1);
 }
