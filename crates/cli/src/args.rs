@@ -666,6 +666,13 @@ pub struct ReindexArgs {
     /// Stores under 5,000 vectors keep no index: the exact scan is fast and exact there.
     #[arg(long, group = "what")]
     pub vector_index: bool,
+    /// Rebuild this project's memories from its markdown files alone (cairn files): every
+    /// memory the files hold is deleted, with its history and relations, and read again.
+    #[arg(long, group = "what")]
+    pub from_files: bool,
+    /// With --from-files: the project (default: the detected one).
+    #[arg(long, value_name = "NAME", requires = "from_files")]
+    pub project: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -342,6 +342,11 @@ impl MemoryService {
         self.files_ops().workspaces()
     }
 
+    /// Rebuilds a project's memories from its files alone (see `Files::rebuild`).
+    pub fn rebuild_from_files(&self, workspace: &Workspace) -> Result<SyncReport> {
+        self.files_ops().rebuild(workspace)
+    }
+
     /// Where a memory's unit is, relative to its project's root, if it has one.
     pub fn unit_path(&self, memory: &Memory) -> Result<Option<String>> {
         self.files_ops().unit_path(memory)

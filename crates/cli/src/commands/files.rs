@@ -54,7 +54,7 @@ pub fn add(app: &App, args: &AddArgs) -> Result<Outcome> {
 }
 
 /// The caller for a files command: the named project, else the detected one.
-fn caller(app: &App, project: Option<&str>) -> Result<Caller> {
+pub(super) fn caller(app: &App, project: Option<&str>) -> Result<Caller> {
     let args = ProjectArgs {
         project: project.map(str::to_string),
         global: false,

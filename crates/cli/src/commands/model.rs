@@ -91,6 +91,12 @@ pub fn reindex(app: &App, args: &ReindexArgs) -> Result<Outcome> {
         bar.finish_and_clear();
         app.out.print(&View::Embedded(&report))?;
     }
+    if args.from_files {
+        let caller = super::files::caller(app, args.project.as_deref())?;
+        let report = app.api.rebuild_from_files(&caller)?;
+        app.out
+            .print(&View::FilesSynced(std::slice::from_ref(&report)))?;
+    }
     // Re-embedding already rebuilt the index when the store keeps one.
     if args.vector_index && !args.embeddings {
         let report = app.api.update_vector_index(true, &mut progress_to(&bar))?;

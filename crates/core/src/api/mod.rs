@@ -375,19 +375,7 @@ impl Api {
     pub fn sync_files(&self, caller: &Caller, all: bool) -> Result<Vec<SyncReport>> {
         let workspaces = match all {
             true => self.service.workspaces()?,
-            false => {
-                let project = files_project(caller)?;
-                let workspace = self.service.workspace(&project)?.ok_or_else(|| {
-                    crate::Error::invalid(
-                        "project",
-                        format!(
-                            "project '{project}' keeps no markdown files; start with \
-                             `cairn files init` in it"
-                        ),
-                    )
-                })?;
-                vec![workspace]
-            }
+            false => vec![self.workspace_of(caller)?],
         };
         let mut reports = Vec::new();
         for workspace in &workspaces {
@@ -396,6 +384,28 @@ impl Api {
             reports.push(report);
         }
         Ok(reports)
+    }
+
+    /// Rebuilds the caller's project's memories from its markdown files alone.
+    pub fn rebuild_from_files(&self, caller: &Caller) -> Result<SyncReport> {
+        let workspace = self.workspace_of(caller)?;
+        let report = self.service.rebuild_from_files(&workspace)?;
+        self.written(true);
+        Ok(report)
+    }
+
+    /// The caller's project's workspace, or an error that says how to start one.
+    fn workspace_of(&self, caller: &Caller) -> Result<Workspace> {
+        let project = files_project(caller)?;
+        self.service.workspace(&project)?.ok_or_else(|| {
+            crate::Error::invalid(
+                "project",
+                format!(
+                    "project '{project}' keeps no markdown files; start with `cairn files init` \
+                     in it"
+                ),
+            )
+        })
     }
 
     /// Every markdown workspace.

@@ -187,6 +187,30 @@ impl<'a> Files<'a> {
         Ok(warnings)
     }
 
+    /// Rebuilds the project's index from its files alone: every memory the files hold (units
+    /// and RAW text) is deleted, with its history and relations, and read again from the files
+    /// (units keep their ids). Memories the files never held (session summaries, private ones)
+    /// are left as they are.
+    pub fn rebuild(&self, workspace: &Workspace) -> Result<SyncReport> {
+        let ids: Vec<MemoryId> = self
+            .store()
+            .unit_locations(&workspace.project)?
+            .into_iter()
+            .map(|l| l.id)
+            .collect();
+        {
+            let _lock = layout::lock(&workspace.directory())?;
+            in_transaction(self.store(), |tx| {
+                tx.purge(&ids)?;
+                for id in &ids {
+                    tx.remove_location(id)?;
+                }
+                Ok(())
+            })?;
+        }
+        self.sync(workspace)
+    }
+
     /// Reads every markdown file of the workspace and brings the store in line with them: a
     /// unit edited by hand revises its memory, a unit deleted by hand forgets it, a new unit is
     /// stored and its id written back, a unit with an id the store does not know (a teammate's)

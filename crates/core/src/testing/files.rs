@@ -338,3 +338,48 @@ pub fn text_outside_units_is_indexed_read_only_and_follows_its_file(factory: Sto
     );
     assert_eq!(search("TLS certs").len(), 1);
 }
+
+pub fn the_index_rebuilds_from_the_files_alone(factory: StoreFactory) {
+    let f = Files::new(factory);
+    let kept = f.store("Feature flags live in LaunchDarkly");
+    f.store("Deploys go out on Fridays");
+    let private =
+        f.h.service
+            .store(NewMemory {
+                tags: vec!["private".into()],
+                ..NewMemory::new(
+                    "Alice's number is in the vault",
+                    project("acme"),
+                    Source::Cli,
+                )
+            })
+            .expect("store")
+            .memory;
+    std::fs::write(f.dir().join("MEMORY.md"), "Loose: staging runs on Fly.io\n").expect("write");
+    f.sync();
+    // A unit edited by hand while nothing syncs: the rebuild reads the file's text.
+    f.edit(|text| text.replace("on Fridays", "on Thursdays"));
+    let before: Vec<String> = f.visible();
+    let report =
+        f.h.service
+            .rebuild_from_files(&f.workspace)
+            .expect("rebuild");
+    assert_eq!((report.imported, report.raw_indexed), (2, 1), "{report:?}");
+    let after = f.visible();
+    assert_ne!(before, after);
+    assert_eq!(
+        after,
+        [
+            "Alice's number is in the vault",
+            "Deploys go out on Thursdays",
+            "Feature flags live in LaunchDarkly",
+            "Loose: staging runs on Fly.io"
+        ]
+    );
+    let read_back = f.h.service.resolve(&by_ref(&kept), false).expect("same id");
+    assert_eq!(read_back.content, kept.content);
+    assert!(
+        f.h.service.resolve(&by_ref(&private), false).is_ok(),
+        "left alone"
+    );
+}

@@ -120,6 +120,7 @@ macro_rules! store_behaviour_suite {
             a_teammates_unit_is_imported_with_its_id_and_a_purged_memory_leaves_the_files,
             a_file_that_cannot_be_read_whole_never_forgets_a_memory,
             text_outside_units_is_indexed_read_only_and_follows_its_file,
+            the_index_rebuilds_from_the_files_alone,
         );
     };
     (@tests $factory:expr; $($name:ident),* $(,)?) => {
