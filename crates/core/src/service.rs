@@ -389,6 +389,14 @@ impl MemoryService {
         }
     }
 
+    /// Syncs `project`'s files if they changed since their last sync, logging what fails.
+    pub fn refresh_files(&self, project: &ProjectName) -> Option<SyncReport> {
+        self.files_ops().refresh(project).unwrap_or_else(|e| {
+            tracing::warn!(project = %project, error = %e, "memory files not synced");
+            None
+        })
+    }
+
     /// Syncs every workspace (after an import), logging what fails.
     fn sync_all_files(&self) {
         let workspaces = match self.files_ops().workspaces() {
@@ -603,6 +611,10 @@ impl MemoryService {
 
     /// What a new or compacted session should know, packed into the token budget.
     pub fn context(&self, request: &ContextRequest) -> Result<Context> {
+        // Hand edits to the project's files reach what a new session is told.
+        if let Some(project) = &request.project {
+            self.refresh_files(project);
+        }
         self.context_ops().context(request)
     }
 }

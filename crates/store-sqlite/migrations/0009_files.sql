@@ -8,7 +8,8 @@ CREATE TABLE file_workspaces (
     project    TEXT    PRIMARY KEY,
     root       TEXT    NOT NULL,   -- absolute path of the project's root
     dir        TEXT    NOT NULL,   -- the files' directory, relative to the root
-    created_at INTEGER NOT NULL
+    created_at INTEGER NOT NULL,
+    stamp      INTEGER             -- the files' names, sizes and times at the last sync, hashed
 ) WITHOUT ROWID;
 
 CREATE TABLE file_units (

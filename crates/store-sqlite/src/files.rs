@@ -13,7 +13,7 @@ use crate::error::SqlResult;
 use crate::rows::{corrupt, millis, time};
 use crate::tx::SqliteTx;
 
-const WORKSPACE_COLUMNS: &str = "project, root, dir, created_at";
+const WORKSPACE_COLUMNS: &str = "project, root, dir, created_at, stamp";
 
 fn workspace_from_row(row: &Row<'_>) -> rusqlite::Result<Workspace> {
     Ok(Workspace {
@@ -21,6 +21,7 @@ fn workspace_from_row(row: &Row<'_>) -> rusqlite::Result<Workspace> {
         root: PathBuf::from(row.get::<_, String>(1)?),
         dir: row.get(2)?,
         created_at: time(row.get(3)?)?,
+        synced_stamp: row.get(4)?,
     })
 }
 
@@ -101,16 +102,39 @@ impl FilesTx for SqliteTx<'_, '_> {
     fn put_workspace(&mut self, workspace: &Workspace) -> Result<()> {
         self.tx
             .prepare_cached(
-                "INSERT OR REPLACE INTO file_workspaces (project, root, dir, created_at) \
-                 VALUES (?1, ?2, ?3, ?4)",
+                "INSERT OR REPLACE INTO file_workspaces (project, root, dir, created_at, stamp) \
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
             )
             .sql()?
             .execute(params![
                 workspace.project.as_str(),
                 workspace.root.to_string_lossy(),
                 workspace.dir,
-                millis(workspace.created_at)
+                millis(workspace.created_at),
+                workspace.synced_stamp
             ])
+            .sql()?;
+        Ok(())
+    }
+
+    fn set_stamp(&mut self, project: &ProjectName, stamp: i64) -> Result<()> {
+        self.tx
+            .prepare_cached("UPDATE file_workspaces SET stamp = ?2 WHERE project = ?1")
+            .sql()?
+            .execute(params![project.as_str(), stamp])
+            .sql()?;
+        Ok(())
+    }
+
+    fn change_stamp(&mut self, project: &ProjectName, delta: i64) -> Result<()> {
+        // XOR, which SQLite lacks, as (a | b) - (a & b): never overflows.
+        self.tx
+            .prepare_cached(
+                "UPDATE file_workspaces SET stamp = (stamp | ?2) - (stamp & ?2) \
+                 WHERE project = ?1 AND stamp IS NOT NULL",
+            )
+            .sql()?
+            .execute(params![project.as_str(), delta])
             .sql()?;
         Ok(())
     }

@@ -2,7 +2,8 @@
 
 use std::io::Write;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use cairn_core::api::Caller;
@@ -42,6 +43,7 @@ pub fn run(app: &App, args: &ServeArgs) -> Result<Outcome> {
             max_import_bytes: app.config.server.max_import_bytes,
         }),
     };
+    let watcher = FilesWatcher::start(app.api.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -69,7 +71,56 @@ pub fn run(app: &App, args: &ServeArgs) -> Result<Outcome> {
     // Requests have finished; the embedding pass in progress finishes when the last handle on
     // the api (the app's) is dropped.
     drop(runtime);
+    watcher.stop();
     Ok(Outcome::Done)
+}
+
+/// How often the server looks for hand edits in the projects' markdown files.
+const FILES_POLL: Duration = Duration::from_secs(2);
+
+/// A thread that syncs the markdown workspaces whose files changed (one directory walk each
+/// per poll when nothing did), so hand edits and `git pull`s reach the server without a
+/// command.
+struct FilesWatcher {
+    stop: Arc<(Mutex<bool>, Condvar)>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl FilesWatcher {
+    fn start(api: cairn_core::api::Api) -> Self {
+        let stop = Arc::new((Mutex::new(false), Condvar::new()));
+        let signal = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let (stopped, wake) = &*signal;
+            let mut guard = stopped.lock().unwrap_or_else(|p| p.into_inner());
+            while !*guard {
+                drop(guard);
+                match api.refresh_files() {
+                    Ok(reports) => {
+                        for report in reports {
+                            tracing::info!(project = %report.project, updated = report.updated,
+                                created = report.created, forgotten = report.forgotten,
+                                "memory files changed; synced");
+                        }
+                    }
+                    Err(error) => tracing::warn!(%error, "memory files not synced"),
+                }
+                guard = stopped.lock().unwrap_or_else(|p| p.into_inner());
+                guard = wake
+                    .wait_timeout(guard, FILES_POLL)
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0;
+            }
+        });
+        FilesWatcher { stop, thread }
+    }
+
+    fn stop(self) {
+        let (stopped, wake) = &*self.stop;
+        *stopped.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        wake.notify_all();
+        let _ = self.thread.join();
+    }
 }
 
 /// Ctrl-C, or SIGTERM from a service manager.

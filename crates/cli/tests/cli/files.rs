@@ -366,3 +366,32 @@ fn memory_add_answers_the_same_through_the_cli_mcp_and_http() {
     }
     assert!(!text.contains("\nx\n"), "a failed add wrote nothing");
 }
+
+#[test]
+fn a_running_server_picks_up_hand_edits() {
+    use super::Served;
+    let s = Sandbox::new();
+    s.ok(&["files", "init"]);
+    s.ok(&["store", "Nightly backups go to the eu-west bucket"]);
+    let token = "files-watch-token-0123456789";
+    let served = Served::start(&s, &["--project", "acme"], token);
+    let file = memory_files(&s.project).remove(0);
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("eu-west", "us-east")).unwrap();
+    // The server polls the files; wait for the edit to show, up to a deadline.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let (code, found) = served.get("/v1/search?query=us-east", token);
+        assert_eq!(code, 200, "{found}");
+        if found["results"].as_array().is_some_and(|r| !r.is_empty()) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server never read the edit: {found}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let history = s.ok_json(&["list"]);
+    assert!(history.to_string().contains("us-east bucket"), "{history}");
+}

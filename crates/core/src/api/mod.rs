@@ -408,6 +408,19 @@ impl Api {
         })
     }
 
+    /// Syncs every workspace whose files changed since its last sync (what `cairn serve`
+    /// watches for); the reports of those it synced.
+    pub fn refresh_files(&self) -> Result<Vec<SyncReport>> {
+        let mut reports = Vec::new();
+        for workspace in self.service.workspaces()? {
+            if let Some(report) = self.service.refresh_files(&workspace.project) {
+                self.written(report.created + report.imported + report.updated > 0);
+                reports.push(report);
+            }
+        }
+        Ok(reports)
+    }
+
     /// Every markdown workspace.
     pub fn workspaces(&self) -> Result<Vec<Workspace>> {
         self.service.workspaces()

@@ -76,6 +76,47 @@ pub struct FileText {
 /// Every `*.md` file under `dir` (hidden directories skipped), by path relative to `dir`
 /// with `/` between directories.
 pub fn read_files(dir: &Path) -> Result<Vec<FileText>> {
+    Ok(markdown_files(dir)?
+        .into_iter()
+        .map(|(name, path, _)| FileText {
+            text: read_text(&path),
+            name,
+        })
+        .collect())
+}
+
+/// A stamp of the markdown files under `dir`: the XOR of each file's [`file_stamp`] (its name,
+/// size and modification time, hashed). Comparing it with the last sync's costs one directory
+/// walk; a writer that changes one file updates it by that file's stamps before and after.
+pub fn stamp(dir: &Path) -> Result<i64> {
+    Ok(markdown_files(dir)?
+        .iter()
+        .fold(0, |stamp, (name, _, meta)| stamp ^ stamp_of(name, meta)))
+}
+
+/// The stamp of one file under `dir` (`name` relative to it); 0 when it does not exist.
+pub fn file_stamp(dir: &Path, name: &str) -> i64 {
+    fs::metadata(dir.join(name)).map_or(0, |meta| stamp_of(name, &meta))
+}
+
+fn stamp_of(name: &str, meta: &fs::Metadata) -> i64 {
+    let modified = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    let listing = format!("{name}\0{}\0{modified}", meta.len());
+    // FNV-1a: stable, and enough to tell one state from another.
+    let hash = listing
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+    hash as i64
+}
+
+/// The markdown files under `dir`, sorted by relative name, with their paths and metadata.
+fn markdown_files(dir: &Path) -> Result<Vec<(String, PathBuf, fs::Metadata)>> {
     let mut files = Vec::new();
     let mut pending = vec![(dir.to_path_buf(), String::new())];
     while let Some((folder, prefix)) = pending.pop() {
@@ -87,22 +128,18 @@ pub fn read_files(dir: &Path) -> Result<Vec<FileText>> {
         for entry in entries {
             let entry = entry.map_err(|e| io_error("list", &folder, e))?;
             let name = entry.file_name().to_string_lossy().into_owned();
-            let Ok(kind) = entry.file_type() else {
+            let Ok(meta) = entry.metadata() else {
                 continue;
             };
             let relative = format!("{prefix}{name}");
-            if kind.is_dir() && !name.starts_with('.') {
+            if meta.is_dir() && !name.starts_with('.') {
                 pending.push((entry.path(), format!("{relative}/")));
-            } else if kind.is_file() && name.ends_with(".md") {
-                let text = read_text(&entry.path());
-                files.push(FileText {
-                    name: relative,
-                    text,
-                });
+            } else if meta.is_file() && name.ends_with(".md") {
+                files.push((relative, entry.path(), meta));
             }
         }
     }
-    files.sort_by(|a, b| a.name.cmp(&b.name));
+    files.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(files)
 }
 

@@ -22,6 +22,9 @@ pub struct Workspace {
     /// The files' directory, relative to the root.
     pub dir: String,
     pub created_at: Timestamp,
+    /// The files' stamp (names, sizes, modification times) when they were last synced: a
+    /// different stamp now means someone changed them since.
+    pub synced_stamp: Option<i64>,
 }
 
 impl Workspace {

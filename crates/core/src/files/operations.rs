@@ -105,6 +105,7 @@ impl<'a> Files<'a> {
             root: root.to_path_buf(),
             dir,
             created_at,
+            synced_stamp: None,
         };
         layout::prepare(&workspace.directory())?;
         in_transaction(self.store(), |tx| tx.put_workspace(&workspace))?;
@@ -181,8 +182,17 @@ impl<'a> Files<'a> {
                     (None, None) => {}
                 }
             }
-            warnings.extend(plans.write(&dir)?);
-            store_locations(store, &put, &removed)?;
+            let written = plans.write(&dir)?;
+            warnings.extend(written.warnings);
+            // The stamp follows this write, so the next refresh does not read every file
+            // again for it (a file changed by someone else still differs).
+            if put.is_empty() && removed.is_empty() && written.stamp_change == 0 {
+                continue;
+            }
+            in_transaction(store, |tx| {
+                store_locations(tx, &put, &removed)?;
+                tx.change_stamp(project, written.stamp_change)
+            })?;
         }
         Ok(warnings)
     }
@@ -202,10 +212,7 @@ impl<'a> Files<'a> {
             let _lock = layout::lock(&workspace.directory())?;
             in_transaction(self.store(), |tx| {
                 tx.purge(&ids)?;
-                for id in &ids {
-                    tx.remove_location(id)?;
-                }
-                Ok(())
+                store_locations(tx, &[], &ids)
             })?;
         }
         self.sync(workspace)
@@ -450,9 +457,25 @@ impl<'a> Files<'a> {
             });
             report.written += 1;
         }
-        report.warnings.extend(plans.write(&dir)?);
-        store_locations(store, &put, &applied.unlocated)?;
+        report.warnings.extend(plans.write(&dir)?.warnings);
+        let stamp = layout::stamp(&dir)?;
+        in_transaction(store, |tx| {
+            store_locations(tx, &put, &applied.unlocated)?;
+            tx.set_stamp(project, stamp)
+        })?;
         Ok(report)
+    }
+
+    /// Syncs the workspace of `project` if its files changed since the last sync (one
+    /// directory walk when they did not); `None` when nothing was synced.
+    pub fn refresh(&self, project: &ProjectName) -> Result<Option<SyncReport>> {
+        let Some(workspace) = self.store().workspace(project)? else {
+            return Ok(None);
+        };
+        if workspace.synced_stamp == Some(layout::stamp(&workspace.directory())?) {
+            return Ok(None);
+        }
+        self.sync(&workspace).map(Some)
     }
 }
 
@@ -807,19 +830,14 @@ fn warning(file: &str, reason: &str) -> FileWarning {
     }
 }
 
-fn store_locations(store: &dyn Store, put: &[UnitLocation], removed: &[MemoryId]) -> Result<()> {
-    if put.is_empty() && removed.is_empty() {
-        return Ok(());
+fn store_locations(tx: &mut dyn StoreTx, put: &[UnitLocation], removed: &[MemoryId]) -> Result<()> {
+    for id in removed {
+        tx.remove_location(id)?;
     }
-    in_transaction(store, |tx| {
-        for id in removed {
-            tx.remove_location(id)?;
-        }
-        for location in put {
-            tx.put_location(location)?;
-        }
-        Ok(())
-    })
+    for location in put {
+        tx.put_location(location)?;
+    }
+    Ok(())
 }
 
 /// What to change in each file of a directory.
@@ -843,8 +861,9 @@ impl Plans {
 
     /// Applies every plan to its file (under the caller's lock); a file that cannot be read
     /// as text is left alone and reported.
-    fn write(self, dir: &Path) -> Result<Vec<FileWarning>> {
+    fn write(self, dir: &Path) -> Result<Written> {
         let mut warnings = Vec::new();
+        let mut stamp_change = 0;
         for (name, mut plan) in self.files {
             let path = dir.join(&name);
             let source = match layout::read_text(&path) {
@@ -867,9 +886,21 @@ impl Plans {
             }
             let text = rewrite::apply(&source, plan.edits, &plan.appended);
             if text != source {
+                let before = layout::file_stamp(dir, &name);
                 layout::write_atomically(&path, &text)?;
+                stamp_change ^= before ^ layout::file_stamp(dir, &name);
             }
         }
-        Ok(warnings)
+        Ok(Written {
+            warnings,
+            stamp_change,
+        })
     }
+}
+
+/// What writing the plans did.
+struct Written {
+    warnings: Vec<FileWarning>,
+    /// The XOR of the written files' stamps before and after.
+    stamp_change: i64,
 }

@@ -27,6 +27,12 @@ pub trait FilesTx {
     /// Adds or replaces the workspace of `workspace.project`.
     fn put_workspace(&mut self, workspace: &Workspace) -> Result<()>;
 
+    /// Records the stamp of a project's files as of a sync.
+    fn set_stamp(&mut self, project: &ProjectName, stamp: i64) -> Result<()>;
+
+    /// Applies a writer's change to the stamp (XOR with `delta`), if the project has one.
+    fn change_stamp(&mut self, project: &ProjectName, delta: i64) -> Result<()>;
+
     /// Removes a project's workspace and its units' locations (the files stay).
     fn remove_workspace(&mut self, project: &ProjectName) -> Result<()>;
 

@@ -383,3 +383,34 @@ pub fn the_index_rebuilds_from_the_files_alone(factory: StoreFactory) {
         "left alone"
     );
 }
+
+pub fn a_refresh_reads_the_files_only_when_someone_else_changed_them(factory: StoreFactory) {
+    let f = Files::new(factory);
+    f.store("The build cache lives in S3");
+    f.store("Preview apps expire after 3 days");
+    assert!(
+        f.h.service.refresh_files(&acme()).is_none(),
+        "cairn's own writes leave the files synced"
+    );
+    f.edit(|text| text.replace("in S3", "in the R2 bucket"));
+    let report =
+        f.h.service
+            .refresh_files(&acme())
+            .expect("a hand edit is seen");
+    assert_eq!(report.updated, 1);
+    assert!(f.h.service.refresh_files(&acme()).is_none());
+
+    // A new session's context sees a hand edit made since.
+    f.edit(|text| text.replace("after 3 days", "after 7 days"));
+    let context =
+        f.h.service
+            .context(&crate::context::ContextRequest {
+                project: Some(acme()),
+                query: Some("preview apps expire".into()),
+                budget: 2_000,
+                ..Default::default()
+            })
+            .expect("context");
+    assert!(context.text.contains("after 7 days"), "{}", context.text);
+    assert!(!context.text.contains("after 3 days"));
+}

@@ -121,6 +121,7 @@ macro_rules! store_behaviour_suite {
             a_file_that_cannot_be_read_whole_never_forgets_a_memory,
             text_outside_units_is_indexed_read_only_and_follows_its_file,
             the_index_rebuilds_from_the_files_alone,
+            a_refresh_reads_the_files_only_when_someone_else_changed_them,
         );
     };
     (@tests $factory:expr; $($name:ident),* $(,)?) => {
