@@ -395,3 +395,61 @@ fn a_running_server_picks_up_hand_edits() {
     let history = s.ok_json(&["list"]);
     assert!(history.to_string().contains("us-east bucket"), "{history}");
 }
+
+#[test]
+fn an_edit_on_both_sides_of_a_merge_keeps_both_versions() {
+    let scratch = tempfile::tempdir().unwrap();
+    let origin = scratch.path().join("origin.git");
+    std::fs::create_dir(&origin).unwrap();
+    git(&origin, &["init", "-q", "--bare"]);
+    let alice = clone_of(&origin);
+    std::fs::write(
+        alice.project.join(".cairn.toml"),
+        "project = \"acme\"\n\n[files]\nenabled = true\n",
+    )
+    .unwrap();
+    alice.ok(&["store", "Releases go out on Fridays"]);
+    git(&alice.project, &["add", "-A"]);
+    git(&alice.project, &["commit", "-qm", "memory"]);
+    git(&alice.project, &["push", "-q", "origin", "HEAD:main"]);
+    let bob = clone_of(&origin);
+    let id = bob.ok_json(&["list"])["memories"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let edit = |s: &Sandbox, to: &str| {
+        let file = memory_files(&s.project).remove(0);
+        let text = std::fs::read_to_string(&file).unwrap();
+        std::fs::write(&file, text.replace("on Fridays", to)).unwrap();
+        s.ok(&["files", "sync"]);
+        git(&s.project, &["commit", "-qam", to]);
+    };
+    edit(&alice, "on Thursdays");
+    git(&alice.project, &["push", "-q", "origin", "HEAD:main"]);
+    edit(&bob, "on Mondays");
+    git(&bob.project, &["pull", "-q", "--no-edit", "origin", "main"]);
+    let synced = bob.ok_json(&["files", "sync"]);
+    assert!(
+        synced[0]["warnings"]
+            .to_string()
+            .contains("both sides of a merge"),
+        "{synced}"
+    );
+    let history = bob.ok_json(&["get", &id, "--history"]).to_string();
+    for text in ["on Fridays", "on Thursdays", "on Mondays"] {
+        assert!(history.contains(text), "{text} lost: {history}");
+    }
+    let current = bob.ok_json(&["get", &id]).to_string();
+    assert!(
+        current.contains("Releases go out on Mondays"),
+        "the later edit is current: {current}"
+    );
+    // The file holds one unit again, and a second sync changes nothing.
+    let text = std::fs::read_to_string(memory_files(&bob.project).remove(0)).unwrap();
+    assert_eq!(text.matches("<!-- cairn:unit").count(), 1, "{text}");
+    assert_eq!(text.matches("<!-- cairn:end -->").count(), 1, "{text}");
+    let again = bob.ok_json(&["files", "sync"]);
+    assert_eq!(again[0]["updated"], 0, "{again}");
+    assert_eq!(again[0]["warnings"], serde_json::json!([]));
+}

@@ -276,8 +276,55 @@ impl<'a> Files<'a> {
         let limits = self.memories.limits();
         let mut changes = Vec::new();
         let mut plans = Plans::default();
+        let mut merged = Vec::new();
         for unit in &found.with_id {
             let file = &found.names[unit.file];
+            if !unit.older.is_empty() {
+                // Both sides of a merge: each version in turn, so the history holds both.
+                let versions = unit.older.iter().chain([&unit.unit]);
+                let mut base = known.get(&unit.id).cloned();
+                for version in versions {
+                    let next = match &base {
+                        None => imported(
+                            &IdentifiedUnit {
+                                unit: version.clone(),
+                                ..unit.clone()
+                            },
+                            project,
+                            limits,
+                            timestamp,
+                        )
+                        .map(|m| (Some(Change::Import(m.clone(), unit.file)), m)),
+                        Some(current) => {
+                            edited(current, version, limits, timestamp).map(|mut m| {
+                                if same_state(current, &m) && current.deleted_at.is_none() {
+                                    return (None, current.clone());
+                                }
+                                m.updated_at = version.header.updated.unwrap_or(timestamp);
+                                m.deleted_at = None;
+                                (Some(Change::Revise(unit.clone(), m.clone())), m)
+                            })
+                        }
+                    };
+                    match next {
+                        Ok((change, memory)) => {
+                            changes.extend(change);
+                            base = Some(memory);
+                        }
+                        Err(e) => report.warnings.push(warning(file, &e.to_string())),
+                    }
+                }
+                report.warnings.push(warning(
+                    file,
+                    &format!(
+                        "memory {} was edited on both sides of a merge; both versions are in its \
+                         history, the later one is current",
+                        unit.id.handle()
+                    ),
+                ));
+                merged.push(unit);
+                continue;
+            }
             match known.get(&unit.id) {
                 // Known to this workspace once, gone from the store: purged here.
                 None if locations.contains_key(&unit.id) => {
@@ -427,11 +474,28 @@ impl<'a> Files<'a> {
         report.created = applied.created;
         report.raw_indexed = applied.raw_indexed;
         report.raw_dropped = applied.raw_dropped;
+        let merged_spans: HashSet<(usize, usize)> =
+            merged.iter().map(|u| (u.file, u.span.start)).collect();
         for (rewrite, memory) in &applied.rewrite {
+            if merged_spans.contains(&(rewrite.file, rewrite.span.start)) {
+                continue;
+            }
             plans.file(&found.names[rewrite.file]).edits.push(Edit {
                 span: rewrite.span.clone(),
                 replacement: memory.as_ref().map(unit::render_memory),
             });
+        }
+        // A merged pair becomes one unit again: the memory as it now stands.
+        let ids: Vec<MemoryId> = merged.iter().map(|u| u.id).collect();
+        let now_stored: HashMap<MemoryId, Memory> =
+            store.get(&ids)?.into_iter().map(|m| (m.id, m)).collect();
+        for unit in &merged {
+            if let Some(memory) = now_stored.get(&unit.id) {
+                plans.file(&found.names[unit.file]).edits.push(Edit {
+                    span: unit.span.clone(),
+                    replacement: Some(unit::render_memory(memory)),
+                });
+            }
         }
         for (file, reason) in &applied.notes {
             report.warnings.push(warning(&found.names[*file], reason));
@@ -527,6 +591,8 @@ struct IdentifiedUnit {
     file: usize,
     span: Range<usize>,
     unit: ParsedUnit,
+    /// Earlier versions a merge left run together with this one, oldest first.
+    older: Vec<ParsedUnit>,
 }
 
 /// A piece of RAW text found in a file.
@@ -580,6 +646,26 @@ impl Found {
                         found.unsound.insert(file.name.clone());
                         found.raw_text(index, &unit::without_markers(&text[span]));
                     }
+                    Piece::Merged { versions, span } => {
+                        let [mut first, mut second] = versions;
+                        if first.header.updated > second.header.updated {
+                            std::mem::swap(&mut first, &mut second);
+                        }
+                        let Some(id) = second.header.id else {
+                            continue; // a merged pair always has its id
+                        };
+                        if seen.insert(id, index).is_some() {
+                            found.unsound.insert(file.name.clone());
+                            continue;
+                        }
+                        found.with_id.push(IdentifiedUnit {
+                            id,
+                            file: index,
+                            span,
+                            unit: second,
+                            older: vec![first],
+                        });
+                    }
                     Piece::Unit { unit, span } => match unit.header.id {
                         None => found.without_id.push(FoundUnit {
                             file: index,
@@ -606,6 +692,7 @@ impl Found {
                                     file: index,
                                     span,
                                     unit,
+                                    older: Vec::new(),
                                 });
                             }
                         },

@@ -101,12 +101,22 @@ pub enum Piece {
     Text { span: Range<usize> },
     /// Something that looks like a unit but cannot be read as one; kept as it is.
     Malformed { reason: String, span: Range<usize> },
+    /// Two versions of one unit run together, as a merge that kept both sides' lines leaves
+    /// them (`merge=union` on an edit made on both sides): the first never closed, the second
+    /// with the same id did. Both are read; the span covers both.
+    Merged {
+        versions: [ParsedUnit; 2],
+        span: Range<usize>,
+    },
 }
 
 impl Piece {
     pub fn span(&self) -> &Range<usize> {
         match self {
-            Piece::Unit { span, .. } | Piece::Text { span } | Piece::Malformed { span, .. } => span,
+            Piece::Unit { span, .. }
+            | Piece::Text { span }
+            | Piece::Malformed { span, .. }
+            | Piece::Merged { span, .. } => span,
         }
     }
 }
@@ -159,7 +169,36 @@ pub fn parse(source: &str) -> Vec<Piece> {
             pieces.push(Piece::Text { span: text..start });
         }
         if bare.starts_with(OPEN) && bare.ends_with(COMMENT_END) {
-            pieces.push(read_unit(&mut lines, source));
+            let piece = match read_unit(&mut lines, source) {
+                Read::Unclosed(first, span) => {
+                    // A unit cut short by the next one: both sides of a merge, when that one
+                    // closes and has the same id.
+                    let next = lines
+                        .peek()
+                        .filter(|(_, next)| self::bare(next).starts_with(OPEN))
+                        .map(|_| read_unit(&mut lines, source));
+                    match next {
+                        Some(Read::Piece(Piece::Unit { unit, span: second }))
+                            if first.header.id.is_some() && unit.header.id == first.header.id =>
+                        {
+                            Piece::Merged {
+                                versions: [first, unit],
+                                span: span.start..second.end,
+                            }
+                        }
+                        other => {
+                            pieces.push(unclosed(span));
+                            match other {
+                                Some(Read::Piece(piece)) => piece,
+                                Some(Read::Unclosed(_, span)) => unclosed(span),
+                                None => continue,
+                            }
+                        }
+                    }
+                }
+                Read::Piece(piece) => piece,
+            };
+            pieces.push(piece);
         } else {
             lines.next();
             pieces.push(Piece::Malformed {
@@ -176,17 +215,29 @@ pub fn parse(source: &str) -> Vec<Piece> {
     pieces
 }
 
+/// What reading from an opening line found.
+enum Read {
+    Piece(Piece),
+    /// A unit whose text ran into the next opening line, read as far as it went; its header
+    /// could be read.
+    Unclosed(ParsedUnit, Range<usize>),
+}
+
+fn unclosed(span: Range<usize>) -> Piece {
+    Piece::Malformed {
+        reason: "a unit without its closing line (<!-- cairn:end -->)".into(),
+        span,
+    }
+}
+
 /// Reads from an opening marker line to its closing one.
-fn read_unit(lines: &mut Lines<'_>, source: &str) -> Piece {
+fn read_unit(lines: &mut Lines<'_>, source: &str) -> Read {
     let (start, open) = lines.next().expect("called on an opening line");
     let header_text = bare(open)[OPEN.len()..bare(open).len() - COMMENT_END.len()].trim();
     let mut text = String::new();
     loop {
         let Some((at, line)) = lines.peek() else {
-            return Piece::Malformed {
-                reason: "a unit without its closing line (<!-- cairn:end -->)".into(),
-                span: start..source.len(),
-            };
+            return Read::Piece(unclosed(start..source.len()));
         };
         let bare_line = bare(line);
         if bare_line == CLOSE {
@@ -196,11 +247,8 @@ fn read_unit(lines: &mut Lines<'_>, source: &str) -> Piece {
             if text.ends_with('\n') {
                 text.pop();
             }
-            let header = match header_text {
-                "" => Ok(UnitHeader::default()),
-                json => serde_json::from_str::<UnitHeader>(json),
-            };
-            return match header {
+            let header = header_of(header_text);
+            return Read::Piece(match header {
                 Ok(header) => Piece::Unit {
                     unit: ParsedUnit { header, text },
                     span,
@@ -209,13 +257,18 @@ fn read_unit(lines: &mut Lines<'_>, source: &str) -> Piece {
                     reason: format!("a unit header that cannot be read: {e}"),
                     span,
                 },
-            };
+            });
         }
         if bare_line.starts_with(MARKER) {
             // Another marker before this unit closed: this one is broken up to here.
-            return Piece::Malformed {
-                reason: "a unit without its closing line (<!-- cairn:end -->)".into(),
-                span: start..at,
+            if text.ends_with('\n') {
+                text.pop();
+            }
+            return match header_of(header_text) {
+                Ok(header) if bare_line.starts_with(OPEN) => {
+                    Read::Unclosed(ParsedUnit { header, text }, start..at)
+                }
+                _ => Read::Piece(unclosed(start..at)),
             };
         }
         lines.next();
@@ -232,6 +285,13 @@ pub fn without_markers(text: &str) -> String {
     text.split_inclusive('\n')
         .filter(|line| !bare(line).starts_with(MARKER))
         .collect()
+}
+
+fn header_of(text: &str) -> serde_json::Result<UnitHeader> {
+    match text {
+        "" => Ok(UnitHeader::default()),
+        json => serde_json::from_str(json),
+    }
 }
 
 /// True for a text line that a reader could take for a marker (after its backslashes).
@@ -367,6 +427,7 @@ mod tests {
                 Piece::Unit { .. } => "unit",
                 Piece::Text { .. } => "text",
                 Piece::Malformed { .. } => "malformed",
+                Piece::Merged { .. } => "merged",
             })
             .collect();
         assert_eq!(
@@ -390,6 +451,39 @@ mod tests {
             unreachable!()
         };
         assert!(reason.contains("closing line"), "{reason}");
+    }
+
+    #[test]
+    fn both_sides_of_a_merged_unit_are_read() {
+        let id = MemoryId::generate();
+        let side = |text: &str, updated: &str| {
+            let header = UnitHeader {
+                id: Some(id),
+                updated: Some(updated.parse().unwrap()),
+                ..UnitHeader::default()
+            };
+            render(&header, text)
+        };
+        let ours = side("Deploys on Fridays", "2026-03-11T10:00:00Z");
+        let theirs = side("Deploys on Thursdays", "2026-03-11T11:00:00Z");
+        // What a union merge leaves of an edit on both sides: our lines, then theirs.
+        let ours_open: Vec<&str> = ours.lines().collect();
+        let merged = format!("{}\n{}\n{theirs}", ours_open[0], ours_open[1]);
+        match parse(&merged).as_slice() {
+            [Piece::Merged { versions, span }] => {
+                assert_eq!(span, &(0..merged.len()));
+                assert_eq!(versions[0].text, "Deploys on Fridays");
+                assert_eq!(versions[1].text, "Deploys on Thursdays");
+            }
+            other => panic!("{other:?}"),
+        }
+        // Two different units where one is unclosed stay apart.
+        let other = render(&header(), "Another");
+        let pieces = parse(&format!("{}\n{}\n{other}", ours_open[0], ours_open[1]));
+        assert!(matches!(
+            pieces.as_slice(),
+            [Piece::Malformed { .. }, Piece::Unit { .. }]
+        ));
     }
 
     proptest! {
