@@ -226,8 +226,24 @@ pub enum FilesCommand {
         after_help = "Examples:\n  cairn files sync                     # this project\n  cairn files sync --all --format json\n\nWhat cannot be read as a unit (an unclosed block, a broken header) is reported and\nleft as it is; a memory whose unit sat in such a file is kept."
     )]
     Sync(FilesSyncArgs),
+    /// Write the project's shareable memories that are not in the files yet (those from before
+    /// the workspace, or whose file could not be written); --dry-run lists them.
+    #[command(
+        after_help = "Examples:\n  cairn files export --dry-run         # what would be written, and where\n  cairn files export\n\nNever written: session summaries, observations (prompts, tool output), global memories,\nmemories tagged private; redaction runs again on the way out."
+    )]
+    Export(FilesExportArgs),
     /// The projects that keep their memories in files, and where.
     Status,
+}
+
+#[derive(Debug, Args)]
+pub struct FilesExportArgs {
+    /// The project (default: the detected one).
+    #[arg(long, value_name = "NAME")]
+    pub project: Option<String>,
+    /// List what would be written; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args)]

@@ -23,7 +23,7 @@ use crate::embedding::{
 };
 use crate::error::Result;
 use crate::exchange::{self, Counts, ExportOptions, ImportReport, import::Importer};
-use crate::files::{Files, SyncReport, Workspace};
+use crate::files::{Files, FilesExport, SyncReport, Workspace};
 use crate::id::{IdRef, MemoryId, RelationRef};
 use crate::memory::{
     ListQuery, Memories, Memory, MemoryFilter, MemoryHistory, MemoryPatch, NewMemory, PruneReport,
@@ -340,6 +340,11 @@ impl MemoryService {
     /// Every markdown workspace.
     pub fn workspaces(&self) -> Result<Vec<Workspace>> {
         self.files_ops().workspaces()
+    }
+
+    /// Writes a project's shareable memories not in its files yet; a dry run only lists them.
+    pub fn export_files(&self, workspace: &Workspace, dry_run: bool) -> Result<FilesExport> {
+        self.files_ops().export(workspace, dry_run)
     }
 
     /// Rebuilds a project's memories from its files alone (see `Files::rebuild`).

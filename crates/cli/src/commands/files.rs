@@ -30,6 +30,11 @@ pub fn run(app: &App, command: &FilesCommand) -> Result<Outcome> {
             let reports = api.sync_files(&caller, args.all)?;
             app.out.print(&View::FilesSynced(&reports))?;
         }
+        FilesCommand::Export(args) => {
+            let caller = caller(app, args.project.as_deref())?;
+            let export = api.export_files(&caller, args.dry_run)?;
+            app.out.print(&View::FilesExported(&export))?;
+        }
         FilesCommand::Status => {
             let workspaces = api.workspaces()?;
             app.out.print(&View::Workspaces(&workspaces))?;

@@ -51,6 +51,29 @@ pub fn render(view: &View<'_>) -> String {
                 out.push_str("no project keeps its memories in files (cairn files init)\n");
             }
         }
+        View::FilesExported(export) => {
+            let verb = if export.dry_run {
+                "would write"
+            } else {
+                "wrote"
+            };
+            let _ = writeln!(
+                out,
+                "{}: {verb} {} units under {}",
+                export.project,
+                export.units.len(),
+                export.directory
+            );
+            for unit in &export.units {
+                let _ = writeln!(
+                    out,
+                    "  {}  {}  {}",
+                    unit.id.handle(),
+                    unit.file,
+                    unit.headline
+                );
+            }
+        }
         _ => unreachable!("not a files view"),
     }
     out

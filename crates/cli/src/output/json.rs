@@ -48,6 +48,7 @@ pub fn render(view: &View<'_>) -> String {
         View::Scan(report) => json!(report),
         View::Added(outcome) => json!(outcome),
         View::FilesSynced(reports) => json!(reports),
+        View::FilesExported(export) => json!(export),
         View::Workspaces(workspaces) => json!(
             workspaces
                 .iter()

@@ -214,7 +214,7 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
         | View::RelationStats(_)
         | View::Compared(_)
         | View::Scan(_) => unreachable!("relation views are rendered by output::relations"),
-        View::Added(_) | View::FilesSynced(_) | View::Workspaces(_) => {
+        View::Added(_) | View::FilesSynced(_) | View::Workspaces(_) | View::FilesExported(_) => {
             unreachable!("files views are rendered by output::files")
         }
         View::Model(_) | View::Embedded(_) | View::VectorIndex(_) => {

@@ -20,7 +20,7 @@ use cairn_core::context::Context;
 use cairn_core::embedding::VectorIndexReport;
 use cairn_core::embedding::{EmbedReport, EmbeddingStatus};
 use cairn_core::exchange::{Counts, ImportReport};
-use cairn_core::files::{SyncReport, Workspace};
+use cairn_core::files::{FilesExport, SyncReport, Workspace};
 use cairn_core::memory::{MemoryHistory, PruneReport};
 use cairn_core::memory::{StoreStats, TagCount};
 use cairn_core::relation::{Compared, RelationStats, RelationView, ScanReport};
@@ -116,6 +116,7 @@ pub enum View<'a> {
     /// What `cairn files init` or `sync` did, per workspace.
     FilesSynced(&'a [SyncReport]),
     Workspaces(&'a [Workspace]),
+    FilesExported(&'a FilesExport),
 }
 
 impl View<'_> {
@@ -140,7 +141,7 @@ impl View<'_> {
     fn is_files_view(&self) -> bool {
         matches!(
             self,
-            View::Added(_) | View::FilesSynced(_) | View::Workspaces(_)
+            View::Added(_) | View::FilesSynced(_) | View::Workspaces(_) | View::FilesExported(_)
         )
     }
 

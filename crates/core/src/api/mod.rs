@@ -43,7 +43,7 @@ use crate::embedding::{
 };
 use crate::error::Result;
 use crate::exchange::{Counts, ExportOptions, ImportReport};
-use crate::files::{SyncReport, Workspace};
+use crate::files::{FilesExport, SyncReport, Workspace};
 use crate::id::{IdRef, MemoryId, RelationRef};
 use crate::memory::{
     ListQuery, Memory, MemoryFilter, MemoryHistory, PruneReport, PruneRule, Source, StoreStats,
@@ -384,6 +384,13 @@ impl Api {
             reports.push(report);
         }
         Ok(reports)
+    }
+
+    /// Writes the caller's project's shareable memories that are not in its files yet; with
+    /// `dry_run`, lists them.
+    pub fn export_files(&self, caller: &Caller, dry_run: bool) -> Result<FilesExport> {
+        self.service
+            .export_files(&self.workspace_of(caller)?, dry_run)
     }
 
     /// Rebuilds the caller's project's memories from its markdown files alone.

@@ -19,6 +19,9 @@ use crate::error::{Error, Result};
 pub const LOCK_FILE: &str = ".lock";
 /// Files larger than this are not read as units (they are reported, and left alone).
 pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+/// Of a file that cannot be read as units (too large, not UTF-8), this much of its beginning
+/// is still indexed as RAW text (decoded leniently).
+pub const RAW_PREFIX_BYTES: usize = 1024 * 1024;
 
 /// `.gitattributes` written into a new workspace's directory: daily files are merged by
 /// keeping both sides' lines, so two teammates' new units both survive a merge.
@@ -71,6 +74,9 @@ pub struct FileText {
     pub name: String,
     /// The text, or why it could not be read as text.
     pub text: std::result::Result<String, String>,
+    /// When it could not: its first [`RAW_PREFIX_BYTES`], decoded leniently (invalid bytes
+    /// become U+FFFD), to index as RAW text.
+    pub prefix: Option<String>,
 }
 
 /// Every `*.md` file under `dir` (hidden directories skipped), by path relative to `dir`
@@ -78,9 +84,10 @@ pub struct FileText {
 pub fn read_files(dir: &Path) -> Result<Vec<FileText>> {
     Ok(markdown_files(dir)?
         .into_iter()
-        .map(|(name, path, _)| FileText {
-            text: read_text(&path),
-            name,
+        .map(|(name, path, _)| {
+            let text = read_text(&path);
+            let prefix = text.is_err().then(|| read_prefix(&path)).flatten();
+            FileText { name, text, prefix }
         })
         .collect())
 }
@@ -158,6 +165,18 @@ pub fn read_text(path: &Path) -> std::result::Result<String, String> {
     }
     let bytes = fs::read(path).map_err(|e| e.to_string())?;
     String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text ({e})"))
+}
+
+/// The first [`RAW_PREFIX_BYTES`] of a file, decoded leniently; `None` if it cannot be read.
+fn read_prefix(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    File::open(path)
+        .ok()?
+        .take(RAW_PREFIX_BYTES as u64)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Replaces `path` with `text` through a temporary file and a rename.

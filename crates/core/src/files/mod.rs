@@ -27,6 +27,8 @@ pub mod rewrite;
 pub mod store;
 pub mod unit;
 
-pub use model::{DEFAULT_DIR, FileWarning, SyncReport, UnitLocation, Workspace};
+pub use model::{
+    DEFAULT_DIR, ExportedUnit, FileWarning, FilesExport, SyncReport, UnitLocation, Workspace,
+};
 pub use operations::{Files, PRIVATE_TAG};
 pub use store::{FilesStore, FilesTx};

@@ -88,3 +88,21 @@ pub struct SyncReport {
     pub raw_dropped: u64,
     pub warnings: Vec<FileWarning>,
 }
+
+/// A memory `cairn files export` writes (or, on a dry run, would write) into the files.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExportedUnit {
+    pub id: MemoryId,
+    /// The file, relative to the workspace's directory.
+    pub file: String,
+    pub headline: String,
+}
+
+/// What `cairn files export` did, or would do.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FilesExport {
+    pub project: String,
+    pub directory: String,
+    pub dry_run: bool,
+    pub units: Vec<ExportedUnit>,
+}

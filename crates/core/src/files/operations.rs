@@ -14,7 +14,9 @@ use jiff::Timestamp;
 
 use crate::error::{Error, Result};
 use crate::files::layout::{self, FileText};
-use crate::files::model::{FileWarning, SyncReport, UnitLocation, Workspace};
+use crate::files::model::{
+    ExportedUnit, FileWarning, FilesExport, SyncReport, UnitLocation, Workspace,
+};
 use crate::files::raw::{self, RawPiece};
 use crate::files::rewrite::{self, Edit};
 use crate::files::unit::{self, ParsedUnit, Piece};
@@ -184,6 +186,8 @@ impl<'a> Files<'a> {
             }
             let written = plans.write(&dir)?;
             warnings.extend(written.warnings);
+            // A unit whose file could not be written has no location: export writes it later.
+            put.retain(|l| !written.failed.contains(&l.file));
             // The stamp follows this write, so the next refresh does not read every file
             // again for it (a file changed by someone else still differs).
             if put.is_empty() && removed.is_empty() && written.stamp_change == 0 {
@@ -195,6 +199,58 @@ impl<'a> Files<'a> {
             })?;
         }
         Ok(warnings)
+    }
+
+    /// Writes the project's memories that belong in the files but are not there yet (written
+    /// before the workspace, or while a file could not be written); with `dry_run`, only says
+    /// which and where. What never belongs in the files is never listed: session summaries,
+    /// private memories, global ones, observations.
+    pub fn export(&self, workspace: &Workspace, dry_run: bool) -> Result<FilesExport> {
+        let project = &workspace.project;
+        let now = self.memories.now();
+        let located: HashSet<MemoryId> = self
+            .store()
+            .unit_locations(project)?
+            .into_iter()
+            .map(|l| l.id)
+            .collect();
+        let listed = self.store().list(
+            &ListQuery {
+                filter: MemoryFilter {
+                    scope: ScopeFilter::Project(project.clone()),
+                    ..MemoryFilter::default()
+                },
+                sort: crate::memory::SortKey::Created,
+                order: crate::memory::SortOrder::Asc,
+                limit: i64::MAX as usize,
+                offset: 0,
+            },
+            now.timestamp(),
+        )?;
+        let units: Vec<ExportedUnit> = listed
+            .iter()
+            .filter(|m| belongs_in_files(m, project, now.timestamp()) && !located.contains(&m.id))
+            .map(|m| ExportedUnit {
+                id: m.id,
+                file: layout::day_file(m.created_at, now.time_zone()),
+                headline: m.headline().to_string(),
+            })
+            .collect();
+        if !dry_run {
+            let ids: Vec<MemoryId> = units.iter().map(|u| u.id).collect();
+            if let Some(warning) = self.land(&ids)?.into_iter().next() {
+                return Err(Error::Storage {
+                    message: format!("{}: {}", warning.file, warning.reason),
+                    source: None,
+                });
+            }
+        }
+        Ok(FilesExport {
+            project: project.to_string(),
+            directory: workspace.directory().display().to_string(),
+            dry_run,
+            units,
+        })
     }
 
     /// Rebuilds the project's index from its files alone: every memory the files hold (units
@@ -521,7 +577,11 @@ impl<'a> Files<'a> {
             });
             report.written += 1;
         }
-        report.warnings.extend(plans.write(&dir)?.warnings);
+        let written = plans.write(&dir)?;
+        report.warnings.extend(written.warnings);
+        put.retain(|l| {
+            l.raw_hash.is_some() || !written.failed.contains(&l.file) || in_files.contains(&l.id)
+        });
         let stamp = layout::stamp(&dir)?;
         in_transaction(store, |tx| {
             store_locations(tx, &put, &applied.unlocated)?;
@@ -629,7 +689,18 @@ impl Found {
             let text = match &file.text {
                 Ok(text) => text,
                 Err(reason) => {
-                    warnings.push(warning(&file.name, &format!("not read: {reason}")));
+                    let indexed = match &file.prefix {
+                        Some(prefix) => {
+                            found.raw_text(index, &unit::without_markers(prefix));
+                            "; its beginning is indexed as RAW text, and the file is never \
+                             written"
+                        }
+                        None => "",
+                    };
+                    warnings.push(warning(
+                        &file.name,
+                        &format!("not read as units: {reason}{indexed}"),
+                    ));
                     found.unsound.insert(file.name.clone());
                     found.unreadable.insert(file.name.clone());
                     continue;
@@ -950,6 +1021,7 @@ impl Plans {
     /// as text is left alone and reported.
     fn write(self, dir: &Path) -> Result<Written> {
         let mut warnings = Vec::new();
+        let mut failed = HashSet::new();
         let mut stamp_change = 0;
         for (name, mut plan) in self.files {
             let path = dir.join(&name);
@@ -957,6 +1029,7 @@ impl Plans {
                 Ok(source) => source,
                 Err(reason) => {
                     warnings.push(warning(&name, &format!("not written: {reason}")));
+                    failed.insert(name);
                     continue;
                 }
             };
@@ -980,6 +1053,7 @@ impl Plans {
         }
         Ok(Written {
             warnings,
+            failed,
             stamp_change,
         })
     }
@@ -988,6 +1062,8 @@ impl Plans {
 /// What writing the plans did.
 struct Written {
     warnings: Vec<FileWarning>,
+    /// Files left alone because they could not be read as text.
+    failed: HashSet<String>,
     /// The XOR of the written files' stamps before and after.
     stamp_change: i64,
 }

@@ -153,6 +153,21 @@ pub fn hand_edits_deletions_and_new_units_reach_the_store(factory: StoreFactory)
             "Use pnpm (never npm) for installs"
         ]
     );
+    let hits =
+        f.h.service
+            .search(&crate::search::SearchRequest::new(
+                "pnpm",
+                crate::memory::MemoryFilter::default(),
+                10,
+            ))
+            .expect("search")
+            .hits;
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].memory.content, "Use pnpm (never npm) for installs");
+    assert!(
+        hits[0].memory.title.is_none(),
+        "a unit header is never the memory's text"
+    );
     let history = f.h.service.history(&by_ref(&pnpm)).expect("history");
     assert_eq!(
         history.revisions.len(),
@@ -242,14 +257,51 @@ pub fn a_file_that_cannot_be_read_whole_never_forgets_a_memory(factory: StoreFac
         f.text().contains("{oops"),
         "the broken text is left as it was"
     );
-    // Junk that is not text is reported too, and left alone.
-    std::fs::write(f.dir().join("junk.md"), [0xff, 0xfe, 0x00, 0x41]).expect("write");
-    let report = f.sync();
-    assert!(report.warnings.iter().any(|w| w.file == "junk.md"));
-    assert_eq!(
-        std::fs::read(f.dir().join("junk.md")).expect("read"),
-        [0xff, 0xfe, 0x00, 0x41]
+    // Junk that is not text, and a 50 MB file: reported, their beginning indexed as RAW text,
+    // the files left byte for byte as they were, nothing else touched.
+    let junk = [b"zanzibar notes \xff\xfe\x00 end".as_slice(), &[0x80; 64]].concat();
+    std::fs::write(f.dir().join("junk.md"), &junk).expect("write");
+    let line = "The quarterly archive holds every build log of the year.\n";
+    let huge = format!(
+        "Ledger of big files\n\n{}",
+        line.repeat(50 * 1024 * 1024 / line.len())
     );
+    std::fs::write(f.dir().join("huge.md"), &huge).expect("write");
+    let report = f.sync();
+    for file in ["junk.md", "huge.md"] {
+        assert!(
+            report
+                .warnings
+                .iter()
+                .any(|w| w.file == file && w.reason.contains("RAW")),
+            "{file}: {:?}",
+            report.warnings
+        );
+    }
+    assert!(report.raw_indexed >= 2, "{report:?}");
+    assert_eq!(std::fs::read(f.dir().join("junk.md")).expect("read"), junk);
+    assert_eq!(
+        std::fs::read_to_string(f.dir().join("huge.md"))
+            .expect("read")
+            .len(),
+        huge.len()
+    );
+    let found = |words: &str| {
+        f.h.service
+            .search(&crate::search::SearchRequest::new(
+                words,
+                crate::memory::MemoryFilter::default(),
+                10,
+            ))
+            .expect("search")
+            .hits
+            .len()
+    };
+    assert_eq!(found("zanzibar"), 1);
+    assert!(found("ledger") >= 1);
+    assert!(f.visible().contains(&kept.content));
+    // An unchanged second sync indexes nothing new.
+    assert_eq!(f.sync().raw_indexed, 0);
 }
 
 pub fn text_outside_units_is_indexed_read_only_and_follows_its_file(factory: StoreFactory) {
@@ -412,5 +464,46 @@ pub fn a_refresh_reads_the_files_only_when_someone_else_changed_them(factory: St
             })
             .expect("context");
     assert!(context.text.contains("after 7 days"), "{}", context.text);
+    assert!(
+        !context.text.contains("cairn:"),
+        "no unit header in context"
+    );
     assert!(!context.text.contains("after 3 days"));
+}
+
+pub fn a_write_whose_file_fails_still_stores_and_export_writes_it_later(factory: StoreFactory) {
+    let f = Files::new(factory);
+    // A directory where the day's file should be: the file cannot be written.
+    std::fs::create_dir_all(f.day_file()).expect("mkdir");
+    let stored = f.store("Written while its file could not be");
+    f.h.service
+        .store(NewMemory {
+            tags: vec!["private".into()],
+            ..NewMemory::new("Kept out of the files", project("acme"), Source::Cli)
+        })
+        .expect("store");
+    assert_eq!(f.visible().len(), 2, "the writes did not fail");
+    std::fs::remove_dir(f.day_file()).expect("rmdir");
+
+    let plan =
+        f.h.service
+            .export_files(&f.workspace, true)
+            .expect("dry run");
+    let listed: Vec<_> = plan.units.iter().map(|u| u.id).collect();
+    assert_eq!(listed, [stored.id]);
+    assert_eq!(plan.units[0].file, "2026-03-11.md");
+    assert!(!f.day_file().exists(), "a dry run writes nothing");
+
+    let done =
+        f.h.service
+            .export_files(&f.workspace, false)
+            .expect("export");
+    assert_eq!(done.units.len(), 1);
+    assert!(f.text().contains("Written while its file could not be"));
+    assert!(!f.text().contains("Kept out"));
+    let again =
+        f.h.service
+            .export_files(&f.workspace, false)
+            .expect("export");
+    assert!(again.units.is_empty());
 }
