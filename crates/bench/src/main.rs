@@ -317,6 +317,13 @@ impl CorpusRun {
     }
 }
 
+/// A scratch directory in `workdir` (default: the system temp dir), deleted when dropped.
+fn scratch_dir(workdir: Option<PathBuf>, prefix: &str) -> Result<tempfile::TempDir> {
+    let base = workdir.unwrap_or_else(std::env::temp_dir);
+    std::fs::create_dir_all(&base)?;
+    Ok(tempfile::Builder::new().prefix(prefix).tempdir_in(base)?)
+}
+
 fn sibling_cairn() -> Result<PathBuf> {
     let me = std::env::current_exe().context("cannot locate cairn-bench itself")?;
     let cairn = me.with_file_name("cairn");
@@ -508,11 +515,7 @@ fn main() -> Result<()> {
             workdir,
             json,
         } => {
-            let workdir = workdir.unwrap_or_else(std::env::temp_dir);
-            std::fs::create_dir_all(&workdir)?;
-            let scratch = tempfile::Builder::new()
-                .prefix("cairn-bench-files-")
-                .tempdir_in(workdir)?;
+            let scratch = scratch_dir(workdir, "cairn-bench-files-")?;
             let options = cairn_bench::files::FilesOptions {
                 units,
                 writes: writes.max(1),
@@ -562,11 +565,7 @@ fn main() -> Result<()> {
             workdir,
             json,
         } => {
-            let workdir = workdir.unwrap_or_else(std::env::temp_dir);
-            std::fs::create_dir_all(&workdir)?;
-            let scratch = tempfile::Builder::new()
-                .prefix("cairn-bench-conflicts-")
-                .tempdir_in(workdir)?;
+            let scratch = scratch_dir(workdir, "cairn-bench-conflicts-")?;
             let pairs = conflicts::pairs()?;
             let mut quality = vec![conflicts::quality(&pairs, None, scratch.path())?];
             if let Some(embedder) = model.embedder()? {
@@ -640,11 +639,7 @@ fn main() -> Result<()> {
                     None
                 }
             };
-            let base = workdir.unwrap_or_else(std::env::temp_dir);
-            std::fs::create_dir_all(&base)?;
-            let scratch = tempfile::Builder::new()
-                .prefix("cairn-bench-")
-                .tempdir_in(base)?;
+            let scratch = scratch_dir(workdir, "cairn-bench-")?;
             let mut results = Vec::new();
             for size in sizes {
                 let options = hybrid::HybridOptions {

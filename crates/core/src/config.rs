@@ -52,6 +52,9 @@ pub struct FilesConfig {
     pub enabled: bool,
     /// The files' directory, relative to the project's root.
     pub dir: String,
+    /// Also keep session summaries in the files (and so in git). Global memories, memories
+    /// tagged `private` and observations never go there.
+    pub include_summaries: bool,
 }
 
 impl Default for FilesConfig {
@@ -59,6 +62,7 @@ impl Default for FilesConfig {
         FilesConfig {
             enabled: false,
             dir: crate::files::DEFAULT_DIR.to_string(),
+            include_summaries: false,
         }
     }
 }

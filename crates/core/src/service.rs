@@ -99,7 +99,7 @@ impl MemoryService {
     }
 
     fn files_ops(&self) -> Files<'_> {
-        Files::new(self.memory_ops())
+        Files::new(self.memory_ops(), &self.config.files)
     }
 
     fn search_ops(&self) -> Searcher<'_> {

@@ -43,6 +43,22 @@ fn clone_of(origin: &Path) -> Sandbox {
     s
 }
 
+/// An empty bare repository, and Alice's clone of it whose `.cairn.toml` turns files on (not
+/// committed yet).
+fn shared_repository() -> (tempfile::TempDir, std::path::PathBuf, Sandbox) {
+    let scratch = tempfile::tempdir().unwrap();
+    let origin = scratch.path().join("origin.git");
+    std::fs::create_dir(&origin).unwrap();
+    git(&origin, &["init", "-q", "--bare"]);
+    let alice = clone_of(&origin);
+    std::fs::write(
+        alice.project.join(".cairn.toml"),
+        "project = \"acme\"\n\n[files]\nenabled = true\n",
+    )
+    .unwrap();
+    (scratch, origin, alice)
+}
+
 /// The contents of the project's visible memories, sorted.
 fn contents(s: &Sandbox) -> Vec<String> {
     let listed = s.ok_json(&["list", "--limit", "100"]);
@@ -69,17 +85,7 @@ fn memory_files(project: &Path) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn two_clones_share_memories_through_commits_and_pulls() {
-    let scratch = tempfile::tempdir().unwrap();
-    let origin = scratch.path().join("origin.git");
-    std::fs::create_dir(&origin).unwrap();
-    git(&origin, &["init", "-q", "--bare"]);
-
-    let alice = clone_of(&origin);
-    std::fs::write(
-        alice.project.join(".cairn.toml"),
-        "project = \"acme\"\n\n[files]\nenabled = true\n",
-    )
-    .unwrap();
+    let (_scratch, origin, alice) = shared_repository();
     // With files.enabled, the first command starts the workspace; the write lands in a file.
     alice.ok(&[
         "store",
@@ -398,16 +404,7 @@ fn a_running_server_picks_up_hand_edits() {
 
 #[test]
 fn an_edit_on_both_sides_of_a_merge_keeps_both_versions() {
-    let scratch = tempfile::tempdir().unwrap();
-    let origin = scratch.path().join("origin.git");
-    std::fs::create_dir(&origin).unwrap();
-    git(&origin, &["init", "-q", "--bare"]);
-    let alice = clone_of(&origin);
-    std::fs::write(
-        alice.project.join(".cairn.toml"),
-        "project = \"acme\"\n\n[files]\nenabled = true\n",
-    )
-    .unwrap();
+    let (_scratch, origin, alice) = shared_repository();
     alice.ok(&["store", "Releases go out on Fridays"]);
     git(&alice.project, &["add", "-A"]);
     git(&alice.project, &["commit", "-qm", "memory"]);

@@ -1,8 +1,8 @@
 //! Markdown files as a source of truth: a project's memories written as managed units in
 //! `<project root>/.cairn/memory/YYYY-MM-DD.md`, edited by hand, shared through git.
 //!
-//! - [`unit`]: the unit format — an HTML-comment header line with the id and metadata as JSON,
-//!   the text (marker-like lines escaped), a closing line — and [`unit::parse`], which reads
+//! - [`mod@unit`]: the unit format — an HTML-comment header line with the id and metadata as JSON,
+//!   the text (marker-like lines escaped), a closing line — and [`unit::parse()`], which reads
 //!   any file into units, text and malformed stretches without losing a byte;
 //! - [`rewrite`]: a file changed unit by unit, every other byte copied;
 //! - [`layout`]: which file a unit goes to (its creation day in the user's time zone), the

@@ -12,6 +12,7 @@ use std::path::{Component, Path};
 
 use jiff::Timestamp;
 
+use crate::config::FilesConfig;
 use crate::error::{Error, Result};
 use crate::files::layout::{self, FileText};
 use crate::files::model::{
@@ -32,11 +33,23 @@ use crate::store::{Store, StoreTx, in_transaction};
 /// The files operations over one store.
 pub struct Files<'a> {
     memories: Memories<'a>,
+    settings: &'a FilesConfig,
 }
 
 impl<'a> Files<'a> {
-    pub fn new(memories: Memories<'a>) -> Self {
-        Files { memories }
+    pub fn new(memories: Memories<'a>, settings: &'a FilesConfig) -> Self {
+        Files { memories, settings }
+    }
+
+    /// True when `memory` is written to the files of `project`: visible, in that project, not
+    /// tagged private, and not a session summary unless `files.include_summaries`.
+    fn belongs(&self, memory: &Memory, project: &ProjectName, now: Timestamp) -> bool {
+        memory.scope.project() == Some(project)
+            && crate::memory::Visibility::VISIBLE.shows(memory, now)
+            && !memory.tags.iter().any(|t| {
+                t.as_str() == PRIVATE_TAG
+                    || (t.as_str() == SUMMARY_TAG && !self.settings.include_summaries)
+            })
     }
 
     fn store(&self) -> &'a dyn Store {
@@ -51,6 +64,21 @@ impl<'a> Files<'a> {
     /// Every workspace.
     pub fn workspaces(&self) -> Result<Vec<Workspace>> {
         self.store().workspaces()
+    }
+
+    /// Every visible memory of `project` (not the global ones), oldest first.
+    fn project_memories(&self, project: &ProjectName, now: Timestamp) -> Result<Vec<Memory>> {
+        let query = ListQuery {
+            filter: MemoryFilter {
+                scope: ScopeFilter::Project(project.clone()),
+                ..MemoryFilter::default()
+            },
+            sort: crate::memory::SortKey::Created,
+            order: crate::memory::SortOrder::Asc,
+            limit: i64::MAX as usize,
+            offset: 0,
+        };
+        self.store().list(&query, now)
     }
 
     /// Refuses a change to a RAW memory (text of a file outside any unit): it changes only
@@ -155,7 +183,7 @@ impl<'a> Files<'a> {
             for id in mine {
                 let memory = memories
                     .get(id)
-                    .filter(|m| belongs_in_files(m, project, now.timestamp()));
+                    .filter(|m| self.belongs(m, project, now.timestamp()));
                 let location = locations.get(id);
                 if location.is_some_and(UnitLocation::is_raw) {
                     continue; // a file's own text: sync keeps it in line
@@ -214,22 +242,10 @@ impl<'a> Files<'a> {
             .into_iter()
             .map(|l| l.id)
             .collect();
-        let listed = self.store().list(
-            &ListQuery {
-                filter: MemoryFilter {
-                    scope: ScopeFilter::Project(project.clone()),
-                    ..MemoryFilter::default()
-                },
-                sort: crate::memory::SortKey::Created,
-                order: crate::memory::SortOrder::Asc,
-                limit: i64::MAX as usize,
-                offset: 0,
-            },
-            now.timestamp(),
-        )?;
+        let listed = self.project_memories(project, now.timestamp())?;
         let units: Vec<ExportedUnit> = listed
             .iter()
-            .filter(|m| belongs_in_files(m, project, now.timestamp()) && !located.contains(&m.id))
+            .filter(|m| self.belongs(m, project, now.timestamp()) && !located.contains(&m.id))
             .map(|m| ExportedUnit {
                 id: m.id,
                 file: layout::day_file(m.created_at, now.time_zone()),
@@ -313,19 +329,7 @@ impl<'a> Files<'a> {
         wanted.extend(raw_locations.keys().copied());
         let known: HashMap<MemoryId, Memory> =
             store.get(&wanted)?.into_iter().map(|m| (m.id, m)).collect();
-        let listed = store.list(
-            &ListQuery {
-                filter: MemoryFilter {
-                    scope: ScopeFilter::Project(project.clone()),
-                    ..MemoryFilter::default()
-                },
-                sort: crate::memory::SortKey::Created,
-                order: crate::memory::SortOrder::Asc,
-                limit: i64::MAX as usize,
-                offset: 0,
-            },
-            timestamp,
-        )?;
+        let listed = self.project_memories(project, timestamp)?;
 
         // What each unit means, decided before the transaction so that one bad unit is a
         // warning, not a failed sync.
@@ -416,7 +420,7 @@ impl<'a> Files<'a> {
                             Err(e) => report.warnings.push(warning(file, &e.to_string())),
                         }
                     } else if current.deleted_at.is_some()
-                        || !belongs_in_files(current, project, timestamp)
+                        || !self.belongs(current, project, timestamp)
                     {
                         plans.file(file).edits.push(Edit {
                             span: unit.span.clone(),
@@ -473,7 +477,7 @@ impl<'a> Files<'a> {
         }
         let missing: Vec<&Memory> = listed
             .iter()
-            .filter(|m| belongs_in_files(m, project, timestamp))
+            .filter(|m| self.belongs(m, project, timestamp))
             .filter(|m| {
                 !in_files.contains(&m.id)
                     && !locations.contains_key(&m.id)
@@ -605,17 +609,6 @@ impl<'a> Files<'a> {
 
 /// The tag that keeps a memory out of the files (and so out of git).
 pub const PRIVATE_TAG: &str = "private";
-
-/// True when `memory` is written to the files of `project`: visible, in that project, not a
-/// session summary and not tagged private.
-fn belongs_in_files(memory: &Memory, project: &ProjectName, now: Timestamp) -> bool {
-    memory.scope.project() == Some(project)
-        && crate::memory::Visibility::VISIBLE.shows(memory, now)
-        && !memory
-            .tags
-            .iter()
-            .any(|t| t.as_str() == SUMMARY_TAG || t.as_str() == PRIVATE_TAG)
-}
 
 /// A workspace directory as given: relative, inside the root, not empty.
 fn checked_dir(dir: &str) -> Result<String> {

@@ -21,7 +21,11 @@ struct Files {
 
 impl Files {
     fn new(factory: StoreFactory) -> Self {
-        let h = Harness::new(factory);
+        Self::with_config(factory, &crate::config::Config::default())
+    }
+
+    fn with_config(factory: StoreFactory, config: &crate::config::Config) -> Self {
+        let h = Harness::with_config(factory, config);
         let root = tempfile::tempdir().expect("temp dir");
         let report = h
             .service
@@ -250,6 +254,29 @@ pub fn a_file_that_cannot_be_read_whole_never_forgets_a_memory(factory: StoreFac
         "{:?}",
         report.warnings
     );
+    // Two readable units with its id, and a stray closing line: reported, left as they are.
+    let id = kept.id.to_string();
+    f.edit(|text| {
+        let copy = text.replace("{oops", "{");
+        format!("{text}\n<!-- cairn:end -->\n\n{copy}\n{copy}")
+    });
+    let second = f.sync();
+    assert_eq!(second.forgotten, 0);
+    assert!(
+        second
+            .warnings
+            .iter()
+            .any(|w| w.reason.contains("stray marker")),
+        "{second:?}"
+    );
+    assert!(
+        second
+            .warnings
+            .iter()
+            .any(|w| w.reason.contains("second unit")),
+        "{second:?}"
+    );
+    assert_eq!(f.text().matches(&id).count(), 3, "every copy stays");
     // Its text (headers left out) is what the memory already holds: nothing more is indexed.
     assert_eq!(report.raw_indexed, 0);
     assert_eq!(f.visible(), [kept.content.as_str()]);
@@ -506,4 +533,24 @@ pub fn a_write_whose_file_fails_still_stores_and_export_writes_it_later(factory:
             .export_files(&f.workspace, false)
             .expect("export");
     assert!(again.units.is_empty());
+}
+
+pub fn session_summaries_reach_the_files_only_when_configured(factory: StoreFactory) {
+    let summary = |f: &Files| {
+        f.h.service
+            .store(NewMemory {
+                tags: vec![SUMMARY_TAG.into()],
+                ..NewMemory::new(
+                    "Session: fixed the login flake",
+                    project("acme"),
+                    Source::Cli,
+                )
+            })
+            .expect("store");
+        f.text()
+    };
+    assert!(!summary(&Files::new(factory)).contains("login flake"));
+    let mut config = crate::config::Config::default();
+    config.files.include_summaries = true;
+    assert!(summary(&Files::with_config(factory, &config)).contains("login flake"));
 }
