@@ -40,6 +40,14 @@ pub fn hint(error: &anyhow::Error) -> Option<String> {
     };
     match error {
         cairn_core::Error::Unavailable { .. } => Some(HOW_TO_ENABLE.into()),
+        cairn_core::Error::ReadOnly { field, .. } if field == "id" => {
+            Some("edit the markdown file, then `cairn files sync`".into())
+        }
+        cairn_core::Error::Invalid { field, message }
+            if field == "project" && message.contains("keeps no markdown files") =>
+        {
+            Some("`cairn files init` in the project starts its files".into())
+        }
         cairn_core::Error::ReadOnly { message, .. } => {
             let (label, global) = slot(message)?;
             Some(format!(

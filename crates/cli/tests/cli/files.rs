@@ -450,3 +450,43 @@ fn an_edit_on_both_sides_of_a_merge_keeps_both_versions() {
     assert_eq!(again[0]["updated"], 0, "{again}");
     assert_eq!(again[0]["warnings"], serde_json::json!([]));
 }
+
+#[test]
+fn refusals_name_the_field_and_the_cli_says_what_to_run() {
+    let s = Sandbox::new();
+    let without = s.run(&["files", "sync"]);
+    assert_eq!(without.code, 2);
+    assert!(
+        without.stderr.contains("keeps no markdown files"),
+        "{}",
+        without.stderr
+    );
+    assert!(
+        without.stderr.contains("hint: `cairn files init`"),
+        "{}",
+        without.stderr
+    );
+    let bad_dir = s.run(&["files", "init", "--dir", "../outside"]);
+    assert_eq!(bad_dir.code, 2);
+    assert!(bad_dir.stderr.contains("dir:"), "{}", bad_dir.stderr);
+
+    s.ok(&["files", "init"]);
+    std::fs::write(
+        s.project.join(".cairn/memory/MEMORY.md"),
+        "Staging certificates renew on the first Monday\n",
+    )
+    .unwrap();
+    s.ok(&["files", "sync"]);
+    let raw = s.ok_json(&["search", "certificates"])["results"][0]["memory"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let refused = s.run(&["forget", &raw]);
+    assert_eq!(refused.code, 2);
+    assert!(refused.stderr.contains("MEMORY.md"), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("hint: edit the markdown file"),
+        "{}",
+        refused.stderr
+    );
+}

@@ -407,10 +407,7 @@ impl Api {
         self.service.workspace(&project)?.ok_or_else(|| {
             crate::Error::invalid(
                 "project",
-                format!(
-                    "project '{project}' keeps no markdown files; start with `cairn files init` \
-                     in it"
-                ),
+                format!("project '{project}' keeps no markdown files"),
             )
         })
     }
@@ -676,7 +673,7 @@ fn files_project(caller: &Caller) -> Result<ProjectName> {
     caller.default_project.clone().ok_or_else(|| {
         crate::Error::invalid(
             "project",
-            "markdown files belong to one project; run in it or name it with --project",
+            "markdown files belong to one project, and none was given",
         )
     })
 }

@@ -85,15 +85,16 @@ impl<'a> Files<'a> {
     /// with its file.
     pub fn check_writable(&self, id: &MemoryId) -> Result<()> {
         match self.store().locations_of(&[*id])?.into_iter().next() {
-            Some(location) if location.is_raw() => Err(Error::invalid(
-                "id",
-                format!(
-                    "memory {} is text of the markdown file {} (read-only here); edit the file \
-                     and run `cairn files sync`",
+            Some(location) if location.is_raw() => Err(Error::ReadOnly {
+                field: "id".into(),
+                message: format!(
+                    "memory {} is text of the markdown file {} of project {}, read-only here: \
+                     edit the file, and the next sync of the project's files takes the change",
                     id.handle(),
-                    location.file
+                    location.file,
+                    location.project
                 ),
-            )),
+            }),
             _ => Ok(()),
         }
     }
@@ -178,10 +179,14 @@ impl<'a> Files<'a> {
             }
             let dir = workspace.directory();
             let _lock = layout::lock(&dir)?;
+            // Read again under the lock: another writer may have changed them since.
+            let ids: Vec<MemoryId> = mine.iter().map(|id| **id).collect();
+            let current: HashMap<MemoryId, Memory> =
+                store.get(&ids)?.into_iter().map(|m| (m.id, m)).collect();
             let mut plans = Plans::default();
             let (mut put, mut removed) = (Vec::new(), Vec::new());
             for id in mine {
-                let memory = memories
+                let memory = current
                     .get(id)
                     .filter(|m| self.belongs(m, project, now.timestamp()));
                 let location = locations.get(id);

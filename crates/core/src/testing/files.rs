@@ -373,6 +373,10 @@ pub fn text_outside_units_is_indexed_read_only_and_follows_its_file(factory: Sto
             )
             .expect_err("a RAW memory refuses updates");
     assert!(refused.to_string().contains("MEMORY.md"), "{refused}");
+    assert!(
+        matches!(refused, crate::Error::ReadOnly { .. }),
+        "{refused:?}"
+    );
     assert!(f.h.service.forget(&by_ref(&raw)).is_err());
     assert!(f.h.service.purge(&by_ref(&raw)).is_err());
     // It takes part in duplicate detection.
