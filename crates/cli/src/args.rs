@@ -632,7 +632,9 @@ pub struct McpArgs {
     #[command(flatten)]
     pub project: ProjectArgs,
     /// Which tools to offer: core (store, search, get, update, forget, context, session
-    /// summary) or all (also list, tags, stats). Default: mcp.tools in the config, else core.
+    /// summary, judge, slot get/append/replace: what an agent needs in a session) or all (also
+    /// list, tags, stats, add, conflicts, compare and slot list/create/delete). Default:
+    /// mcp.tools in the config, else core.
     #[arg(long, value_enum, value_name = "PROFILE")]
     pub tools: Option<ToolsArg>,
 }

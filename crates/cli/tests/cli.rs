@@ -1202,8 +1202,19 @@ fn run_python_client(sandbox: &Sandbox, python: &str, script: &str, args: &[&str
 
 /// Runs MCP tool `calls` against `cairn mcp --tools all` in the sandbox; one result per call.
 fn mcp_calls(sandbox: &Sandbox, python: &str, calls: &Value) -> Vec<Value> {
+    mcp_calls_offering(sandbox, python, calls, "all")
+}
+
+/// [`mcp_calls`] against `cairn mcp --tools PROFILE`.
+fn mcp_calls_offering(sandbox: &Sandbox, python: &str, calls: &Value, profile: &str) -> Vec<Value> {
     let calls = calls.to_string();
-    let args = [&calls, env!("CARGO_BIN_EXE_cairn"), "mcp", "--tools", "all"];
+    let args = [
+        &calls,
+        env!("CARGO_BIN_EXE_cairn"),
+        "mcp",
+        "--tools",
+        profile,
+    ];
     match run_python_client(sandbox, python, "mcp_calls.py", &args) {
         Value::Array(results) => results,
         other => panic!("not a list of results: {other}"),

@@ -175,11 +175,12 @@ impl Default for SummarizerConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolProfile {
-    /// The few tools an agent needs every session: store, search, get, update, forget,
-    /// context and session summary.
+    /// The tools an agent needs every session: store, search, get, update, forget, context,
+    /// session summary, judge, and reading and keeping its slots (get, append, replace).
     #[default]
     Core,
-    /// Everything, including browsing (list, tags, stats) and memory slots.
+    /// Everything, including browsing (list, tags, stats), conflicts, `memory_add` and slot
+    /// administration (list, create, delete).
     All,
 }
 

@@ -276,7 +276,7 @@ const TOOLS: &[ToolSpec] = &[
             Use it to read a slot in full before appending to or rewriting it.\n\
             Not for memories: use memory_get.\n\
             Example: {\"label\": \"pending_items\"}",
-        profile: ToolProfile::All,
+        profile: ToolProfile::Core,
         effect: Effect::ReadOnly,
         schema: cairn_core::api::schema::<SlotInput>,
     },
@@ -304,7 +304,7 @@ const TOOLS: &[ToolSpec] = &[
             Not for facts that only matter now and then: use memory_store.\n\
             Example: {\"label\": \"pending_items\", \"content\": \"- retry the flaky e2e \
             test after the fix lands\"}",
-        profile: ToolProfile::All,
+        profile: ToolProfile::Core,
         effect: Effect::Additive,
         schema: cairn_core::api::schema::<SlotEditInput>,
     },
@@ -317,7 +317,7 @@ const TOOLS: &[ToolSpec] = &[
             Not for adding a line: use memory_slot_append.\n\
             Example: {\"label\": \"pending_items\", \"content\": \"- ship 1.4\\n- update \
             the changelog\"}",
-        profile: ToolProfile::All,
+        profile: ToolProfile::Core,
         effect: Effect::Destructive,
         schema: cairn_core::api::schema::<SlotEditInput>,
     },

@@ -26,7 +26,10 @@ fn the_core_profile_is_the_small_everyday_set() {
             "memory_forget",
             "memory_context",
             "memory_session_summary",
-            "memory_judge"
+            "memory_judge",
+            "memory_slot_get",
+            "memory_slot_append",
+            "memory_slot_replace"
         ]
     );
     for tool in cairn_mcp::tools::tools(ToolProfile::All) {

@@ -370,3 +370,33 @@ fn slot_verdicts_are_the_same_through_cli_mcp_and_http() {
         "{listed}"
     );
 }
+
+#[test]
+fn an_agent_keeps_its_slots_with_the_default_tools() {
+    use super::mcp_calls_offering;
+    let Some(python) = python_with_mcp_sdk() else {
+        return;
+    };
+    let s = Sandbox::new();
+    let results = mcp_calls_offering(
+        &s,
+        &python,
+        &json!([
+            {"tool": "memory_slot_append", "arguments": {"label": "pending_items", "content": "- rotate the staging keys"}},
+            {"tool": "memory_slot_replace", "arguments": {"label": "user_preferences", "content": "Prefers small PRs"}},
+            {"tool": "memory_slot_get", "arguments": {"label": "pending_items"}},
+        ]),
+        "core",
+    );
+    for result in &results {
+        assert_eq!(result["is_error"], false, "{result}");
+    }
+    assert!(
+        results[2]["text"]
+            .as_str()
+            .unwrap()
+            .contains("rotate the staging keys")
+    );
+    let slots = s.ok_json(&["slot", "get", "user_preferences"]);
+    assert!(slots.to_string().contains("Prefers small PRs"), "{slots}");
+}
