@@ -48,11 +48,26 @@ fn summary_topic(key: &SessionKey) -> String {
 }
 
 impl Sessions<'_> {
-    /// Writes a session's summary, unless its agent wrote one: the configured model's, else
-    /// cairn's own. Recorded on the session and as its summary memory.
+    /// Writes a session's summary, unless its agent wrote one or nothing happened in it (no
+    /// prompt, no tool use, no subagent result: `claude mcp list` starts such a session): the
+    /// configured model's, else cairn's own. Recorded on the session and as its summary memory.
     pub fn summarize_session(&self, key: &SessionKey) -> Result<Option<WriteOutcome>> {
         let session = self.session(key)?;
         if session.summary_by == Some(SummaryAuthor::Agent) {
+            return Ok(None);
+        }
+        let happened = |kind: ObservationKind| {
+            matches!(
+                kind,
+                ObservationKind::Prompt
+                    | ObservationKind::ToolUse
+                    | ObservationKind::ToolFailure
+                    | ObservationKind::SubagentResult
+            )
+        };
+        if session.first_prompt.is_none()
+            && !self.observations(key)?.iter().any(|o| happened(o.kind))
+        {
             return Ok(None);
         }
         let derived = self.derived_summary(&session)?;

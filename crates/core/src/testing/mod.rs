@@ -124,6 +124,7 @@ macro_rules! store_behaviour_suite {
             a_refresh_reads_the_files_only_when_someone_else_changed_them,
             a_write_whose_file_fails_still_stores_and_export_writes_it_later,
             session_summaries_reach_the_files_only_when_configured,
+            a_session_in_which_nothing_happened_leaves_no_summary,
         );
     };
     (@tests $factory:expr; $($name:ident),* $(,)?) => {

@@ -425,3 +425,35 @@ pub fn project_listings_page_through_both_scopes_in_order(factory: StoreFactory)
         }
     }
 }
+
+pub fn a_session_in_which_nothing_happened_leaves_no_summary(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    // What `claude mcp list` does: a session starts and ends, with a notification between.
+    let kinds = [
+        EventKind::SessionStart {
+            source: Some("startup".into()),
+        },
+        EventKind::Notification {
+            text: "MCP servers connected".into(),
+        },
+        EventKind::SessionEnd {
+            reason: Some("exit".into()),
+        },
+    ];
+    let events: Vec<AgentEvent> = kinds
+        .into_iter()
+        .enumerate()
+        .map(|(n, kind)| event(&h, "idle", n, kind))
+        .collect();
+    h.service.record_events(&events).expect("record");
+    let session = h.service.session(&key("idle")).expect("recorded");
+    assert!(session.ended_at.is_some());
+    assert!(session.summary.is_none());
+    assert!(
+        h.list(crate::memory::MemoryFilter::default()).is_empty(),
+        "no summary memory for an empty session"
+    );
+    // One prompt is enough to be worth a summary.
+    record_session(&h, "busy");
+    assert_eq!(h.list(crate::memory::MemoryFilter::default()).len(), 1);
+}
