@@ -47,6 +47,25 @@ impl Target {
     }
 }
 
+/// `--db PATH` when setup was pointed at a store (`--db`, `CAIRN_DB` or `CAIRN_HOME`), so the
+/// agent's hooks and MCP server use that store whatever their own environment says; nothing
+/// when setup uses the default store (the agent finds it the same way).
+fn store_args(cli: &Cli) -> Result<Vec<String>> {
+    let pointed = cli.db.is_some()
+        || ["CAIRN_DB", "CAIRN_HOME"]
+            .iter()
+            .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()));
+    if !pointed {
+        return Ok(Vec::new());
+    }
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let db = crate::app::load_config(cli, &cwd)?.database_path()?;
+    Ok(vec![
+        "--db".to_string(),
+        std::path::absolute(&db)?.display().to_string(),
+    ])
+}
+
 /// One file's new state.
 #[derive(Debug, Serialize)]
 pub struct Change {
@@ -82,13 +101,7 @@ pub fn run(cli: &Cli, args: &SetupArgs) -> Result<Outcome> {
         .context("cannot tell where the cairn binary is")?
         .display()
         .to_string();
-    let leading_args = match &cli.db {
-        Some(db) => vec![
-            "--db".to_string(),
-            std::path::absolute(db)?.display().to_string(),
-        ],
-        None => Vec::new(),
-    };
+    let leading_args = store_args(cli)?;
     let target = Target {
         home,
         exe,

@@ -619,7 +619,19 @@ fn setup_merges_backs_up_is_idempotent_and_uninstall_restores_the_original() {
     let state: Value = serde_json::from_str(&read(".claude.json")).unwrap();
     assert_eq!(state["numStartups"], 12);
     assert_eq!(state["mcpServers"]["github"]["command"], "gh-mcp");
-    assert_eq!(state["mcpServers"]["cairn"]["args"], json!(["mcp"]));
+    // The sandbox runs with CAIRN_HOME set: setup hands that store to every agent.
+    let db = s.home.join("cairn.db").display().to_string();
+    assert_eq!(
+        state["mcpServers"]["cairn"]["args"],
+        json!(["--db", db, "mcp"])
+    );
+    assert!(
+        stop[1]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .contains(&db),
+        "{stop:?}"
+    );
     assert!(read(".claude/skills/cairn-memory/SKILL.md").contains("## When to save"));
     let codex = read(".codex/config.toml");
     assert!(
@@ -627,13 +639,26 @@ fn setup_merges_backs_up_is_idempotent_and_uninstall_restores_the_original() {
         "{codex}"
     );
     assert!(codex.contains("[mcp_servers.docs]") && codex.contains("[mcp_servers.cairn]"));
+    assert!(
+        codex.contains(&format!("\"--db\", \"{db}\", \"mcp\"")),
+        "{codex}"
+    );
+    assert!(read(".codex/hooks.json").contains(&db));
     assert!(read(".codex/AGENTS.md").starts_with("# House rules\n\nBe brief.\n"));
     assert!(read(".codex/hooks.json").contains("hook codex SessionStart"));
     let opencode: Value = serde_json::from_str(&read(".config/opencode/opencode.json")).unwrap();
     assert_eq!(opencode["theme"], "dark");
     assert_eq!(opencode["mcp"]["cairn"]["type"], "local");
+    assert!(
+        opencode["mcp"]["cairn"].to_string().contains(&db),
+        "{opencode}"
+    );
     let plugin = read(".config/opencode/plugin/cairn.ts");
     assert!(plugin.contains("experimental.chat.system.transform") && !plugin.contains("__CAIRN_"));
+    assert!(
+        plugin.contains(&db),
+        "the plugin's hooks use the same store"
+    );
     // Backed up before the first change.
     assert_eq!(read(".claude/settings.json.cairn-backup"), settings_before);
     // Idempotent: a second setup changes nothing.
