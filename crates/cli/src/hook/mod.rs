@@ -192,6 +192,12 @@ fn open_api(config: &Config, db: &Path) -> Result<Api> {
     Ok(Api::new(MemoryService::new(parts, config)))
 }
 
+/// What a Claude Code session is told first: cairn's tools may be deferred, and how to load them.
+const LOAD_TOOLS: &str = "cairn memory: its MCP tools (mcp__cairn__memory_*) may be deferred. \
+    On the first prompt, load them with ToolSearch, query \
+    \"select:mcp__cairn__memory_search,mcp__cairn__memory_store,mcp__cairn__memory_context,\
+    mcp__cairn__memory_session_summary\".";
+
 fn print_context(api: &Api, event: &AgentEvent, args: &HookArgs) -> Result<()> {
     let session = api
         .session_by_key(&event.session)
@@ -203,7 +209,15 @@ fn print_context(api: &Api, event: &AgentEvent, args: &HookArgs) -> Result<()> {
         budget: api.context_budget(),
         ..Default::default()
     })?;
-    if context.text.is_empty() {
+    let starting = matches!(event.kind, EventKind::SessionStart { .. });
+    // Claude Code defers MCP tools behind its tool search: the session is told, first thing,
+    // how to load cairn's.
+    let text = match (args.agent, starting) {
+        (AgentArg::ClaudeCode, true) if context.text.is_empty() => LOAD_TOOLS.to_string(),
+        (AgentArg::ClaudeCode, true) => format!("{LOAD_TOOLS}\n\n{}", context.text),
+        _ => context.text,
+    };
+    if text.is_empty() {
         return Ok(());
     }
     let output = match (args.agent, &event.kind) {
@@ -211,14 +225,14 @@ fn print_context(api: &Api, event: &AgentEvent, args: &HookArgs) -> Result<()> {
             let mut json = serde_json::json!({
                 "hookSpecificOutput": {
                     "hookEventName": "SessionStart",
-                    "additionalContext": context.text,
+                    "additionalContext": text,
                 }
             })
             .to_string();
             json.push('\n');
             json
         }
-        _ => context.text,
+        _ => text,
     };
     let mut out = std::io::stdout().lock();
     out.write_all(output.as_bytes())?;

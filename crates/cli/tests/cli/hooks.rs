@@ -165,6 +165,13 @@ fn claude_code_events_replayed_make_a_session_observations_a_summary_and_context
                     "SessionStart"
                 );
                 assert!(context.contains("session cache"), "{context}");
+                // Claude Code defers MCP tools: the session learns how to load cairn's.
+                assert!(
+                    context.starts_with("cairn memory: its MCP tools")
+                        && context
+                            .contains("select:mcp__cairn__memory_search,mcp__cairn__memory_store,"),
+                    "{context}"
+                );
             }
             "PreCompact" => assert!(
                 stdout.starts_with("# cairn memory for acme") && stdout.contains("login"),
