@@ -71,9 +71,7 @@ impl App {
             out,
             cwd,
         };
-        if app.config.files.enabled {
-            app.start_files_workspace();
-        }
+        app.start_files_workspace();
         Ok(app)
     }
 
@@ -82,25 +80,17 @@ impl App {
         cairn_core::project::project_root(&self.cwd)
     }
 
-    /// `files.enabled` (a project's `.cairn.toml`): starts the project's workspace the first time
-    /// a command runs in it, as `cairn files init` would. A failure is a warning: the command
-    /// itself goes on.
+    /// `files.enabled` (a project's `.cairn.toml`): the project's workspace starts the first
+    /// time a command runs in it. A failure is a warning: the command itself goes on.
     fn start_files_workspace(&self) {
-        let start = || -> Result<()> {
-            let caller = self.caller(&ProjectArgs::default(), false)?;
-            let Some(project) = &caller.default_project else {
-                return Ok(());
-            };
-            if self.api.workspaces()?.iter().any(|w| &w.project == project) {
-                return Ok(());
-            }
-            let report =
-                self.api
-                    .init_files(&caller, &self.project_root(), &self.config.files.dir)?;
-            tracing::info!(directory = %report.directory, "started the project's memory files");
-            Ok(())
-        };
-        if let Err(error) = start() {
+        let started = self
+            .caller(&ProjectArgs::default(), false)
+            .and_then(|caller| {
+                Ok(self
+                    .api
+                    .start_files_if_enabled(&caller, &self.project_root())?)
+            });
+        if let Err(error) = started {
             tracing::warn!(%error, "files.enabled: the project's memory files could not be started");
         }
     }

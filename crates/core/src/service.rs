@@ -332,6 +332,21 @@ impl MemoryService {
         self.files_ops().init(project, root, dir)
     }
 
+    /// `files.enabled` (a project's `.cairn.toml`): starts `project`'s workspace at `root` with
+    /// the configured directory, the first time any entry point runs in it; `None` when the
+    /// setting is off or the workspace exists (one read).
+    pub fn start_files_if_enabled(
+        &self,
+        project: &ProjectName,
+        root: &Path,
+    ) -> Result<Option<SyncReport>> {
+        if !self.config.files.enabled || self.files_ops().workspace(project)?.is_some() {
+            return Ok(None);
+        }
+        self.init_files(project.clone(), root, &self.config.files.dir)
+            .map(Some)
+    }
+
     /// The markdown workspace of `project`, if it has one.
     pub fn workspace(&self, project: &ProjectName) -> Result<Option<Workspace>> {
         self.files_ops().workspace(project)

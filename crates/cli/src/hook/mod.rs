@@ -23,12 +23,12 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
-use cairn_core::api::Api;
+use cairn_core::api::{Api, Caller};
 use cairn_core::config::Config;
 use cairn_core::context::ContextRequest;
-use cairn_core::project::detect_project;
+use cairn_core::project::{detect_project, project_root};
 use cairn_core::session::{AgentEvent, EventKind, HOOK_GUARD_ENV, SessionKey};
-use cairn_core::{MemoryService, ProjectName, ServiceParts};
+use cairn_core::{MemoryService, ProjectName, ServiceParts, Source};
 use cairn_store_sqlite::SqliteStore;
 use jiff::Timestamp;
 use serde_json::Value;
@@ -108,6 +108,19 @@ fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
             return Err(error.context("the store could not be opened; the event was spooled"));
         }
     };
+    // files.enabled: a project's first hook starts its workspace, as any command would.
+    let root = event.cwd.as_deref().map_or_else(
+        || std::env::current_dir().unwrap_or_default(),
+        PathBuf::from,
+    );
+    let caller = Caller {
+        default_project: Some(event.project.clone()),
+        source: Source::Hook,
+        agent: Some(args.agent.name().to_string()),
+    };
+    if let Err(error) = api.start_files_if_enabled(&caller, &project_root(&root)) {
+        tracing::warn!(%error, "files.enabled: the project's memory files could not be started");
+    }
     let recorded = if spool.is_empty() {
         api.record_events(std::slice::from_ref(&event)).map(drop)
     } else {

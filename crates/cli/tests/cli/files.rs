@@ -513,3 +513,48 @@ fn refusals_name_the_field_and_the_cli_says_what_to_run() {
         refused.stderr
     );
 }
+
+#[test]
+fn files_enabled_starts_the_workspace_from_a_hook_too() {
+    use serde_json::json;
+    let s = Sandbox::new();
+    std::fs::write(
+        s.project.join(".cairn.toml"),
+        "project = \"acme\"\n\n[files]\nenabled = true\n",
+    )
+    .unwrap();
+    let transcript = s.project.join("transcript.jsonl");
+    std::fs::write(
+        &transcript,
+        json!({"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": "Done.\n*Remember*: the e2e suite needs Chromium 120+"}
+        ]}})
+        .to_string()
+            + "\n",
+    )
+    .unwrap();
+    // The agent's first events, before any cairn command ran in the project.
+    for (event, extra) in [
+        ("UserPromptSubmit", json!({"prompt": "fix the e2e suite"})),
+        ("Stop", json!({"stop_hook_active": false})),
+    ] {
+        let mut payload = json!({"session_id": "h1", "cwd": s.project, "hook_event_name": event,
+                                 "transcript_path": transcript});
+        for (key, value) in extra.as_object().unwrap() {
+            payload[key] = value.clone();
+        }
+        let run = s.run_in(
+            &s.project,
+            &["hook", "claude-code", event],
+            Some(&payload.to_string()),
+        );
+        assert_eq!(run.code, 0, "{event}: {}", run.stderr);
+    }
+    let log = std::fs::read_to_string(s.home.join("logs/hooks.log")).unwrap_or_default();
+    assert_eq!(log, "", "no hook failed");
+    let text: String = memory_files(&s.project)
+        .into_iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect();
+    assert!(text.contains("the e2e suite needs Chromium 120+"), "{text}");
+}

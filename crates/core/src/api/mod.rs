@@ -366,7 +366,7 @@ impl Api {
     /// project's memories are written into the files, units already there are read.
     pub fn init_files(&self, caller: &Caller, root: &Path, dir: &str) -> Result<SyncReport> {
         let report = self.service.init_files(files_project(caller)?, root, dir)?;
-        self.written(report.created + report.imported + report.updated > 0);
+        self.written(report.changed_text());
         Ok(report)
     }
 
@@ -380,7 +380,7 @@ impl Api {
         let mut reports = Vec::new();
         for workspace in &workspaces {
             let report = self.service.sync_files(workspace)?;
-            self.written(report.created + report.imported + report.updated > 0);
+            self.written(report.changed_text());
             reports.push(report);
         }
         Ok(reports)
@@ -391,6 +391,19 @@ impl Api {
     pub fn export_files(&self, caller: &Caller, dry_run: bool) -> Result<FilesExport> {
         self.service
             .export_files(&self.workspace_of(caller)?, dry_run)
+    }
+
+    /// `files.enabled`: starts the caller's project's workspace at `root` if it has none yet
+    /// (see `MemoryService::start_files_if_enabled`).
+    pub fn start_files_if_enabled(&self, caller: &Caller, root: &Path) -> Result<()> {
+        let Some(project) = &caller.default_project else {
+            return Ok(());
+        };
+        if let Some(report) = self.service.start_files_if_enabled(project, root)? {
+            tracing::info!(directory = %report.directory, "started the project's memory files");
+            self.written(report.changed_text());
+        }
+        Ok(())
     }
 
     /// Rebuilds the caller's project's memories from its markdown files alone.
@@ -418,7 +431,7 @@ impl Api {
         let mut reports = Vec::new();
         for workspace in self.service.workspaces()? {
             if let Some(report) = self.service.refresh_files(&workspace.project) {
-                self.written(report.created + report.imported + report.updated > 0);
+                self.written(report.changed_text());
                 reports.push(report);
             }
         }

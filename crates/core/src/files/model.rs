@@ -89,6 +89,13 @@ pub struct SyncReport {
     pub warnings: Vec<FileWarning>,
 }
 
+impl SyncReport {
+    /// True when the sync stored or changed text (which then needs its embedding).
+    pub fn changed_text(&self) -> bool {
+        self.created + self.imported + self.updated + self.raw_indexed > 0
+    }
+}
+
 /// A memory `cairn files export` writes (or, on a dry run, would write) into the files.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExportedUnit {
