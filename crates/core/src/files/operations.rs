@@ -663,6 +663,8 @@ struct FoundRaw {
 struct Found {
     names: Vec<String>,
     with_id: Vec<IdentifiedUnit>,
+    /// The file each id was first found in.
+    seen: HashMap<MemoryId, usize>,
     without_id: Vec<FoundUnit>,
     raw: Vec<FoundRaw>,
     /// Files that could not be read, or hold something that is not a unit.
@@ -676,12 +678,12 @@ impl Found {
         let mut found = Found {
             names: Vec::new(),
             with_id: Vec::new(),
+            seen: HashMap::new(),
             without_id: Vec::new(),
             raw: Vec::new(),
             unsound: HashSet::new(),
             unreadable: HashSet::new(),
         };
-        let mut seen: HashMap<MemoryId, usize> = HashMap::new();
         for (index, file) in files.iter().enumerate() {
             found.names.push(file.name.clone());
             let text = match &file.text {
@@ -720,20 +722,7 @@ impl Found {
                         if first.header.updated > second.header.updated {
                             std::mem::swap(&mut first, &mut second);
                         }
-                        let Some(id) = second.header.id else {
-                            continue; // a merged pair always has its id
-                        };
-                        if seen.insert(id, index).is_some() {
-                            found.unsound.insert(file.name.clone());
-                            continue;
-                        }
-                        found.with_id.push(IdentifiedUnit {
-                            id,
-                            file: index,
-                            span,
-                            unit: second,
-                            older: vec![first],
-                        });
+                        found.identified(index, span, second, vec![first], warnings);
                     }
                     Piece::Unit { unit, span } => match unit.header.id {
                         None => found.without_id.push(FoundUnit {
@@ -741,35 +730,47 @@ impl Found {
                             span,
                             unit,
                         }),
-                        Some(id) => match seen.get(&id) {
-                            Some(first) => {
-                                warnings.push(warning(
-                                    &file.name,
-                                    &format!(
-                                        "a second unit of memory {} (the one in {} is read; \
-                                         this one is left as it is)",
-                                        id.handle(),
-                                        found.names[*first]
-                                    ),
-                                ));
-                                found.unsound.insert(file.name.clone());
-                            }
-                            None => {
-                                seen.insert(id, index);
-                                found.with_id.push(IdentifiedUnit {
-                                    id,
-                                    file: index,
-                                    span,
-                                    unit,
-                                    older: Vec::new(),
-                                });
-                            }
-                        },
+                        Some(_) => found.identified(index, span, unit, Vec::new(), warnings),
                     },
                 }
             }
         }
         found
+    }
+
+    /// Keeps a unit with an id (and the earlier versions a merge left beside it), unless an
+    /// earlier unit had that id: then it is reported and left as it is.
+    fn identified(
+        &mut self,
+        file: usize,
+        span: Range<usize>,
+        unit: ParsedUnit,
+        older: Vec<ParsedUnit>,
+        warnings: &mut Vec<FileWarning>,
+    ) {
+        let Some(id) = unit.header.id else {
+            return;
+        };
+        if let Some(first) = self.seen.get(&id) {
+            warnings.push(warning(
+                &self.names[file],
+                &format!(
+                    "a second unit of memory {} (the one in {} is read; this one is left as it is)",
+                    id.handle(),
+                    self.names[*first]
+                ),
+            ));
+            self.unsound.insert(self.names[file].clone());
+            return;
+        }
+        self.seen.insert(id, file);
+        self.with_id.push(IdentifiedUnit {
+            id,
+            file,
+            span,
+            unit,
+            older,
+        });
     }
 
     fn raw_text(&mut self, file: usize, text: &str) {
