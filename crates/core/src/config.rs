@@ -47,8 +47,9 @@ pub struct Config {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FilesConfig {
-    /// Keep this project's memories in files (set in the project's `.cairn.toml`; any cairn
-    /// command run in the project then starts the workspace, as `cairn files init` does).
+    /// Keep this project's memories in files (set in the project's `.cairn.toml`; the first
+    /// cairn command or agent hook run in the project then starts the workspace, as
+    /// `cairn files init` does).
     pub enabled: bool,
     /// The files' directory, relative to the project's root.
     pub dir: String,
