@@ -15,6 +15,7 @@ pub const EVENTS: &[&str] = &[
     "PostToolUse",
     "PreCompact",
     "Stop",
+    "SessionEnd",
 ];
 
 pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {

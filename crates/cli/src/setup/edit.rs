@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::{Change, Target, backup_path, hook_command, is_cairn_hook, read};
@@ -44,12 +45,7 @@ impl JsonFile {
             Some(before) if same_json(before, &self.value) => Some(before.clone()),
             // Emptied, and not there before cairn's first change (no backup was ever taken).
             _ if empty && !backup_path(path).exists() => None,
-            _ => {
-                let mut text =
-                    serde_json::to_string_pretty(&self.value).expect("JSON values serialise");
-                text.push('\n');
-                Some(text)
-            }
+            _ => Some(render_like(self.before.as_deref(), &self.value)),
         };
         Change {
             path: path.to_path_buf(),
@@ -59,6 +55,37 @@ impl JsonFile {
             own_directory: false,
         }
     }
+}
+
+/// `value` as JSON text laid out the way `before` was: its indentation (or none, for a file on
+/// one line) and whether it ended with a newline; two spaces and a newline for a new file. So
+/// an edit that is undone leaves the file's bytes as they were.
+fn render_like(before: Option<&str>, value: &Value) -> String {
+    let before = before.filter(|text| !text.trim().is_empty());
+    let one_line = before.is_some_and(|text| !text.trim().contains('\n'));
+    let indent = before
+        .and_then(|text| {
+            text.lines()
+                .skip(1)
+                .map(|line| &line[..line.len() - line.trim_start().len()])
+                .find(|indent| !indent.is_empty())
+        })
+        .unwrap_or("  ");
+    let mut out = Vec::new();
+    if one_line {
+        serde_json::to_writer(&mut out, value).expect("JSON values serialise");
+    } else {
+        let formatter = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+        let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
+        value
+            .serialize(&mut serializer)
+            .expect("JSON values serialise");
+    }
+    let mut text = String::from_utf8(out).expect("JSON is UTF-8");
+    if before.is_none_or(|text| text.ends_with('\n')) {
+        text.push('\n');
+    }
+    text
 }
 
 fn same_json(text: &str, value: &Value) -> bool {
@@ -217,6 +244,30 @@ pub fn with_block(text: &str, body: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_edit_that_is_undone_leaves_the_json_bytes_as_they_were() {
+        for original in [
+            "{\n    \"theme\": \"dark\",\n    \"n\": [\n        1\n    ]\n}",
+            "{\n\t\"theme\": \"dark\"\n}\n",
+            "{\"theme\":\"dark\",\"n\":[1]}",
+        ] {
+            let value: Value = serde_json::from_str(original).unwrap();
+            assert_eq!(render_like(Some(original), &value), original);
+            let mut edited = value.clone();
+            set_entry(
+                &mut edited,
+                "mcpServers",
+                "cairn",
+                json!({"command": "cairn"}),
+            );
+            let written = render_like(Some(original), &edited);
+            let mut undone: Value = serde_json::from_str(&written).unwrap();
+            remove_entry(&mut undone, "mcpServers", "cairn");
+            assert_eq!(render_like(Some(&written), &undone), original);
+        }
+        assert_eq!(render_like(None, &json!({"a": 1})), "{\n  \"a\": 1\n}\n");
+    }
 
     #[test]
     fn a_block_is_added_replaced_and_removed_leaving_the_text_as_it_was() {

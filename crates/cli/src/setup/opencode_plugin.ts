@@ -20,6 +20,16 @@ const textOf = (parts: ReadonlyArray<Part>): string =>
     .filter((text) => text.length > 0)
     .join("\n")
 
+// What a tool returned. Built-in tools hand the plugin `{ title, output, metadata }`; MCP tools
+// hand it the MCP result itself, `{ content: [{ type: "text", text }], isError }`.
+const toolResult = (output: unknown): { text: string; failed: boolean } => {
+  const result = (output ?? {}) as { output?: unknown; content?: unknown; isError?: unknown }
+  if (Array.isArray(result.content)) {
+    return { text: textOf(result.content as Part[]), failed: result.isError === true }
+  }
+  return { text: String(result.output ?? ""), failed: false }
+}
+
 export const CairnPlugin: Plugin = async ({ client, directory }) => {
   const contexts = new Map<string, string>()
 
@@ -87,11 +97,13 @@ export const CairnPlugin: Plugin = async ({ client, directory }) => {
       await hook("chat.message", { sessionID: input.sessionID, text: stripPrivate(textOf(output.parts)) })
     },
     "tool.execute.after": async (input, output) => {
+      const result = toolResult(output)
+      const text = stripPrivate(result.text)
       await hook("tool.execute.after", {
         sessionID: input.sessionID,
         tool: input.tool,
         args: input.args ?? {},
-        output: stripPrivate(String(output.output ?? "")),
+        ...(result.failed ? { error: text } : { output: text }),
       })
     },
     "experimental.session.compacting": async (input, output) => {

@@ -1,0 +1,183 @@
+//! Claude Code (`claude -p`), pointed at the scripted model by `ANTHROPIC_BASE_URL`.
+//!
+//! Claude Code defers MCP tools behind its `ToolSearch`: the script loads cairn's tools the way
+//! the memory protocol tells the agent to, and the test checks they were not offered before
+//! and are after. It also compacts (`/compact` on the resumed session) and checks that cairn's
+//! context reaches the model again afterwards.
+
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use super::model_server::Step;
+use super::{Agents, Lab, PROMPT, SEED, SHELL_MARKER};
+
+const AGENT: &str = "claude-code";
+
+fn claude(lab: &Lab, agents: &Agents, args: &[&str]) -> Command {
+    let mut command = lab.command(&agents.bin("claude"));
+    command
+        .args(["-p", "--output-format", "json"])
+        .args(args)
+        .env("ANTHROPIC_BASE_URL", &lab.model.base_url)
+        .env("ANTHROPIC_API_KEY", "scripted")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+    command
+}
+
+/// Runs `claude -p … PROMPT`; its JSON result.
+fn run(lab: &Lab, agents: &Agents, args: &[&str]) -> Value {
+    let stdout = lab.run_agent(claude(lab, agents, args));
+    let result: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("claude printed no JSON result ({e}): {stdout}"));
+    assert_eq!(result["is_error"], false, "{result:#}");
+    result
+}
+
+pub fn story(agents: &Agents) {
+    let lab = Lab::new();
+    let version = lab.run_agent({
+        let mut command = claude(&lab, agents, &[]);
+        command.args(["--version"]);
+        command
+    });
+    assert!(
+        version.contains(&super::pinned("@anthropic-ai/claude-code")),
+        "the pinned Claude Code runs: {version}"
+    );
+
+    // 1. Before cairn: the agent answers the scripted model.
+    let hello = run(&lab, agents, &["Say hello"]);
+    assert_eq!(hello["result"], "Hello from the scripted model.");
+
+    // 2. Setup and uninstall leave the configuration as it was.
+    let files = [
+        lab.home.join(".claude/settings.json"),
+        lab.home.join(".claude.json"),
+        lab.home.join(".claude/skills/cairn-memory/SKILL.md"),
+    ];
+    lab.assert_setup_undoes_itself("claude-code", &files);
+
+    // 3. A session with cairn.
+    lab.cairn(&["store", SEED, "--title", "widget port"]);
+    lab.cairn(&["setup", "claude-code"]);
+    let settings = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(
+        settings.contains(&format!(
+            "--db {}",
+            lab.cairn_home.join("cairn.db").display()
+        )),
+        "CAIRN_HOME reaches the hooks as --db: {settings}"
+    );
+    lab.model.play(vec![
+        Step::call(
+            "ToolSearch",
+            json!({"query": "select:mcp__cairn__memory_store,mcp__cairn__memory_search", "max_results": 5}),
+        ),
+        Step::call("mcp__cairn__memory_store", super::store_input()),
+        Step::call("mcp__cairn__memory_search", json!({"query": "sccache"})),
+        Step::call(
+            "Bash",
+            json!({"command": format!("echo {SHELL_MARKER}"), "description": "Print a marker"}),
+        ),
+        Step::say(&super::final_answer()),
+    ]);
+    let allowed = "mcp__cairn__memory_store mcp__cairn__memory_search Bash(echo:*)";
+    let result = run(&lab, agents, &["--allowedTools", allowed, "--", PROMPT]);
+    assert_eq!(result["result"], super::final_answer(), "{result:#}");
+
+    let turns = lab.model.turns();
+    assert_eq!(turns.len(), 5, "one request per step");
+    let first = &turns[0];
+    assert!(
+        first.text().contains(SEED),
+        "SessionStart context reaches the model"
+    );
+    assert!(
+        first.text().contains("select:mcp__cairn__memory_search"),
+        "the context says how to load cairn's tools"
+    );
+    let offered = first.tool_names();
+    assert!(offered.iter().any(|t| t == "ToolSearch"), "{offered:?}");
+    assert!(
+        !offered.iter().any(|t| t.starts_with("mcp__cairn__")),
+        "Claude Code defers MCP tools: {offered:?}"
+    );
+    let loaded = turns[1].tool_names();
+    for tool in ["mcp__cairn__memory_store", "mcp__cairn__memory_search"] {
+        assert!(
+            loaded.iter().any(|t| t == tool),
+            "ToolSearch loaded {tool}: {loaded:?}"
+        );
+    }
+    let stored = turns[2].tool_result(1).expect("memory_store answered");
+    assert!(stored.contains("created"), "memory_store: {stored}");
+    let searched = turns[3].tool_result(2).expect("memory_search answered");
+    assert!(
+        searched.contains("sccache in CI"),
+        "memory_search finds it: {searched}"
+    );
+    assert!(turns[4].tool_result(3).unwrap().contains(SHELL_MARKER));
+
+    let shown = lab.assert_session_recorded(
+        AGENT,
+        &[
+            "mcp__cairn__memory_store",
+            "mcp__cairn__memory_search",
+            "Bash",
+        ],
+    );
+    assert!(
+        !shown["session"]["ended_at"].is_null(),
+        "SessionEnd closed the session: {shown:#}"
+    );
+    lab.assert_memories_kept();
+
+    // Compaction: cairn records it, and its context reaches the model after it.
+    let session_id = result["session_id"].as_str().unwrap().to_string();
+    lab.model
+        .play(vec![Step::say("Compacted summary of the work so far.")]);
+    run(&lab, agents, &["--resume", &session_id, "/compact"]);
+    lab.model.play(vec![Step::say("Continuing.")]);
+    run(
+        &lab,
+        agents,
+        &["--resume", &session_id, "Continue the work"],
+    );
+    let after = lab.model.turns();
+    assert!(
+        after.iter().any(|turn| turn.text().contains(SEED)),
+        "cairn's context reaches the model after compaction"
+    );
+    let shown = lab.session(&shown["session"]["key"]);
+    let compactions = shown["observations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["kind"] == "compaction")
+        .count();
+    assert_eq!(compactions, 1, "the compaction is recorded: {shown:#}");
+
+    // 4. Uninstalled: the agent still runs, and cairn records nothing more.
+    lab.cairn(&["setup", "claude-code", "--uninstall"]);
+    let settings = std::fs::read_to_string(&files[0]).unwrap_or_default();
+    assert!(!settings.contains("cairn"), "hooks remain: {settings}");
+    let state: Value = serde_json::from_str(&std::fs::read_to_string(&files[1]).unwrap()).unwrap();
+    assert!(
+        state["mcpServers"].get("cairn").is_none(),
+        "the MCP server remains"
+    );
+    assert!(!files[2].exists(), "the skill is removed");
+    let sessions = lab.sessions().len();
+    lab.model
+        .play(vec![Step::say("Hello from the scripted model.")]);
+    let hello = run(&lab, agents, &["Say hello"]);
+    assert_eq!(hello["result"], "Hello from the scripted model.");
+    assert_eq!(
+        lab.sessions().len(),
+        sessions,
+        "no hook ran after uninstall"
+    );
+}
