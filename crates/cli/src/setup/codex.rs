@@ -1,12 +1,20 @@
 //! Codex: hooks in `~/.codex/hooks.json` (Claude Code's shape), the MCP server as
 //! `[mcp_servers.cairn]` in `~/.codex/config.toml` (edited in place, comments and order kept),
 //! and the protocol as a marked block in `~/.codex/AGENTS.md`.
+//!
+//! Codex runs a hook only once the user has trusted it: the next time it starts it asks to
+//! review new hooks, and records each trusted one in `config.toml` as
+//! `[hooks.state."<hooks.json>:<event>:<group>:<handler>"]`. Setup says so ([`NOTICE`]);
+//! uninstall removes the trust records of cairn's hooks with the hooks.
+
+use std::path::Path;
 
 use anyhow::{Context, Result};
+use serde_json::Value;
 use toml_edit::{Array, DocumentMut, Item, Table, value};
 
 use super::edit::{JsonFile, add_hooks, remove_hooks, with_block};
-use super::{Change, PROTOCOL, Target, read, unless_emptied};
+use super::{Change, PROTOCOL, Target, is_cairn_hook, read, unless_emptied};
 use crate::args::AgentArg;
 
 pub const EVENTS: &[&str] = &[
@@ -18,10 +26,16 @@ pub const EVENTS: &[&str] = &[
     "SessionEnd",
 ];
 
+/// What a user must do before Codex runs the hooks setup installed.
+pub const NOTICE: &str = "Codex runs new hooks only once you trust them: the next time you start \
+codex it asks you to review them; trust cairn's. (`codex exec` runs untrusted hooks only with \
+--dangerously-bypass-hook-trust.)";
+
 pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {
     let dir = target.home.join(".codex");
     let hooks_path = dir.join("hooks.json");
     let mut hooks = JsonFile::load(&hooks_path)?;
+    let trusted = trust_keys(&hooks_path, &hooks.value);
     if uninstall {
         remove_hooks(&mut hooks.value, AgentArg::Codex);
     } else {
@@ -46,6 +60,9 @@ pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {
             )
         })?;
     set_mcp_server(&mut config, target, uninstall);
+    if uninstall {
+        remove_trust(&mut config, &trusted);
+    }
     let config_after = unless_emptied(&config_path, config_before.as_deref(), config.to_string());
 
     let agents_path = dir.join("AGENTS.md");
@@ -80,6 +97,56 @@ pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {
             own_directory: false,
         },
     ])
+}
+
+/// The keys under which Codex records its trust in each of cairn's hooks in `hooks`.
+fn trust_keys(hooks_path: &Path, hooks: &Value) -> Vec<String> {
+    let mut keys = Vec::new();
+    for (event, groups) in hooks["hooks"].as_object().into_iter().flatten() {
+        for (g, group) in groups.as_array().into_iter().flatten().enumerate() {
+            for (h, handler) in group["hooks"].as_array().into_iter().flatten().enumerate() {
+                let command = handler["command"].as_str().unwrap_or_default();
+                if is_cairn_hook(command, AgentArg::Codex) {
+                    keys.push(format!(
+                        "{}:{}:{g}:{h}",
+                        hooks_path.display(),
+                        snake_case(event)
+                    ));
+                }
+            }
+        }
+    }
+    keys
+}
+
+/// `SessionStart` → `session_start`: Codex's name for an event in its trust records.
+fn snake_case(event: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in event.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+/// Removes the trust records `keys` from `[hooks.state]`, and the tables they leave empty.
+fn remove_trust(config: &mut DocumentMut, keys: &[String]) {
+    let Some(hooks) = config.get_mut("hooks").and_then(Item::as_table_mut) else {
+        return;
+    };
+    if let Some(state) = hooks.get_mut("state").and_then(Item::as_table_mut) {
+        for key in keys {
+            state.remove(key);
+        }
+        if state.is_empty() {
+            hooks.remove("state");
+        }
+    }
+    if hooks.is_empty() {
+        config.remove("hooks");
+    }
 }
 
 fn set_mcp_server(config: &mut DocumentMut, target: &Target, uninstall: bool) {
@@ -123,4 +190,60 @@ fn set_mcp_server(config: &mut DocumentMut, target: &Target, uninstall: bool) {
     server.insert("command", value(wanted_command));
     server.insert("args", value(args));
     servers.insert("cairn", Item::Table(server));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uninstall_removes_codexs_trust_in_cairns_hooks_and_only_that() {
+        let home = tempfile::tempdir().unwrap();
+        let target = Target {
+            home: home.path().to_path_buf(),
+            exe: "/usr/local/bin/cairn".into(),
+            leading_args: Vec::new(),
+        };
+        std::fs::create_dir_all(home.path().join(".codex")).unwrap();
+        for change in plan(&target, false).unwrap() {
+            std::fs::write(&change.path, change.after.unwrap()).unwrap();
+        }
+        // Codex, once the user trusted the hooks (the shape Codex 0.169 writes), and a hook
+        // of the user's own beside cairn's.
+        let hooks_path = home.path().join(".codex/hooks.json");
+        let mut hooks: Value =
+            serde_json::from_str(&std::fs::read_to_string(&hooks_path).unwrap()).unwrap();
+        hooks["hooks"]["Stop"].as_array_mut().unwrap().insert(
+            0,
+            serde_json::json!({"hooks": [{"type": "command", "command": "notify-send done"}]}),
+        );
+        std::fs::write(&hooks_path, hooks.to_string()).unwrap();
+        let config_path = home.path().join(".codex/config.toml");
+        let mut config = std::fs::read_to_string(&config_path).unwrap();
+        let hooks_file = hooks_path.display();
+        config.push_str(&format!(
+            "\n[hooks.state]\n\n[hooks.state.\"{hooks_file}:stop:0:0\"]\ntrusted_hash = \"sha256:aa\"\n\n\
+             [hooks.state.\"{hooks_file}:stop:1:0\"]\ntrusted_hash = \"sha256:bb\"\n\n\
+             [hooks.state.\"{hooks_file}:session_start:0:0\"]\ntrusted_hash = \"sha256:cc\"\n"
+        ));
+        std::fs::write(&config_path, config).unwrap();
+
+        let changes = plan(&target, true).unwrap();
+        let config = changes.iter().find(|c| c.path == config_path).unwrap();
+        let after = config.after.as_deref().unwrap();
+        assert!(!after.contains("mcp_servers"), "{after}");
+        assert!(
+            after.contains(":stop:0:0") && after.contains("sha256:aa"),
+            "{after}"
+        );
+        assert!(!after.contains(":stop:1:0"), "{after}");
+        assert!(!after.contains("session_start"), "{after}");
+    }
+
+    #[test]
+    fn events_are_named_as_codex_names_them_in_trust_records() {
+        assert_eq!(snake_case("SessionStart"), "session_start");
+        assert_eq!(snake_case("UserPromptSubmit"), "user_prompt_submit");
+        assert_eq!(snake_case("Stop"), "stop");
+    }
 }

@@ -113,11 +113,15 @@ pub fn run(cli: &Cli, args: &SetupArgs) -> Result<Outcome> {
             apply(change)?;
         }
     }
+    let notice = (!args.uninstall && !changes.is_empty())
+        .then(|| notice(args.agent))
+        .flatten();
     if cli.format == Format::Json {
         let report = serde_json::json!({
             "agent": args.agent.name(),
             "dry_run": args.dry_run,
             "uninstall": args.uninstall,
+            "notice": notice,
             "changes": changes.iter().map(|c| serde_json::json!({
                 "path": c.path, "action": c.action(), "what": c.what,
             })).collect::<Vec<_>>(),
@@ -151,7 +155,18 @@ pub fn run(cli: &Cli, args: &SetupArgs) -> Result<Outcome> {
             args.agent.name()
         );
     }
+    if let Some(notice) = notice {
+        eprintln!("{notice}");
+    }
     Ok(Outcome::Done)
+}
+
+/// What the user still has to do in the agent itself for setup to take effect.
+fn notice(agent: AgentArg) -> Option<&'static str> {
+    match agent {
+        AgentArg::Codex => Some(codex::NOTICE),
+        AgentArg::ClaudeCode | AgentArg::Opencode => None,
+    }
 }
 
 /// The changes that would set up (or remove) cairn for `agent` in `target`.
