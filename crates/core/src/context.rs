@@ -161,10 +161,16 @@ impl<'a> ContextBuilder<'a> {
                 ),
             ));
         }
+        // The tokenizer's tables take tens of milliseconds to load; they load on the other core
+        // while the store is read.
+        tokens::load_in_background();
         let project = request.project.as_ref().map(ToString::to_string);
+        let pinned = self.slots.pinned_slots(request.project.as_ref())?;
+        let candidates = self.context_candidates(request)?;
+        let considered = candidates.len();
         let mut slots: Vec<ContextSlot> = Vec::new();
         let mut text = String::new();
-        for slot in self.slots.pinned_slots(request.project.as_ref())? {
+        for slot in pinned {
             slots.push(ContextSlot {
                 label: slot.label.to_string(),
                 scope: slot.scope_kind(),
@@ -177,16 +183,29 @@ impl<'a> ContextBuilder<'a> {
                 slots.pop();
             }
         }
-        let candidates = self.context_candidates(request)?;
-        let considered = candidates.len();
+        // Each candidate costs the tokens of its line (and of its section's heading, and of the
+        // ids line, when it is the first): summed, not recounted over the whole text each time.
+        // The sum can differ from the joined text's count by a token at a seam, so the result
+        // is counted exactly at the end and trimmed, last taken first, until it fits.
+        let mut used = tokens::count(&text);
         let mut chosen: Vec<ContextItem> = Vec::new();
         for candidate in candidates {
-            chosen.push(candidate);
-            let tentative = render(project.as_deref(), &slots, &chosen);
-            if tokens::count(&tentative) <= request.budget {
-                text = tentative;
-            } else {
-                chosen.pop();
+            let mut cost = tokens::count(&item_line(&candidate));
+            if chosen.is_empty() {
+                cost += tokens::count(IDS_LINE);
+            }
+            if !chosen.iter().any(|item| item.section == candidate.section) {
+                cost += tokens::count(&heading_line(candidate.section));
+            }
+            if used + cost <= request.budget {
+                used += cost;
+                chosen.push(candidate);
+            }
+        }
+        if !chosen.is_empty() {
+            text = render(project.as_deref(), &slots, &chosen);
+            while tokens::count(&text) > request.budget && chosen.pop().is_some() {
+                text = render(project.as_deref(), &slots, &chosen);
             }
         }
         // Shown grouped by section, in the order of preference.
@@ -389,24 +408,37 @@ fn render(project: Option<&str>, slots: &[ContextSlot], items: &[ContextItem]) -
     if items.is_empty() {
         return out;
     }
-    out.push_str("\nIds in brackets: `memory_get` (or `cairn get <id>`) shows a memory in full.\n");
+    out.push_str(IDS_LINE);
     for section in Section::ORDER {
         let mut in_section = items.iter().filter(|i| i.section == section).peekable();
         if in_section.peek().is_none() {
             continue;
         }
-        out.push_str(&format!("\n## {}\n", section.heading()));
+        out.push_str(&heading_line(section));
         for item in in_section {
-            let title = item
-                .title
-                .as_deref()
-                .map(|t| format!(" {t}:"))
-                .unwrap_or_default();
-            out.push_str(&format!(
-                "- [{}] {}{title} {}\n",
-                item.handle, item.category, item.text
-            ));
+            out.push_str(&item_line(item));
         }
     }
     out
+}
+
+/// The line before the first item, on reading memories in full.
+const IDS_LINE: &str =
+    "\nIds in brackets: `memory_get` (or `cairn get <id>`) shows a memory in full.\n";
+
+fn heading_line(section: Section) -> String {
+    format!("\n## {}\n", section.heading())
+}
+
+/// One item as the context shows it.
+fn item_line(item: &ContextItem) -> String {
+    let title = item
+        .title
+        .as_deref()
+        .map(|t| format!(" {t}:"))
+        .unwrap_or_default();
+    format!(
+        "- [{}] {}{title} {}\n",
+        item.handle, item.category, item.text
+    )
 }

@@ -4,7 +4,9 @@
 //! `bpe-openai` crate, which ships its tables). No agent's own tokenizer is public for every
 //! model, and the counts of modern tokenizers for English text and code are within a few percent
 //! of each other, so a budget counted here holds in practice. The tables load once per process,
-//! on first use (about 20 ms).
+//! on first use: about 40 ms on a 2-core machine, most of what a SessionStart hook costs, so
+//! the context starts loading them on another thread ([`load_in_background`]) before it reads
+//! the store.
 
 use std::sync::LazyLock;
 
@@ -13,6 +15,17 @@ static TOKENIZER: LazyLock<&'static bpe_openai::Tokenizer> = LazyLock::new(bpe_o
 /// Tokens in `text`.
 pub fn count(text: &str) -> usize {
     TOKENIZER.count(text)
+}
+
+/// Starts loading the tables on another thread, unless they are loaded or loading: a caller
+/// with other work to do first (reading the store) counts without waiting for them.
+pub fn load_in_background() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        std::thread::spawn(|| {
+            LazyLock::force(&TOKENIZER);
+        });
+    });
 }
 
 /// How many of `items`, taken in order, fit in `budget` tokens together.

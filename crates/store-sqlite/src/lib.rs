@@ -38,6 +38,7 @@ use cairn_core::embedding::VectorSpace;
 use cairn_core::memory::{MemoryFilter, SignalHit};
 use cairn_core::store::{Store, StoreTx};
 use jiff::Timestamp;
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 pub use ann::AnnSettings;
@@ -206,6 +207,19 @@ impl SqliteStore {
     pub fn with_lock_wait(mut self, timeout: Duration) -> Result<Self, SqliteError> {
         self.conn().busy_timeout(timeout)?;
         self.write_attempts = 1;
+        Ok(self)
+    }
+
+    /// The same store leaving its write-ahead log for others to fold into the database file:
+    /// closing it does not checkpoint (SQLite otherwise does when the last connection closes,
+    /// which rewrites the log's pages into the file, fsyncs both and deletes the log). For a
+    /// process that writes one event and exits, an agent hook, that checkpoint costs more than
+    /// the event; the next ordinary command does it when it closes, and SQLite's automatic
+    /// checkpoint (every 1,000 pages of log) bounds the log meanwhile. Nothing is less durable:
+    /// a committed transaction is in the log either way.
+    pub fn without_checkpoint_on_close(self) -> Result<Self, SqliteError> {
+        self.conn()
+            .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
         Ok(self)
     }
 

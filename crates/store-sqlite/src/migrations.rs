@@ -20,6 +20,7 @@ const MIGRATIONS: &[(u32, &str)] = &[
     (7, include_str!("../migrations/0007_vector_spaces.sql")),
     (8, include_str!("../migrations/0008_relations.sql")),
     (9, include_str!("../migrations/0009_files.sql")),
+    (10, include_str!("../migrations/0010_project_category.sql")),
 ];
 
 /// The schema version this build writes.

@@ -195,9 +195,12 @@ fn new_event_id() -> String {
 }
 
 /// The api a hook needs: no model (lexical context is enough and loading one costs more than
-/// the whole hook may take), a short lock timeout, the configured summariser.
+/// the whole hook may take), a short lock timeout, no checkpoint when it exits (the next
+/// command folds the log in), the configured summariser.
 fn open_api(config: &Config, db: &Path) -> Result<Api> {
-    let store = SqliteStore::open(db)?.with_lock_wait(LOCK_WAIT)?;
+    let store = SqliteStore::open(db)?
+        .with_lock_wait(LOCK_WAIT)?
+        .without_checkpoint_on_close()?;
     let parts = ServiceParts {
         summarizer: summarizer_part(&config.summarizer),
         ..ServiceParts::new(Box::new(store))
