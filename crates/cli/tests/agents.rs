@@ -321,6 +321,38 @@ impl Lab {
     }
 }
 
+/// `request` offers every one of `tools`.
+fn assert_offers(request: &model_server::Request, agent: &str, tools: &[&str]) {
+    let offered = request.tool_names();
+    for tool in tools {
+        assert!(
+            offered.iter().any(|t| t == tool),
+            "{agent} offers {tool}: {offered:?}"
+        );
+    }
+}
+
+/// The model received what the story's tools answered: `memory_store`, called at step `store`,
+/// created the memory; `memory_search`, the step after, found it; the shell command, next, ran.
+fn assert_results_reached_the_model(turns: &[model_server::Request], store: usize) {
+    assert_eq!(turns.len(), store + 4, "one request per step");
+    let stored = turns[store + 1]
+        .tool_result(store)
+        .expect("memory_store answered");
+    assert!(stored.contains("created"), "memory_store: {stored}");
+    let searched = turns[store + 2]
+        .tool_result(store + 1)
+        .expect("memory_search answered");
+    assert!(
+        searched.contains("sccache in CI"),
+        "memory_search finds it: {searched}"
+    );
+    let shell = turns[store + 3]
+        .tool_result(store + 2)
+        .expect("the shell answered");
+    assert!(shell.contains(SHELL_MARKER), "{shell}");
+}
+
 /// The text of the `*Remember*:` line the script ends with.
 fn final_answer() -> String {
     format!("Recorded the decision.\n*Remember*: {REMEMBERED}")
