@@ -161,7 +161,7 @@ pub enum Command {
     Hook(HookArgs),
     /// Install cairn into an agent: hooks, the MCP server and the memory protocol.
     #[command(
-        after_help = "Examples:\n  cairn setup claude-code --dry-run    # show what would change\n  cairn setup claude-code\n  cairn setup opencode\n  cairn setup codex --uninstall        # remove exactly what setup added\n\nExisting configuration is merged, never replaced; each changed file is backed up first\n(<file>.cairn-backup). Running setup again changes nothing."
+        after_help = "Examples:\n  cairn setup claude-code --dry-run    # show what would change\n  cairn setup claude-code\n  cairn setup opencode\n  cairn setup codex --uninstall        # remove exactly what setup added\n\nExisting configuration is merged, never replaced; each changed file is backed up first\n(<file>.cairn-backup), and keeps its layout, so setup then --uninstall leaves it byte for byte as\nit was. Running setup again changes nothing. Codex runs new hooks only once you trust them: it\nasks the next time it starts."
     )]
     Setup(SetupArgs),
 }

@@ -259,16 +259,9 @@ fn the_files_never_hold_prompts_tool_output_private_text_or_secrets() {
         ("SessionEnd", json!({"reason": "exit"})),
     ];
     for (event, extra) in events {
-        let mut payload = json!({"session_id": "s1", "cwd": s.project, "hook_event_name": event,
-                                 "transcript_path": transcript});
-        for (key, value) in extra.as_object().unwrap() {
-            payload[key] = value.clone();
-        }
-        let run = s.run_in(
-            &s.project,
-            &["hook", "claude-code", event],
-            Some(&payload.to_string()),
-        );
+        let mut payload = super::hooks::claude("s1", &s.project, event, extra);
+        payload["transcript_path"] = json!(transcript);
+        let run = s.hook("claude-code", event, &payload);
         assert_eq!(run.code, 0, "{event}: {}", run.stderr);
     }
     // The session left a summary memory, and the extracted fact is a memory.
@@ -538,16 +531,9 @@ fn files_enabled_starts_the_workspace_from_a_hook_too() {
         ("UserPromptSubmit", json!({"prompt": "fix the e2e suite"})),
         ("Stop", json!({"stop_hook_active": false})),
     ] {
-        let mut payload = json!({"session_id": "h1", "cwd": s.project, "hook_event_name": event,
-                                 "transcript_path": transcript});
-        for (key, value) in extra.as_object().unwrap() {
-            payload[key] = value.clone();
-        }
-        let run = s.run_in(
-            &s.project,
-            &["hook", "claude-code", event],
-            Some(&payload.to_string()),
-        );
+        let mut payload = super::hooks::claude("h1", &s.project, event, extra);
+        payload["transcript_path"] = json!(transcript);
+        let run = s.hook("claude-code", event, &payload);
         assert_eq!(run.code, 0, "{event}: {}", run.stderr);
     }
     let log = std::fs::read_to_string(s.home.join("logs/hooks.log")).unwrap_or_default();

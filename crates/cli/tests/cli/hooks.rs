@@ -13,7 +13,7 @@ use super::{Run, Sandbox, record};
 
 impl Sandbox {
     /// `cairn hook <agent> <event>` with `payload` on stdin.
-    fn hook(&self, agent: &str, event: &str, payload: &Value) -> Run {
+    pub(crate) fn hook(&self, agent: &str, event: &str, payload: &Value) -> Run {
         self.run_in(
             &self.project,
             &["hook", agent, event],
@@ -60,7 +60,7 @@ fn observation_kinds(shown: &Value) -> Vec<&str> {
 }
 
 /// A Claude Code payload for session `id` with the common fields.
-fn claude(id: &str, cwd: &Path, event: &str, extra: Value) -> Value {
+pub(crate) fn claude(id: &str, cwd: &Path, event: &str, extra: Value) -> Value {
     let mut payload = json!({
         "session_id": id,
         "transcript_path": "/nonexistent/transcript.jsonl",

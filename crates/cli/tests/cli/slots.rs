@@ -193,16 +193,8 @@ fn eight_processes_appending_to_one_slot_lose_nothing() {
 fn a_session_ending_through_the_hooks_is_reflected_into_slots() {
     let s = Sandbox::new();
     let session = |event: &str, extra: Value| {
-        let mut payload = json!({"session_id": "9d1e2f3a-77", "cwd": s.project.to_str().unwrap(),
-                                 "hook_event_name": event});
-        for (key, value) in extra.as_object().unwrap() {
-            payload[key] = value.clone();
-        }
-        let run = s.run_in(
-            &s.project,
-            &["hook", "claude-code", event],
-            Some(&payload.to_string()),
-        );
+        let payload = super::hooks::claude("9d1e2f3a-77", &s.project, event, extra);
+        let run = s.hook("claude-code", event, &payload);
         assert_eq!(run.code, 0, "{}", run.stderr);
     };
     session(
