@@ -161,9 +161,6 @@ impl<'a> ContextBuilder<'a> {
                 ),
             ));
         }
-        // The tokenizer's tables take tens of milliseconds to load; they load on the other core
-        // while the store is read.
-        tokens::load_in_background();
         let project = request.project.as_ref().map(ToString::to_string);
         let pinned = self.slots.pinned_slots(request.project.as_ref())?;
         let candidates = self.context_candidates(request)?;
@@ -187,7 +184,8 @@ impl<'a> ContextBuilder<'a> {
         // ids line, when it is the first): summed, not recounted over the whole text each time.
         // The sum can differ from the joined text's count by a token at a seam, so the result
         // is counted exactly at the end and trimmed, last taken first, until it fits.
-        let mut used = tokens::count(&text);
+        let without_items = tokens::count(&text);
+        let mut used = without_items;
         let mut chosen: Vec<ContextItem> = Vec::new();
         for candidate in candidates {
             let mut cost = tokens::count(&item_line(&candidate));
@@ -202,10 +200,13 @@ impl<'a> ContextBuilder<'a> {
                 chosen.push(candidate);
             }
         }
+        let mut text_tokens = without_items;
         if !chosen.is_empty() {
             text = render(project.as_deref(), &slots, &chosen);
-            while tokens::count(&text) > request.budget && chosen.pop().is_some() {
+            text_tokens = tokens::count(&text);
+            while text_tokens > request.budget && chosen.pop().is_some() {
                 text = render(project.as_deref(), &slots, &chosen);
+                text_tokens = tokens::count(&text);
             }
         }
         // Shown grouped by section, in the order of preference.
@@ -213,7 +214,7 @@ impl<'a> ContextBuilder<'a> {
         Ok(Context {
             project,
             slots,
-            tokens: tokens::count(&text),
+            tokens: text_tokens,
             items: chosen,
             text,
             budget: request.budget,
