@@ -3,7 +3,8 @@
 //! For each corpus size a store is bulk-imported through the real `cairn` binary, then:
 //! - **hook events**: `events` PostToolUse events, each a whole `cairn hook claude-code
 //!   PostToolUse` process fed a realistic payload on stdin, timed from spawn to exit (what the
-//!   agent waits for), in one session, one after another;
+//!   agent waits for), in one session, one after another, with no other connection to the
+//!   store open (no server keeps its write-ahead log index alive: each process rebuilds it);
 //! - **SessionStart**: the same for SessionStart, which also packs and prints the context;
 //! - **`cairn context`** processes (2,000-token budget, a query drawn from the corpus), and the
 //!   same context packed in process through the service, warm; three pinned slots (persona,
@@ -117,11 +118,15 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
         )?;
 
         let mut rng = Rng::new(options.seed ^ size);
-        let service = MemoryService::new(
-            ServiceParts::new(Box::new(SqliteStore::open(&db)?)),
-            &Config::default(),
-        );
-        fill_pinned_slots(&service, &project, &corpus, &mut rng)?;
+        let open_service = || -> Result<MemoryService> {
+            Ok(MemoryService::new(
+                ServiceParts::new(Box::new(SqliteStore::open(&db)?)),
+                &Config::default(),
+            ))
+        };
+        // Closed again before the processes run: each runs alone, as for an agent whose store
+        // no server keeps open (the first connection reads the write-ahead log in full).
+        fill_pinned_slots(&open_service()?, &project, &corpus, &mut rng)?;
 
         progress(&format!(
             "{size}: {} PostToolUse hook processes",
@@ -172,6 +177,7 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
             context_cli.push(run.wall);
         }
 
+        let service = open_service()?;
         let request = |query: String| ContextRequest {
             project: ProjectName::new(&project).ok(),
             query: Some(query),

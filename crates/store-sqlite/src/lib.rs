@@ -52,6 +52,10 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 const CACHE_KIB: i64 = 64 * 1024;
 /// How many times a write retries taking the lock after a busy timeout.
 const WRITE_ATTEMPTS: u32 = 3;
+/// A write-ahead log up to this long is left for others to fold in by processes that skip the
+/// checkpoint on close ([`SqliteStore::without_checkpoint_on_close`]): about 16 hook events,
+/// and under a millisecond for the next process to read in full.
+pub const SHORT_LOG_BYTES: u64 = 1 << 20;
 
 /// The embedded SQLite store.
 pub struct SqliteStore {
@@ -210,16 +214,26 @@ impl SqliteStore {
         Ok(self)
     }
 
-    /// The same store leaving its write-ahead log for others to fold into the database file:
-    /// closing it does not checkpoint (SQLite otherwise does when the last connection closes,
-    /// which rewrites the log's pages into the file, fsyncs both and deletes the log). For a
-    /// process that writes one event and exits, an agent hook, that checkpoint costs more than
-    /// the event; the next ordinary command does it when it closes, and SQLite's automatic
-    /// checkpoint (every 1,000 pages of log) bounds the log meanwhile. Nothing is less durable:
-    /// a committed transaction is in the log either way.
+    /// The same store leaving a short write-ahead log for others to fold into the database
+    /// file: closing it does not checkpoint (SQLite otherwise does when the last connection
+    /// closes, which rewrites the log's pages into the file, fsyncs both and deletes the log).
+    /// For a process that writes one event and exits, an agent hook, that checkpoint costs
+    /// more than the event. Once the log is longer than [`SHORT_LOG_BYTES`], the process that
+    /// finds it so checkpoints as usual: a process that opens the store alone reads the whole
+    /// log (SQLite rebuilds its index), and without a connection that stays open SQLite's
+    /// automatic checkpoint cannot restart the log, so it would grow, and every hook slow
+    /// down, with each event. Nothing is less durable: a committed transaction is in the log
+    /// either way.
     pub fn without_checkpoint_on_close(self) -> Result<Self, SqliteError> {
-        self.conn()
-            .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+        let log = self.path.as_ref().map(|path| {
+            let mut log = path.clone().into_os_string();
+            log.push("-wal");
+            std::fs::metadata(log).map_or(0, |m| m.len())
+        });
+        if log.is_some_and(|bytes| bytes <= SHORT_LOG_BYTES) {
+            self.conn()
+                .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+        }
         Ok(self)
     }
 

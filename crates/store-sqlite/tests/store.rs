@@ -55,6 +55,40 @@ mod on_disk {
         assert_eq!(got[0].content, "persisted across opens");
     }
 
+    /// Agent hooks skip the checkpoint on close; one after another, with no other connection
+    /// open, they leave the log for a while but never let it grow with every event (each
+    /// process would read all of it).
+    #[test]
+    fn processes_that_skip_the_checkpoint_keep_the_log_short() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cairn.db");
+        let log = dir.path().join("cairn.db-wal");
+        let (mut left, mut longest) = (0, 0);
+        for n in 0..150 {
+            let store = SqliteStore::open(&path)
+                .unwrap()
+                .without_checkpoint_on_close()
+                .unwrap();
+            let service =
+                MemoryService::new(ServiceParts::new(Box::new(store)), &Config::default());
+            let content = format!("event {n}: {}", "words of a tool's output ".repeat(100));
+            let new = NewMemory::new(content, Scope::Global, Source::Cli);
+            service.store(new).unwrap();
+            drop(service);
+            let bytes = std::fs::metadata(&log).map_or(0, |m| m.len());
+            left += usize::from(bytes > 0);
+            longest = longest.max(bytes);
+        }
+        assert!(
+            left > 10,
+            "the log was left behind after {left} of 150 processes"
+        );
+        assert!(
+            longest < 2 * cairn_store_sqlite::SHORT_LOG_BYTES,
+            "the log grew to {longest} bytes"
+        );
+    }
+
     /// Reads the journal mode from the file header: bytes 18 and 19 are 2 in WAL mode.
     fn rusqlite_free_journal_mode(path: &std::path::Path) -> &'static str {
         let header = std::fs::read(path).unwrap();
