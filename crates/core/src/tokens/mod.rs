@@ -5,7 +5,7 @@
 //! and code are within a few percent of each other, so a budget counted here holds in practice.
 //!
 //! Counting is two steps, each in its own file: the pre-tokenizer cuts text into pieces
-//! ([`split`]), and byte pairs merge inside each piece by rank ([`merge`]). The vocabulary is
+//! (`split.rs`), and byte pairs merge inside each piece by rank (`merge.rs`). The vocabulary is
 //! a table the build script lays out in the binary, read in place: a hook process counts its
 //! first token as fast as its last (loading the `bpe-openai` crate's tables took about 40 ms, most
 //! of what a SessionStart hook cost). The unit tests hold every count equal to that crate's.
