@@ -308,7 +308,7 @@ impl<'a> ContextBuilder<'a> {
     /// (dropped when the successor is offered anyway): a session is told what holds now.
     fn current(&self, candidates: Vec<(Memory, Section)>) -> Result<Vec<(Memory, Section)>> {
         let store = self.memories.backend();
-        let now = self.memories.now().timestamp();
+        let now = self.memories.timestamp();
         let ids: Vec<MemoryId> = candidates.iter().map(|(m, _)| m.id).collect();
         let relations = store.relations_of(&ids, now)?;
         if relations.is_empty() {

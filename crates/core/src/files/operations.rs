@@ -130,7 +130,7 @@ impl<'a> Files<'a> {
         let created_at = self
             .store()
             .workspace(&project)?
-            .map_or_else(|| self.memories.now().timestamp(), |w| w.created_at);
+            .map_or_else(|| self.memories.timestamp(), |w| w.created_at);
         let workspace = Workspace {
             project,
             root: root.to_path_buf(),

@@ -73,6 +73,11 @@ impl<'a> Memories<'a> {
         self.clock.now()
     }
 
+    /// Now as an instant (the time zone is not looked up).
+    pub fn timestamp(&self) -> Timestamp {
+        self.clock.timestamp()
+    }
+
     /// A new memory as it would be stored at `now`: validated, normalised and redacted.
     pub fn candidate(&self, new: NewMemory, now: Timestamp) -> Result<Memory> {
         candidate(new, self.limits, now)

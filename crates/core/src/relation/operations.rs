@@ -123,7 +123,7 @@ impl<'a> Relations<'a> {
     }
 
     fn now(&self) -> Timestamp {
-        self.memories.now().timestamp()
+        self.memories.timestamp()
     }
 
     /// Stores a memory, then records its conflict candidates.

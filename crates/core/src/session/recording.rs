@@ -94,7 +94,7 @@ impl<'a> Sessions<'a> {
     }
 
     pub(super) fn now_ts(&self) -> Timestamp {
-        self.memories.now().timestamp()
+        self.memories.timestamp()
     }
 
     /// Records events, in order, in one transaction, then summarises the sessions that ended or
