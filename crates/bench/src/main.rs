@@ -132,6 +132,9 @@ enum Command {
         /// The index's search breadth (ef).
         #[arg(long, default_value_t = AnnSettings::default().expansion_search)]
         ef_search: usize,
+        /// The index's breadth while inserting (efConstruction): build time against recall.
+        #[arg(long, default_value_t = AnnSettings::default().expansion_add)]
+        ef_add: usize,
         /// Searches per mode.
         #[arg(long, default_value_t = 100)]
         searches: usize,
@@ -622,6 +625,7 @@ fn main() -> Result<()> {
             index_from,
             quantization,
             ef_search,
+            ef_add,
             searches,
             seed,
             workdir,
@@ -651,6 +655,7 @@ fn main() -> Result<()> {
                         min_vectors: index_from,
                         quantization: quantization.kind(),
                         expansion_search: ef_search,
+                        expansion_add: ef_add,
                         ..AnnSettings::default()
                     },
                     cairn: cairn.clone(),

@@ -9,11 +9,12 @@
 //! the store writes in the same transaction as every change to a memory.
 //!
 //! Map: `rows` (row ↔ domain types, tag tables, full-text rows), `filter` (filters → SQL), `tx`
-//! (the write side), `read` (the read side), `vectors` (stored vectors, the queue, the exact
+//! (the write side), `bulk` (indexes deferred while one transaction inserts many memories), `read` (the read side), `vectors` (stored vectors, the queue, the exact
 //! scan), `ann` (the HNSW index file beside the database), `sessions` (agent sessions and
 //! their observations), [`migrations`].
 
 mod ann;
+mod bulk;
 mod error;
 mod exchange;
 mod files;
@@ -313,10 +314,16 @@ impl Store for SqliteStore {
                 known: &known,
                 added: rows::WordSet::default(),
             },
+            bulk: bulk::BulkWrites::default(),
         };
         work(&mut store_tx)?;
-        let tx::SqliteTx { tx, words } = store_tx;
+        let tx::SqliteTx {
+            tx,
+            words,
+            mut bulk,
+        } = store_tx;
         words.flush(&tx)?;
+        bulk.finish(&tx)?;
         let added = words.added;
         tx.commit().map_err(SqliteError::from)?;
         // Only now, committed, are the new words really stored.

@@ -117,6 +117,7 @@ impl MemoryTx for SqliteTx<'_, '_> {
 
     fn insert(&mut self, memory: &Memory) -> Result<()> {
         rows::insert_memory(&self.tx, memory, &mut self.words)?;
+        self.bulk.inserted(&self.tx)?;
         Ok(())
     }
 

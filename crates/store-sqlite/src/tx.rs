@@ -5,11 +5,12 @@
 use cairn_core::{MemoryId, Result};
 use rusqlite::Transaction;
 
-use crate::rows;
+use crate::{bulk, rows};
 
 pub struct SqliteTx<'c, 'k> {
     pub(crate) tx: Transaction<'c>,
     pub(crate) words: rows::WordSink<'k>,
+    pub(crate) bulk: bulk::BulkWrites,
 }
 
 impl SqliteTx<'_, '_> {

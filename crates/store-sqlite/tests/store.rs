@@ -89,6 +89,50 @@ mod on_disk {
         );
     }
 
+    /// An import large enough for the store to defer its read-only indexes (see `bulk.rs`)
+    /// commits with every index back, holding every memory.
+    #[test]
+    fn a_bulk_import_commits_with_every_index_rebuilt() {
+        let dir = tempfile::tempdir().unwrap();
+        let (fresh, bulk) = (dir.path().join("fresh.db"), dir.path().join("bulk.db"));
+        drop(SqliteStore::open(&fresh).unwrap());
+        let service = MemoryService::new(
+            ServiceParts::new(Box::new(SqliteStore::open(&bulk).unwrap())),
+            &Config::default(),
+        );
+        let count = 10_100;
+        let records: String = (0..count)
+            .map(|n| format!("{{\"content\": \"bulk note {n} on subject {}\"}}\n", n % 37))
+            .collect();
+        let report = service
+            .import(&mut records.as_bytes(), Scope::Global, &mut |_| {})
+            .unwrap();
+        assert_eq!(report.memories.created, count);
+        drop(service);
+        let indexes = |path: &std::path::Path| -> Vec<(String, Option<String>)> {
+            let conn = rusqlite::Connection::open(path).unwrap();
+            let mut statement = conn
+                .prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'index' ORDER BY name")
+                .unwrap();
+            statement
+                .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap()
+        };
+        assert_eq!(indexes(&bulk), indexes(&fresh));
+        let conn = rusqlite::Connection::open(&bulk).unwrap();
+        let listed: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM memories INDEXED BY memories_by_project_updated \
+                 WHERE project = ''",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert_eq!(listed, count as i64);
+    }
+
     /// Reads the journal mode from the file header: bytes 18 and 19 are 2 in WAL mode.
     fn rusqlite_free_journal_mode(path: &std::path::Path) -> &'static str {
         let header = std::fs::read(path).unwrap();
