@@ -290,6 +290,8 @@ impl Encoder {
 
 /// Lanes of a vector register; the keys are laid out in multiples of it.
 const LANES: usize = 8;
+/// Blocks of [`LANES`] keys scored together for one query.
+const BLOCKS: usize = 4;
 
 /// One head's attention over one sequence, for a head size `D` known at compile time.
 ///
@@ -318,17 +320,35 @@ fn attend_head<const D: usize>(
         }
     }
     work.scores.resize(padded, 0.0);
+    let keys: &[f32] = &work.keys;
     for i in span.clone() {
         let query: [f32; D] = std::array::from_fn(|d| projected[i * width + q + d] * scale);
-        for (chunk, scores) in work.scores.chunks_exact_mut(LANES).enumerate() {
+        // Four blocks of eight keys at a time: four independent sums in flight instead of one
+        // chain of dependent additions (each block's sum still runs over d in order).
+        let mut block = 0;
+        for scores in work.scores.chunks_exact_mut(BLOCKS * LANES) {
+            let mut sums = [[0f32; LANES]; BLOCKS];
+            for (d, &component) in query.iter().enumerate() {
+                let row = &keys[d * padded + block..d * padded + block + BLOCKS * LANES];
+                for (sum, keys) in sums.iter_mut().zip(row.chunks_exact(LANES)) {
+                    for t in 0..LANES {
+                        sum[t] += component * keys[t];
+                    }
+                }
+            }
+            scores.copy_from_slice(sums.as_flattened());
+            block += BLOCKS * LANES;
+        }
+        for scores in work.scores[block..].chunks_exact_mut(LANES) {
             let mut sums = [0f32; LANES];
             for (d, &component) in query.iter().enumerate() {
-                let keys = &work.keys[d * padded + chunk * LANES..d * padded + (chunk + 1) * LANES];
+                let keys = &keys[d * padded + block..d * padded + block + LANES];
                 for t in 0..LANES {
                     sums[t] += component * keys[t];
                 }
             }
             scores.copy_from_slice(&sums);
+            block += LANES;
         }
         let scores = &mut work.scores[..n];
         math::softmax(scores);

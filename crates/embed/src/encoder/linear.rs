@@ -127,7 +127,13 @@ fn quantise_row(row: &[f32], out: &mut [u8]) -> (f32, i32) {
     // Adding one half and truncating rounds: every value here is at least -0.5.
     let (inverse, offset) = (1.0 / scale, zero + 0.5);
     for (q, &x) in out.iter_mut().zip(row) {
-        *q = (x * inverse + offset).clamp(0.0, 255.0) as u8;
+        let v = x * inverse + offset;
+        // Clamped by comparisons, which also turn NaN into 0.
+        let v = if v > 0.0 { v } else { 0.0 };
+        let v = if v < 255.0 { v } else { 255.0 };
+        // SAFETY: `v` is finite and within 0..=255, so the truncation is defined. (Rust's
+        // saturating `as` would be the same here, but the compiler cannot vectorise it.)
+        *q = unsafe { v.to_int_unchecked::<i32>() } as u8;
     }
     (scale, zero as i32)
 }
@@ -135,6 +141,30 @@ fn quantise_row(row: &[f32], out: &mut [u8]) -> (f32, i32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_row_quantises_to_its_rounded_place_in_its_own_range() {
+        let mut row: Vec<f32> = (0..203)
+            .map(|i| ((i * 7919 % 1009) as f32 - 400.0) / 37.0)
+            .collect();
+        row[17] = f32::NAN;
+        let mut out = vec![0u8; row.len()];
+        let (scale, zero) = quantise_row(&row, &mut out);
+        for (i, (&x, &q)) in row.iter().zip(&out).enumerate() {
+            // The same arithmetic through Rust's saturating conversion (NaN becomes 0).
+            let expected = (x * (1.0 / scale) + (zero as f32 + 0.5)).clamp(0.0, 255.0) as u8;
+            assert_eq!(q, expected, "value {i} ({x})");
+            if !x.is_nan() {
+                let back = scale * (q as f32 - zero as f32);
+                assert!(
+                    (back - x).abs() <= scale * 0.5 + 1e-5,
+                    "{x} came back as {back}"
+                );
+            }
+        }
+        assert_eq!(out[17], 0, "NaN quantises to 0");
+        assert_eq!((out.iter().min(), out.iter().max()), (Some(&0), Some(&255)));
+    }
 
     #[test]
     fn the_quantised_layer_is_close_to_the_exact_product() {

@@ -21,7 +21,10 @@ pub fn exp(x: f32) -> f32 {
     let p = p * r + 0.5;
     let p = p * r + 1.0;
     let p = p * r + 1.0;
-    p * f32::from_bits(((n as i32 + 127) << 23) as u32)
+    // 2^n built from bits: `n + 127 + ROUND` holds the biased exponent n + 127 (1…254) in its
+    // low mantissa bits, and the shift moves them into the exponent field. No float-to-integer
+    // conversion, which the compiler cannot vectorise with Rust's saturating `as`.
+    p * f32::from_bits((n + (127.0 + ROUND)).to_bits() << 23)
 }
 
 /// The error function, by Abramowitz and Stegun's formula 7.1.26 (absolute error below 1.5e-7).
