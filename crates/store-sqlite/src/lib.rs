@@ -9,9 +9,10 @@
 //! the store writes in the same transaction as every change to a memory.
 //!
 //! Map: `rows` (row ↔ domain types, tag tables, full-text rows), `filter` (filters → SQL), `tx`
-//! (the write side), `bulk` (indexes deferred while one transaction inserts many memories), `read` (the read side), `vectors` (stored vectors, the queue, the exact
-//! scan), `ann` (the HNSW index file beside the database), `sessions` (agent sessions and
-//! their observations), [`migrations`].
+//! (the write side), `bulk` (indexes deferred while one transaction inserts many memories),
+//! `read` (the read side), `vectors` (stored vectors, the queue, the exact scan), `ann` (the
+//! HNSW index file beside the database), `sessions` (agent sessions and their observations),
+//! [`migrations`].
 
 mod ann;
 mod bulk;
