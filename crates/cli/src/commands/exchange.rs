@@ -86,6 +86,9 @@ pub fn import(app: &App, args: &ImportArgs) -> Result<Outcome> {
             ProgressStyle::with_template("{spinner} importing: {msg} ({elapsed})")
                 .expect("valid template"),
         );
+        // Ticking on its own: after the last record the commit can take a while (a bulk import
+        // builds the store's deferred indexes then), and a frozen clock looks like a hang.
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
         Some(bar)
     } else {
         None
