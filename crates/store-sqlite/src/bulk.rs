@@ -33,8 +33,9 @@ pub struct BulkWrites {
     /// The memories the store held before the transaction, estimated once [`BULK_MIN`] is
     /// reached.
     held_before: Option<u64>,
-    /// The definitions of the indexes dropped, to run again before the commit.
-    deferred: Vec<String>,
+    /// The definitions of the indexes dropped, to run again before the commit; `Some` once
+    /// deferral ran (even if it found nothing to drop), so it runs at most once.
+    deferred: Option<Vec<String>>,
 }
 
 impl BulkWrites {
@@ -42,7 +43,7 @@ impl BulkWrites {
     /// a bulk write.
     pub fn inserted(&mut self, conn: &Connection) -> Result<(), SqliteError> {
         self.inserted += 1;
-        if self.inserted < BULK_MIN || !self.deferred.is_empty() {
+        if self.inserted < BULK_MIN || self.deferred.is_some() {
             return Ok(());
         }
         let held_before = match self.held_before {
@@ -74,16 +75,18 @@ impl BulkWrites {
             )?
             .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<Result<_, _>>()?;
+        let mut deferred = Vec::new();
         for (name, sql) in indexes {
             if KEPT_INDEXES.contains(&name.as_str()) {
                 continue;
             }
             conn.execute_batch(&format!("DROP INDEX \"{name}\""))?;
-            self.deferred.push(sql);
+            deferred.push(sql);
         }
+        let deferred = self.deferred.insert(deferred);
         tracing::debug!(
             inserted = self.inserted,
-            indexes = self.deferred.len(),
+            indexes = deferred.len(),
             "bulk write: read-only indexes deferred to the commit"
         );
         Ok(())
@@ -91,7 +94,7 @@ impl BulkWrites {
 
     /// Builds the deferred indexes again; called just before the commit.
     pub fn finish(&mut self, conn: &Connection) -> Result<(), SqliteError> {
-        for sql in self.deferred.drain(..) {
+        for sql in self.deferred.take().unwrap_or_default() {
             conn.execute_batch(&sql)?;
         }
         Ok(())
@@ -100,7 +103,7 @@ impl BulkWrites {
     /// Whether this transaction dropped indexes that [`BulkWrites::finish`] must build.
     #[cfg(test)]
     pub fn deferring(&self) -> bool {
-        !self.deferred.is_empty()
+        self.deferred.as_ref().is_some_and(|d| !d.is_empty())
     }
 }
 

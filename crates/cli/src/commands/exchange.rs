@@ -97,7 +97,6 @@ pub fn import(app: &App, args: &ImportArgs) -> Result<Outcome> {
     let report = app.api.import(&caller, &mut input, &mut |progress| {
         if let Some(bar) = &bar {
             bar.set_message(format!("{} records", progress.records));
-            bar.tick();
         }
     });
     if let Some(bar) = bar {
