@@ -7,6 +7,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use cairn_core::api::{Api, Caller, FilterInput};
 use cairn_core::config::{Config, ConfigSources};
+use cairn_core::image::ImageDir;
 use cairn_core::memory::MemoryFilter;
 use cairn_core::project::detect_project;
 use cairn_core::{MemoryService, ProjectName, ServiceParts, Source, dates};
@@ -44,6 +45,7 @@ impl App {
         tracing::debug!(db = %path.display(), "opening store");
         let store = SqliteStore::open(&path)?.with_read_connections(readers)?;
         let mut parts = ServiceParts::new(Box::new(store));
+        parts.images = Some(ImageDir::new(config.images_dir()?));
         if config.embedding.enabled
             && let Some(location) =
                 cairn_embed::locate(config.embedding.model_dir.as_deref(), DEFAULT_MODEL)?

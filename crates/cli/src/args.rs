@@ -769,6 +769,11 @@ pub struct StoreArgs {
     /// Read the content from a file, or from standard input with `-`.
     #[arg(long, value_name = "PATH|-", conflicts_with = "content")]
     pub file: Option<PathBuf>,
+    /// Keep an image with the memory (PNG, JPEG, GIF or WebP, up to images.max_bytes): a
+    /// screenshot, a diagram. The text is then optional; without it the memory is named by
+    /// the image.
+    #[arg(long, value_name = "PATH")]
+    pub image: Option<PathBuf>,
     /// A short title.
     #[arg(long)]
     pub title: Option<String>,

@@ -5,7 +5,7 @@
 //! working directory) < `CAIRN_*` environment variables < command-line flags (applied by the
 //! binary). Files are merged key by key, so a project file that sets one limit keeps the user's
 //! other settings. Unknown keys are errors that name the file, so a typo never passes silently.
-//! A relative `store.path` or `embedding.model_dir` in a file is taken relative to that file's
+//! A relative `store.path`, `embedding.model_dir` or `images.dir` in a file is taken relative to that file's
 //! directory.
 //!
 //! The data directory is `$CAIRN_HOME`, else the platform data directory (`~/.local/share/cairn`
@@ -41,6 +41,38 @@ pub struct Config {
     pub slots: SlotsConfig,
     pub conflicts: ConflictsConfig,
     pub files: FilesConfig,
+    pub images: ImagesConfig,
+}
+
+/// Images kept with memories (`cairn store --image`): where, and how much.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ImagesConfig {
+    /// The image directory; default `<database file>-images` beside the database.
+    pub dir: Option<PathBuf>,
+    /// Largest image, in bytes (of the file, not of its base64), checked before decoding.
+    pub max_bytes: u64,
+    /// Longest side, in pixels, read from the header before decoding.
+    pub max_side: u32,
+    /// Most pixels (width × height), read from the header before decoding.
+    pub max_pixels: u64,
+    /// Most bytes all images together may take; an image that would pass it is refused.
+    pub quota_bytes: u64,
+    /// Longest side of a thumbnail, in pixels.
+    pub thumbnail_side: u32,
+}
+
+impl Default for ImagesConfig {
+    fn default() -> Self {
+        ImagesConfig {
+            dir: None,
+            max_bytes: 10 << 20,
+            max_side: 16_384,
+            max_pixels: 50_000_000,
+            quota_bytes: 500 << 20,
+            thumbnail_side: 256,
+        }
+    }
 }
 
 /// Markdown files (`cairn files`): a project's memories also kept as units in its repository.
@@ -417,6 +449,17 @@ impl Config {
         Ok(config)
     }
 
+    /// The image directory: `images.dir`, else `<database file>-images` beside the database
+    /// (one directory per database, like SQLite's own `-wal` file).
+    pub fn images_dir(&self) -> Result<PathBuf, Error> {
+        if let Some(dir) = &self.images.dir {
+            return Ok(dir.clone());
+        }
+        let mut dir = self.database_path()?.into_os_string();
+        dir.push("-images");
+        Ok(PathBuf::from(dir))
+    }
+
     /// The database file to open: `store.path`, else `<data dir>/cairn.db`.
     pub fn database_path(&self) -> Result<PathBuf, Error> {
         self.store.path.clone().ok_or_else(|| Error::Config {
@@ -458,7 +501,11 @@ fn read_file(file: &Path) -> Result<Option<toml::Table>, Error> {
     let mut table: toml::Table = toml::from_str(&text).map_err(|e| bad(e.to_string()))?;
     Config::deserialize(toml::Value::Table(table.clone())).map_err(|e| bad(e.to_string()))?;
     // Relative paths are relative to the file that names them.
-    for (section, key) in [("store", "path"), ("embedding", "model_dir")] {
+    for (section, key) in [
+        ("store", "path"),
+        ("embedding", "model_dir"),
+        ("images", "dir"),
+    ] {
         if let Some(toml::Value::Table(table)) = table.get_mut(section)
             && let Some(toml::Value::String(path)) = table.get_mut(key)
         {

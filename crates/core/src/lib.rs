@@ -12,6 +12,7 @@
 //! - [`search`]: the pipeline — lexical, fuzzy and semantic signals fused into one ranking —
 //!   over the query language of [`query`];
 //! - [`embedding`]: vectors, the embedding queue and its background worker;
+//! - [`image`]: images kept with memories — a content-addressed directory, references, quota;
 //! - [`session`]: agent sessions and observations recorded from hooks, summaries;
 //! - [`slot`]: labelled, size-limited blocks agents keep, and reflection of ended sessions;
 //! - [`context`]: what a session should know, packed into a token budget (reads only);
@@ -32,6 +33,7 @@ pub mod error;
 pub mod exchange;
 pub mod files;
 pub mod id;
+pub mod image;
 pub mod memory;
 #[cfg(test)]
 mod module_graph;

@@ -25,6 +25,7 @@ use crate::error::Result;
 use crate::exchange::{self, Counts, ExportOptions, ImportReport, import::Importer};
 use crate::files::{Files, FilesExport, SyncReport, Workspace};
 use crate::id::{IdRef, MemoryId, RelationRef};
+use crate::image::{Image, ImageDir, ImageId, ImageSource, Images, MemoryImage};
 use crate::memory::{
     ListQuery, Memories, Memory, MemoryFilter, MemoryHistory, MemoryPatch, NewMemory, PruneReport,
     PruneRule, StoreStats, TagCount, WriteOutcome,
@@ -51,6 +52,8 @@ pub struct ServiceParts {
     pub embedder: Option<Arc<dyn Embedder>>,
     /// Writes session summaries, when one is configured.
     pub summarizer: Option<Arc<dyn Summarizer>>,
+    /// Where images are kept; a store without one refuses writes that carry an image.
+    pub images: Option<ImageDir>,
     pub clock: Clock,
 }
 
@@ -61,6 +64,7 @@ impl ServiceParts {
             store,
             embedder: None,
             summarizer: None,
+            images: None,
             clock: Clock::system(),
         }
     }
@@ -71,6 +75,7 @@ pub struct MemoryService {
     store: Box<dyn Store>,
     embedder: Option<Arc<dyn Embedder>>,
     summarizer: Option<Arc<dyn Summarizer>>,
+    images: Option<ImageDir>,
     clock: Clock,
     config: Config,
 }
@@ -81,6 +86,7 @@ impl MemoryService {
             store: parts.store,
             embedder: parts.embedder,
             summarizer: parts.summarizer,
+            images: parts.images,
             clock: parts.clock,
             config: config.clone(),
         }
@@ -95,6 +101,16 @@ impl MemoryService {
             self.memory_ops(),
             &self.config.conflicts,
             self.embedder.as_deref(),
+        )
+    }
+
+    fn image_ops(&self) -> Images<'_> {
+        Images::new(
+            self.store.as_ref(),
+            self.images.as_ref(),
+            &self.config.images,
+            &self.config.limits,
+            &self.clock,
         )
     }
 
@@ -184,6 +200,38 @@ impl MemoryService {
         Ok(outcome)
     }
 
+    /// Stores a memory with an image (`image::operations`); then records its candidates.
+    pub fn store_with_image(&self, new: NewMemory, image: &ImageSource) -> Result<WriteOutcome> {
+        let outcome = self.image_ops().store(new, image)?;
+        let outcome = self.relation_ops().detect(outcome, Detection::Full);
+        self.land_written([&outcome]);
+        Ok(outcome)
+    }
+
+    /// The images these memories show, each with its memory.
+    pub fn memory_images(&self, ids: &[MemoryId]) -> Result<Vec<MemoryImage>> {
+        self.store.memory_images(ids)
+    }
+
+    /// A stored image's record.
+    pub fn image(&self, id: &ImageId) -> Result<Option<Image>> {
+        self.store.image(id)
+    }
+
+    /// Where the image directory is, when the store has one.
+    pub fn image_dir(&self) -> Option<&ImageDir> {
+        self.images.as_ref()
+    }
+
+    /// Deletes the images no memory references any more (after a purge or a prune). The
+    /// deletes that made them unreferenced have committed: a failure is logged, and the next
+    /// release or an image write lets them go.
+    fn release_images(&self) {
+        if let Err(error) = self.image_ops().release_unreferenced() {
+            tracing::warn!(%error, "images no memory uses could not be deleted yet");
+        }
+    }
+
     /// Applies a patch to a visible memory, keeping its previous state in the history; then
     /// records its conflict candidates.
     pub fn update(&self, target: &IdRef, patch: MemoryPatch) -> Result<WriteOutcome> {
@@ -220,6 +268,7 @@ impl MemoryService {
     pub fn purge(&self, target: &IdRef) -> Result<Memory> {
         self.check_writable(target)?;
         let memory = self.memory_ops().purge(target)?;
+        self.release_images();
         self.land(&[memory.id]);
         Ok(memory)
     }
@@ -239,6 +288,7 @@ impl MemoryService {
         if !dry_run {
             report.observations_deleted = self.session_ops().prune_observations()?;
             let ids: Vec<MemoryId> = report.memories.iter().map(|m| m.id).collect();
+            self.release_images();
             self.land(&ids);
         }
         Ok(report)

@@ -3,7 +3,7 @@
 //! Each domain declares what it needs of a backend beside its model — [`MemoryStore`] and
 //! [`MemoryTx`] in `memory/store.rs`, [`VectorStore`]/[`VectorTx`] in `embedding/store.rs`,
 //! [`SessionStore`]/[`SessionTx`] in `session/store.rs`, [`SlotStore`]/[`SlotTx`] in
-//! `slot/store.rs`, [`RelationStore`]/[`RelationTx`] in `relation/store.rs`, [`FilesStore`]/[`FilesTx`] in `files/store.rs`, [`ExchangeStore`] in `exchange/store.rs` — and a backend implements each in a file of its own. This module adds only
+//! `slot/store.rs`, [`RelationStore`]/[`RelationTx`] in `relation/store.rs`, [`FilesStore`]/[`FilesTx`] in `files/store.rs`, [`ImageStore`]/[`ImageTx`] in `image/store.rs`, [`ExchangeStore`] in `exchange/store.rs` — and a backend implements each in a file of its own. This module adds only
 //! what spans them: one write transaction ([`Store::write`]) in which the service's closure sees
 //! every domain at once (a session summary and the memory that holds it commit together), and
 //! where the data lives.
@@ -17,6 +17,7 @@ use crate::embedding::{VectorStore, VectorTx};
 use crate::error::{Error, Result};
 use crate::exchange::ExchangeStore;
 use crate::files::{FilesStore, FilesTx};
+use crate::image::{ImageStore, ImageTx};
 use crate::memory::{MemoryStore, MemoryTx};
 use crate::relation::{RelationStore, RelationTx};
 use crate::session::{SessionStore, SessionTx};
@@ -24,7 +25,14 @@ use crate::slot::{SlotStore, SlotTx};
 
 /// A storage backend: every domain's reads, and one transaction that spans them.
 pub trait Store:
-    MemoryStore + VectorStore + RelationStore + SessionStore + SlotStore + FilesStore + ExchangeStore
+    MemoryStore
+    + VectorStore
+    + RelationStore
+    + SessionStore
+    + SlotStore
+    + FilesStore
+    + ImageStore
+    + ExchangeStore
 {
     /// Runs `work` in one write transaction: committed if it returns `Ok`, rolled back
     /// otherwise. Waiting for other writers is the backend's job; `work` runs once. When the
@@ -36,9 +44,15 @@ pub trait Store:
 }
 
 /// What the service may do inside one write transaction: every domain's writes.
-pub trait StoreTx: MemoryTx + VectorTx + RelationTx + SessionTx + SlotTx + FilesTx {}
+pub trait StoreTx:
+    MemoryTx + VectorTx + RelationTx + SessionTx + SlotTx + FilesTx + ImageTx
+{
+}
 
-impl<T: MemoryTx + VectorTx + RelationTx + SessionTx + SlotTx + FilesTx + ?Sized> StoreTx for T {}
+impl<T: MemoryTx + VectorTx + RelationTx + SessionTx + SlotTx + FilesTx + ImageTx + ?Sized> StoreTx
+    for T
+{
+}
 
 /// Runs `work` in one transaction of `store` and returns what it produced.
 pub fn in_transaction<T>(

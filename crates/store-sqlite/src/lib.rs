@@ -20,6 +20,7 @@ mod error;
 mod exchange;
 mod files;
 mod filter;
+mod image;
 mod memory;
 pub mod migrations;
 mod read;

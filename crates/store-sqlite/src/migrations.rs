@@ -21,6 +21,7 @@ const MIGRATIONS: &[(u32, &str)] = &[
     (8, include_str!("../migrations/0008_relations.sql")),
     (9, include_str!("../migrations/0009_files.sql")),
     (10, include_str!("../migrations/0010_project_category.sql")),
+    (11, include_str!("../migrations/0011_images.sql")),
 ];
 
 /// The schema version this build writes.

@@ -25,9 +25,11 @@ pub fn get(app: &App, args: &GetArgs) -> Result<Outcome> {
         let memories = app.api.memories(&refs)?;
         let ids: Vec<_> = memories.iter().map(|m| m.id).collect();
         let relations = app.api.relations_of(&ids)?;
+        let images = app.api.images_of(&ids)?;
         app.out.print(&View::Memories {
             memories: &memories,
             relations: &relations,
+            images: &images,
         })?;
     }
     Ok(Outcome::Done)

@@ -24,11 +24,16 @@ pub fn render(view: &View<'_>) -> String {
         View::Memories {
             memories: list,
             relations,
+            images,
         } => Value::Array(
             list.iter()
                 .map(|m| {
                     let mut value = memory(m);
                     value["annotations"] = json!(lines_of(m, relations));
+                    let shown: Vec<_> = images.iter().filter(|i| i.memory == m.id).collect();
+                    if !shown.is_empty() {
+                        value["images"] = json!(shown);
+                    }
                     value
                 })
                 .collect(),

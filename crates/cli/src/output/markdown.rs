@@ -34,6 +34,7 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
         View::Memories {
             memories: list,
             relations,
+            images: _,
         } => {
             for m in list.iter() {
                 memory(&mut out, m, tz, 3);

@@ -15,7 +15,7 @@ pub(crate) mod text;
 
 use std::io::{self, Write};
 
-use cairn_core::api::AddOutcome;
+use cairn_core::api::{AddOutcome, ImageDocument};
 use cairn_core::context::Context;
 use cairn_core::embedding::VectorIndexReport;
 use cairn_core::embedding::{EmbedReport, EmbeddingStatus};
@@ -43,6 +43,8 @@ pub enum View<'a> {
     Memories {
         memories: &'a [Memory],
         relations: &'a [RelationView],
+        /// The images they show.
+        images: &'a [ImageDocument],
     },
     Histories(&'a [MemoryHistory]),
     Listing {

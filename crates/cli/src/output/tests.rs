@@ -163,6 +163,7 @@ fn get_with_history() {
     insta::assert_snapshot!(all(View::Memories {
         memories: &[memory, preference()],
         relations: &[superseding()],
+        images: &[],
     }));
     insta::assert_snapshot!(all(View::Histories(&histories)));
 }

@@ -35,17 +35,48 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
                 WriteStatus::Unchanged => format!("unchanged {handle}: nothing to change"),
             };
             line(&mut out, &message);
+            if let Some(image) = &outcome.image {
+                line(
+                    &mut out,
+                    &format!(
+                        "  image {} ({}, {}×{}, {} bytes)",
+                        image.id.short(),
+                        image.format.as_str().to_ascii_uppercase(),
+                        image.width,
+                        image.height,
+                        image.bytes
+                    ),
+                );
+            }
             candidates(&mut out, outcome);
         }
         View::Memories {
             memories: list,
             relations,
+            images,
         } => {
             for (index, m) in list.iter().enumerate() {
                 if index > 0 {
                     out.push('\n');
                 }
                 detail(&mut out, m, tz);
+                for shown in images.iter().filter(|i| i.memory == m.id) {
+                    let image = &shown.image;
+                    let file = shown
+                        .file
+                        .as_ref()
+                        .map_or_else(|| image.id.to_string(), |f| f.display().to_string());
+                    line(
+                        &mut out,
+                        &format!(
+                            "  image      {file} ({}, {}×{}, {} bytes)",
+                            image.format.as_str().to_ascii_uppercase(),
+                            image.width,
+                            image.height,
+                            image.bytes
+                        ),
+                    );
+                }
                 let lines = lines_of(m, relations);
                 if !lines.is_empty() {
                     out.push('\n');

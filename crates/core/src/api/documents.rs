@@ -1,7 +1,12 @@
 //! The answers: a memory as scripts see it (every field, for REST and the CLI's JSON) and as a
 //! model reads it (compact, for MCP).
 
+use std::path::PathBuf;
+
 use serde::Serialize;
+
+use crate::id::MemoryId;
+use crate::image::Image;
 
 use crate::memory::{Category, Memory, WriteOutcome};
 use crate::relation::RelationView;
@@ -63,6 +68,18 @@ pub fn slots_answer(slots: &[Slot]) -> serde_json::Value {
     serde_json::json!({ "slots": documents })
 }
 
+/// An image a memory shows, as scripts and people see it: its record and, where this store
+/// keeps its images on this machine, its file.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImageDocument {
+    /// The memory that shows it.
+    #[serde(skip)]
+    pub memory: MemoryId,
+    #[serde(flatten)]
+    pub image: Image,
+    pub file: Option<PathBuf>,
+}
+
 /// A memory as scripts see it: every stored field plus its short handle. The CLI's JSON output
 /// and the REST API return this.
 #[derive(Debug, Serialize)]
@@ -93,19 +110,22 @@ pub fn hit_document(hit: &SearchHit) -> serde_json::Value {
     })
 }
 
-/// The answer to a write as scripts see it (REST, the CLI's JSON): the status, the memory, and
-/// when the write found memories it may contradict, `judgment_required: true` and the
-/// candidates with their judgment ids.
+/// The answer to a write as scripts see it (REST, the CLI's JSON): the status, the memory, the
+/// image a write with an image stored, and when the write found memories it may contradict,
+/// `judgment_required: true` and the candidates with their judgment ids.
 pub fn write_document(outcome: &WriteOutcome) -> serde_json::Value {
     let mut answer = serde_json::json!({
         "status": outcome.status,
         "memory": MemoryDocument::of(&outcome.memory),
     });
-    add_candidates(&mut answer, outcome);
+    add_write_details(&mut answer, outcome);
     answer
 }
 
-fn add_candidates(answer: &mut serde_json::Value, outcome: &WriteOutcome) {
+fn add_write_details(answer: &mut serde_json::Value, outcome: &WriteOutcome) {
+    if let Some(image) = &outcome.image {
+        answer["image"] = serde_json::json!(image);
+    }
     if !outcome.candidates.is_empty() {
         answer["judgment_required"] = true.into();
         answer["candidates"] = serde_json::json!(outcome.candidates);
@@ -163,7 +183,7 @@ pub fn compact_write(outcome: &WriteOutcome) -> serde_json::Value {
         "status": outcome.status,
         "memory": CompactMemory::of(&outcome.memory),
     });
-    add_candidates(&mut answer, outcome);
+    add_write_details(&mut answer, outcome);
     answer
 }
 

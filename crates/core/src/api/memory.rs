@@ -10,6 +10,7 @@ use serde::Deserialize;
 use super::Caller;
 use crate::error::{Error, Result};
 use crate::id::IdRef;
+use crate::image::ImageSource;
 use crate::memory::Category;
 use crate::memory::{ListQuery, MemoryFilter, SortKey, SortOrder, Visibility};
 use crate::memory::{MemoryPatch, NewMemory};
@@ -28,9 +29,15 @@ pub const MAX_GET_IDS: usize = 50;
 #[serde(deny_unknown_fields)]
 pub struct StoreInput {
     /// The text to remember: one self-contained fact, decision or finding (limit:
-    /// `limits.max_content_bytes`, 10,240 bytes by default). Secrets are redacted.
-    #[schemars(length(min = 1))]
+    /// `limits.max_content_bytes`, 10,240 bytes by default). Secrets are redacted. May be left
+    /// out when an image is sent: the memory is then named by the image.
+    #[serde(default)]
     pub content: String,
+    /// An image the memory shows (a screenshot, a diagram): a data URL
+    /// (`data:image/png;base64,…`) or raw base64 of a PNG, JPEG, GIF or WebP file (limit:
+    /// `images.max_bytes`, 10 MiB by default). It is stored once, by content.
+    #[serde(default)]
+    pub image: Option<String>,
     /// A short headline (limit: `limits.max_title_chars`, 200 by default).
     #[serde(default)]
     pub title: Option<String>,
@@ -221,6 +228,11 @@ fn clearable(value: Option<String>) -> Option<Option<String>> {
 }
 
 impl StoreInput {
+    /// Splits off the image, if any, as an inline source.
+    pub(crate) fn take_image(&mut self) -> Option<ImageSource> {
+        self.image.take().map(ImageSource::Inline)
+    }
+
     pub(crate) fn into_new_memory(
         self,
         service: &MemoryService,

@@ -41,10 +41,11 @@ use crate::context::{Context, ContextRequest};
 use crate::embedding::{
     EmbedProgress, EmbedReport, EmbeddingStatus, EmbeddingWorker, VectorIndexReport,
 };
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::exchange::{Counts, ExportOptions, ImportReport};
 use crate::files::{FilesExport, SyncReport, Workspace};
 use crate::id::{IdRef, MemoryId, RelationRef};
+use crate::image::ImageSource;
 use crate::memory::{
     ListQuery, Memory, MemoryFilter, MemoryHistory, PruneReport, PruneRule, Source, StoreStats,
     TagCount, WriteOutcome,
@@ -57,8 +58,9 @@ use crate::session::{AgentEvent, Observation, ObservationHit, Session, SessionFi
 use crate::slot::{Recorded, Reflection, Slot, SlotLabel};
 
 pub use documents::{
-    CompactMemory, MemoryDocument, SlotDocument, compact_observations, compact_search,
-    compact_write, hit_document, relation_document, slot_answer, slots_answer, write_document,
+    CompactMemory, ImageDocument, MemoryDocument, SlotDocument, compact_observations,
+    compact_search, compact_write, hit_document, relation_document, slot_answer, slots_answer,
+    write_document,
 };
 pub use exchange::ExportInput;
 pub use files::{AddError, AddInput, AddOutcome, AddedUnit};
@@ -184,9 +186,48 @@ impl Api {
         outcome
     }
 
-    pub fn store(&self, caller: &Caller, input: StoreInput) -> Result<WriteOutcome> {
+    pub fn store(&self, caller: &Caller, mut input: StoreInput) -> Result<WriteOutcome> {
+        let image = input.take_image();
         let new = input.into_new_memory(&self.service, caller)?;
-        Ok(self.wrote(self.service.store(new)?))
+        let outcome = match image {
+            Some(image) => self.service.store_with_image(new, &image)?,
+            None => self.service.store(new)?,
+        };
+        Ok(self.wrote(outcome))
+    }
+
+    /// The images these memories show, each with its memory and file.
+    pub fn images_of(&self, ids: &[MemoryId]) -> Result<Vec<ImageDocument>> {
+        let dir = self.service.image_dir();
+        Ok(self
+            .service
+            .memory_images(ids)?
+            .into_iter()
+            .map(|shown| ImageDocument {
+                file: dir.map(|d| d.path(&shown.image.id, shown.image.format)),
+                memory: shown.memory,
+                image: shown.image,
+            })
+            .collect())
+    }
+
+    /// `store` with an image read from a file the user named: the CLI's alone (MCP and HTTP
+    /// clients send images inline and can never make cairn read a path).
+    pub fn store_with_image_file(
+        &self,
+        caller: &Caller,
+        input: StoreInput,
+        file: &Path,
+    ) -> Result<WriteOutcome> {
+        if input.image.is_some() {
+            return Err(Error::invalid(
+                "image",
+                "give an image file or inline data, not both",
+            ));
+        }
+        let new = input.into_new_memory(&self.service, caller)?;
+        let image = ImageSource::File(file.to_path_buf());
+        Ok(self.wrote(self.service.store_with_image(new, &image)?))
     }
 
     /// The `memory_add` contract: stores `text` in the caller's project like `store`, and
@@ -207,6 +248,7 @@ impl Api {
         };
         let store = StoreInput {
             content: input.text,
+            image: None,
             title: None,
             category,
             tags: Vec::new(),

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 use crate::id::{MemoryId, RelationId};
+use crate::image::Image;
 use crate::scope::Scope;
 use crate::tag::Tag;
 
@@ -405,6 +406,9 @@ pub struct WriteOutcome {
     /// Found by the relation domain after the write (empty for a duplicate or an unchanged
     /// update); each has a pending judgment waiting for a verdict.
     pub candidates: Vec<ConflictCandidate>,
+    /// The image stored with the memory, for a write that carried one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<Image>,
 }
 
 impl WriteOutcome {
@@ -414,6 +418,7 @@ impl WriteOutcome {
             status,
             memory,
             candidates: Vec::new(),
+            image: None,
         }
     }
 }

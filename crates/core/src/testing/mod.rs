@@ -29,6 +29,7 @@ use crate::tag::Tag;
 
 mod exchange;
 mod files;
+mod image;
 mod memory;
 mod relation;
 mod search;
@@ -36,6 +37,7 @@ mod session;
 mod slot;
 pub use exchange::*;
 pub use files::*;
+pub use image::*;
 pub use memory::*;
 pub use relation::*;
 pub use search::*;
@@ -125,6 +127,11 @@ macro_rules! store_behaviour_suite {
             a_write_whose_file_fails_still_stores_and_export_writes_it_later,
             session_summaries_reach_the_files_only_when_configured,
             a_session_in_which_nothing_happened_leaves_no_summary,
+            an_image_is_stored_once_by_content_and_shown_by_every_memory_that_uses_it,
+            the_same_words_with_another_picture_is_a_new_memory,
+            purging_the_last_memory_that_shows_an_image_deletes_its_record_and_file,
+            an_image_past_the_quota_is_refused_and_unreferenced_images_go_first,
+            bad_images_are_refused_before_anything_is_written,
         );
     };
     (@tests $factory:expr; $($name:ident),* $(,)?) => {

@@ -1,0 +1,38 @@
+//! Images: screenshots and other pictures kept with the memories that show them.
+//!
+//! An image is stored once, by content: its id is the SHA-256 of its bytes ([`ImageId`]), its
+//! file lives in the store's image directory ([`ImageDir`]) under that id, and its record
+//! ([`Image`]: format, size, dimensions) in the store. Memories *reference* images; an image is
+//! kept while any memory references it, and deleting its last reference (a purge or a prune)
+//! deletes its record and then its file. The directory has a quota: an image that would pass it
+//! is refused, after the images nothing references any more have been let go.
+//!
+//! - [`model`]: [`ImageId`], [`ImageFormat`], [`Image`];
+//! - [`input`]: where an image comes from ([`ImageSource`]: a file the CLI names, a data URL or
+//!   raw base64) and the size cap, checked before anything is decoded;
+//! - [`inspect`]: the format from the leading bytes and the dimensions from the header, capped
+//!   before any pixel is decoded (a decompression bomb is refused), and thumbnails;
+//! - [`files`]: the content-addressed directory;
+//! - [`operations`]: [`Images`], storing a memory with its image and letting go of unreferenced
+//!   images;
+//! - [`store`]: what a backend provides ([`ImageStore`], [`ImageTx`]).
+//!
+//! Ordering is what keeps a crash from leaving a reference to a missing file: a file is written
+//! (atomically, by rename) before the transaction that records it commits, and removed only
+//! after the transaction that deletes its record commits. Inside that transaction the file is
+//! first moved aside, so a writer that adds the same image again in the meantime writes a fresh
+//! copy; a crash before the commit leaves the file aside, and the directory moves it back the
+//! next time the image is read or stored.
+
+pub mod files;
+pub mod input;
+pub mod inspect;
+pub mod model;
+pub mod operations;
+pub mod store;
+
+pub use files::ImageDir;
+pub use input::{ImageBytes, ImageSource};
+pub use model::{Image, ImageFormat, ImageId, MemoryImage};
+pub use operations::Images;
+pub use store::{ImageStore, ImageTx};

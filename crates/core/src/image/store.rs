@@ -1,0 +1,43 @@
+//! What a backend must provide for images: [`ImageStore`] (reads) and [`ImageTx`] (writes,
+//! inside one transaction).
+//!
+//! A backend keeps image records and which memory references which image; deleting a memory
+//! deletes its references with it (so a purge never leaves one behind), but never the image:
+//! letting go of unreferenced images, and their files, is the service's (`image::operations`).
+
+use crate::error::Result;
+use crate::id::MemoryId;
+use crate::image::model::{Image, ImageId, MemoryImage};
+
+/// The read side of image storage.
+pub trait ImageStore: Send + Sync {
+    /// The image with this id.
+    fn image(&self, id: &ImageId) -> Result<Option<Image>>;
+
+    /// The images these memories reference, each with its memory, oldest image first.
+    fn memory_images(&self, memories: &[MemoryId]) -> Result<Vec<MemoryImage>>;
+
+    /// The memories (in any state) that reference this image.
+    fn image_references(&self, id: &ImageId) -> Result<Vec<MemoryId>>;
+}
+
+/// The write side of image storage, inside one transaction.
+pub trait ImageTx {
+    /// Records an image; `false` when it was already recorded (nothing changes).
+    fn put_image(&mut self, image: &Image) -> Result<bool>;
+
+    /// Makes `memory` reference `image` (both must exist); `false` when it already did.
+    fn link_image(&mut self, memory: &MemoryId, image: &ImageId) -> Result<bool>;
+
+    /// True when `memory` references `image`.
+    fn links_image(&mut self, memory: &MemoryId, image: &ImageId) -> Result<bool>;
+
+    /// The size of every recorded image together, in bytes.
+    fn image_bytes(&mut self) -> Result<u64>;
+
+    /// Images no memory references, oldest first.
+    fn unreferenced_images(&mut self) -> Result<Vec<Image>>;
+
+    /// Deletes an image's record (it must have no references).
+    fn delete_image(&mut self, id: &ImageId) -> Result<()>;
+}

@@ -1,0 +1,271 @@
+//! Behaviours of images kept with memories: stored once by content, referenced by memories,
+//! let go with their last reference, held to a quota, refused whole when bad.
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+
+use super::*;
+use crate::image::{Image, ImageDir, ImageFormat, ImageId, ImageSource};
+use crate::memory::WriteOutcome;
+use crate::store::in_transaction;
+
+/// A harness whose service keeps images in a fresh temporary directory.
+pub struct ImageHarness {
+    pub h: Harness,
+    pub dir: tempfile::TempDir,
+}
+
+impl ImageHarness {
+    pub fn new(factory: StoreFactory, config: &Config) -> Self {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let (clock, handle) = Clock::manual(start_time());
+        let parts = ServiceParts {
+            clock,
+            images: Some(ImageDir::new(dir.path().join("images"))),
+            ..ServiceParts::new(factory())
+        };
+        ImageHarness {
+            h: Harness {
+                service: MemoryService::new(parts, config),
+                clock: handle,
+            },
+            dir,
+        }
+    }
+
+    fn store(&self, text: &str, png: &[u8]) -> crate::Result<WriteOutcome> {
+        let new = NewMemory::new(text, project("acme"), Source::Mcp);
+        let inline = format!("data:image/png;base64,{}", STANDARD.encode(png));
+        self.h
+            .service
+            .store_with_image(new, &ImageSource::Inline(inline))
+    }
+
+    /// Every file under the image directory (thumbnails included), sorted.
+    fn files(&self) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        collect_files(&self.dir.path().join("images"), &mut found);
+        found.sort();
+        found
+    }
+}
+
+fn collect_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_files(&path, found);
+        } else {
+            found.push(path);
+        }
+    }
+}
+
+/// A PNG of `width` × `height` pixels in a pattern seeded by `seed` (different seeds, different
+/// bytes).
+pub fn test_png(width: u32, height: u32, seed: u8) -> Vec<u8> {
+    let picture = ::image::RgbaImage::from_fn(width, height, |x, y| {
+        ::image::Rgba([
+            (x as u8).wrapping_mul(seed),
+            (y as u8).wrapping_add(seed),
+            seed,
+            255,
+        ])
+    });
+    let mut bytes = Vec::new();
+    picture
+        .write_to(&mut Cursor::new(&mut bytes), ::image::ImageFormat::Png)
+        .expect("encode a PNG");
+    bytes
+}
+
+pub fn an_image_is_stored_once_by_content_and_shown_by_every_memory_that_uses_it(
+    factory: StoreFactory,
+) {
+    let t = ImageHarness::new(factory, &Config::default());
+    let png = test_png(48, 20, 7);
+    let first = t
+        .store("login page renders blank after deploy", &png)
+        .unwrap();
+    assert_eq!(first.status, WriteStatus::Created);
+    let image = first.image.clone().expect("the outcome names the image");
+    assert_eq!(image.id, ImageId::of(&png));
+    assert_eq!(
+        (image.width, image.height, image.bytes),
+        (48, 20, png.len() as u64)
+    );
+    let second = t
+        .store("the blank page comes from a CSP error", &png)
+        .unwrap();
+    assert_eq!(second.status, WriteStatus::Created);
+    let dir = t.h.service.image_dir().expect("an image directory");
+    let file = dir.path(&image.id, image.format);
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        png,
+        "the file holds the bytes sent"
+    );
+    assert_eq!(t.files(), vec![file], "one file for both memories");
+    let shown =
+        t.h.service
+            .memory_images(&[first.memory.id, second.memory.id])
+            .unwrap();
+    assert_eq!(shown.len(), 2);
+    assert!(shown.iter().all(|s| s.image == image));
+    assert_eq!(
+        t.h.service.backend().image_references(&image.id).unwrap(),
+        vec![first.memory.id, second.memory.id]
+    );
+    // Without text, the memory is named by the image and found by that name.
+    let untitled = t.store("", &test_png(10, 10, 9)).unwrap();
+    let short = untitled.image.as_ref().unwrap().id.short().to_string();
+    assert_eq!(
+        untitled.memory.content,
+        format!("Image (PNG, 10×10, {short})")
+    );
+    let found = t.h.search(&short, MemoryFilter::default());
+    assert_eq!(ids(&found), ids(&[untitled.memory]));
+}
+
+pub fn the_same_words_with_another_picture_is_a_new_memory(factory: StoreFactory) {
+    let t = ImageHarness::new(factory, &Config::default());
+    let (red, blue) = (test_png(16, 16, 1), test_png(16, 16, 2));
+    let first = t.store("the error dialog", &red).unwrap();
+    let again = t.store("the error dialog", &red).unwrap();
+    assert_eq!(again.status, WriteStatus::Duplicate);
+    assert_eq!(again.memory.id, first.memory.id);
+    let other = t.store("the error dialog", &blue).unwrap();
+    assert_eq!(
+        other.status,
+        WriteStatus::Created,
+        "another picture, another memory"
+    );
+    assert_ne!(other.memory.id, first.memory.id);
+    assert_eq!(t.h.count_all(), 2);
+    assert_eq!(t.files().len(), 2);
+}
+
+pub fn purging_the_last_memory_that_shows_an_image_deletes_its_record_and_file(
+    factory: StoreFactory,
+) {
+    let t = ImageHarness::new(factory, &Config::default());
+    let png = test_png(32, 32, 3);
+    let one = t.store("first screenshot note", &png).unwrap();
+    let two = t.store("second screenshot note", &png).unwrap();
+    let image = one.image.unwrap();
+    let dir = t.h.service.image_dir().unwrap();
+    let thumbnail = dir
+        .thumbnail(&image, 8, &crate::config::ImagesConfig::default())
+        .unwrap();
+    assert!(thumbnail.exists());
+    // Forgetting keeps the memory, so it keeps its image.
+    t.h.service.forget(&by_ref(&one.memory)).unwrap();
+    t.h.service.purge(&by_ref(&one.memory)).unwrap();
+    assert!(
+        t.h.service.image(&image.id).unwrap().is_some(),
+        "still shown by two"
+    );
+    assert_eq!(t.files().len(), 2, "the file and its thumbnail stay");
+    // The last reference goes by prune: the record and every file go with it.
+    let rule = PruneRule::CreatedBefore(t.h.now() + Span::new().minutes(1));
+    t.h.service.prune(rule, false).unwrap();
+    assert!(
+        t.h.service
+            .memory_images(&[two.memory.id])
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(t.h.service.image(&image.id).unwrap(), None);
+    assert_eq!(t.files(), Vec::<PathBuf>::new());
+    // Storing it again brings it back whole.
+    let back = t.store("third screenshot note", &png).unwrap();
+    assert_eq!(
+        std::fs::read(dir.path(&image.id, image.format)).unwrap(),
+        png
+    );
+    assert_eq!(back.image.unwrap().id, image.id);
+}
+
+pub fn an_image_past_the_quota_is_refused_and_unreferenced_images_go_first(factory: StoreFactory) {
+    let [a, b, c, d] = [4, 5, 6, 7].map(|seed| test_png(40, 40, seed));
+    let mut config = Config::default();
+    config.images.quota_bytes = (a.len() + c.len()) as u64;
+    let t = ImageHarness::new(factory, &config);
+    t.store("note a", &a).unwrap();
+    // An image nothing references (its release was cut short by a crash, say).
+    let orphan = Image {
+        id: ImageId::of(&b),
+        format: ImageFormat::Png,
+        width: 40,
+        height: 40,
+        bytes: b.len() as u64,
+        created_at: t.h.now(),
+    };
+    let dir = t.h.service.image_dir().unwrap();
+    dir.put(&orphan, &b).unwrap();
+    in_transaction(t.h.service.backend(), |tx| tx.put_image(&orphan)).unwrap();
+    // `c` fits once the unreferenced image is let go; `a`, still shown, is never touched.
+    assert_eq!(t.store("note c", &c).unwrap().status, WriteStatus::Created);
+    assert_eq!(t.h.service.image(&orphan.id).unwrap(), None);
+    assert_eq!(
+        std::fs::read(dir.path(&ImageId::of(&a), ImageFormat::Png)).unwrap(),
+        a
+    );
+    assert_eq!(t.files().len(), 2);
+    // Past the quota with nothing left to let go: refused, and nothing is written.
+    let before = t.h.export();
+    let err = t.store("note d", &d).unwrap_err();
+    assert!(matches!(err, Error::TooLarge { .. }), "{err}");
+    assert!(err.to_string().contains("images.quota_bytes"), "{err}");
+    assert_eq!(t.h.export(), before, "a refused image writes nothing");
+    assert_eq!(t.files().len(), 2, "and leaves no file");
+}
+
+pub fn bad_images_are_refused_before_anything_is_written(factory: StoreFactory) {
+    let mut config = Config::default();
+    config.images.max_bytes = 4096;
+    config.images.max_side = 1000;
+    let t = ImageHarness::new(factory, &config);
+    let inline = |text: String| {
+        t.h.service.store_with_image(
+            NewMemory::new("a screenshot", project("acme"), Source::Http),
+            &ImageSource::Inline(text),
+        )
+    };
+    let oversize = STANDARD.encode(vec![0u8; 4097]);
+    let wide = test_png(1001, 1, 1);
+    let refusals = [
+        (inline(oversize), "images.max_bytes"),
+        (inline("not base64 at all!".into()), "not valid base64"),
+        (inline(STANDARD.encode(b"GIF87a")), "not a readable GIF"),
+        (
+            inline(STANDARD.encode(b"%PDF-1.7")),
+            "PNG, JPEG, GIF or WebP",
+        ),
+        (inline(STANDARD.encode(&wide)), "images.max_side"),
+    ];
+    for (result, says) in refusals {
+        let err = result.unwrap_err();
+        assert_eq!(err.field(), Some("image"), "{err}");
+        assert!(err.to_string().contains(says), "{err} should say {says}");
+    }
+    assert_eq!(t.h.count_all(), 0);
+    assert!(t.files().is_empty());
+    // A store without an image directory refuses images, and says why.
+    let plain = Harness::new(factory);
+    let err = plain
+        .service
+        .store_with_image(
+            NewMemory::new("x", project("acme"), Source::Cli),
+            &ImageSource::Inline(STANDARD.encode(test_png(2, 2, 1))),
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("keeps no image files"), "{err}");
+    assert_eq!(plain.count_all(), 0);
+}

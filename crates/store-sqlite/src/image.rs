@@ -1,0 +1,169 @@
+//! Images in SQLite (tables of migration 11): `images` holds one record per stored image,
+//! `memory_images` which memory shows which. A memory's links go with it (a foreign key that
+//! cascades); an image's record stays until the service lets it go.
+
+use cairn_core::image::{Image, ImageId, ImageStore, ImageTx, MemoryImage};
+use cairn_core::{MemoryId, Result};
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
+
+use crate::SqliteStore;
+use crate::error::SqlResult;
+use crate::rows::{corrupt, millis, time};
+use crate::tx::SqliteTx;
+
+const IMAGE_COLUMNS: &str = "i.id, i.format, i.width, i.height, i.bytes, i.created_at";
+
+fn image_from_row(row: &Row<'_>) -> rusqlite::Result<Image> {
+    Ok(Image {
+        id: ImageId::parse(&row.get::<_, String>(0)?).map_err(corrupt)?,
+        format: row.get::<_, String>(1)?.parse().map_err(corrupt)?,
+        width: row.get(2)?,
+        height: row.get(3)?,
+        bytes: row.get::<_, i64>(4)?.try_into().map_err(corrupt)?,
+        created_at: time(row.get(5)?)?,
+    })
+}
+
+fn image(conn: &Connection, id: &ImageId) -> Result<Option<Image>> {
+    conn.prepare_cached(&format!(
+        "SELECT {IMAGE_COLUMNS} FROM images i WHERE i.id = ?1"
+    ))
+    .sql()?
+    .query_row([id.as_str()], image_from_row)
+    .optional()
+    .sql()
+}
+
+impl ImageStore for SqliteStore {
+    fn image(&self, id: &ImageId) -> Result<Option<Image>> {
+        image(&self.reader(), id)
+    }
+
+    fn memory_images(&self, memories: &[MemoryId]) -> Result<Vec<MemoryImage>> {
+        let conn = self.reader();
+        let mut found = Vec::new();
+        for chunk in memories.chunks(500) {
+            let marks = vec!["?"; chunk.len()].join(", ");
+            let values = chunk.iter().map(|id| Value::Text(id.to_string()));
+            let rows: Vec<MemoryImage> = conn
+                .prepare_cached(&format!(
+                    "SELECT m.id, {IMAGE_COLUMNS} FROM memories m \
+                     JOIN memory_images l ON l.memory_seq = m.seq \
+                     JOIN images i ON i.id = l.image_id \
+                     WHERE m.id IN ({marks}) ORDER BY i.created_at, i.id"
+                ))
+                .sql()?
+                .query_map(params_from_iter(values), |row| {
+                    Ok(MemoryImage {
+                        memory: row.get::<_, String>(0)?.parse().map_err(corrupt)?,
+                        image: Image {
+                            id: ImageId::parse(&row.get::<_, String>(1)?).map_err(corrupt)?,
+                            format: row.get::<_, String>(2)?.parse().map_err(corrupt)?,
+                            width: row.get(3)?,
+                            height: row.get(4)?,
+                            bytes: row.get::<_, i64>(5)?.try_into().map_err(corrupt)?,
+                            created_at: time(row.get(6)?)?,
+                        },
+                    })
+                })
+                .sql()?
+                .collect::<rusqlite::Result<_>>()
+                .sql()?;
+            found.extend(rows);
+        }
+        Ok(found)
+    }
+
+    fn image_references(&self, id: &ImageId) -> Result<Vec<MemoryId>> {
+        self.reader()
+            .prepare_cached(
+                "SELECT m.id FROM memory_images l JOIN memories m ON m.seq = l.memory_seq \
+                 WHERE l.image_id = ?1 ORDER BY m.seq",
+            )
+            .sql()?
+            .query_map([id.as_str()], |row| {
+                row.get::<_, String>(0)?.parse().map_err(corrupt)
+            })
+            .sql()?
+            .collect::<rusqlite::Result<_>>()
+            .sql()
+    }
+}
+
+impl ImageTx for SqliteTx<'_, '_> {
+    fn put_image(&mut self, image: &Image) -> Result<bool> {
+        let inserted = self
+            .tx
+            .prepare_cached(
+                "INSERT OR IGNORE INTO images (id, format, width, height, bytes, created_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )
+            .sql()?
+            .execute(params![
+                image.id.as_str(),
+                image.format.as_str(),
+                image.width,
+                image.height,
+                image.bytes as i64,
+                millis(image.created_at),
+            ])
+            .sql()?;
+        Ok(inserted > 0)
+    }
+
+    fn link_image(&mut self, memory: &MemoryId, image: &ImageId) -> Result<bool> {
+        let seq = self.seq(memory)?;
+        let inserted = self
+            .tx
+            .prepare_cached(
+                "INSERT OR IGNORE INTO memory_images (memory_seq, image_id) VALUES (?1, ?2)",
+            )
+            .sql()?
+            .execute(params![seq, image.as_str()])
+            .sql()?;
+        Ok(inserted > 0)
+    }
+
+    fn links_image(&mut self, memory: &MemoryId, image: &ImageId) -> Result<bool> {
+        let seq = self.seq(memory)?;
+        self.tx
+            .prepare_cached("SELECT 1 FROM memory_images WHERE memory_seq = ?1 AND image_id = ?2")
+            .sql()?
+            .exists(params![seq, image.as_str()])
+            .sql()
+    }
+
+    fn image_bytes(&mut self) -> Result<u64> {
+        let total: i64 = self
+            .tx
+            .query_row("SELECT coalesce(sum(bytes), 0) FROM images", [], |row| {
+                row.get(0)
+            })
+            .sql()?;
+        Ok(total.max(0) as u64)
+    }
+
+    fn unreferenced_images(&mut self) -> Result<Vec<Image>> {
+        self.tx
+            .prepare_cached(&format!(
+                "SELECT {IMAGE_COLUMNS} FROM images i WHERE NOT EXISTS \
+                 (SELECT 1 FROM memory_images l WHERE l.image_id = i.id) \
+                 ORDER BY i.created_at, i.id"
+            ))
+            .sql()?
+            .query_map([], image_from_row)
+            .sql()?
+            .collect::<rusqlite::Result<_>>()
+            .sql()
+    }
+
+    fn delete_image(&mut self, id: &ImageId) -> Result<()> {
+        self.tx
+            .prepare_cached("DELETE FROM images WHERE id = ?1")
+            .sql()?
+            .execute([id.as_str()])
+            .sql()?;
+        Ok(())
+    }
+}
