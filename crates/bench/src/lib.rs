@@ -11,6 +11,7 @@ pub mod embedding;
 pub mod exchange;
 pub mod files;
 pub mod hybrid;
+pub mod images;
 pub mod locomo;
 pub mod measure;
 pub mod metrics;

@@ -194,6 +194,19 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Images: a write's time with a new screenshot sent inline (760×230 and 1920×1080), with
+    /// one already stored, and without an image; thumbnails.
+    Images {
+        /// Writes timed per kind and size.
+        #[arg(long, default_value_t = 200)]
+        writes: usize,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        #[arg(long)]
+        workdir: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Markdown files: a write's extra time when its project keeps files, `files init`, and
     /// `files sync` over a large workspace (unchanged and after one hand edit).
     Files {
@@ -508,6 +521,52 @@ fn main() -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
                 print!("{}", embedding::table(&report));
+            }
+        }
+        Command::Images {
+            writes,
+            seed,
+            workdir,
+            json,
+        } => {
+            let scratch = scratch_dir(workdir, "cairn-bench-images-")?;
+            let options = cairn_bench::images::ImagesOptions {
+                writes: writes.max(1),
+                seed,
+            };
+            let report = cairn_bench::images::run(scratch.path(), &options, &mut |step| {
+                eprintln!("… {step}")
+            })?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                let ms = |p: &cairn_bench::measure::Percentiles| {
+                    format!("{:.2} / {:.2} / {:.2} ms", p.p50_ms, p.p95_ms, p.p99_ms)
+                };
+                println!(
+                    "store without an image      p50/p95/p99 {}",
+                    ms(&report.store_without_image)
+                );
+                for size in &report.sizes {
+                    println!(
+                        "{}×{} (PNG, mean {:.0} KiB)",
+                        size.width,
+                        size.height,
+                        size.mean_bytes as f64 / 1024.0
+                    );
+                    println!(
+                        "  store with a new image    p50/p95/p99 {}",
+                        ms(&size.store_new_image)
+                    );
+                    println!(
+                        "  store with a stored image p50/p95/p99 {}",
+                        ms(&size.store_same_image)
+                    );
+                    println!(
+                        "  thumbnail (made once)     p50/p95/p99 {}",
+                        ms(&size.thumbnail)
+                    );
+                }
             }
         }
         Command::Files {

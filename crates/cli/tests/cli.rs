@@ -12,6 +12,8 @@ mod conflicts;
 mod files;
 #[path = "cli/hooks.rs"]
 mod hooks;
+#[path = "cli/images.rs"]
+mod images;
 #[path = "cli/slots.rs"]
 mod slots;
 

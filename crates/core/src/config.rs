@@ -235,7 +235,8 @@ pub struct ServerConfig {
     /// Bearer token every request must carry (`--token`, `CAIRN_TOKEN`); none means no auth,
     /// which only a loopback address allows.
     pub token: Option<String>,
-    /// Largest request body, in bytes, except imports.
+    /// Largest request body, in bytes, except imports (raised to fit a memory with an inline
+    /// image of `images.max_bytes`).
     pub max_body_bytes: usize,
     /// Largest import body, in bytes.
     pub max_import_bytes: usize,

@@ -25,7 +25,7 @@ use crate::error::Result;
 use crate::exchange::{self, Counts, ExportOptions, ImportReport, import::Importer};
 use crate::files::{Files, FilesExport, SyncReport, Workspace};
 use crate::id::{IdRef, MemoryId, RelationRef};
-use crate::image::{Image, ImageDir, ImageId, ImageSource, Images, MemoryImage};
+use crate::image::{Image, ImageDir, ImageId, ImageSource, ImageTotals, Images, MemoryImage};
 use crate::memory::{
     ListQuery, Memories, Memory, MemoryFilter, MemoryHistory, MemoryPatch, NewMemory, PruneReport,
     PruneRule, StoreStats, TagCount, WriteOutcome,
@@ -216,6 +216,11 @@ impl MemoryService {
     /// A stored image's record.
     pub fn image(&self, id: &ImageId) -> Result<Option<Image>> {
         self.store.image(id)
+    }
+
+    /// How many images the store holds, and their bytes.
+    pub fn image_totals(&self) -> Result<ImageTotals> {
+        self.store.image_totals()
     }
 
     /// Where the image directory is, when the store has one.

@@ -14,8 +14,8 @@ use cairn_core::api::{
     AddInput, Api, Caller, CompactMemory, CompareInput, ConflictsInput, ContextInput, FilterInput,
     ForgetInput, Found, GetInput, JudgeInput, ListInput, SearchInput, SessionSummaryInput,
     SlotCreateInput, SlotEditInput, SlotInput, SlotProjectInput, StoreInput, UpdateInput,
-    compact_observations, compact_search, compact_write, relation_document, slot_answer,
-    slots_answer,
+    attach_images, compact_observations, compact_search, compact_write, relation_document,
+    slot_answer, slots_answer,
 };
 use cairn_core::config::ToolProfile;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
@@ -59,6 +59,8 @@ const TOOLS: &[ToolSpec] = &[
             Storing the same content twice is harmless (the answer says `duplicate`). When the \
             answer says `judgment_required: true`, its `candidates` are older memories this one \
             may contradict or replace: settle each with memory_judge.\n\
+            A screenshot or diagram worth keeping goes in `image` (a data URL or base64 of a \
+            PNG, JPEG, GIF or WebP); say what it shows in `content`.\n\
             Example: {\"content\": \"The API rate limit is 600 requests per minute per token; \
             the client retries 429s with backoff\", \"category\": \"fact\", \"tags\": [\"api\", \
             \"rate-limit\"]}",
@@ -414,7 +416,17 @@ pub fn call(api: &Api, caller: &Caller, name: &str, args: JsonObject) -> Result<
         )),
         "memory_get" => {
             let memories = api.get(&arguments(args)?)?;
-            Ok(json!({"memories": compact(&memories)}))
+            let ids: Vec<_> = memories.iter().map(|m| m.id).collect();
+            let images = api.images_of(&ids)?;
+            let documents: Vec<Value> = memories
+                .iter()
+                .map(|m| {
+                    let mut document = json!(CompactMemory::of(m));
+                    attach_images(&mut document, &m.id, &images);
+                    document
+                })
+                .collect();
+            Ok(json!({"memories": documents}))
         }
         "memory_update" => {
             let input: UpdateInput = arguments(args)?;

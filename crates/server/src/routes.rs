@@ -15,8 +15,8 @@ use cairn_core::api::{
     AddInput, AddOutcome, Api, Caller, CompareInput, ConflictsInput, ContextInput, ExportInput,
     FilterInput, Found, ListInput, MemoryDocument, PatchInput, ScanInput, SearchInput,
     SessionSummaryInput, SessionsInput, SlotCreateInput, SlotProjectInput, SlotSettingsInput,
-    SlotTarget, SlotTextInput, StoreInput, VerdictInput, hit_document, relation_document,
-    slot_answer, slots_answer, write_document,
+    SlotTarget, SlotTextInput, StoreInput, VerdictInput, attach_images, hit_document,
+    relation_document, slot_answer, slots_answer, write_document,
 };
 use cairn_core::exchange::ImportReport;
 use cairn_core::{Error, IdRef, WriteOutcome, WriteStatus};
@@ -140,7 +140,9 @@ async fn get_memory(
             })));
         }
         let memory = api.resolve(&target, false)?;
-        Ok(Json(json!(MemoryDocument::of(&memory))))
+        let mut document = json!(MemoryDocument::of(&memory));
+        attach_images(&mut document, &memory.id, &api.images_of(&[memory.id])?);
+        Ok(Json(document))
     })
     .await
 }

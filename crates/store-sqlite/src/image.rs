@@ -2,7 +2,7 @@
 //! `memory_images` which memory shows which. A memory's links go with it (a foreign key that
 //! cascades); an image's record stays until the service lets it go.
 
-use cairn_core::image::{Image, ImageId, ImageStore, ImageTx, MemoryImage};
+use cairn_core::image::{Image, ImageId, ImageStore, ImageTotals, ImageTx, MemoryImage};
 use cairn_core::{MemoryId, Result};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
@@ -73,6 +73,21 @@ impl ImageStore for SqliteStore {
             found.extend(rows);
         }
         Ok(found)
+    }
+
+    fn image_totals(&self) -> Result<ImageTotals> {
+        self.reader()
+            .query_row(
+                "SELECT count(*), coalesce(sum(bytes), 0) FROM images",
+                [],
+                |row| {
+                    Ok(ImageTotals {
+                        images: row.get::<_, i64>(0)?.max(0) as u64,
+                        bytes: row.get::<_, i64>(1)?.max(0) as u64,
+                    })
+                },
+            )
+            .sql()
     }
 
     fn image_references(&self, id: &ImageId) -> Result<Vec<MemoryId>> {

@@ -27,7 +27,23 @@ fn write_records(app: &App, args: &ExportArgs, out: &mut dyn Write) -> Result<Co
         .api
         .export(options, &mut |line| Ok(out.write_all(line)?))?;
     out.flush()?;
+    images_left_out(app)?;
     Ok(counts)
+}
+
+/// Exports do not carry images yet: say so, and where they stay, when the store has some.
+fn images_left_out(app: &App) -> Result<()> {
+    let (totals, dir) = app.api.image_totals()?;
+    if totals.images > 0 {
+        let place = dir.map_or_else(String::new, |d| format!(" in {}", d.display()));
+        app.out.notice(&format!(
+            "note: the export leaves out the {} image{} memories show ({:.1} MiB); they stay{place}",
+            totals.images,
+            if totals.images == 1 { "" } else { "s" },
+            totals.bytes as f64 / (1024.0 * 1024.0)
+        ));
+    }
+    Ok(())
 }
 
 pub fn export(app: &App, args: &ExportArgs) -> Result<Outcome> {

@@ -39,7 +39,10 @@ pub fn run(app: &App, args: &ServeArgs) -> Result<Outcome> {
         options: Arc::new(ServerOptions {
             bind,
             token,
-            max_body_bytes: app.config.server.max_body_bytes,
+            // Large enough for a memory with an inline image (`images.max_bytes`).
+            max_body_bytes: app.config.server.max_body_bytes.max(
+                cairn_core::image::input::inline_body_allowance(app.config.images.max_bytes),
+            ),
             max_import_bytes: app.config.server.max_import_bytes,
         }),
     };

@@ -2,7 +2,8 @@
 
 use cairn_core::Memory;
 use cairn_core::api::{
-    MemoryDocument, hit_document, relation_document, slot_answer, slots_answer, write_document,
+    MemoryDocument, attach_images, hit_document, relation_document, slot_answer, slots_answer,
+    write_document,
 };
 
 use super::relations::lines_of;
@@ -30,10 +31,7 @@ pub fn render(view: &View<'_>) -> String {
                 .map(|m| {
                     let mut value = memory(m);
                     value["annotations"] = json!(lines_of(m, relations));
-                    let shown: Vec<_> = images.iter().filter(|i| i.memory == m.id).collect();
-                    if !shown.is_empty() {
-                        value["images"] = json!(shown);
-                    }
+                    attach_images(&mut value, &m.id, images);
                     value
                 })
                 .collect(),

@@ -80,6 +80,15 @@ pub struct ImageDocument {
     pub file: Option<PathBuf>,
 }
 
+/// Adds `images` to a memory's document when it shows any (one shape for REST, MCP and the
+/// CLI's JSON).
+pub fn attach_images(document: &mut serde_json::Value, id: &MemoryId, images: &[ImageDocument]) {
+    let shown: Vec<&ImageDocument> = images.iter().filter(|i| i.memory == *id).collect();
+    if !shown.is_empty() {
+        document["images"] = serde_json::json!(shown);
+    }
+}
+
 /// A memory as scripts see it: every stored field plus its short handle. The CLI's JSON output
 /// and the REST API return this.
 #[derive(Debug, Serialize)]

@@ -45,7 +45,7 @@ use crate::error::{Error, Result};
 use crate::exchange::{Counts, ExportOptions, ImportReport};
 use crate::files::{FilesExport, SyncReport, Workspace};
 use crate::id::{IdRef, MemoryId, RelationRef};
-use crate::image::ImageSource;
+use crate::image::{ImageSource, ImageTotals};
 use crate::memory::{
     ListQuery, Memory, MemoryFilter, MemoryHistory, PruneReport, PruneRule, Source, StoreStats,
     TagCount, WriteOutcome,
@@ -58,9 +58,9 @@ use crate::session::{AgentEvent, Observation, ObservationHit, Session, SessionFi
 use crate::slot::{Recorded, Reflection, Slot, SlotLabel};
 
 pub use documents::{
-    CompactMemory, ImageDocument, MemoryDocument, SlotDocument, compact_observations,
-    compact_search, compact_write, hit_document, relation_document, slot_answer, slots_answer,
-    write_document,
+    CompactMemory, ImageDocument, MemoryDocument, SlotDocument, attach_images,
+    compact_observations, compact_search, compact_write, hit_document, relation_document,
+    slot_answer, slots_answer, write_document,
 };
 pub use exchange::ExportInput;
 pub use files::{AddError, AddInput, AddOutcome, AddedUnit};
@@ -194,6 +194,12 @@ impl Api {
             None => self.service.store(new)?,
         };
         Ok(self.wrote(outcome))
+    }
+
+    /// How many images the store holds, and where their files are (when on this machine).
+    pub fn image_totals(&self) -> Result<(ImageTotals, Option<PathBuf>)> {
+        let dir = self.service.image_dir().map(|d| d.root().to_path_buf());
+        Ok((self.service.image_totals()?, dir))
     }
 
     /// The images these memories show, each with its memory and file.

@@ -31,6 +31,14 @@ pub struct ImageBytes {
     pub name: Option<String>,
 }
 
+/// The largest request body that carries an image of `max_bytes` inline (base64 takes four
+/// characters for three bytes) beside a memory's own fields: servers raise their body limit to
+/// it, so an image the store would take is never refused as an oversize request.
+pub fn inline_body_allowance(max_bytes: u64) -> usize {
+    let base64 = max_bytes.div_ceil(3) * 4;
+    usize::try_from(base64 + (256 << 10)).unwrap_or(usize::MAX)
+}
+
 impl ImageSource {
     /// Reads the bytes, refusing more than `config.max_bytes` before reading or decoding them.
     pub fn read(&self, config: &ImagesConfig) -> Result<ImageBytes> {

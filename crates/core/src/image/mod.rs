@@ -35,4 +35,4 @@ pub use files::ImageDir;
 pub use input::{ImageBytes, ImageSource};
 pub use model::{Image, ImageFormat, ImageId, MemoryImage};
 pub use operations::Images;
-pub use store::{ImageStore, ImageTx};
+pub use store::{ImageStore, ImageTotals, ImageTx};

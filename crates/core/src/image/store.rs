@@ -19,6 +19,16 @@ pub trait ImageStore: Send + Sync {
 
     /// The memories (in any state) that reference this image.
     fn image_references(&self, id: &ImageId) -> Result<Vec<MemoryId>>;
+
+    /// How many images are stored, and their bytes together.
+    fn image_totals(&self) -> Result<ImageTotals>;
+}
+
+/// How many images a store holds, and their size together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct ImageTotals {
+    pub images: u64,
+    pub bytes: u64,
 }
 
 /// The write side of image storage, inside one transaction.

@@ -1,0 +1,159 @@
+//! Images kept with memories, end to end: the CLI reads a file, MCP (the real Python SDK) and
+//! HTTP (`cairn serve`) send the same picture inline, and all three land on one stored file,
+//! which goes with the last memory that shows it.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use cairn_core::testing::test_png;
+use serde_json::{Value, json};
+
+use super::{Sandbox, Served, mcp_calls, python_with_mcp_sdk};
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    cairn_core::image::ImageId::of(bytes).to_string()
+}
+
+#[test]
+fn an_image_stored_through_every_entry_point_is_one_file_until_its_last_memory_goes() {
+    let s = Sandbox::new();
+    let png = test_png(120, 40, 11);
+    std::fs::write(s.project.join("shot.png"), &png).unwrap();
+    let by_cli = s.ok_json(&[
+        "store",
+        "--image",
+        "shot.png",
+        "psql: connection refused on port 5432",
+    ]);
+    assert_eq!(by_cli["status"], "created");
+    assert_eq!(by_cli["image"]["id"], sha256_hex(&png));
+    assert_eq!(by_cli["image"]["width"], 120);
+    let untitled = s.ok_json(&["store", "--image", "shot.png"]);
+    assert_eq!(untitled["status"], "created");
+    let caption = untitled["memory"]["content"].as_str().unwrap();
+    assert!(
+        caption.starts_with("Image shot.png (PNG, 120×40, "),
+        "{caption}"
+    );
+    let shown = s.ok_json(&["get", by_cli["memory"]["id"].as_str().unwrap()]);
+    let file = shown[0]["images"][0]["file"].as_str().unwrap().to_string();
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        png,
+        "the store's copy is the picture"
+    );
+    assert!(
+        file.starts_with(s.home.to_str().unwrap()),
+        "kept beside the database: {file}"
+    );
+
+    // A file that is not a picture: refused with the field named, nothing stored.
+    std::fs::write(s.project.join("notes.txt"), "just text").unwrap();
+    let refused = s.run(&["store", "--image", "notes.txt", "a note"]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("image: is not a PNG, JPEG, GIF or WebP"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(s.total(), 2);
+
+    let inline = format!("data:image/png;base64,{}", STANDARD.encode(&png));
+    let mut ids = vec![
+        by_cli["memory"]["id"].clone(),
+        untitled["memory"]["id"].clone(),
+    ];
+    if let Some(python) = python_with_mcp_sdk() {
+        let calls = json!([
+            {"tool": "memory_store", "arguments": {"content": "the dashboard shows the same refusal", "image": inline}},
+            {"tool": "memory_store", "arguments": {"content": "broken", "image": "data:image/png;base64,%%%"}},
+            {"tool": "memory_get", "arguments": {"ids": [by_cli["memory"]["id"]]}},
+        ]);
+        let answers = mcp_calls(&s, &python, &calls);
+        let stored: Value = serde_json::from_str(answers[0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(stored["status"], "created", "{stored}");
+        assert_eq!(stored["image"]["id"], sha256_hex(&png));
+        ids.push(stored["memory"]["id"].clone());
+        assert_eq!(answers[1]["is_error"], true);
+        assert!(
+            answers[1]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("image: is not valid base64")
+        );
+        let got: Value = serde_json::from_str(answers[2]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(
+            got["memories"][0]["images"][0]["id"],
+            sha256_hex(&png),
+            "{got}"
+        );
+    }
+    let token = "images-test-token-0123456789";
+    let served = Served::start(&s, &["--project", "acme"], token);
+    let (status, stored) = served.post(
+        "/v1/memories",
+        token,
+        &json!({"content": "the staging login shows it too", "image": inline}),
+    );
+    assert_eq!(status, 201, "{stored}");
+    assert_eq!(stored["image"]["id"], sha256_hex(&png));
+    ids.push(stored["memory"]["id"].clone());
+    let (status, got) = served.get(
+        &format!("/v1/memories/{}", stored["memory"]["id"].as_str().unwrap()),
+        token,
+    );
+    assert_eq!(status, 200, "{got}");
+    assert_eq!(got["images"][0]["file"], file.as_str(), "{got}");
+    drop(served);
+
+    // One file for every memory; it goes with the last of them, not before.
+    let image_files = |dir: &std::path::Path| {
+        walk(dir)
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "png"))
+            .count()
+    };
+    let images_dir = s.home.join("cairn.db-images");
+    assert_eq!(image_files(&images_dir), 1);
+    // Exports do not carry images yet, and say so.
+    let export = s.ok(&["export", "-"]);
+    assert!(
+        export
+            .stderr
+            .contains("leaves out the 1 image memories show"),
+        "{}",
+        export.stderr
+    );
+    let (last, others) = ids.split_last().unwrap();
+    for id in others {
+        s.ok(&["forget", "--purge", id.as_str().unwrap()]);
+    }
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        png,
+        "still shown by one memory"
+    );
+    s.ok(&["forget", "--purge", last.as_str().unwrap()]);
+    assert!(
+        !std::path::Path::new(&file).exists(),
+        "the last reference took the file"
+    );
+    assert_eq!(image_files(&images_dir), 0);
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
+}
