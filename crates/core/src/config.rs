@@ -456,9 +456,10 @@ impl Config {
         if let Some(dir) = &self.images.dir {
             return Ok(dir.clone());
         }
-        let mut dir = self.database_path()?.into_os_string();
-        dir.push("-images");
-        Ok(PathBuf::from(dir))
+        let database = self.database_path()?;
+        Ok(crate::image::ImageDir::beside(&database)
+            .root()
+            .to_path_buf())
     }
 
     /// The database file to open: `store.path`, else `<data dir>/cairn.db`.

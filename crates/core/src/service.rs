@@ -21,7 +21,7 @@ use crate::embedding::{
     EmbedProgress, EmbedReport, Embedder, EmbeddingStatus, Embeddings, VectorIndexReport,
     VectorSpace,
 };
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::exchange::{self, Counts, ExportOptions, ImportReport, import::Importer};
 use crate::files::{Files, FilesExport, SyncReport, Workspace};
 use crate::id::{IdRef, MemoryId, RelationRef};
@@ -345,13 +345,30 @@ impl MemoryService {
     }
 
     /// Writes a consistent copy of the database to `file` (which must not exist).
+    /// With it, the store's image files go to `<file>-images` (hard links where possible).
     pub fn backup(&self, file: &Path) -> Result<()> {
-        self.store.backup(file)
+        self.store.backup(file)?;
+        if let Some(images) = &self.images {
+            let target = ImageDir::beside(file);
+            images.copy_into(&target).map_err(|error| Error::Storage {
+                message: format!(
+                    "the database was backed up to {}, but its images could not be copied to {}: {error}",
+                    file.display(),
+                    target.root().display()
+                ),
+                source: None,
+            })?;
+        }
+        Ok(())
     }
 
     /// Replaces everything the store holds with the backup in `file`, having saved what it
-    /// held; returns where.
+    /// held; returns where. The backup's images (`<file>-images`) join the image directory
+    /// first, so every image the restored records name has its file; the current images stay.
     pub fn restore(&self, file: &Path) -> Result<Option<PathBuf>> {
+        if let Some(images) = &self.images {
+            ImageDir::beside(file).copy_into(images)?;
+        }
         self.store.restore(file)
     }
 

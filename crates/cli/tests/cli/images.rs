@@ -157,3 +157,24 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     found
 }
+
+#[test]
+fn a_backup_keeps_its_images_and_a_restore_brings_them_back() {
+    let s = Sandbox::new();
+    let png = test_png(64, 48, 21);
+    std::fs::write(s.project.join("dialog.png"), &png).unwrap();
+    let stored = s.ok_json(&["store", "--image", "dialog.png", "the quota dialog"]);
+    let id = stored["memory"]["id"].as_str().unwrap().to_string();
+    let backup = s.home.with_file_name("copy.db");
+    s.ok(&["backup", backup.to_str().unwrap()]);
+    // The memory and its image go for good after the backup …
+    s.ok(&["forget", "--purge", &id]);
+    let file = s.home.join("cairn.db-images").join(&sha256_hex(&png)[..2]);
+    let file = file.join(format!("{}.png", sha256_hex(&png)));
+    assert!(!file.exists());
+    // … and the restore brings both back: the record names a file that exists.
+    s.ok(&["restore", "--force", backup.to_str().unwrap()]);
+    let shown = s.ok_json(&["get", &id]);
+    assert_eq!(shown[0]["images"][0]["file"], file.to_str().unwrap());
+    assert_eq!(std::fs::read(&file).unwrap(), png);
+}

@@ -30,6 +30,14 @@ impl ImageDir {
         ImageDir { root: root.into() }
     }
 
+    /// The image directory that goes with a database file: `<file>-images` beside it (like
+    /// SQLite's own `-wal` file), for the store's images and for a backup's.
+    pub fn beside(database: &Path) -> Self {
+        let mut root = database.as_os_str().to_owned();
+        root.push("-images");
+        ImageDir::new(PathBuf::from(root))
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -119,6 +127,40 @@ impl ImageDir {
         Ok(())
     }
 
+    /// Gives `target` every image file of this directory it lacks (hard links where the file
+    /// system allows, copies elsewhere); returns how many. Thumbnails and files set aside are
+    /// not images and stay behind.
+    pub fn copy_into(&self, target: &ImageDir) -> Result<u64> {
+        let mut copied = 0;
+        let Ok(folders) = fs::read_dir(&self.root) else {
+            return Ok(0);
+        };
+        for folder in folders {
+            let folder = folder.map_err(|e| io_error(&self.root, "read", e))?.path();
+            if !folder.is_dir() || folder.file_name().is_some_and(|n| n == "thumbs") {
+                continue;
+            }
+            for entry in fs::read_dir(&folder).map_err(|e| io_error(&folder, "read", e))? {
+                let file = entry.map_err(|e| io_error(&folder, "read", e))?.path();
+                let Some((id, format)) = image_file_name(&file) else {
+                    continue;
+                };
+                let destination = target.path(&id, format);
+                if destination.exists() {
+                    continue;
+                }
+                let parent = destination.parent().expect("an image path has a folder");
+                fs::create_dir_all(parent).map_err(|e| io_error(parent, "create", e))?;
+                if fs::hard_link(&file, &destination).is_err() {
+                    let bytes = fs::read(&file).map_err(|e| io_error(&file, "read", e))?;
+                    write_atomically(&destination, &bytes)?;
+                }
+                copied += 1;
+            }
+        }
+        Ok(copied)
+    }
+
     /// The image a path inside this directory names, for requests that may only use stored
     /// images: refused when the path (after following links) is outside the directory or is
     /// not an image file's name.
@@ -150,6 +192,16 @@ impl ImageDir {
             .ok_or_else(outside)?;
         ImageId::parse(stem).map_err(|_| outside())
     }
+}
+
+/// The id and format a stored image's file name (`<id>.<extension>`) spells, if it is one.
+fn image_file_name(path: &Path) -> Option<(ImageId, ImageFormat)> {
+    let name = path.file_name()?.to_str()?;
+    let (stem, extension) = name.split_once('.')?;
+    let format = ImageFormat::ALL
+        .into_iter()
+        .find(|f| f.extension() == extension)?;
+    Some((ImageId::parse(stem).ok()?, format))
 }
 
 fn rename_if_present(from: &Path, to: &Path) -> Result<bool> {
@@ -226,6 +278,33 @@ mod tests {
         images.remove_set_aside(&one).unwrap();
         assert!(images.read(&one).is_err());
         assert!(!images.restore(&one).unwrap());
+    }
+
+    #[test]
+    fn copies_carry_every_image_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ImageDir::beside(&dir.path().join("cairn.db"));
+        assert_eq!(store.root(), dir.path().join("cairn.db-images"));
+        let (one, two) = (image(b"one"), image(b"two"));
+        store.put(&one, b"one").unwrap();
+        store.put(&two, b"two").unwrap();
+        let thumbnail = store.thumbnail_path(&one.id);
+        std::fs::create_dir_all(thumbnail.parent().unwrap()).unwrap();
+        std::fs::write(&thumbnail, b"small").unwrap();
+        assert!(
+            store.set_aside(&two).unwrap(),
+            "a file aside is not an image"
+        );
+        let backup = ImageDir::beside(&dir.path().join("copy.db"));
+        assert_eq!(store.copy_into(&backup).unwrap(), 1);
+        assert_eq!(backup.read(&one).unwrap(), b"one");
+        assert!(!backup.path(&two.id, two.format).exists());
+        assert!(
+            !backup.thumbnail_path(&one.id).exists(),
+            "thumbnails are made again"
+        );
+        // What the target has already is left alone.
+        assert_eq!(store.copy_into(&backup).unwrap(), 0);
     }
 
     #[test]
