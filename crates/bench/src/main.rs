@@ -540,12 +540,9 @@ fn main() -> Result<()> {
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
-                let ms = |p: &cairn_bench::measure::Percentiles| {
-                    format!("{:.2} / {:.2} / {:.2} ms", p.p50_ms, p.p95_ms, p.p99_ms)
-                };
                 println!(
                     "store without an image      p50/p95/p99 {}",
-                    ms(&report.store_without_image)
+                    report.store_without_image.p50_p95_p99()
                 );
                 for size in &report.sizes {
                     println!(
@@ -556,15 +553,15 @@ fn main() -> Result<()> {
                     );
                     println!(
                         "  store with a new image    p50/p95/p99 {}",
-                        ms(&size.store_new_image)
+                        size.store_new_image.p50_p95_p99()
                     );
                     println!(
                         "  store with a stored image p50/p95/p99 {}",
-                        ms(&size.store_same_image)
+                        size.store_same_image.p50_p95_p99()
                     );
                     println!(
                         "  thumbnail (made once)     p50/p95/p99 {}",
-                        ms(&size.thumbnail)
+                        size.thumbnail.p50_p95_p99()
                     );
                 }
             }
@@ -590,9 +587,6 @@ fn main() -> Result<()> {
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
-                let ms = |p: &cairn_bench::measure::Percentiles| {
-                    format!("{:.2} / {:.2} / {:.2} ms", p.p50_ms, p.p95_ms, p.p99_ms)
-                };
                 println!(
                     "{} units in {} files ({:.1} MiB); files init {:.2} s",
                     report.units,
@@ -602,20 +596,20 @@ fn main() -> Result<()> {
                 );
                 println!(
                     "write with files     p50/p95/p99 {}",
-                    ms(&report.write_with_files)
+                    report.write_with_files.p50_p95_p99()
                 );
                 println!(
                     "write without files  p50/p95/p99 {}",
-                    ms(&report.write_without_files)
+                    report.write_without_files.p50_p95_p99()
                 );
                 println!("extra p50            {:.2} ms", report.extra_p50_ms);
                 println!(
                     "sync, unchanged      p50/p95/p99 {}",
-                    ms(&report.sync_unchanged)
+                    report.sync_unchanged.p50_p95_p99()
                 );
                 println!(
                     "sync, one hand edit  p50/p95/p99 {}",
-                    ms(&report.sync_one_edit)
+                    report.sync_one_edit.p50_p95_p99()
                 );
             }
         }

@@ -36,6 +36,14 @@ impl Percentiles {
             max_ms: at(100.0),
         }
     }
+
+    /// `p50 / p95 / p99 ms`, for tables.
+    pub fn p50_p95_p99(&self) -> String {
+        format!(
+            "{:.2} / {:.2} / {:.2} ms",
+            self.p50_ms, self.p95_ms, self.p99_ms
+        )
+    }
 }
 
 /// What one child process took.

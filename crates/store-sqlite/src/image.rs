@@ -15,13 +15,18 @@ use crate::tx::SqliteTx;
 const IMAGE_COLUMNS: &str = "i.id, i.format, i.width, i.height, i.bytes, i.created_at";
 
 fn image_from_row(row: &Row<'_>) -> rusqlite::Result<Image> {
+    image_from_columns(row, 0)
+}
+
+/// An image from [`IMAGE_COLUMNS`], starting at column `first`.
+fn image_from_columns(row: &Row<'_>, first: usize) -> rusqlite::Result<Image> {
     Ok(Image {
-        id: ImageId::parse(&row.get::<_, String>(0)?).map_err(corrupt)?,
-        format: row.get::<_, String>(1)?.parse().map_err(corrupt)?,
-        width: row.get(2)?,
-        height: row.get(3)?,
-        bytes: row.get::<_, i64>(4)?.try_into().map_err(corrupt)?,
-        created_at: time(row.get(5)?)?,
+        id: ImageId::parse(&row.get::<_, String>(first)?).map_err(corrupt)?,
+        format: row.get::<_, String>(first + 1)?.parse().map_err(corrupt)?,
+        width: row.get(first + 2)?,
+        height: row.get(first + 3)?,
+        bytes: row.get::<_, i64>(first + 4)?.try_into().map_err(corrupt)?,
+        created_at: time(row.get(first + 5)?)?,
     })
 }
 
@@ -57,14 +62,7 @@ impl ImageStore for SqliteStore {
                 .query_map(params_from_iter(values), |row| {
                     Ok(MemoryImage {
                         memory: row.get::<_, String>(0)?.parse().map_err(corrupt)?,
-                        image: Image {
-                            id: ImageId::parse(&row.get::<_, String>(1)?).map_err(corrupt)?,
-                            format: row.get::<_, String>(2)?.parse().map_err(corrupt)?,
-                            width: row.get(3)?,
-                            height: row.get(4)?,
-                            bytes: row.get::<_, i64>(5)?.try_into().map_err(corrupt)?,
-                            created_at: time(row.get(6)?)?,
-                        },
+                        image: image_from_columns(row, 1)?,
                     })
                 })
                 .sql()?

@@ -7,6 +7,8 @@
 //! is a duplicate only if that memory shows the same picture; otherwise it is a new memory
 //! (with a topic key, the memory under that key gains the image).
 
+use jiff::Timestamp;
+
 use crate::clock::Clock;
 use crate::config::{ImagesConfig, Limits};
 use crate::error::{Error, Result};
@@ -14,8 +16,9 @@ use crate::image::files::ImageDir;
 use crate::image::input::ImageSource;
 use crate::image::inspect::inspect;
 use crate::image::model::{Image, ImageId};
+use crate::memory::normalise::{content_hash, same_content};
 use crate::memory::write::{candidate, store_in};
-use crate::memory::{NewMemory, WriteOutcome, WriteStatus};
+use crate::memory::{Memory, NewMemory, WriteOutcome, WriteStatus};
 use crate::store::{Store, StoreTx, in_transaction};
 
 /// The image operations, over a store and its image directory.
@@ -75,15 +78,21 @@ impl<'a> Images<'a> {
         let mut aside = Vec::new();
         let stored = in_transaction(self.store, |tx| {
             aside.clear();
-            let mut outcome = store_in(tx, &candidate, now)?;
-            if outcome.status == WriteStatus::Duplicate
-                && candidate.topic_key.is_none()
-                && !tx.links_image(&outcome.memory.id, &image.id)?
-            {
-                // The same words with another picture: a memory of its own.
-                tx.insert(&candidate)?;
-                outcome = WriteOutcome::new(WriteStatus::Created, candidate.clone());
-            }
+            let under_topic = match &candidate.topic_key {
+                Some(key) => tx.find_by_topic(&candidate.scope, key, now)?.is_some(),
+                None => false,
+            };
+            let mut outcome = match under_topic {
+                // The memory under the key is revised (or unchanged) and gains the image.
+                true => store_in(tx, &candidate, now)?,
+                false => match same_words_and_picture(tx, &candidate, &image.id, now)? {
+                    Some(existing) => WriteOutcome::new(WriteStatus::Duplicate, existing),
+                    None => {
+                        tx.insert(&candidate)?;
+                        WriteOutcome::new(WriteStatus::Created, candidate.clone())
+                    }
+                },
+            };
             tx.put_image(&image)?;
             tx.link_image(&outcome.memory.id, &image.id)?;
             self.keep_within_quota(tx, &mut aside)?;
@@ -150,6 +159,25 @@ impl<'a> Images<'a> {
         }
         Ok(())
     }
+}
+
+/// A live memory in the candidate's scope with the same words that already shows this image.
+fn same_words_and_picture(
+    tx: &mut dyn StoreTx,
+    candidate: &Memory,
+    image: &ImageId,
+    now: Timestamp,
+) -> Result<Option<Memory>> {
+    let same_words = tx
+        .find_by_content_hash(&candidate.scope, content_hash(&candidate.content), now)?
+        .into_iter()
+        .filter(|m| same_content(&m.content, &candidate.content));
+    for memory in same_words {
+        if tx.links_image(&memory.id, image)? {
+            return Ok(Some(memory));
+        }
+    }
+    Ok(None)
 }
 
 /// After the transaction: removes the set-aside files of a commit, or moves them back after a

@@ -147,8 +147,38 @@ pub fn the_same_words_with_another_picture_is_a_new_memory(factory: StoreFactory
         "another picture, another memory"
     );
     assert_ne!(other.memory.id, first.memory.id);
+    // Each pair of words and picture is found again, whichever was stored first.
+    let blue_again = t.store("the error dialog", &blue).unwrap();
+    assert_eq!(blue_again.status, WriteStatus::Duplicate);
+    assert_eq!(blue_again.memory.id, other.memory.id);
     assert_eq!(t.h.count_all(), 2);
     assert_eq!(t.files().len(), 2);
+}
+
+pub fn a_revision_by_topic_key_keeps_its_pictures_and_gains_the_new_one(factory: StoreFactory) {
+    let t = ImageHarness::new(factory, &Config::default());
+    let revise = |text: &str, png: &[u8]| {
+        let mut new = NewMemory::new(text, project("acme"), Source::Cli);
+        new.topic_key = Some("db/diagram".into());
+        let inline = ImageSource::Inline(STANDARD.encode(png));
+        t.h.service.store_with_image(new, &inline).unwrap()
+    };
+    let (v1, v2) = (test_png(30, 20, 12), test_png(30, 20, 13));
+    let first = revise("the schema diagram, v1", &v1);
+    assert_eq!(first.status, WriteStatus::Created);
+    t.h.clock.advance(Span::new().minutes(5));
+    let second = revise("the schema diagram, v2", &v2);
+    assert_eq!(second.status, WriteStatus::Updated);
+    assert_eq!(second.memory.id, first.memory.id);
+    let shown: Vec<ImageId> =
+        t.h.service
+            .memory_images(&[first.memory.id])
+            .unwrap()
+            .into_iter()
+            .map(|s| s.image.id)
+            .collect();
+    assert_eq!(shown, vec![ImageId::of(&v1), ImageId::of(&v2)]);
+    assert_eq!(t.h.count_all(), 1);
 }
 
 pub fn purging_the_last_memory_that_shows_an_image_deletes_its_record_and_file(

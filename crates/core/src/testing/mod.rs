@@ -129,6 +129,7 @@ macro_rules! store_behaviour_suite {
             a_session_in_which_nothing_happened_leaves_no_summary,
             an_image_is_stored_once_by_content_and_shown_by_every_memory_that_uses_it,
             the_same_words_with_another_picture_is_a_new_memory,
+            a_revision_by_topic_key_keeps_its_pictures_and_gains_the_new_one,
             purging_the_last_memory_that_shows_an_image_deletes_its_record_and_file,
             an_image_past_the_quota_is_refused_and_unreferenced_images_go_first,
             bad_images_are_refused_before_anything_is_written,
