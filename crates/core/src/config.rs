@@ -456,10 +456,7 @@ impl Config {
         if let Some(dir) = &self.images.dir {
             return Ok(dir.clone());
         }
-        let database = self.database_path()?;
-        Ok(crate::image::ImageDir::beside(&database)
-            .root()
-            .to_path_buf())
+        Ok(images_beside(&self.database_path()?))
     }
 
     /// The database file to open: `store.path`, else `<data dir>/cairn.db`.
@@ -470,6 +467,14 @@ impl Config {
                 .into(),
         })
     }
+}
+
+/// The image directory that goes with a database file: `<file>-images` beside it (like
+/// SQLite's own `-wal` file), for a store's images and for a backup's.
+pub fn images_beside(database: &Path) -> PathBuf {
+    let mut root = database.as_os_str().to_owned();
+    root.push("-images");
+    PathBuf::from(root)
 }
 
 /// `$CAIRN_HOME`, else the platform data directory joined with `cairn`.

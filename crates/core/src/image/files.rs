@@ -11,7 +11,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::config::ImagesConfig;
+use crate::config::{ImagesConfig, images_beside};
 use crate::error::{Error, Result};
 use crate::image::inspect;
 use crate::image::model::{Image, ImageFormat, ImageId};
@@ -30,12 +30,9 @@ impl ImageDir {
         ImageDir { root: root.into() }
     }
 
-    /// The image directory that goes with a database file: `<file>-images` beside it (like
-    /// SQLite's own `-wal` file), for the store's images and for a backup's.
+    /// The image directory that goes with a database file (see [`images_beside`]).
     pub fn beside(database: &Path) -> Self {
-        let mut root = database.as_os_str().to_owned();
-        root.push("-images");
-        ImageDir::new(PathBuf::from(root))
+        ImageDir::new(images_beside(database))
     }
 
     pub fn root(&self) -> &Path {
