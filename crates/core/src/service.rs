@@ -1,12 +1,11 @@
 //! The service: the one front of cairn's behaviour, a thin one.
 //!
-//! [`MemoryService`] is built once from its [`ServiceParts`] (the store, the model and summariser
-//! when there are any, the clock) and the [`Config`]. Each public method is a short delegation
-//! into the domain that owns the behaviour — [`Memories`], [`Searcher`], [`Embeddings`],
-//! [`Relations`], [`Sessions`], [`Slots`], [`ContextBuilder`], [`exchange`] — each handed exactly the parts it
-//! needs. Adapters
-//! do not call it directly: they go through [`crate::api::Api`], the one front door of the CLI,
-//! MCP and HTTP.
+//! [`MemoryService`] is built once from its [`ServiceParts`] (the store, the model, summariser
+//! and image directory when there are any, the clock) and the [`Config`]. Each public method is
+//! a short delegation into the domain that owns the behaviour — [`Memories`], [`Searcher`],
+//! [`Embeddings`], [`Relations`], [`Sessions`], [`Slots`], [`Images`], [`ContextBuilder`],
+//! [`exchange`] — each handed exactly the parts it needs. Adapters do not call it directly: they
+//! go through [`crate::api::Api`], the one front door of the CLI, MCP and HTTP.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
