@@ -553,8 +553,22 @@ impl MemoryService {
         self.search_ops().search_mode(asked)
     }
 
+    /// Searches, then adds to each hit the images its memory shows.
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResults> {
-        self.search_ops().search(request)
+        let mut results = self.search_ops().search(request)?;
+        let ids: Vec<MemoryId> = results.hits.iter().map(|hit| hit.memory.id).collect();
+        if !ids.is_empty() {
+            for shown in self.store.memory_images(&ids)? {
+                if let Some(hit) = results
+                    .hits
+                    .iter_mut()
+                    .find(|h| h.memory.id == shown.memory)
+                {
+                    hit.images.push(shown.image);
+                }
+            }
+        }
+        Ok(results)
     }
 
     // Embeddings (`embedding::queue`).

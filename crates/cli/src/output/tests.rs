@@ -200,6 +200,7 @@ fn listing_and_search() {
             annotations: annotations(&[m.id], &[superseding(), pending()])
                 .remove(&m.id)
                 .unwrap_or_default(),
+            images: Vec::new(),
         })
         .collect();
     let results = SearchResults {

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use cairn_core::embedding::VectorIndexReport;
 use cairn_core::exchange::{Counts, ImportReport};
+use cairn_core::image::Image;
 use cairn_core::memory::{NamedCount, PruneRule};
 use cairn_core::search::SearchHit;
 use cairn_core::search::snippet::snippet;
@@ -38,14 +39,7 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
             if let Some(image) = &outcome.image {
                 line(
                     &mut out,
-                    &format!(
-                        "  image {} ({}, {}×{}, {} bytes)",
-                        image.id.short(),
-                        image.format.as_str().to_ascii_uppercase(),
-                        image.width,
-                        image.height,
-                        image.bytes
-                    ),
+                    &format!("  image {} ({})", image.id.short(), image_shape(image)),
                 );
             }
             candidates(&mut out, outcome);
@@ -68,13 +62,7 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
                         .map_or_else(|| image.id.to_string(), |f| f.display().to_string());
                     line(
                         &mut out,
-                        &format!(
-                            "  image      {file} ({}, {}×{}, {} bytes)",
-                            image.format.as_str().to_ascii_uppercase(),
-                            image.width,
-                            image.height,
-                            image.bytes
-                        ),
+                        &format!("  image      {file} ({})", image_shape(image)),
                     );
                 }
                 let lines = lines_of(m, relations);
@@ -454,6 +442,17 @@ fn detail(out: &mut String, m: &Memory, tz: &TimeZone) {
 
 /// One search result: rank, handle, category, tags, scope; title; the snippet around the
 /// matched words; with `explain`, how it was ranked.
+/// `PNG, 1920×1080, 431204 bytes`: what an image is, in one phrase.
+fn image_shape(image: &Image) -> String {
+    format!(
+        "{}, {}×{}, {} bytes",
+        image.format.as_str().to_ascii_uppercase(),
+        image.width,
+        image.height,
+        image.bytes
+    )
+}
+
 fn search_block(
     index: usize,
     hit: &SearchHit,
@@ -490,6 +489,12 @@ fn search_block(
     line(&mut out, &format!("    {snippet}"));
     for annotation in &hit.annotations {
         line(&mut out, &format!("    {annotation}"));
+    }
+    for image in &hit.images {
+        line(
+            &mut out,
+            &format!("    image {} ({})", image.id.short(), image_shape(image)),
+        );
     }
     if explain {
         line(&mut out, &format!("    explain: {}", explanation(hit)));

@@ -41,6 +41,12 @@ fn an_image_stored_through_every_entry_point_is_one_file_until_its_last_memory_g
         png,
         "the store's copy is the picture"
     );
+    let found = s.ok_json(&["search", "connection refused"]);
+    assert_eq!(
+        found["results"][0]["images"][0]["id"],
+        sha256_hex(&png),
+        "{found}"
+    );
     assert!(
         file.starts_with(s.home.to_str().unwrap()),
         "kept beside the database: {file}"
@@ -69,6 +75,7 @@ fn an_image_stored_through_every_entry_point_is_one_file_until_its_last_memory_g
             {"tool": "memory_store", "arguments": {"content": "the dashboard shows the same refusal", "image": inline}},
             {"tool": "memory_store", "arguments": {"content": "broken", "image": "data:image/png;base64,%%%"}},
             {"tool": "memory_get", "arguments": {"ids": [by_cli["memory"]["id"]]}},
+            {"tool": "memory_search", "arguments": {"query": "dashboard refusal"}},
         ]);
         let answers = mcp_calls(&s, &python, &calls);
         let stored: Value = serde_json::from_str(answers[0]["text"].as_str().unwrap()).unwrap();
@@ -87,6 +94,12 @@ fn an_image_stored_through_every_entry_point_is_one_file_until_its_last_memory_g
             got["memories"][0]["images"][0]["id"],
             sha256_hex(&png),
             "{got}"
+        );
+        let found: Value = serde_json::from_str(answers[3]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(
+            found["results"][0]["images"][0]["id"],
+            sha256_hex(&png),
+            "{found}"
         );
     }
     let token = "images-test-token-0123456789";

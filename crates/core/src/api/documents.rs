@@ -110,13 +110,17 @@ impl<'a> MemoryDocument<'a> {
 /// One search hit as scripts see it: the memory, its fused score, each signal's part and the
 /// annotation lines of its relations.
 pub fn hit_document(hit: &SearchHit) -> serde_json::Value {
-    serde_json::json!({
+    let mut document = serde_json::json!({
         "memory": MemoryDocument::of(&hit.memory),
         "score": hit.score,
         "signals": hit.signals,
         "boosts": hit.boosts,
         "annotations": hit.annotations,
-    })
+    });
+    if !hit.images.is_empty() {
+        document["images"] = serde_json::json!(hit.images);
+    }
+    document
 }
 
 /// The answer to a write as scripts see it (REST, the CLI's JSON): the status, the memory, the
@@ -203,6 +207,9 @@ pub fn compact_search(results: &SearchResults) -> serde_json::Value {
         value["score"] = serde_json::json!((hit.score * 10_000.0).round() / 10_000.0);
         if !hit.annotations.is_empty() {
             value["annotations"] = serde_json::json!(hit.annotations);
+        }
+        if !hit.images.is_empty() {
+            value["images"] = serde_json::json!(hit.images);
         }
         value
     };

@@ -23,6 +23,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
+use crate::image::Image;
 use crate::memory::filter::MemoryFilter;
 use crate::memory::model::Memory;
 use crate::memory::store::SignalHit;
@@ -212,6 +213,8 @@ pub struct SearchHit {
     /// What the memory's relations say (`supersedes: #… (…)` …; see
     /// [`crate::relation::annotation`]).
     pub annotations: Vec<Annotation>,
+    /// The images the memory shows (the service adds them to a page of results).
+    pub images: Vec<Image>,
 }
 
 /// A page of results and the words they were matched on (query words and fuzzy alternatives).

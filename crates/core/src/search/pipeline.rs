@@ -194,6 +194,7 @@ impl<'a> Searcher<'a> {
                     signals: fused.signals,
                     boosts,
                     annotations: Vec::new(),
+                    images: Vec::new(),
                 })
             })
             .collect();

@@ -122,6 +122,18 @@ pub fn an_image_is_stored_once_by_content_and_shown_by_every_memory_that_uses_it
         t.h.service.backend().image_references(&image.id).unwrap(),
         vec![first.memory.id, second.memory.id]
     );
+    // Search results carry the images their memories show; a memory without one, none.
+    let plain = t.h.add("the blank login page is fixed", &[]);
+    let request = SearchRequest::new("blank", MemoryFilter::default(), 10);
+    let hits = t.h.service.search(&request).unwrap().hits;
+    assert_eq!(hits.len(), 3);
+    for hit in &hits {
+        let expected = match hit.memory.id == plain.id {
+            true => vec![],
+            false => vec![image.clone()],
+        };
+        assert_eq!(hit.images, expected, "{}", hit.memory.content);
+    }
     // Without text, the memory is named by the image and found by that name.
     let untitled = t.store("", &test_png(10, 10, 9)).unwrap();
     let short = untitled.image.as_ref().unwrap().id.short().to_string();
