@@ -105,6 +105,10 @@ impl ImageStore for SqliteStore {
 }
 
 impl ImageTx for SqliteTx<'_, '_> {
+    fn image(&mut self, id: &ImageId) -> Result<Option<Image>> {
+        image(&self.tx, id)
+    }
+
     fn put_image(&mut self, image: &Image) -> Result<bool> {
         let inserted = self
             .tx

@@ -93,11 +93,15 @@ impl<'a> Images<'a> {
                     }
                 },
             };
-            tx.put_image(&image)?;
+            // A picture stored before keeps its record (and its first time).
+            let recorded = match tx.put_image(&image)? {
+                true => image.clone(),
+                false => tx.image(&image.id)?.unwrap_or_else(|| image.clone()),
+            };
             tx.link_image(&outcome.memory.id, &image.id)?;
             self.keep_within_quota(tx, &mut aside)?;
-            dir.put(&image, &read.bytes)?;
-            outcome.image = Some(image.clone());
+            dir.put(&recorded, &read.bytes)?;
+            outcome.image = Some(recorded);
             Ok(outcome)
         });
         settle(dir, &aside, stored.is_ok());

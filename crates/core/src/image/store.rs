@@ -33,6 +33,9 @@ pub struct ImageTotals {
 
 /// The write side of image storage, inside one transaction.
 pub trait ImageTx {
+    /// The image with this id, as this transaction sees it.
+    fn image(&mut self, id: &ImageId) -> Result<Option<Image>>;
+
     /// Records an image; `false` when it was already recorded (nothing changes).
     fn put_image(&mut self, image: &Image) -> Result<bool>;
 

@@ -100,10 +100,16 @@ pub fn an_image_is_stored_once_by_content_and_shown_by_every_memory_that_uses_it
         (image.width, image.height, image.bytes),
         (48, 20, png.len() as u64)
     );
+    t.h.clock.advance(Span::new().minutes(1));
     let second = t
         .store("the blank page comes from a CSP error", &png)
         .unwrap();
     assert_eq!(second.status, WriteStatus::Created);
+    assert_eq!(
+        second.image.as_ref(),
+        Some(&image),
+        "the first record, first time included"
+    );
     let dir = t.h.service.image_dir().expect("an image directory");
     let file = dir.path(&image.id, image.format);
     assert_eq!(
