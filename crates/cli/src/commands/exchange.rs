@@ -37,10 +37,10 @@ fn images_left_out(app: &App) -> Result<()> {
     if totals.images > 0 {
         let place = dir.map_or_else(String::new, |d| format!(" in {}", d.display()));
         app.out.notice(&format!(
-            "note: the export leaves out the {} image{} memories show ({:.1} MiB); they stay{place}",
+            "note: the export leaves out the {} image{} memories show ({}); they stay{place}",
             totals.images,
             if totals.images == 1 { "" } else { "s" },
-            totals.bytes as f64 / (1024.0 * 1024.0)
+            text::bytes(totals.bytes)
         ));
     }
     Ok(())

@@ -21,11 +21,13 @@ pub fn run(app: &App, args: &StatsArgs) -> Result<Outcome> {
         None
     };
     let location = app.api.store_location();
+    let (images, _) = app.api.image_totals()?;
     app.out.print(&View::Stats {
         stats: &stats,
         location: &location,
         tags: tags.as_deref(),
         agents: args.agents,
+        images,
     })?;
     Ok(Outcome::Done)
 }

@@ -103,9 +103,11 @@ pub fn render(view: &View<'_>) -> String {
             location,
             tags,
             agents,
+            images,
         } => {
             let mut value = serde_json::to_value(stats).expect("stats serialise");
             value["location"] = json!(location);
+            value["images"] = json!(images);
             if let Some(tags) = tags {
                 value["top_tags"] = json!(tags);
             }

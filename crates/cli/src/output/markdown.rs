@@ -123,6 +123,7 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
             location,
             tags,
             agents,
+            images,
         } => {
             let _ = writeln!(out, "## cairn store\n");
             let _ = writeln!(out, "- location: `{location}`");
@@ -131,6 +132,14 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
                 "- memories: {} visible, {} forgotten, {} expired",
                 stats.memories, stats.forgotten, stats.expired
             );
+            if images.images > 0 {
+                let _ = writeln!(
+                    out,
+                    "- images: {} ({})",
+                    images.images,
+                    super::text::bytes(images.bytes)
+                );
+            }
             let list = |items: Vec<String>| items.join(", ");
             let _ = writeln!(
                 out,

@@ -21,6 +21,7 @@ use cairn_core::embedding::VectorIndexReport;
 use cairn_core::embedding::{EmbedReport, EmbeddingStatus};
 use cairn_core::exchange::{Counts, ImportReport};
 use cairn_core::files::{FilesExport, SyncReport, Workspace};
+use cairn_core::image::ImageTotals;
 use cairn_core::memory::{MemoryHistory, PruneReport};
 use cairn_core::memory::{StoreStats, TagCount};
 use cairn_core::relation::{Compared, RelationStats, RelationView, ScanReport};
@@ -67,6 +68,8 @@ pub enum View<'a> {
         location: &'a str,
         tags: Option<&'a [TagCount]>,
         agents: bool,
+        /// The images memories show.
+        images: ImageTotals,
     },
     Tags(&'a [TagCount]),
     Imported(&'a ImportReport),

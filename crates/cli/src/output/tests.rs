@@ -312,7 +312,11 @@ fn maintenance_views() {
         stats: &stats,
         location: "/home/u/.local/share/cairn/cairn.db",
         tags: Some(&tags),
-        agents: true
+        agents: true,
+        images: cairn_core::image::ImageTotals {
+            images: 3,
+            bytes: 1_363_148,
+        },
     }));
     insta::assert_snapshot!(all(View::Tags(&tags)));
     let imported = ImportReport {

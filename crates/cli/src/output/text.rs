@@ -197,6 +197,7 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
             location,
             tags,
             agents,
+            images,
         } => {
             let size = stats
                 .size_bytes
@@ -218,6 +219,12 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
                         local_time(oldest, tz),
                         local_time(newest, tz)
                     ),
+                );
+            }
+            if images.images > 0 {
+                line(
+                    &mut out,
+                    &format!("images      {} ({})", images.images, bytes(images.bytes)),
                 );
             }
             counts(&mut out, "categories", &stats.by_category);
@@ -551,7 +558,8 @@ fn counts(out: &mut String, label: &str, items: &[NamedCount]) {
     line(out, &format!("{label:<11} {}{tail}", shown.join(", ")));
 }
 
-fn bytes(n: u64) -> String {
+/// `1.2 MiB`: a size for people.
+pub(crate) fn bytes(n: u64) -> String {
     const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
     let mut value = n as f64;
     let mut unit = 0;
