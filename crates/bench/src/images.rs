@@ -87,12 +87,11 @@ pub fn run(
             "{width}×{height}: rendering {} screenshots",
             options.writes
         ));
-        let shots: Vec<String> = (0..options.writes)
+        let pngs: Vec<Vec<u8>> = (0..options.writes)
             .map(|index| screenshot(width, height, options.seed ^ index as u64))
-            .map(|png| png.map(|bytes| STANDARD.encode(bytes)))
             .collect::<Result<_>>()?;
-        let mean_bytes =
-            shots.iter().map(|s| s.len() as u64 * 3 / 4).sum::<u64>() / shots.len().max(1) as u64;
+        let mean_bytes = pngs.iter().map(|png| png.len() as u64).sum::<u64>() / pngs.len() as u64;
+        let shots: Vec<String> = pngs.iter().map(|png| STANDARD.encode(png)).collect();
         progress(&format!(
             "{width}×{height}: {} writes with a new image",
             options.writes
@@ -120,7 +119,7 @@ pub fn run(
         let images_dir = service.image_dir().expect("an image directory");
         for image in &stored {
             let started = Instant::now();
-            images_dir.thumbnail(image, config.images.thumbnail_side, &config.images)?;
+            images_dir.thumbnail(image, &config.images)?;
             thumbs.push(started.elapsed());
         }
         sizes.push(SizeReport {

@@ -58,8 +58,6 @@ pub struct ImagesConfig {
     pub max_pixels: u64,
     /// Most bytes all images together may take; an image that would pass it is refused.
     pub quota_bytes: u64,
-    /// Longest side of a thumbnail, in pixels.
-    pub thumbnail_side: u32,
 }
 
 impl Default for ImagesConfig {
@@ -70,7 +68,6 @@ impl Default for ImagesConfig {
             max_side: 16_384,
             max_pixels: 50_000_000,
             quota_bytes: 500 << 20,
-            thumbnail_side: 256,
         }
     }
 }

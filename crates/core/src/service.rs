@@ -557,15 +557,13 @@ impl MemoryService {
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResults> {
         let mut results = self.search_ops().search(request)?;
         let ids: Vec<MemoryId> = results.hits.iter().map(|hit| hit.memory.id).collect();
-        if !ids.is_empty() {
-            for shown in self.store.memory_images(&ids)? {
-                if let Some(hit) = results
-                    .hits
-                    .iter_mut()
-                    .find(|h| h.memory.id == shown.memory)
-                {
-                    hit.images.push(shown.image);
-                }
+        for shown in self.store.memory_images(&ids)? {
+            if let Some(hit) = results
+                .hits
+                .iter_mut()
+                .find(|h| h.memory.id == shown.memory)
+            {
+                hit.images.push(shown.image);
             }
         }
         Ok(results)

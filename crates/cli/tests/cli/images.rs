@@ -4,7 +4,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use cairn_core::testing::test_png;
+use cairn_core::testing::{files_under, test_png};
 use serde_json::{Value, json};
 
 use super::{Sandbox, Served, mcp_calls, python_with_mcp_sdk};
@@ -122,7 +122,7 @@ fn an_image_stored_through_every_entry_point_is_one_file_until_its_last_memory_g
 
     // One file for every memory; it goes with the last of them, not before.
     let image_files = |dir: &std::path::Path| {
-        walk(dir)
+        files_under(dir)
             .into_iter()
             .filter(|p| p.extension().is_some_and(|e| e == "png"))
             .count()
@@ -159,22 +159,6 @@ fn an_image_stored_through_every_entry_point_is_one_file_until_its_last_memory_g
         "the last reference took the file"
     );
     assert_eq!(image_files(&images_dir), 0);
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut found = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return found;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            found.extend(walk(&path));
-        } else {
-            found.push(path);
-        }
-    }
-    found
 }
 
 #[test]

@@ -16,6 +16,9 @@ use crate::error::{Error, Result};
 use crate::image::inspect;
 use crate::image::model::{Image, ImageFormat, ImageId};
 
+/// Longest side of a thumbnail, in pixels.
+pub const THUMBNAIL_SIDE: u32 = 256;
+
 /// Suffix of a file moved aside by a delete that has not committed yet.
 const ASIDE: &str = "deleting";
 
@@ -79,11 +82,13 @@ impl ImageDir {
         fs::read(&path).map_err(|e| io_error(&path, "read", e))
     }
 
-    /// The path of the image's thumbnail (at most `side` pixels a side), made on first use.
-    pub fn thumbnail(&self, image: &Image, side: u32, config: &ImagesConfig) -> Result<PathBuf> {
+    /// The path of the image's thumbnail (at most [`THUMBNAIL_SIDE`] pixels a side), made on
+    /// first use (for the viewer and vision search).
+    pub fn thumbnail(&self, image: &Image, config: &ImagesConfig) -> Result<PathBuf> {
         let path = self.thumbnail_path(&image.id);
         if !path.exists() {
-            let small = inspect::thumbnail(&self.read(image)?, image.format, side, config)?;
+            let bytes = self.read(image)?;
+            let small = inspect::thumbnail(&bytes, image.format, THUMBNAIL_SIDE, config)?;
             write_atomically(&path, &small)?;
         }
         Ok(path)

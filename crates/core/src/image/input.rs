@@ -165,7 +165,7 @@ mod tests {
     }
 
     #[test]
-    fn a_file_over_the_cap_is_refused_before_it_is_read() {
+    fn a_file_over_the_cap_is_refused_and_one_at_it_is_read_whole() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("big.png");
         std::fs::write(&path, vec![0u8; 2048]).unwrap();

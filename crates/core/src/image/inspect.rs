@@ -27,7 +27,7 @@ pub fn inspect(bytes: &[u8], config: &ImagesConfig) -> Result<Inspected> {
             "is not a PNG, JPEG, GIF or WebP image (its first bytes match none of them)",
         )
     })?;
-    let decoder = reader(bytes, format, config)?
+    let decoder = reader(bytes, format, config)
         .into_decoder()
         .map_err(|e| unreadable(format, e))?;
     let (width, height) = decoder.dimensions();
@@ -46,7 +46,7 @@ pub fn thumbnail(
     side: u32,
     config: &ImagesConfig,
 ) -> Result<Vec<u8>> {
-    let picture = reader(bytes, format, config)?
+    let picture = reader(bytes, format, config)
         .decode()
         .map_err(|e| unreadable(format, e))?;
     let small = if picture.width() > side || picture.height() > side {
@@ -66,7 +66,7 @@ fn reader<'b>(
     bytes: &'b [u8],
     format: ImageFormat,
     config: &ImagesConfig,
-) -> Result<ImageReader<Cursor<&'b [u8]>>> {
+) -> ImageReader<Cursor<&'b [u8]>> {
     let mut reader = ImageReader::with_format(Cursor::new(bytes), codec_format(format));
     let mut limits = Limits::default();
     limits.max_image_width = Some(config.max_side);
@@ -74,7 +74,7 @@ fn reader<'b>(
     // Four bytes a pixel (RGBA8) and the decoder's own buffers.
     limits.max_alloc = Some(config.max_pixels.saturating_mul(4).saturating_add(64 << 20));
     reader.limits(limits);
-    Ok(reader)
+    reader
 }
 
 fn check_dimensions(width: u32, height: u32, config: &ImagesConfig) -> Result<()> {

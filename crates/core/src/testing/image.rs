@@ -46,25 +46,27 @@ impl ImageHarness {
 
     /// Every file under the image directory (thumbnails included), sorted.
     fn files(&self) -> Vec<PathBuf> {
-        let mut found = Vec::new();
-        collect_files(&self.dir.path().join("images"), &mut found);
+        let mut found = files_under(&self.dir.path().join("images"));
         found.sort();
         found
     }
 }
 
-fn collect_files(dir: &Path, found: &mut Vec<PathBuf>) {
+/// Every file under `dir`, at any depth (none when it does not exist).
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+        return found;
     };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
-            collect_files(&path, found);
+            found.extend(files_under(&path));
         } else {
             found.push(path);
         }
     }
+    found
 }
 
 /// A PNG of `width` × `height` pixels in a pattern seeded by `seed` (different seeds, different
@@ -209,7 +211,7 @@ pub fn purging_the_last_memory_that_shows_an_image_deletes_its_record_and_file(
     let image = one.image.unwrap();
     let dir = t.h.service.image_dir().unwrap();
     let thumbnail = dir
-        .thumbnail(&image, 8, &crate::config::ImagesConfig::default())
+        .thumbnail(&image, &crate::config::ImagesConfig::default())
         .unwrap();
     assert!(thumbnail.exists());
     // Forgetting keeps the memory, so it keeps its image.
