@@ -15,5 +15,6 @@ pub mod images;
 pub mod locomo;
 pub mod measure;
 pub mod metrics;
+pub mod ocr;
 pub mod scale;
 pub mod serve;

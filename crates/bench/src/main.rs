@@ -207,6 +207,21 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// OCR: character error rate on screenshots drawn from known text (terminal and dialog,
+    /// light and dark, 760×230 and 1920×1080), seconds per image, and whether "connection
+    /// refused 5432" finds the psql screenshot first among other screenshots. Needs the OCR
+    /// model (`cairn model install ocr`) and the DejaVu fonts.
+    Ocr {
+        /// Other screenshots the psql one is hidden among.
+        #[arg(long, default_value_t = 200)]
+        others: usize,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        #[arg(long)]
+        workdir: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Markdown files: a write's extra time when its project keeps files, `files init`, and
     /// `files sync` over a large workspace (unchanged and after one hand edit).
     Files {
@@ -521,6 +536,33 @@ fn main() -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
                 print!("{}", embedding::table(&report));
+            }
+        }
+        Command::Ocr {
+            others,
+            seed,
+            workdir,
+            json,
+        } => {
+            let Some(ocr_dir) = cairn_embed::ocr::locate_ocr(None)? else {
+                anyhow::bail!("no OCR model is installed: run `cairn model install ocr`");
+            };
+            let Some(fonts) = cairn_embed::render::Fonts::find() else {
+                anyhow::bail!(
+                    "the DejaVu fonts are missing: install Debian's fonts-dejavu-core, or set \
+                     CAIRN_FONT_DIR"
+                );
+            };
+            let scratch = scratch_dir(workdir, "cairn-bench-ocr-")?;
+            let options = cairn_bench::ocr::OcrOptions { seed, others };
+            let report =
+                cairn_bench::ocr::run(scratch.path(), &ocr_dir, &fonts, &options, &mut |step| {
+                    eprintln!("… {step}")
+                })?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", cairn_bench::ocr::table(&report));
             }
         }
         Command::Images {

@@ -11,6 +11,7 @@ use cairn_core::image::ImageDir;
 use cairn_core::memory::MemoryFilter;
 use cairn_core::project::detect_project;
 use cairn_core::{MemoryService, ProjectName, ServiceParts, Source, dates};
+use cairn_embed::ocr::{OcrReader, locate_ocr};
 use cairn_embed::{DEFAULT_MODEL, LazyEmbedder};
 use cairn_store_sqlite::SqliteStore;
 use jiff::Timestamp;
@@ -31,7 +32,8 @@ pub struct App {
 impl App {
     /// Opens the store. A process that is `serving` (`cairn serve`, `cairn mcp`) answers many
     /// requests at once: it gets a read connection per core beside the writer and a background
-    /// embedding worker; a one-shot command gets neither and embeds what it wrote at the end.
+    /// worker (images read, text embedded); a one-shot command gets neither and does that work
+    /// for what it wrote at the end.
     pub fn open(cli: &Cli, serving: bool) -> Result<Self> {
         let readers = match serving {
             true => std::thread::available_parallelism()
@@ -52,6 +54,12 @@ impl App {
         {
             tracing::debug!(model = %location.dir.display(), "embedding model found");
             parts.embedder = Some(Arc::new(LazyEmbedder::new(&location.dir, DEFAULT_MODEL)?));
+        }
+        if config.images.ocr
+            && let Some(dir) = locate_ocr(config.images.ocr_dir.as_deref())?
+        {
+            tracing::debug!(ocr = %dir.display(), "OCR model found");
+            parts.reader = Some(Arc::new(OcrReader::new(&dir)));
         }
         parts.summarizer = summarizer_part(&config.summarizer);
         let service = MemoryService::new(parts, &config);

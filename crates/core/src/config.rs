@@ -58,6 +58,11 @@ pub struct ImagesConfig {
     pub max_pixels: u64,
     /// Most bytes all images together may take; an image that would pass it is refused.
     pub quota_bytes: u64,
+    /// Read the text in images (OCR) so it is searchable, when the OCR model is installed.
+    pub ocr: bool,
+    /// A directory holding the OCR model's files; default: where `cairn model install ocr`
+    /// puts them (the Hugging Face cache).
+    pub ocr_dir: Option<PathBuf>,
 }
 
 impl Default for ImagesConfig {
@@ -68,6 +73,8 @@ impl Default for ImagesConfig {
             max_side: 16_384,
             max_pixels: 50_000_000,
             quota_bytes: 500 << 20,
+            ocr: true,
+            ocr_dir: None,
         }
     }
 }

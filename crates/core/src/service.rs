@@ -24,7 +24,10 @@ use crate::error::{Error, Result};
 use crate::exchange::{self, Counts, ExportOptions, ImportReport, import::Importer};
 use crate::files::{Files, FilesExport, SyncReport, Workspace};
 use crate::id::{IdRef, MemoryId, RelationRef};
-use crate::image::{Image, ImageDir, ImageId, ImageSource, ImageTotals, Images, MemoryImage};
+use crate::image::{
+    Image, ImageDir, ImageId, ImageReading, ImageSource, ImageTotals, Images, MemoryImage,
+    ReadProgress, ReadReport, TextReader,
+};
 use crate::memory::{
     ListQuery, Memories, Memory, MemoryFilter, MemoryHistory, MemoryPatch, NewMemory, PruneReport,
     PruneRule, StoreStats, TagCount, WriteOutcome,
@@ -53,6 +56,8 @@ pub struct ServiceParts {
     pub summarizer: Option<Arc<dyn Summarizer>>,
     /// Where images are kept; a store without one refuses writes that carry an image.
     pub images: Option<ImageDir>,
+    /// Reads the text in images (OCR), when a model is installed.
+    pub reader: Option<Arc<dyn TextReader>>,
     pub clock: Clock,
 }
 
@@ -64,6 +69,7 @@ impl ServiceParts {
             embedder: None,
             summarizer: None,
             images: None,
+            reader: None,
             clock: Clock::system(),
         }
     }
@@ -75,6 +81,7 @@ pub struct MemoryService {
     embedder: Option<Arc<dyn Embedder>>,
     summarizer: Option<Arc<dyn Summarizer>>,
     images: Option<ImageDir>,
+    reader: Option<Arc<dyn TextReader>>,
     clock: Clock,
     config: Config,
 }
@@ -86,6 +93,7 @@ impl MemoryService {
             embedder: parts.embedder,
             summarizer: parts.summarizer,
             images: parts.images,
+            reader: parts.reader,
             clock: parts.clock,
             config: config.clone(),
         }
@@ -110,6 +118,15 @@ impl MemoryService {
             &self.config.images,
             &self.config.limits,
             &self.clock,
+        )
+    }
+
+    fn reading_ops(&self) -> ImageReading<'_> {
+        ImageReading::new(
+            self.store.as_ref(),
+            self.images.as_ref(),
+            &self.config.images,
+            self.reader.as_deref(),
         )
     }
 
@@ -225,6 +242,17 @@ impl MemoryService {
     /// Where the image directory is, when the store has one.
     pub fn image_dir(&self) -> Option<&ImageDir> {
         self.images.as_ref()
+    }
+
+    // Reading images' text (`image::reading`).
+
+    pub fn text_reader(&self) -> Option<&dyn TextReader> {
+        self.reader.as_deref()
+    }
+
+    /// Reads the text of every unread image and makes it searchable.
+    pub fn read_images(&self, progress: &mut dyn FnMut(ReadProgress)) -> Result<ReadReport> {
+        self.reading_ops().read_pending(progress)
     }
 
     /// Deletes the images no memory references any more (after a purge or a prune). The

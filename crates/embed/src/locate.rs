@@ -33,7 +33,7 @@ pub struct ModelLocation {
 /// asked for that model.
 pub fn locate(configured: Option<&Path>, repo: &str) -> Result<Option<ModelLocation>> {
     if let Some(dir) = configured {
-        if let Some(missing) = missing_file(dir) {
+        if let Some(missing) = missing_file(dir, &MODEL_FILES) {
             return Err(Error::Config {
                 origin: "embedding.model_dir".into(),
                 message: format!(
@@ -48,17 +48,17 @@ pub fn locate(configured: Option<&Path>, repo: &str) -> Result<Option<ModelLocat
             source: ModelSource::Configured,
         }));
     }
-    Ok(hub_snapshot(&hub_cache(), repo).map(|dir| ModelLocation {
-        dir,
-        source: ModelSource::HuggingFaceCache,
-    }))
+    Ok(
+        hub_snapshot(&hub_cache(), repo, &MODEL_FILES).map(|dir| ModelLocation {
+            dir,
+            source: ModelSource::HuggingFaceCache,
+        }),
+    )
 }
 
-/// The first of the model files `dir` lacks.
-pub fn missing_file(dir: &Path) -> Option<&'static str> {
-    MODEL_FILES
-        .into_iter()
-        .find(|file| !dir.join(file).is_file())
+/// The first of `files` that `dir` lacks.
+pub fn missing_file<'f>(dir: &Path, files: &[&'f str]) -> Option<&'f str> {
+    files.iter().copied().find(|file| !dir.join(file).is_file())
 }
 
 /// The Hugging Face hub cache directory.
@@ -79,14 +79,14 @@ pub fn repo_folder(cache: &Path, repo: &str) -> PathBuf {
     cache.join(format!("models--{}", repo.replace('/', "--")))
 }
 
-/// The complete snapshot of `repo` in the cache: the one `refs/main` names, else any complete
-/// one (newest first).
-pub fn hub_snapshot(cache: &Path, repo: &str) -> Option<PathBuf> {
+/// The complete snapshot of `repo` in the cache (one that holds every one of `files`): the one
+/// `refs/main` names, else the newest complete one.
+pub fn hub_snapshot(cache: &Path, repo: &str, files: &[&str]) -> Option<PathBuf> {
     let folder = repo_folder(cache, repo);
     let snapshots = folder.join("snapshots");
     if let Ok(revision) = std::fs::read_to_string(folder.join("refs/main")) {
         let dir = snapshots.join(revision.trim());
-        if missing_file(&dir).is_none() {
+        if missing_file(&dir, files).is_none() {
             return Some(dir);
         }
     }
@@ -94,7 +94,7 @@ pub fn hub_snapshot(cache: &Path, repo: &str) -> Option<PathBuf> {
         .ok()?
         .filter_map(|entry| entry.ok())
         .map(|entry| entry.path())
-        .filter(|dir| missing_file(dir).is_none())
+        .filter(|dir| missing_file(dir, files).is_none())
         .map(|dir| {
             let modified = std::fs::metadata(&dir)
                 .and_then(|m| m.modified())

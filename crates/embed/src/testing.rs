@@ -1,11 +1,14 @@
-//! The model for tests: found like cairn finds it, or a visible skip.
+//! The models for tests: found like cairn finds them, or a visible skip.
 //!
-//! Tests that need the real model call [`model_for_tests`]. When no model is installed they skip
-//! with a message on stderr — unless `CAIRN_REQUIRE_MODELS=1` (set by CI), under which a missing
-//! model fails the test.
+//! Tests that need the real sentence model call [`model_for_tests`]; those that need the OCR
+//! model (and fonts to draw screenshots with) call [`ocr_for_tests`]. When a model is not
+//! installed they skip with a message on stderr — unless `CAIRN_REQUIRE_MODELS=1` (set by CI),
+//! under which a missing model fails the test.
 
 use std::path::PathBuf;
 
+use crate::ocr::{OcrModels, locate_ocr};
+use crate::render::Fonts;
 use crate::{DEFAULT_MODEL, SentenceEmbedder, locate};
 
 /// The directory of the default model, or `None` (after saying so) when it is not installed and
@@ -34,6 +37,47 @@ pub fn model_dir_for_tests() -> Option<PathBuf> {
 pub fn model_for_tests() -> Option<SentenceEmbedder> {
     let dir = model_dir_for_tests()?;
     Some(SentenceEmbedder::load(&dir, DEFAULT_MODEL).expect("the installed model loads"))
+}
+
+/// Says a test is skipped for want of `what` (how to provide it: `how`), or fails it when
+/// `CAIRN_REQUIRE_MODELS=1` (CI provides everything).
+fn missing(what: &str, how: &str) {
+    if std::env::var("CAIRN_REQUIRE_MODELS").as_deref() == Ok("1") {
+        panic!("CAIRN_REQUIRE_MODELS=1 but {what} is missing: {how}");
+    }
+    eprintln!("SKIPPED: {what} is missing ({how}; CAIRN_REQUIRE_MODELS=1 makes this a failure)");
+}
+
+/// The directory of the OCR models, or `None` (after saying so) when they are not installed
+/// and not required.
+pub fn ocr_dir_for_tests() -> Option<PathBuf> {
+    match locate_ocr(None) {
+        Ok(Some(dir)) => Some(dir),
+        _ => {
+            missing(
+                "the OCR model",
+                "run `cairn model install ocr`, or set CAIRN_OCR_DIR",
+            );
+            None
+        }
+    }
+}
+
+/// The OCR models, loaded, and the fonts to draw test screenshots with; `None` (after saying
+/// so) when either is missing and not required.
+pub fn ocr_for_tests() -> Option<(OcrModels, Fonts)> {
+    let dir = ocr_dir_for_tests()?;
+    let Some(fonts) = Fonts::find() else {
+        missing(
+            "the DejaVu fonts",
+            "install Debian's fonts-dejavu-core, or set CAIRN_FONT_DIR",
+        );
+        return None;
+    };
+    Some((
+        OcrModels::load(&dir).expect("the installed OCR model loads"),
+        fonts,
+    ))
 }
 
 /// Texts of every kind a memory holds, for tests of the encoder: prose, code, a path, numbers,

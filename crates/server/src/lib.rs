@@ -4,7 +4,7 @@
 //! routes (see [`routes`]) read core's [`api`](cairn_core::api) inputs and return the same
 //! JSON the CLI prints; the MCP endpoint is [`cairn_mcp`]'s, mounted as a tower service. What
 //! the server adds is what a long-lived process can: the embedding model stays loaded, the
-//! embedding queue runs continuously (see [`cairn_core::embedding::worker`]), and many clients
+//! embedding queue runs continuously (see [`cairn_core::api::worker`]), and many clients
 //! share one store.
 //!
 //! Rules that hold for every route:

@@ -1,6 +1,11 @@
-//! Images in SQLite (tables of migration 11): `images` holds one record per stored image,
-//! `memory_images` which memory shows which. A memory's links go with it (a foreign key that
-//! cascades); an image's record stays until the service lets it go.
+//! Images in SQLite (tables of migrations 11 and 12): `images` holds one record per stored image,
+//! `memory_images` which memory shows which, `image_texts` what was read from each image. A
+//! memory's links go with it (a foreign key that cascades); an image's record stays until the
+//! service lets it go, and its text goes with it.
+//!
+//! A memory's `image_text` column holds the texts of the images it shows, kept here whenever
+//! an image is read or linked ([`refresh_image_text`]), so the full-text index, the vocabulary
+//! and the embedding queue see an image's words as the memory's.
 
 use cairn_core::image::{Image, ImageId, ImageStore, ImageTotals, ImageTx, MemoryImage};
 use cairn_core::{MemoryId, Result};
@@ -9,10 +14,14 @@ use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use crate::SqliteStore;
 use crate::error::SqlResult;
-use crate::rows::{corrupt, millis, time};
+use crate::rows::{corrupt, millis, refresh_image_text, time};
 use crate::tx::SqliteTx;
 
-const IMAGE_COLUMNS: &str = "i.id, i.format, i.width, i.height, i.bytes, i.created_at";
+/// The image columns, `i` the image and `t` its text (`LEFT JOIN` [`IMAGE_TEXT`]).
+const IMAGE_COLUMNS: &str = "i.id, i.format, i.width, i.height, i.bytes, i.created_at, t.text";
+
+/// The join that gives an image `i` its text `t`, when read.
+const IMAGE_TEXT: &str = "LEFT JOIN image_texts t ON t.image_id = i.id";
 
 fn image_from_row(row: &Row<'_>) -> rusqlite::Result<Image> {
     image_from_columns(row, 0)
@@ -27,12 +36,13 @@ fn image_from_columns(row: &Row<'_>, first: usize) -> rusqlite::Result<Image> {
         height: row.get(first + 3)?,
         bytes: row.get::<_, i64>(first + 4)?.try_into().map_err(corrupt)?,
         created_at: time(row.get(first + 5)?)?,
+        text: row.get(first + 6)?,
     })
 }
 
 fn image(conn: &Connection, id: &ImageId) -> Result<Option<Image>> {
     conn.prepare_cached(&format!(
-        "SELECT {IMAGE_COLUMNS} FROM images i WHERE i.id = ?1"
+        "SELECT {IMAGE_COLUMNS} FROM images i {IMAGE_TEXT} WHERE i.id = ?1"
     ))
     .sql()?
     .query_row([id.as_str()], image_from_row)
@@ -65,7 +75,7 @@ impl ImageStore for SqliteStore {
                 .prepare_cached(&format!(
                     "SELECT m.id, {IMAGE_COLUMNS} FROM memories m \
                      JOIN memory_images l ON l.memory_seq = m.seq \
-                     JOIN images i ON i.id = l.image_id \
+                     JOIN images i ON i.id = l.image_id {IMAGE_TEXT} \
                      WHERE m.id IN ({marks}) ORDER BY i.created_at, i.id"
                 ))
                 .sql()?
@@ -86,15 +96,31 @@ impl ImageStore for SqliteStore {
     fn image_totals(&self) -> Result<ImageTotals> {
         self.reader()
             .query_row(
-                "SELECT count(*), coalesce(sum(bytes), 0) FROM images",
+                "SELECT count(*), coalesce(sum(bytes), 0), \
+                 (SELECT count(*) FROM images i WHERE NOT EXISTS \
+                  (SELECT 1 FROM image_texts t WHERE t.image_id = i.id)) FROM images",
                 [],
                 |row| {
                     Ok(ImageTotals {
                         images: row.get::<_, i64>(0)?.max(0) as u64,
                         bytes: row.get::<_, i64>(1)?.max(0) as u64,
+                        unread: row.get::<_, i64>(2)?.max(0) as u64,
                     })
                 },
             )
+            .sql()
+    }
+
+    fn unread_images(&self, limit: usize) -> Result<Vec<Image>> {
+        self.reader()
+            .prepare_cached(&format!(
+                "SELECT {IMAGE_COLUMNS} FROM images i {IMAGE_TEXT} WHERE t.image_id IS NULL \
+                 ORDER BY i.created_at, i.id LIMIT ?1"
+            ))
+            .sql()?
+            .query_map([limit as i64], image_from_row)
+            .sql()?
+            .collect::<rusqlite::Result<_>>()
             .sql()
     }
 
@@ -149,6 +175,9 @@ impl ImageTx for SqliteTx<'_, '_> {
             .sql()?
             .execute(params![seq, image.as_str()])
             .sql()?;
+        if inserted > 0 {
+            refresh_image_text(&self.tx, seq, &mut self.words)?;
+        }
         Ok(inserted > 0)
     }
 
@@ -174,7 +203,7 @@ impl ImageTx for SqliteTx<'_, '_> {
     fn unreferenced_images(&mut self) -> Result<Vec<Image>> {
         self.tx
             .prepare_cached(&format!(
-                "SELECT {IMAGE_COLUMNS} FROM images i WHERE NOT EXISTS \
+                "SELECT {IMAGE_COLUMNS} FROM images i {IMAGE_TEXT} WHERE NOT EXISTS \
                  (SELECT 1 FROM memory_images l WHERE l.image_id = i.id) \
                  ORDER BY i.created_at, i.id"
             ))
@@ -191,6 +220,33 @@ impl ImageTx for SqliteTx<'_, '_> {
             .sql()?
             .execute([id.as_str()])
             .sql()?;
+        Ok(())
+    }
+
+    fn put_image_text(&mut self, id: &ImageId, text: &str, reader: &str) -> Result<()> {
+        let recorded = self
+            .tx
+            .prepare_cached(
+                "INSERT OR REPLACE INTO image_texts (image_id, text, reader) \
+                 SELECT id, ?2, ?3 FROM images WHERE id = ?1",
+            )
+            .sql()?
+            .execute(params![id.as_str(), text, reader])
+            .sql()?;
+        if recorded == 0 {
+            return Ok(());
+        }
+        let showing: Vec<i64> = self
+            .tx
+            .prepare_cached("SELECT memory_seq FROM memory_images WHERE image_id = ?1")
+            .sql()?
+            .query_map([id.as_str()], |row| row.get(0))
+            .sql()?
+            .collect::<rusqlite::Result<_>>()
+            .sql()?;
+        for seq in showing {
+            refresh_image_text(&self.tx, seq, &mut self.words)?;
+        }
         Ok(())
     }
 }

@@ -22,6 +22,7 @@ const MIGRATIONS: &[(u32, &str)] = &[
     (9, include_str!("../migrations/0009_files.sql")),
     (10, include_str!("../migrations/0010_project_category.sql")),
     (11, include_str!("../migrations/0011_images.sql")),
+    (12, include_str!("../migrations/0012_image_text.sql")),
 ];
 
 /// The schema version this build writes.

@@ -15,9 +15,10 @@ use crate::error::SqlResult;
 use crate::filter::{condition, visible_sql};
 use crate::rows::{self, MEMORY_COLUMNS, memory_from_row, millis};
 
-/// BM25 column weights for (title, content, tags): a word in the title or a tag says more about
-/// what a memory is about than the same word in its body.
-const BM25_WEIGHTS: &str = "2.0, 1.0, 1.5";
+/// BM25 column weights for (title, content, tags, image text): a word in the title or a tag says
+/// more about what a memory is about than the same word in its body; the text read from its
+/// images counts as body.
+const BM25_WEIGHTS: &str = "2.0, 1.0, 1.5, 1.0";
 
 /// Runs a query selecting [`MEMORY_COLUMNS`] and reads every row.
 pub(crate) fn query_memories(

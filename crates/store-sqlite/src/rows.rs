@@ -210,7 +210,16 @@ pub fn insert_memory(
     .execute(memory_params!(memory, hash, tags))?;
     let seq = conn.last_insert_rowid();
     crate::vectors::queue(conn, seq)?;
-    index_text(conn, seq, memory.title.as_deref(), &memory.content, &tags)?;
+    index_text(
+        conn,
+        &IndexedText {
+            seq,
+            title: memory.title.clone(),
+            content: memory.content.clone(),
+            tags: tags.clone(),
+            image_text: String::new(),
+        },
+    )?;
     words.remember([
         memory.title.as_deref().unwrap_or(""),
         memory.content.as_str(),
@@ -257,10 +266,13 @@ pub fn update_memory(
         unindex_text(conn, &old)?;
         index_text(
             conn,
-            old.seq,
-            memory.title.as_deref(),
-            &memory.content,
-            &tags,
+            &IndexedText {
+                seq: old.seq,
+                title: memory.title.clone(),
+                content: memory.content.clone(),
+                tags: tags.clone(),
+                image_text: old.image_text,
+            },
         )?;
         words.remember([
             memory.title.as_deref().unwrap_or(""),
@@ -279,43 +291,94 @@ pub struct IndexedText {
     pub title: Option<String>,
     pub content: String,
     pub tags: String,
+    /// The text read from the memory's images.
+    pub image_text: String,
+}
+
+const INDEXED_COLUMNS: &str = "seq, title, content, tags, image_text";
+
+fn indexed_from_row(row: &Row<'_>) -> rusqlite::Result<IndexedText> {
+    Ok(IndexedText {
+        seq: row.get(0)?,
+        title: row.get(1)?,
+        content: row.get(2)?,
+        tags: row.get(3)?,
+        image_text: row.get(4)?,
+    })
 }
 
 pub fn indexed_text(conn: &Connection, id: &MemoryId) -> Result<Option<IndexedText>, SqliteError> {
     Ok(conn
-        .prepare_cached("SELECT seq, title, content, tags FROM memories WHERE id = ?1")?
-        .query_row([id.to_string()], |row| {
-            Ok(IndexedText {
-                seq: row.get(0)?,
-                title: row.get(1)?,
-                content: row.get(2)?,
-                tags: row.get(3)?,
-            })
-        })
+        .prepare_cached(&format!(
+            "SELECT {INDEXED_COLUMNS} FROM memories WHERE id = ?1"
+        ))?
+        .query_row([id.to_string()], indexed_from_row)
         .optional()?)
 }
 
 /// Adds a memory's text to the full-text index.
-fn index_text(
-    conn: &Connection,
-    seq: i64,
-    title: Option<&str>,
-    content: &str,
-    tags: &str,
-) -> Result<(), SqliteError> {
+fn index_text(conn: &Connection, text: &IndexedText) -> Result<(), SqliteError> {
     conn.prepare_cached(
-        "INSERT INTO memories_fts(rowid, title, content, tags) VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO memories_fts(rowid, title, content, tags, image_text) \
+         VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
-    .execute(rusqlite::params![seq, title, content, tags])?;
+    .execute(rusqlite::params![
+        text.seq,
+        text.title,
+        text.content,
+        text.tags,
+        text.image_text
+    ])?;
     Ok(())
 }
 
 /// Removes a memory's text from the full-text index (before its row changes or goes).
 pub fn unindex_text(conn: &Connection, old: &IndexedText) -> Result<(), SqliteError> {
     conn.prepare_cached(
-        "INSERT INTO memories_fts(memories_fts, rowid, title, content, tags) VALUES ('delete', ?1, ?2, ?3, ?4)",
+        "INSERT INTO memories_fts(memories_fts, rowid, title, content, tags, image_text) \
+         VALUES ('delete', ?1, ?2, ?3, ?4, ?5)",
     )?
-    .execute(rusqlite::params![old.seq, old.title, old.content, old.tags])?;
+    .execute(rusqlite::params![
+        old.seq,
+        old.title,
+        old.content,
+        old.tags,
+        old.image_text
+    ])?;
+    Ok(())
+}
+
+/// Sets a memory's image text to the texts of the images it shows (oldest image first), and
+/// when that changes it, re-indexes the memory, learns the new words and queues the memory to
+/// be embedded again.
+pub fn refresh_image_text(
+    conn: &Connection,
+    seq: i64,
+    words: &mut WordSink<'_>,
+) -> Result<(), SqliteError> {
+    let old = conn
+        .prepare_cached(&format!(
+            "SELECT {INDEXED_COLUMNS} FROM memories WHERE seq = ?1"
+        ))?
+        .query_row([seq], indexed_from_row)?;
+    let texts: Vec<String> = conn
+        .prepare_cached(
+            "SELECT t.text FROM memory_images l JOIN images i ON i.id = l.image_id \
+             JOIN image_texts t ON t.image_id = l.image_id \
+             WHERE l.memory_seq = ?1 AND t.text <> '' ORDER BY i.created_at, i.id",
+        )?
+        .query_map([seq], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let image_text = texts.join("\n");
+    if image_text == old.image_text {
+        return Ok(());
+    }
+    unindex_text(conn, &old)?;
+    conn.prepare_cached("UPDATE memories SET image_text = ?2 WHERE seq = ?1")?
+        .execute(rusqlite::params![seq, image_text])?;
+    words.remember([image_text.as_str()]);
+    index_text(conn, &IndexedText { image_text, ..old })?;
+    crate::vectors::queue(conn, seq)?;
     Ok(())
 }
 

@@ -13,7 +13,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use cairn_core::embedding::{EmbeddingCounts, PendingEmbedding};
-use cairn_core::embedding::{ModelIdentity, embedding_text};
+use cairn_core::embedding::{ModelIdentity, embedding_text_with_images};
 use cairn_core::embedding::{VectorIndexReport, VectorSpace, VectorStore, VectorTx};
 use cairn_core::memory::SignalHit;
 use cairn_core::memory::{MemoryFilter, Visibility};
@@ -151,7 +151,7 @@ pub fn pending(
     limit: usize,
 ) -> Result<Vec<PendingEmbedding>> {
     conn.prepare_cached(&format!(
-        "SELECT m.id, m.updated_at, m.title, m.content \
+        "SELECT m.id, m.updated_at, m.title, m.content, m.image_text \
          FROM embedding_queue q JOIN memories m ON m.seq = q.memory_seq \
          WHERE q.space = ?2 AND {} ORDER BY q.memory_seq LIMIT ?1",
         visible_sql("m", EMBEDDED, "")
@@ -161,10 +161,11 @@ pub fn pending(
         let id: String = row.get(0)?;
         let title: Option<String> = row.get(2)?;
         let content: String = row.get(3)?;
+        let image_text: String = row.get(4)?;
         Ok(PendingEmbedding {
             id: id.parse().map_err(corrupt)?,
             updated_at: time(row.get(1)?)?,
-            text: embedding_text(title.as_deref(), &content),
+            text: embedding_text_with_images(title.as_deref(), &content, &image_text),
         })
     })
     .sql()?

@@ -766,7 +766,15 @@ mod upgrade {
             .query_row("PRAGMA user_version", [], |row| row.get(0))
             .unwrap();
         assert_eq!(version, SCHEMA_VERSION);
-        assert_eq!(rows(&new, MEMORIES), memories);
+        // Migration 12 adds `image_text` after the old columns, empty (no image was read).
+        let upgraded: Vec<Vec<String>> = rows(&new, MEMORIES)
+            .into_iter()
+            .map(|mut row| {
+                assert_eq!(row.pop().as_deref(), Some(""), "a new image text is empty");
+                row
+            })
+            .collect();
+        assert_eq!(upgraded, memories);
         assert_eq!(rows(&new, REVISIONS), revisions);
         assert_eq!(rows(&new, SLOTS), slots);
         // Every vector is now the text space's, with its write number.

@@ -124,7 +124,9 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         Command::Add(args) => files::add(&app, args),
         Command::Hook(_) | Command::Setup(_) => unreachable!("handled before the store opens"),
     }?;
-    // What the command wrote gets its embedding before the process ends.
+    // What the command wrote gets its images read and its embedding before the process ends
+    // (an image's text first: it is embedded with its memory).
+    model::read_written_images(&app)?;
     model::embed_written(&app)?;
     Ok(outcome)
 }

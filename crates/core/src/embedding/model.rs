@@ -58,6 +58,17 @@ pub fn embedding_text(title: Option<&str>, content: &str) -> String {
     format!("{}\n{content}", headline(title, content))
 }
 
+/// The text a pending memory is embedded as: [`embedding_text`], then the text read from the
+/// images it shows (`image::reading`), so a screenshot's words are found by meaning too.
+pub fn embedding_text_with_images(title: Option<&str>, content: &str, image_text: &str) -> String {
+    let mut text = embedding_text(title, content);
+    if !image_text.trim().is_empty() {
+        text.push('\n');
+        text.push_str(image_text);
+    }
+    text
+}
+
 /// Dot product; for unit vectors, the cosine similarity.
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()

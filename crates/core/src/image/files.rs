@@ -261,6 +261,7 @@ mod tests {
             height: 1,
             bytes: bytes.len() as u64,
             created_at: jiff::Timestamp::UNIX_EPOCH,
+            text: None,
         }
     }
 

@@ -1,11 +1,11 @@
 //! What an image is, read from its first bytes: the format from its signature, the dimensions
 //! from its header. Both are known, and capped, before a single pixel is decoded, so a small
 //! file that would decode to gigabytes (a decompression bomb) is refused up front. Thumbnails
-//! are the one place pixels are decoded here, under the same caps.
+//! and the pixels the models read ([`decode_rgb`]) are decoded under the same caps.
 
 use std::io::Cursor;
 
-use image::{ImageDecoder, ImageReader, Limits};
+use image::{ImageDecoder, ImageReader, Limits, RgbImage};
 
 use crate::config::ImagesConfig;
 use crate::error::{Error, Result};
@@ -60,6 +60,23 @@ pub fn thumbnail(
         .write_to(&mut Cursor::new(&mut png), image::ImageFormat::Png)
         .map_err(|e| Error::invalid("image", format!("cannot encode its thumbnail: {e}")))?;
     Ok(png)
+}
+
+/// The image's pixels as 8-bit RGB (transparency dropped onto white), decoded under the caps,
+/// for the models that read or look at it.
+pub fn decode_rgb(bytes: &[u8], format: ImageFormat, config: &ImagesConfig) -> Result<RgbImage> {
+    let picture = reader(bytes, format, config)
+        .decode()
+        .map_err(|e| unreadable(format, e))?;
+    if !picture.color().has_alpha() {
+        return Ok(picture.into_rgb8());
+    }
+    let rgba = picture.into_rgba8();
+    Ok(RgbImage::from_fn(rgba.width(), rgba.height(), |x, y| {
+        let [r, g, b, a] = rgba.get_pixel(x, y).0;
+        let over_white = |c: u8| ((c as u32 * a as u32 + 255 * (255 - a as u32)) / 255) as u8;
+        image::Rgb([over_white(r), over_white(g), over_white(b)])
+    }))
 }
 
 fn reader<'b>(

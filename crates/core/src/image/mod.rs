@@ -15,6 +15,9 @@
 //! - [`files`]: the content-addressed directory;
 //! - [`operations`]: [`Images`], storing a memory with its image and letting go of unreferenced
 //!   images;
+//! - [`reading`]: reading the text in images (OCR) after the write ([`ImageReading`], with a
+//!   [`TextReader`]), which makes the text part of the searchable text of every memory that
+//!   shows the image;
 //! - [`store`]: what a backend provides ([`ImageStore`], [`ImageTx`]).
 //!
 //! Ordering is what keeps a crash from leaving a reference to a missing file: a file is written
@@ -29,10 +32,12 @@ pub mod input;
 pub mod inspect;
 pub mod model;
 pub mod operations;
+pub mod reading;
 pub mod store;
 
 pub use files::ImageDir;
 pub use input::{ImageBytes, ImageSource};
 pub use model::{Image, ImageFormat, ImageId, MemoryImage};
 pub use operations::Images;
+pub use reading::{ImageReading, ReadProgress, ReadReport, TextReader};
 pub use store::{ImageStore, ImageTotals, ImageTx};

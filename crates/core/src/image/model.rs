@@ -165,6 +165,10 @@ pub struct Image {
     pub bytes: u64,
     /// When it was first stored.
     pub created_at: Timestamp,
+    /// The text read from it (OCR; lines in reading order), once read: `None` until then, empty
+    /// when it shows none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 impl Image {

@@ -70,6 +70,7 @@ impl<'a> Images<'a> {
             height: seen.height,
             bytes: read.bytes.len() as u64,
             created_at: now,
+            text: None,
         };
         if new.content.trim().is_empty() {
             new.content = image.caption(read.name.as_deref());

@@ -22,6 +22,9 @@ pub trait ImageStore: Send + Sync {
 
     /// How many images are stored, and their bytes together.
     fn image_totals(&self) -> Result<ImageTotals>;
+
+    /// Up to `limit` images whose text has not been read yet, oldest first.
+    fn unread_images(&self, limit: usize) -> Result<Vec<Image>>;
 }
 
 /// How many images a store holds, and their size together.
@@ -29,6 +32,8 @@ pub trait ImageStore: Send + Sync {
 pub struct ImageTotals {
     pub images: u64,
     pub bytes: u64,
+    /// Images whose text has not been read yet.
+    pub unread: u64,
 }
 
 /// The write side of image storage, inside one transaction.
@@ -53,4 +58,10 @@ pub trait ImageTx {
 
     /// Deletes an image's record (it must have no references).
     fn delete_image(&mut self, id: &ImageId) -> Result<()>;
+
+    /// Records the text `reader` read from an image and makes it part of the searchable text
+    /// of every memory that shows the image (a memory linked later takes it when linked). A
+    /// memory whose searchable text changed is embedded again. Nothing happens for an image
+    /// that is no longer recorded.
+    fn put_image_text(&mut self, id: &ImageId, text: &str, reader: &str) -> Result<()>;
 }

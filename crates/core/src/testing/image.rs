@@ -8,8 +8,10 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 
 use super::*;
-use crate::image::{Image, ImageDir, ImageFormat, ImageId, ImageSource};
+use crate::id::MemoryId;
+use crate::image::{Image, ImageDir, ImageFormat, ImageId, ImageSource, ImageTotals};
 use crate::memory::WriteOutcome;
+use crate::search::SearchRequest;
 use crate::store::in_transaction;
 
 /// A harness whose service keeps images in a fresh temporary directory.
@@ -256,6 +258,7 @@ pub fn an_image_past_the_quota_is_refused_and_unreferenced_images_go_first(facto
         height: 40,
         bytes: b.len() as u64,
         created_at: t.h.now(),
+        text: None,
     };
     let dir = t.h.service.image_dir().unwrap();
     dir.put(&orphan, &b).unwrap();
@@ -318,4 +321,103 @@ pub fn bad_images_are_refused_before_anything_is_written(factory: StoreFactory) 
         .unwrap_err();
     assert!(err.to_string().contains("keeps no image files"), "{err}");
     assert_eq!(plain.count_all(), 0);
+}
+
+pub fn an_images_text_makes_every_memory_that_shows_it_findable(factory: StoreFactory) {
+    let t = ImageHarness::new(factory, &Config::default());
+    let png = test_png(64, 24, 11);
+    let first = t.store("", &png).unwrap();
+    let second = t
+        .store("the staging database after the upgrade", &png)
+        .unwrap();
+    let id = first.image.clone().expect("an image").id;
+    let store = t.h.service.backend();
+    assert_eq!(store.image_totals().unwrap().unread, 1);
+    assert_eq!(
+        store
+            .unread_images(10)
+            .unwrap()
+            .iter()
+            .map(|i| &i.id)
+            .collect::<Vec<_>>(),
+        [&id]
+    );
+    assert!(t.h.search("refused", MemoryFilter::default()).is_empty());
+    let pending_before = t.h.service.embedding_status().unwrap().counts.pending;
+
+    in_transaction(store, |tx| {
+        tx.put_image_text(
+            &id,
+            "psql: Connection refused\nport 5432",
+            "reader-under-test",
+        )
+    })
+    .unwrap();
+
+    assert_eq!(store.image_totals().unwrap().unread, 0);
+    assert!(store.unread_images(10).unwrap().is_empty());
+    let mut found: Vec<MemoryId> =
+        t.h.search("connection refused 5432", MemoryFilter::default())
+            .iter()
+            .map(|m| m.id)
+            .collect();
+    found.sort();
+    let mut both = vec![first.memory.id, second.memory.id];
+    both.sort();
+    assert_eq!(
+        found, both,
+        "every memory that shows the image is found by its text"
+    );
+    // The memories' own words still find them, and the image carries its text.
+    assert_eq!(
+        t.h.search("staging upgrade", MemoryFilter::default())
+            .iter()
+            .map(|m| m.id)
+            .collect::<Vec<_>>(),
+        [second.memory.id]
+    );
+    let shown = store.memory_images(&[first.memory.id]).unwrap();
+    assert_eq!(
+        shown[0].image.text.as_deref(),
+        Some("psql: Connection refused\nport 5432")
+    );
+    // Typo-tolerant search knows the image's words.
+    let fuzzy = SearchRequest {
+        mode: Some(crate::search::SearchMode::Fuzzy),
+        ..SearchRequest::new("refsued", MemoryFilter::default(), 10)
+    };
+    assert_eq!(t.h.service.search(&fuzzy).unwrap().hits.len(), 2);
+    // Their embedded text changed: both wait to be embedded again.
+    let pending_after = t.h.service.embedding_status().unwrap().counts.pending;
+    assert!(
+        pending_after >= pending_before.max(2),
+        "pending {pending_before} → {pending_after}"
+    );
+
+    // A memory that shows the image later takes its text at once.
+    t.h.clock.advance(Span::new().minutes(1));
+    let third = t.store("a third look at the same screen", &png).unwrap();
+    assert!(
+        t.h.search("5432", MemoryFilter::default())
+            .iter()
+            .any(|m| m.id == third.memory.id)
+    );
+
+    // Reading again replaces the text; the old words no longer find it.
+    in_transaction(store, |tx| {
+        tx.put_image_text(&id, "all green", "reader-under-test")
+    })
+    .unwrap();
+    assert!(t.h.search("refused", MemoryFilter::default()).is_empty());
+    assert_eq!(t.h.search("green", MemoryFilter::default()).len(), 3);
+
+    // The text of an image no longer recorded is not kept.
+    for memory in [&first, &second, &third] {
+        t.h.service.purge(&IdRef::Full(memory.memory.id)).unwrap();
+    }
+    in_transaction(store, |tx| {
+        tx.put_image_text(&id, "late reading", "reader-under-test")
+    })
+    .unwrap();
+    assert_eq!(store.image_totals().unwrap(), ImageTotals::default());
 }

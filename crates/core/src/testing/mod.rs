@@ -133,6 +133,7 @@ macro_rules! store_behaviour_suite {
             purging_the_last_memory_that_shows_an_image_deletes_its_record_and_file,
             an_image_past_the_quota_is_refused_and_unreferenced_images_go_first,
             bad_images_are_refused_before_anything_is_written,
+            an_images_text_makes_every_memory_that_shows_it_findable,
         );
     };
     (@tests $factory:expr; $($name:ident),* $(,)?) => {

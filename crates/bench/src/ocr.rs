@@ -1,0 +1,395 @@
+//! OCR: how exactly and how fast cairn reads screenshots, and whether their text finds them.
+//!
+//! - **Accuracy**: screenshots drawn from known text ([`cairn_embed::render`]): terminals and
+//!   dialogs, light and dark, 760×230 and a dense 1920×1080, read by the OCR model; the
+//!   character error rate is the edit distance between what was read and the text drawn (both
+//!   with whitespace runs as one space) over the drawn text's length.
+//! - **Speed**: seconds per image, per size, the whole read (detection, recognition, order).
+//! - **Finding**: the psql error screenshot among `others` other screenshots, stored through
+//!   the service with no words of their own and read by the service's reading queue, must come
+//!   first for "connection refused 5432". The others are log and build screens whose lines share
+//!   words with the query ("Connection refused" on another port, 5432 in another message), so
+//!   only the screenshot showing all of it is the answer.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, bail};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use cairn_core::config::Config;
+use cairn_core::image::{ImageDir, ImageSource, TextReader};
+use cairn_core::memory::MemoryFilter;
+use cairn_core::search::SearchRequest;
+use cairn_core::{MemoryService, NewMemory, ProjectName, Scope, ServiceParts, Source};
+use cairn_embed::ocr::{OcrModels, OcrReader};
+use cairn_embed::render::{Fonts, Layout, Screen, Theme};
+use cairn_store_sqlite::SqliteStore;
+use serde::Serialize;
+
+use crate::corpus::Rng;
+use crate::measure::Percentiles;
+
+/// The query the psql screenshot must be found by.
+pub const QUERY: &str = "connection refused 5432";
+
+pub struct OcrOptions {
+    pub seed: u64,
+    /// Other screenshots the psql one is hidden among.
+    pub others: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ScreenReport {
+    pub screen: String,
+    /// Characters drawn (whitespace runs as one).
+    pub characters: usize,
+    /// Edits between what was read and what was drawn.
+    pub errors: usize,
+    pub cer: f64,
+    pub seconds: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SizeTiming {
+    pub width: u32,
+    pub height: u32,
+    pub read: Percentiles,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FindReport {
+    pub query: &'static str,
+    pub images: usize,
+    /// The psql screenshot's rank (1 = first); `None` when not in the top 10.
+    pub rank: Option<usize>,
+    /// The reading queue's time per image over the whole set.
+    pub read_seconds_per_image: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct OcrReport {
+    pub screens: Vec<ScreenReport>,
+    /// Over every screen: all errors over all characters.
+    pub cer: f64,
+    pub timing: Vec<SizeTiming>,
+    pub find: FindReport,
+}
+
+/// The psql error a terminal shows, in the screenshot to be found.
+pub fn psql_lines() -> Vec<String> {
+    [
+        "$ psql -h db.internal -p 5432 orders",
+        "psql: error: connection to server at \"db.internal\", port 5432 failed: Connection refused",
+        "    Is the server running on that host and accepting TCP/IP connections?",
+        "deploy failed with error code E1042 after 3 retries",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// One line of the kind a developer's screen shows; some share words with [`QUERY`].
+fn screen_line(rng: &mut Rng) -> String {
+    let n = 100 + rng.below(9900);
+    let port = [6379, 8080, 443, 5433, 9200][rng.below(5)];
+    match rng.below(12) {
+        0 => format!("redis: connection refused on cache-{}:{port}", n % 7),
+        1 => format!("request {n} refused: quota exceeded for project billing"),
+        2 => format!("listening on 0.0.0.0:{port} (pid {n})"),
+        3 => format!("GET /api/orders/{n} 200 {}ms", n % 300),
+        4 => format!("warning: unused variable `conn` at src/db.rs:{}", n % 400),
+        5 => format!(
+            "test result: ok. {} passed; 0 failed; finished in {}.{}s",
+            n % 90,
+            n % 7,
+            n % 10
+        ),
+        6 => format!("Compiling cairn-core v0.{}.{}", n % 5, n % 13),
+        7 => format!("pg_dump: dumped 5432 rows from table audit_{}", n % 50),
+        8 => format!(
+            "connection pool size set to {} (max {})",
+            n % 64,
+            64 + n % 64
+        ),
+        9 => format!("ERROR: relation \"orders_{}\" does not exist", n % 90),
+        10 => format!(
+            "INFO worker-{} job {n} finished status=ok queue=mail",
+            n % 16
+        ),
+        _ => format!("$ git commit -m \"fix flaky test {n}\""),
+    }
+}
+
+/// A terminal or dialog with `lines` random lines.
+fn random_screen(rng: &mut Rng, width: u32, height: u32, lines: usize) -> Screen {
+    let layout = match rng.below(4) {
+        0 => Layout::Dialog,
+        _ => Layout::Terminal,
+    };
+    Screen {
+        width,
+        height,
+        theme: if rng.chance(0.5) {
+            Theme::Dark
+        } else {
+            Theme::Light
+        },
+        layout,
+        text_px: if width > 1000 { 16.0 } else { 13.0 },
+        lines: (0..lines).map(|_| screen_line(rng)).collect(),
+    }
+}
+
+/// The screenshots whose reading is scored: every layout and theme at both sizes.
+pub fn scored_screens(seed: u64) -> Vec<(String, Screen)> {
+    let mut rng = Rng::new(seed);
+    let mut screens = Vec::new();
+    for (width, height) in [(760, 230), (1920, 1080)] {
+        for layout in [Layout::Terminal, Layout::Dialog] {
+            for theme in [Theme::Dark, Theme::Light] {
+                let lines = match (layout, height > 500) {
+                    (Layout::Terminal, true) => 44,
+                    (Layout::Terminal, false) => 8,
+                    (Layout::Dialog, true) => 20,
+                    (Layout::Dialog, false) => 3,
+                };
+                let mut screen = random_screen(&mut rng, width, height, lines);
+                (screen.layout, screen.theme) = (layout, theme);
+                if layout == Layout::Terminal && width < 1000 {
+                    screen.lines = psql_lines();
+                }
+                let name = format!(
+                    "{} {} {width}×{height}",
+                    match layout {
+                        Layout::Terminal => "terminal",
+                        Layout::Dialog => "dialog",
+                    },
+                    match theme {
+                        Theme::Dark => "dark",
+                        Theme::Light => "light",
+                    }
+                );
+                screens.push((name, screen));
+            }
+        }
+    }
+    screens
+}
+
+/// Whitespace runs as one space, ends trimmed.
+fn squeeze(text: &str) -> Vec<char> {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .collect()
+}
+
+/// Levenshtein distance between two character sequences.
+pub fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    let mut current = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        current[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitute = previous[j] + usize::from(ca != cb);
+            current[j + 1] = substitute.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        std::mem::swap(&mut previous, &mut current);
+    }
+    previous[b.len()]
+}
+
+/// Characters drawn and edits to what was read.
+pub fn errors(read: &str, truth: &str) -> (usize, usize) {
+    let (read, truth) = (squeeze(read), squeeze(truth));
+    (truth.len(), edit_distance(&read, &truth))
+}
+
+/// Reads the scored screens `repeats` times each (the first read of each is scored).
+pub fn accuracy(
+    ocr: &OcrModels,
+    fonts: &Fonts,
+    seed: u64,
+    repeats: usize,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(Vec<ScreenReport>, Vec<SizeTiming>)> {
+    let mut reports = Vec::new();
+    let mut times: Vec<((u32, u32), Vec<Duration>)> = Vec::new();
+    for (name, screen) in scored_screens(seed) {
+        progress(&format!("reading {name}"));
+        let picture = screen.draw(fonts);
+        let mut read = String::new();
+        let mut taken = Vec::new();
+        for _ in 0..repeats.max(1) {
+            let started = Instant::now();
+            read = ocr.read(&picture)?;
+            taken.push(started.elapsed());
+        }
+        let (characters, errors) = errors(&read, &screen.text());
+        let size = (screen.width, screen.height);
+        match times.iter_mut().find(|(s, _)| *s == size) {
+            Some((_, all)) => all.extend(&taken),
+            None => times.push((size, taken.clone())),
+        }
+        reports.push(ScreenReport {
+            screen: name,
+            characters,
+            errors,
+            cer: errors as f64 / characters.max(1) as f64,
+            seconds: taken[0].as_secs_f64(),
+        });
+    }
+    let timing = times
+        .into_iter()
+        .map(|((width, height), all)| SizeTiming {
+            width,
+            height,
+            read: Percentiles::of(&all),
+        })
+        .collect();
+    Ok((reports, timing))
+}
+
+/// Stores the psql screenshot among `others` others (no words of their own), reads them all
+/// through the service's queue and searches for [`QUERY`].
+pub fn find(
+    dir: &std::path::Path,
+    reader: Arc<dyn TextReader>,
+    fonts: &Fonts,
+    options: &OcrOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<FindReport> {
+    let mut config = Config::default();
+    config.conflicts.detect = false;
+    let store = SqliteStore::open(&dir.join("ocr.db"))?;
+    let parts = ServiceParts {
+        images: Some(ImageDir::new(dir.join("ocr.db-images"))),
+        reader: Some(reader),
+        ..ServiceParts::new(Box::new(store))
+    };
+    let service = MemoryService::new(parts, &config);
+    let scope = Scope::Project(ProjectName::new("bench-ocr")?);
+    let mut rng = Rng::new(options.seed ^ 0x0c12);
+    let target_at = rng.below(options.others + 1);
+    let mut target = None;
+    progress(&format!("storing {} screenshots", options.others + 1));
+    for index in 0..=options.others {
+        let screen = match index == target_at {
+            true => Screen {
+                width: 760,
+                height: 230,
+                theme: Theme::Dark,
+                layout: Layout::Terminal,
+                text_px: 13.0,
+                lines: psql_lines(),
+            },
+            false => {
+                let lines = 2 + rng.below(4);
+                random_screen(&mut rng, 640, 40 + 26 * lines as u32 + 60, lines)
+            }
+        };
+        let mut png = Vec::new();
+        screen
+            .draw(fonts)
+            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)?;
+        let memory = NewMemory::new(String::new(), scope.clone(), Source::Mcp);
+        let outcome =
+            service.store_with_image(memory, &ImageSource::Inline(STANDARD.encode(&png)))?;
+        if index == target_at {
+            target = Some(outcome.memory.id);
+        }
+    }
+    progress("reading every image's text");
+    let started = Instant::now();
+    let report = service.read_images(&mut |_| {})?;
+    let read_seconds = started.elapsed().as_secs_f64();
+    if report.read as usize != options.others + 1 {
+        bail!(
+            "the queue read {} of {} images",
+            report.read,
+            options.others + 1
+        );
+    }
+    let hits = service
+        .search(&SearchRequest::new(QUERY, MemoryFilter::default(), 10))?
+        .hits;
+    let rank = hits
+        .iter()
+        .position(|hit| Some(hit.memory.id) == target)
+        .map(|at| at + 1);
+    Ok(FindReport {
+        query: QUERY,
+        images: options.others + 1,
+        rank,
+        read_seconds_per_image: read_seconds / (options.others + 1) as f64,
+    })
+}
+
+/// The whole OCR benchmark.
+pub fn run(
+    dir: &std::path::Path,
+    ocr_dir: &std::path::Path,
+    fonts: &Fonts,
+    options: &OcrOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<OcrReport> {
+    let models = OcrModels::load(ocr_dir)?;
+    let (screens, timing) = accuracy(&models, fonts, options.seed, 3, progress)?;
+    let (characters, errors) = screens
+        .iter()
+        .fold((0, 0), |(c, e), s| (c + s.characters, e + s.errors));
+    let find = find(
+        dir,
+        Arc::new(OcrReader::new(ocr_dir)),
+        fonts,
+        options,
+        progress,
+    )?;
+    Ok(OcrReport {
+        screens,
+        cer: errors as f64 / characters.max(1) as f64,
+        timing,
+        find,
+    })
+}
+
+/// The report for people.
+pub fn table(report: &OcrReport) -> String {
+    let mut out = String::new();
+    out.push_str("screen                      chars  errors    CER   seconds\n");
+    for screen in &report.screens {
+        out.push_str(&format!(
+            "{:<26} {:>6} {:>7} {:>5.1}% {:>9.2}\n",
+            screen.screen,
+            screen.characters,
+            screen.errors,
+            screen.cer * 100.0,
+            screen.seconds
+        ));
+    }
+    out.push_str(&format!(
+        "character error rate, all screens: {:.2}%\n",
+        report.cer * 100.0
+    ));
+    for size in &report.timing {
+        out.push_str(&format!(
+            "read {}×{}  p50/p95/p99 {}\n",
+            size.width,
+            size.height,
+            size.read.p50_p95_p99()
+        ));
+    }
+    let find = &report.find;
+    out.push_str(&format!(
+        "\"{}\" among {} screenshots: {} (queue read {:.2} s per image)\n",
+        find.query,
+        find.images,
+        match find.rank {
+            Some(rank) => format!("rank {rank}"),
+            None => "not in the top 10".into(),
+        },
+        find.read_seconds_per_image
+    ));
+    out
+}
