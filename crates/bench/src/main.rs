@@ -544,7 +544,8 @@ fn main() -> Result<()> {
             workdir,
             json,
         } => {
-            let Some(ocr_dir) = cairn_embed::ocr::locate_ocr(None)? else {
+            let configured = std::env::var_os("CAIRN_OCR_DIR").map(PathBuf::from);
+            let Some(ocr_dir) = cairn_embed::ocr::locate_ocr(configured.as_deref())? else {
                 anyhow::bail!("no OCR model is installed: run `cairn model install ocr`");
             };
             let Some(fonts) = cairn_embed::render::Fonts::find() else {

@@ -5,11 +5,11 @@
 //!   character error rate is the edit distance between what was read and the text drawn (both
 //!   with whitespace runs as one space) over the drawn text's length.
 //! - **Speed**: seconds per image, per size, the whole read (detection, recognition, order).
-//! - **Finding**: the psql error screenshot among `others` other screenshots, stored through
-//!   the service with no words of their own and read by the service's reading queue, must come
-//!   first for "connection refused 5432". The others are log and build screens whose lines share
-//!   words with the query ("Connection refused" on another port, 5432 in another message), so
-//!   only the screenshot showing all of it is the answer.
+//! - **Finding**: the psql error screenshot among `others` other images, stored through the
+//!   service with no words of their own and read by the service's reading queue, must come
+//!   first for "connection refused 5432". The others are photos and small log, build and dialog
+//!   screens whose lines share words with the query ("connection refused" on another port,
+//!   5432 in another message), so only the screenshot showing all of it is the answer.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -60,7 +60,10 @@ pub struct SizeTiming {
 #[derive(Debug, Serialize)]
 pub struct FindReport {
     pub query: &'static str,
+    /// Images stored (memories; two may show the same picture).
     pub images: usize,
+    /// Distinct pictures read.
+    pub distinct: usize,
     /// The psql screenshot's rank (1 = first); `None` when not in the top 10.
     pub rank: Option<usize>,
     /// The reading queue's time per image over the whole set.
@@ -138,6 +141,62 @@ fn random_screen(rng: &mut Rng, width: u32, height: u32, lines: usize) -> Screen
         text_px: if width > 1000 { 16.0 } else { 13.0 },
         lines: (0..lines).map(|_| screen_line(rng)).collect(),
     }
+}
+
+/// One of the images the psql screenshot hides among: a third are photos (no text), the rest
+/// small screens of one or two lines (kept small so that reading 200 of them stays quick) that
+/// may share words with [`QUERY`] but never show all of them.
+fn haystack_screen(rng: &mut Rng) -> Option<Screen> {
+    if rng.below(3) == 0 {
+        return None;
+    }
+    let lines = 1 + rng.below(2);
+    loop {
+        let screen = random_screen(rng, 560, 60 + 20 * lines as u32, lines);
+        // Words of the query, never all of them: only the psql screenshot answers it.
+        let text = screen.text().to_lowercase();
+        if !(text.contains("refused") && text.contains("5432")) {
+            return Some(screen);
+        }
+    }
+}
+
+/// A stand-in for a photo: smooth colour gradients with soft blobs, no text.
+fn photo(rng: &mut Rng) -> image::RgbImage {
+    let (width, height) = (320, 200);
+    let base = [
+        rng.below(256) as f32,
+        rng.below(256) as f32,
+        rng.below(256) as f32,
+    ];
+    let blobs: Vec<(f32, f32, f32, [f32; 3])> = (0..5)
+        .map(|_| {
+            (
+                rng.below(width) as f32,
+                rng.below(height) as f32,
+                20.0 + rng.below(60) as f32,
+                [
+                    rng.below(256) as f32,
+                    rng.below(256) as f32,
+                    rng.below(256) as f32,
+                ],
+            )
+        })
+        .collect();
+    image::RgbImage::from_fn(width as u32, height as u32, |x, y| {
+        let (x, y) = (x as f32, y as f32);
+        let mut colour = [0f32; 3];
+        for (channel, value) in colour.iter_mut().enumerate() {
+            *value = base[channel] * (0.6 + 0.4 * x / width as f32);
+        }
+        for (bx, by, radius, tint) in &blobs {
+            let weight = (-((x - bx).powi(2) + (y - by).powi(2)) / (radius * radius)).exp();
+            for (channel, value) in colour.iter_mut().enumerate() {
+                *value = *value * (1.0 - weight) + tint[channel] * weight;
+            }
+        }
+        image::Rgb(colour.map(|v| v.clamp(0.0, 255.0) as u8))
+    })
 }
 
 /// The screenshots whose reading is scored: every layout and theme at both sizes.
@@ -273,42 +332,46 @@ pub fn find(
     let mut rng = Rng::new(options.seed ^ 0x0c12);
     let target_at = rng.below(options.others + 1);
     let mut target = None;
+    // Two small screens may draw the same text: the same picture, stored (and read) once.
+    let mut distinct = std::collections::HashSet::new();
     progress(&format!("storing {} screenshots", options.others + 1));
     for index in 0..=options.others {
         let screen = match index == target_at {
-            true => Screen {
+            true => Some(Screen {
                 width: 760,
                 height: 230,
                 theme: Theme::Dark,
                 layout: Layout::Terminal,
                 text_px: 13.0,
                 lines: psql_lines(),
-            },
-            false => {
-                let lines = 2 + rng.below(4);
-                random_screen(&mut rng, 640, 40 + 26 * lines as u32 + 60, lines)
-            }
+            }),
+            false => haystack_screen(&mut rng),
+        };
+        let picture = match &screen {
+            Some(screen) => screen.draw(fonts),
+            None => photo(&mut rng),
         };
         let mut png = Vec::new();
-        screen
-            .draw(fonts)
-            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)?;
+        picture.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)?;
         let memory = NewMemory::new(String::new(), scope.clone(), Source::Mcp);
         let outcome =
             service.store_with_image(memory, &ImageSource::Inline(STANDARD.encode(&png)))?;
         if index == target_at {
             target = Some(outcome.memory.id);
         }
+        if let Some(image) = outcome.image {
+            distinct.insert(image.id);
+        }
     }
     progress("reading every image's text");
     let started = Instant::now();
     let report = service.read_images(&mut |_| {})?;
     let read_seconds = started.elapsed().as_secs_f64();
-    if report.read as usize != options.others + 1 {
+    if report.read as usize != distinct.len() {
         bail!(
             "the queue read {} of {} images",
             report.read,
-            options.others + 1
+            distinct.len()
         );
     }
     let hits = service
@@ -321,8 +384,9 @@ pub fn find(
     Ok(FindReport {
         query: QUERY,
         images: options.others + 1,
+        distinct: distinct.len(),
         rank,
-        read_seconds_per_image: read_seconds / (options.others + 1) as f64,
+        read_seconds_per_image: read_seconds / distinct.len().max(1) as f64,
     })
 }
 
@@ -382,9 +446,10 @@ pub fn table(report: &OcrReport) -> String {
     }
     let find = &report.find;
     out.push_str(&format!(
-        "\"{}\" among {} screenshots: {} (queue read {:.2} s per image)\n",
+        "\"{}\" among {} images ({} distinct): {} (queue read {:.2} s per image)\n",
         find.query,
         find.images,
+        find.distinct,
         match find.rank {
             Some(rank) => format!("rank {rank}"),
             None => "not in the top 10".into(),

@@ -14,6 +14,8 @@ mod files;
 mod hooks;
 #[path = "cli/images.rs"]
 mod images;
+#[path = "cli/ocr.rs"]
+mod ocr;
 #[path = "cli/slots.rs"]
 mod slots;
 
@@ -25,12 +27,12 @@ struct Sandbox {
     models: Models,
 }
 
-/// What the sandbox's cairn sees of embedding models.
+/// What the sandbox's cairn sees of models.
 enum Models {
-    /// Embedding turned off (`CAIRN_EMBEDDING=off`): keyword tests behave the same whether or
-    /// not this machine has a model.
+    /// Embedding and OCR turned off (`CAIRN_EMBEDDING=off`, `CAIRN_OCR=off`): keyword tests
+    /// behave the same whether or not this machine has the models.
     Off,
-    /// This machine's installed model, as cairn finds it.
+    /// This machine's installed models (sentence and OCR), as cairn finds them.
     Installed,
     /// None: an empty Hugging Face cache.
     Missing(PathBuf),
@@ -101,11 +103,16 @@ impl Sandbox {
             .env("CAIRN_CONFIG", self.home.join("no-user-config.toml"));
         match &self.models {
             Models::Off => {
-                command.env("CAIRN_EMBEDDING", "off");
+                command
+                    .env("CAIRN_EMBEDDING", "off")
+                    .env("CAIRN_OCR", "off");
             }
             Models::Installed => {
                 if let Some(dir) = cairn_embed::testing::model_dir_for_tests() {
                     command.env("CAIRN_MODEL_DIR", dir);
+                }
+                if let Some(dir) = cairn_embed::testing::ocr_dir_for_tests() {
+                    command.env("CAIRN_OCR_DIR", dir);
                 }
             }
             Models::Missing(cache) => {

@@ -58,10 +58,11 @@ pub struct ImagesConfig {
     pub max_pixels: u64,
     /// Most bytes all images together may take; an image that would pass it is refused.
     pub quota_bytes: u64,
-    /// Read the text in images (OCR) so it is searchable, when the OCR model is installed.
+    /// Read the text in images (OCR) so it is searchable, when the OCR model is installed
+    /// (`CAIRN_OCR=off` turns it off).
     pub ocr: bool,
-    /// A directory holding the OCR model's files; default: where `cairn model install ocr`
-    /// puts them (the Hugging Face cache).
+    /// A directory holding the OCR model's files (or `CAIRN_OCR_DIR`); default: where
+    /// `cairn model install ocr` puts them (the Hugging Face cache).
     pub ocr_dir: Option<PathBuf>,
 }
 
@@ -435,17 +436,14 @@ impl Config {
         if let Some(dir) = sources.var("CAIRN_MODEL_DIR") {
             config.embedding.model_dir = Some(absolute(Path::new(dir)));
         }
-        if let Some(switch) = sources.var("CAIRN_EMBEDDING") {
-            config.embedding.enabled = match switch.to_ascii_lowercase().as_str() {
-                "on" | "1" | "true" => true,
-                "off" | "0" | "false" => false,
-                _ => {
-                    return Err(Error::Config {
-                        origin: "CAIRN_EMBEDDING".into(),
-                        message: format!("'{switch}' is not on or off"),
-                    });
-                }
-            };
+        if let Some(on) = switch(sources, "CAIRN_EMBEDDING")? {
+            config.embedding.enabled = on;
+        }
+        if let Some(dir) = sources.var("CAIRN_OCR_DIR") {
+            config.images.ocr_dir = Some(absolute(Path::new(dir)));
+        }
+        if let Some(on) = switch(sources, "CAIRN_OCR")? {
+            config.images.ocr = on;
         }
         config.store.path =
             config.store.path.take().or_else(|| {
@@ -486,6 +484,21 @@ pub fn data_home(cairn_home: Option<&str>) -> Option<PathBuf> {
     match cairn_home {
         Some(home) => Some(absolute(Path::new(home))),
         None => dirs::data_dir().map(|d| d.join("cairn")),
+    }
+}
+
+/// An on/off environment variable: `None` when unset.
+fn switch(sources: &ConfigSources, name: &str) -> Result<Option<bool>, Error> {
+    let Some(value) = sources.var(name) else {
+        return Ok(None);
+    };
+    match value.to_ascii_lowercase().as_str() {
+        "on" | "1" | "true" => Ok(Some(true)),
+        "off" | "0" | "false" => Ok(Some(false)),
+        _ => Err(Error::Config {
+            origin: name.into(),
+            message: format!("'{value}' is not on or off"),
+        }),
     }
 }
 

