@@ -23,7 +23,7 @@ use cairn_core::memory::MemoryFilter;
 use cairn_core::search::SearchRequest;
 use cairn_core::{MemoryService, NewMemory, ProjectName, Scope, ServiceParts, Source};
 use cairn_embed::ocr::{OcrModels, OcrReader};
-use cairn_embed::render::{Fonts, Layout, Screen, Theme};
+use cairn_embed::render::{Fonts, Layout, Screen, Theme, psql_lines};
 use cairn_store_sqlite::SqliteStore;
 use serde::Serialize;
 
@@ -77,18 +77,6 @@ pub struct OcrReport {
     pub cer: f64,
     pub timing: Vec<SizeTiming>,
     pub find: FindReport,
-}
-
-/// The psql error a terminal shows, in the screenshot to be found.
-pub fn psql_lines() -> Vec<String> {
-    [
-        "$ psql -h db.internal -p 5432 orders",
-        "psql: error: connection to server at \"db.internal\", port 5432 failed: Connection refused",
-        "    Is the server running on that host and accepting TCP/IP connections?",
-        "deploy failed with error code E1042 after 3 retries",
-    ]
-    .map(String::from)
-    .to_vec()
 }
 
 /// One line of the kind a developer's screen shows; some share words with [`QUERY`].

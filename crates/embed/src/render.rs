@@ -154,6 +154,36 @@ impl Screen {
     }
 }
 
+/// The lines of a terminal showing a failed psql connection: the screenshot the tests and the
+/// benchmark look for ("connection refused", "5432", the error code E1042).
+pub fn psql_lines() -> Vec<String> {
+    [
+        "$ psql -h db.internal -p 5432 orders",
+        "psql: error: connection to server at \"db.internal\", port 5432 failed: Connection refused",
+        "    Is the server running on that host and accepting TCP/IP connections?",
+        "deploy failed with error code E1042 after 3 retries",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// A 760×230 dialog reporting a database error ("Connection refused on port 5432", code
+/// PG-E1042).
+pub fn database_dialog(theme: Theme) -> Screen {
+    Screen {
+        width: 760,
+        height: 230,
+        theme,
+        layout: Layout::Dialog,
+        text_px: 15.0,
+        lines: vec![
+            "Database error".into(),
+            "Connection refused on port 5432".into(),
+            "Error code: PG-E1042".into(),
+        ],
+    }
+}
+
 /// Fills the rectangle (x, y, width, height), clipped to the image.
 fn fill(image: &mut RgbImage, (x, y, w, h): (u32, u32, u32, u32), colour: Rgb<u8>) {
     for py in y..(y + h).min(image.height()) {

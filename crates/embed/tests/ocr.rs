@@ -2,23 +2,12 @@
 //! 1920×1080. The words a search would use come out exact. Needs the OCR model and the DejaVu
 //! fonts (see `cairn_embed::testing`).
 
-use cairn_embed::render::{Layout, Screen, Theme};
+use cairn_embed::render::{Layout, Screen, Theme, database_dialog, psql_lines};
 use cairn_embed::testing::ocr_for_tests;
-
-fn terminal_lines() -> Vec<String> {
-    [
-        "$ psql -h db.internal -p 5432 orders",
-        "psql: error: connection to server at \"db.internal\", port 5432 failed: Connection refused",
-        "    Is the server running on that host and accepting TCP/IP connections?",
-        "deploy failed with error code E1042 after 3 retries",
-    ]
-    .map(String::from)
-    .to_vec()
-}
 
 /// Every line of a dense full-HD terminal: many boxes, as a real log screenshot has.
 fn dense_lines() -> Vec<String> {
-    let mut lines = terminal_lines();
+    let mut lines = psql_lines();
     for i in 0..44 {
         lines.push(format!(
             "2026-11-23T10:{:02}:{:02}Z worker-{i} INFO job {} finished in {}.{}s status=ok queue=billing",
@@ -48,7 +37,7 @@ fn terminal_screenshots_read_the_words_that_matter_light_and_dark_small_and_full
         return;
     };
     for theme in [Theme::Dark, Theme::Light] {
-        for (width, height, lines) in [(760, 230, terminal_lines()), (1920, 1080, dense_lines())] {
+        for (width, height, lines) in [(760, 230, psql_lines()), (1920, 1080, dense_lines())] {
             let screen = Screen {
                 width,
                 height,
@@ -75,18 +64,7 @@ fn a_dialog_reads_its_title_message_and_button() {
         return;
     };
     for theme in [Theme::Light, Theme::Dark] {
-        let screen = Screen {
-            width: 760,
-            height: 230,
-            theme,
-            layout: Layout::Dialog,
-            text_px: 15.0,
-            lines: vec![
-                "Database error".into(),
-                "Connection refused on port 5432".into(),
-                "Error code: PG-E1042".into(),
-            ],
-        };
+        let screen = database_dialog(theme);
         let read = ocr.read(&screen.draw(&fonts)).unwrap();
         assert_reads(
             &read,

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use cairn_embed::render::{Fonts, Layout, Screen, Theme};
+use cairn_embed::render::{Fonts, Layout, Screen, Theme, database_dialog, psql_lines};
 use serde_json::json;
 
 use super::{Sandbox, Served};
@@ -53,11 +53,10 @@ fn a_screenshot_stored_by_the_cli_is_read_before_it_exits_and_found_by_its_words
     let Some((s, fonts)) = sandbox_with_ocr() else {
         return;
     };
-    let psql = terminal(&[
-        "$ psql -h db.internal -p 5432 orders",
-        "psql: error: connection to server failed: Connection refused",
-        "deploy failed with error code E1042",
-    ]);
+    let psql = Screen {
+        lines: psql_lines(),
+        ..terminal(&[])
+    };
     let other = terminal(&[
         "redis: connection reset by peer on cache-3:6379",
         "test result: ok. 41 passed; 0 failed",
@@ -97,18 +96,7 @@ fn the_server_reads_a_screenshot_sent_inline_in_the_background() {
     let Some((s, fonts)) = sandbox_with_ocr() else {
         return;
     };
-    let dialog = Screen {
-        width: 760,
-        height: 230,
-        theme: Theme::Light,
-        layout: Layout::Dialog,
-        text_px: 15.0,
-        lines: vec![
-            "Database error".into(),
-            "Connection refused on port 5432".into(),
-            "Error code: PG-E1042".into(),
-        ],
-    };
+    let dialog = database_dialog(Theme::Light);
     let token = "ocr-worker-token-0123456789";
     let served = Served::start(&s, &["--project", "acme"], token);
     let body = json!({
