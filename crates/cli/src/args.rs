@@ -774,7 +774,8 @@ pub struct StoreArgs {
     pub file: Option<PathBuf>,
     /// Keep an image with the memory (PNG, JPEG, GIF or WebP, up to images.max_bytes): a
     /// screenshot, a diagram. The text is then optional; without it the memory is named by
-    /// the image.
+    /// the image. With the OCR model (`cairn model install ocr`) the image's text is read
+    /// before the command exits, and search finds the memory by it.
     #[arg(long, value_name = "PATH")]
     pub image: Option<PathBuf>,
     /// A short title.
