@@ -17,16 +17,10 @@ pub fn model_dir_for_tests() -> Option<PathBuf> {
     let configured = std::env::var_os("CAIRN_MODEL_DIR").map(PathBuf::from);
     match locate(configured.as_deref(), DEFAULT_MODEL) {
         Ok(Some(location)) => Some(location.dir),
-        Ok(None) | Err(_) if std::env::var("CAIRN_REQUIRE_MODELS").as_deref() == Ok("1") => {
-            panic!(
-                "CAIRN_REQUIRE_MODELS=1 but no model is installed: run `cairn model install` \
-                 (or set CAIRN_MODEL_DIR)"
-            )
-        }
         _ => {
-            eprintln!(
-                "SKIPPED: no embedding model installed (run `cairn model install`; \
-                 CAIRN_REQUIRE_MODELS=1 makes this a failure)"
+            missing(
+                "the embedding model",
+                "run `cairn model install`, or set CAIRN_MODEL_DIR",
             );
             None
         }
@@ -64,17 +58,24 @@ pub fn ocr_dir_for_tests() -> Option<PathBuf> {
     }
 }
 
-/// The OCR models, loaded, and the fonts to draw test screenshots with; `None` (after saying
-/// so) when either is missing and not required.
-pub fn ocr_for_tests() -> Option<(OcrModels, Fonts)> {
-    let dir = ocr_dir_for_tests()?;
-    let Some(fonts) = Fonts::find() else {
+/// The fonts test screenshots are drawn with, or `None` (after saying so) when they are
+/// missing and not required.
+pub fn fonts_for_tests() -> Option<Fonts> {
+    let fonts = Fonts::find();
+    if fonts.is_none() {
         missing(
             "the DejaVu fonts",
             "install Debian's fonts-dejavu-core, or set CAIRN_FONT_DIR",
         );
-        return None;
-    };
+    }
+    fonts
+}
+
+/// The OCR models, loaded, and the fonts to draw test screenshots with; `None` (after saying
+/// so) when either is missing and not required.
+pub fn ocr_for_tests() -> Option<(OcrModels, Fonts)> {
+    let dir = ocr_dir_for_tests()?;
+    let fonts = fonts_for_tests()?;
     Some((
         OcrModels::load(&dir).expect("the installed OCR model loads"),
         fonts,

@@ -17,14 +17,7 @@ use super::{Sandbox, Served};
 fn sandbox_with_ocr() -> Option<(Sandbox, Fonts)> {
     let sandbox = Sandbox::with_model()?;
     cairn_embed::testing::ocr_dir_for_tests()?;
-    let Some(fonts) = Fonts::find() else {
-        assert!(
-            std::env::var("CAIRN_REQUIRE_MODELS").as_deref() != Ok("1"),
-            "CAIRN_REQUIRE_MODELS=1 but the DejaVu fonts are missing (fonts-dejavu-core)"
-        );
-        eprintln!("SKIPPED: the DejaVu fonts are missing (install fonts-dejavu-core)");
-        return None;
-    };
+    let fonts = cairn_embed::testing::fonts_for_tests()?;
     Some((sandbox, fonts))
 }
 

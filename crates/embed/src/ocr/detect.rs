@@ -14,7 +14,7 @@ use rten::Model;
 use rten_tensor::NdTensor;
 use rten_tensor::prelude::*;
 
-use super::ocr_error;
+use super::{bgr_planes, ocr_error};
 
 /// The longest side the detector sees; larger images are scaled down for detection only. A
 /// full-HD screenshot is detected at two thirds of its size: 16-pixel text is still found
@@ -82,16 +82,10 @@ pub fn detect(model: &Model, image: &RgbImage) -> Result<Vec<TextBox>> {
 fn probability_map(model: &Model, image: &RgbImage) -> Result<NdTensor<f32, 2>> {
     let (width, height) = (image.width() as usize, image.height() as usize);
     let (padded_w, padded_h) = (width.div_ceil(32) * 32, height.div_ceil(32) * 32);
-    let plane = padded_w * padded_h;
     // Padding is zero after normalising: the mean colour.
-    let mut input = vec![0f32; 3 * plane];
-    for (x, y, pixel) in image.enumerate_pixels() {
-        let at = y as usize * padded_w + x as usize;
-        for channel in 0..3 {
-            let value = pixel.0[2 - channel] as f32 / 255.0;
-            input[channel * plane + at] = (value - MEAN[channel]) / STD[channel];
-        }
-    }
+    let input = bgr_planes(image, padded_w, padded_h, |channel, value| {
+        (value - MEAN[channel]) / STD[channel]
+    });
     let input = NdTensor::from_data([1, 3, padded_h, padded_w], input);
     let output = model
         .run_one(input.view().into(), None)

@@ -142,6 +142,25 @@ impl TextReader for OcrReader {
     }
 }
 
+/// `image` as the models take it: planar blue-green-red floats, each 0–1 value passed through
+/// `normalise(channel, value)`, in rows `stride` wide and `rows` high (the padding left at 0).
+fn bgr_planes(
+    image: &RgbImage,
+    stride: usize,
+    rows: usize,
+    normalise: impl Fn(usize, f32) -> f32,
+) -> Vec<f32> {
+    let plane = stride * rows;
+    let mut planes = vec![0f32; 3 * plane];
+    for (x, y, pixel) in image.enumerate_pixels() {
+        let at = y as usize * stride + x as usize;
+        for channel in 0..3 {
+            planes[channel * plane + at] = normalise(channel, pixel.0[2 - channel] as f32 / 255.0);
+        }
+    }
+    planes
+}
+
 fn ocr_error(what: &str, err: impl std::fmt::Display) -> Error {
     Error::Model {
         message: format!("OCR {what}: {err}"),

@@ -19,7 +19,7 @@ use rten_tensor::NdTensor;
 use rten_tensor::prelude::*;
 
 use super::detect::TextBox;
-use super::ocr_error;
+use super::{bgr_planes, ocr_error};
 
 /// The recognition model's input height.
 const HEIGHT: u32 = 48;
@@ -60,15 +60,9 @@ fn read_box(
     let (width, height) = (scaled_width(text_box), HEIGHT);
     let scaled =
         image::imageops::resize(&crop, width, height, image::imageops::FilterType::Triangle);
-    let plane = (width * height) as usize;
-    let mut input = vec![0f32; 3 * plane];
-    for (x, y, pixel) in scaled.enumerate_pixels() {
-        let at = (y * width + x) as usize;
-        for channel in 0..3 {
-            let value = pixel.0[2 - channel] as f32 / 255.0;
-            input[channel * plane + at] = (value - 0.5) / 0.5;
-        }
-    }
+    let input = bgr_planes(&scaled, width as usize, height as usize, |_, value| {
+        (value - 0.5) / 0.5
+    });
     let input = NdTensor::from_data([1, 3, height as usize, width as usize], input);
     let output = model
         .run_one(input.view().into(), None)
