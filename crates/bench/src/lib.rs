@@ -13,6 +13,7 @@ pub mod files;
 pub mod hybrid;
 pub mod images;
 pub mod locomo;
+pub mod look;
 pub mod measure;
 pub mod metrics;
 pub mod ocr;

@@ -222,6 +222,26 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Look: whether image → image vision search finds rescaled, recoloured and re-encoded
+    /// copies of a screenshot first among other screenshots and photos, the look hashes' bit
+    /// distances, hashing time and search latency. Needs the DejaVu fonts.
+    Look {
+        /// Images stored (two thirds screenshots, a third photos).
+        #[arg(long, default_value_t = 300)]
+        others: usize,
+        /// Screenshots whose copies are searched for.
+        #[arg(long, default_value_t = 40)]
+        originals: usize,
+        /// Also time vision search over stores of these many small images (e.g. 10000,100000).
+        #[arg(long, value_delimiter = ',')]
+        sizes: Vec<usize>,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        #[arg(long)]
+        workdir: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Markdown files: a write's extra time when its project keeps files, `files init`, and
     /// `files sync` over a large workspace (unchanged and after one hand edit).
     Files {
@@ -564,6 +584,46 @@ fn main() -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
                 print!("{}", cairn_bench::ocr::table(&report));
+            }
+        }
+        Command::Look {
+            others,
+            originals,
+            sizes,
+            seed,
+            workdir,
+            json,
+        } => {
+            let Some(fonts) = cairn_embed::render::Fonts::find() else {
+                anyhow::bail!(
+                    "the DejaVu fonts are missing: install Debian's fonts-dejavu-core, or set \
+                     CAIRN_FONT_DIR"
+                );
+            };
+            let scratch = scratch_dir(workdir, "cairn-bench-look-")?;
+            let options = cairn_bench::look::LookOptions {
+                seed,
+                others,
+                originals,
+            };
+            let report = cairn_bench::look::run(scratch.path(), &fonts, &options, &mut |step| {
+                eprintln!("… {step}")
+            })?;
+            let mut scaled = Vec::new();
+            for size in sizes {
+                scaled.push(cairn_bench::look::scale(
+                    scratch.path(),
+                    size,
+                    seed,
+                    &mut |step| eprintln!("… {step}"),
+                )?);
+            }
+            if json {
+                let both = serde_json::json!({"copies": report, "scale": scaled});
+                println!("{}", serde_json::to_string_pretty(&both)?);
+            } else {
+                print!("{}", cairn_bench::look::table(&report));
+                print!("{}", cairn_bench::look::scale_table(&scaled));
             }
         }
         Command::Images {

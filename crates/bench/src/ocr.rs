@@ -112,7 +112,7 @@ fn screen_line(rng: &mut Rng) -> String {
 }
 
 /// A terminal or dialog with `lines` random lines.
-fn random_screen(rng: &mut Rng, width: u32, height: u32, lines: usize) -> Screen {
+pub fn random_screen(rng: &mut Rng, width: u32, height: u32, lines: usize) -> Screen {
     let layout = match rng.below(4) {
         0 => Layout::Dialog,
         _ => Layout::Terminal,
@@ -150,7 +150,7 @@ fn haystack_screen(rng: &mut Rng) -> Option<Screen> {
 }
 
 /// A stand-in for a photo: smooth colour gradients with soft blobs, no text.
-fn photo(rng: &mut Rng) -> image::RgbImage {
+pub fn photo(rng: &mut Rng) -> image::RgbImage {
     let (width, height) = (320, 200);
     let base = [
         rng.below(256) as f32,

@@ -169,6 +169,7 @@ impl App {
             any_tags: args.any_tag.as_deref().map(split_list).unwrap_or_default(),
             category: args.category.as_deref().map(str::parse).transpose()?,
             entered_by: args.entered_by.clone(),
+            session: None,
             after: args.after.clone(),
             before: args.before.clone(),
             include_expired: args.include_expired,

@@ -154,6 +154,9 @@ pub enum Command {
     /// A project's memories as markdown files in its repository: start, read back, list.
     #[command(subcommand)]
     Files(FilesCommand),
+    /// Images: find screenshots by the words they show and by how they look.
+    #[command(subcommand)]
+    Vision(VisionCommand),
     /// Record an agent hook event (its JSON on stdin). `cairn setup` installs the hooks.
     #[command(
         after_help = "Events: Claude Code and Codex: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,\nPostToolUseFailure, PreCompact, SubagentStop, Stop, SessionEnd, Notification. OpenCode (through\ncairn's plugin): session.created, chat.message, tool.execute.before, tool.execute.after,\nsession.compacting, session.compacted, session.idle, session.deleted, session.error.\n\nAlways exits 0 and prints only what the agent should read (context at SessionStart and\nPreCompact). Failures go to logs/hooks.log beside the database; when the store is busy the\nevent waits in a spool that the next command records."
@@ -210,6 +213,38 @@ pub enum ConflictsCommand {
         after_help = "Examples:\n  cairn conflicts scan                    # what would be recorded, nothing written\n  cairn conflicts scan --apply --max-insert 50\n\nUseful after an import, or for memories written before conflict detection existed."
     )]
     Scan(ConflictScanArgs),
+}
+
+/// What `cairn vision` does.
+#[derive(Debug, Subcommand)]
+pub enum VisionCommand {
+    /// Images ranked by the words they show (read by the OCR model) and their memories say,
+    /// and by how much they look like a picture you give; copies of one screen are shown once.
+    #[command(
+        after_help = "Examples:\n  cairn vision search connection refused 5432     # screenshots showing these words\n  cairn vision search --image shot.png            # the same screen: rescaled, recoloured, re-saved\n  cairn vision search --image 3f9a0c1b…           # look-alikes of a stored image (its full id)\n  cairn vision search deploy failed --image shot.png --format json\n\nEach result names the signals that found it (text: its words; look: its perceptual hash, with\nthe similarity 0–1), the query words found in the image's own text, the memories that show it\nand its copies. Without the OCR model (cairn model install ocr) images are found by their\nmemories' words and by their look. Exit status 1 when nothing is found."
+    )]
+    Search(VisionSearchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct VisionSearchArgs {
+    /// Words the image shows or its memories say (optional with --image).
+    #[arg(num_args = 0.., value_name = "TEXT")]
+    pub text: Vec<String>,
+    /// A picture to find look-alikes of: an image file, or a stored image's id.
+    #[arg(long, value_name = "PATH|ID")]
+    pub image: Option<String>,
+    /// Images to show: 1–50 (default 10; more is shown as 50).
+    #[arg(long, value_name = "N")]
+    pub top_k: Option<usize>,
+    /// How the words are matched (default: hybrid when a model is installed, else lexical).
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+    /// Only images shown by memories written in this agent session (its session id).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    #[command(flatten)]
+    pub filter: FilterArgs,
 }
 
 /// What `cairn files` does.
@@ -687,6 +722,10 @@ pub struct ReindexArgs {
     /// Stores under 5,000 vectors keep no index: the exact scan is fast and exact there.
     #[arg(long, group = "what")]
     pub vector_index: bool,
+    /// Look at every image still pending: hash its look and, with the OCR model, read its text
+    /// (images a hook kept, or stored before the OCR model was installed); then embed.
+    #[arg(long, group = "what")]
+    pub images: bool,
     /// Rebuild this project's memories from its markdown files alone (cairn files): every
     /// memory the files hold is deleted, with its history and relations, and read again.
     #[arg(long, group = "what")]
@@ -706,6 +745,18 @@ pub enum ModeArg {
     Semantic,
     /// Keywords, near-spellings and meaning fused (the default when a model is installed).
     Hybrid,
+}
+
+impl From<ModeArg> for cairn_core::search::SearchMode {
+    fn from(mode: ModeArg) -> Self {
+        use cairn_core::search::SearchMode;
+        match mode {
+            ModeArg::Lexical => SearchMode::Lexical,
+            ModeArg::Fuzzy => SearchMode::Fuzzy,
+            ModeArg::Semantic => SearchMode::Semantic,
+            ModeArg::Hybrid => SearchMode::Hybrid,
+        }
+    }
 }
 
 /// Which project a command works in.

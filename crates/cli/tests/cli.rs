@@ -18,6 +18,8 @@ mod images;
 mod ocr;
 #[path = "cli/slots.rs"]
 mod slots;
+#[path = "cli/vision.rs"]
+mod vision;
 
 /// A scratch data directory and a scratch project directory.
 struct Sandbox {

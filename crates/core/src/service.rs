@@ -14,7 +14,7 @@ use std::sync::Arc;
 use jiff::{Timestamp, Zoned};
 
 use crate::clock::Clock;
-use crate::config::{Config, SearchConfig};
+use crate::config::{Config, ImagesConfig, SearchConfig};
 use crate::context::{Context, ContextBuilder, ContextRequest};
 use crate::embedding::{
     EmbedProgress, EmbedReport, Embedder, EmbeddingStatus, Embeddings, VectorIndexReport,
@@ -24,9 +24,11 @@ use crate::error::{Error, Result};
 use crate::exchange::{self, Counts, ExportOptions, ImportReport, import::Importer};
 use crate::files::{Files, FilesExport, SyncReport, Workspace};
 use crate::id::{IdRef, MemoryId, RelationRef};
+use crate::image::screenshots::screenshot_memories;
 use crate::image::{
     Image, ImageDir, ImageId, ImageReading, ImageSource, ImageTotals, Images, MemoryImage,
-    ReadProgress, ReadReport, TextReader,
+    QueryImage, QueryPicture, ReadProgress, ReadReport, TextReader, VisionQuery, VisionResults,
+    VisionSearch,
 };
 use crate::memory::{
     ListQuery, Memories, Memory, MemoryFilter, MemoryHistory, MemoryPatch, NewMemory, PruneReport,
@@ -239,20 +241,52 @@ impl MemoryService {
         self.store.image_totals()
     }
 
+    /// The image settings (caps, quota, OCR).
+    pub fn images_config(&self) -> &ImagesConfig {
+        &self.config.images
+    }
+
     /// Where the image directory is, when the store has one.
     pub fn image_dir(&self) -> Option<&ImageDir> {
         self.images.as_ref()
     }
 
-    // Reading images' text (`image::reading`).
+    // Looking at images after their write (`image::reading`).
 
     pub fn text_reader(&self) -> Option<&dyn TextReader> {
         self.reader.as_deref()
     }
 
-    /// Reads the text of every unread image and makes it searchable.
+    /// Hashes the look of every pending image and, with an OCR model, reads its text and makes
+    /// it searchable.
     pub fn read_images(&self, progress: &mut dyn FnMut(ReadProgress)) -> Result<ReadReport> {
         self.reading_ops().read_pending(progress)
+    }
+
+    /// Images ranked by what they say and how they look (`image::search`).
+    pub fn vision_search(&self, query: &VisionQuery) -> Result<VisionResults> {
+        VisionSearch::new(
+            self.store.as_ref(),
+            self.search_ops(),
+            self.clock.timestamp(),
+        )
+        .search(query)
+    }
+
+    /// The query picture of a vision search: a stored image (its file read from the image
+    /// directory) or bytes a caller sent or named.
+    pub fn query_image(&self, picture: &QueryPicture) -> Result<QueryImage> {
+        let bytes = match picture {
+            QueryPicture::Stored(id) => {
+                let missing =
+                    || Error::invalid("image_ref", format!("no stored image has id {id}"));
+                let dir = self.images.as_ref().ok_or_else(missing)?;
+                let image = self.store.image(id)?.ok_or_else(missing)?;
+                dir.read(&image)?
+            }
+            QueryPicture::Source(source) => source.read(&self.config.images)?.bytes,
+        };
+        QueryImage::of(&bytes, &self.config.images)
     }
 
     /// Deletes the images no memory references any more (after a purge or a prune). The
@@ -638,6 +672,20 @@ impl MemoryService {
         self.land_written(&report.extracted);
         report.extracted = self.detect_by_words(std::mem::take(&mut report.extracted));
         self.slot_ops().reflect_ended(report)
+    }
+
+    /// Keeps the screenshots the tools of these events returned as memories of their sessions
+    /// (`image::screenshots`), after the events are recorded. A picture the store refuses is
+    /// logged and left out: it never fails the events.
+    pub fn keep_screenshots(&self, events: &[AgentEvent]) -> Vec<WriteOutcome> {
+        let mut kept = Vec::new();
+        for (memory, picture) in events.iter().flat_map(screenshot_memories) {
+            match self.store_with_image(memory, &picture) {
+                Ok(outcome) => kept.push(outcome),
+                Err(error) => tracing::warn!(%error, "a screenshot a tool returned was not kept"),
+            }
+        }
+        kept
     }
 
     /// The oldest time an observation may have and still be visible.

@@ -14,8 +14,8 @@ use cairn_core::api::{
     AddInput, Api, Caller, CompactMemory, CompareInput, ConflictsInput, ContextInput, FilterInput,
     ForgetInput, Found, GetInput, JudgeInput, ListInput, SearchInput, SessionSummaryInput,
     SlotCreateInput, SlotEditInput, SlotInput, SlotProjectInput, StoreInput, UpdateInput,
-    attach_images, compact_observations, compact_search, compact_write, relation_document,
-    slot_answer, slots_answer,
+    VisionSearchInput, attach_images, compact_observations, compact_search, compact_write,
+    relation_document, slot_answer, slots_answer,
 };
 use cairn_core::config::ToolProfile;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
@@ -230,6 +230,24 @@ const TOOLS: &[ToolSpec] = &[
         profile: ToolProfile::All,
         effect: Effect::ReadOnly,
         schema: cairn_core::api::schema::<ListInput>,
+    },
+    ToolSpec {
+        name: "memory_vision_search",
+        title: "Find images",
+        description: "Find stored images (screenshots, diagrams) by the words they show (their \
+            text is read by OCR) or their memories say, and by how they look like a picture you \
+            give; copies of one screen come back once. Each hit has the image id, its file and \
+            thumbnail, its read text, the signals that found it with scores, the query words \
+            found in the image, and the memories that show it.\n\
+            Use it to find an earlier screenshot of an error, dialog or page: by its words \
+            (`query_text`), or by a picture: a stored image's id (`image_ref`) or one you have \
+            (`image_base64`: data URL or base64).\n\
+            Not for memories in general: use memory_search (it finds image memories by their \
+            text too).\n\
+            Example: {\"query_text\": \"connection refused 5432\", \"top_k\": 5}",
+        profile: ToolProfile::All,
+        effect: Effect::ReadOnly,
+        schema: cairn_core::api::schema::<VisionSearchInput>,
     },
     ToolSpec {
         name: "memory_tags",
@@ -461,6 +479,7 @@ pub fn call(api: &Api, caller: &Caller, name: &str, args: JsonObject) -> Result<
             let listing = api.list(caller, arguments(args)?)?;
             Ok(json!({"total": listing.total, "memories": compact(&listing.memories)}))
         }
+        "memory_vision_search" => Ok(json!(api.vision_search(caller, arguments(args)?)?)),
         "memory_tags" => Ok(json!({"tags": api.tags(caller, arguments(args)?)?})),
         "memory_stats" => {
             if let Some(name) = args.keys().next() {

@@ -15,8 +15,8 @@ use cairn_core::api::{
     AddInput, AddOutcome, Api, Caller, CompareInput, ConflictsInput, ContextInput, ExportInput,
     FilterInput, Found, ListInput, MemoryDocument, PatchInput, ScanInput, SearchInput,
     SessionSummaryInput, SessionsInput, SlotCreateInput, SlotProjectInput, SlotSettingsInput,
-    SlotTarget, SlotTextInput, StoreInput, VerdictInput, attach_images, hit_document,
-    relation_document, slot_answer, slots_answer, write_document,
+    SlotTarget, SlotTextInput, StoreInput, VerdictInput, VisionSearchInput, attach_images,
+    hit_document, relation_document, slot_answer, slots_answer, write_document,
 };
 use cairn_core::exchange::ImportReport;
 use cairn_core::{Error, IdRef, WriteOutcome, WriteStatus};
@@ -347,6 +347,14 @@ async fn search_post(
     run_search(state, input).await
 }
 
+async fn vision_search(
+    State(state): State<AppState>,
+    JsonBody(input): JsonBody<VisionSearchInput>,
+) -> Result<Json<Value>, ApiError> {
+    let found = blocking(&state, move |api, caller| api.vision_search(caller, input)).await?;
+    Ok(Json(json!(found)))
+}
+
 async fn tags(
     State(state): State<AppState>,
     QueryInput(input): QueryInput<FilterInput>,
@@ -629,6 +637,19 @@ pub fn routes() -> Vec<Route> {
             success: &[(200, "ranked results")],
             authenticated: true,
             handler: post(search_post),
+        },
+        Route {
+            method: Method::POST,
+            path: "/v1/vision/search",
+            summary: "Find images by the words they show (OCR) or their memories say, and by how they look like a query image (image_ref: a stored image's id; image_base64: inline). Copies of one screen come back once.",
+            body: RequestBody::Json(schema::<VisionSearchInput>),
+            query: None,
+            success: &[(
+                200,
+                "ranked images, each with its signals, read text, memories and copies",
+            )],
+            authenticated: true,
+            handler: post(vision_search),
         },
         Route {
             method: Method::GET,

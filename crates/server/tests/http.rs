@@ -517,6 +517,7 @@ async fn the_openapi_document_lists_exactly_the_routes_that_answer() {
         "POST /v1/slots",
         "POST /v1/slots/{label}/append",
         "POST /v1/slots/{label}/reset",
+        "POST /v1/vision/search",
         "PUT /v1/slots/{label}",
     ];
     assert_eq!(documented, expected);
@@ -727,6 +728,7 @@ async fn sessions_observations_context_and_summaries_are_served() {
                     input: "kubectl rollout status deploy/api".into(),
                     output: "waiting".into(),
                     files: vec![],
+                    images: Vec::new(),
                 },
             ),
         ])

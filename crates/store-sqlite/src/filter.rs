@@ -80,6 +80,13 @@ pub fn condition(filter: &MemoryFilter, now: Timestamp) -> SqlCondition {
         parts.push("m.created_at < ?".into());
         params.push(Value::Integer(millis(before)));
     }
+    if let Some(session) = &filter.session {
+        parts.push("m.session_id = ?".into());
+        params.push(Value::Text(session.clone()));
+    }
+    if filter.with_images {
+        parts.push("EXISTS (SELECT 1 FROM memory_images l WHERE l.memory_seq = m.seq)".into());
+    }
     const HAS_TAG: &str = "EXISTS (SELECT 1 FROM memory_tags mt JOIN tags t ON t.id = mt.tag_id \
                            WHERE mt.memory_seq = m.seq AND t.name";
     for tag in &filter.tags_all {

@@ -1,4 +1,5 @@
-//! Images in SQLite (tables of migrations 11 and 12): `images` holds one record per stored image,
+//! Images in SQLite (tables of migrations 11 to 13): `images` holds one record per stored image
+//! (and its look hash once hashed: 18 bytes, or none for a file that could not be decoded),
 //! `memory_images` which memory shows which, `image_texts` what was read from each image. A
 //! memory's links go with it (a foreign key that cascades); an image's record stays until the
 //! service lets it go, and its text goes with it.
@@ -7,13 +8,18 @@
 //! an image is read or linked ([`refresh_image_text`]), so the full-text index, the vocabulary
 //! and the embedding queue see an image's words as the memory's.
 
-use cairn_core::image::{Image, ImageId, ImageStore, ImageTotals, ImageTx, MemoryImage};
+use cairn_core::image::{Image, ImageId, ImageStore, ImageTotals, ImageTx, LookHash, MemoryImage};
+use std::collections::{BinaryHeap, HashSet};
+
+use cairn_core::memory::MemoryFilter;
 use cairn_core::{MemoryId, Result};
+use jiff::Timestamp;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use crate::SqliteStore;
 use crate::error::SqlResult;
+use crate::filter::condition;
 use crate::rows::{corrupt, millis, refresh_image_text, time};
 use crate::tx::SqliteTx;
 
@@ -48,6 +54,59 @@ fn image(conn: &Connection, id: &ImageId) -> Result<Option<Image>> {
     .query_row([id.as_str()], image_from_row)
     .optional()
     .sql()
+}
+
+/// The `limit` hashed images nearest `look`, nearest first (ties by id); with a filter, only
+/// images a memory matching it shows.
+fn nearest_looks(
+    conn: &Connection,
+    look: &LookHash,
+    limit: usize,
+    filter: Option<(&MemoryFilter, Timestamp)>,
+) -> Result<Vec<(ImageId, LookHash)>> {
+    let (shown, params) = match filter {
+        Some((filter, now)) => {
+            let condition = condition(filter, now);
+            (
+                format!(
+                    "AND EXISTS (SELECT 1 FROM memory_images l JOIN memories m \
+                     ON m.seq = l.memory_seq WHERE l.image_id = i.id AND {})",
+                    condition.sql
+                ),
+                condition.params,
+            )
+        }
+        None => (String::new(), Vec::new()),
+    };
+    let mut statement = conn
+        .prepare_cached(&format!(
+            "SELECT i.id, i.look FROM images i WHERE length(i.look) > 0 {shown}"
+        ))
+        .sql()?;
+    let mut rows = statement.query(params_from_iter(params)).sql()?;
+    // The `limit` nearest so far, worst on top; an id is copied only when it gets in.
+    let mut nearest: BinaryHeap<(u32, String, LookHash)> = BinaryHeap::new();
+    while let Some(row) = rows.next().sql()? {
+        let blob = row.get_ref(1).sql()?.as_blob().map_err(corrupt).sql()?;
+        let other = LookHash::from_bytes(blob)?;
+        let distance = other.distance(look);
+        let id = row.get_ref(0).sql()?.as_str().map_err(corrupt).sql()?;
+        let better = nearest.len() < limit
+            || nearest
+                .peek()
+                .is_some_and(|(worst, worst_id, _)| (distance, id) < (*worst, worst_id.as_str()));
+        if better {
+            nearest.push((distance, id.to_string(), other));
+            if nearest.len() > limit {
+                nearest.pop();
+            }
+        }
+    }
+    nearest
+        .into_sorted_vec()
+        .into_iter()
+        .map(|(_, id, look)| Ok((ImageId::parse(&id)?, look)))
+        .collect()
 }
 
 impl ImageStore for SqliteStore {
@@ -98,30 +157,124 @@ impl ImageStore for SqliteStore {
             .query_row(
                 "SELECT count(*), coalesce(sum(bytes), 0), \
                  (SELECT count(*) FROM images i WHERE NOT EXISTS \
-                  (SELECT 1 FROM image_texts t WHERE t.image_id = i.id)) FROM images",
+                  (SELECT 1 FROM image_texts t WHERE t.image_id = i.id)), \
+                 count(*) - count(look) FROM images",
                 [],
                 |row| {
                     Ok(ImageTotals {
                         images: row.get::<_, i64>(0)?.max(0) as u64,
                         bytes: row.get::<_, i64>(1)?.max(0) as u64,
                         unread: row.get::<_, i64>(2)?.max(0) as u64,
+                        unhashed: row.get::<_, i64>(3)?.max(0) as u64,
                     })
                 },
             )
             .sql()
     }
 
-    fn unread_images(&self, limit: usize) -> Result<Vec<Image>> {
+    fn pending_images(&self, limit: usize, unread: bool) -> Result<Vec<Image>> {
         self.reader()
             .prepare_cached(&format!(
-                "SELECT {IMAGE_COLUMNS} FROM images i {IMAGE_TEXT} WHERE t.image_id IS NULL \
+                "SELECT {IMAGE_COLUMNS} FROM images i {IMAGE_TEXT} \
+                 WHERE i.look IS NULL OR (?2 AND t.image_id IS NULL) \
                  ORDER BY i.created_at, i.id LIMIT ?1"
             ))
             .sql()?
-            .query_map([limit as i64], image_from_row)
+            .query_map(params![limit as i64, unread], image_from_row)
             .sql()?
             .collect::<rusqlite::Result<_>>()
             .sql()
+    }
+
+    fn image_memories(
+        &self,
+        images: &[ImageId],
+        filter: &MemoryFilter,
+        now: Timestamp,
+    ) -> Result<Vec<(ImageId, MemoryId)>> {
+        let conn = self.reader();
+        let mut found = Vec::new();
+        for chunk in images.chunks(500) {
+            let shown = condition(filter, now);
+            let marks = vec!["?"; chunk.len()].join(", ");
+            let mut values: Vec<Value> = chunk
+                .iter()
+                .map(|id| Value::Text(id.as_str().into()))
+                .collect();
+            values.extend(shown.params);
+            let rows: Vec<(ImageId, MemoryId)> = conn
+                .prepare_cached(&format!(
+                    "SELECT l.image_id, m.id FROM memory_images l JOIN memories m ON m.seq = l.memory_seq \
+                     WHERE l.image_id IN ({marks}) AND {} ORDER BY m.seq",
+                    shown.sql
+                ))
+                .sql()?
+                .query_map(params_from_iter(values), |row| {
+                    Ok((
+                        ImageId::parse(&row.get::<_, String>(0)?).map_err(corrupt)?,
+                        row.get::<_, String>(1)?.parse().map_err(corrupt)?,
+                    ))
+                })
+                .sql()?
+                .collect::<rusqlite::Result<_>>()
+                .sql()?;
+            found.extend(rows);
+        }
+        Ok(found)
+    }
+
+    fn nearest_looks(
+        &self,
+        look: &LookHash,
+        limit: usize,
+        filter: &MemoryFilter,
+        now: Timestamp,
+    ) -> Result<Vec<(ImageId, LookHash)>> {
+        // Most filters show most images: rank every look first (a plain scan), then keep those
+        // the filter shows. Only when that leaves too few among many does the scan run again,
+        // checking the filter on every image (which costs about five times as much).
+        let wide = limit.saturating_mul(4);
+        let ranked = nearest_looks(&self.reader(), look, wide, None)?;
+        let ids: Vec<ImageId> = ranked.iter().map(|(id, _)| id.clone()).collect();
+        let shown: HashSet<ImageId> = self
+            .image_memories(&ids, filter, now)?
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        let complete = ranked.len() < wide;
+        let kept: Vec<(ImageId, LookHash)> = ranked
+            .into_iter()
+            .filter(|(id, _)| shown.contains(id))
+            .take(limit)
+            .collect();
+        if kept.len() == limit || complete {
+            return Ok(kept);
+        }
+        nearest_looks(&self.reader(), look, limit, Some((filter, now)))
+    }
+
+    fn looks_of(&self, images: &[ImageId]) -> Result<Vec<(ImageId, LookHash)>> {
+        let conn = self.reader();
+        let mut found = Vec::new();
+        for chunk in images.chunks(500) {
+            let marks = vec!["?"; chunk.len()].join(", ");
+            let values = chunk.iter().map(|id| Value::Text(id.as_str().into()));
+            let rows: Vec<(ImageId, LookHash)> = conn
+                .prepare_cached(&format!(
+                    "SELECT id, look FROM images WHERE length(look) > 0 AND id IN ({marks})"
+                ))
+                .sql()?
+                .query_map(params_from_iter(values), |row| {
+                    let id = ImageId::parse(&row.get::<_, String>(0)?).map_err(corrupt)?;
+                    let look = LookHash::from_bytes(&row.get::<_, Vec<u8>>(1)?).map_err(corrupt)?;
+                    Ok((id, look))
+                })
+                .sql()?
+                .collect::<rusqlite::Result<_>>()
+                .sql()?;
+            found.extend(rows);
+        }
+        Ok(found)
     }
 
     fn image_references(&self, id: &ImageId) -> Result<Vec<MemoryId>> {
@@ -247,6 +400,16 @@ impl ImageTx for SqliteTx<'_, '_> {
         for seq in showing {
             refresh_image_text(&self.tx, seq, &mut self.words)?;
         }
+        Ok(())
+    }
+
+    fn put_image_look(&mut self, id: &ImageId, look: Option<&LookHash>) -> Result<()> {
+        let bytes: &[u8] = look.map_or(&[], LookHash::as_bytes);
+        self.tx
+            .prepare_cached("UPDATE images SET look = ?2 WHERE id = ?1")
+            .sql()?
+            .execute(params![id.as_str(), bytes])
+            .sql()?;
         Ok(())
     }
 }

@@ -23,6 +23,7 @@ const MIGRATIONS: &[(u32, &str)] = &[
     (10, include_str!("../migrations/0010_project_category.sql")),
     (11, include_str!("../migrations/0011_images.sql")),
     (12, include_str!("../migrations/0012_image_text.sql")),
+    (13, include_str!("../migrations/0013_image_look.sql")),
 ];
 
 /// The schema version this build writes.

@@ -15,6 +15,7 @@ mod sessions;
 mod slots;
 mod stats;
 mod store;
+mod vision;
 
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -121,6 +122,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         Command::Slot(command) => slots::run(&app, command),
         Command::Conflicts(command) => conflicts::run(&app, command),
         Command::Files(command) => files::run(&app, command),
+        Command::Vision(command) => vision::run(&app, command),
         Command::Add(args) => files::add(&app, args),
         Command::Hook(_) | Command::Setup(_) => unreachable!("handled before the store opens"),
     }?;

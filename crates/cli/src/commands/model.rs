@@ -126,6 +126,12 @@ pub fn reindex(app: &App, args: &ReindexArgs) -> Result<Outcome> {
         bar.finish_and_clear();
         app.out.print(&View::Embedded(&report))?;
     }
+    if args.images {
+        bar.set_message("looking at images");
+        let report = app.api.read_pending_images(&mut read_progress_to(&bar))?;
+        bar.finish_and_clear();
+        app.out.print(&View::ImagesRead(&report))?;
+    }
     if args.from_files {
         let caller = super::files::caller(app, args.project.as_deref())?;
         let report = app.api.rebuild_from_files(&caller)?;
@@ -152,20 +158,24 @@ pub fn embed_written(app: &App) -> Result<()> {
     Ok(())
 }
 
-/// Reads the text of the images the command stored, when the OCR model is installed; silent
-/// otherwise.
+/// Looks at the images the command stored: hashes their looks and, when the OCR model is
+/// installed, reads their text; silent.
 pub fn read_written_images(app: &App) -> Result<()> {
     if !app.api.has_images_to_read() {
         return Ok(());
     }
     let bar = bar(&app.out);
-    bar.set_message("reading images");
-    app.api.read_written_images(&mut |p: ReadProgress| {
-        bar.set_length(p.total);
-        bar.set_position(p.done);
-    })?;
+    bar.set_message("looking at images");
+    app.api.read_written_images(&mut read_progress_to(&bar))?;
     bar.finish_and_clear();
     Ok(())
+}
+
+fn read_progress_to(bar: &ProgressBar) -> impl FnMut(ReadProgress) + '_ {
+    |p: ReadProgress| {
+        bar.set_length(p.total);
+        bar.set_position(p.done);
+    }
 }
 
 fn progress_to(bar: &ProgressBar) -> impl FnMut(EmbedProgress) + '_ {

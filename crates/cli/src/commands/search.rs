@@ -6,7 +6,7 @@ use cairn_core::search::{FuzzyMode, SearchMode, SearchRequest};
 
 use super::Outcome;
 use crate::app::App;
-use crate::args::{ModeArg, SearchArgs};
+use crate::args::SearchArgs;
 use crate::output::View;
 
 pub fn run(app: &App, args: &SearchArgs) -> Result<Outcome> {
@@ -25,12 +25,7 @@ pub fn run(app: &App, args: &SearchArgs) -> Result<Outcome> {
             _ => FuzzyMode::Auto,
         },
         threshold: args.threshold,
-        mode: args.mode.map(|mode| match mode {
-            ModeArg::Lexical => SearchMode::Lexical,
-            ModeArg::Fuzzy => SearchMode::Fuzzy,
-            ModeArg::Semantic => SearchMode::Semantic,
-            ModeArg::Hybrid => SearchMode::Hybrid,
-        }),
+        mode: args.mode.map(SearchMode::from),
     };
     let results = app.api.search_request(&request)?;
     for notice in &results.notices {

@@ -10,7 +10,7 @@ use anyhow::{Result, bail};
 use cairn_core::session::EventKind;
 use serde_json::Value;
 
-use super::text_of;
+use super::{images_in, text_of, without_images};
 
 /// What an event becomes: recorded, or knowingly ignored.
 pub enum Parsed {
@@ -34,10 +34,12 @@ pub fn parse(name: &str, payload: &Value) -> Result<Parsed> {
         "PostToolUse" => {
             let tool = tool();
             let input = input();
+            let response = payload.get("tool_response").unwrap_or(&Value::Null);
             EventKind::ToolUse {
                 input: tool_input_text(&input),
-                output: text_of(payload.get("tool_response").unwrap_or(&Value::Null)),
+                output: text_of(&without_images(response)),
                 files: files_of(&input),
+                images: images_in(response),
                 tool,
             }
         }

@@ -26,6 +26,7 @@ use anyhow::{Context as _, Result};
 use cairn_core::api::{Api, Caller};
 use cairn_core::config::Config;
 use cairn_core::context::ContextRequest;
+use cairn_core::image::ImageDir;
 use cairn_core::project::{detect_project, project_root};
 use cairn_core::session::{AgentEvent, EventKind, HOOK_GUARD_ENV, SessionKey};
 use cairn_core::{MemoryService, ProjectName, ServiceParts, Source};
@@ -82,6 +83,65 @@ pub fn text_of(value: &Value) -> String {
                 .join("\n")
         }
         other => other.to_string(),
+    }
+}
+
+/// The pictures a tool's response holds, as data URLs (or raw base64): MCP image content
+/// (`{"type": "image", "data": …, "mimeType": …}`), image blocks (`{"type": "image", "source":
+/// {"type": "base64", "media_type": …, "data": …}}`), an image file a tool read (`{"type":
+/// "image", "file": {"base64": …}}`), and any string that is an image data URL. The store
+/// checks each (size, format) when it keeps it.
+pub fn images_in(value: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    visit_images(value, &mut |payload| found.push(payload.to_string()));
+    found
+}
+
+/// `value` with every picture's payload replaced by `[image]`: the observation keeps the
+/// words, not megabytes of base64.
+pub fn without_images(value: &Value) -> Value {
+    let mut value = value.clone();
+    strip_images(&mut value);
+    value
+}
+
+/// Where a picture's payload sits in an image object.
+const IMAGE_PAYLOADS: [&[&str]; 3] = [&["data"], &["source", "data"], &["file", "base64"]];
+
+fn payload_at<'a>(object: &'a Value, path: &[&str]) -> Option<&'a str> {
+    path.iter()
+        .try_fold(object, |value, key| value.get(key))
+        .and_then(Value::as_str)
+}
+
+fn is_image_object(value: &Value) -> bool {
+    value.get("type").and_then(Value::as_str) == Some("image")
+}
+
+fn visit_images(value: &Value, found: &mut dyn FnMut(&str)) {
+    match value {
+        Value::String(text) if text.starts_with("data:image/") => found(text),
+        Value::Object(_) if is_image_object(value) => {
+            if let Some(payload) = IMAGE_PAYLOADS
+                .iter()
+                .find_map(|path| payload_at(value, path))
+            {
+                found(payload);
+            }
+        }
+        Value::Object(map) => map.values().for_each(|v| visit_images(v, found)),
+        Value::Array(items) => items.iter().for_each(|v| visit_images(v, found)),
+        _ => {}
+    }
+}
+
+fn strip_images(value: &mut Value) {
+    match value {
+        Value::String(text) if text.starts_with("data:image/") => *text = "[image]".into(),
+        Value::Object(_) if is_image_object(value) => *value = Value::String("[image]".into()),
+        Value::Object(map) => map.values_mut().for_each(strip_images),
+        Value::Array(items) => items.iter_mut().for_each(strip_images),
+        _ => {}
     }
 }
 
@@ -144,6 +204,9 @@ fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
         }
         Err(error) => return Err(error.into()),
     }
+    if api.has_images_to_read() {
+        look_at_images_later(&db);
+    }
     if matches!(
         event.kind,
         EventKind::SessionStart { .. } | EventKind::Compaction { .. }
@@ -151,6 +214,27 @@ fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
         print_context(&api, &event, args)?;
     }
     Ok(())
+}
+
+/// Starts `cairn reindex --images` on its own, so a screenshot a tool returned gets its look
+/// and text (and its memory its embedding) without the agent waiting for the OCR model. The
+/// hook does not wait for it; a failure to start is logged, and the next command or server
+/// that looks at pending images does it instead.
+fn look_at_images_later(db: &Path) {
+    let started = std::env::current_exe().and_then(|cairn| {
+        std::process::Command::new(cairn)
+            .arg("--db")
+            .arg(db)
+            .args(["reindex", "--images", "--quiet"])
+            .env(HOOK_GUARD_ENV, "1")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+    });
+    if let Err(error) = started {
+        tracing::warn!(%error, "could not start looking at a kept screenshot; it stays pending");
+    }
 }
 
 /// The event as the service takes it: who, where, when.
@@ -195,7 +279,7 @@ fn new_event_id() -> String {
 }
 
 /// The api a hook needs: no model (lexical context is enough and loading one costs more than
-/// the whole hook may take), a short lock timeout, no checkpoint when it exits (the next
+/// the whole hook may take), the image directory, a short lock timeout, no checkpoint when it exits (the next
 /// command folds the log in), the configured summariser.
 fn open_api(config: &Config, db: &Path) -> Result<Api> {
     let store = SqliteStore::open(db)?
@@ -203,6 +287,8 @@ fn open_api(config: &Config, db: &Path) -> Result<Api> {
         .without_checkpoint_on_close()?;
     let parts = ServiceParts {
         summarizer: summarizer_part(&config.summarizer),
+        // Screenshots tools return are kept (their looks and text come later, off the hook).
+        images: Some(ImageDir::new(config.images_dir()?)),
         ..ServiceParts::new(Box::new(store))
     };
     Ok(Api::new(MemoryService::new(parts, config)))

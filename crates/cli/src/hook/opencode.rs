@@ -7,7 +7,7 @@ use cairn_core::session::EventKind;
 use serde_json::Value;
 
 use super::claude::{Parsed, files_of};
-use super::text_of;
+use super::{images_in, text_of, without_images};
 
 pub fn parse(name: &str, payload: &Value) -> Result<Parsed> {
     let field = |key: &str| payload.get(key).and_then(Value::as_str).map(String::from);
@@ -28,12 +28,16 @@ pub fn parse(name: &str, payload: &Value) -> Result<Parsed> {
                 error: text_of(error),
                 files: files_of(&args),
             },
-            None => EventKind::ToolUse {
-                tool: tool(),
-                input: text_of(&args),
-                output: text_of(payload.get("output").unwrap_or(&Value::Null)),
-                files: files_of(&args),
-            },
+            None => {
+                let output = payload.get("output").unwrap_or(&Value::Null);
+                EventKind::ToolUse {
+                    tool: tool(),
+                    input: text_of(&args),
+                    output: text_of(&without_images(output)),
+                    files: files_of(&args),
+                    images: images_in(output),
+                }
+            }
         },
         "session.compacting" => EventKind::Compaction {
             trigger: Some("auto".into()),

@@ -134,6 +134,8 @@ pub fn render(view: &View<'_>) -> String {
             observations,
         } => json!({ "session": session, "observations": observations }),
         View::Observations(hits) => json!(hits),
+        View::Vision(found) => json!(found),
+        View::ImagesRead(report) => json!(report),
         View::Extracted(outcomes) => Value::Array(
             outcomes
                 .iter()

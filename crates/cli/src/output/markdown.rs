@@ -227,6 +227,9 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
         View::Added(_) | View::FilesSynced(_) | View::Workspaces(_) | View::FilesExported(_) => {
             unreachable!("files views are rendered by output::files")
         }
+        View::Vision(_) | View::ImagesRead(_) => {
+            unreachable!("image views are rendered by output::vision")
+        }
         View::Model(_) | View::Embedded(_) | View::VectorIndex(_) => {
             out.push_str(&super::text::model_lines(view))
         }

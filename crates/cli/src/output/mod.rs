@@ -12,17 +12,18 @@ mod relations;
 mod sessions;
 mod slots;
 pub(crate) mod text;
+mod vision;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use cairn_core::api::{AddOutcome, ImageDocument};
+use cairn_core::api::{AddOutcome, ImageDocument, VisionFound};
 use cairn_core::context::Context;
 use cairn_core::embedding::VectorIndexReport;
 use cairn_core::embedding::{EmbedReport, EmbeddingStatus};
 use cairn_core::exchange::{Counts, ImportReport};
 use cairn_core::files::{FilesExport, SyncReport, Workspace};
-use cairn_core::image::ImageTotals;
+use cairn_core::image::{ImageTotals, ReadReport};
 use cairn_core::memory::{MemoryHistory, PruneReport};
 use cairn_core::memory::{StoreStats, TagCount};
 use cairn_core::relation::{Compared, RelationStats, RelationView, ScanReport};
@@ -123,6 +124,10 @@ pub enum View<'a> {
     FilesSynced(&'a [SyncReport]),
     Workspaces(&'a [Workspace]),
     FilesExported(&'a FilesExport),
+    /// Images a vision search found.
+    Vision(&'a VisionFound),
+    /// What looking at pending images did (`reindex --images`).
+    ImagesRead(&'a ReadReport),
 }
 
 impl View<'_> {
@@ -217,6 +222,11 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
             relations::render(view, &style.tz)
         }
         Format::Text | Format::Markdown if view.is_files_view() => files::render(view),
+        Format::Text | Format::Markdown
+            if matches!(view, View::Vision(_) | View::ImagesRead(_)) =>
+        {
+            vision::render(view)
+        }
         Format::Json => json::render(view),
         Format::Markdown => markdown::render(view, &style.tz),
         Format::Text => text::render(view, style),

@@ -317,6 +317,7 @@ fn maintenance_views() {
             images: 3,
             bytes: 1_363_148,
             unread: 1,
+            unhashed: 0,
         },
     }));
     insta::assert_snapshot!(all(View::Tags(&tags)));

@@ -283,6 +283,9 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
         View::Added(_) | View::FilesSynced(_) | View::Workspaces(_) | View::FilesExported(_) => {
             unreachable!("files views are rendered by output::files")
         }
+        View::Vision(_) | View::ImagesRead(_) => {
+            unreachable!("image views are rendered by output::vision")
+        }
         View::Model(_) | View::Embedded(_) | View::VectorIndex(_) => {
             out.push_str(&model_lines(view))
         }
@@ -455,7 +458,7 @@ fn detail(out: &mut String, m: &Memory, tz: &TimeZone) {
 /// One search result: rank, handle, category, tags, scope; title; the snippet around the
 /// matched words; with `explain`, how it was ranked.
 /// `PNG, 1920×1080, 431204 bytes`: what an image is, in one phrase.
-fn image_shape(image: &Image) -> String {
+pub(crate) fn image_shape(image: &Image) -> String {
     format!(
         "{}, {}×{}, {} bytes",
         image.format.as_str().to_ascii_uppercase(),
@@ -620,14 +623,23 @@ fn ocr_lines(out: &mut String, ocr: &OcrView) {
         (true, None) => "no: images are found by their caption and tags until it is installed",
     };
     line(out, &format!("reads images {used}"));
+    line(
+        out,
+        "looks       yes: every image's look is hashed (no model needed); cairn vision search --image finds the same screen",
+    );
+    line(
+        out,
+        "CLIP        not supported yet (\"a red error banner\" → screenshot needs CLIP weights)",
+    );
     if let Some(images) = &ocr.store {
         line(
             out,
             &format!(
-                "this store  {} image{}, {} not read yet",
+                "this store  {} image{}, {} not read yet, {} not hashed yet",
                 images.images,
                 if images.images == 1 { "" } else { "s" },
-                images.unread
+                images.unread,
+                images.unhashed
             ),
         );
     }

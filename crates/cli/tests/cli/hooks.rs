@@ -826,3 +826,121 @@ fn a_broken_summariser_setting_costs_nothing_but_the_model_summary() {
     assert_eq!(session["summary_by"], "cairn");
     assert_eq!(s.hook_log(), "");
 }
+
+#[test]
+fn a_screenshot_a_tool_returns_is_kept_as_a_memory_of_the_session_and_found_by_its_look() {
+    use base64::Engine;
+    use base64::engine::general_purpose::STANDARD;
+    let s = Sandbox::new();
+    let shot = cairn_core::testing::screen_png(640, 360, true, [20, 20, 20], [240, 240, 235], 3);
+    let id = cairn_core::image::ImageId::of(&shot).to_string();
+    // An MCP browser tool's answer: text and an image block; then a Read of an image file.
+    let browser = json!({
+        "session_id": "shots-1", "cwd": s.project.display().to_string(),
+        "tool_name": "mcp__browser__screenshot",
+        "tool_input": {"url": "http://localhost:3000/login"},
+        "tool_response": [
+            {"type": "text", "text": "captured the login page"},
+            {"type": "image", "data": STANDARD.encode(&shot), "mimeType": "image/png"}
+        ]
+    });
+    let run = s.hook("claude-code", "PostToolUse", &browser);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    let read = json!({
+        "session_id": "shots-1", "cwd": s.project.display().to_string(),
+        "tool_name": "Read", "tool_input": {"file_path": "docs/login.png"},
+        "tool_response": {"type": "image", "file": {"base64": STANDARD.encode(&shot), "type": "image/png"}}
+    });
+    assert_eq!(s.hook("claude-code", "PostToolUse", &read).code, 0);
+    // A picture that is not one is left out; the event is still recorded.
+    let broken = json!({
+        "session_id": "shots-1", "cwd": s.project.display().to_string(),
+        "tool_name": "mcp__browser__screenshot", "tool_input": {"url": "http://localhost:3000/"},
+        "tool_response": [{"type": "image", "data": "bm90IGFuIGltYWdl", "mimeType": "image/png"}]
+    });
+    let refused = s.hook("claude-code", "PostToolUse", &broken);
+    assert_eq!(refused.code, 0);
+    assert!(
+        refused.stderr.contains("was not kept"),
+        "{}",
+        refused.stderr
+    );
+
+    let kept = s.ok_json(&["list", "--tags", "screenshot"]);
+    let memories = kept["memories"].as_array().unwrap();
+    assert_eq!(memories.len(), 2, "{kept}");
+    let contents: Vec<&str> = memories
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert!(
+        contents
+            .iter()
+            .any(|c| c.contains("mcp__browser__screenshot") && c.contains("localhost:3000/login")),
+        "{contents:?}"
+    );
+    assert!(
+        memories.iter().all(|m| m["session_id"] == "shots-1"),
+        "{kept}"
+    );
+    let shown = s.ok_json(&["get", memories[0]["id"].as_str().unwrap()]);
+    assert_eq!(
+        shown[0]["images"][0]["id"],
+        id.as_str(),
+        "one picture, one file: {shown}"
+    );
+    // The observation keeps the words, not the picture's bytes.
+    let session = s.session("claude-code/shots-1");
+    let output = session["observations"][0]["output"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        output.contains("captured the login page") && output.contains("[image]"),
+        "{session}"
+    );
+    assert!(!output.contains(&STANDARD.encode(&shot)[..40]), "{session}");
+
+    // The hook left its look to a background run; looking now finds nothing left to do or
+    // does it, and either way the screenshot is then found by its look.
+    s.ok_json(&["reindex", "--images"]);
+    std::fs::write(s.project.join("again.png"), &shot).unwrap();
+    let itself = s.run(&[
+        "vision",
+        "search",
+        "--image",
+        "again.png",
+        "--session",
+        "shots-1",
+    ]);
+    assert_eq!(
+        itself.code, 1,
+        "the query picture itself is left out: {}",
+        itself.stdout
+    );
+    let similar = cairn_core::testing::screen_png(320, 180, true, [40, 40, 60], [250, 250, 250], 3);
+    std::fs::write(s.project.join("similar.png"), &similar).unwrap();
+    let found = s.ok_json(&[
+        "vision",
+        "search",
+        "--image",
+        "similar.png",
+        "--session",
+        "shots-1",
+    ]);
+    assert_eq!(found["hits"][0]["image"]["id"], id.as_str(), "{found}");
+    assert_eq!(
+        found["hits"][0]["memories"].as_array().unwrap().len(),
+        2,
+        "{found}"
+    );
+    let elsewhere = s.run(&[
+        "vision",
+        "search",
+        "--image",
+        "similar.png",
+        "--session",
+        "another",
+    ]);
+    assert_eq!(elsewhere.code, 1, "{}", elsewhere.stdout);
+}

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use cairn_embed::render::{Fonts, Layout, Screen, Theme, database_dialog, psql_lines};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::{Sandbox, Served};
 
@@ -80,8 +80,23 @@ fn a_screenshot_stored_by_the_cli_is_read_before_it_exits_and_found_by_its_words
     );
     let status = s.ok_json(&["model", "status"]);
     assert_eq!(status["ocr"]["store"]["unread"], 0, "{status}");
+    assert_eq!(status["ocr"]["store"]["unhashed"], 0, "{status}");
     assert_eq!(status["ocr"]["store"]["images"], 2, "{status}");
     assert_eq!(status["store"]["pending"], 0, "{status}");
+
+    // Vision search finds it by the words it shows, and says which of them it shows.
+    let vision = s.ok_json(&["vision", "search", "connection refused 5432"]);
+    let first = &vision["hits"][0];
+    assert_eq!(first["memories"][0], stored["memory"]["id"], "{vision}");
+    let words: Vec<&str> = first["read_words"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for word in ["connection", "refused", "5432"] {
+        assert!(words.contains(&word), "{word} in {vision}");
+    }
 }
 
 #[test]

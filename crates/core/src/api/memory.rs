@@ -85,6 +85,8 @@ pub struct FilterInput {
     pub any_tags: Vec<String>,
     pub category: Option<Category>,
     pub entered_by: Option<String>,
+    /// Only memories written in this agent session (the agent's session id).
+    pub session: Option<String>,
     /// Created at or after: ISO 8601 or natural language (`2 weeks ago`).
     pub after: Option<String>,
     /// Created before: ISO 8601 or natural language (`yesterday`).
@@ -305,6 +307,8 @@ impl FilterInput {
             category: self.category,
             entered_by: self.entered_by,
             topic_key: None,
+            session: self.session.filter(|s| !s.trim().is_empty()),
+            with_images: false,
             created_after: time(service, "after", self.after.as_deref())?,
             created_before: time(service, "before", self.before.as_deref())?,
             visibility: Visibility {

@@ -25,6 +25,7 @@
 pub mod documents;
 pub mod exchange;
 pub mod files;
+pub mod image;
 pub mod memory;
 pub mod relation;
 pub mod schema;
@@ -65,6 +66,7 @@ pub use documents::{
 };
 pub use exchange::ExportInput;
 pub use files::{AddError, AddInput, AddOutcome, AddedUnit};
+pub use image::{VisionFound, VisionHitDocument, VisionSearchInput};
 pub use memory::{
     FilterInput, ForgetInput, GetInput, ListInput, MAX_GET_IDS, MAX_PAGE, OrderInput, PatchInput,
     SearchInput, SortInput, StoreInput, UpdateInput,
@@ -186,17 +188,15 @@ impl Api {
         self.service.embed_pending(progress).map(Some)
     }
 
-    /// True when this process stored an image that [`Api::read_written_images`] would read.
+    /// True when this process stored an image that [`Api::read_written_images`] would look at.
     pub fn has_images_to_read(&self) -> bool {
-        self.worker.is_none()
-            && self.service.text_reader().is_some()
-            && self.wrote_image.load(Ordering::Relaxed)
+        self.worker.is_none() && self.wrote_image.load(Ordering::Relaxed)
     }
 
-    /// Reads the text of the images this process stored (and any other unread one), when an
-    /// OCR model is installed and no worker does it: a one-shot process calls this once, before
-    /// it embeds what it wrote (an image's text is part of its memory's embedded text). `None`
-    /// when there was nothing to do.
+    /// Looks at the images this process stored (and any other pending one) when no worker does
+    /// it: hashes how they look and, when an OCR model is installed, reads their text. A
+    /// one-shot process calls this once, before it embeds what it wrote (an image's text is
+    /// part of its memory's embedded text). `None` when there was nothing to do.
     pub fn read_written_images(
         &self,
         progress: &mut dyn FnMut(ReadProgress),
@@ -209,6 +209,19 @@ impl Api {
         // The memories that show a read image changed their searchable text.
         self.written(report.with_text > 0);
         Ok(Some(report))
+    }
+
+    /// Looks at every pending image (hashes its look and, with an OCR model, reads its text),
+    /// whoever stored it: `cairn reindex --images`, and the background run a hook starts after
+    /// it kept a screenshot.
+    pub fn read_pending_images(
+        &self,
+        progress: &mut dyn FnMut(ReadProgress),
+    ) -> Result<ReadReport> {
+        self.wrote_image.store(false, Ordering::Relaxed);
+        let report = self.service.read_images(progress)?;
+        self.written(report.with_text > 0);
+        Ok(report)
     }
 
     fn wrote(&self, outcome: WriteOutcome) -> WriteOutcome {
@@ -339,6 +352,30 @@ impl Api {
         Ok(Found::Memories(
             self.service
                 .search(&input.into_request(&self.service, caller)?)?,
+        ))
+    }
+
+    /// Images found by the words they show and by how they look, as a client asks (a query
+    /// picture inline or already stored, never a path outside the image store).
+    pub fn vision_search(&self, caller: &Caller, input: VisionSearchInput) -> Result<VisionFound> {
+        let query = input.into_query(&self.service, caller, None)?;
+        Ok(VisionFound::of(
+            self.service.vision_search(&query)?,
+            &self.service,
+        ))
+    }
+
+    /// `vision_search` with a query picture read from a file the user named: the CLI's alone.
+    pub fn vision_search_with_file(
+        &self,
+        caller: &Caller,
+        input: VisionSearchInput,
+        file: &Path,
+    ) -> Result<VisionFound> {
+        let query = input.into_query(&self.service, caller, Some(file))?;
+        Ok(VisionFound::of(
+            self.service.vision_search(&query)?,
+            &self.service,
         ))
     }
 
@@ -603,6 +640,9 @@ impl Api {
     /// sessions that ended; see [`MemoryService::record_events`].
     pub fn record_events(&self, events: &[AgentEvent]) -> Result<Recorded> {
         let recorded = self.service.record_events(events)?;
+        for kept in self.service.keep_screenshots(events) {
+            self.wrote(kept);
+        }
         // Facts extracted at a turn's end, and summaries, are memories too.
         let report = &recorded.report;
         self.written(

@@ -162,6 +162,7 @@ impl SearchInput {
             ("any_tags", !filter.any_tags.is_empty()),
             ("category", filter.category.is_some()),
             ("entered_by", filter.entered_by.is_some()),
+            ("session", filter.session.is_some()),
             ("global", filter.global),
             ("mode", self.mode.is_some()),
             ("all_words", self.all_words),

@@ -2,9 +2,9 @@
 //!
 //! `cairn serve` and `cairn mcp` live for hours, so they do not finish each write's work at the
 //! end of the write as the CLI does. Instead every write *nudges* one worker thread, which
-//! reads the text of unread images
-//! ([`MemoryService::read_images`](crate::service::MemoryService::read_images), when an OCR
-//! model is installed) and then embeds pending memories
+//! looks at pending images (their look hash, and their text when an OCR model is installed:
+//! [`MemoryService::read_images`](crate::service::MemoryService::read_images)) and then embeds
+//! pending memories
 //! ([`MemoryService::embed_pending`](crate::service::MemoryService::embed_pending), when an
 //! embedding model is), until nothing is left, and then sleeps until the next nudge. Reading
 //! comes first because an image's text changes the searchable text of the memories that show
@@ -35,10 +35,10 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// Starts the worker, or returns `None` when the service has no model (nothing to read or
-    /// embed with).
+    /// Starts the worker, or returns `None` when the service keeps no images and has no
+    /// embedding model (nothing to do after a write).
     pub fn spawn(service: Arc<MemoryService>) -> Option<Self> {
-        if service.embedder().is_none() && service.text_reader().is_none() {
+        if service.embedder().is_none() && service.image_dir().is_none() {
             return None;
         }
         let (nudges, wakes) = mpsc::channel::<()>();
@@ -92,12 +92,12 @@ impl Drop for Worker {
     }
 }
 
-/// One pass: images read, then memories embedded.
+/// One pass: images looked at (and read), then memories embedded.
 fn pass(service: &MemoryService) {
-    if service.text_reader().is_some()
+    if service.image_dir().is_some()
         && let Err(error) = service.read_images(&mut |_| {})
     {
-        tracing::warn!(%error, "reading images' text failed; will retry");
+        tracing::warn!(%error, "looking at images failed; will retry");
     }
     if service.embedder().is_some()
         && let Err(error) = service.embed_pending(&mut |_| {})

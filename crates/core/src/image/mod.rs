@@ -12,12 +12,17 @@
 //!   raw base64) and the size cap, checked before anything is decoded;
 //! - [`inspect`]: the format from the leading bytes and the dimensions from the header, capped
 //!   before any pixel is decoded (a decompression bomb is refused), and thumbnails;
+//! - [`look`]: how an image looks, as a perceptual hash ([`LookHash`]: the same screen whatever
+//!   its size, colours or format);
 //! - [`files`]: the content-addressed directory;
 //! - [`operations`]: [`Images`], storing a memory with its image and letting go of unreferenced
 //!   images;
 //! - [`reading`]: reading the text in images (OCR) after the write ([`ImageReading`], with a
 //!   [`TextReader`]), which makes the text part of the searchable text of every memory that
 //!   shows the image;
+//! - [`screenshots`]: the pictures tools return, kept as memories of the session that saw them;
+//! - [`search`]: vision search ([`VisionSearch`]): images ranked by what they say and how they
+//!   look, copies of one screen folded into one hit;
 //! - [`store`]: what a backend provides ([`ImageStore`], [`ImageTx`]).
 //!
 //! Ordering is what keeps a crash from leaving a reference to a missing file: a file is written
@@ -30,14 +35,22 @@
 pub mod files;
 pub mod input;
 pub mod inspect;
+pub mod look;
 pub mod model;
 pub mod operations;
 pub mod reading;
+pub mod screenshots;
+pub mod search;
 pub mod store;
 
 pub use files::ImageDir;
 pub use input::{ImageBytes, ImageSource};
+pub use look::{LookHash, SAME_SCREEN_BITS};
 pub use model::{Image, ImageFormat, ImageId, MemoryImage};
 pub use operations::Images;
 pub use reading::{ImageReading, ReadProgress, ReadReport, TextReader};
+pub use search::{
+    QueryImage, QueryPicture, VisionHit, VisionQuery, VisionResults, VisionSearch, VisionSignal,
+    VisionSignalKind,
+};
 pub use store::{ImageStore, ImageTotals, ImageTx};

@@ -1,18 +1,22 @@
-//! Reading the text in images (OCR), after the write, so the text makes the image findable.
+//! Looking at images after the write: how each looks (a perceptual hash, always) and the text
+//! it shows (OCR, with a reader installed), so the image is found by its look and by its text.
 //!
-//! A write with an image never waits for a model: the image is stored *unread*, and
-//! [`ImageReading::read_pending`] reads the unread images later — at the end of the CLI command
-//! that stored them (as it embeds what it wrote), or in the background worker of `cairn serve`
-//! and `cairn mcp`. Each image is read once, whatever number of memories show it: its id is its
-//! content, so the same picture stored again is already read. Its text is recorded with the
-//! reader's name, and every memory that shows the image takes the text into its searchable text
-//! (lexical and fuzzy at once, semantic once the memory is embedded again); a memory that links
-//! an image already read takes its text at once. How a backend does that is its own
-//! ([`ImageTx::put_image_text`](crate::image::ImageTx::put_image_text)).
+//! A write with an image never waits for a model: the image is stored *pending*, and
+//! [`ImageReading::read_pending`] looks at the pending images later — at the end of the CLI
+//! command that stored them (as it embeds what it wrote), or in the background worker of
+//! `cairn serve` and `cairn mcp`. Each image is looked at once, whatever number of memories show
+//! it: its id is its content, so the same picture stored again is already done. Its look hash
+//! is recorded ([`crate::image::look`]); its text is recorded with the reader's name, and every
+//! memory that shows the image takes the text into its searchable text (lexical and fuzzy at
+//! once, semantic once the memory is embedded again); a memory that links an image already read
+//! takes its text at once. How a backend does that is its own
+//! ([`ImageTx::put_image_text`](crate::image::ImageTx::put_image_text)). An image stored while
+//! no reader was installed is read once one is.
 //!
-//! The model runs outside any transaction; each text is written in its own short one. A file
-//! that cannot be read or decoded is recorded with no text (and logged), so it is not tried
-//! again on every pass; a model that fails leaves the image unread for the next pass.
+//! The model runs outside any transaction; each image's look and text are written in their own
+//! short one. A file that cannot be decoded is recorded with no look and no text (and logged),
+//! so it is not tried again on every pass; a model that fails leaves the image unread for the
+//! next pass.
 
 use std::time::Instant;
 
@@ -20,9 +24,10 @@ use image::RgbImage;
 use serde::Serialize;
 
 use crate::config::ImagesConfig;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::image::files::ImageDir;
 use crate::image::inspect::decode_rgb;
+use crate::image::look::LookHash;
 use crate::image::model::Image;
 use crate::store::Store;
 
@@ -53,16 +58,19 @@ pub struct ReadProgress {
 /// What a reading run did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReadReport {
-    pub reader: String,
-    /// Images read.
+    /// The OCR model that read the text, when one is installed.
+    pub reader: Option<String>,
+    /// Images whose text was read.
     pub read: u64,
     /// Of those, images that showed some text.
     pub with_text: u64,
+    /// Images whose look was hashed.
+    pub hashed: u64,
     pub seconds: f64,
 }
 
-/// Reading images' text, over a store, its image directory and the reader when one is
-/// installed.
+/// Looking at stored images after their write: how each looks, always, and the text it shows
+/// when a reader is installed; over a store, its image directory and the reader.
 pub struct ImageReading<'a> {
     store: &'a dyn Store,
     dir: Option<&'a ImageDir>,
@@ -85,43 +93,62 @@ impl<'a> ImageReading<'a> {
         }
     }
 
-    /// Reads every unread image (those stored meanwhile too) and makes its text searchable.
+    /// Looks at every pending image (those stored meanwhile too): hashes its look, and with a
+    /// reader reads its text and makes it searchable. Each image is decoded once.
     pub fn read_pending(&self, progress: &mut dyn FnMut(ReadProgress)) -> Result<ReadReport> {
-        let reader = self.reader.ok_or_else(|| Error::Model {
-            message: HOW_TO_ENABLE.into(),
-        })?;
         let started = Instant::now();
         let mut report = ReadReport {
-            reader: reader.name().to_string(),
+            reader: self.reader.map(|r| r.name().to_string()),
             read: 0,
             with_text: 0,
+            hashed: 0,
             seconds: 0.0,
         };
         let Some(dir) = self.dir else {
             return Ok(report);
         };
-        let total = self.store.image_totals()?.unread;
+        let totals = self.store.image_totals()?;
+        let total = match self.reader {
+            Some(_) => totals.unread.max(totals.unhashed),
+            None => totals.unhashed,
+        };
         progress(ReadProgress { done: 0, total });
+        let mut done = 0;
         loop {
-            let batch = self.store.unread_images(BATCH)?;
+            let batch = self.store.pending_images(BATCH, self.reader.is_some())?;
             if batch.is_empty() {
                 break;
             }
             for image in batch {
-                let text = match self.pixels(dir, &image) {
-                    Ok(pixels) => reader.read(&pixels)?,
-                    Err(error) => {
-                        tracing::warn!(image = %image.id, %error, "an image could not be read for its text");
-                        String::new()
-                    }
+                let pixels = self.pixels(dir, &image).inspect_err(|error| {
+                    tracing::warn!(image = %image.id, %error, "an image could not be decoded to look at");
+                });
+                let look = pixels.as_ref().ok().map(LookHash::of);
+                let text = match (self.reader, &image.text) {
+                    (Some(reader), None) => Some(match &pixels {
+                        Ok(pixels) => reader.read(pixels)?,
+                        Err(_) => String::new(),
+                    }),
+                    _ => None,
                 };
-                self.store
-                    .write(&mut |tx| tx.put_image_text(&image.id, &text, reader.name()))?;
-                report.read += 1;
-                report.with_text += u64::from(!text.trim().is_empty());
+                self.store.write(&mut |tx| {
+                    tx.put_image_look(&image.id, look.as_ref())?;
+                    match (&text, self.reader) {
+                        (Some(text), Some(reader)) => {
+                            tx.put_image_text(&image.id, text, reader.name())
+                        }
+                        _ => Ok(()),
+                    }
+                })?;
+                report.hashed += u64::from(look.is_some());
+                if let Some(text) = &text {
+                    report.read += 1;
+                    report.with_text += u64::from(!text.trim().is_empty());
+                }
+                done += 1;
                 progress(ReadProgress {
-                    done: report.read,
-                    total: total.max(report.read),
+                    done,
+                    total: total.max(done),
                 });
             }
         }

@@ -5,9 +5,13 @@
 //! deletes its references with it (so a purge never leaves one behind), but never the image:
 //! letting go of unreferenced images, and their files, is the service's (`image::operations`).
 
+use jiff::Timestamp;
+
 use crate::error::Result;
 use crate::id::MemoryId;
+use crate::image::look::LookHash;
 use crate::image::model::{Image, ImageId, MemoryImage};
+use crate::memory::filter::MemoryFilter;
 
 /// The read side of image storage.
 pub trait ImageStore: Send + Sync {
@@ -23,8 +27,31 @@ pub trait ImageStore: Send + Sync {
     /// How many images are stored, and their bytes together.
     fn image_totals(&self) -> Result<ImageTotals>;
 
-    /// Up to `limit` images whose text has not been read yet, oldest first.
-    fn unread_images(&self, limit: usize) -> Result<Vec<Image>>;
+    /// Up to `limit` images still to be looked at after their write, oldest first: those with
+    /// no look hash, and with `unread` also those whose text has not been read.
+    fn pending_images(&self, limit: usize, unread: bool) -> Result<Vec<Image>>;
+
+    /// Which of these images each memory matching `filter` (at `now`) shows, oldest memory
+    /// first.
+    fn image_memories(
+        &self,
+        images: &[ImageId],
+        filter: &MemoryFilter,
+        now: Timestamp,
+    ) -> Result<Vec<(ImageId, MemoryId)>>;
+
+    /// The `limit` hashed images whose looks are nearest `look` (fewest differing bits; ties
+    /// by id), among those a memory matching `filter` (at `now`) shows, nearest first.
+    fn nearest_looks(
+        &self,
+        look: &LookHash,
+        limit: usize,
+        filter: &MemoryFilter,
+        now: Timestamp,
+    ) -> Result<Vec<(ImageId, LookHash)>>;
+
+    /// The look hashes of those of these images that have one.
+    fn looks_of(&self, images: &[ImageId]) -> Result<Vec<(ImageId, LookHash)>>;
 }
 
 /// How many images a store holds, and their size together.
@@ -34,6 +61,8 @@ pub struct ImageTotals {
     pub bytes: u64,
     /// Images whose text has not been read yet.
     pub unread: u64,
+    /// Images whose look has not been hashed yet.
+    pub unhashed: u64,
 }
 
 /// The write side of image storage, inside one transaction.
@@ -64,4 +93,8 @@ pub trait ImageTx {
     /// memory whose searchable text changed is embedded again. Nothing happens for an image
     /// that is no longer recorded.
     fn put_image_text(&mut self, id: &ImageId, text: &str, reader: &str) -> Result<()>;
+
+    /// Records how an image looks (`None`: its file could not be decoded, so it has no look and
+    /// is not tried again); nothing happens for an image that is no longer recorded.
+    fn put_image_look(&mut self, id: &ImageId, look: Option<&LookHash>) -> Result<()>;
 }

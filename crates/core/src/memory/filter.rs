@@ -61,6 +61,10 @@ pub struct MemoryFilter {
     pub created_after: Option<Timestamp>,
     /// Created strictly before.
     pub created_before: Option<Timestamp>,
+    /// Only memories written in this agent session (the agent's own session id).
+    pub session: Option<String>,
+    /// Only memories that show an image.
+    pub with_images: bool,
     /// Which hidden memories the read lets through (none by default).
     pub visibility: Visibility,
 }
@@ -76,6 +80,8 @@ impl Default for MemoryFilter {
             topic_key: None,
             created_after: None,
             created_before: None,
+            session: None,
+            with_images: false,
             visibility: Visibility::VISIBLE,
         }
     }

@@ -20,6 +20,19 @@ fn matches(word: &str, matched_words: &[String]) -> bool {
     })
 }
 
+/// The matched words that occur in `text` (by the rule above), in their order.
+pub fn matched_in(text: &str, matched_words: &[String]) -> Vec<String> {
+    let words: Vec<&str> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    matched_words
+        .iter()
+        .filter(|m| words.iter().any(|w| matches(w, std::slice::from_ref(m))))
+        .cloned()
+        .collect()
+}
+
 /// At most about `max_chars` characters of `text` around its first matched word.
 pub fn snippet(text: &str, matched_words: &[String], max_chars: usize) -> Vec<Fragment> {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -236,6 +236,10 @@ pub enum EventKind {
         input: String,
         output: String,
         files: Vec<String>,
+        /// Pictures the tool returned (screenshots), each a data URL or raw base64: kept as
+        /// memories of the session (`image::screenshots`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<String>,
     },
     /// A tool failed.
     ToolFailure {

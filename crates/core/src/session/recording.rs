@@ -176,6 +176,7 @@ impl<'a> Sessions<'a> {
                 input,
                 output,
                 files,
+                ..
             } => Some(Observation {
                 files: clean_files(files),
                 ..observation(

@@ -335,7 +335,7 @@ pub fn an_images_text_makes_every_memory_that_shows_it_findable(factory: StoreFa
     assert_eq!(store.image_totals().unwrap().unread, 1);
     assert_eq!(
         store
-            .unread_images(10)
+            .pending_images(10, true)
             .unwrap()
             .iter()
             .map(|i| &i.id)
@@ -355,7 +355,8 @@ pub fn an_images_text_makes_every_memory_that_shows_it_findable(factory: StoreFa
     .unwrap();
 
     assert_eq!(store.image_totals().unwrap().unread, 0);
-    assert!(store.unread_images(10).unwrap().is_empty());
+    // Read, but its look is not hashed yet: still pending, for its look alone.
+    assert_eq!(store.pending_images(10, false).unwrap().len(), 1);
     let mut found: Vec<MemoryId> =
         t.h.search("connection refused 5432", MemoryFilter::default())
             .iter()
@@ -420,4 +421,158 @@ pub fn an_images_text_makes_every_memory_that_shows_it_findable(factory: StoreFa
     })
     .unwrap();
     assert_eq!(store.image_totals().unwrap(), ImageTotals::default());
+}
+
+/// A drawn "screen" as a PNG: a terminal (bars of text from the left) or a dialog (a box with a
+/// title bar and a button), in `ink` on `paper`, `seed` varying the lines.
+pub fn screen_png(
+    width: u32,
+    height: u32,
+    dialog: bool,
+    ink: [u8; 3],
+    paper: [u8; 3],
+    seed: u32,
+) -> Vec<u8> {
+    let picture = ::image::RgbImage::from_fn(width, height, |x, y| {
+        let (fx, fy) = (x as f32 / width as f32, y as f32 / height as f32);
+        let on = if dialog {
+            let frame = (0.2..0.8).contains(&fx) && (0.25..0.75).contains(&fy);
+            let title = frame && fy < 0.32;
+            let button = (0.6..0.75).contains(&fx) && (0.62..0.7).contains(&fy);
+            let line = frame && (0.4..0.5).contains(&fy) && fx < 0.3 + (seed % 4) as f32 / 10.0;
+            (frame && (!(0.205..=0.795).contains(&fx) || fy > 0.745)) || title || button || line
+        } else {
+            let row = (fy * 12.0) as u32;
+            let length = 0.2 + ((row * 7 + seed * 13) % 10) as f32 / 14.0;
+            fy > 0.05 && (fy * 12.0).fract() < 0.5 && fx > 0.03 && fx < length
+        };
+        ::image::Rgb(if on { ink } else { paper })
+    });
+    let mut bytes = Vec::new();
+    picture
+        .write_to(&mut Cursor::new(&mut bytes), ::image::ImageFormat::Png)
+        .expect("encode a PNG");
+    bytes
+}
+
+pub fn an_image_is_found_by_its_look_and_its_copies_fold_into_it(factory: StoreFactory) {
+    use crate::image::{QueryPicture, VisionQuery, VisionSignalKind};
+    let t = ImageHarness::new(factory, &Config::default());
+    let (ink, paper) = ([225, 225, 215], [28, 28, 34]);
+    let terminal = screen_png(640, 360, false, ink, paper, 1);
+    // The same screen, half the size and in warmer colours: another file, the same look.
+    let copy = screen_png(320, 180, false, [240, 200, 120], [40, 30, 20], 1);
+    let dialog = screen_png(640, 360, true, ink, paper, 2);
+    let original = t
+        .store("the deploy dashboard after the outage", &terminal)
+        .unwrap();
+    let smaller = t.store("the deploy dashboard, smaller", &copy).unwrap();
+    let other = t.store("a settings dialog", &dialog).unwrap();
+    let elsewhere = {
+        let new = NewMemory::new(
+            "the deploy dashboard of another team",
+            project("other"),
+            Source::Mcp,
+        );
+        let png = screen_png(640, 360, false, ink, paper, 5);
+        let inline = STANDARD.encode(png);
+        t.h.service
+            .store_with_image(new, &ImageSource::Inline(inline))
+            .unwrap()
+    };
+    let id = |outcome: &WriteOutcome| outcome.image.clone().expect("an image").id;
+    let service = &t.h.service;
+    let query = |text: Option<&str>, png: Option<&[u8]>, filter: MemoryFilter| VisionQuery {
+        text: text.map(String::from),
+        image: png.map(|png| {
+            service
+                .query_image(&QueryPicture::Source(ImageSource::Inline(
+                    STANDARD.encode(png),
+                )))
+                .unwrap()
+        }),
+        filter,
+        limit: 10,
+        mode: None,
+    };
+    let probe = screen_png(800, 450, false, [200, 255, 200], [0, 20, 0], 1);
+
+    // Looks are hashed after the write: until then, image → image finds nothing and says why.
+    let before = service
+        .vision_search(&query(None, Some(&probe), MemoryFilter::default()))
+        .unwrap();
+    assert!(before.hits.is_empty(), "{before:?}");
+    assert_eq!(before.notices.len(), 1, "{before:?}");
+    let report = service.read_images(&mut |_| {}).unwrap();
+    assert_eq!((report.hashed, report.read, report.reader), (4, 0, None));
+    assert_eq!(service.image_totals().unwrap().unhashed, 0);
+
+    // Another copy of the terminal finds it first, its smaller copy folded into it; the dialog
+    // does not look alike; the other project's terminal is outside the filter.
+    let acme = MemoryFilter::in_scope(crate::scope::ScopeFilter::ProjectAndGlobal(
+        crate::scope::ProjectName::new("acme").unwrap(),
+    ));
+    let found = service
+        .vision_search(&query(None, Some(&probe), acme.clone()))
+        .unwrap();
+    assert_eq!(found.hits.len(), 1, "{found:?}");
+    let hit = &found.hits[0];
+    let mut screen = vec![hit.image.id.clone()];
+    screen.extend(hit.copies.iter().cloned());
+    screen.sort();
+    let mut both = vec![id(&original), id(&smaller)];
+    both.sort();
+    assert_eq!(screen, both, "one hit, the other its copy: {found:?}");
+    assert_eq!(hit.memories, [original.memory.id, smaller.memory.id]);
+    assert_eq!(hit.signals[0].signal, VisionSignalKind::Look);
+    assert!(hit.signals[0].score > 0.95, "{found:?}");
+    // Every project: the other team's screen, with other lines, is a look-alike of its own.
+    let everywhere = service
+        .vision_search(&query(None, Some(&probe), MemoryFilter::default()))
+        .unwrap();
+    assert!(
+        everywhere.hits.iter().any(|h| h.image.id == id(&elsewhere)),
+        "{everywhere:?}"
+    );
+    assert!(
+        everywhere.hits.iter().all(|h| h.image.id != id(&other)),
+        "{everywhere:?}"
+    );
+
+    // By words: the memories' text; the copy still folds into the better hit.
+    let words = service
+        .vision_search(&query(Some("deploy dashboard"), None, acme.clone()))
+        .unwrap();
+    assert_eq!(words.hits.len(), 1, "{words:?}");
+    assert_eq!(words.hits[0].signals[0].signal, VisionSignalKind::Text);
+    assert_eq!(words.hits[0].copies.len(), 1);
+    // A stored image as the query: itself left out, its copy first.
+    let stored = VisionQuery {
+        image: Some(
+            service
+                .query_image(&QueryPicture::Stored(id(&original)))
+                .unwrap(),
+        ),
+        ..query(None, None, acme.clone())
+    };
+    let alike = service.vision_search(&stored).unwrap();
+    assert_eq!(alike.hits[0].image.id, id(&smaller), "{alike:?}");
+    assert!(alike.hits.iter().all(|h| h.image.id != id(&original)));
+
+    // Refusals name the field.
+    let err = service
+        .vision_search(&query(None, None, acme.clone()))
+        .unwrap_err();
+    assert_eq!(err.field(), Some("query_text"));
+    let err = service
+        .vision_search(&VisionQuery {
+            limit: 0,
+            ..query(Some("deploy"), None, acme)
+        })
+        .unwrap_err();
+    assert_eq!(err.field(), Some("top_k"));
+    let err = service
+        .query_image(&QueryPicture::Stored(ImageId::of(b"never stored")))
+        .unwrap_err();
+    assert_eq!(err.field(), Some("image_ref"));
 }

@@ -134,6 +134,7 @@ macro_rules! store_behaviour_suite {
             an_image_past_the_quota_is_refused_and_unreferenced_images_go_first,
             bad_images_are_refused_before_anything_is_written,
             an_images_text_makes_every_memory_that_shows_it_findable,
+            an_image_is_found_by_its_look_and_its_copies_fold_into_it,
         );
     };
     (@tests $factory:expr; $($name:ident),* $(,)?) => {

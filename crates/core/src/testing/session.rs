@@ -38,6 +38,7 @@ fn tool_use(tool: &str, input: &str, output: &str, files: &[&str]) -> EventKind 
         input: input.into(),
         output: output.into(),
         files: files.iter().map(|f| f.to_string()).collect(),
+        images: Vec::new(),
     }
 }
 

@@ -404,12 +404,14 @@ fn reflective_session(h: &Harness, id: &str) {
             input: "{\"new_string\":\"// FIXME: the socket leaks on timeout\"}".into(),
             output: "// TODO: this one is the codebase's own, in a tool output".into(),
             files: vec!["/work/acme/src/login.rs".into()],
+            images: Vec::new(),
         },
         EventKind::ToolUse {
             tool: "Bash".into(),
             input: "grep -rn TODO src".into(),
             output: "src/a.rs: TODO old".into(),
             files: vec![],
+            images: Vec::new(),
         },
         EventKind::ToolFailure {
             tool: "Bash".into(),
@@ -496,6 +498,7 @@ pub fn reflection_at_session_end_fills_pending_items_patterns_and_context(factor
         input: String::new(),
         output: String::new(),
         files: vec![format!("/work/acme/{file}")],
+        images: Vec::new(),
     };
     let events: Vec<AgentEvent> = [
         later("src/retry.rs"),

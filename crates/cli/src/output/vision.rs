@@ -1,0 +1,82 @@
+//! Text for the image views: vision search results, and what looking at pending images did
+//! (markdown shows the same text).
+
+use std::fmt::Write as _;
+
+use cairn_core::api::VisionFound;
+use cairn_core::image::VisionSignalKind;
+
+use super::text::image_shape;
+use super::{View, preview};
+
+pub fn render(view: &View<'_>) -> String {
+    let mut out = String::new();
+    match view {
+        View::Vision(found) => hits(&mut out, found),
+        View::ImagesRead(report) => {
+            let _ = writeln!(
+                out,
+                "looked at images in {:.1} s: {} look{} hashed, {}",
+                report.seconds,
+                report.hashed,
+                if report.hashed == 1 { "" } else { "s" },
+                match &report.reader {
+                    Some(reader) => format!(
+                        "{} read by {reader} ({} with text)",
+                        report.read, report.with_text
+                    ),
+                    None => "no text read (no OCR model: cairn model install ocr)".into(),
+                }
+            );
+        }
+        _ => unreachable!("only image views are rendered here"),
+    }
+    out
+}
+
+fn hits(out: &mut String, found: &VisionFound) {
+    if found.hits.is_empty() {
+        out.push_str("no image found\n");
+    }
+    for (index, document) in found.hits.iter().enumerate() {
+        let hit = &document.hit;
+        let signals: Vec<String> = hit
+            .signals
+            .iter()
+            .map(|s| {
+                let name = match s.signal {
+                    VisionSignalKind::Text => "text",
+                    VisionSignalKind::Look => "look",
+                };
+                format!("{name} #{} ({:.3})", s.rank, s.score)
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "{:>2}. image {} ({})  score {:.2}  {}",
+            index + 1,
+            hit.image.id.short(),
+            image_shape(&hit.image),
+            hit.score,
+            signals.join(" · ")
+        );
+        if let Some(read) = hit.image.text.as_deref().filter(|t| !t.trim().is_empty()) {
+            let joined: Vec<&str> = read.lines().map(str::trim).collect();
+            let _ = writeln!(out, "    reads \"{}\"", preview(&joined.join(" / "), 120));
+        }
+        if !hit.read_words.is_empty() {
+            let _ = writeln!(out, "    words in the image: {}", hit.read_words.join(", "));
+        }
+        if !hit.memories.is_empty() {
+            let handles: Vec<String> = hit.memories.iter().map(|m| m.handle()).collect();
+            let _ = writeln!(out, "    shown by {}", handles.join(", "));
+        }
+        if !hit.copies.is_empty() {
+            let copies: Vec<&str> = hit.copies.iter().map(|c| c.short()).collect();
+            let _ = writeln!(out, "    same screen as {}", copies.join(", "));
+        }
+        if let Some(file) = &document.file {
+            let _ = writeln!(out, "    file {}", file.display());
+        }
+    }
+}

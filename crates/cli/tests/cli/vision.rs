@@ -1,0 +1,152 @@
+//! Vision search end to end, without models: screenshots stored by the CLI get their looks
+//! hashed before it exits; `cairn vision search` finds them by a picture (a file or a stored
+//! image's id) and by words, folding copies of one screen into one hit; `cairn serve` answers
+//! `POST /v1/vision/search` and refuses any image reference outside its image store; the MCP
+//! tool (the real Python SDK) gives the same answer.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use cairn_core::testing::screen_png;
+use serde_json::{Value, json};
+
+use super::{Sandbox, Served, mcp_calls, python_with_mcp_sdk};
+
+fn image_id(bytes: &[u8]) -> String {
+    cairn_core::image::ImageId::of(bytes).to_string()
+}
+
+/// The ids of a hit and its copies, sorted.
+fn screen_of(hit: &Value) -> Vec<String> {
+    let mut ids = vec![hit["image"]["id"].as_str().unwrap().to_string()];
+    for copy in hit["copies"].as_array().unwrap() {
+        ids.push(copy.as_str().unwrap().to_string());
+    }
+    ids.sort();
+    ids
+}
+
+#[test]
+fn screenshots_are_found_by_their_look_and_their_words_through_every_entry_point() {
+    let s = Sandbox::new();
+    let (ink, paper) = ([225, 225, 215], [28, 28, 34]);
+    let terminal = screen_png(640, 360, false, ink, paper, 1);
+    let copy = screen_png(320, 180, false, [240, 200, 120], [40, 30, 20], 1);
+    let dialog = screen_png(640, 360, true, ink, paper, 2);
+    let probe = screen_png(800, 450, false, [200, 255, 200], [0, 20, 0], 1);
+    for (name, bytes) in [
+        ("terminal.png", &terminal),
+        ("copy.png", &copy),
+        ("dialog.png", &dialog),
+        ("probe.png", &probe),
+    ] {
+        std::fs::write(s.project.join(name), bytes).unwrap();
+    }
+    s.ok_json(&[
+        "store",
+        "--image",
+        "terminal.png",
+        "deploy dashboard after the outage",
+    ]);
+    s.ok_json(&["store", "--image", "copy.png", "deploy dashboard, smaller"]);
+    s.ok_json(&["store", "--image", "dialog.png", "a settings dialog"]);
+    let mut both = vec![image_id(&terminal), image_id(&copy)];
+    both.sort();
+
+    // By a picture the user names: the terminal, its copy folded in, nothing else alike.
+    let found = s.ok_json(&["vision", "search", "--image", "probe.png"]);
+    let hits = found["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 1, "{found}");
+    assert_eq!(screen_of(&hits[0]), both, "{found}");
+    assert_eq!(hits[0]["memories"].as_array().unwrap().len(), 2, "{found}");
+    assert_eq!(hits[0]["signals"][0]["signal"], "look");
+    let thumbnail = hits[0]["thumbnail"].as_str().unwrap();
+    assert!(std::path::Path::new(thumbnail).is_file(), "{found}");
+
+    // By a stored image's id: itself left out, its copy first.
+    let alike = s.ok_json(&["vision", "search", "--image", &image_id(&terminal)]);
+    assert_eq!(alike["hits"][0]["image"]["id"], image_id(&copy), "{alike}");
+
+    // By words, for people: one screen, its copy named.
+    let text = s.ok(&["vision", "search", "deploy", "dashboard"]).stdout;
+    assert!(text.contains("same screen as"), "{text}");
+    assert!(text.contains("text #1"), "{text}");
+
+    // Nothing to look for, or a picture that is neither a file nor an id: refused.
+    let nothing = s.run(&["vision", "search"]);
+    assert_eq!(nothing.code, 2, "{}", nothing.stderr);
+    assert!(nothing.stderr.contains("query_text"), "{}", nothing.stderr);
+    let missing = s.run(&["vision", "search", "--image", "nowhere.png"]);
+    assert_eq!(missing.code, 2, "{}", missing.stderr);
+    assert!(missing.stderr.contains("nowhere.png"), "{}", missing.stderr);
+    let none = s.run(&["vision", "search", "kubernetes"]);
+    assert_eq!(none.code, 1, "nothing found: {}", none.stdout);
+
+    // Over HTTP: inline pictures and stored ids; never a path outside the store.
+    let token = "vision-test-token-0123456789";
+    let served = Served::start(&s, &["--project", "acme"], token);
+    let inline = format!("data:image/png;base64,{}", STANDARD.encode(&probe));
+    let (status, answer) = served.post(
+        "/v1/vision/search",
+        token,
+        &json!({"image_base64": inline, "all_projects": true, "top_k": 500}),
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(screen_of(&answer["hits"][0]), both, "{answer}");
+    let (status, answer) = served.post(
+        "/v1/vision/search",
+        token,
+        &json!({"query_text": "settings dialog", "all_projects": true, "top_k": "many"}),
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        answer["hits"][0]["image"]["id"],
+        image_id(&dialog),
+        "{answer}"
+    );
+    let stored_file = found["hits"][0]["file"].as_str().unwrap();
+    let (status, answer) = served.post(
+        "/v1/vision/search",
+        token,
+        &json!({"image_ref": stored_file, "all_projects": true}),
+    );
+    assert_eq!(
+        status, 200,
+        "a path inside the store names its image: {answer}"
+    );
+    let images_dir = std::path::Path::new(stored_file)
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap();
+    let outside = s.project.join("terminal.png");
+    let link = images_dir.join("link.png");
+    std::os::unix::fs::symlink(&outside, &link).unwrap();
+    for reference in [
+        "../../etc/passwd".to_string(),
+        outside.display().to_string(),
+        link.display().to_string(),
+    ] {
+        let (status, answer) =
+            served.post("/v1/vision/search", token, &json!({"image_ref": reference}));
+        assert_eq!(status, 400, "{reference}: {answer}");
+        assert!(answer.to_string().contains("image_ref"), "{answer}");
+    }
+
+    if let Some(python) = python_with_mcp_sdk() {
+        let calls = json!([
+            {"tool": "memory_vision_search", "arguments": {"image_base64": STANDARD.encode(&probe), "all_projects": true}},
+            {"tool": "memory_vision_search", "arguments": {"image_ref": "/etc/hostname"}},
+        ]);
+        let answers = mcp_calls(&s, &python, &calls);
+        let found: Value = serde_json::from_str(answers[0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(screen_of(&found["hits"][0]), both, "{found}");
+        assert_eq!(answers[1]["is_error"], true, "{answers:?}");
+        assert!(
+            answers[1]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("image_ref:"),
+            "{answers:?}"
+        );
+    }
+}

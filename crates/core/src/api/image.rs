@@ -1,0 +1,154 @@
+//! The JSON input of vision search (`memory_vision_search`, `POST /v1/vision/search`) and the
+//! document each hit becomes.
+//!
+//! A network client names a query picture by a stored image's id (or a path inside cairn's
+//! image store, which resolves to one) or sends it inline; it can never make cairn read a file
+//! elsewhere. The CLI may name any file its user can read (`Api::vision_search_with_file`).
+//! `top_k` is forgiving: a number out of range is clamped to 1–50, anything that is not a
+//! number means the default (10).
+
+use std::path::{Path, PathBuf};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::api::Caller;
+use crate::api::memory::FilterInput;
+use crate::error::{Error, Result};
+use crate::image::search::{DEFAULT_LIMIT, MAX_LIMIT};
+use crate::image::{ImageId, ImageSource, QueryPicture, VisionHit, VisionQuery, VisionResults};
+use crate::search::SearchMode;
+use crate::service::MemoryService;
+
+/// Input of `memory_vision_search` and `POST /v1/vision/search`: words, a picture, or both.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VisionSearchInput {
+    /// Words the image shows (its text is read by OCR) or its memories say.
+    #[serde(default)]
+    pub query_text: Option<String>,
+    /// A stored image to find look-alikes of: its id (64 hex digits, as results give it) or a
+    /// path inside cairn's image store.
+    #[serde(default)]
+    pub image_ref: Option<String>,
+    /// An image to find look-alikes of, sent inline: a data URL or raw base64.
+    #[serde(default)]
+    pub image_base64: Option<String>,
+    /// Images wanted: 1–50, default 10 (out of range is clamped; not a number means 10).
+    #[serde(default)]
+    #[schemars(with = "Option<u32>")]
+    pub top_k: Option<serde_json::Value>,
+    /// How the words are matched; hybrid when a model is installed, else lexical.
+    #[serde(default)]
+    pub mode: Option<SearchMode>,
+    #[serde(default, flatten)]
+    pub filter: FilterInput,
+}
+
+/// `top_k` as asked, clamped to 1..=[`MAX_LIMIT`]; [`DEFAULT_LIMIT`] when it is not a number.
+pub fn top_k(value: Option<&serde_json::Value>) -> usize {
+    let number = match value {
+        Some(serde_json::Value::Number(n)) => n.as_f64(),
+        Some(serde_json::Value::String(s)) => s.trim().parse::<f64>().ok(),
+        _ => None,
+    };
+    match number {
+        Some(n) if n.is_finite() => n.floor().clamp(1.0, MAX_LIMIT as f64) as usize,
+        _ => DEFAULT_LIMIT,
+    }
+}
+
+impl VisionSearchInput {
+    /// The query, with the picture a network client named: `file` is the CLI's alone.
+    pub(crate) fn into_query(
+        self,
+        service: &MemoryService,
+        caller: &Caller,
+        file: Option<&Path>,
+    ) -> Result<VisionQuery> {
+        let given = [
+            self.image_ref.is_some(),
+            self.image_base64.is_some(),
+            file.is_some(),
+        ];
+        if given.iter().filter(|g| **g).count() > 1 {
+            return Err(Error::invalid(
+                "image_ref",
+                "give one query image: image_ref or image_base64, not both",
+            ));
+        }
+        let picture = match (self.image_ref, self.image_base64, file) {
+            (Some(reference), _, _) => Some(QueryPicture::Stored(stored(service, &reference)?)),
+            (_, Some(inline), _) => Some(QueryPicture::Source(ImageSource::Inline(inline))),
+            (_, _, Some(file)) => Some(QueryPicture::Source(ImageSource::File(file.to_path_buf()))),
+            _ => None,
+        };
+        let image = picture.map(|p| service.query_image(&p)).transpose()?;
+        Ok(VisionQuery {
+            text: self.query_text,
+            image,
+            filter: self.filter.into_filter(service, caller)?,
+            limit: top_k(self.top_k.as_ref()),
+            mode: self.mode,
+        })
+    }
+}
+
+/// The stored image a reference names: an id, or a path inside the image store (anything
+/// else — `../`, another absolute path, a link out of the store — is refused).
+fn stored(service: &MemoryService, reference: &str) -> Result<ImageId> {
+    if let Ok(id) = ImageId::parse(reference.trim()) {
+        return Ok(id);
+    }
+    match service.image_dir() {
+        Some(dir) => dir.managed_image(Path::new(reference)),
+        None => Err(Error::invalid("image_ref", "this store keeps no images")),
+    }
+}
+
+/// A vision hit as adapters show it: the hit, its file and its thumbnail (made on first ask).
+#[derive(Debug, Clone, Serialize)]
+pub struct VisionHitDocument {
+    #[serde(flatten)]
+    pub hit: VisionHit,
+    pub file: Option<PathBuf>,
+    pub thumbnail: Option<PathBuf>,
+}
+
+/// A vision search's answer: the hits as documents, and what the user should know.
+#[derive(Debug, Clone, Serialize)]
+pub struct VisionFound {
+    pub hits: Vec<VisionHitDocument>,
+    pub notices: Vec<String>,
+}
+
+impl VisionFound {
+    /// The results with each image's file and thumbnail (a thumbnail that cannot be made is
+    /// left out, and logged).
+    pub(crate) fn of(results: VisionResults, service: &MemoryService) -> Self {
+        let dir = service.image_dir();
+        let hits = results
+            .hits
+            .into_iter()
+            .map(|hit| {
+                let file = dir.map(|d| d.path(&hit.image.id, hit.image.format));
+                let thumbnail = dir.and_then(|d| {
+                    d.thumbnail(&hit.image, service.images_config())
+                        .inspect_err(|error| {
+                            tracing::warn!(image = %hit.image.id, %error, "no thumbnail");
+                        })
+                        .ok()
+                });
+                VisionHitDocument {
+                    hit,
+                    file,
+                    thumbnail,
+                }
+            })
+            .collect();
+        VisionFound {
+            hits,
+            notices: results.notices,
+        }
+    }
+}

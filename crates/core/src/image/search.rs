@@ -1,0 +1,395 @@
+//! Vision search: images found by what they say and by how they look.
+//!
+//! A [`VisionQuery`] has text, a picture, or both; it ranks *images* (not memories), each with
+//! the memories that show it. Two signals:
+//!
+//! - **text** — the ordinary search pipeline (lexical, fuzzy, and semantic when a model is
+//!   installed) over the memories that show an image, under the query's filter. A memory's
+//!   searchable text holds its caption and the text read from its images, so a screenshot with
+//!   no caption is found by the words it shows. An image ranks where its best memory ranks; the
+//!   query words found in the image's own read text are reported ([`VisionHit::read_words`]).
+//! - **look** — the query picture's [`LookHash`] against every hashed image in the filter's
+//!   scope (the store keeps the nearest few hundred), by similarity (1 − differing bits / all
+//!   bits); images below [`LOOK_FLOOR`] do not look alike and are left out. The query picture
+//!   itself is left out (it is what was asked).
+//!
+//! Each signal's scores are divided by its best, so the best of each is 1, and an image's score
+//! is their sum: with both, an image that says the words and looks the part comes first. Then
+//! copies are folded: an image that is the same screen as a better one ([`SAME_SCREEN_BITS`])
+//! is listed under it ([`VisionHit::copies`]), not as a hit of its own.
+
+use std::collections::HashMap;
+
+use rapidfuzz::distance::indel;
+use serde::Serialize;
+
+use crate::config::ImagesConfig;
+use crate::error::{Error, Result};
+use crate::id::MemoryId;
+use crate::image::input::ImageSource;
+use crate::image::inspect::{decode_rgb, inspect};
+use crate::image::look::{LookHash, SAME_SCREEN_BITS};
+use crate::image::model::{Image, ImageId};
+use crate::memory::filter::MemoryFilter;
+use crate::search::snippet::matched_in;
+use crate::search::{SearchMode, SearchRequest, Searcher};
+use crate::store::Store;
+
+/// Results a vision search returns unless asked otherwise.
+pub const DEFAULT_LIMIT: usize = 10;
+
+/// The most results one vision search returns.
+pub const MAX_LIMIT: usize = 50;
+
+/// How many memories the text signal ranks, so a page of images survives copies being folded
+/// and several memories showing one image.
+const TEXT_CANDIDATES: usize = 100;
+
+/// How alike the read texts of two copies of one screen are at least (OCR of a rescaled copy
+/// differs by a few characters).
+const SAME_TEXT: f64 = 0.8;
+
+/// How many of the nearest looks the look signal ranks (a page is at most [`MAX_LIMIT`], and
+/// copies folded into a hit come from these too).
+const LOOK_CANDIDATES: usize = 200;
+
+/// Below this look similarity two images do not look alike (unrelated screenshots measure
+/// about 0.65–0.7, a screenshot against a photo about 0.5).
+pub const LOOK_FLOOR: f64 = 0.85;
+
+/// A vision search as adapters ask for it.
+#[derive(Debug, Clone)]
+pub struct VisionQuery {
+    /// Words: what the image shows or what its memories say.
+    pub text: Option<String>,
+    /// The picture to find look-alikes of (its look hash).
+    pub image: Option<QueryImage>,
+    /// Which memories' images count (scope, tags, session …).
+    pub filter: MemoryFilter,
+    pub limit: usize,
+    /// The text signal's mode; hybrid with a model, else lexical.
+    pub mode: Option<SearchMode>,
+}
+
+/// The picture of a query: its id (to leave it out of its own results) and its look.
+#[derive(Debug, Clone)]
+pub struct QueryImage {
+    pub id: ImageId,
+    pub look: LookHash,
+}
+
+/// Where a query picture comes from.
+#[derive(Debug, Clone)]
+pub enum QueryPicture {
+    /// A stored image, by id.
+    Stored(ImageId),
+    /// Bytes a client sent or a file the CLI's user named.
+    Source(ImageSource),
+}
+
+/// The signals of a vision search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VisionSignalKind {
+    /// The memories that show the image matched the words (their text and the image's read text).
+    Text,
+    /// The image looks like the query picture.
+    Look,
+}
+
+/// How one signal saw a hit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VisionSignal {
+    pub signal: VisionSignalKind,
+    /// 1-based rank within the signal.
+    pub rank: usize,
+    /// The signal's own score: the fused search score for text, the look similarity (0–1).
+    pub score: f64,
+}
+
+/// One image found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VisionHit {
+    pub image: Image,
+    /// The signals' scores, each divided by its best, summed (higher is better).
+    pub score: f64,
+    pub signals: Vec<VisionSignal>,
+    /// The query words (and their near spellings) found in the image's own read text (OCR).
+    pub read_words: Vec<String>,
+    /// The memories under the filter that show this image or one of its copies, oldest first.
+    pub memories: Vec<MemoryId>,
+    /// Other images that are the same screen (re-saved, rescaled, recoloured), folded into
+    /// this hit.
+    pub copies: Vec<ImageId>,
+}
+
+/// A vision search's results, best first.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct VisionResults {
+    pub hits: Vec<VisionHit>,
+    /// Things the user should know (which signal could not run, and why).
+    pub notices: Vec<String>,
+}
+
+/// Vision search over one store, with the text search it reuses.
+pub struct VisionSearch<'a> {
+    store: &'a dyn Store,
+    searcher: Searcher<'a>,
+    now: jiff::Timestamp,
+}
+
+/// An image as the signals see it while ranking.
+struct Candidate {
+    image: ImageId,
+    signals: Vec<VisionSignal>,
+    score: f64,
+}
+
+impl QueryImage {
+    /// The query picture these bytes are: checked like a stored image (format, dimension caps)
+    /// and decoded once for its look.
+    pub fn of(bytes: &[u8], config: &ImagesConfig) -> Result<Self> {
+        let seen = inspect(bytes, config)?;
+        let pixels = decode_rgb(bytes, seen.format, config)?;
+        Ok(QueryImage {
+            id: ImageId::of(bytes),
+            look: LookHash::of(&pixels),
+        })
+    }
+}
+
+impl<'a> VisionSearch<'a> {
+    pub fn new(store: &'a dyn Store, searcher: Searcher<'a>, now: jiff::Timestamp) -> Self {
+        VisionSearch {
+            store,
+            searcher,
+            now,
+        }
+    }
+
+    /// Runs the query's signals, fuses them, folds copies, and returns the first `limit` hits.
+    pub fn search(&self, query: &VisionQuery) -> Result<VisionResults> {
+        let text = query
+            .text
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty());
+        if text.is_none() && query.image.is_none() {
+            return Err(Error::invalid(
+                "query_text",
+                "give words to look for, an image to find look-alikes of, or both",
+            ));
+        }
+        if query.limit == 0 || query.limit > MAX_LIMIT {
+            return Err(Error::invalid(
+                "top_k",
+                format!("{} is outside 1..={MAX_LIMIT}", query.limit),
+            ));
+        }
+        let filter = MemoryFilter {
+            with_images: true,
+            ..query.filter.clone()
+        };
+        let mut candidates: Vec<Candidate> = Vec::new();
+        let mut matched_words = Vec::new();
+        let mut notices = Vec::new();
+        if let Some(text) = text {
+            let mut request = SearchRequest::new(text, filter.clone(), TEXT_CANDIDATES);
+            request.mode = query.mode;
+            let results = self.searcher.search(&request)?;
+            matched_words = results.matched_words;
+            notices.extend(results.notices);
+            let order: Vec<MemoryId> = results.hits.iter().map(|h| h.memory.id).collect();
+            let scores: HashMap<MemoryId, f64> = results
+                .hits
+                .iter()
+                .map(|h| (h.memory.id, h.score))
+                .collect();
+            let mut shown = self.store.memory_images(&order)?;
+            shown.sort_by_key(|s| order.iter().position(|id| *id == s.memory));
+            let mut rank = 0;
+            for s in shown {
+                if candidates.iter().any(|c| c.image == s.image.id) {
+                    continue;
+                }
+                rank += 1;
+                candidates.push(Candidate {
+                    image: s.image.id,
+                    signals: vec![VisionSignal {
+                        signal: VisionSignalKind::Text,
+                        rank,
+                        score: scores[&s.memory],
+                    }],
+                    score: 0.0,
+                });
+            }
+        }
+        let mut looks: HashMap<ImageId, LookHash> = HashMap::new();
+        if let Some(picture) = &query.image {
+            let nearest =
+                self.store
+                    .nearest_looks(&picture.look, LOOK_CANDIDATES + 1, &filter, self.now)?;
+            if nearest.is_empty() {
+                let waiting = self.store.image_totals()?.unhashed;
+                if waiting > 0 {
+                    notices.push(format!(
+                        "{waiting} stored image(s) have not been looked at yet; their looks are \
+                         hashed after the write (by the command that stored them, the server's \
+                         worker, or cairn reindex --images)"
+                    ));
+                }
+            }
+            let alike = nearest
+                .into_iter()
+                .filter(|(id, _)| *id != picture.id)
+                .map(|(id, look)| (id, look, look.similarity(&picture.look)))
+                .filter(|(_, _, similarity)| *similarity >= LOOK_FLOOR);
+            for (rank, (id, look, similarity)) in alike.enumerate() {
+                looks.insert(id.clone(), look);
+                let signal = VisionSignal {
+                    signal: VisionSignalKind::Look,
+                    rank: rank + 1,
+                    score: similarity,
+                };
+                match candidates.iter_mut().find(|c| c.image == id) {
+                    Some(candidate) => candidate.signals.push(signal),
+                    None => candidates.push(Candidate {
+                        image: id,
+                        signals: vec![signal],
+                        score: 0.0,
+                    }),
+                }
+            }
+        }
+        let unknown: Vec<ImageId> = candidates
+            .iter()
+            .filter(|c| !looks.contains_key(&c.image))
+            .map(|c| c.image.clone())
+            .collect();
+        looks.extend(self.store.looks_of(&unknown)?);
+        fuse(&mut candidates);
+        self.hits(candidates, &looks, &matched_words, &filter, query.limit)
+            .map(|hits| VisionResults { hits, notices })
+    }
+
+    /// Folds copies into the better hit, loads the images and their memories, cuts the page.
+    fn hits(
+        &self,
+        candidates: Vec<Candidate>,
+        looks: &HashMap<ImageId, LookHash>,
+        matched_words: &[String],
+        filter: &MemoryFilter,
+        limit: usize,
+    ) -> Result<Vec<VisionHit>> {
+        let mut records: HashMap<ImageId, Option<Image>> = HashMap::new();
+        let mut kept: Vec<(Candidate, Vec<ImageId>)> = Vec::new();
+        for candidate in candidates {
+            let mut original = None;
+            for (at, (k, _)) in kept.iter().enumerate() {
+                let looks_alike = match (looks.get(&k.image), looks.get(&candidate.image)) {
+                    (Some(a), Some(b)) => a.distance(b) <= SAME_SCREEN_BITS,
+                    _ => false,
+                };
+                if looks_alike && {
+                    self.load(&mut records, &k.image)?;
+                    self.load(&mut records, &candidate.image)?;
+                    same_text(
+                        records[&k.image].as_ref(),
+                        records[&candidate.image].as_ref(),
+                    )
+                } {
+                    original = Some(at);
+                    break;
+                }
+            }
+            match original {
+                Some(original) => kept[original].1.push(candidate.image),
+                None if kept.len() < limit => kept.push((candidate, Vec::new())),
+                None => {}
+            }
+        }
+        let everything: Vec<ImageId> = kept
+            .iter()
+            .flat_map(|(c, copies)| std::iter::once(c.image.clone()).chain(copies.iter().cloned()))
+            .collect();
+        let mut showing = self.store.image_memories(&everything, filter, self.now)?;
+        let mut hits = Vec::new();
+        for (candidate, copies) in kept {
+            self.load(&mut records, &candidate.image)?;
+            let Some(image) = records[&candidate.image].clone() else {
+                continue; // let go meanwhile
+            };
+            let mut memories: Vec<MemoryId> = Vec::new();
+            showing.retain(|(id, memory)| {
+                let ours = *id == candidate.image || copies.contains(id);
+                if ours && !memories.contains(memory) {
+                    memories.push(*memory);
+                }
+                !ours
+            });
+            let read_words = image
+                .text
+                .as_deref()
+                .map(|text| matched_in(text, matched_words))
+                .unwrap_or_default();
+            hits.push(VisionHit {
+                image,
+                score: candidate.score,
+                signals: candidate.signals,
+                read_words,
+                memories,
+                copies,
+            });
+        }
+        Ok(hits)
+    }
+}
+
+impl VisionSearch<'_> {
+    /// Reads the image's record into `records`, once per search.
+    fn load(&self, records: &mut HashMap<ImageId, Option<Image>>, id: &ImageId) -> Result<()> {
+        if !records.contains_key(id) {
+            records.insert(id.clone(), self.store.image(id)?);
+        }
+        Ok(())
+    }
+}
+
+/// Whether two images that look alike also say the same: when both were read, their texts
+/// must agree at [`SAME_TEXT`] or more (normalised Indel similarity, case and spacing aside),
+/// so two terminals of one layout showing different errors are not one screen.
+fn same_text(a: Option<&Image>, b: Option<&Image>) -> bool {
+    let squeeze = |text: &str| {
+        text.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    match (
+        a.and_then(|a| a.text.as_deref()),
+        b.and_then(|b| b.text.as_deref()),
+    ) {
+        (Some(a), Some(b)) => {
+            indel::normalized_similarity(squeeze(a).chars(), squeeze(b).chars()) >= SAME_TEXT
+        }
+        _ => true,
+    }
+}
+
+/// Scores each candidate by its signals' scores over each signal's best, summed, and orders
+/// them best first (a stable sort: ties keep the text signal's order, then the look signal's).
+fn fuse(candidates: &mut [Candidate]) {
+    let mut best: HashMap<VisionSignalKind, f64> = HashMap::new();
+    for signal in candidates.iter().flat_map(|c| &c.signals) {
+        let top = best.entry(signal.signal).or_insert(f64::MIN_POSITIVE);
+        *top = top.max(signal.score);
+    }
+    for candidate in candidates.iter_mut() {
+        candidate.score = candidate
+            .signals
+            .iter()
+            .map(|s| s.score / best[&s.signal])
+            .sum();
+    }
+    candidates.sort_by(|a, b| b.score.total_cmp(&a.score));
+}
