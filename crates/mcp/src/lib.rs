@@ -36,7 +36,8 @@ const INSTRUCTIONS: &str = "cairn is this user's persistent memory across coding
 Search it (memory_search) before work that may overlap earlier work; store (memory_store) \
 decisions, root causes, preferences and discoveries as you make them, one fact per call; \
 correct (memory_update) rather than duplicate. After a compaction or restart, recover with \
-memory_context; before the session ends, record memory_session_summary.";
+memory_context; before the session ends, record memory_session_summary. Screenshots are \
+found by the words they show or by a picture (memory_vision_search).";
 
 /// Everything a tool call needs, shared by every connection.
 #[derive(Clone)]

@@ -174,6 +174,24 @@ const TOOLS: &[ToolSpec] = &[
         schema: cairn_core::api::schema::<JudgeInput>,
     },
     ToolSpec {
+        name: "memory_vision_search",
+        title: "Find images",
+        description: "Find stored images (screenshots, diagrams) by the words they show (their \
+            text is read by OCR) or their memories say, and by how they look like a picture you \
+            give; copies of one screen come back once. Each hit has the image id, its file and \
+            thumbnail, its read text, the signals that found it with scores, the query words \
+            found in the image, and the memories that show it.\n\
+            Use it to find an earlier screenshot of an error, dialog or page: by its words \
+            (`query_text`), or by a picture: a stored image's id (`image_ref`) or one you have \
+            (`image_base64`: data URL or base64).\n\
+            Not for memories in general: use memory_search (it finds image memories by their \
+            text too).\n\
+            Example: {\"query_text\": \"connection refused 5432\", \"top_k\": 5}",
+        profile: ToolProfile::Core,
+        effect: Effect::ReadOnly,
+        schema: cairn_core::api::schema::<VisionSearchInput>,
+    },
+    ToolSpec {
         name: "memory_add",
         title: "Add a memory (markdown-first)",
         description: "Add one piece of knowledge as text, optionally with a category \
@@ -230,24 +248,6 @@ const TOOLS: &[ToolSpec] = &[
         profile: ToolProfile::All,
         effect: Effect::ReadOnly,
         schema: cairn_core::api::schema::<ListInput>,
-    },
-    ToolSpec {
-        name: "memory_vision_search",
-        title: "Find images",
-        description: "Find stored images (screenshots, diagrams) by the words they show (their \
-            text is read by OCR) or their memories say, and by how they look like a picture you \
-            give; copies of one screen come back once. Each hit has the image id, its file and \
-            thumbnail, its read text, the signals that found it with scores, the query words \
-            found in the image, and the memories that show it.\n\
-            Use it to find an earlier screenshot of an error, dialog or page: by its words \
-            (`query_text`), or by a picture: a stored image's id (`image_ref`) or one you have \
-            (`image_base64`: data URL or base64).\n\
-            Not for memories in general: use memory_search (it finds image memories by their \
-            text too).\n\
-            Example: {\"query_text\": \"connection refused 5432\", \"top_k\": 5}",
-        profile: ToolProfile::All,
-        effect: Effect::ReadOnly,
-        schema: cairn_core::api::schema::<VisionSearchInput>,
     },
     ToolSpec {
         name: "memory_tags",

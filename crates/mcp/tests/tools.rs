@@ -27,6 +27,7 @@ fn the_core_profile_is_the_small_everyday_set() {
             "memory_context",
             "memory_session_summary",
             "memory_judge",
+            "memory_vision_search",
             "memory_slot_get",
             "memory_slot_append",
             "memory_slot_replace"

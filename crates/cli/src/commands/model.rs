@@ -16,7 +16,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::Outcome;
 use crate::app::{App, load_config};
 use crate::args::{Cli, ModelCommand, ModelInstallArgs, ReindexArgs};
-use crate::output::{ModelView, OcrView, Printer, View};
+use crate::output::{ImageCapabilities, ModelView, OcrView, Printer, View};
 
 /// What the command line says when there is no model: how to get one.
 pub const HOW_TO_ENABLE: &str = "no embedding model is installed; run `cairn model install` (about 90 MB, once) to search \
@@ -216,13 +216,21 @@ impl ModelView {
             enabled: config.embedding.enabled,
             installed_from: None,
             store,
-            ocr: OcrView {
-                name: "ocr",
-                repo: OCR_MODEL,
-                location: locate_ocr(config.images.ocr_dir.as_deref())?,
-                enabled: config.images.ocr,
-                installed_from: None,
-                store: images,
+            ocr: {
+                let location = locate_ocr(config.images.ocr_dir.as_deref())?;
+                OcrView {
+                    name: "ocr",
+                    repo: OCR_MODEL,
+                    capabilities: ImageCapabilities {
+                        ocr: config.images.ocr && location.is_some(),
+                        look: true,
+                        clip: false,
+                    },
+                    location,
+                    enabled: config.images.ocr,
+                    installed_from: None,
+                    store: images,
+                }
             },
         })
     }

@@ -201,6 +201,19 @@ pub struct OcrView {
     pub installed_from: Option<String>,
     /// Set by `model status`.
     pub store: Option<ImageTotals>,
+    /// How images are found besides their memories' words.
+    pub capabilities: ImageCapabilities,
+}
+
+/// Which ways of finding images are on.
+#[derive(Debug, Serialize)]
+pub struct ImageCapabilities {
+    /// Their text is read (the OCR model is installed and `images.ocr` is on).
+    pub ocr: bool,
+    /// Their looks are hashed (always: no model needed).
+    pub look: bool,
+    /// Text → image by meaning (CLIP): not supported yet.
+    pub clip: bool,
 }
 
 /// How to render: format, time zone for people, whether to keep to the essentials, and whether
