@@ -10,13 +10,14 @@
 
 use std::io::Cursor;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Result;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use cairn_core::config::Config;
-use cairn_core::image::{ImageDir, ImageSource};
+use cairn_core::image::{ImageDir, ImageSource, TextReader};
 use cairn_core::{MemoryService, NewMemory, ProjectName, Scope, ServiceParts, Source};
 use cairn_store_sqlite::SqliteStore;
 use serde::Serialize;
@@ -49,19 +50,32 @@ pub struct ImagesReport {
 /// The screen sizes measured: a terminal crop and a full HD screen.
 pub const SIZES: [(u32, u32); 2] = [(760, 230), (1920, 1080)];
 
+/// A service over a new store `NAME.db` in `dir` that keeps images (in `NAME.db-images`), reads
+/// their text with `reader` when one is given, and detects no conflicts (the image benchmarks
+/// time images alone).
+pub fn image_service(
+    dir: &Path,
+    name: &str,
+    reader: Option<Arc<dyn TextReader>>,
+) -> Result<(MemoryService, Config)> {
+    let mut config = Config::default();
+    config.conflicts.detect = false;
+    config.images.ocr = reader.is_some();
+    let store = SqliteStore::open(&dir.join(format!("{name}.db")))?;
+    let parts = ServiceParts {
+        images: Some(ImageDir::new(dir.join(format!("{name}.db-images")))),
+        reader,
+        ..ServiceParts::new(Box::new(store))
+    };
+    Ok((MemoryService::new(parts, &config), config))
+}
+
 pub fn run(
     dir: &Path,
     options: &ImagesOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ImagesReport> {
-    let mut config = Config::default();
-    config.conflicts.detect = false;
-    let store = SqliteStore::open(&dir.join("images.db"))?;
-    let parts = ServiceParts {
-        images: Some(ImageDir::new(dir.join("images.db-images"))),
-        ..ServiceParts::new(Box::new(store))
-    };
-    let service = MemoryService::new(parts, &config);
+    let (service, config) = image_service(dir, "images", None)?;
     let scope = Scope::Project(ProjectName::new("bench-images")?);
     let new = |index: usize, what: &str| {
         NewMemory::new(

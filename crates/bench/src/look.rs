@@ -15,19 +15,18 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use cairn_core::config::Config;
 use cairn_core::image::{
-    ImageDir, ImageId, ImageSource, LookHash, QueryImage, QueryPicture, SAME_SCREEN_BITS,
-    VisionQuery, look::LOOK_BITS,
+    ImageId, ImageSource, LookHash, QueryImage, QueryPicture, SAME_SCREEN_BITS, VisionQuery,
+    look::LOOK_BITS,
 };
 use cairn_core::memory::MemoryFilter;
-use cairn_core::{MemoryService, NewMemory, ProjectName, Scope, ServiceParts, Source};
+use cairn_core::{NewMemory, ProjectName, Scope, Source};
 use cairn_embed::render::Fonts;
-use cairn_store_sqlite::SqliteStore;
 use image::RgbImage;
 use serde::Serialize;
 
 use crate::corpus::Rng;
+use crate::images::image_service;
 use crate::measure::Percentiles;
 use crate::ocr::{photo, random_screen};
 
@@ -155,15 +154,7 @@ pub fn run(
     options: &LookOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<LookReport> {
-    let mut config = Config::default();
-    config.conflicts.detect = false;
-    config.images.ocr = false;
-    let store = SqliteStore::open(&dir.join("look.db"))?;
-    let parts = ServiceParts {
-        images: Some(ImageDir::new(dir.join("look.db-images"))),
-        ..ServiceParts::new(Box::new(store))
-    };
-    let service = MemoryService::new(parts, &config);
+    let (service, config) = image_service(dir, "look", None)?;
     let scope = Scope::Project(ProjectName::new("bench-look")?);
     let mut rng = Rng::new(options.seed);
     progress(&format!("storing {} images", options.others));
@@ -373,15 +364,7 @@ pub fn scale(
     seed: u64,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ScaleReport> {
-    let mut config = Config::default();
-    config.conflicts.detect = false;
-    config.images.ocr = false;
-    let store = SqliteStore::open(&dir.join(format!("look-{size}.db")))?;
-    let parts = ServiceParts {
-        images: Some(ImageDir::new(dir.join(format!("look-{size}.db-images")))),
-        ..ServiceParts::new(Box::new(store))
-    };
-    let service = MemoryService::new(parts, &config);
+    let (service, _) = image_service(dir, &format!("look-{size}"), None)?;
     let scope = Scope::Project(ProjectName::new("bench-look")?);
     let mut rng = Rng::new(seed);
     let mut writes = Vec::with_capacity(size);

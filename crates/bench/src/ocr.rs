@@ -17,17 +17,16 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, bail};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use cairn_core::config::Config;
-use cairn_core::image::{ImageDir, ImageSource, TextReader};
+use cairn_core::image::{ImageSource, TextReader};
 use cairn_core::memory::MemoryFilter;
 use cairn_core::search::SearchRequest;
-use cairn_core::{MemoryService, NewMemory, ProjectName, Scope, ServiceParts, Source};
+use cairn_core::{NewMemory, ProjectName, Scope, Source};
 use cairn_embed::ocr::{OcrModels, OcrReader};
 use cairn_embed::render::{Fonts, Layout, Screen, Theme, psql_lines};
-use cairn_store_sqlite::SqliteStore;
 use serde::Serialize;
 
 use crate::corpus::Rng;
+use crate::images::image_service;
 use crate::measure::Percentiles;
 
 /// The query the psql screenshot must be found by.
@@ -307,15 +306,7 @@ pub fn find(
     options: &OcrOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<FindReport> {
-    let mut config = Config::default();
-    config.conflicts.detect = false;
-    let store = SqliteStore::open(&dir.join("ocr.db"))?;
-    let parts = ServiceParts {
-        images: Some(ImageDir::new(dir.join("ocr.db-images"))),
-        reader: Some(reader),
-        ..ServiceParts::new(Box::new(store))
-    };
-    let service = MemoryService::new(parts, &config);
+    let (service, _) = image_service(dir, "ocr", Some(reader))?;
     let scope = Scope::Project(ProjectName::new("bench-ocr")?);
     let mut rng = Rng::new(options.seed ^ 0x0c12);
     let target_at = rng.below(options.others + 1);

@@ -1,5 +1,5 @@
 //! Images in SQLite (tables of migrations 11 to 13): `images` holds one record per stored image
-//! (and its look hash once hashed: 18 bytes, or none for a file that could not be decoded),
+//! (and its look hash once hashed: 68 bytes, or empty for a file that could not be decoded),
 //! `memory_images` which memory shows which, `image_texts` what was read from each image. A
 //! memory's links go with it (a foreign key that cascades); an image's record stays until the
 //! service lets it go, and its text goes with it.
@@ -8,9 +8,9 @@
 //! an image is read or linked ([`refresh_image_text`]), so the full-text index, the vocabulary
 //! and the embedding queue see an image's words as the memory's.
 
-use cairn_core::image::{Image, ImageId, ImageStore, ImageTotals, ImageTx, LookHash, MemoryImage};
 use std::collections::{BinaryHeap, HashSet};
 
+use cairn_core::image::{Image, ImageId, ImageStore, ImageTotals, ImageTx, LookHash, MemoryImage};
 use cairn_core::memory::MemoryFilter;
 use cairn_core::{MemoryId, Result};
 use jiff::Timestamp;
@@ -172,15 +172,29 @@ impl ImageStore for SqliteStore {
             .sql()
     }
 
-    fn pending_images(&self, limit: usize, unread: bool) -> Result<Vec<Image>> {
+    fn pending_images(
+        &self,
+        limit: usize,
+        unread: bool,
+        after: Option<&Image>,
+    ) -> Result<Vec<Image>> {
+        // The cursor walks `images_by_created` from where the last batch ended.
+        let (after_time, after_id) = match after {
+            Some(image) => (millis(image.created_at), image.id.as_str().to_string()),
+            None => (i64::MIN, String::new()),
+        };
         self.reader()
             .prepare_cached(&format!(
                 "SELECT {IMAGE_COLUMNS} FROM images i {IMAGE_TEXT} \
-                 WHERE i.look IS NULL OR (?2 AND t.image_id IS NULL) \
+                 WHERE (i.created_at, i.id) > (?3, ?4) \
+                 AND (i.look IS NULL OR (?2 AND t.image_id IS NULL)) \
                  ORDER BY i.created_at, i.id LIMIT ?1"
             ))
             .sql()?
-            .query_map(params![limit as i64, unread], image_from_row)
+            .query_map(
+                params![limit as i64, unread, after_time, after_id],
+                image_from_row,
+            )
             .sql()?
             .collect::<rusqlite::Result<_>>()
             .sql()

@@ -152,3 +152,29 @@ impl VisionFound {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn top_k_is_clamped_and_anything_else_means_the_default() {
+        let cases = [
+            (Some(json!(5)), 5),
+            (Some(json!("7")), 7),
+            (Some(json!(3.7)), 3),
+            (Some(json!(0)), 1),
+            (Some(json!(-4)), 1),
+            (Some(json!(500)), MAX_LIMIT),
+            (Some(json!("many")), DEFAULT_LIMIT),
+            (Some(json!(null)), DEFAULT_LIMIT),
+            (Some(json!([3])), DEFAULT_LIMIT),
+            (None, DEFAULT_LIMIT),
+        ];
+        for (given, expected) in cases {
+            assert_eq!(top_k(given.as_ref()), expected, "{given:?}");
+        }
+    }
+}

@@ -358,11 +358,7 @@ impl Api {
     /// Images found by the words they show and by how they look, as a client asks (a query
     /// picture inline or already stored, never a path outside the image store).
     pub fn vision_search(&self, caller: &Caller, input: VisionSearchInput) -> Result<VisionFound> {
-        let query = input.into_query(&self.service, caller, None)?;
-        Ok(VisionFound::of(
-            self.service.vision_search(&query)?,
-            &self.service,
-        ))
+        self.vision(caller, input, None)
     }
 
     /// `vision_search` with a query picture read from a file the user named: the CLI's alone.
@@ -372,11 +368,18 @@ impl Api {
         input: VisionSearchInput,
         file: &Path,
     ) -> Result<VisionFound> {
-        let query = input.into_query(&self.service, caller, Some(file))?;
-        Ok(VisionFound::of(
-            self.service.vision_search(&query)?,
-            &self.service,
-        ))
+        self.vision(caller, input, Some(file))
+    }
+
+    fn vision(
+        &self,
+        caller: &Caller,
+        input: VisionSearchInput,
+        file: Option<&Path>,
+    ) -> Result<VisionFound> {
+        let query = input.into_query(&self.service, caller, file)?;
+        let results = self.service.vision_search(&query)?;
+        Ok(VisionFound::of(results, &self.service))
     }
 
     /// Settles a pending judgment (a write's candidate) with a verdict.

@@ -114,8 +114,11 @@ impl<'a> ImageReading<'a> {
         };
         progress(ReadProgress { done: 0, total });
         let mut done = 0;
+        let mut last: Option<Image> = None;
         loop {
-            let batch = self.store.pending_images(BATCH, self.reader.is_some())?;
+            let batch = self
+                .store
+                .pending_images(BATCH, self.reader.is_some(), last.as_ref())?;
             if batch.is_empty() {
                 break;
             }
@@ -150,6 +153,7 @@ impl<'a> ImageReading<'a> {
                     done,
                     total: total.max(done),
                 });
+                last = Some(image);
             }
         }
         report.seconds = started.elapsed().as_secs_f64();

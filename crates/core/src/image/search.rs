@@ -286,18 +286,7 @@ impl<'a> VisionSearch<'a> {
         for candidate in candidates {
             let mut original = None;
             for (at, (k, _)) in kept.iter().enumerate() {
-                let looks_alike = match (looks.get(&k.image), looks.get(&candidate.image)) {
-                    (Some(a), Some(b)) => a.distance(b) <= SAME_SCREEN_BITS,
-                    _ => false,
-                };
-                if looks_alike && {
-                    self.load(&mut records, &k.image)?;
-                    self.load(&mut records, &candidate.image)?;
-                    same_text(
-                        records[&k.image].as_ref(),
-                        records[&candidate.image].as_ref(),
-                    )
-                } {
+                if self.same_screen(&mut records, looks, &k.image, &candidate.image)? {
                     original = Some(at);
                     break;
                 }
@@ -346,6 +335,27 @@ impl<'a> VisionSearch<'a> {
 }
 
 impl VisionSearch<'_> {
+    /// Whether `b` is a copy of `a`: their looks at most [`SAME_SCREEN_BITS`] apart and, when
+    /// both were read, their texts agreeing ([`same_text`]).
+    fn same_screen(
+        &self,
+        records: &mut HashMap<ImageId, Option<Image>>,
+        looks: &HashMap<ImageId, LookHash>,
+        a: &ImageId,
+        b: &ImageId,
+    ) -> Result<bool> {
+        let looks_alike = match (looks.get(a), looks.get(b)) {
+            (Some(a), Some(b)) => a.distance(b) <= SAME_SCREEN_BITS,
+            _ => false,
+        };
+        if !looks_alike {
+            return Ok(false);
+        }
+        self.load(records, a)?;
+        self.load(records, b)?;
+        Ok(same_text(records[a].as_ref(), records[b].as_ref()))
+    }
+
     /// Reads the image's record into `records`, once per search.
     fn load(&self, records: &mut HashMap<ImageId, Option<Image>>, id: &ImageId) -> Result<()> {
         if !records.contains_key(id) {

@@ -27,9 +27,16 @@ pub trait ImageStore: Send + Sync {
     /// How many images are stored, and their bytes together.
     fn image_totals(&self) -> Result<ImageTotals>;
 
-    /// Up to `limit` images still to be looked at after their write, oldest first: those with
-    /// no look hash, and with `unread` also those whose text has not been read.
-    fn pending_images(&self, limit: usize, unread: bool) -> Result<Vec<Image>>;
+    /// Up to `limit` images still to be looked at after their write, oldest first (by
+    /// `created_at`, then id), after `after` when given (the last of the previous batch, so a
+    /// pass reads the table once): those with no look hash, and with `unread` also those whose
+    /// text has not been read.
+    fn pending_images(
+        &self,
+        limit: usize,
+        unread: bool,
+        after: Option<&Image>,
+    ) -> Result<Vec<Image>>;
 
     /// Which of these images each memory matching `filter` (at `now`) shows, oldest memory
     /// first.

@@ -335,7 +335,7 @@ pub fn an_images_text_makes_every_memory_that_shows_it_findable(factory: StoreFa
     assert_eq!(store.image_totals().unwrap().unread, 1);
     assert_eq!(
         store
-            .pending_images(10, true)
+            .pending_images(10, true, None)
             .unwrap()
             .iter()
             .map(|i| &i.id)
@@ -356,7 +356,7 @@ pub fn an_images_text_makes_every_memory_that_shows_it_findable(factory: StoreFa
 
     assert_eq!(store.image_totals().unwrap().unread, 0);
     // Read, but its look is not hashed yet: still pending, for its look alone.
-    assert_eq!(store.pending_images(10, false).unwrap().len(), 1);
+    assert_eq!(store.pending_images(10, false, None).unwrap().len(), 1);
     let mut found: Vec<MemoryId> =
         t.h.search("connection refused 5432", MemoryFilter::default())
             .iter()
