@@ -270,6 +270,7 @@ impl MemoryService {
             self.search_ops(),
             self.clock.timestamp(),
         )
+        .reading_text(self.reader.is_some())
         .search(query)
     }
 

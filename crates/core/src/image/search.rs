@@ -136,6 +136,8 @@ pub struct VisionSearch<'a> {
     store: &'a dyn Store,
     searcher: Searcher<'a>,
     now: jiff::Timestamp,
+    /// Whether the text in images is read (an OCR model is installed).
+    reading_text: bool,
 }
 
 /// An image as the signals see it while ranking.
@@ -164,7 +166,14 @@ impl<'a> VisionSearch<'a> {
             store,
             searcher,
             now,
+            reading_text: true,
         }
+    }
+
+    /// Says whether the text in images is read; when it is not, a search by words says so.
+    pub fn reading_text(mut self, reading: bool) -> Self {
+        self.reading_text = reading;
+        self
     }
 
     /// Runs the query's signals, fuses them, folds copies, and returns the first `limit` hits.
@@ -194,6 +203,14 @@ impl<'a> VisionSearch<'a> {
         let mut matched_words = Vec::new();
         let mut notices = Vec::new();
         if let Some(text) = text {
+            if !self.reading_text {
+                notices.push(
+                    "the text in images is not read, so only their memories' words were \
+                     searched (cairn model status says why: install the OCR model with \
+                     cairn model install ocr, or turn images.ocr on)"
+                        .into(),
+                );
+            }
             let mut request = SearchRequest::new(text, filter.clone(), TEXT_CANDIDATES);
             request.mode = query.mode;
             let results = self.searcher.search(&request)?;

@@ -545,6 +545,14 @@ pub fn an_image_is_found_by_its_look_and_its_copies_fold_into_it(factory: StoreF
         .unwrap();
     assert_eq!(words.hits.len(), 1, "{words:?}");
     assert_eq!(words.hits[0].signals[0].signal, VisionSignalKind::Text);
+    // Without an OCR model, a search by words says the images' own text was not searched.
+    assert!(
+        words
+            .notices
+            .iter()
+            .any(|n| n.contains("cairn model install ocr")),
+        "{words:?}"
+    );
     assert_eq!(words.hits[0].copies.len(), 1);
     // A stored image as the query: itself left out, its copy first.
     let stored = VisionQuery {
