@@ -118,7 +118,8 @@ pub enum Command {
     #[command(subcommand)]
     Model(ModelCommand),
     /// Rebuild derived data: --embeddings embeds every memory again with the current model;
-    /// --vector-index rebuilds the HNSW index of a large store from its stored vectors.
+    /// --vector-index rebuilds the HNSW index of a large store from its stored vectors;
+    /// --images looks at pending images (their looks and text).
     Reindex(ReindexArgs),
     /// Serve the memory tools over MCP on standard input and output, for an agent to start.
     #[command(
