@@ -197,6 +197,11 @@ pub fn screenshot(width: u32, height: u32, seed: u64) -> Result<Vec<u8>> {
         }
         top += line_h;
     }
+    png(&picture)
+}
+
+/// `picture` encoded as PNG, as a screenshot arrives.
+pub fn png(picture: &image::RgbImage) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     picture.write_to(&mut Cursor::new(&mut bytes), image::ImageFormat::Png)?;
     Ok(bytes)

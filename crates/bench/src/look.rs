@@ -26,7 +26,7 @@ use image::RgbImage;
 use serde::Serialize;
 
 use crate::corpus::Rng;
-use crate::images::image_service;
+use crate::images::{image_service, png};
 use crate::measure::Percentiles;
 use crate::ocr::{photo, random_screen};
 
@@ -136,15 +136,6 @@ fn copies(original: &RgbImage) -> Result<Vec<(&'static str, Vec<u8>)>> {
         ("recoloured", png(&tinted)?),
         ("JPEG q70", jpeg),
     ])
-}
-
-fn png(picture: &RgbImage) -> Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    picture.write_to(
-        &mut std::io::Cursor::new(&mut bytes),
-        image::ImageFormat::Png,
-    )?;
-    Ok(bytes)
 }
 
 /// The whole look benchmark.

@@ -26,7 +26,7 @@ use cairn_embed::render::{Fonts, Layout, Screen, Theme, psql_lines};
 use serde::Serialize;
 
 use crate::corpus::Rng;
-use crate::images::image_service;
+use crate::images::{image_service, png};
 use crate::measure::Percentiles;
 
 /// The query the psql screenshot must be found by.
@@ -330,11 +330,9 @@ pub fn find(
             Some(screen) => screen.draw(fonts),
             None => photo(&mut rng),
         };
-        let mut png = Vec::new();
-        picture.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)?;
         let memory = NewMemory::new(String::new(), scope.clone(), Source::Mcp);
-        let outcome =
-            service.store_with_image(memory, &ImageSource::Inline(STANDARD.encode(&png)))?;
+        let inline = ImageSource::Inline(STANDARD.encode(png(&picture)?));
+        let outcome = service.store_with_image(memory, &inline)?;
         if index == target_at {
             target = Some(outcome.memory.id);
         }

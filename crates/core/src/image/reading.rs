@@ -107,6 +107,15 @@ impl<'a> ImageReading<'a> {
         let Some(dir) = self.dir else {
             return Ok(report);
         };
+        let pending = |last: Option<&Image>| {
+            self.store
+                .pending_images(BATCH, self.reader.is_some(), last)
+        };
+        // The worker runs this after every write: with nothing pending, one read is all it costs.
+        let mut batch = pending(None)?;
+        if batch.is_empty() {
+            return Ok(report);
+        }
         let totals = self.store.image_totals()?;
         let total = match self.reader {
             Some(_) => totals.unread.max(totals.unhashed),
@@ -115,13 +124,7 @@ impl<'a> ImageReading<'a> {
         progress(ReadProgress { done: 0, total });
         let mut done = 0;
         let mut last: Option<Image> = None;
-        loop {
-            let batch = self
-                .store
-                .pending_images(BATCH, self.reader.is_some(), last.as_ref())?;
-            if batch.is_empty() {
-                break;
-            }
+        while !batch.is_empty() {
             for image in batch {
                 let pixels = self.pixels(dir, &image).inspect_err(|error| {
                     tracing::warn!(image = %image.id, %error, "an image could not be decoded to look at");
@@ -155,6 +158,7 @@ impl<'a> ImageReading<'a> {
                 });
                 last = Some(image);
             }
+            batch = pending(last.as_ref())?;
         }
         report.seconds = started.elapsed().as_secs_f64();
         Ok(report)

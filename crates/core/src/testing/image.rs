@@ -82,6 +82,11 @@ pub fn test_png(width: u32, height: u32, seed: u8) -> Vec<u8> {
             255,
         ])
     });
+    encode_png(&picture.into())
+}
+
+/// `picture` as PNG bytes.
+fn encode_png(picture: &::image::DynamicImage) -> Vec<u8> {
     let mut bytes = Vec::new();
     picture
         .write_to(&mut Cursor::new(&mut bytes), ::image::ImageFormat::Png)
@@ -448,11 +453,7 @@ pub fn screen_png(
         };
         ::image::Rgb(if on { ink } else { paper })
     });
-    let mut bytes = Vec::new();
-    picture
-        .write_to(&mut Cursor::new(&mut bytes), ::image::ImageFormat::Png)
-        .expect("encode a PNG");
-    bytes
+    encode_png(&picture.into())
 }
 
 pub fn an_image_is_found_by_its_look_and_its_copies_fold_into_it(factory: StoreFactory) {
