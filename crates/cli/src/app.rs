@@ -11,6 +11,7 @@ use cairn_core::image::ImageDir;
 use cairn_core::memory::MemoryFilter;
 use cairn_core::project::detect_project;
 use cairn_core::{MemoryService, ProjectName, ServiceParts, Source, dates};
+use cairn_embed::look::{LookNetwork, locate_look};
 use cairn_embed::ocr::{OcrReader, locate_ocr};
 use cairn_embed::{DEFAULT_MODEL, LazyEmbedder};
 use cairn_store_sqlite::SqliteStore;
@@ -60,6 +61,12 @@ impl App {
         {
             tracing::debug!(ocr = %dir.display(), "OCR model found");
             parts.reader = Some(Arc::new(OcrReader::new(&dir)));
+        }
+        if config.images.look
+            && let Some(dir) = locate_look(config.images.look_dir.as_deref())?
+        {
+            tracing::debug!(look = %dir.display(), "look model found");
+            parts.look_model = Some(Arc::new(LookNetwork::new(&dir)));
         }
         parts.summarizer = summarizer_part(&config.summarizer);
         let service = MemoryService::new(parts, &config);

@@ -31,10 +31,10 @@ struct Sandbox {
 
 /// What the sandbox's cairn sees of models.
 enum Models {
-    /// Embedding and OCR turned off (`CAIRN_EMBEDDING=off`, `CAIRN_OCR=off`): keyword tests
+    /// Models turned off (`CAIRN_EMBEDDING=off`, `CAIRN_OCR=off`, `CAIRN_LOOK=off`): keyword tests
     /// behave the same whether or not this machine has the models.
     Off,
-    /// This machine's installed models (sentence and OCR), as cairn finds them.
+    /// This machine's installed models (sentence, OCR, look), as cairn finds them.
     Installed,
     /// None: an empty Hugging Face cache.
     Missing(PathBuf),
@@ -107,7 +107,8 @@ impl Sandbox {
             Models::Off => {
                 command
                     .env("CAIRN_EMBEDDING", "off")
-                    .env("CAIRN_OCR", "off");
+                    .env("CAIRN_OCR", "off")
+                    .env("CAIRN_LOOK", "off");
             }
             Models::Installed => {
                 if let Some(dir) = cairn_embed::testing::model_dir_for_tests() {
@@ -115,6 +116,9 @@ impl Sandbox {
                 }
                 if let Some(dir) = cairn_embed::testing::ocr_dir_for_tests() {
                     command.env("CAIRN_OCR_DIR", dir);
+                }
+                if let Some(dir) = cairn_embed::testing::look_dir_for_tests() {
+                    command.env("CAIRN_LOOK_DIR", dir);
                 }
             }
             Models::Missing(cache) => {

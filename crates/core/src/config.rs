@@ -64,6 +64,12 @@ pub struct ImagesConfig {
     /// A directory holding the OCR model's files (or `CAIRN_OCR_DIR`); default: where
     /// `cairn model install ocr` puts them (the Hugging Face cache).
     pub ocr_dir: Option<PathBuf>,
+    /// Make each image's look vector (images that look alike are found), when the look model
+    /// is installed (`CAIRN_LOOK=off` turns it off).
+    pub look: bool,
+    /// A directory holding the look model's `model.safetensors` (or `CAIRN_LOOK_DIR`);
+    /// default: where `cairn model install look` puts it (the Hugging Face cache).
+    pub look_dir: Option<PathBuf>,
 }
 
 impl Default for ImagesConfig {
@@ -76,6 +82,8 @@ impl Default for ImagesConfig {
             quota_bytes: 500 << 20,
             ocr: true,
             ocr_dir: None,
+            look: true,
+            look_dir: None,
         }
     }
 }
@@ -444,6 +452,12 @@ impl Config {
         }
         if let Some(on) = switch(sources, "CAIRN_OCR")? {
             config.images.ocr = on;
+        }
+        if let Some(dir) = sources.var("CAIRN_LOOK_DIR") {
+            config.images.look_dir = Some(absolute(Path::new(dir)));
+        }
+        if let Some(on) = switch(sources, "CAIRN_LOOK")? {
+            config.images.look = on;
         }
         config.store.path =
             config.store.path.take().or_else(|| {

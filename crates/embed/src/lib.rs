@@ -16,6 +16,7 @@ mod encoder;
 pub mod install;
 mod lazy;
 pub mod locate;
+pub mod look;
 pub mod ocr;
 #[cfg(feature = "reference")]
 mod reference;

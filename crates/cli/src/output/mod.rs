@@ -185,6 +185,21 @@ pub struct ModelView {
     pub store: Option<EmbeddingStatus>,
     /// The OCR model, which makes the text in images searchable.
     pub ocr: OcrView,
+    /// The look model, which finds images that look alike.
+    pub look: LookView,
+}
+
+/// The look model: where it is installed and whether images' look vectors are made.
+#[derive(Debug, Serialize)]
+pub struct LookView {
+    pub name: &'static str,
+    pub repo: &'static str,
+    /// Where it is installed; `None` when it is not.
+    pub location: Option<PathBuf>,
+    /// Config `images.look`.
+    pub enabled: bool,
+    /// Set by `model install look`: where it came from.
+    pub installed_from: Option<String>,
 }
 
 /// The OCR model: where it is installed, whether images are read, and (for `model status`)
@@ -210,8 +225,11 @@ pub struct OcrView {
 pub struct ImageCapabilities {
     /// Their text is read (the OCR model is installed and `images.ocr` is on).
     pub ocr: bool,
-    /// Their looks are hashed (always: no model needed).
+    /// Their looks are hashed (always: no model needed): the same screen is found.
     pub look: bool,
+    /// Their look vectors are made (the look model is installed and `images.look` is on):
+    /// images that look alike are found.
+    pub look_model: bool,
     /// Text → image by meaning (CLIP): not supported yet.
     pub clip: bool,
 }

@@ -318,6 +318,7 @@ fn maintenance_views() {
             bytes: 1_363_148,
             unread: 1,
             unhashed: 0,
+            without_vector: 2,
         },
     }));
     insta::assert_snapshot!(all(View::Tags(&tags)));

@@ -12,7 +12,7 @@ use cairn_core::{Memory, Scope, WriteStatus};
 use jiff::tz::TimeZone;
 
 use super::relations::lines_of;
-use super::{OcrView, Style, View, explanation, local_time, preview, within_budget};
+use super::{LookView, OcrView, Style, View, explanation, local_time, preview, within_budget};
 
 pub fn render(view: &View<'_>, style: &Style) -> String {
     let tz = &style.tz;
@@ -607,8 +607,9 @@ fn vector_index_line(r: &VectorIndexReport) -> String {
     )
 }
 
-/// The OCR model's part of `cairn model`: installed or not, whether images are read.
-fn ocr_lines(out: &mut String, ocr: &OcrView) {
+/// The image models' part of `cairn model`: installed or not, whether images are read and
+/// looked at.
+fn image_lines(out: &mut String, ocr: &OcrView, look: &LookView) {
     let state = match &ocr.location {
         Some(dir) => format!("installed in {}", dir.display()),
         None => "not installed (cairn model install ocr)".into(),
@@ -627,6 +628,20 @@ fn ocr_lines(out: &mut String, ocr: &OcrView) {
         out,
         "looks       yes: every image's look is hashed (no model needed); cairn vision search --image finds the same screen",
     );
+    let state = match &look.location {
+        Some(dir) => format!("installed in {}", dir.display()),
+        None => "not installed (cairn model install look)".into(),
+    };
+    line(out, &format!("{}  {}  {state}", look.name, look.repo));
+    if let Some(from) = &look.installed_from {
+        line(out, &format!("installed from {from}"));
+    }
+    let used = match (look.enabled, &look.location) {
+        (true, Some(_)) => "yes: images that look alike are found, not only copies of one screen",
+        (false, _) => "no: turned off (images.look); only copies of one screen are found",
+        (true, None) => "no: only copies of one screen are found until it is installed",
+    };
+    line(out, &format!("alike       {used}"));
     line(
         out,
         "CLIP        not supported yet (\"a red error banner\" → screenshot needs CLIP weights)",
@@ -635,11 +650,12 @@ fn ocr_lines(out: &mut String, ocr: &OcrView) {
         line(
             out,
             &format!(
-                "this store  {} image{}, {} not read yet, {} not hashed yet",
+                "this store  {} image{}, {} not read yet, {} not hashed yet, {} without a look vector",
                 images.images,
                 if images.images == 1 { "" } else { "s" },
                 images.unread,
-                images.unhashed
+                images.unhashed,
+                images.without_vector
             ),
         );
     }
@@ -687,7 +703,7 @@ pub fn model_lines(view: &View<'_>) -> String {
                     );
                 }
             }
-            ocr_lines(&mut out, &m.ocr);
+            image_lines(&mut out, &m.ocr, &m.look);
         }
         View::Embedded(r) => {
             line(

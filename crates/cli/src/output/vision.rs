@@ -4,7 +4,6 @@
 use std::fmt::Write as _;
 
 use cairn_core::api::VisionFound;
-use cairn_core::image::VisionSignalKind;
 
 use super::text::image_shape;
 use super::{View, preview};
@@ -43,13 +42,7 @@ fn hits(out: &mut String, found: &VisionFound) {
         let signals: Vec<String> = hit
             .signals
             .iter()
-            .map(|s| {
-                let name = match s.signal {
-                    VisionSignalKind::Text => "text",
-                    VisionSignalKind::Look => "look",
-                };
-                format!("{name} #{} ({:.3})", s.rank, s.score)
-            })
+            .map(|s| format!("{} #{} ({:.3})", s.signal.as_str(), s.rank, s.score))
             .collect();
         let _ = writeln!(
             out,

@@ -14,6 +14,8 @@
 //!   before any pixel is decoded (a decompression bomb is refused), and thumbnails;
 //! - [`look`]: how an image looks, as a perceptual hash ([`LookHash`]: the same screen whatever
 //!   its size, colours or format);
+//! - [`look_vector`]: how an image looks as a look model sees it ([`LookModel`]: a vector,
+//!   for "visually similar");
 //! - [`files`]: the content-addressed directory;
 //! - [`operations`]: [`Images`], storing a memory with its image and letting go of unreferenced
 //!   images;
@@ -36,6 +38,7 @@ pub mod files;
 pub mod input;
 pub mod inspect;
 pub mod look;
+pub mod look_vector;
 pub mod model;
 pub mod operations;
 pub mod reading;
@@ -46,11 +49,12 @@ pub mod store;
 pub use files::ImageDir;
 pub use input::{ImageBytes, ImageSource};
 pub use look::{LookHash, SAME_SCREEN_BITS};
+pub use look_vector::LookModel;
 pub use model::{Image, ImageFormat, ImageId, MemoryImage};
 pub use operations::Images;
 pub use reading::{ImageReading, ReadProgress, ReadReport, TextReader};
 pub use search::{
-    QueryImage, QueryPicture, VisionHit, VisionQuery, VisionResults, VisionSearch, VisionSignal,
-    VisionSignalKind,
+    QueryImage, QueryPicture, QueryVector, VisionHit, VisionQuery, VisionResults, VisionSearch,
+    VisionSignal, VisionSignalKind,
 };
-pub use store::{ImageStore, ImageTotals, ImageTx};
+pub use store::{ImageStore, ImageTotals, ImageTx, PendingWork};

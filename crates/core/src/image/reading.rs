@@ -1,12 +1,14 @@
-//! Looking at images after the write: how each looks (a perceptual hash, always) and the text
-//! it shows (OCR, with a reader installed), so the image is found by its look and by its text.
+//! Looking at images after the write: how each looks (a perceptual hash, always; a look vector,
+//! with a look model installed) and the text it shows (OCR, with a reader installed), so the
+//! image is found by its look and by its text.
 //!
 //! A write with an image never waits for a model: the image is stored *pending*, and
 //! [`ImageReading::read_pending`] looks at the pending images later — at the end of the CLI
 //! command that stored them (as it embeds what it wrote), or in the background worker of
 //! `cairn serve` and `cairn mcp`. Each image is looked at once, whatever number of memories show
 //! it: its id is its content, so the same picture stored again is already done. Its look hash
-//! is recorded ([`crate::image::look`]); its text is recorded with the reader's name, and every
+//! is recorded ([`crate::image::look`]), and its look vector with the look model's name
+//! ([`crate::image::look_vector`]); its text is recorded with the reader's name, and every
 //! memory that shows the image takes the text into its searchable text (lexical and fuzzy at
 //! once, semantic once the memory is embedded again); a memory that links an image already read
 //! takes its text at once. How a backend does that is its own
@@ -18,6 +20,7 @@
 //! so it is not tried again on every pass; a model that fails leaves the image unread for the
 //! next pass.
 
+use std::collections::HashSet;
 use std::time::Instant;
 
 use image::RgbImage;
@@ -28,7 +31,9 @@ use crate::error::Result;
 use crate::image::files::ImageDir;
 use crate::image::inspect::decode_rgb;
 use crate::image::look::LookHash;
-use crate::image::model::Image;
+use crate::image::look_vector::LookModel;
+use crate::image::model::{Image, ImageId};
+use crate::image::store::PendingWork;
 use crate::store::Store;
 
 /// A model that reads the text in an image.
@@ -66,16 +71,22 @@ pub struct ReadReport {
     pub with_text: u64,
     /// Images whose look was hashed.
     pub hashed: u64,
+    /// The look model that made look vectors, when one is installed.
+    pub look_model: Option<String>,
+    /// Images whose look vector was made.
+    pub look_vectors: u64,
     pub seconds: f64,
 }
 
-/// Looking at stored images after their write: how each looks, always, and the text it shows
-/// when a reader is installed; over a store, its image directory and the reader.
+/// Looking at stored images after their write: how each looks, always (and its look vector with
+/// a look model), and the text it shows when a reader is installed; over a store, its image
+/// directory and the models.
 pub struct ImageReading<'a> {
     store: &'a dyn Store,
     dir: Option<&'a ImageDir>,
     config: &'a ImagesConfig,
     reader: Option<&'a dyn TextReader>,
+    look_model: Option<&'a dyn LookModel>,
 }
 
 impl<'a> ImageReading<'a> {
@@ -90,7 +101,14 @@ impl<'a> ImageReading<'a> {
             dir,
             config,
             reader,
+            look_model: None,
         }
+    }
+
+    /// Makes look vectors with `model` too, when given.
+    pub fn with_look_model(mut self, model: Option<&'a dyn LookModel>) -> Self {
+        self.look_model = model;
+        self
     }
 
     /// Looks at every pending image (those stored meanwhile too): hashes its look, and with a
@@ -102,29 +120,46 @@ impl<'a> ImageReading<'a> {
             read: 0,
             with_text: 0,
             hashed: 0,
+            look_model: self.look_model.map(|m| m.name().to_string()),
+            look_vectors: 0,
             seconds: 0.0,
         };
         let Some(dir) = self.dir else {
             return Ok(report);
         };
-        let pending = |last: Option<&Image>| {
-            self.store
-                .pending_images(BATCH, self.reader.is_some(), last)
+        let work = PendingWork {
+            read_text: self.reader.is_some(),
+            look_model: self.look_model.map(|m| m.name()),
         };
+        let pending = |last: Option<&Image>| self.store.pending_images(BATCH, &work, last);
         // The worker runs this after every write: with nothing pending, one read is all it costs.
         let mut batch = pending(None)?;
         if batch.is_empty() {
             return Ok(report);
         }
         let totals = self.store.image_totals()?;
-        let total = match self.reader {
-            Some(_) => totals.unread.max(totals.unhashed),
-            None => totals.unhashed,
-        };
+        let mut total = totals.unhashed;
+        if work.read_text {
+            total = total.max(totals.unread);
+        }
+        if work.look_model.is_some() {
+            total = total.max(totals.without_vector);
+        }
         progress(ReadProgress { done: 0, total });
         let mut done = 0;
         let mut last: Option<Image> = None;
         while !batch.is_empty() {
+            let vectored: HashSet<ImageId> = match self.look_model {
+                Some(model) => {
+                    let ids: Vec<ImageId> = batch.iter().map(|i| i.id.clone()).collect();
+                    self.store
+                        .look_vectors_of(&ids, model.name())?
+                        .into_iter()
+                        .map(|(id, _)| id)
+                        .collect()
+                }
+                None => HashSet::new(),
+            };
             for image in batch {
                 let pixels = self.pixels(dir, &image).inspect_err(|error| {
                     tracing::warn!(image = %image.id, %error, "an image could not be decoded to look at");
@@ -137,16 +172,25 @@ impl<'a> ImageReading<'a> {
                     }),
                     _ => None,
                 };
+                let vector = match self.look_model {
+                    Some(model) if !vectored.contains(&image.id) => Some(match &pixels {
+                        Ok(pixels) => Some(model.look_vector(pixels)?),
+                        Err(_) => None,
+                    }),
+                    _ => None,
+                };
                 self.store.write(&mut |tx| {
                     tx.put_image_look(&image.id, look.as_ref())?;
-                    match (&text, self.reader) {
-                        (Some(text), Some(reader)) => {
-                            tx.put_image_text(&image.id, text, reader.name())
-                        }
-                        _ => Ok(()),
+                    if let (Some(text), Some(reader)) = (&text, self.reader) {
+                        tx.put_image_text(&image.id, text, reader.name())?;
                     }
+                    if let (Some(vector), Some(model)) = (&vector, self.look_model) {
+                        tx.put_image_look_vector(&image.id, model.name(), vector.as_deref())?;
+                    }
+                    Ok(())
                 })?;
                 report.hashed += u64::from(look.is_some());
+                report.look_vectors += u64::from(vector.is_some_and(|v| v.is_some()));
                 if let Some(text) = &text {
                     report.read += 1;
                     report.with_text += u64::from(!text.trim().is_empty());

@@ -1,7 +1,7 @@
 //! Vision search: images found by what they say and by how they look.
 //!
 //! A [`VisionQuery`] has text, a picture, or both; it ranks *images* (not memories), each with
-//! the memories that show it. Two signals:
+//! the memories that show it. Its signals:
 //!
 //! - **text** — the ordinary search pipeline (lexical, fuzzy, and semantic when a model is
 //!   installed) over the memories that show an image, under the query's filter. A memory's
@@ -10,8 +10,13 @@
 //!   query words found in the image's own read text are reported ([`VisionHit::read_words`]).
 //! - **look** — the query picture's [`LookHash`] against every hashed image in the filter's
 //!   scope (the store keeps the nearest few hundred), by similarity (1 − differing bits / all
-//!   bits); images below [`LOOK_FLOOR`] do not look alike and are left out. The query picture
-//!   itself is left out (it is what was asked).
+//!   bits); images below [`LOOK_FLOOR`] are not the same screen and are left out.
+//! - **look_vector** — with a look model ([`LookModel`]), the query picture's look vector
+//!   against every image's, by cosine: images that look alike (another terminal, the same
+//!   dialog with other words), down to [`LOOK_VECTOR_FLOOR`].
+//!
+//! The query picture itself is left out of the look signals (it is what was asked). The
+//! signals are three (text, look, look_vector); a search by words alone runs only the first.
 //!
 //! Each signal's scores are divided by its best, so the best of each is 1, and an image's score
 //! is their sum: with both, an image that says the words and looks the part comes first. Then
@@ -29,6 +34,7 @@ use crate::id::MemoryId;
 use crate::image::input::ImageSource;
 use crate::image::inspect::{decode_rgb, inspect};
 use crate::image::look::{LookHash, SAME_SCREEN_BITS};
+use crate::image::look_vector::LookModel;
 use crate::image::model::{Image, ImageId};
 use crate::memory::filter::MemoryFilter;
 use crate::search::snippet::matched_in;
@@ -57,6 +63,10 @@ const LOOK_CANDIDATES: usize = 200;
 /// about 0.65–0.7, a screenshot against a photo about 0.5).
 pub const LOOK_FLOOR: f64 = 0.85;
 
+/// Below this cosine of look vectors two images do not look alike (a copy of a screen measures
+/// above 0.9, two different screenshots about 0.5–0.7, a screenshot against a photo about 0.1).
+pub const LOOK_VECTOR_FLOOR: f64 = 0.5;
+
 /// A vision search as adapters ask for it.
 #[derive(Debug, Clone)]
 pub struct VisionQuery {
@@ -71,11 +81,20 @@ pub struct VisionQuery {
     pub mode: Option<SearchMode>,
 }
 
-/// The picture of a query: its id (to leave it out of its own results) and its look.
+/// The picture of a query: its id (to leave it out of its own results), its look hash and,
+/// with a look model, its look vector.
 #[derive(Debug, Clone)]
 pub struct QueryImage {
     pub id: ImageId,
     pub look: LookHash,
+    pub vector: Option<QueryVector>,
+}
+
+/// A query picture's look vector and the model that made it (only its vectors are compared).
+#[derive(Debug, Clone)]
+pub struct QueryVector {
+    pub model: String,
+    pub values: Vec<f32>,
 }
 
 /// Where a query picture comes from.
@@ -89,12 +108,25 @@ pub enum QueryPicture {
 
 /// The signals of a vision search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum VisionSignalKind {
     /// The memories that show the image matched the words (their text and the image's read text).
     Text,
-    /// The image looks like the query picture.
+    /// The image is the same screen as the query picture, or nearly (its look hash).
     Look,
+    /// The image looks alike the query picture to the look model (its look vector).
+    LookVector,
+}
+
+impl VisionSignalKind {
+    /// The signal's name, as JSON spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VisionSignalKind::Text => "text",
+            VisionSignalKind::Look => "look",
+            VisionSignalKind::LookVector => "look_vector",
+        }
+    }
 }
 
 /// How one signal saw a hit.
@@ -103,7 +135,8 @@ pub struct VisionSignal {
     pub signal: VisionSignalKind,
     /// 1-based rank within the signal.
     pub rank: usize,
-    /// The signal's own score: the fused search score for text, the look similarity (0–1).
+    /// The signal's own score: the fused search score for text, the look hash's similarity
+    /// (0–1), the look vectors' cosine.
     pub score: f64,
 }
 
@@ -138,6 +171,8 @@ pub struct VisionSearch<'a> {
     now: jiff::Timestamp,
     /// Whether the text in images is read (an OCR model is installed).
     reading_text: bool,
+    /// Whether images get look vectors (a look model is installed).
+    looking_alike: bool,
 }
 
 /// An image as the signals see it while ranking.
@@ -156,7 +191,31 @@ impl QueryImage {
         Ok(QueryImage {
             id: ImageId::of(bytes),
             look: LookHash::of(&pixels),
+            vector: None,
         })
+    }
+
+    /// The same picture with its look vector by `model`: `stored` when the store has one, else
+    /// made from `bytes` now.
+    pub fn with_vector(
+        mut self,
+        bytes: &[u8],
+        config: &ImagesConfig,
+        model: &dyn LookModel,
+        stored: Option<Vec<f32>>,
+    ) -> Result<Self> {
+        let values = match stored.filter(|v| v.len() == model.dimensions()) {
+            Some(values) => values,
+            None => {
+                let format = inspect(bytes, config)?.format;
+                model.look_vector(&decode_rgb(bytes, format, config)?)?
+            }
+        };
+        self.vector = Some(QueryVector {
+            model: model.name().to_string(),
+            values,
+        });
+        Ok(self)
     }
 }
 
@@ -167,7 +226,15 @@ impl<'a> VisionSearch<'a> {
             searcher,
             now,
             reading_text: true,
+            looking_alike: true,
         }
+    }
+
+    /// Says whether images get look vectors; when they do not, a search by picture says that
+    /// only copies of one screen are found.
+    pub fn looking_alike(mut self, looking: bool) -> Self {
+        self.looking_alike = looking;
+        self
     }
 
     /// Says whether the text in images is read; when it is not, a search by words says so.
@@ -263,19 +330,37 @@ impl<'a> VisionSearch<'a> {
                 .filter(|(_, _, similarity)| *similarity >= LOOK_FLOOR);
             for (rank, (id, look, similarity)) in alike.enumerate() {
                 looks.insert(id.clone(), look);
-                let signal = VisionSignal {
-                    signal: VisionSignalKind::Look,
-                    rank: rank + 1,
-                    score: similarity,
-                };
-                match candidates.iter_mut().find(|c| c.image == id) {
-                    Some(candidate) => candidate.signals.push(signal),
-                    None => candidates.push(Candidate {
-                        image: id,
-                        signals: vec![signal],
-                        score: 0.0,
-                    }),
+                add_signal(
+                    &mut candidates,
+                    id,
+                    VisionSignalKind::Look,
+                    rank,
+                    similarity,
+                );
+            }
+            match &picture.vector {
+                Some(vector) => {
+                    let nearest = self.store.nearest_look_vectors(
+                        &vector.values,
+                        &vector.model,
+                        LOOK_CANDIDATES + 1,
+                        &filter,
+                        self.now,
+                    )?;
+                    let alike = nearest.into_iter().filter(|(id, cosine)| {
+                        *id != picture.id && f64::from(*cosine) >= LOOK_VECTOR_FLOOR
+                    });
+                    for (rank, (id, cosine)) in alike.enumerate() {
+                        let kind = VisionSignalKind::LookVector;
+                        add_signal(&mut candidates, id, kind, rank, f64::from(cosine));
+                    }
                 }
+                None if !self.looking_alike => notices.push(
+                    "only copies of this screen were looked for: images that merely look alike \
+                     need the look model (cairn model install look)"
+                        .into(),
+                ),
+                None => {}
             }
         }
         let unknown: Vec<ImageId> = candidates
@@ -400,6 +485,29 @@ fn same_text(a: Option<&Image>, b: Option<&Image>) -> bool {
             indel::normalized_similarity(squeeze(a).chars(), squeeze(b).chars()) >= SAME_TEXT
         }
         _ => true,
+    }
+}
+
+/// Adds a signal's view of image `id` (0-based `rank`) to its candidate, making one if needed.
+fn add_signal(
+    candidates: &mut Vec<Candidate>,
+    id: ImageId,
+    kind: VisionSignalKind,
+    rank: usize,
+    score: f64,
+) {
+    let signal = VisionSignal {
+        signal: kind,
+        rank: rank + 1,
+        score,
+    };
+    match candidates.iter_mut().find(|c| c.image == id) {
+        Some(candidate) => candidate.signals.push(signal),
+        None => candidates.push(Candidate {
+            image: id,
+            signals: vec![signal],
+            score: 0.0,
+        }),
     }
 }
 

@@ -29,12 +29,12 @@ pub trait ImageStore: Send + Sync {
 
     /// Up to `limit` images still to be looked at after their write, oldest first (by
     /// `created_at`, then id), after `after` when given (the last of the previous batch, so a
-    /// pass reads the table once): those with no look hash, and with `unread` also those whose
-    /// text has not been read.
+    /// pass reads the table once): those with no look hash, and as `work` asks also those whose
+    /// text has not been read or that have no look vector of its model.
     fn pending_images(
         &self,
         limit: usize,
-        unread: bool,
+        work: &PendingWork<'_>,
         after: Option<&Image>,
     ) -> Result<Vec<Image>>;
 
@@ -59,6 +59,31 @@ pub trait ImageStore: Send + Sync {
 
     /// The look hashes of those of these images that have one.
     fn looks_of(&self, images: &[ImageId]) -> Result<Vec<(ImageId, LookHash)>>;
+
+    /// The `limit` images whose look vectors of `model` are nearest `vector` (highest cosine;
+    /// ties by id), among those a memory matching `filter` (at `now`) shows, nearest first,
+    /// each with its cosine.
+    fn nearest_look_vectors(
+        &self,
+        vector: &[f32],
+        model: &str,
+        limit: usize,
+        filter: &MemoryFilter,
+        now: Timestamp,
+    ) -> Result<Vec<(ImageId, f32)>>;
+
+    /// The look vectors of `model` of those of these images that have one (an image whose file
+    /// could not be decoded has an empty one).
+    fn look_vectors_of(&self, images: &[ImageId], model: &str) -> Result<Vec<(ImageId, Vec<f32>)>>;
+}
+
+/// What a pass over pending images does besides hashing looks.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PendingWork<'a> {
+    /// Reads their text: images not read yet are pending.
+    pub read_text: bool,
+    /// Makes look vectors with this model: images without one of it are pending.
+    pub look_model: Option<&'a str>,
 }
 
 /// How many images a store holds, and their size together.
@@ -70,6 +95,8 @@ pub struct ImageTotals {
     pub unread: u64,
     /// Images whose look has not been hashed yet.
     pub unhashed: u64,
+    /// Images with no look vector yet.
+    pub without_vector: u64,
 }
 
 /// The write side of image storage, inside one transaction.
@@ -104,4 +131,14 @@ pub trait ImageTx {
     /// Records how an image looks (`None`: its file could not be decoded, so it has no look and
     /// is not tried again); nothing happens for an image that is no longer recorded.
     fn put_image_look(&mut self, id: &ImageId, look: Option<&LookHash>) -> Result<()>;
+
+    /// Records an image's look vector made by `model` (`None`: its file could not be decoded;
+    /// it is kept empty and not tried again), replacing one of another model; nothing happens
+    /// for an image that is no longer recorded.
+    fn put_image_look_vector(
+        &mut self,
+        id: &ImageId,
+        model: &str,
+        vector: Option<&[f32]>,
+    ) -> Result<()>;
 }

