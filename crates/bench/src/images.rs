@@ -17,7 +17,7 @@ use anyhow::Result;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use cairn_core::config::Config;
-use cairn_core::image::{ImageDir, ImageSource, TextReader};
+use cairn_core::image::{ImageDir, ImageSource, LookModel, TextReader};
 use cairn_core::{MemoryService, NewMemory, ProjectName, Scope, ServiceParts, Source};
 use cairn_store_sqlite::SqliteStore;
 use serde::Serialize;
@@ -51,12 +51,13 @@ pub struct ImagesReport {
 pub const SIZES: [(u32, u32); 2] = [(760, 230), (1920, 1080)];
 
 /// A service over a new store `NAME.db` in `dir` that keeps images (in `NAME.db-images`), reads
-/// their text with `reader` when one is given, and detects no conflicts (the image benchmarks
-/// time images alone).
+/// their text with `reader` and makes look vectors with `look_model` when given, and detects no
+/// conflicts (the image benchmarks time images alone).
 pub fn image_service(
     dir: &Path,
     name: &str,
     reader: Option<Arc<dyn TextReader>>,
+    look_model: Option<Arc<dyn LookModel>>,
 ) -> Result<(MemoryService, Config)> {
     let mut config = Config::default();
     config.conflicts.detect = false;
@@ -65,6 +66,7 @@ pub fn image_service(
     let parts = ServiceParts {
         images: Some(ImageDir::new(dir.join(format!("{name}.db-images")))),
         reader,
+        look_model,
         ..ServiceParts::new(Box::new(store))
     };
     Ok((MemoryService::new(parts, &config), config))
@@ -75,7 +77,7 @@ pub fn run(
     options: &ImagesOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ImagesReport> {
-    let (service, config) = image_service(dir, "images", None)?;
+    let (service, config) = image_service(dir, "images", None, None)?;
     let scope = Scope::Project(ProjectName::new("bench-images")?);
     let new = |index: usize, what: &str| {
         NewMemory::new(

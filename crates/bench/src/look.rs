@@ -8,16 +8,20 @@
 //! the size, recoloured (a warm tint), and re-encoded as JPEG. Each copy, sent inline, must find
 //! its original first; the photos must rank below every screenshot. Reported: the rank of each
 //! original (recall@1, worst rank), the bit distances of copies, of different screenshots and
-//! of screenshots to photos, the hashing time per image, and the search's latency.
+//! of screenshots to photos, the hashing time per image, and the search's latency. With the look
+//! model installed its vectors are made by the same pass and searched too, and the report adds
+//! its time per image and the cosines of copies, of different screenshots and of photos.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use cairn_core::image::look_vector::cosine;
 use cairn_core::image::{
-    ImageId, ImageSource, LookHash, QueryImage, QueryPicture, SAME_SCREEN_BITS, VisionQuery,
-    look::LOOK_BITS,
+    ImageId, ImageSource, LookHash, LookModel, QueryImage, QueryPicture, SAME_SCREEN_BITS,
+    VisionQuery, look::LOOK_BITS,
 };
 use cairn_core::memory::MemoryFilter;
 use cairn_core::{NewMemory, ProjectName, Scope, Source};
@@ -36,6 +40,45 @@ pub struct LookOptions {
     pub others: usize,
     /// Screenshots whose copies are searched for.
     pub originals: usize,
+    /// The look model, when installed: look vectors are made and searched too.
+    pub look_model: Option<Arc<dyn LookModel>>,
+}
+
+/// Cosines between look vectors, over pairs of one kind.
+#[derive(Debug, Serialize)]
+pub struct Cosines {
+    pub pairs: usize,
+    pub min: f32,
+    pub median: f32,
+    pub max: f32,
+}
+
+impl Cosines {
+    fn of(mut values: Vec<f32>) -> Self {
+        values.sort_by(f32::total_cmp);
+        Cosines {
+            pairs: values.len(),
+            min: values.first().copied().unwrap_or(0.0),
+            median: values.get(values.len() / 2).copied().unwrap_or(0.0),
+            max: values.last().copied().unwrap_or(0.0),
+        }
+    }
+}
+
+/// What the look model adds: its time per image and how alike it finds each kind of pair.
+#[derive(Debug, Serialize)]
+pub struct LookModelReport {
+    pub model: String,
+    /// Time per look vector (decoded picture in, vector out), 760×230 screenshots.
+    pub ms_per_small_image: f64,
+    /// The same for 1280×720 screenshots.
+    pub ms_per_large_image: f64,
+    /// The after-write pass per image with the model (decode, hash and vector).
+    pub pass_ms_per_image: f64,
+    /// A copy against its original.
+    pub copies: Cosines,
+    pub screens: Cosines,
+    pub photos: Cosines,
 }
 
 /// Bit distances between look hashes, over pairs of one kind.
@@ -68,6 +111,9 @@ pub struct CopyKind {
     pub searches: usize,
     /// Searches whose first hit was the original.
     pub first: usize,
+    /// Searches whose first hit was the original or had it among its copies (folded as the
+    /// same screen: a sparse screen can hash alike another).
+    pub first_or_folded: usize,
     /// The worst rank of an original (`None`: one was not among the hits).
     pub worst_rank: Option<usize>,
     pub distance: Distances,
@@ -85,14 +131,18 @@ pub struct LookReport {
     pub photo_above_screen: usize,
     /// The after-write pass's time per image (decode and hash), in milliseconds.
     pub hash_ms_per_image: f64,
-    /// Image → image search over the whole store, the query's decoding included.
+    /// Image → image search over the whole store, the query's decoding included (and, with
+    /// the look model, its look vector).
     pub search: Percentiles,
+    pub look_model: Option<LookModelReport>,
 }
 
 /// What the searches for one kind of copy found.
 struct CopySearches {
     copy: &'static str,
     ranks: Vec<Option<usize>>,
+    /// The rank of the hit that is the original or holds it as a copy.
+    group_ranks: Vec<Option<usize>>,
     distances: Vec<u32>,
 }
 
@@ -102,6 +152,7 @@ impl CopySearches {
             copy: self.copy,
             searches: self.ranks.len(),
             first: self.ranks.iter().filter(|r| **r == Some(1)).count(),
+            first_or_folded: self.group_ranks.iter().filter(|r| **r == Some(1)).count(),
             worst_rank: self
                 .ranks
                 .iter()
@@ -145,7 +196,7 @@ pub fn run(
     options: &LookOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<LookReport> {
-    let (service, config) = image_service(dir, "look", None)?;
+    let (service, config) = image_service(dir, "look", None, options.look_model.clone())?;
     let scope = Scope::Project(ProjectName::new("bench-look")?);
     let mut rng = Rng::new(options.seed);
     progress(&format!("storing {} images", options.others));
@@ -175,10 +226,16 @@ pub fn run(
             stored.push((image.id, picture, screenshot));
         }
     }
-    progress("hashing every image's look");
+    progress("hashing every image's look (and making its look vector, with the model)");
     let started = Instant::now();
     let hashed = service.read_images(&mut |_| {})?.hashed;
-    let hash_ms = started.elapsed().as_secs_f64() * 1e3 / hashed.max(1) as f64;
+    let pass_ms = started.elapsed().as_secs_f64() * 1e3 / hashed.max(1) as f64;
+    // The hash alone, timed apart from any model.
+    let started = Instant::now();
+    for (_, picture, _) in &stored {
+        LookHash::of(picture);
+    }
+    let hash_ms = started.elapsed().as_secs_f64() * 1e3 / stored.len().max(1) as f64;
 
     let looks: Vec<LookHash> = stored.iter().map(|(_, p, _)| LookHash::of(p)).collect();
     let (mut screens, mut photos) = (Vec::new(), Vec::new());
@@ -220,6 +277,10 @@ pub fn run(
             let hits = service.vision_search(&query)?.hits;
             latencies.push(started.elapsed());
             let rank = hits.iter().position(|h| h.image.id == *id).map(|at| at + 1);
+            let group_rank = hits
+                .iter()
+                .position(|h| h.image.id == *id || h.copies.contains(id))
+                .map(|at| at + 1);
             let is_photo = |hit_id: &ImageId| {
                 stored
                     .iter()
@@ -240,16 +301,22 @@ pub fn run(
                     kinds.push(CopySearches {
                         copy,
                         ranks: Vec::new(),
+                        group_ranks: Vec::new(),
                         distances: Vec::new(),
                     });
                     kinds.len() - 1
                 }
             };
             kinds[at].ranks.push(rank);
+            kinds[at].group_ranks.push(group_rank);
             kinds[at].distances.push(bits);
         }
     }
     let copies = kinds.into_iter().map(CopySearches::report).collect();
+    let look_model = match &options.look_model {
+        Some(model) => Some(model_report(model.as_ref(), &stored, &originals, pass_ms)?),
+        None => None,
+    };
     Ok(LookReport {
         images: stored.len(),
         copies,
@@ -258,6 +325,57 @@ pub fn run(
         photo_above_screen,
         hash_ms_per_image: hash_ms,
         search: Percentiles::of(&latencies),
+        look_model,
+    })
+}
+
+/// How the look model sees the stored images and the originals' copies, and its time per
+/// image (each stored picture looked at again, timed by size).
+fn model_report(
+    model: &dyn LookModel,
+    stored: &[(ImageId, RgbImage, bool)],
+    originals: &[usize],
+    pass_ms: f64,
+) -> Result<LookModelReport> {
+    let (mut small, mut large) = (Vec::new(), Vec::new());
+    let mut vectors = Vec::with_capacity(stored.len());
+    for (_, picture, _) in stored {
+        let started = Instant::now();
+        vectors.push(model.look_vector(picture)?);
+        let took = started.elapsed();
+        match picture.width() {
+            760 => small.push(took),
+            1280 => large.push(took),
+            _ => {}
+        }
+    }
+    let (mut screens, mut photos) = (Vec::new(), Vec::new());
+    for i in 0..stored.len() {
+        for j in i + 1..stored.len() {
+            let similarity = cosine(&vectors[i], &vectors[j]);
+            match (stored[i].2, stored[j].2) {
+                (true, true) => screens.push(similarity),
+                (true, false) | (false, true) => photos.push(similarity),
+                _ => {}
+            }
+        }
+    }
+    let mut copies_alike = Vec::new();
+    for &index in originals {
+        for (_, bytes) in copies(&stored[index].1)? {
+            let copy = image::load_from_memory(&bytes)?.to_rgb8();
+            copies_alike.push(cosine(&vectors[index], &model.look_vector(&copy)?));
+        }
+    }
+    let median_ms = |times: &[Duration]| Percentiles::of(times).p50_ms;
+    Ok(LookModelReport {
+        model: model.name().to_string(),
+        ms_per_small_image: median_ms(&small),
+        ms_per_large_image: median_ms(&large),
+        pass_ms_per_image: pass_ms,
+        copies: Cosines::of(copies_alike),
+        screens: Cosines::of(screens),
+        photos: Cosines::of(photos),
     })
 }
 
@@ -270,13 +388,16 @@ pub fn table(report: &LookReport) -> String {
     out.push_str(&format!(
         "look hashes have {LOOK_BITS} bits; at most {SAME_SCREEN_BITS} apart is the same screen\n"
     ));
-    out.push_str("copy          searches  original first  worst rank  bits min/median/max\n");
+    out.push_str(
+        "copy          searches  original first  (or folded in it)  worst rank  bits min/median/max\n",
+    );
     for kind in &report.copies {
         out.push_str(&format!(
-            "{:<13} {:>8} {:>15} {:>11} {:>8}/{}/{}\n",
+            "{:<13} {:>8} {:>15} {:>18} {:>11} {:>8}/{}/{}\n",
             kind.copy,
             kind.searches,
             kind.first,
+            kind.first_or_folded,
             kind.worst_rank
                 .map_or_else(|| "missing".into(), |r| r.to_string()),
             kind.distance.min,
@@ -301,6 +422,26 @@ pub fn table(report: &LookReport) -> String {
         "image → image search p50/p95/p99 {}\n",
         report.search.p50_p95_p99()
     ));
+    match &report.look_model {
+        Some(m) => {
+            out.push_str(&format!(
+                "look model {}: {:.0} ms per 760×230 image, {:.0} ms per 1280×720 (p50); \
+                 after-write pass {:.0} ms per image\n",
+                m.model, m.ms_per_small_image, m.ms_per_large_image, m.pass_ms_per_image
+            ));
+            for (what, c) in [
+                ("copy vs original", &m.copies),
+                ("different screenshots", &m.screens),
+                ("screenshot vs photo", &m.photos),
+            ] {
+                out.push_str(&format!(
+                    "{what:<22} cosine min/median/max {:.3}/{:.3}/{:.3} over {} pairs\n",
+                    c.min, c.median, c.max, c.pairs
+                ));
+            }
+        }
+        None => out.push_str("look model not installed: look hashes only\n"),
+    }
     out
 }
 
@@ -310,6 +451,9 @@ pub fn table(report: &LookReport) -> String {
 #[derive(Debug, Serialize)]
 pub struct ScaleReport {
     pub images: usize,
+    /// Whether every image had a look vector (of [`ProjectedColours`]) and the searches by
+    /// picture scanned them too.
+    pub with_vectors: bool,
     /// A write with a new image, through the service (the look is not computed in it).
     pub store: Percentiles,
     pub hash_ms_per_image: f64,
@@ -349,13 +493,66 @@ const CAPTION_WORDS: [&str; 12] = [
     "chart",
 ];
 
+/// A stand-in look model for timing the look-vector scan at scale, where running the real one
+/// on every image would take hours: each image's 8×8 grid of mean colours (192 numbers)
+/// projected by a fixed pseudo-random matrix to the real model's 1,280 numbers. What it finds
+/// alike means nothing; what a search costs with vectors of that size is what is measured.
+pub struct ProjectedColours {
+    projection: Vec<f32>,
+}
+
+impl ProjectedColours {
+    const GRID: usize = 8;
+    const INPUTS: usize = Self::GRID * Self::GRID * 3;
+    const DIMENSIONS: usize = 1280;
+
+    pub fn new(seed: u64) -> Self {
+        let mut rng = Rng::new(seed);
+        let projection = (0..Self::INPUTS * Self::DIMENSIONS)
+            .map(|_| rng.below(2001) as f32 / 1000.0 - 1.0)
+            .collect();
+        ProjectedColours { projection }
+    }
+}
+
+impl LookModel for ProjectedColours {
+    fn name(&self) -> &str {
+        "bench/projected-colours-1280"
+    }
+
+    fn dimensions(&self) -> usize {
+        Self::DIMENSIONS
+    }
+
+    fn look_vector(&self, image: &RgbImage) -> cairn_core::Result<Vec<f32>> {
+        let grid = Self::GRID as u32;
+        let small =
+            image::imageops::resize(image, grid, grid, image::imageops::FilterType::Triangle);
+        let inputs: Vec<f32> = small
+            .pixels()
+            .flat_map(|p| p.0.map(|c| f32::from(c) / 255.0 - 0.5))
+            .collect();
+        let vector = self
+            .projection
+            .chunks_exact(Self::INPUTS)
+            .map(|row| row.iter().zip(&inputs).map(|(w, x)| w * x).sum())
+            .collect();
+        Ok(cairn_core::image::look_vector::normalised(vector))
+    }
+}
+
 pub fn scale(
     dir: &std::path::Path,
     size: usize,
     seed: u64,
+    with_vectors: bool,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ScaleReport> {
-    let (service, _) = image_service(dir, &format!("look-{size}"), None)?;
+    let stand_in: Option<Arc<dyn LookModel>> = match with_vectors {
+        true => Some(Arc::new(ProjectedColours::new(seed))),
+        false => None,
+    };
+    let (service, _) = image_service(dir, &format!("look-{size}"), None, stand_in)?;
     let scope = Scope::Project(ProjectName::new("bench-look")?);
     let mut rng = Rng::new(seed);
     let mut writes = Vec::with_capacity(size);
@@ -421,6 +618,7 @@ pub fn scale(
     }
     Ok(ScaleReport {
         images: size,
+        with_vectors,
         store: Percentiles::of(&writes),
         hash_ms_per_image: hash_ms,
         search_by_image: Percentiles::of(&by_image),
@@ -433,9 +631,13 @@ pub fn scale_table(reports: &[ScaleReport]) -> String {
     let mut out = String::new();
     for report in reports {
         out.push_str(&format!(
-            "{} images: store p50/p95/p99 {}; look hashed in {:.2} ms per image\n  \
+            "{} images{}: store p50/p95/p99 {}; looked at in {:.2} ms per image\n  \
              image → image p50/p95/p99 {}\n  text → image p50/p95/p99 {}\n",
             report.images,
+            match report.with_vectors {
+                true => " with 1,280-number look vectors (a stand-in model)",
+                false => "",
+            },
             report.store.p50_p95_p99(),
             report.hash_ms_per_image,
             report.search_by_image.p50_p95_p99(),

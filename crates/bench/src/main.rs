@@ -235,6 +235,10 @@ enum Command {
         /// Also time vision search over stores of these many small images (e.g. 10000,100000).
         #[arg(long, value_delimiter = ',')]
         sizes: Vec<usize>,
+        /// Give the --sizes stores' images look vectors of the real model's size (made by a
+        /// cheap stand-in, so only the scan's cost is measured) and search them too.
+        #[arg(long)]
+        with_vectors: bool,
         #[arg(long, default_value_t = 42)]
         seed: u64,
         #[arg(long)]
@@ -590,6 +594,7 @@ fn main() -> Result<()> {
             others,
             originals,
             sizes,
+            with_vectors,
             seed,
             workdir,
             json,
@@ -601,10 +606,23 @@ fn main() -> Result<()> {
                 );
             };
             let scratch = scratch_dir(workdir, "cairn-bench-look-")?;
+            let configured = std::env::var_os("CAIRN_LOOK_DIR").map(PathBuf::from);
+            let look_model: Option<Arc<dyn cairn_core::image::LookModel>> =
+                match cairn_embed::look::locate_look(configured.as_deref())? {
+                    Some(dir) => Some(Arc::new(cairn_embed::look::LookNetwork::new(&dir))),
+                    None => {
+                        eprintln!(
+                            "the look model is not installed (cairn model install look): \
+                             measuring look hashes only"
+                        );
+                        None
+                    }
+                };
             let options = cairn_bench::look::LookOptions {
                 seed,
                 others,
                 originals,
+                look_model,
             };
             let report = cairn_bench::look::run(scratch.path(), &fonts, &options, &mut |step| {
                 eprintln!("… {step}")
@@ -615,6 +633,7 @@ fn main() -> Result<()> {
                     scratch.path(),
                     size,
                     seed,
+                    with_vectors,
                     &mut |step| eprintln!("… {step}"),
                 )?);
             }

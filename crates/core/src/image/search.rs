@@ -18,8 +18,11 @@
 //! The query picture itself is left out of the look signals (it is what was asked). The
 //! signals are three (text, look, look_vector); a search by words alone runs only the first.
 //!
-//! Each signal's scores are divided by its best, so the best of each is 1, and an image's score
-//! is their sum: with both, an image that says the words and looks the part comes first. Then
+//! Each signal gives a hit a share from 0 to 1, and the hit's score is their sum: the text
+//! signal's scores divided by its best (they are on the search's own scale), the look signals'
+//! similarities counted from their floor (0) to identical (1) — absolute, so a weak look-alike
+//! does not count as much as the same screen just because nothing nearer exists. An image that
+//! says the words and looks the part comes first. Then
 //! copies are folded: an image that is the same screen as a better one ([`SAME_SCREEN_BITS`])
 //! is listed under it ([`VisionHit::copies`]), not as a hit of its own.
 
@@ -66,6 +69,10 @@ pub const LOOK_FLOOR: f64 = 0.85;
 /// Below this cosine of look vectors two images do not look alike (a copy of a screen measures
 /// above 0.9, two different screenshots about 0.5–0.7, a screenshot against a photo about 0.1).
 pub const LOOK_VECTOR_FLOOR: f64 = 0.5;
+
+/// What looking alike counts for, against the same screen (1): less, so a screen that merely
+/// looks alike never outranks the same screen on the strength of its style.
+const LOOK_VECTOR_WEIGHT: f64 = 0.5;
 
 /// A vision search as adapters ask for it.
 #[derive(Debug, Clone)]
@@ -144,7 +151,8 @@ pub struct VisionSignal {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct VisionHit {
     pub image: Image,
-    /// The signals' scores, each divided by its best, summed (higher is better).
+    /// The signals' shares summed (higher is better): the text score over the best text
+    /// score, each look similarity counted from its floor (0) to identical (1).
     pub score: f64,
     pub signals: Vec<VisionSignal>,
     /// The query words (and their near spellings) found in the image's own read text (OCR).
@@ -488,6 +496,19 @@ fn same_text(a: Option<&Image>, b: Option<&Image>) -> bool {
     }
 }
 
+/// What a signal adds to a hit's score, 0–1. The text signal's scores are the search's own
+/// scale, so they count relative to the best (`best_text`). The look signals' are absolute
+/// similarities, counted from their floor (0) to identical (1): a weak look-alike does not
+/// count as much as the same screen just because nothing nearer exists.
+fn share(signal: &VisionSignal, best_text: f64) -> f64 {
+    let from_floor = |floor: f64| ((signal.score - floor) / (1.0 - floor)).clamp(0.0, 1.0);
+    match signal.signal {
+        VisionSignalKind::Text => signal.score / best_text,
+        VisionSignalKind::Look => from_floor(LOOK_FLOOR),
+        VisionSignalKind::LookVector => LOOK_VECTOR_WEIGHT * from_floor(LOOK_VECTOR_FLOOR),
+    }
+}
+
 /// Adds a signal's view of image `id` (0-based `rank`) to its candidate, making one if needed.
 fn add_signal(
     candidates: &mut Vec<Candidate>,
@@ -511,20 +532,17 @@ fn add_signal(
     }
 }
 
-/// Scores each candidate by its signals' scores over each signal's best, summed, and orders
-/// them best first (a stable sort: ties keep the text signal's order, then the look signal's).
+/// Scores each candidate by its signals' shares (0–1 each, [`share`]), summed, and orders them
+/// best first (a stable sort: ties keep the text signal's order, then the look signals').
 fn fuse(candidates: &mut [Candidate]) {
-    let mut best: HashMap<VisionSignalKind, f64> = HashMap::new();
+    let mut best_text = f64::MIN_POSITIVE;
     for signal in candidates.iter().flat_map(|c| &c.signals) {
-        let top = best.entry(signal.signal).or_insert(f64::MIN_POSITIVE);
-        *top = top.max(signal.score);
+        if signal.signal == VisionSignalKind::Text {
+            best_text = best_text.max(signal.score);
+        }
     }
     for candidate in candidates.iter_mut() {
-        candidate.score = candidate
-            .signals
-            .iter()
-            .map(|s| s.score / best[&s.signal])
-            .sum();
+        candidate.score = candidate.signals.iter().map(|s| share(s, best_text)).sum();
     }
     candidates.sort_by(|a, b| b.score.total_cmp(&a.score));
 }
