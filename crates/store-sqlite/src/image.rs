@@ -12,7 +12,7 @@
 
 use std::collections::{BinaryHeap, HashSet};
 
-use cairn_core::image::look_vector;
+use cairn_core::image::look_vector::{self, Quantised};
 use cairn_core::image::{
     Image, ImageId, ImageStore, ImageTotals, ImageTx, LookHash, MemoryImage, PendingWork,
 };
@@ -61,12 +61,15 @@ fn image(conn: &Connection, id: &ImageId) -> Result<Option<Image>> {
     .sql()
 }
 
-/// Which images a nearest-image scan reads: a `SELECT` of an image id `i.id`-like column and
-/// a blob, with a `WHERE` clause (the filter's condition is appended with `AND`), and the
-/// values of its `?` marks.
+/// Which images a nearest-image scan reads: a `SELECT` of an image id and a blob, with a
+/// `WHERE` clause (a filter's condition is appended with `AND`), the values of its `?` marks,
+/// the expression of the image id the filter's condition compares with, and whether the
+/// nearest images' blobs are returned (an empty blob stands for each when not).
 struct Scan<'a> {
     select: &'a str,
     params: Vec<Value>,
+    image_id: &'a str,
+    returns_blobs: bool,
 }
 
 /// The `limit` images nearest a query among the rows `scan` gives (an image id, then a blob
@@ -85,8 +88,8 @@ fn nearest_images(
             (
                 format!(
                     "AND EXISTS (SELECT 1 FROM memory_images l JOIN memories m \
-                     ON m.seq = l.memory_seq WHERE l.image_id = i.id AND {})",
-                    condition.sql
+                     ON m.seq = l.memory_seq WHERE l.image_id = {} AND {})",
+                    scan.image_id, condition.sql
                 ),
                 condition.params,
             )
@@ -98,7 +101,8 @@ fn nearest_images(
         .sql()?;
     let params = scan.params.iter().cloned().chain(filter_params);
     let mut rows = statement.query(params_from_iter(params)).sql()?;
-    // The `limit` nearest so far, worst on top; an id and a blob are copied only when they get in.
+    // The `limit` nearest so far, worst on top; an id (and a blob, when asked for) is copied
+    // only when it gets in.
     let mut nearest: BinaryHeap<(Distance, String, Vec<u8>)> = BinaryHeap::new();
     while let Some(row) = rows.next().sql()? {
         let blob = row.get_ref(1).sql()?.as_blob().map_err(corrupt).sql()?;
@@ -109,7 +113,11 @@ fn nearest_images(
                 .peek()
                 .is_some_and(|(worst, worst_id, _)| (d, id) < (*worst, worst_id.as_str()));
         if better {
-            nearest.push((d, id.to_string(), blob.to_vec()));
+            let kept = match scan.returns_blobs {
+                true => blob.to_vec(),
+                false => Vec::new(),
+            };
+            nearest.push((d, id.to_string(), kept));
             if nearest.len() > limit {
                 nearest.pop();
             }
@@ -138,25 +146,6 @@ impl Ord for Distance {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         self.0.total_cmp(&other.0)
     }
-}
-
-/// The cosine of a unit `vector` and a stored one (little-endian `f32`s), read in place.
-fn cosine_of_blob(vector: &[f32], blob: &[u8]) -> Result<f32> {
-    if blob.len() != vector.len() * 4 {
-        return Err(cairn_core::Error::invalid(
-            "image",
-            format!(
-                "a stored look vector has {} bytes, the query {} numbers",
-                blob.len(),
-                vector.len()
-            ),
-        ));
-    }
-    Ok(blob
-        .chunks_exact(4)
-        .zip(vector)
-        .map(|(b, v)| f32::from_le_bytes([b[0], b[1], b[2], b[3]]) * v)
-        .sum())
 }
 
 impl SqliteStore {
@@ -343,6 +332,8 @@ impl ImageStore for SqliteStore {
         let scan = Scan {
             select: "SELECT i.id, i.look FROM images i WHERE length(i.look) > 0",
             params: Vec::new(),
+            image_id: "i.id",
+            returns_blobs: true,
         };
         self.nearest_shown(&scan, &distance, limit, filter, now)?
             .into_iter()
@@ -358,11 +349,14 @@ impl ImageStore for SqliteStore {
         filter: &MemoryFilter,
         now: Timestamp,
     ) -> Result<Vec<(ImageId, f32)>> {
-        let distance = |blob: &[u8]| Ok(1.0 - cosine_of_blob(vector, blob)?);
+        let query = Quantised::of(vector);
+        let distance = |blob: &[u8]| Ok(1.0 - query.cosine_with_stored(blob)?);
         let scan = Scan {
             select: "SELECT v.image_id, v.vector FROM image_look_vectors v \
-                     JOIN images i ON i.id = v.image_id WHERE v.model = ? AND length(v.vector) > 0",
+                     WHERE v.model = ? AND length(v.vector) > 0",
             params: vec![Value::Text(model.into())],
+            image_id: "v.image_id",
+            returns_blobs: false,
         };
         Ok(self
             .nearest_shown(&scan, &distance, limit, filter, now)?
@@ -554,7 +548,9 @@ impl ImageTx for SqliteTx<'_, '_> {
         model: &str,
         vector: Option<&[f32]>,
     ) -> Result<()> {
-        let bytes = vector.map(look_vector::to_bytes).unwrap_or_default();
+        let bytes = vector
+            .map(|v| Quantised::of(v).to_bytes())
+            .unwrap_or_default();
         self.tx
             .prepare_cached(
                 "INSERT OR REPLACE INTO image_look_vectors (image_id, model, vector) \

@@ -36,26 +36,88 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// A vector as stored: little-endian `f32`s.
-pub fn to_bytes(vector: &[f32]) -> Vec<u8> {
-    vector.iter().flat_map(|v| v.to_le_bytes()).collect()
+/// A look vector as stored: 8 bits a number. The first four bytes are the scale (a
+/// little-endian `f32`: the largest magnitude over 127), then one signed byte per number. A
+/// vector of 1,280 numbers takes 1,284 bytes, which fits in one SQLite page; as `f32`s it took
+/// 5 KB of overflow pages and a scan over 100,000 images read ten times as slowly. The cosine
+/// moves by less than 0.01.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quantised {
+    scale: f32,
+    values: Vec<i8>,
 }
 
-/// A stored vector back; an empty blob is an image that could not be decoded.
-pub fn from_bytes(bytes: &[u8]) -> Result<Vec<f32>> {
-    if !bytes.len().is_multiple_of(4) {
-        return Err(Error::invalid(
-            "image",
-            format!(
-                "a look vector of {} bytes is not a run of f32s",
-                bytes.len()
-            ),
-        ));
+impl Quantised {
+    /// `vector`, 8 bits a number.
+    pub fn of(vector: &[f32]) -> Self {
+        let largest = vector.iter().fold(0f32, |m, v| m.max(v.abs()));
+        let scale = if largest > 0.0 { largest / 127.0 } else { 1.0 };
+        Quantised {
+            scale,
+            values: vector
+                .iter()
+                .map(|v| (v / scale).round().clamp(-127.0, 127.0) as i8)
+                .collect(),
+        }
     }
-    Ok(bytes
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect())
+
+    /// The stored form: the scale, then the numbers.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = self.scale.to_le_bytes().to_vec();
+        bytes.extend(self.values.iter().map(|v| *v as u8));
+        bytes
+    }
+
+    /// The numbers back, as `f32`s.
+    pub fn values(&self) -> Vec<f32> {
+        self.values
+            .iter()
+            .map(|v| f32::from(*v) * self.scale)
+            .collect()
+    }
+
+    /// The cosine of this vector and a stored one (both of unit length before quantising),
+    /// read in place from its bytes: an integer dot product, scaled once.
+    pub fn cosine_with_stored(&self, stored: &[u8]) -> Result<f32> {
+        let (scale, values) = split_stored(stored)?;
+        if values.len() != self.values.len() {
+            return Err(Error::invalid(
+                "image",
+                format!(
+                    "a stored look vector has {} numbers, the query {}",
+                    values.len(),
+                    self.values.len()
+                ),
+            ));
+        }
+        let dot: i32 = self
+            .values
+            .iter()
+            .zip(values)
+            .map(|(a, b)| i32::from(*a) * i32::from(*b as i8))
+            .sum();
+        Ok(dot as f32 * self.scale * scale)
+    }
+}
+
+/// A stored vector's scale and numbers.
+fn split_stored(bytes: &[u8]) -> Result<(f32, &[u8])> {
+    match bytes {
+        [a, b, c, d, values @ ..] => Ok((f32::from_le_bytes([*a, *b, *c, *d]), values)),
+        _ => Err(Error::invalid(
+            "image",
+            format!("a stored look vector of {} bytes has no scale", bytes.len()),
+        )),
+    }
+}
+
+/// A stored vector back (see [`Quantised`]); empty for an image that could not be decoded.
+pub fn from_bytes(bytes: &[u8]) -> Result<Vec<f32>> {
+    if bytes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (scale, values) = split_stored(bytes)?;
+    Ok(values.iter().map(|v| f32::from(*v as i8) * scale).collect())
 }
 
 /// `vector` scaled to unit length (left as it is when it is all zeros).
@@ -67,4 +129,37 @@ pub fn normalised(mut vector: Vec<f32>) -> Vec<f32> {
         }
     }
     vector
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eight_bits_a_number_keep_the_cosine_within_a_hundredth() {
+        // Two unit vectors of the model's size, one a perturbed copy of the other.
+        let a = normalised((0..1280).map(|i| ((i * 37 % 101) as f32).sin()).collect());
+        let b = normalised(
+            a.iter()
+                .enumerate()
+                .map(|(i, v)| v + 0.02 * ((i * 13 % 7) as f32 - 3.0))
+                .collect(),
+        );
+        let exact = cosine(&a, &b);
+        let stored = Quantised::of(&b).to_bytes();
+        assert_eq!(stored.len(), 4 + 1280);
+        let approximate = Quantised::of(&a).cosine_with_stored(&stored).unwrap();
+        assert!(
+            (exact - approximate).abs() < 0.01,
+            "{exact} vs {approximate}"
+        );
+        let back = from_bytes(&stored).unwrap();
+        assert!((cosine(&back, &b) - 1.0).abs() < 0.001);
+        let err = Quantised::of(&a)
+            .cosine_with_stored(&stored[..100])
+            .unwrap_err();
+        assert_eq!(err.field(), Some("image"));
+        assert!(from_bytes(&[1, 2]).is_err());
+        assert!(from_bytes(&[]).unwrap().is_empty());
+    }
 }
