@@ -130,6 +130,34 @@ fn nearest_images(
         .collect()
 }
 
+/// The rows `sql` gives for `images`, 500 ids at a time: `sql(marks)` is the statement with the
+/// ids' `?` marks, after the `?` marks of `leading`; each row is read by `read`.
+fn rows_for_images<T>(
+    conn: &Connection,
+    images: &[ImageId],
+    leading: &[Value],
+    sql: impl Fn(&str) -> String,
+    read: impl Fn(&Row<'_>) -> rusqlite::Result<T>,
+) -> Result<Vec<T>> {
+    let mut found = Vec::new();
+    for chunk in images.chunks(500) {
+        let marks = vec!["?"; chunk.len()].join(", ");
+        let values = leading
+            .iter()
+            .cloned()
+            .chain(chunk.iter().map(|id| Value::Text(id.as_str().into())));
+        let rows: Vec<T> = conn
+            .prepare_cached(&sql(&marks))
+            .sql()?
+            .query_map(params_from_iter(values), &read)
+            .sql()?
+            .collect::<rusqlite::Result<_>>()
+            .sql()?;
+        found.extend(rows);
+    }
+    Ok(found)
+}
+
 /// A distance that orders totally (NaN last), for the heap.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Distance(f32);
@@ -366,54 +394,39 @@ impl ImageStore for SqliteStore {
     }
 
     fn look_vectors_of(&self, images: &[ImageId], model: &str) -> Result<Vec<(ImageId, Vec<f32>)>> {
-        let conn = self.reader();
-        let mut found = Vec::new();
-        for chunk in images.chunks(500) {
-            let marks = vec!["?"; chunk.len()].join(", ");
-            let mut values: Vec<Value> = vec![Value::Text(model.into())];
-            values.extend(chunk.iter().map(|id| Value::Text(id.as_str().into())));
-            let rows: Vec<(ImageId, Vec<f32>)> = conn
-                .prepare_cached(&format!(
+        rows_for_images(
+            &self.reader(),
+            images,
+            &[Value::Text(model.into())],
+            |marks| {
+                format!(
                     "SELECT image_id, vector FROM image_look_vectors \
                      WHERE model = ? AND image_id IN ({marks})"
-                ))
-                .sql()?
-                .query_map(params_from_iter(values), |row| {
-                    let id = ImageId::parse(&row.get::<_, String>(0)?).map_err(corrupt)?;
-                    let vector =
-                        look_vector::from_bytes(&row.get::<_, Vec<u8>>(1)?).map_err(corrupt)?;
-                    Ok((id, vector))
-                })
-                .sql()?
-                .collect::<rusqlite::Result<_>>()
-                .sql()?;
-            found.extend(rows);
-        }
-        Ok(found)
+                )
+            },
+            |row| {
+                let id = ImageId::parse(&row.get::<_, String>(0)?).map_err(corrupt)?;
+                let vector =
+                    look_vector::from_bytes(&row.get::<_, Vec<u8>>(1)?).map_err(corrupt)?;
+                Ok((id, vector))
+            },
+        )
     }
 
     fn looks_of(&self, images: &[ImageId]) -> Result<Vec<(ImageId, LookHash)>> {
-        let conn = self.reader();
-        let mut found = Vec::new();
-        for chunk in images.chunks(500) {
-            let marks = vec!["?"; chunk.len()].join(", ");
-            let values = chunk.iter().map(|id| Value::Text(id.as_str().into()));
-            let rows: Vec<(ImageId, LookHash)> = conn
-                .prepare_cached(&format!(
-                    "SELECT id, look FROM images WHERE length(look) > 0 AND id IN ({marks})"
-                ))
-                .sql()?
-                .query_map(params_from_iter(values), |row| {
-                    let id = ImageId::parse(&row.get::<_, String>(0)?).map_err(corrupt)?;
-                    let look = LookHash::from_bytes(&row.get::<_, Vec<u8>>(1)?).map_err(corrupt)?;
-                    Ok((id, look))
-                })
-                .sql()?
-                .collect::<rusqlite::Result<_>>()
-                .sql()?;
-            found.extend(rows);
-        }
-        Ok(found)
+        rows_for_images(
+            &self.reader(),
+            images,
+            &[],
+            |marks| {
+                format!("SELECT id, look FROM images WHERE length(look) > 0 AND id IN ({marks})")
+            },
+            |row| {
+                let id = ImageId::parse(&row.get::<_, String>(0)?).map_err(corrupt)?;
+                let look = LookHash::from_bytes(&row.get::<_, Vec<u8>>(1)?).map_err(corrupt)?;
+                Ok((id, look))
+            },
+        )
     }
 
     fn image_references(&self, id: &ImageId) -> Result<Vec<MemoryId>> {

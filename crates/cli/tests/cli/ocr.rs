@@ -22,12 +22,7 @@ fn sandbox_with_ocr() -> Option<(Sandbox, Fonts)> {
 }
 
 fn png(screen: &Screen, fonts: &Fonts) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    screen
-        .draw(fonts)
-        .write_to(&mut Cursor::new(&mut bytes), image::ImageFormat::Png)
-        .unwrap();
-    bytes
+    as_png(&screen.draw(fonts))
 }
 
 fn terminal(lines: &[&str]) -> Screen {
