@@ -130,11 +130,11 @@ fn an_image_stored_through_every_entry_point_is_one_file_until_its_last_memory_g
     let images_dir = s.home.join("cairn.db-images");
     assert_eq!(image_files(&images_dir), 1);
     let stats = s.ok_json(&["stats"]);
-    // OCR is off in this sandbox: the image waits to be read; its look was hashed by the CLI
-    // command that stored it.
+    // OCR and the look model are off in this sandbox: the image waits to be read and for its
+    // look vector; its look was hashed by the CLI command that stored it.
     assert_eq!(
         stats["images"],
-        json!({"images": 1, "bytes": png.len(), "unread": 1, "unhashed": 0}),
+        json!({"images": 1, "bytes": png.len(), "unread": 1, "unhashed": 0, "without_vector": 1}),
         "{stats}"
     );
     // Exports do not carry images yet, and say so.
