@@ -457,6 +457,8 @@ pub struct ScaleReport {
     /// A write with a new image, through the service (the look is not computed in it).
     pub store: Percentiles,
     pub hash_ms_per_image: f64,
+    /// The after-write pass with nothing pending (the worker runs it after every write).
+    pub idle_pass: Percentiles,
     pub search_by_image: Percentiles,
     pub search_by_text: Percentiles,
 }
@@ -583,6 +585,13 @@ pub fn scale(
     let started = Instant::now();
     let hashed = service.read_images(&mut |_| {})?.hashed;
     let hash_ms = started.elapsed().as_secs_f64() * 1e3 / hashed.max(1) as f64;
+    // What the server's worker pays after every write once every image is done.
+    let mut idle = Vec::new();
+    for _ in 0..20 {
+        let started = Instant::now();
+        service.read_images(&mut |_| {})?;
+        idle.push(started.elapsed());
+    }
     progress("searching");
     let mut by_image = Vec::new();
     for probe in &probes {
@@ -621,6 +630,7 @@ pub fn scale(
         with_vectors,
         store: Percentiles::of(&writes),
         hash_ms_per_image: hash_ms,
+        idle_pass: Percentiles::of(&idle),
         search_by_image: Percentiles::of(&by_image),
         search_by_text: Percentiles::of(&by_text),
     })
@@ -632,6 +642,7 @@ pub fn scale_table(reports: &[ScaleReport]) -> String {
     for report in reports {
         out.push_str(&format!(
             "{} images{}: store p50/p95/p99 {}; looked at in {:.2} ms per image\n  \
+             pass with nothing pending p50/p95/p99 {}\n  \
              image → image p50/p95/p99 {}\n  text → image p50/p95/p99 {}\n",
             report.images,
             match report.with_vectors {
@@ -640,6 +651,7 @@ pub fn scale_table(reports: &[ScaleReport]) -> String {
             },
             report.store.p50_p95_p99(),
             report.hash_ms_per_image,
+            report.idle_pass.p50_p95_p99(),
             report.search_by_image.p50_p95_p99(),
             report.search_by_text.p50_p95_p99(),
         ));

@@ -1,8 +1,10 @@
-//! A model that loads on first use.
+//! Models that load on first use.
 //!
-//! Most commands never embed anything; opening a store must not cost loading 90 MB of weights.
-//! [`LazyEmbedder`] knows its identity at once (from config.json and the recorded weights hash)
-//! and loads the network the first time a text is embedded.
+//! Most commands never embed anything or look at an image; opening a store must not cost
+//! loading 90 MB of weights. [`LoadOnce`] holds a model directory and loads its weights the first
+//! time they are needed (the OCR reader and the look model use it too). [`LazyEmbedder`] knows
+//! its identity at once (from config.json and the recorded weights hash) and loads the network
+//! the first time a text is embedded.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -12,31 +14,49 @@ use cairn_core::{Error, Result};
 
 use crate::sentence::{SentenceEmbedder, read_identity};
 
-pub struct LazyEmbedder {
+/// A model's weights in `dir`, loaded the first time they are asked for. A load that fails is
+/// remembered: every later use reports the same error instead of loading again.
+pub(crate) struct LoadOnce<T> {
     dir: PathBuf,
+    loaded: OnceLock<std::result::Result<T, String>>,
+}
+
+impl<T> LoadOnce<T> {
+    pub(crate) fn new(dir: &Path) -> Self {
+        LoadOnce {
+            dir: dir.to_path_buf(),
+            loaded: OnceLock::new(),
+        }
+    }
+
+    /// The weights, loaded by `load` from the directory on the first call.
+    pub(crate) fn get(&self, load: impl FnOnce(&Path) -> Result<T>) -> Result<&T> {
+        self.loaded
+            .get_or_init(|| load(&self.dir).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|message| Error::Model {
+                message: message.clone(),
+            })
+    }
+}
+
+pub struct LazyEmbedder {
     identity: ModelIdentity,
-    loaded: OnceLock<std::result::Result<SentenceEmbedder, String>>,
+    loaded: LoadOnce<SentenceEmbedder>,
 }
 
 impl LazyEmbedder {
     /// The model in `dir`, named `name`; fails now if its identity cannot be read.
     pub fn new(dir: &Path, name: &str) -> Result<Self> {
         Ok(LazyEmbedder {
-            dir: dir.to_path_buf(),
             identity: read_identity(dir, name)?,
-            loaded: OnceLock::new(),
+            loaded: LoadOnce::new(dir),
         })
     }
 
     fn model(&self) -> Result<&SentenceEmbedder> {
         self.loaded
-            .get_or_init(|| {
-                SentenceEmbedder::load(&self.dir, &self.identity.name).map_err(|e| e.to_string())
-            })
-            .as_ref()
-            .map_err(|message| Error::Model {
-                message: message.clone(),
-            })
+            .get(|dir| SentenceEmbedder::load(dir, &self.identity.name))
     }
 }
 

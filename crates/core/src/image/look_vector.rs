@@ -28,10 +28,6 @@ pub trait LookModel: Send + Sync {
     fn look_vector(&self, image: &RgbImage) -> Result<Vec<f32>>;
 }
 
-/// What to tell a user who has no look model and wants visually similar images found.
-pub const HOW_TO_ENABLE: &str = "no look model is installed; run `cairn model install look` (about 19 MB, once) so \
-     images that look alike are found, not only copies of one screen";
-
 /// The cosine of two unit vectors (their dot product).
 pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()

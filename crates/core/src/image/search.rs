@@ -366,7 +366,8 @@ impl<'a> VisionSearch<'a> {
                 }
                 None if !self.looking_alike => notices.push(
                     "only copies of this screen were looked for: images that merely look alike \
-                     need the look model (cairn model install look)"
+                     need the look model (cairn model status says why: install it with \
+                     cairn model install look, or turn images.look on)"
                         .into(),
                 ),
                 None => {}

@@ -14,7 +14,6 @@ pub mod network;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use cairn_core::image::LookModel;
 use cairn_core::image::look_vector::normalised;
@@ -24,6 +23,7 @@ use image::RgbImage;
 use image::imageops::FilterType;
 
 use crate::install::ModelWheel;
+use crate::lazy::LoadOnce;
 use crate::locate::{hub_cache, hub_snapshot, missing_file};
 use legacy_pth::LoadedTensor;
 use network::{INPUT_SIDE, Lite0, Weights};
@@ -138,26 +138,19 @@ fn input_planes(image: &RgbImage) -> Vec<f32> {
 
 /// The look model as core's [`LookModel`], loaded on first use.
 pub struct LookNetwork {
-    dir: PathBuf,
-    loaded: OnceLock<std::result::Result<LookWeights, String>>,
+    loaded: LoadOnce<LookWeights>,
 }
 
 impl LookNetwork {
     /// The model in `dir`, loaded when the first image is looked at.
     pub fn new(dir: &Path) -> Self {
         LookNetwork {
-            dir: dir.to_path_buf(),
-            loaded: OnceLock::new(),
+            loaded: LoadOnce::new(dir),
         }
     }
 
     fn weights(&self) -> Result<&LookWeights> {
-        self.loaded
-            .get_or_init(|| LookWeights::load(&self.dir).map_err(|e| e.to_string()))
-            .as_ref()
-            .map_err(|message| Error::Model {
-                message: message.clone(),
-            })
+        self.loaded.get(LookWeights::load)
     }
 }
 

@@ -240,21 +240,21 @@ impl Lite0 {
         };
         map = self.stem.apply(&map);
         for block in &self.blocks {
-            let input = &map;
-            let expanded = match &block.expand {
-                Some(expand) => expand.apply(input, true)?,
-                None => clone_map(input),
+            // Only a residual block keeps a copy of its input; maps are handed on, not copied.
+            let skip = block.residual.then(|| map.values.clone());
+            let spread = match &block.expand {
+                Some(expand) => block.depthwise.apply(&expand.apply(map, true)?),
+                None => block.depthwise.apply(&map),
             };
-            let spread = block.depthwise.apply(&expanded);
-            let mut projected = block.project.apply(&spread, false)?;
-            if block.residual {
-                for (out, skip) in projected.values.iter_mut().zip(&input.values) {
+            let mut projected = block.project.apply(spread, false)?;
+            if let Some(skip) = skip {
+                for (out, skip) in projected.values.iter_mut().zip(skip) {
                     *out += skip;
                 }
             }
             map = projected;
         }
-        let head = self.head.apply(&map, true)?;
+        let head = self.head.apply(map, true)?;
         let area = (head.height * head.width) as f32;
         Ok(head
             .values
@@ -276,23 +276,14 @@ impl Lite0 {
     }
 }
 
-fn clone_map(map: &Map) -> Map {
-    Map {
-        values: map.values.clone(),
-        channels: map.channels,
-        height: map.height,
-        width: map.width,
-    }
-}
-
 fn relu6(x: f32) -> f32 {
     x.clamp(0.0, 6.0)
 }
 
 impl Pointwise {
-    fn apply(&self, input: &Map, activate: bool) -> Result<Map> {
+    fn apply(&self, input: Map, activate: bool) -> Result<Map> {
         let area = input.height * input.width;
-        let x = tensor(input.values.clone(), (input.channels, area))?;
+        let x = tensor(input.values, (input.channels, area))?;
         let mut y = self
             .weight
             .matmul(&x)

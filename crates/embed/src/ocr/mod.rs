@@ -17,7 +17,6 @@ mod lines;
 mod recognise;
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use cairn_core::image::TextReader;
 use cairn_core::{Error, Result};
@@ -25,6 +24,7 @@ use image::RgbImage;
 use rten::Model;
 
 use crate::install::ModelWheel;
+use crate::lazy::LoadOnce;
 use crate::locate::{hub_cache, hub_snapshot, missing_file};
 
 pub use detect::TextBox;
@@ -110,26 +110,19 @@ impl OcrModels {
 /// The OCR models as core's [`TextReader`], loaded on first use (most processes that open a
 /// store never read an image).
 pub struct OcrReader {
-    dir: PathBuf,
-    loaded: OnceLock<std::result::Result<OcrModels, String>>,
+    loaded: LoadOnce<OcrModels>,
 }
 
 impl OcrReader {
     /// The models in `dir`, loaded when the first image is read.
     pub fn new(dir: &Path) -> Self {
         OcrReader {
-            dir: dir.to_path_buf(),
-            loaded: OnceLock::new(),
+            loaded: LoadOnce::new(dir),
         }
     }
 
     fn models(&self) -> Result<&OcrModels> {
-        self.loaded
-            .get_or_init(|| OcrModels::load(&self.dir).map_err(|e| e.to_string()))
-            .as_ref()
-            .map_err(|message| Error::Model {
-                message: message.clone(),
-            })
+        self.loaded.get(OcrModels::load)
     }
 }
 
