@@ -208,6 +208,22 @@ impl SqliteStore {
         }
         nearest_images(&self.reader(), scan, distance, limit, Some((filter, now)))
     }
+
+    /// Whether any image waits for `work`, told without reading the images: an unhashed one is
+    /// in the (nearly always empty) `images_unhashed` index, and texts and a model's vectors are
+    /// one per image at most and go with it, so there are as many as images when none is missing.
+    fn any_image_pending(&self, work: &PendingWork<'_>) -> Result<bool> {
+        self.reader()
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM images INDEXED BY images_unhashed WHERE look IS NULL) \
+                 OR (?1 AND (SELECT count(*) FROM images) > (SELECT count(*) FROM image_texts)) \
+                 OR (?2 IS NOT NULL AND (SELECT count(*) FROM images) > \
+                     (SELECT count(*) FROM image_look_vectors WHERE model = ?2))",
+            )
+            .sql()?
+            .query_row(params![work.read_text, work.look_model], |row| row.get(0))
+            .sql()
+    }
 }
 
 impl ImageStore for SqliteStore {
@@ -282,6 +298,11 @@ impl ImageStore for SqliteStore {
         work: &PendingWork<'_>,
         after: Option<&Image>,
     ) -> Result<Vec<Image>> {
+        // The worker asks after every write, nearly always to hear "nothing": that answer comes
+        // from counts, not from a walk over every image.
+        if !self.any_image_pending(work)? {
+            return Ok(Vec::new());
+        }
         // The cursor walks `images_by_created` from where the last batch ended.
         let (after_time, after_id) = match after {
             Some(image) => (millis(image.created_at), image.id.as_str().to_string()),

@@ -28,6 +28,10 @@ const MIGRATIONS: &[(u32, &str)] = &[
         14,
         include_str!("../migrations/0014_image_look_vectors.sql"),
     ),
+    (
+        15,
+        include_str!("../migrations/0015_pending_image_work.sql"),
+    ),
 ];
 
 /// The schema version this build writes.
