@@ -18,6 +18,8 @@ mod images;
 mod ocr;
 #[path = "cli/slots.rs"]
 mod slots;
+#[path = "cli/viewer.rs"]
+mod viewer;
 #[path = "cli/vision.rs"]
 mod vision;
 
@@ -1338,13 +1340,23 @@ struct Served {
 
 impl Served {
     fn start(sandbox: &Sandbox, extra: &[&str], token: &str) -> Self {
+        Served::spawn(sandbox, extra, Some(token))
+    }
+
+    /// A server on loopback without a token: every request is served.
+    fn without_token(sandbox: &Sandbox, extra: &[&str]) -> Self {
+        Served::spawn(sandbox, extra, None)
+    }
+
+    fn spawn(sandbox: &Sandbox, extra: &[&str], token: Option<&str>) -> Self {
         let mut args = vec!["serve", "--bind", "127.0.0.1:0"];
         args.extend_from_slice(extra);
         let mut command = sandbox.command(&sandbox.project, &args);
-        command
-            .env("CAIRN_TOKEN", token)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
+        match token {
+            Some(token) => command.env("CAIRN_TOKEN", token),
+            None => command.env_remove("CAIRN_TOKEN"),
+        };
+        command.stdout(Stdio::null()).stderr(Stdio::piped());
         let mut child = command.spawn().expect("cairn serve starts");
         let mut stderr = BufReader::new(child.stderr.take().unwrap());
         let mut line = String::new();

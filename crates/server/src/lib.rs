@@ -1,4 +1,5 @@
-//! cairn's HTTP server: the REST API under `/v1`, its OpenAPI document, and MCP at `/mcp`.
+//! cairn's HTTP server: the REST API under `/v1`, its OpenAPI document, MCP at `/mcp`, and the
+//! web viewer at `/`.
 //!
 //! The server is one more thin adapter over core's service, like the CLI and `cairn mcp`: the
 //! routes (see [`routes`]) read core's [`api`](cairn_core::api) inputs and return the same
@@ -8,8 +9,9 @@
 //! share one store.
 //!
 //! Rules that hold for every route:
-//! - Auth: with a token, every route but `/v1/health` and `/v1/openapi.json` needs
-//!   `Authorization: Bearer <token>` (compared in constant time). Without one the server only
+//! - Auth: with a token, every route but `/v1/health`, `/v1/openapi.json` and the viewer's
+//!   static files (see [`viewer`]) needs `Authorization: Bearer <token>` (compared in constant
+//!   time). Without one the server only
 //!   listens on loopback; [`check_exposure`] refuses anything else before binding.
 //! - Bodies over `server.max_body_bytes` (imports: `server.max_import_bytes`) get 413.
 //! - Errors have one JSON shape and status mapping (see [`error`]).
@@ -20,6 +22,7 @@ pub mod error;
 mod input;
 pub mod openapi;
 pub mod routes;
+pub mod viewer;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -141,6 +144,7 @@ pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
     );
     let mcp = Router::new().route_service("/mcp", mcp).route_layer(auth);
     api.merge(mcp)
+        .merge(viewer::routes())
         .fallback(|| async {
             ApiError::not_found("no such route; GET /v1/openapi.json lists every route")
         })

@@ -51,9 +51,10 @@ fn operation(route: &Route) -> Value {
     }
     let mut parameters = Vec::new();
     if route.path.contains("{id}") {
-        let named = match route.path.starts_with("/v1/conflicts") {
-            true => "A judgment id or its first 8 hex digits",
-            false => "A full memory id or a short handle (at least 8 hex digits)",
+        let named = match route.path {
+            p if p.starts_with("/v1/conflicts") => "A judgment id or its first 8 hex digits",
+            p if p.starts_with("/v1/images") => "An image id (64 hex digits, as results give it)",
+            _ => "A full memory id or a short handle (at least 8 hex digits)",
         };
         parameters.push(json!({
             "name": "id", "in": "path", "required": true,

@@ -110,11 +110,23 @@ async fn list_memories(
     State(state): State<AppState>,
     QueryInput(input): QueryInput<ListInput>,
 ) -> Result<Json<Value>, ApiError> {
-    let listing = blocking(&state, move |api, caller| api.list(caller, input)).await?;
-    Ok(Json(json!({
-        "total": listing.total,
-        "memories": listing.memories.iter().map(MemoryDocument::of).collect::<Vec<_>>(),
-    })))
+    let (listing, images) = blocking(&state, move |api, caller| {
+        let listing = api.list(caller, input)?;
+        let ids: Vec<_> = listing.memories.iter().map(|m| m.id).collect();
+        let images = api.images_of(&ids)?;
+        Ok((listing, images))
+    })
+    .await?;
+    let memories: Vec<Value> = listing
+        .memories
+        .iter()
+        .map(|memory| {
+            let mut document = json!(MemoryDocument::of(memory));
+            attach_images(&mut document, &memory.id, &images);
+            document
+        })
+        .collect();
+    Ok(Json(json!({"total": listing.total, "memories": memories})))
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -142,6 +154,8 @@ async fn get_memory(
         let memory = api.resolve(&target, false)?;
         let mut document = json!(MemoryDocument::of(&memory));
         attach_images(&mut document, &memory.id, &api.images_of(&[memory.id])?);
+        let relations = api.relations_of(&[memory.id])?;
+        document["relations"] = relations.iter().map(relation_document).collect();
         Ok(Json(document))
     })
     .await
@@ -353,6 +367,26 @@ async fn vision_search(
 ) -> Result<Json<Value>, ApiError> {
     let found = blocking(&state, move |api, caller| api.vision_search(caller, input)).await?;
     Ok(Json(json!(found)))
+}
+
+async fn thumbnail(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let png = blocking(&state, move |api, _| api.thumbnail(&id)).await?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "image/png"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            // An image's id is its content's hash: the same URL always means the same picture.
+            (
+                header::CACHE_CONTROL,
+                "private, max-age=31536000, immutable",
+            ),
+        ],
+        png,
+    )
+        .into_response())
 }
 
 async fn tags(
@@ -581,7 +615,7 @@ pub fn routes() -> Vec<Route> {
         Route {
             method: Method::GET,
             path: "/v1/memories",
-            summary: "List memories under filters, newest first by default.",
+            summary: "List memories under filters, newest first by default, each with the images it shows.",
             body: RequestBody::None,
             query: Some(schema::<ListInput>),
             success: &[(200, "a page of memories and the total")],
@@ -591,7 +625,7 @@ pub fn routes() -> Vec<Route> {
         Route {
             method: Method::GET,
             path: "/v1/memories/{id}",
-            summary: "One memory by full id or short handle; ?history=true adds its earlier states.",
+            summary: "One memory by full id or short handle, with its images and its relations to other memories (judged or pending); ?history=true answers its earlier states instead.",
             body: RequestBody::None,
             query: Some(schema::<GetQuery>),
             success: &[(200, "the memory")],
@@ -650,6 +684,16 @@ pub fn routes() -> Vec<Route> {
             )],
             authenticated: true,
             handler: post(vision_search),
+        },
+        Route {
+            method: Method::GET,
+            path: "/v1/images/{id}/thumbnail",
+            summary: "A stored image's thumbnail: a PNG at most 256 pixels a side (the viewer's gallery).",
+            body: RequestBody::None,
+            query: None,
+            success: &[(200, "the thumbnail (image/png)")],
+            authenticated: true,
+            handler: get(thumbnail),
         },
         Route {
             method: Method::GET,

@@ -456,6 +456,43 @@ async fn a_token_guards_every_route_but_health_and_the_document() {
     assert_eq!(stats["memories"], 0, "the refused write wrote nothing");
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn the_viewer_is_served_without_a_token_under_a_policy_that_forbids_inline_script() {
+    let server = TestServer::start(Setup {
+        token: Some(TOKEN),
+        ..Setup::default()
+    })
+    .await;
+    for (path, content_type, holds) in [
+        (
+            "/",
+            "text/html",
+            r#"<script type="module" src="/viewer/viewer.js">"#,
+        ),
+        ("/viewer/viewer.js", "text/javascript", "function el("),
+        ("/viewer/viewer.css", "text/css", ":root"),
+    ] {
+        let response = server.request(Method::GET, path).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        let headers = response.headers().clone();
+        assert!(
+            headers["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with(content_type),
+            "{path}: {headers:?}"
+        );
+        assert_eq!(headers["x-content-type-options"], "nosniff", "{path}");
+        let policy = headers["content-security-policy"].to_str().unwrap();
+        assert_eq!(policy, cairn_server::viewer::CONTENT_SECURITY_POLICY);
+        assert!(policy.contains("script-src 'self';") && !policy.contains("unsafe"));
+        assert!(response.text().await.unwrap().contains(holds), "{path}");
+    }
+    // The page is open; what it shows is not.
+    let (status, body) = server.call(Method::GET, "/v1/memories", None).await;
+    assert_error(status, &body, StatusCode::UNAUTHORIZED, "unauthorized");
+}
+
 #[test]
 fn listening_beyond_loopback_needs_a_long_token() {
     let public: SocketAddr = "0.0.0.0:7437".parse().unwrap();
@@ -492,6 +529,7 @@ async fn the_openapi_document_lists_exactly_the_routes_that_answer() {
         "GET /v1/context",
         "GET /v1/export",
         "GET /v1/health",
+        "GET /v1/images/{id}/thumbnail",
         "GET /v1/memories",
         "GET /v1/memories/{id}",
         "GET /v1/openapi.json",

@@ -3,8 +3,8 @@
 
 use cairn_core::memory::SignalHit;
 use cairn_core::memory::{
-    ListQuery, MemoryFilter, NamedCount, PruneRule, SortKey, SortOrder, StoreStats, TagCount,
-    Visibility,
+    ListQuery, MemoryFilter, NamedCount, PruneRule, STATS_DAYS, SortKey, SortOrder, StoreStats,
+    TagCount, Visibility,
 };
 use cairn_core::query::Match;
 use cairn_core::{Memory, MemoryId, Result, Revision, ScopeFilter, Tag};
@@ -326,6 +326,18 @@ pub fn stats(conn: &Connection, now: Timestamp) -> Result<StoreStats> {
             ),
             now,
         )?,
+        by_day: {
+            let mut days = named_counts(
+                conn,
+                &format!(
+                    "SELECT date(created_at / 1000, 'unixepoch'), count(*) FROM memories \
+                     WHERE {visible} GROUP BY 1 ORDER BY 1 DESC LIMIT {STATS_DAYS}"
+                ),
+                now,
+            )?;
+            days.reverse();
+            days
+        },
         oldest: to_time(oldest),
         newest: to_time(newest),
         size_bytes: Some((page_count * page_size) as u64),

@@ -1,4 +1,4 @@
-//! `cairn serve`: the HTTP server (REST under /v1, MCP at /mcp) until Ctrl-C or SIGTERM.
+//! `cairn serve`: the HTTP server (the viewer at /, REST under /v1, MCP at /mcp) until Ctrl-C or SIGTERM.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -59,7 +59,7 @@ pub fn run(app: &App, args: &ServeArgs) -> Result<Outcome> {
         // Always said, even with --quiet: with --bind …:0 it is the only way to learn the port.
         let _ = writeln!(
             std::io::stderr(),
-            "cairn listening on http://{address} (REST under /v1, MCP at /mcp); Ctrl-C stops"
+            "cairn listening on http://{address} (the viewer at /, REST under /v1, MCP at /mcp); Ctrl-C stops"
         );
         if !app.api.has_model() {
             app.out.notice(&format!(

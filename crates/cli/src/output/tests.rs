@@ -294,6 +294,16 @@ fn maintenance_views() {
                 count: 1,
             },
         ],
+        by_day: vec![
+            NamedCount {
+                name: "2026-03-11".into(),
+                count: 2,
+            },
+            NamedCount {
+                name: "2026-03-12".into(),
+                count: 5,
+            },
+        ],
         oldest: Some(at("2026-01-02T03:04:00Z")),
         newest: Some(at("2026-03-12T09:00:00Z")),
         size_bytes: Some(1_572_864),

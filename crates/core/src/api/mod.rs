@@ -46,7 +46,7 @@ use crate::error::{Error, Result};
 use crate::exchange::{Counts, ExportOptions, ImportReport};
 use crate::files::{FilesExport, SyncReport, Workspace};
 use crate::id::{IdRef, MemoryId, RelationRef};
-use crate::image::{ImageSource, ImageTotals, ReadProgress, ReadReport};
+use crate::image::{ImageId, ImageSource, ImageTotals, ReadProgress, ReadReport};
 use crate::memory::{
     ListQuery, Memory, MemoryFilter, MemoryHistory, PruneReport, PruneRule, Source, StoreStats,
     TagCount, WriteOutcome,
@@ -261,6 +261,24 @@ impl Api {
                 image: shown.image,
             })
             .collect())
+    }
+
+    /// A stored image's thumbnail (PNG, at most [`THUMBNAIL_SIDE`](crate::image::files::THUMBNAIL_SIDE) pixels a side; made on first ask), for
+    /// the viewer. `id` is the image's id as results give it (64 hex digits).
+    pub fn thumbnail(&self, id: &str) -> Result<Vec<u8>> {
+        let id = ImageId::parse(id.trim())?;
+        let Some(dir) = self.service.image_dir() else {
+            return Err(Error::invalid("image", "this store keeps no images"));
+        };
+        let Some(image) = self.service.image(&id)? else {
+            return Err(Error::Missing {
+                field: "image".into(),
+                message: format!("no stored image has the id {id}"),
+            });
+        };
+        let path = dir.thumbnail(&image, self.service.images_config())?;
+        std::fs::read(&path)
+            .map_err(|error| Error::storage(format!("read {}", path.display()), error))
     }
 
     /// `store` with an image read from a file the user named: the CLI's alone (MCP and HTTP

@@ -36,4 +36,4 @@ pub use model::{
 pub use new::{MemoryPatch, NewMemory};
 pub use operations::{Memories, MemoryHistory, PruneReport};
 pub use record::MemoryRecord;
-pub use store::{MemoryStore, MemoryTx, NamedCount, SignalHit, StoreStats, TagCount};
+pub use store::{MemoryStore, MemoryTx, NamedCount, STATS_DAYS, SignalHit, StoreStats, TagCount};

@@ -131,6 +131,9 @@ pub struct NamedCount {
     pub count: u64,
 }
 
+/// How many days [`StoreStats::by_day`] covers at most.
+pub const STATS_DAYS: usize = 30;
+
 /// Counts over the whole store.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StoreStats {
@@ -146,6 +149,9 @@ pub struct StoreStats {
     pub by_project: Vec<NamedCount>,
     /// Visible memories per `entered_by` (`unknown` when unset).
     pub by_agent: Vec<NamedCount>,
+    /// Visible memories per day they were written (UTC, `YYYY-MM-DD`): the latest
+    /// [`STATS_DAYS`] days that have any, oldest first.
+    pub by_day: Vec<NamedCount>,
     pub oldest: Option<Timestamp>,
     pub newest: Option<Timestamp>,
     /// Bytes on disk, where the backend can tell.

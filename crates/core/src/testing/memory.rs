@@ -856,4 +856,17 @@ pub fn tags_and_stats_count_visible_memories(factory: StoreFactory) {
     assert_eq!(stats.by_project.len(), 1);
     assert_eq!(stats.by_project[0].name, "acme");
     assert_eq!(stats.by_agent[0].name, "unknown");
+    // Per day written (UTC), oldest first; forgotten and expired memories do not count.
+    h.clock.advance(Span::new().hours(48));
+    let later = h.add("five", &[]);
+    let day = |m: &Memory| m.created_at.to_string()[..10].to_string();
+    let by_day: Vec<(String, u64)> = h
+        .service
+        .stats()
+        .unwrap()
+        .by_day
+        .into_iter()
+        .map(|d| (d.name, d.count))
+        .collect();
+    assert_eq!(by_day, [(day(&gone), 2), (day(&later), 1)]);
 }
