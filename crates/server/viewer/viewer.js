@@ -402,8 +402,9 @@ function relationsSection(memory) {
         return el(
           "li",
           {},
-          `${r.verdict ?? "pending"} (${r.source === memory.id ? "this → other" : "other → this"}): `,
+          `${r.verdict?.relation ?? "pending"} (${r.source === memory.id ? "this → other" : "other → this"}): `,
           el("a", { href: `#/memory/${other}` }, title ?? other),
+          r.verdict?.reason ? el("span", { class: "meta" }, ` — ${r.verdict.reason}`) : null,
         );
       }),
     ),
@@ -535,8 +536,13 @@ async function timelineView() {
             el(
               "li",
               {},
-              el("a", { href: `#/session/${encodeURIComponent(s.agent)}/${encodeURIComponent(s.id)}` }, `${s.agent} · ${when(s.started_at)}`),
-              s.summary ? ` — ${s.summary}` : "",
+              el(
+                "a",
+                { href: `#/session/${encodeURIComponent(s.key.agent)}/${encodeURIComponent(s.key.id)}` },
+                `${s.key.agent} · ${when(s.started_at)}`,
+              ),
+              ` · ${s.project} — `,
+              s.summary ?? s.first_prompt ?? "(no prompt recorded)",
             ),
           ),
         )
@@ -555,17 +561,31 @@ async function timelineView() {
 
 async function sessionView(agent, id) {
   const found = await call("GET", `/v1/sessions/${encodeURIComponent(agent)}/${encodeURIComponent(id)}`);
-  const session = found.session ?? found;
-  const observations = found.observations ?? [];
+  const { session, observations } = found;
   return [
-    el("h1", {}, `Session ${session.id ?? id}`),
-    el("p", { class: "meta" }, `${session.agent ?? agent} · ${session.project ?? ""} · ${when(session.started_at)}`),
+    el("h1", {}, `Session ${session.key.id}`),
+    el(
+      "p",
+      { class: "meta" },
+      `${session.key.agent} · ${session.project} · ${when(session.started_at)} – `,
+      session.ended_at ? when(session.ended_at) : `still open (last seen ${when(session.last_seen_at)})`,
+    ),
+    session.first_prompt ? el("p", {}, "Asked: ", el("q", {}, session.first_prompt)) : null,
     session.summary ? el("div", { class: "card content" }, session.summary) : null,
     el("h2", {}, `What happened (${observations.length})`),
     el(
       "ol",
       { class: "observations" },
-      observations.map((o) => el("li", {}, el("span", { class: "meta" }, `${o.kind} · ${when(o.at ?? o.created_at)} `), o.text ?? o.content ?? "")),
+      observations.map((o) =>
+        el(
+          "li",
+          { class: o.error ? "failed" : null, "data-kind": o.kind },
+          el("span", { class: "meta" }, `${o.kind}${o.tool ? ` · ${o.tool}` : ""} · ${when(o.at)}`),
+          o.input ? el("div", { class: "content" }, o.input) : null,
+          o.output ? el("div", { class: o.error ? "content alert" : "content quiet" }, o.output) : null,
+          o.files?.length ? el("div", { class: "meta" }, o.files.join(", ")) : null,
+        ),
+      ),
     ),
   ];
 }
@@ -583,8 +603,27 @@ async function slotsView(params) {
       "Labelled blocks agents keep; pinned ones open every session's context. ",
       "A change that would go over a slot's limit is refused and nothing is written.",
     ),
+    projectPicker("#/slots", project, "a project's slots too"),
     listing.slots.map((slot) => slotCard(slot, project)),
   ];
+}
+
+/** A small form that reopens `route` for the project typed (empty: none). */
+function projectPicker(route, project, hint) {
+  const input = el("input", { name: "project", value: project, placeholder: hint, "aria-label": "Project" });
+  return el(
+    "form",
+    {
+      class: "row",
+      onsubmit: (event) => {
+        event.preventDefault();
+        const name = input.value.trim();
+        location.hash = name ? `${route}?${new URLSearchParams({ project: name })}` : route;
+      },
+    },
+    input,
+    el("button", { type: "submit" }, "Show"),
+  );
 }
 
 function slotCard(slot, project) {

@@ -14,18 +14,18 @@ use serde_json::{Value, json};
 use super::{Sandbox, Served};
 
 /// A sandbox with both models, and the fonts to draw screenshots; `None` after a visible skip.
-fn sandbox_with_ocr() -> Option<(Sandbox, Fonts)> {
+pub(crate) fn sandbox_with_ocr() -> Option<(Sandbox, Fonts)> {
     let sandbox = Sandbox::with_model()?;
     cairn_embed::testing::ocr_dir_for_tests()?;
     let fonts = cairn_embed::testing::fonts_for_tests()?;
     Some((sandbox, fonts))
 }
 
-fn png(screen: &Screen, fonts: &Fonts) -> Vec<u8> {
+pub(crate) fn png(screen: &Screen, fonts: &Fonts) -> Vec<u8> {
     as_png(&screen.draw(fonts))
 }
 
-fn terminal(lines: &[&str]) -> Screen {
+pub(crate) fn terminal(lines: &[&str]) -> Screen {
     Screen {
         width: 760,
         height: 230,

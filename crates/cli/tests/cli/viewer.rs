@@ -15,6 +15,10 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use cairn_core::testing::test_png;
 
+use serde_json::json;
+
+use super::hooks::claude;
+use super::ocr::{png, sandbox_with_ocr, terminal};
 use super::{Sandbox, Served};
 
 const TOKEN: &str = "viewer-test-token-0123456789";
@@ -203,7 +207,7 @@ fn a_vision_search_shows_thumbnails_and_finds_similar_images() {
         let (status, stored) = served.post(
             "/v1/memories",
             TOKEN,
-            &serde_json::json!({"content": caption, "image": inline}),
+            &json!({"content": caption, "image": inline}),
         );
         assert_eq!(status, 201, "{stored}");
     }
@@ -225,6 +229,53 @@ fn a_vision_search_shows_thumbnails_and_finds_similar_images() {
     );
     let (status, answer) = served.get("/v1/images/..%2F..%2Fcairn.db/thumbnail", TOKEN);
     assert_eq!(status, 400, "{answer}");
+}
+
+/// Two memories and a Claude Code session replayed through the hooks: a prompt with markup in
+/// it, then a failed command.
+fn with_a_session() -> Sandbox {
+    let s = with_memories();
+    let events = [
+        ("SessionStart", json!({"source": "startup"})),
+        (
+            "UserPromptSubmit",
+            json!({"prompt": "Fix the <b>flaky</b> login test"}),
+        ),
+        (
+            "PostToolUseFailure",
+            json!({"tool_name": "Bash", "tool_input": {"command": "cargo test login"},
+                   "error": "test login_retries ... FAILED"}),
+        ),
+    ];
+    for (event, extra) in events {
+        let run = s.hook(
+            "claude-code",
+            event,
+            &claude("s-1", &s.project, event, extra),
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+    s
+}
+
+#[test]
+fn the_timeline_shows_memories_by_day_and_a_sessions_observations_in_order() {
+    let Some(browser) = browser() else {
+        return;
+    };
+    let s = with_a_session();
+    let served = Served::start(&s, &[], TOKEN);
+    drive(&browser, &served, Some(TOKEN), "timeline");
+}
+
+#[test]
+fn every_page_fits_a_phone_and_the_slash_key_brings_back_search() {
+    let Some(browser) = browser() else {
+        return;
+    };
+    let s = with_a_session();
+    let served = Served::without_token(&s, &[]);
+    drive(&browser, &served, None, "phone");
 }
 
 #[test]
@@ -249,4 +300,35 @@ fn stored_markup_is_shown_as_text_and_inline_script_is_forbidden() {
     ]);
     let served = Served::start(&s, &[], TOKEN);
     drive(&browser, &served, Some(TOKEN), "xss");
+}
+
+#[test]
+fn markup_read_from_a_screenshot_is_shown_as_text() {
+    let Some(browser) = browser() else {
+        return;
+    };
+    let Some((s, fonts)) = sandbox_with_ocr() else {
+        return;
+    };
+    let shot = png(
+        &terminal(&[
+            "$ cat page.html",
+            "<script>window.__xss = 5</script>",
+            "<img src=x onerror=alert(6)>",
+        ]),
+        &fonts,
+    );
+    std::fs::write(s.project.join("page.png"), &shot).unwrap();
+    let stored = s.ok_json(&["store", "--image", "page.png", "the page source"]);
+    let id = stored["memory"]["id"].as_str().unwrap().to_string();
+    let read = s.ok_json(&["get", &id]);
+    let text = read[0]["images"][0]["text"].as_str().unwrap_or_default();
+    // The OCR model reads the markup exactly; the viewer must show it as text.
+    assert!(
+        text.contains("<script>window.__xss = 5</script>")
+            && text.contains("<img src=x onerror=alert(6)>"),
+        "{read}"
+    );
+    let served = Served::start(&s, &[], TOKEN);
+    drive(&browser, &served, Some(TOKEN), "ocr_xss");
 }

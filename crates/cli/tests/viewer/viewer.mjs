@@ -124,6 +124,20 @@ const scenarios = {
       (await api("GET", "/v1/slots/persona")).json.slot.content,
       "A careful reviewer who explains every change.",
     );
+    // A project's own slots, and the read-only switch.
+    await page.fill("input[name=project]", "acme");
+    await page.click("form.row button[type=submit]");
+    const context = "form.slot[data-label=project_context]";
+    await page.waitForSelector(context);
+    await page.fill(`${context} textarea`, "Runs on PostgreSQL 16.");
+    await page.click(`${context} button[type=submit]`);
+    await page.waitForSelector(`${context} >> text=Saved`);
+    const slot = () => api("GET", "/v1/slots/project_context?project=acme").then((r) => r.json.slot);
+    assert.equal((await slot()).content, "Runs on PostgreSQL 16.");
+    await page.check(`${context} input[name=read_only]`);
+    await page.waitForSelector(`${context} textarea[readonly]`);
+    assert.equal((await slot()).read_only, true);
+    assert.ok(await page.$eval(`${context} button[type=submit]`, (b) => b.disabled));
   },
 
   /** A pending conflict shown side by side and settled with one click. */
@@ -143,6 +157,10 @@ const scenarios = {
     assert.equal(judged.verdict.relation, "supersedes");
     await page.reload();
     await page.waitForSelector("text=Nothing to settle.");
+    // The newer memory's page shows what it now is to the older one.
+    await page.goto(`${base}/#/memory/${pending[0].source}`);
+    await page.waitForSelector("text=Relations");
+    assert.match(await page.textContent("main section ul"), /supersedes \(this → other\): HTTP framework/);
   },
 
   /** Vision search by text shows the image's thumbnail; "find similar" finds its rescaled copy. */
@@ -163,6 +181,78 @@ const scenarios = {
     assert.equal(await page.getAttribute("figure[data-image]", "data-image"), copy);
     assert.notEqual(copy, image);
     assert.match(await page.textContent("figure[data-image] figcaption"), /look (0\.9\d|1\.00)/);
+  },
+
+  /** Memories grouped by day, and a recorded session's observations in the order they happened. */
+  async timeline(page) {
+    const listed = (await api("GET", "/v1/memories?all_projects=true")).json.memories;
+    await open(page, "#/timeline");
+    await page.waitForSelector("text=Memories by day");
+    const today = listed[0].created_at.slice(0, 10);
+    assert.ok((await page.textContent("main")).includes(`${today} (${listed.length})`));
+    await page.click("a[href^='#/session/claude-code/']");
+    await page.waitForSelector("ol.observations li");
+    assert.deepEqual(
+      await page.$$eval("ol.observations li", (items) => items.map((li) => li.dataset.kind)),
+      ["prompt", "tool_failure"],
+    );
+    const shown = await page.textContent("main");
+    assert.ok(shown.includes("Fix the <b>flaky</b> login test"), "the prompt, markup as text");
+    assert.ok(shown.includes("test login_retries ... FAILED"));
+    assert.ok(await page.$eval("ol.observations li.failed", (li) => li.dataset.kind === "tool_failure"));
+    await shot(page, "session");
+    // The stats charts: memories per day, per category, per tag.
+    await page.goto(`${base}/#/stats`);
+    await page.waitForSelector(".days");
+    assert.equal(await page.getAttribute(".days", "aria-label"), `${today}: ${listed.length}`);
+    const rows = await page.$$eval(".chart", (charts) =>
+      charts.map((c) => [...c.querySelectorAll(".name")].map((n) => n.textContent)),
+    );
+    assert.deepEqual(rows.slice(0, 2), [["other"], ["db", "ops"]]);
+    await shot(page, "stats");
+  },
+
+  /** Every view fits a phone's width, and "/" comes back to the search box from anywhere. */
+  async phone(page) {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await open(page, "#/");
+    await page.waitForSelector("input[name=q]");
+    for (const view of ["timeline", "slots", "conflicts", "images", "stats"]) {
+      await page.goto(`${base}/#/${view}`);
+      await page.waitForFunction((name) => document.querySelector("nav a[aria-current=page]")?.dataset.section === name, view);
+      await page.waitForLoadState("networkidle");
+      const [scroll, width] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+      assert.ok(scroll <= width, `#/${view} is ${scroll}px wide on a ${width}px screen`);
+      await shot(page, `phone-${view}`);
+    }
+    await page.keyboard.press("/");
+    await page.waitForFunction(() => document.activeElement?.name === "q");
+    assert.equal(new URL(page.url()).hash, "#/");
+  },
+
+  /** Markup that OCR read from a screenshot is shown as text in the gallery and on the memory. */
+  async ocr_xss(page) {
+    let dialogs = 0;
+    page.on("dialog", (dialog) => {
+      dialogs++;
+      dialog.dismiss();
+    });
+    const read = ["<script>window.__xss = 5</script>", "<img src=x onerror=alert(6)>"];
+    for (const hash of ["#/images", "#/images?q=onerror"]) {
+      if (hash === "#/images") await open(page, hash);
+      else await page.goto(`${base}/${hash}`);
+      await page.waitForSelector("figure[data-image] .ocr");
+      await page.waitForLoadState("networkidle");
+      const ocr = await page.textContent("figure[data-image] .ocr");
+      for (const line of read) assert.ok(ocr.includes(line), `${hash}: ${ocr}`);
+      await noInjection(page, hash);
+    }
+    await shot(page, "ocr-xss");
+    await page.click("figure[data-image] a[href^='#/memory/']");
+    await page.waitForSelector("main figure .ocr");
+    assert.ok((await page.textContent("main figure .ocr")).includes(read[1]));
+    await noInjection(page, "the memory page");
+    assert.equal(dialogs, 0);
   },
 
   /** Stored markup, handlers and javascript: links render as text everywhere they are shown. */
@@ -189,9 +279,7 @@ const scenarios = {
       if (hash === "#/?q=script") for (const h of hostile) assert.ok(text.includes(h), `${hash} shows ${h} as text`);
       if (hash === "#/slots") assert.ok(await page.inputValue("form.slot[data-label=persona] textarea").then((v) => v.includes(hostile[0])));
       if (hash === "#/stats") assert.ok(text.includes("<b>tag</b>"), "the tag is shown as text");
-      assert.equal(await page.$$eval("main script, main [onerror], main img[src=x]", (n) => n.length), 0, hash);
-      assert.equal(await page.$$eval("a[href^='javascript']", (n) => n.length), 0, hash);
-      assert.equal(await page.evaluate(() => window.__xss), undefined, hash);
+      await noInjection(page, hash);
     }
     await page.goto(`${base}/#/?q=script`);
     await page.click(".hit .title");
@@ -210,6 +298,13 @@ const scenarios = {
     await shot(page, "xss");
   },
 };
+
+/** No stored text became an element, a handler or a script that ran. */
+async function noInjection(page, where) {
+  assert.equal(await page.$$eval("main script, main [onerror], main img[src=x]", (n) => n.length), 0, where);
+  assert.equal(await page.$$eval("a[href^='javascript']", (n) => n.length), 0, where);
+  assert.equal(await page.evaluate(() => window.__xss), undefined, where);
+}
 
 const name = process.argv[2];
 const scenario = scenarios[name];
