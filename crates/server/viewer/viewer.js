@@ -221,6 +221,18 @@ function loginView(refused) {
 // ---------- search ----------
 
 const MODES = ["", "lexical", "fuzzy", "semantic", "hybrid"];
+const CATEGORIES = ["", "decision", "preference", "fact", "bugfix", "discovery", "pattern", "config", "entity", "other"];
+
+/** The API's filter parameters from the view's address: no project means every project. */
+function filters(params) {
+  const project = params.get("project") ?? "";
+  return {
+    project,
+    all_projects: !project,
+    category: params.get("category") ?? "",
+    tags: params.get("tags") ?? "",
+  };
+}
 
 async function searchView(params) {
   const query = params.get("q") ?? "";
@@ -245,6 +257,17 @@ async function searchView(params) {
     placeholder: "project (all)",
     "aria-label": "Project",
   });
+  const category = el(
+    "select",
+    { name: "category", "aria-label": "Category" },
+    CATEGORIES.map((c) => el("option", { value: c, selected: c === (params.get("category") ?? "") }, c || "any category")),
+  );
+  const tags = el("input", {
+    name: "tags",
+    value: params.get("tags") ?? "",
+    placeholder: "tags (all of, comma separated)",
+    "aria-label": "Tags",
+  });
   const explainBox = el("input", { type: "checkbox", name: "explain", checked: explain });
   const form = el(
     "form",
@@ -258,6 +281,8 @@ async function searchView(params) {
           ["q", box.value.trim()],
           ["mode", mode.value],
           ["project", project.value.trim()],
+          ["category", category.value],
+          ["tags", tags.value.trim()],
           ["explain", explainBox.checked ? "1" : ""],
         ]) {
           if (value) next.set(key, value);
@@ -268,6 +293,8 @@ async function searchView(params) {
     box,
     mode,
     project,
+    category,
+    tags,
     el("label", { class: "check" }, explainBox, "explain"),
     el("button", { type: "submit", class: "primary" }, "Search"),
   );
@@ -275,7 +302,7 @@ async function searchView(params) {
   const view = [el("h1", {}, "Search"), form, results];
   if (!query) {
     box.setAttribute("autofocus", "");
-    results.append(await recentMemories(project.value.trim()));
+    results.append(await recentMemories(params));
     return view;
   }
   const found = await call(
@@ -283,8 +310,7 @@ async function searchView(params) {
     path("/v1/search", {
       query,
       mode: params.get("mode"),
-      project: params.get("project"),
-      all_projects: params.get("project") ? false : true,
+      ...filters(params),
       limit: 20,
     }),
   );
@@ -332,11 +358,8 @@ function explainTable(hit) {
   );
 }
 
-async function recentMemories(project) {
-  const listing = await call(
-    "GET",
-    path("/v1/memories", { limit: 20, project, all_projects: project ? false : true }),
-  );
+async function recentMemories(params) {
+  const listing = await call("GET", path("/v1/memories", { limit: 20, ...filters(params) }));
   return el(
     "div",
     {},
@@ -517,7 +540,7 @@ function historySection(history) {
 async function timelineView() {
   const [listing, sessions] = await Promise.all([
     call("GET", path("/v1/memories", { limit: 100, all_projects: true })),
-    call("GET", path("/v1/sessions", { all_projects: true, limit: 50 })).catch(() => ({ sessions: [] })),
+    call("GET", path("/v1/sessions", { all_projects: true, limit: 50 })),
   ]);
   const byDay = new Map();
   for (const memory of listing.memories) {
@@ -711,8 +734,8 @@ const VERDICTS = [
 ];
 
 async function conflictsView() {
-  const listing = await call("GET", path("/v1/conflicts", { all_projects: true }));
-  const pending = listing.conflicts.filter((c) => c.status === "pending");
+  const listing = await call("GET", path("/v1/conflicts", { all_projects: true, status: "pending", limit: 50 }));
+  const pending = listing.conflicts;
   const cards = await Promise.all(pending.map(conflictCard));
   return [
     el("h1", {}, `Conflicts (${pending.length} pending)`),

@@ -73,6 +73,21 @@ const scenarios = {
   async search(page) {
     await open(page, "#/");
     await page.waitForSelector("input[name=q]");
+    // The filters narrow what the words find.
+    await page.fill("input[name=q]", "5432 OR deploy");
+    await page.press("input[name=q]", "Enter");
+    await page.waitForSelector("text=2 found");
+    await page.fill("input[name=tags]", "db");
+    await page.selectOption("select[name=category]", "other");
+    await page.press("input[name=q]", "Enter");
+    await page.waitForSelector("text=1 found");
+    assert.match(await page.textContent(".hit .title"), /Postgres on 5432/);
+    assert.match(new URL(page.url()).hash, /tags=db/);
+    await page.fill("input[name=tags]", "");
+    await page.selectOption("select[name=category]", "decision");
+    await page.press("input[name=q]", "Enter");
+    await page.waitForSelector("text=0 found");
+    await page.selectOption("select[name=category]", "");
     await page.fill("input[name=q]", "connection refused");
     await page.check("input[name=explain]");
     await page.press("input[name=q]", "Enter");
