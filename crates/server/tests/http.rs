@@ -467,9 +467,10 @@ async fn the_viewer_is_served_without_a_token_under_a_policy_that_forbids_inline
         (
             "/",
             "text/html",
-            r#"<script type="module" src="/viewer/viewer.js">"#,
+            r#"<script type="module" src="/viewer/app.js">"#,
         ),
-        ("/viewer/viewer.js", "text/javascript", "function el("),
+        ("/viewer/app.js", "text/javascript", "import"),
+        ("/viewer/dom.js", "text/javascript", "export function el("),
         ("/viewer/viewer.css", "text/css", ":root"),
     ] {
         let response = server.request(Method::GET, path).send().await.unwrap();

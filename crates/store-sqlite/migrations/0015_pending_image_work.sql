@@ -5,6 +5,10 @@
 -- The images not looked at yet: an image is hashed once, so this index is nearly always empty.
 CREATE INDEX images_unhashed ON images(created_at, id) WHERE look IS NULL;
 
+-- Texts counted without reading them: `image_texts` keeps each text in its own rows, so a count
+-- walks this narrow index instead (an image lacks its text when the counts differ).
+CREATE INDEX image_texts_by_reader ON image_texts(reader);
+
 -- Look vectors counted per model (an image lacks one when its model's count is short of the
--- images'); the vector itself stays in the table.
+-- images'). The nearest-vector scan reads the table itself (`NOT INDEXED`), in storage order.
 CREATE INDEX image_look_vectors_by_model ON image_look_vectors(model);

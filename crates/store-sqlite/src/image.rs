@@ -401,7 +401,8 @@ impl ImageStore for SqliteStore {
         let query = Quantised::of(vector);
         let distance = |blob: &[u8]| Ok(1.0 - query.cosine_with_stored(blob)?);
         let scan = Scan {
-            select: "SELECT v.image_id, v.vector FROM image_look_vectors v \
+            // The table in storage order, not through the by-model index (a lookup per row).
+            select: "SELECT v.image_id, v.vector FROM image_look_vectors v NOT INDEXED \
                      WHERE v.model = ? AND length(v.vector) > 0",
             params: vec![Value::Text(model.into())],
             image_id: "v.image_id",

@@ -1,0 +1,67 @@
+// Images: the latest ones, vision search by the words they show, and "find similar" (a stored
+// image as the query).
+
+import { call, path } from "../api.js";
+import { el, thumbnail } from "../dom.js";
+
+export async function imagesView(params) {
+  const text = params.get("q") ?? "";
+  const like = params.get("like") ?? "";
+  const box = el("input", { type: "search", name: "q", value: text, "aria-label": "Find images by the words they show" });
+  const form = el(
+    "form",
+    {
+      class: "row",
+      role: "search",
+      onsubmit: (event) => {
+        event.preventDefault();
+        location.hash = `#/images?${new URLSearchParams({ q: box.value.trim() })}`;
+      },
+    },
+    box,
+    el("button", { type: "submit", class: "primary" }, "Find images"),
+  );
+  const results = el("section", { "aria-live": "polite" });
+  const view = [el("h1", {}, "Images"), form, results];
+  if (!text && !like) {
+    const listing = await call("GET", path("/v1/memories", { limit: 100, all_projects: true }));
+    const shown = listing.memories.flatMap((m) => (m.images ?? []).map((image) => ({ image, memories: [m.id] })));
+    results.append(el("h2", {}, "Latest images"), gallery(shown));
+    return view;
+  }
+  const body = { top_k: 24, all_projects: true };
+  if (text) body.query_text = text;
+  if (like) body.image_ref = like;
+  const found = await call("POST", "/v1/vision/search", body);
+  results.append(
+    ...(found.notices ?? []).map((n) => el("p", { class: "notice" }, n)),
+    el("p", { class: "meta" }, `${found.hits.length} found${like ? " that look like the chosen image" : ""}`),
+    gallery(found.hits),
+  );
+  return view;
+}
+
+function gallery(items) {
+  if (items.length === 0) return el("p", { class: "meta" }, "No images.");
+  return el(
+    "div",
+    { class: "gallery" },
+    items.map((item) =>
+      el(
+        "figure",
+        { class: "card", "data-image": item.image.id },
+        thumbnail(item.image.id, item.image.text ? `image reading: ${item.image.text.slice(0, 80)}` : "stored image"),
+        el(
+          "figcaption",
+          {},
+          item.signals
+            ? el("div", { class: "meta" }, item.signals.map((s) => `${s.signal ?? s.kind} ${Number(s.score ?? 0).toFixed(2)}`).join(" · "))
+            : null,
+          item.image.text ? el("div", { class: "ocr" }, item.image.text) : null,
+          (item.memories ?? []).map((id) => el("a", { href: `#/memory/${id}` }, "memory ")),
+          el("a", { href: `#/images?${new URLSearchParams({ like: item.image.id })}`, class: "similar" }, "find similar"),
+        ),
+      ),
+    ),
+  );
+}
