@@ -34,7 +34,7 @@ function show(nodes) {
 const VIEWS = [
   [/^\/$/, "search", (m, params) => searchView(params)],
   [/^\/memory\/([^/]+)$/, "search", (m) => memoryView(decodeURIComponent(m[1]))],
-  [/^\/timeline$/, "timeline", () => timelineView()],
+  [/^\/timeline$/, "timeline", (m, params) => timelineView(params)],
   [/^\/session\/([^/]+)\/([^/]+)$/, "timeline", (m) => sessionView(decodeURIComponent(m[1]), decodeURIComponent(m[2]))],
   [/^\/slots$/, "slots", (m, params) => slotsView(params)],
   [/^\/conflicts$/, "conflicts", () => conflictsView()],

@@ -264,6 +264,12 @@ fn the_timeline_shows_memories_by_day_and_a_sessions_observations_in_order() {
         return;
     };
     let s = with_a_session();
+    // More than a page of memories (a hundred).
+    let records: String = (0..120)
+        .map(|n| json!({"content": format!("imported note {n}")}).to_string() + "\n")
+        .collect();
+    let run = s.import(&records);
+    assert_eq!(run.code, 0, "{}", run.stderr);
     let served = Served::start(&s, &[], TOKEN);
     drive(&browser, &served, Some(TOKEN), "timeline");
 }

@@ -200,12 +200,21 @@ const scenarios = {
 
   /** Memories grouped by day, and a recorded session's observations in the order they happened. */
   async timeline(page) {
-    const listed = (await api("GET", "/v1/memories?all_projects=true")).json.memories;
+    const { total } = (await api("GET", "/v1/memories?all_projects=true")).json;
+    assert.ok(total > 100, "the test stores more than a page");
     await open(page, "#/timeline");
-    await page.waitForSelector("text=Memories by day");
-    const today = listed[0].created_at.slice(0, 10);
-    assert.ok((await page.textContent("main")).includes(`${today} (${listed.length})`));
-    await page.click("a[href^='#/session/claude-code/']");
+    await page.waitForSelector("section.day");
+    const count = (what) => page.$$eval(`section.day ${what} li`, (items) => items.length);
+    assert.equal(await count(".memories"), 100);
+    assert.equal(await count(".sessions"), 1);
+    await page.click("a.older");
+    await page.waitForFunction(() => location.hash === "#/timeline?page=1");
+    await page.waitForFunction((rest) => document.querySelectorAll("section.day .memories li").length === rest, total - 100);
+    assert.equal(await count(".sessions"), 0, "sessions come with the first page");
+    assert.equal(await page.$("a.older"), null);
+    await page.goBack();
+    await page.waitForSelector("section.day .sessions");
+    await page.click("section.day a[href^='#/session/claude-code/']");
     await page.waitForSelector("ol.observations li");
     assert.deepEqual(
       await page.$$eval("ol.observations li", (items) => items.map((li) => li.dataset.kind)),
@@ -219,7 +228,9 @@ const scenarios = {
     // The stats charts: memories per day, per category, per tag.
     await page.goto(`${base}/#/stats`);
     await page.waitForSelector(".days");
-    assert.equal(await page.getAttribute(".days", "aria-label"), `${today}: ${listed.length}`);
+    const perDay = (await api("GET", "/v1/stats")).json.by_day;
+    assert.equal(perDay.reduce((sum, d) => sum + d.count, 0), total);
+    assert.equal(await page.getAttribute(".days", "aria-label"), perDay.map((d) => `${d.name}: ${d.count}`).join(", "));
     const rows = await page.$$eval(".chart", (charts) =>
       charts.map((c) => [...c.querySelectorAll(".name")].map((n) => n.textContent)),
     );
