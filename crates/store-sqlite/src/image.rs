@@ -299,8 +299,9 @@ impl ImageStore for SqliteStore {
         after: Option<&Image>,
     ) -> Result<Vec<Image>> {
         // The worker asks after every write, nearly always to hear "nothing": that answer comes
-        // from counts, not from a walk over every image.
-        if !self.any_image_pending(work)? {
+        // from counts, not from a walk over every image. (Later batches of a pass go on from
+        // their cursor without asking again.)
+        if after.is_none() && !self.any_image_pending(work)? {
             return Ok(Vec::new());
         }
         // The cursor walks `images_by_created` from where the last batch ended.
@@ -314,7 +315,7 @@ impl ImageStore for SqliteStore {
                  WHERE (i.created_at, i.id) > (?3, ?4) \
                  AND (i.look IS NULL OR (?2 AND t.image_id IS NULL) \
                   OR (?5 IS NOT NULL AND NOT EXISTS (SELECT 1 FROM image_look_vectors v \
-                      WHERE v.image_id = i.id AND v.model = ?5))) \
+                      WHERE v.image_id = i.id AND +v.model = ?5))) \
                  ORDER BY i.created_at, i.id LIMIT ?1"
             ))
             .sql()?
@@ -422,8 +423,10 @@ impl ImageStore for SqliteStore {
             &[Value::Text(model.into())],
             |marks| {
                 format!(
+                    // By image (`+model` keeps the planner off the by-model index, which
+                    // would read every vector of the model).
                     "SELECT image_id, vector FROM image_look_vectors \
-                     WHERE model = ? AND image_id IN ({marks})"
+                     WHERE +model = ? AND image_id IN ({marks})"
                 )
             },
             |row| {

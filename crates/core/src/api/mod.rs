@@ -263,8 +263,9 @@ impl Api {
             .collect())
     }
 
-    /// A stored image's thumbnail (PNG, at most [`THUMBNAIL_SIDE`](crate::image::files::THUMBNAIL_SIDE) pixels a side; made on first ask), for
-    /// the viewer. `id` is the image's id as results give it (64 hex digits).
+    /// A stored image's thumbnail for the viewer: a PNG at most
+    /// [`THUMBNAIL_SIDE`](crate::image::files::THUMBNAIL_SIDE) pixels a side, made on first ask.
+    /// `id` is the image's id as results give it (64 hex digits).
     pub fn thumbnail(&self, id: &str) -> Result<Vec<u8>> {
         let id = ImageId::parse(id.trim())?;
         let Some(dir) = self.service.image_dir() else {
