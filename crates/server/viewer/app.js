@@ -24,10 +24,12 @@ const signOut = document.getElementById("sign-out");
 
 /**
  * Puts `nodes` (nodes, text or lists of them; empty values skipped) in place of the view and
- * focuses its `autofocus` field, if any.
+ * focuses its `autofocus` field, if any. `main`'s `data-shown` says what is shown (the address,
+ * or `login`): scripts driving the page wait for it.
  */
-function show(nodes) {
+function show(nodes, shown) {
   main.replaceChildren(el("div", { class: "view" }, nodes));
+  main.dataset.shown = shown;
   main.querySelector("[autofocus]")?.focus();
 }
 
@@ -60,6 +62,7 @@ async function render() {
       else link.removeAttribute("aria-current");
     }
     let nodes;
+    let shown = `#${hash || "/"}`;
     try {
       nodes = await view(match, params);
     } catch (error) {
@@ -68,14 +71,15 @@ async function render() {
         sessionStorage.removeItem(TOKEN_KEY);
         signOut.hidden = true;
         nodes = loginView(refused);
+        shown = "login";
       } else {
         nodes = [el("h1", {}, "Something went wrong"), failure(error)];
       }
     }
-    if (mine === generation) show(nodes);
+    if (mine === generation) show(nodes, shown);
     return;
   }
-  show([el("h1", {}, "Not found"), el("p", {}, el("a", { href: "#/" }, "Back to search"))]);
+  show([el("h1", {}, "Not found"), el("p", {}, el("a", { href: "#/" }, "Back to search"))], `#${hash}`);
 }
 
 signOut.addEventListener("click", () => {

@@ -41,7 +41,14 @@ async function open(page, hash) {
     await page.fill("#token", token);
     await page.click("button[type=submit]");
   }
+  await page.waitForFunction((h) => document.getElementById("main").dataset.shown === h, hash);
   return response;
+}
+
+/** Goes to `hash` and waits until the viewer shows it (not the view before it). */
+async function visit(page, hash) {
+  await page.goto(`${base}/${hash}`);
+  await page.waitForFunction((h) => document.getElementById("main").dataset.shown === h, hash);
 }
 
 async function shot(page, name) {
@@ -173,8 +180,7 @@ const scenarios = {
     await page.reload();
     await page.waitForSelector("text=Nothing to settle.");
     // The newer memory's page shows what it now is to the older one.
-    await page.goto(`${base}/#/memory/${pending[0].source}`);
-    await page.waitForSelector("text=Relations");
+    await visit(page, `#/memory/${pending[0].source}`);
     assert.match(await page.textContent("main section ul"), /supersedes \(this → other\): HTTP framework/);
   },
 
@@ -226,8 +232,7 @@ const scenarios = {
     assert.ok(await page.$eval("ol.observations li.failed", (li) => li.dataset.kind === "tool_failure"));
     await shot(page, "session");
     // The stats charts: memories per day, per category, per tag.
-    await page.goto(`${base}/#/stats`);
-    await page.waitForSelector(".days");
+    await visit(page, "#/stats");
     const perDay = (await api("GET", "/v1/stats")).json.by_day;
     assert.equal(perDay.reduce((sum, d) => sum + d.count, 0), total);
     assert.equal(await page.getAttribute(".days", "aria-label"), perDay.map((d) => `${d.name}: ${d.count}`).join(", "));
@@ -244,8 +249,7 @@ const scenarios = {
     await open(page, "#/");
     await page.waitForSelector("input[name=q]");
     for (const view of ["timeline", "slots", "conflicts", "images", "stats"]) {
-      await page.goto(`${base}/#/${view}`);
-      await page.waitForFunction((name) => document.querySelector("nav a[aria-current=page]")?.dataset.section === name, view);
+      await visit(page, `#/${view}`);
       await page.waitForLoadState("networkidle");
       const [scroll, width] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
       assert.ok(scroll <= width, `#/${view} is ${scroll}px wide on a ${width}px screen`);
@@ -266,7 +270,7 @@ const scenarios = {
     const read = ["<script>window.__xss = 5</script>", "<img src=x onerror=alert(6)>"];
     for (const hash of ["#/images", "#/images?q=onerror"]) {
       if (hash === "#/images") await open(page, hash);
-      else await page.goto(`${base}/${hash}`);
+      else await visit(page, hash);
       await page.waitForSelector("figure[data-image] .ocr");
       await page.waitForLoadState("networkidle");
       const ocr = await page.textContent("figure[data-image] .ocr");
@@ -298,16 +302,14 @@ const scenarios = {
       "[click](javascript:window.__xss=3)",
     ];
     for (const hash of ["#/?q=script", "#/timeline", "#/slots", "#/stats", "#/conflicts"]) {
-      await page.goto(`${base}/${hash}`);
-      await page.waitForSelector("main h1");
-      await page.waitForLoadState("networkidle");
+      await visit(page, hash);
       const text = await page.textContent("main");
       if (hash === "#/?q=script") for (const h of hostile) assert.ok(text.includes(h), `${hash} shows ${h} as text`);
       if (hash === "#/slots") assert.ok(await page.inputValue("form.slot[data-label=persona] textarea").then((v) => v.includes(hostile[0])));
       if (hash === "#/stats") assert.ok(text.includes("<b>tag</b>"), "the tag is shown as text");
       await noInjection(page, hash);
     }
-    await page.goto(`${base}/#/?q=script`);
+    await visit(page, "#/?q=script");
     await page.click(".hit .title");
     await page.waitForSelector("textarea[name=content]");
     assert.ok((await page.textContent("main h1")).includes("<img src=x onerror=window.__xss=4>"));
