@@ -25,9 +25,12 @@ pub fn list(app: &App, args: &ListArgs) -> Result<Outcome> {
         offset: args.offset,
     };
     let listing = app.api.listing(&query)?;
+    let ids: Vec<_> = listing.memories.iter().map(|m| m.id).collect();
+    let images = app.api.images_of(&ids)?;
     app.out.print(&View::Listing {
         memories: &listing.memories,
         total: listing.total,
+        images: &images,
     })?;
     Ok(Outcome::Done)
 }

@@ -70,7 +70,18 @@ pub fn render(view: &View<'_>) -> String {
         View::Listing {
             memories: list,
             total,
-        } => json!({ "total": total, "memories": memories(list) }),
+            images,
+        } => {
+            let documents: Vec<Value> = list
+                .iter()
+                .map(|m| {
+                    let mut value = memory(m);
+                    attach_images(&mut value, &m.id, images);
+                    value
+                })
+                .collect();
+            json!({ "total": total, "memories": documents })
+        }
         View::Search {
             query,
             results,

@@ -59,7 +59,9 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
                 }
             }
         }
-        View::Listing { memories, total } => {
+        View::Listing {
+            memories, total, ..
+        } => {
             let _ = writeln!(out, "## Memories ({} of {total})\n", memories.len());
             memories.iter().for_each(|m| memory(&mut out, m, tz, 3));
         }

@@ -53,6 +53,8 @@ pub enum View<'a> {
     Listing {
         memories: &'a [Memory],
         total: u64,
+        /// The images the listed memories show (JSON attaches them to each memory).
+        images: &'a [ImageDocument],
     },
     Search {
         query: &'a str,

@@ -173,7 +173,8 @@ fn listing_and_search() {
     let memories = [decision(), preference()];
     insta::assert_snapshot!(all(View::Listing {
         memories: &memories,
-        total: 5
+        total: 5,
+        images: &[],
     }));
     let hits: Vec<SearchHit> = memories
         .iter()

@@ -107,7 +107,9 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
                 }
             }
         }
-        View::Listing { memories, total } => {
+        View::Listing {
+            memories, total, ..
+        } => {
             for m in memories.iter() {
                 line(&mut out, &row(m, tz));
             }

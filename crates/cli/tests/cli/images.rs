@@ -34,6 +34,11 @@ fn an_image_stored_through_every_entry_point_is_one_file_until_its_last_memory_g
         caption.starts_with("Image shot.png (PNG, 120×40, "),
         "{caption}"
     );
+    // A listing shows each memory's image, as `GET /v1/memories` does.
+    let listed = s.ok_json(&["list"]);
+    for listed in listed["memories"].as_array().unwrap() {
+        assert_eq!(listed["images"][0]["id"], sha256_hex(&png), "{listed}");
+    }
     let shown = s.ok_json(&["get", by_cli["memory"]["id"].as_str().unwrap()]);
     let file = shown[0]["images"][0]["file"].as_str().unwrap().to_string();
     assert_eq!(
