@@ -110,20 +110,30 @@ export function thumbnail(imageId, alt) {
 
 /** A small form that reopens `route` for the project typed (empty: none). */
 export function projectPicker(route, project, hint) {
-  const input = el("input", { name: "project", value: project, placeholder: hint, "aria-label": "Project" });
-  return el(
-    "form",
-    {
-      class: "row",
-      onsubmit: (event) => {
-        event.preventDefault();
-        const name = input.value.trim();
-        location.hash = name ? `${route}?${new URLSearchParams({ project: name })}` : route;
-      },
-    },
-    input,
+  return addressForm(
+    route,
+    {},
+    el("input", { name: "project", value: project, placeholder: hint, "aria-label": "Project" }),
     el("button", { type: "submit" }, "Show"),
   );
+}
+
+/**
+ * A form that, sent, opens `route` with its named fields as the address's parameters (trimmed;
+ * a checked box is `1`; empty ones left out), so the view it opens can be bookmarked.
+ */
+export function addressForm(route, props, ...children) {
+  const send = (event) => {
+    event.preventDefault();
+    const next = new URLSearchParams();
+    for (const field of event.target.querySelectorAll("input[name], select[name]")) {
+      const value = field.type === "checkbox" ? (field.checked ? "1" : "") : field.value.trim();
+      if (value) next.set(field.name, value);
+    }
+    const query = next.toString();
+    location.hash = query ? `${route}?${query}` : route;
+  };
+  return el("form", { class: "row", ...props, onsubmit: send }, ...children);
 }
 
 /** Shows the current address's view again (after a change the view should reflect). */

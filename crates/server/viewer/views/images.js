@@ -2,22 +2,15 @@
 // image as the query).
 
 import { call, path } from "../api.js";
-import { el, thumbnail } from "../dom.js";
+import { addressForm, el, thumbnail } from "../dom.js";
 
 export async function imagesView(params) {
   const text = params.get("q") ?? "";
   const like = params.get("like") ?? "";
   const box = el("input", { type: "search", name: "q", value: text, "aria-label": "Find images by the words they show" });
-  const form = el(
-    "form",
-    {
-      class: "row",
-      role: "search",
-      onsubmit: (event) => {
-        event.preventDefault();
-        location.hash = `#/images?${new URLSearchParams({ q: box.value.trim() })}`;
-      },
-    },
+  const form = addressForm(
+    "#/images",
+    { role: "search" },
     box,
     el("button", { type: "submit", class: "primary" }, "Find images"),
   );

@@ -2,7 +2,7 @@
 // marked), annotations and, with "explain", each signal's rank and score.
 
 import { call, path } from "../api.js";
-import { el, headline, marked, snippet, tagList, when } from "../dom.js";
+import { addressForm, el, headline, marked, snippet, tagList, when } from "../dom.js";
 
 const MODES = ["", "lexical", "fuzzy", "semantic", "hybrid"];
 
@@ -54,27 +54,9 @@ export async function searchView(params) {
     "aria-label": "Tags",
   });
   const explainBox = el("input", { type: "checkbox", name: "explain", checked: explain });
-  const form = el(
-    "form",
-    {
-      class: "row",
-      role: "search",
-      onsubmit: (event) => {
-        event.preventDefault();
-        const next = new URLSearchParams();
-        for (const [key, value] of [
-          ["q", box.value.trim()],
-          ["mode", mode.value],
-          ["project", project.value.trim()],
-          ["category", category.value],
-          ["tags", tags.value.trim()],
-          ["explain", explainBox.checked ? "1" : ""],
-        ]) {
-          if (value) next.set(key, value);
-        }
-        location.hash = `#/?${next}`;
-      },
-    },
+  const form = addressForm(
+    "#/",
+    { role: "search" },
     box,
     mode,
     project,
