@@ -47,12 +47,17 @@ function gallery(items) {
         el(
           "figcaption",
           {},
+          // Search hits say which signals found them (ocr text, look, look vector) and how well.
           item.signals
-            ? el("div", { class: "meta" }, item.signals.map((s) => `${s.signal ?? s.kind} ${Number(s.score ?? 0).toFixed(2)}`).join(" · "))
+            ? el("div", { class: "meta" }, item.signals.map((s) => `${s.signal} ${s.score.toFixed(2)}`).join(" · "))
             : null,
           item.image.text ? el("div", { class: "ocr" }, item.image.text) : null,
-          (item.memories ?? []).map((id) => el("a", { href: `#/memory/${id}` }, "memory ")),
-          el("a", { href: `#/images?${new URLSearchParams({ like: item.image.id })}`, class: "similar" }, "find similar"),
+          el(
+            "div",
+            { class: "row" },
+            item.memories.map((id) => el("a", { href: `#/memory/${id}` }, "open memory")),
+            el("a", { href: `#/images?${new URLSearchParams({ like: item.image.id })}`, class: "similar" }, "find similar"),
+          ),
         ),
       ),
     ),
