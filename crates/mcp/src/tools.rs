@@ -14,7 +14,7 @@ use cairn_core::api::{
     AddInput, Api, Caller, CompactMemory, CompareInput, ConflictsInput, ContextInput, FilterInput,
     ForgetInput, Found, GetInput, JudgeInput, ListInput, SearchInput, SessionSummaryInput,
     SlotCreateInput, SlotEditInput, SlotInput, SlotProjectInput, StoreInput, UpdateInput,
-    VisionSearchInput, attach_images, compact_observations, compact_search, compact_write,
+    VisionSearchInput, compact_observations, compact_search, compact_write, documents_with_images,
     relation_document, slot_answer, slots_answer,
 };
 use cairn_core::config::ToolProfile;
@@ -436,14 +436,7 @@ pub fn call(api: &Api, caller: &Caller, name: &str, args: JsonObject) -> Result<
             let memories = api.get(&arguments(args)?)?;
             let ids: Vec<_> = memories.iter().map(|m| m.id).collect();
             let images = api.images_of(&ids)?;
-            let documents: Vec<Value> = memories
-                .iter()
-                .map(|m| {
-                    let mut document = json!(CompactMemory::of(m));
-                    attach_images(&mut document, &m.id, &images);
-                    document
-                })
-                .collect();
+            let documents = documents_with_images(&memories, &images, CompactMemory::of);
             Ok(json!({"memories": documents}))
         }
         "memory_update" => {

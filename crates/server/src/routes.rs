@@ -16,7 +16,8 @@ use cairn_core::api::{
     FilterInput, Found, ListInput, MemoryDocument, PatchInput, ScanInput, SearchInput,
     SessionSummaryInput, SessionsInput, SlotCreateInput, SlotProjectInput, SlotSettingsInput,
     SlotTarget, SlotTextInput, StoreInput, VerdictInput, VisionSearchInput, attach_images,
-    hit_document, relation_document, slot_answer, slots_answer, write_document,
+    documents_with_images, hit_document, relation_document, slot_answer, slots_answer,
+    write_document,
 };
 use cairn_core::exchange::ImportReport;
 use cairn_core::{Error, IdRef, WriteOutcome, WriteStatus};
@@ -117,15 +118,7 @@ async fn list_memories(
         Ok((listing, images))
     })
     .await?;
-    let memories: Vec<Value> = listing
-        .memories
-        .iter()
-        .map(|memory| {
-            let mut document = json!(MemoryDocument::of(memory));
-            attach_images(&mut document, &memory.id, &images);
-            document
-        })
-        .collect();
+    let memories = documents_with_images(&listing.memories, &images, MemoryDocument::of);
     Ok(Json(json!({"total": listing.total, "memories": memories})))
 }
 

@@ -2,8 +2,8 @@
 
 use cairn_core::Memory;
 use cairn_core::api::{
-    MemoryDocument, attach_images, hit_document, relation_document, slot_answer, slots_answer,
-    write_document,
+    MemoryDocument, attach_images, documents_with_images, hit_document, relation_document,
+    slot_answer, slots_answer, write_document,
 };
 
 use super::relations::lines_of;
@@ -72,15 +72,7 @@ pub fn render(view: &View<'_>) -> String {
             total,
             images,
         } => {
-            let documents: Vec<Value> = list
-                .iter()
-                .map(|m| {
-                    let mut value = memory(m);
-                    attach_images(&mut value, &m.id, images);
-                    value
-                })
-                .collect();
-            json!({ "total": total, "memories": documents })
+            json!({ "total": total, "memories": documents_with_images(list, images, memory) })
         }
         View::Search {
             query,

@@ -89,6 +89,22 @@ pub fn attach_images(document: &mut serde_json::Value, id: &MemoryId, images: &[
     }
 }
 
+/// Each memory's document (as `document` makes it: full or compact) with the images it shows.
+pub fn documents_with_images<'m, T: Serialize>(
+    memories: &'m [Memory],
+    images: &[ImageDocument],
+    document: impl Fn(&'m Memory) -> T,
+) -> Vec<serde_json::Value> {
+    memories
+        .iter()
+        .map(|memory| {
+            let mut value = serde_json::json!(document(memory));
+            attach_images(&mut value, &memory.id, images);
+            value
+        })
+        .collect()
+}
+
 /// A memory as scripts see it: every stored field plus its short handle. The CLI's JSON output
 /// and the REST API return this.
 #[derive(Debug, Serialize)]

@@ -61,8 +61,8 @@ use worker::Worker;
 
 pub use documents::{
     CompactMemory, ImageDocument, MemoryDocument, SlotDocument, attach_images,
-    compact_observations, compact_search, compact_write, hit_document, relation_document,
-    slot_answer, slots_answer, write_document,
+    compact_observations, compact_search, compact_write, documents_with_images, hit_document,
+    relation_document, slot_answer, slots_answer, write_document,
 };
 pub use exchange::ExportInput;
 pub use files::{AddError, AddInput, AddOutcome, AddedUnit};
