@@ -11,6 +11,7 @@ use cairn_core::image::ImageDir;
 use cairn_core::memory::MemoryFilter;
 use cairn_core::project::detect_project;
 use cairn_core::{MemoryService, ProjectName, ServiceParts, Source, dates};
+use cairn_embed::clip::{ClipNetwork, locate_clip};
 use cairn_embed::look::{LookNetwork, locate_look};
 use cairn_embed::ocr::{OcrReader, locate_ocr};
 use cairn_embed::{DEFAULT_MODEL, LazyEmbedder};
@@ -67,6 +68,12 @@ impl App {
         {
             tracing::debug!(look = %dir.display(), "look model found");
             parts.look_model = Some(Arc::new(LookNetwork::new(&dir)));
+        }
+        if config.images.clip
+            && let Some((dir, name)) = locate_clip(config.images.clip_dir.as_deref())?
+        {
+            tracing::debug!(clip = %dir.display(), "CLIP model found");
+            parts.clip_model = Some(Arc::new(ClipNetwork::new(&dir, &name)?));
         }
         parts.summarizer = summarizer_part(&config.summarizer);
         let service = MemoryService::new(parts, &config);

@@ -70,6 +70,13 @@ pub struct ImagesConfig {
     /// A directory holding the look model's `model.safetensors` (or `CAIRN_LOOK_DIR`);
     /// default: where `cairn model install look` puts it (the Hugging Face cache).
     pub look_dir: Option<PathBuf>,
+    /// Make each image's CLIP vector (images are found by words that describe them), when a
+    /// CLIP model is installed (`CAIRN_CLIP=off` turns it off).
+    pub clip: bool,
+    /// A Hugging Face CLIP directory (`config.json`, `model.safetensors`, `merges.txt`; or
+    /// `CAIRN_CLIP_DIR`); default: where `cairn model install clip` puts it (the Hugging Face
+    /// cache).
+    pub clip_dir: Option<PathBuf>,
 }
 
 impl Default for ImagesConfig {
@@ -84,6 +91,8 @@ impl Default for ImagesConfig {
             ocr_dir: None,
             look: true,
             look_dir: None,
+            clip: true,
+            clip_dir: None,
         }
     }
 }
@@ -458,6 +467,12 @@ impl Config {
         }
         if let Some(on) = switch(sources, "CAIRN_LOOK")? {
             config.images.look = on;
+        }
+        if let Some(dir) = sources.var("CAIRN_CLIP_DIR") {
+            config.images.clip_dir = Some(absolute(Path::new(dir)));
+        }
+        if let Some(on) = switch(sources, "CAIRN_CLIP")? {
+            config.images.clip = on;
         }
         config.store.path =
             config.store.path.take().or_else(|| {

@@ -26,9 +26,9 @@ use crate::files::{Files, FilesExport, SyncReport, Workspace};
 use crate::id::{IdRef, MemoryId, RelationRef};
 use crate::image::screenshots::screenshot_memories;
 use crate::image::{
-    Image, ImageDir, ImageId, ImageReading, ImageSource, ImageTotals, Images, LookModel,
-    MemoryImage, QueryImage, QueryPicture, ReadProgress, ReadReport, TextReader, VisionQuery,
-    VisionResults, VisionSearch,
+    ClipModel, Image, ImageDir, ImageId, ImageReading, ImageSource, ImageSpace, ImageTotals,
+    Images, LookModel, MemoryImage, QueryImage, QueryPicture, ReadProgress, ReadReport, TextReader,
+    VisionQuery, VisionResults, VisionSearch,
 };
 use crate::memory::{
     ListQuery, Memories, Memory, MemoryFilter, MemoryHistory, MemoryPatch, NewMemory, PruneReport,
@@ -62,6 +62,9 @@ pub struct ServiceParts {
     pub reader: Option<Arc<dyn TextReader>>,
     /// Says how images look as vectors (images that look alike), when a model is installed.
     pub look_model: Option<Arc<dyn LookModel>>,
+    /// Puts images and words into one space (images found by meaning), when a CLIP model is
+    /// installed.
+    pub clip_model: Option<Arc<dyn ClipModel>>,
     pub clock: Clock,
 }
 
@@ -75,6 +78,7 @@ impl ServiceParts {
             images: None,
             reader: None,
             look_model: None,
+            clip_model: None,
             clock: Clock::system(),
         }
     }
@@ -88,6 +92,7 @@ pub struct MemoryService {
     images: Option<ImageDir>,
     reader: Option<Arc<dyn TextReader>>,
     look_model: Option<Arc<dyn LookModel>>,
+    clip_model: Option<Arc<dyn ClipModel>>,
     clock: Clock,
     config: Config,
 }
@@ -101,6 +106,7 @@ impl MemoryService {
             images: parts.images,
             reader: parts.reader,
             look_model: parts.look_model,
+            clip_model: parts.clip_model,
             clock: parts.clock,
             config: config.clone(),
         }
@@ -136,6 +142,7 @@ impl MemoryService {
             self.reader.as_deref(),
         )
         .with_look_model(self.look_model.as_deref())
+        .with_clip_model(self.clip_model.as_deref())
     }
 
     fn files_ops(&self) -> Files<'_> {
@@ -278,6 +285,7 @@ impl MemoryService {
         )
         .reading_text(self.reader.is_some())
         .looking_alike(self.look_model.is_some())
+        .with_clip_model(self.clip_model.as_deref())
         .search(query)
     }
 
@@ -300,7 +308,11 @@ impl MemoryService {
         };
         let stored = self
             .store
-            .look_vectors_of(std::slice::from_ref(&query.id), model.name())?
+            .image_vectors_of(
+                ImageSpace::Look,
+                std::slice::from_ref(&query.id),
+                model.name(),
+            )?
             .pop()
             .map(|(_, vector)| vector);
         query.with_vector(&bytes, &self.config.images, model, stored)

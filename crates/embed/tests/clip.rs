@@ -7,7 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use cairn_embed::clip::{CONTEXT, ClipTokenizer, IMAGE_SIDE, preprocess};
+use cairn_embed::clip::tiny::write_tiny_clip;
+use cairn_embed::clip::{CONTEXT, ClipTokenizer, ClipWeights, IMAGE_SIDE, preprocess};
 
 fn vocab() -> Option<PathBuf> {
     cairn_embed::testing::clip_data_for_tests().map(|d| d.join("bpe_simple_vocab_16e6.txt.gz"))
@@ -118,7 +119,7 @@ fn the_image_preprocessing_matches_the_reference() {
         return;
     };
     let photo = image::open(data.join("franz-kafka.jpg")).unwrap().to_rgb8();
-    let ours = preprocess(&photo);
+    let ours = preprocess(&photo, IMAGE_SIDE);
     let (shape, expected) = read_npy(&data.join("expected_preprocessed_image.npy"));
     let side = IMAGE_SIDE as usize;
     assert_eq!(shape, [1, 3, side, side]);
@@ -137,4 +138,152 @@ fn the_image_preprocessing_matches_the_reference() {
     eprintln!("preprocessing against the reference: mean {mean:.4}, worst {worst:.4}");
     assert!(mean < 0.005, "mean difference {mean}");
     assert!(worst < 0.15, "worst difference {worst}");
+}
+
+/// The texts the tiny model's golden vectors are of.
+const TINY_TEXTS: [&str; 3] = ["a cat", "red error", "a dog!"];
+
+/// The preprocessed pixels of tiny test image `k`: 3 × 32 × 32, channels first.
+fn tiny_pixels(k: usize) -> Vec<f32> {
+    let mut pixels = Vec::with_capacity(3 * 32 * 32);
+    for c in 0..3 {
+        for y in 0..32 {
+            for x in 0..32 {
+                let (c, y, x, k) = (c as f32, y as f32, x as f32, k as f32);
+                pixels.push((0.3 * (c + 1.0) + 0.17 * y - 0.05 * x * (k + 1.0)).sin());
+            }
+        }
+    }
+    pixels
+}
+
+/// The tiny model (`cairn_embed::clip::tiny`) against `clip_tiny_golden.json`: the vectors an
+/// independent implementation (`clip_reference.py`, NumPy, written from Hugging Face's
+/// `CLIPModel`, not from candle) computed from the same file. To make them again:
+/// `CAIRN_CLIP_TINY_OUT=DIR cargo test -p cairn-embed --test clip tiny`, then
+/// `python3 crates/embed/tests/clip_reference.py DIR > crates/embed/tests/clip_tiny_golden.json`.
+#[test]
+fn a_tiny_seeded_checkpoint_loads_and_matches_the_reference() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = match std::env::var_os("CAIRN_CLIP_TINY_OUT") {
+        Some(out) => PathBuf::from(out),
+        None => scratch.path().to_path_buf(),
+    };
+    std::fs::create_dir_all(&dir).unwrap();
+    write_tiny_clip(&dir).unwrap();
+    let model = ClipWeights::load(&dir).unwrap();
+    let tokenizer = ClipTokenizer::open_with(&dir.join("merges.txt"), 6).unwrap();
+    let framed: Vec<Vec<u32>> = TINY_TEXTS
+        .iter()
+        .map(|t| {
+            let framed = tokenizer.framed(t);
+            framed[..=tokenizer.end_of_text(&framed)].to_vec()
+        })
+        .collect();
+    let inputs = serde_json::json!({"texts": TINY_TEXTS, "ids": framed, "images": 2});
+    std::fs::write(dir.join("inputs.json"), inputs.to_string()).unwrap();
+
+    let golden: serde_json::Value =
+        serde_json::from_str(include_str!("clip_tiny_golden.json")).unwrap();
+    let close = |ours: &[f32], theirs: &serde_json::Value, what: &str| {
+        let theirs: Vec<f32> = serde_json::from_value(theirs.clone()).unwrap();
+        assert_eq!(ours.len(), theirs.len(), "{what}");
+        let worst = ours
+            .iter()
+            .zip(&theirs)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f32::max);
+        assert!(worst < 1e-4, "{what}: ours {ours:?}, reference {theirs:?}");
+    };
+    for (i, text) in TINY_TEXTS.iter().enumerate() {
+        let expected = &golden["texts"][i];
+        assert_eq!(expected["text"], *text);
+        let ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
+        assert_eq!(framed[i], ids, "{text}");
+        close(&model.text_vector(text).unwrap(), &expected["vector"], text);
+        // The tower is causal: the whole context of 77 ids gives the same vector as the ids up
+        // to the end of the text.
+        let whole = tokenizer.framed(text);
+        close(
+            &model.text_vector_of_ids(&whole).unwrap(),
+            &expected["vector"],
+            text,
+        );
+    }
+    for k in 0..2 {
+        let vector = model.image_vector_of_pixels(&tiny_pixels(k)).unwrap();
+        close(
+            &vector,
+            &golden["images"][k]["vector"],
+            &format!("image {k}"),
+        );
+    }
+    // A picture goes through the preprocessing to the same tower.
+    let picture =
+        image::RgbImage::from_fn(64, 40, |x, y| image::Rgb([x as u8 * 4, y as u8 * 6, 90]));
+    let vector = model.image_vector(&picture).unwrap();
+    let expected = model
+        .image_vector_of_pixels(&preprocess(&picture, 32))
+        .unwrap();
+    assert_eq!(vector, expected);
+    assert!((vector.iter().map(|v| v * v).sum::<f32>() - 1.0).abs() < 1e-4);
+}
+
+#[test]
+fn a_missing_or_misshapen_tensor_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tiny_clip(dir.path()).unwrap();
+    let file = dir.path().join("model.safetensors");
+    let mut tensors = candle_core::safetensors::load(&file, &candle_core::Device::Cpu).unwrap();
+    let complete = tensors.clone();
+
+    // Without `class_embedding`, candle's CLIP would make a random one and load quietly.
+    tensors.remove("vision_model.embeddings.class_embedding");
+    candle_core::safetensors::save(&tensors, &file).unwrap();
+    let err = ClipWeights::load(dir.path()).err().unwrap().to_string();
+    assert!(
+        err.contains("vision_model.embeddings.class_embedding is missing"),
+        "{err}"
+    );
+    assert!(!err.contains("more tensors"), "{err}");
+
+    let mut tensors = complete.clone();
+    tensors.remove("text_projection.weight");
+    tensors.remove("vision_model.encoder.layers.1.mlp.fc2.bias");
+    tensors.insert(
+        "visual_projection.weight".into(),
+        candle_core::Tensor::zeros((6, 8), candle_core::DType::F32, &candle_core::Device::Cpu)
+            .unwrap(),
+    );
+    candle_core::safetensors::save(&tensors, &file).unwrap();
+    let err = ClipWeights::load(dir.path()).err().unwrap().to_string();
+    assert!(err.contains("model.safetensors"), "{err}");
+    assert!(
+        err.contains("and 2 more tensors are missing or misshapen"),
+        "{err}"
+    );
+
+    // A layer the config does not have is not read, and does not stop the load.
+    let mut tensors = complete;
+    tensors.insert(
+        "logit_scale".into(),
+        candle_core::Tensor::new(2.5f32, &candle_core::Device::Cpu).unwrap(),
+    );
+    candle_core::safetensors::save(&tensors, &file).unwrap();
+    assert!(ClipWeights::load(dir.path()).is_ok());
+
+    // A directory without merges, or with a config that promises more layers than the file has.
+    std::fs::write(
+        dir.path().join("config.json"),
+        cairn_embed::clip::tiny::TINY_CONFIG.replace(
+            "\"num_hidden_layers\": 2, \"num_attention_heads\": 3",
+            "\"num_hidden_layers\": 3, \"num_attention_heads\": 3",
+        ),
+    )
+    .unwrap();
+    let err = ClipWeights::load(dir.path()).err().unwrap().to_string();
+    assert!(err.contains("vision_model.encoder.layers.2."), "{err}");
+    std::fs::remove_file(dir.path().join("merges.txt")).unwrap();
+    let err = ClipWeights::load(dir.path()).err().unwrap().to_string();
+    assert!(err.contains("merges.txt"), "{err}");
 }

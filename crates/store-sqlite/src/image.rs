@@ -1,7 +1,7 @@
-//! Images in SQLite (tables of migrations 11 to 14): `images` holds one record per stored image
+//! Images in SQLite (tables of migrations 11 to 16): `images` holds one record per stored image
 //! (and its look hash once hashed: 68 bytes, or empty for a file that could not be decoded),
 //! `memory_images` which memory shows which, `image_texts` what was read from each image,
-//! `image_look_vectors` its look vector. A memory's links go with it (a foreign key that
+//! `image_look_vectors` and `image_clip_vectors` its vector in each space ([`vector_table`]). A memory's links go with it (a foreign key that
 //! cascades); an image's record stays until the service lets it go, and its text and vector go
 //! with it. The nearest looks and look vectors are found by a plain scan that keeps the best few
 //! in a heap ([`nearest_images`]).
@@ -14,7 +14,8 @@ use std::collections::{BinaryHeap, HashSet};
 
 use cairn_core::image::look_vector::{self, Quantised};
 use cairn_core::image::{
-    Image, ImageId, ImageStore, ImageTotals, ImageTx, LookHash, MemoryImage, PendingWork,
+    Image, ImageId, ImageSpace, ImageStore, ImageTotals, ImageTx, LookHash, MemoryImage,
+    PendingWork,
 };
 use cairn_core::memory::MemoryFilter;
 use cairn_core::{MemoryId, Result};
@@ -218,10 +219,15 @@ impl SqliteStore {
                 "SELECT EXISTS (SELECT 1 FROM images INDEXED BY images_unhashed WHERE look IS NULL) \
                  OR (?1 AND (SELECT count(*) FROM images) > (SELECT count(*) FROM image_texts)) \
                  OR (?2 IS NOT NULL AND (SELECT count(*) FROM images) > \
-                     (SELECT count(*) FROM image_look_vectors WHERE model = ?2))",
+                     (SELECT count(*) FROM image_look_vectors WHERE model = ?2)) \
+                 OR (?3 IS NOT NULL AND (SELECT count(*) FROM images) > \
+                     (SELECT count(*) FROM image_clip_vectors WHERE model = ?3))",
             )
             .sql()?
-            .query_row(params![work.read_text, work.look_model], |row| row.get(0))
+            .query_row(
+                params![work.read_text, work.look_model, work.clip_model],
+                |row| row.get(0),
+            )
             .sql()
     }
 }
@@ -277,7 +283,9 @@ impl ImageStore for SqliteStore {
                   (SELECT 1 FROM image_texts t WHERE t.image_id = i.id)), \
                  count(*) - count(look), \
                  (SELECT count(*) FROM images i WHERE NOT EXISTS \
-                  (SELECT 1 FROM image_look_vectors v WHERE v.image_id = i.id)) FROM images",
+                  (SELECT 1 FROM image_look_vectors v WHERE v.image_id = i.id)), \
+                 (SELECT count(*) FROM images i WHERE NOT EXISTS \
+                  (SELECT 1 FROM image_clip_vectors v WHERE v.image_id = i.id)) FROM images",
                 [],
                 |row| {
                     Ok(ImageTotals {
@@ -286,6 +294,7 @@ impl ImageStore for SqliteStore {
                         unread: row.get::<_, i64>(2)?.max(0) as u64,
                         unhashed: row.get::<_, i64>(3)?.max(0) as u64,
                         without_vector: row.get::<_, i64>(4)?.max(0) as u64,
+                        without_clip_vector: row.get::<_, i64>(5)?.max(0) as u64,
                     })
                 },
             )
@@ -315,7 +324,9 @@ impl ImageStore for SqliteStore {
                  WHERE (i.created_at, i.id) > (?3, ?4) \
                  AND (i.look IS NULL OR (?2 AND t.image_id IS NULL) \
                   OR (?5 IS NOT NULL AND NOT EXISTS (SELECT 1 FROM image_look_vectors v \
-                      WHERE v.image_id = i.id AND +v.model = ?5))) \
+                      WHERE v.image_id = i.id AND +v.model = ?5)) \
+                  OR (?6 IS NOT NULL AND NOT EXISTS (SELECT 1 FROM image_clip_vectors v \
+                      WHERE v.image_id = i.id AND +v.model = ?6))) \
                  ORDER BY i.created_at, i.id LIMIT ?1"
             ))
             .sql()?
@@ -325,7 +336,8 @@ impl ImageStore for SqliteStore {
                     work.read_text,
                     after_time,
                     after_id,
-                    work.look_model
+                    work.look_model,
+                    work.clip_model
                 ],
                 image_from_row,
             )
@@ -391,8 +403,9 @@ impl ImageStore for SqliteStore {
             .collect()
     }
 
-    fn nearest_look_vectors(
+    fn nearest_image_vectors(
         &self,
+        space: ImageSpace,
         vector: &[f32],
         model: &str,
         limit: usize,
@@ -401,10 +414,14 @@ impl ImageStore for SqliteStore {
     ) -> Result<Vec<(ImageId, f32)>> {
         let query = Quantised::of(vector);
         let distance = |blob: &[u8]| Ok(1.0 - query.cosine_with_stored(blob)?);
-        let scan = Scan {
+        let select = format!(
             // The table in storage order, not through the by-model index (a lookup per row).
-            select: "SELECT v.image_id, v.vector FROM image_look_vectors v NOT INDEXED \
-                     WHERE v.model = ? AND length(v.vector) > 0",
+            "SELECT v.image_id, v.vector FROM {} v NOT INDEXED \
+             WHERE v.model = ? AND length(v.vector) > 0",
+            vector_table(space)
+        );
+        let scan = Scan {
+            select: &select,
             params: vec![Value::Text(model.into())],
             image_id: "v.image_id",
             returns_blobs: false,
@@ -416,7 +433,12 @@ impl ImageStore for SqliteStore {
             .collect())
     }
 
-    fn look_vectors_of(&self, images: &[ImageId], model: &str) -> Result<Vec<(ImageId, Vec<f32>)>> {
+    fn image_vectors_of(
+        &self,
+        space: ImageSpace,
+        images: &[ImageId],
+        model: &str,
+    ) -> Result<Vec<(ImageId, Vec<f32>)>> {
         rows_for_images(
             &self.reader(),
             images,
@@ -425,8 +447,9 @@ impl ImageStore for SqliteStore {
                 format!(
                     // By image (`+model` keeps the planner off the by-model index, which
                     // would read every vector of the model).
-                    "SELECT image_id, vector FROM image_look_vectors \
-                     WHERE +model = ? AND image_id IN ({marks})"
+                    "SELECT image_id, vector FROM {} \
+                     WHERE +model = ? AND image_id IN ({marks})",
+                    vector_table(space)
                 )
             },
             |row| {
@@ -580,8 +603,9 @@ impl ImageTx for SqliteTx<'_, '_> {
         Ok(())
     }
 
-    fn put_image_look_vector(
+    fn put_image_vector(
         &mut self,
+        space: ImageSpace,
         id: &ImageId,
         model: &str,
         vector: Option<&[f32]>,
@@ -590,10 +614,11 @@ impl ImageTx for SqliteTx<'_, '_> {
             .map(|v| Quantised::of(v).to_bytes())
             .unwrap_or_default();
         self.tx
-            .prepare_cached(
-                "INSERT OR REPLACE INTO image_look_vectors (image_id, model, vector) \
+            .prepare_cached(&format!(
+                "INSERT OR REPLACE INTO {} (image_id, model, vector) \
                  SELECT id, ?2, ?3 FROM images WHERE id = ?1",
-            )
+                vector_table(space)
+            ))
             .sql()?
             .execute(params![id.as_str(), model, bytes])
             .sql()?;
@@ -608,5 +633,13 @@ impl ImageTx for SqliteTx<'_, '_> {
             .execute(params![id.as_str(), bytes])
             .sql()?;
         Ok(())
+    }
+}
+
+/// The table that holds the images' vectors in `space`.
+fn vector_table(space: ImageSpace) -> &'static str {
+    match space {
+        ImageSpace::Look => "image_look_vectors",
+        ImageSpace::Clip => "image_clip_vectors",
     }
 }

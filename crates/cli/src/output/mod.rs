@@ -189,6 +189,8 @@ pub struct ModelView {
     pub ocr: OcrView,
     /// The look model, which finds images that look alike.
     pub look: LookView,
+    /// The CLIP model, which finds images by words that describe them.
+    pub clip: ClipView,
 }
 
 /// The look model: where it is installed and whether images' look vectors are made.
@@ -201,6 +203,23 @@ pub struct LookView {
     /// Config `images.look`.
     pub enabled: bool,
     /// Set by `model install look`: where it came from.
+    pub installed_from: Option<String>,
+}
+
+/// The CLIP model: where it is (installed, or a directory named in config) and whether images
+/// are found by meaning.
+#[derive(Debug, Serialize)]
+pub struct ClipView {
+    pub name: &'static str,
+    /// What `cairn model install clip` fetches.
+    pub repo: &'static str,
+    /// Where it is; `None` when there is none.
+    pub location: Option<PathBuf>,
+    /// The name its vectors are recorded under.
+    pub model: Option<String>,
+    /// Config `images.clip`.
+    pub enabled: bool,
+    /// Set by `model install clip`: where it came from.
     pub installed_from: Option<String>,
 }
 
@@ -232,7 +251,8 @@ pub struct ImageCapabilities {
     /// Their look vectors are made (the look model is installed and `images.look` is on):
     /// images that look alike are found.
     pub look_model: bool,
-    /// Text → image by meaning (CLIP): not supported yet.
+    /// Their CLIP vectors are made (a CLIP model is there and `images.clip` is on): images are
+    /// found by words that describe them.
     pub clip: bool,
 }
 

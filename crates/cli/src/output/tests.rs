@@ -330,6 +330,7 @@ fn maintenance_views() {
             unread: 1,
             unhashed: 0,
             without_vector: 2,
+            without_clip_vector: 3,
         },
     }));
     insta::assert_snapshot!(all(View::Tags(&tags)));

@@ -12,7 +12,9 @@ use cairn_core::{Memory, Scope, WriteStatus};
 use jiff::tz::TimeZone;
 
 use super::relations::lines_of;
-use super::{LookView, OcrView, Style, View, explanation, local_time, preview, within_budget};
+use super::{
+    ClipView, LookView, OcrView, Style, View, explanation, local_time, preview, within_budget,
+};
 
 pub fn render(view: &View<'_>, style: &Style) -> String {
     let tz = &style.tz;
@@ -611,7 +613,7 @@ fn vector_index_line(r: &VectorIndexReport) -> String {
 
 /// The image models' part of `cairn model`: installed or not, whether images are read and
 /// looked at.
-fn image_lines(out: &mut String, ocr: &OcrView, look: &LookView) {
+fn image_lines(out: &mut String, ocr: &OcrView, look: &LookView, clip: &ClipView) {
     let state = match &ocr.location {
         Some(dir) => format!("installed in {}", dir.display()),
         None => "not installed (cairn model install ocr)".into(),
@@ -644,20 +646,36 @@ fn image_lines(out: &mut String, ocr: &OcrView, look: &LookView) {
         (true, None) => "no: only copies of one screen are found until it is installed",
     };
     line(out, &format!("alike       {used}"));
-    line(
-        out,
-        "CLIP        not supported yet (\"a red error banner\" → screenshot needs CLIP weights)",
-    );
+    let state = match (&clip.location, &clip.model) {
+        (Some(dir), Some(model)) => format!("{model} in {}", dir.display()),
+        _ => "not installed (cairn model install clip, where the Hugging Face hub is reachable; \
+              or images.clip_dir)"
+            .into(),
+    };
+    line(out, &format!("{}  {}  {state}", clip.name, clip.repo));
+    if let Some(from) = &clip.installed_from {
+        line(out, &format!("installed from {from}"));
+    }
+    let used = match (clip.enabled, &clip.location) {
+        (true, Some(_)) => {
+            "yes: images are found by words that describe them (\"a red error banner\")"
+        }
+        (false, _) => "no: turned off (images.clip); images are found by their text and look",
+        (true, None) => "no: images are found by their text and look until a CLIP model is there",
+    };
+    line(out, &format!("meaning     {used}"));
     if let Some(images) = &ocr.store {
         line(
             out,
             &format!(
-                "this store  {} image{}, {} not read yet, {} not hashed yet, {} without a look vector",
+                "this store  {} image{}, {} not read yet, {} not hashed yet, {} without a look \
+                 vector, {} without a CLIP vector",
                 images.images,
                 if images.images == 1 { "" } else { "s" },
                 images.unread,
                 images.unhashed,
-                images.without_vector
+                images.without_vector,
+                images.without_clip_vector
             ),
         );
     }
@@ -705,7 +723,7 @@ pub fn model_lines(view: &View<'_>) -> String {
                     );
                 }
             }
-            image_lines(&mut out, &m.ocr, &m.look);
+            image_lines(&mut out, &m.ocr, &m.look, &m.clip);
         }
         View::Embedded(r) => {
             line(

@@ -27,6 +27,14 @@ pub fn render(view: &View<'_>) -> String {
                     None => "no text read (no OCR model: cairn model install ocr)".into(),
                 }
             );
+            for (model, made, what) in [
+                (&report.look_model, report.look_vectors, "look"),
+                (&report.clip_model, report.clip_vectors, "CLIP"),
+            ] {
+                if let Some(model) = model {
+                    let _ = writeln!(out, "{made} {what} vector(s) made by {model}");
+                }
+            }
         }
         _ => unreachable!("only image views are rendered here"),
     }

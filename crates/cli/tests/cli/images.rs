@@ -139,7 +139,7 @@ fn an_image_stored_through_every_entry_point_is_one_file_until_its_last_memory_g
     // look vector; its look was hashed by the CLI command that stored it.
     assert_eq!(
         stats["images"],
-        json!({"images": 1, "bytes": png.len(), "unread": 1, "unhashed": 0, "without_vector": 1}),
+        json!({"images": 1, "bytes": png.len(), "unread": 1, "unhashed": 0, "without_vector": 1, "without_clip_vector": 1}),
         "{stats}"
     );
     // Exports do not carry images yet, and say so.

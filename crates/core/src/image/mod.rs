@@ -16,6 +16,8 @@
 //!   its size, colours or format);
 //! - [`look_vector`]: how an image looks as a look model sees it ([`LookModel`]: a vector,
 //!   for "visually similar");
+//! - [`clip`]: images by meaning, with a CLIP model ([`ClipModel`]: an image tower and a text
+//!   tower into one space);
 //! - [`files`]: the content-addressed directory;
 //! - [`operations`]: [`Images`], storing a memory with its image and letting go of unreferenced
 //!   images;
@@ -34,6 +36,7 @@
 //! copy; a crash before the commit leaves the file aside, and the directory moves it back the
 //! next time the image is read or stored.
 
+pub mod clip;
 pub mod files;
 pub mod input;
 pub mod inspect;
@@ -46,6 +49,7 @@ pub mod screenshots;
 pub mod search;
 pub mod store;
 
+pub use clip::ClipModel;
 pub use files::ImageDir;
 pub use input::{ImageBytes, ImageSource};
 pub use look::{LookHash, SAME_SCREEN_BITS};
@@ -54,7 +58,7 @@ pub use model::{Image, ImageFormat, ImageId, MemoryImage};
 pub use operations::Images;
 pub use reading::{ImageReading, ReadProgress, ReadReport, TextReader};
 pub use search::{
-    QueryImage, QueryPicture, QueryVector, VisionHit, VisionQuery, VisionResults, VisionSearch,
-    VisionSignal, VisionSignalKind,
+    CLIP_FLOOR, CLIP_FULL, QueryImage, QueryPicture, QueryVector, VisionHit, VisionQuery,
+    VisionResults, VisionSearch, VisionSignal, VisionSignalKind,
 };
-pub use store::{ImageStore, ImageTotals, ImageTx, PendingWork};
+pub use store::{ImageSpace, ImageStore, ImageTotals, ImageTx, PendingWork};

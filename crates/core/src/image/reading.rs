@@ -1,14 +1,16 @@
 //! Looking at images after the write: how each looks (a perceptual hash, always; a look vector,
-//! with a look model installed) and the text it shows (OCR, with a reader installed), so the
-//! image is found by its look and by its text.
+//! with a look model installed), what it means (a CLIP vector, with a CLIP model) and the text
+//! it shows (OCR, with a reader installed), so the image is found by its look, its meaning and
+//! its text.
 //!
 //! A write with an image never waits for a model: the image is stored *pending*, and
 //! [`ImageReading::read_pending`] looks at the pending images later — at the end of the CLI
 //! command that stored them (as it embeds what it wrote), or in the background worker of
 //! `cairn serve` and `cairn mcp`. Each image is looked at once, whatever number of memories show
 //! it: its id is its content, so the same picture stored again is already done. Its look hash
-//! is recorded ([`crate::image::look`]), and its look vector with the look model's name
-//! ([`crate::image::look_vector`]); its text is recorded with the reader's name, and every
+//! is recorded ([`crate::image::look`]), its look vector with the look model's name
+//! ([`crate::image::look_vector`]) and its CLIP vector with the CLIP model's
+//! ([`crate::image::clip`]); its text is recorded with the reader's name, and every
 //! memory that shows the image takes the text into its searchable text (lexical and fuzzy at
 //! once, semantic once the memory is embedded again); a memory that links an image already read
 //! takes its text at once. How a backend does that is its own
@@ -28,12 +30,13 @@ use serde::Serialize;
 
 use crate::config::ImagesConfig;
 use crate::error::Result;
+use crate::image::clip::ClipModel;
 use crate::image::files::ImageDir;
 use crate::image::inspect::decode_rgb;
 use crate::image::look::LookHash;
 use crate::image::look_vector::LookModel;
 use crate::image::model::{Image, ImageId};
-use crate::image::store::PendingWork;
+use crate::image::store::{ImageSpace, PendingWork};
 use crate::store::Store;
 
 /// A model that reads the text in an image.
@@ -75,6 +78,10 @@ pub struct ReadReport {
     pub look_model: Option<String>,
     /// Images whose look vector was made.
     pub look_vectors: u64,
+    /// The CLIP model that made CLIP vectors, when one is installed.
+    pub clip_model: Option<String>,
+    /// Images whose CLIP vector was made.
+    pub clip_vectors: u64,
     pub seconds: f64,
 }
 
@@ -87,6 +94,37 @@ pub struct ImageReading<'a> {
     config: &'a ImagesConfig,
     reader: Option<&'a dyn TextReader>,
     look_model: Option<&'a dyn LookModel>,
+    clip_model: Option<&'a dyn ClipModel>,
+}
+
+/// A model that gives images a vector in one of their spaces during a pass.
+#[derive(Clone, Copy)]
+enum SpaceModel<'m> {
+    Look(&'m dyn LookModel),
+    Clip(&'m dyn ClipModel),
+}
+
+impl SpaceModel<'_> {
+    fn space(self) -> ImageSpace {
+        match self {
+            SpaceModel::Look(_) => ImageSpace::Look,
+            SpaceModel::Clip(_) => ImageSpace::Clip,
+        }
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            SpaceModel::Look(model) => model.name(),
+            SpaceModel::Clip(model) => model.name(),
+        }
+    }
+
+    fn vector_of(self, pixels: &RgbImage) -> Result<Vec<f32>> {
+        match self {
+            SpaceModel::Look(model) => model.look_vector(pixels),
+            SpaceModel::Clip(model) => model.image_vector(pixels),
+        }
+    }
 }
 
 impl<'a> ImageReading<'a> {
@@ -102,6 +140,7 @@ impl<'a> ImageReading<'a> {
             config,
             reader,
             look_model: None,
+            clip_model: None,
         }
     }
 
@@ -109,6 +148,19 @@ impl<'a> ImageReading<'a> {
     pub fn with_look_model(mut self, model: Option<&'a dyn LookModel>) -> Self {
         self.look_model = model;
         self
+    }
+
+    /// Makes CLIP vectors with `model` too, when given.
+    pub fn with_clip_model(mut self, model: Option<&'a dyn ClipModel>) -> Self {
+        self.clip_model = model;
+        self
+    }
+
+    /// The vector spaces this pass fills, each by its model.
+    fn spaces(&self) -> Vec<SpaceModel<'a>> {
+        let look = self.look_model.map(SpaceModel::Look);
+        let clip = self.clip_model.map(SpaceModel::Clip);
+        look.into_iter().chain(clip).collect()
     }
 
     /// Looks at every pending image (those stored meanwhile too): hashes its look, and with a
@@ -122,6 +174,8 @@ impl<'a> ImageReading<'a> {
             hashed: 0,
             look_model: self.look_model.map(|m| m.name().to_string()),
             look_vectors: 0,
+            clip_model: self.clip_model.map(|m| m.name().to_string()),
+            clip_vectors: 0,
             seconds: 0.0,
         };
         let Some(dir) = self.dir else {
@@ -130,7 +184,9 @@ impl<'a> ImageReading<'a> {
         let work = PendingWork {
             read_text: self.reader.is_some(),
             look_model: self.look_model.map(|m| m.name()),
+            clip_model: self.clip_model.map(|m| m.name()),
         };
+        let spaces = self.spaces();
         let pending = |last: Option<&Image>| self.store.pending_images(BATCH, &work, last);
         // The worker runs this after every write: with nothing pending, one read is all it costs.
         let mut batch = pending(None)?;
@@ -145,21 +201,22 @@ impl<'a> ImageReading<'a> {
         if work.look_model.is_some() {
             total = total.max(totals.without_vector);
         }
+        if work.clip_model.is_some() {
+            total = total.max(totals.without_clip_vector);
+        }
         progress(ReadProgress { done: 0, total });
         let mut done = 0;
         let mut last: Option<Image> = None;
         while !batch.is_empty() {
-            let vectored: HashSet<ImageId> = match self.look_model {
-                Some(model) => {
-                    let ids: Vec<ImageId> = batch.iter().map(|i| i.id.clone()).collect();
-                    self.store
-                        .look_vectors_of(&ids, model.name())?
-                        .into_iter()
-                        .map(|(id, _)| id)
-                        .collect()
-                }
-                None => HashSet::new(),
-            };
+            let ids: Vec<ImageId> = batch.iter().map(|i| i.id.clone()).collect();
+            // Per space, the images of the batch that already have a vector of its model.
+            let mut vectored: Vec<HashSet<ImageId>> = Vec::new();
+            for model in &spaces {
+                let have = self
+                    .store
+                    .image_vectors_of(model.space(), &ids, model.name())?;
+                vectored.push(have.into_iter().map(|(id, _)| id).collect());
+            }
             for image in batch {
                 let pixels = self.pixels(dir, &image).inspect_err(|error| {
                     tracing::warn!(image = %image.id, %error, "an image could not be decoded to look at");
@@ -172,25 +229,40 @@ impl<'a> ImageReading<'a> {
                     }),
                     _ => None,
                 };
-                let vector = match self.look_model {
-                    Some(model) if !vectored.contains(&image.id) => Some(match &pixels {
-                        Ok(pixels) => Some(model.look_vector(pixels)?),
-                        Err(_) => None,
-                    }),
-                    _ => None,
-                };
+                // Per space: `Some(None)` records that the file could not be decoded.
+                let mut vectors = Vec::new();
+                for (model, have) in spaces.iter().zip(&vectored) {
+                    if !have.contains(&image.id) {
+                        let vector = match &pixels {
+                            Ok(pixels) => Some(model.vector_of(pixels)?),
+                            Err(_) => None,
+                        };
+                        vectors.push((model, vector));
+                    }
+                }
                 self.store.write(&mut |tx| {
                     tx.put_image_look(&image.id, look.as_ref())?;
                     if let (Some(text), Some(reader)) = (&text, self.reader) {
                         tx.put_image_text(&image.id, text, reader.name())?;
                     }
-                    if let (Some(vector), Some(model)) = (&vector, self.look_model) {
-                        tx.put_image_look_vector(&image.id, model.name(), vector.as_deref())?;
+                    for (model, vector) in &vectors {
+                        tx.put_image_vector(
+                            model.space(),
+                            &image.id,
+                            model.name(),
+                            vector.as_deref(),
+                        )?;
                     }
                     Ok(())
                 })?;
+                for (model, vector) in &vectors {
+                    let made = u64::from(vector.is_some());
+                    match model.space() {
+                        ImageSpace::Look => report.look_vectors += made,
+                        ImageSpace::Clip => report.clip_vectors += made,
+                    }
+                }
                 report.hashed += u64::from(look.is_some());
-                report.look_vectors += u64::from(vector.is_some_and(|v| v.is_some()));
                 if let Some(text) = &text {
                     report.read += 1;
                     report.with_text += u64::from(!text.trim().is_empty());

@@ -14,14 +14,19 @@
 //! - **look_vector** — with a look model ([`LookModel`]), the query picture's look vector
 //!   against every image's, by cosine: images that look alike (another terminal, the same
 //!   dialog with other words), down to [`LOOK_VECTOR_FLOOR`].
+//! - **clip** — with a CLIP model ([`ClipModel`]), the query's words through its text tower
+//!   against every image's CLIP vector, by cosine: images that show what the words describe
+//!   ("a red error banner"), whatever text they hold, down to [`CLIP_FLOOR`].
 //!
-//! The query picture itself is left out of the look signals (it is what was asked). The
-//! signals are three (text, look, look_vector); a search by words alone runs only the first.
+//! The query picture itself is left out of the look signals (it is what was asked). A search
+//! by words runs text (and clip, with a CLIP model); a search by picture runs look and
+//! look_vector.
 //!
 //! Each signal gives a hit a share from 0 to 1, and the hit's score is their sum: the text
 //! signal's scores divided by its best (they are on the search's own scale), the look signals'
 //! similarities counted from their floor (0) to identical (1) — absolute, so a weak look-alike
-//! does not count as much as the same screen just because nothing nearer exists. An image that
+//! does not count as much as the same screen just because nothing nearer exists; clip's cosine
+//! from its floor to [`CLIP_FULL`], at half weight. An image that
 //! says the words and looks the part comes first. Then
 //! copies are folded: an image that is the same screen as a better one ([`SAME_SCREEN_BITS`])
 //! is listed under it ([`VisionHit::copies`]), not as a hit of its own.
@@ -34,11 +39,13 @@ use serde::Serialize;
 use crate::config::ImagesConfig;
 use crate::error::{Error, Result};
 use crate::id::MemoryId;
+use crate::image::clip::ClipModel;
 use crate::image::input::ImageSource;
 use crate::image::inspect::{decode_rgb, inspect};
 use crate::image::look::{LookHash, SAME_SCREEN_BITS};
 use crate::image::look_vector::LookModel;
 use crate::image::model::{Image, ImageId};
+use crate::image::store::ImageSpace;
 use crate::memory::filter::MemoryFilter;
 use crate::search::snippet::matched_in;
 use crate::search::{SearchMode, SearchRequest, Searcher};
@@ -74,6 +81,17 @@ pub const LOOK_VECTOR_FLOOR: f64 = 0.5;
 /// What looking alike counts for, against the same screen (1): less, so a screen that merely
 /// looks alike never outranks the same screen on the strength of its style.
 const LOOK_VECTOR_WEIGHT: f64 = 0.5;
+
+/// Below this cosine of a text and an image in CLIP's space, the image does not show what the
+/// words say; at [`CLIP_FULL`] and above it clearly does. These are the figures OpenAI's
+/// ViT-B/32 is known by (a caption and its picture measure about 0.3, a caption and another
+/// picture 0.1–0.2); no CLIP weights can be had where cairn is built, so they were not measured
+/// on screenshots here.
+pub const CLIP_FLOOR: f64 = 0.2;
+pub const CLIP_FULL: f64 = 0.32;
+
+/// What a CLIP match counts for against the words themselves (1): half, like looking alike.
+const CLIP_WEIGHT: f64 = 0.5;
 
 /// A vision search as adapters ask for it.
 #[derive(Debug, Clone)]
@@ -124,6 +142,8 @@ pub enum VisionSignalKind {
     Look,
     /// The image looks alike the query picture to the look model (its look vector).
     LookVector,
+    /// The image shows what the words describe, to a CLIP model (its CLIP vector).
+    Clip,
 }
 
 impl VisionSignalKind {
@@ -133,6 +153,7 @@ impl VisionSignalKind {
             VisionSignalKind::Text => "text",
             VisionSignalKind::Look => "look",
             VisionSignalKind::LookVector => "look_vector",
+            VisionSignalKind::Clip => "clip",
         }
     }
 }
@@ -144,7 +165,7 @@ pub struct VisionSignal {
     /// 1-based rank within the signal.
     pub rank: usize,
     /// The signal's own score: the fused search score for text, the look hash's similarity
-    /// (0–1), the look vectors' cosine.
+    /// (0–1), the look vectors' cosine, the cosine of the words and the image in CLIP's space.
     pub score: f64,
 }
 
@@ -182,6 +203,8 @@ pub struct VisionSearch<'a> {
     reading_text: bool,
     /// Whether images get look vectors (a look model is installed).
     looking_alike: bool,
+    /// The CLIP model images get CLIP vectors of, when one is installed.
+    clip_model: Option<&'a dyn ClipModel>,
 }
 
 /// An image as the signals see it while ranking.
@@ -236,7 +259,14 @@ impl<'a> VisionSearch<'a> {
             now,
             reading_text: true,
             looking_alike: true,
+            clip_model: None,
         }
+    }
+
+    /// Runs the clip signal for words with `model`, when given.
+    pub fn with_clip_model(mut self, model: Option<&'a dyn ClipModel>) -> Self {
+        self.clip_model = model;
+        self
     }
 
     /// Says whether images get look vectors; when they do not, a search by picture says that
@@ -316,6 +346,29 @@ impl<'a> VisionSearch<'a> {
                     score: 0.0,
                 });
             }
+            if let Some(model) = self.clip_model {
+                let vector = model.text_vector(text)?;
+                let nearest = self.store.nearest_image_vectors(
+                    ImageSpace::Clip,
+                    &vector,
+                    model.name(),
+                    LOOK_CANDIDATES,
+                    &filter,
+                    self.now,
+                )?;
+                let shown = nearest
+                    .into_iter()
+                    .filter(|(_, cosine)| f64::from(*cosine) >= CLIP_FLOOR);
+                for (rank, (id, cosine)) in shown.enumerate() {
+                    add_signal(
+                        &mut candidates,
+                        id,
+                        VisionSignalKind::Clip,
+                        rank,
+                        f64::from(cosine),
+                    );
+                }
+            }
         }
         let mut looks: HashMap<ImageId, LookHash> = HashMap::new();
         if let Some(picture) = &query.image {
@@ -349,7 +402,8 @@ impl<'a> VisionSearch<'a> {
             }
             match &picture.vector {
                 Some(vector) => {
-                    let nearest = self.store.nearest_look_vectors(
+                    let nearest = self.store.nearest_image_vectors(
+                        ImageSpace::Look,
                         &vector.values,
                         &vector.model,
                         LOOK_CANDIDATES + 1,
@@ -508,6 +562,9 @@ fn share(signal: &VisionSignal, best_text: f64) -> f64 {
         VisionSignalKind::Text => signal.score / best_text,
         VisionSignalKind::Look => from_floor(LOOK_FLOOR),
         VisionSignalKind::LookVector => LOOK_VECTOR_WEIGHT * from_floor(LOOK_VECTOR_FLOOR),
+        VisionSignalKind::Clip => {
+            CLIP_WEIGHT * ((signal.score - CLIP_FLOOR) / (CLIP_FULL - CLIP_FLOOR)).clamp(0.0, 1.0)
+        }
     }
 }
 

@@ -60,11 +60,12 @@ pub trait ImageStore: Send + Sync {
     /// The look hashes of those of these images that have one.
     fn looks_of(&self, images: &[ImageId]) -> Result<Vec<(ImageId, LookHash)>>;
 
-    /// The `limit` images whose look vectors of `model` are nearest `vector` (highest cosine;
-    /// ties by id), among those a memory matching `filter` (at `now`) shows, nearest first,
-    /// each with its cosine.
-    fn nearest_look_vectors(
+    /// The `limit` images whose vectors in `space` made by `model` are nearest `vector`
+    /// (highest cosine; ties by id), among those a memory matching `filter` (at `now`) shows,
+    /// nearest first, each with its cosine.
+    fn nearest_image_vectors(
         &self,
+        space: ImageSpace,
         vector: &[f32],
         model: &str,
         limit: usize,
@@ -72,9 +73,23 @@ pub trait ImageStore: Send + Sync {
         now: Timestamp,
     ) -> Result<Vec<(ImageId, f32)>>;
 
-    /// The look vectors of `model` of those of these images that have one (an image whose file
-    /// could not be decoded has an empty one).
-    fn look_vectors_of(&self, images: &[ImageId], model: &str) -> Result<Vec<(ImageId, Vec<f32>)>>;
+    /// The vectors in `space` made by `model` of those of these images that have one (an image
+    /// whose file could not be decoded has an empty one).
+    fn image_vectors_of(
+        &self,
+        space: ImageSpace,
+        images: &[ImageId],
+        model: &str,
+    ) -> Result<Vec<(ImageId, Vec<f32>)>>;
+}
+
+/// The spaces an image has a vector in, one vector per image and space, each made by one model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ImageSpace {
+    /// How it looks, to the look model ([`crate::image::look_vector`]).
+    Look,
+    /// What it means, to a CLIP model's image tower ([`crate::image::clip`]).
+    Clip,
 }
 
 /// What a pass over pending images does besides hashing looks.
@@ -84,6 +99,18 @@ pub struct PendingWork<'a> {
     pub read_text: bool,
     /// Makes look vectors with this model: images without one of it are pending.
     pub look_model: Option<&'a str>,
+    /// Makes CLIP vectors with this model: images without one of it are pending.
+    pub clip_model: Option<&'a str>,
+}
+
+impl<'a> PendingWork<'a> {
+    /// The model whose vectors `space` is to get, if any.
+    pub fn model_of(&self, space: ImageSpace) -> Option<&'a str> {
+        match space {
+            ImageSpace::Look => self.look_model,
+            ImageSpace::Clip => self.clip_model,
+        }
+    }
 }
 
 /// How many images a store holds, and their size together.
@@ -97,6 +124,8 @@ pub struct ImageTotals {
     pub unhashed: u64,
     /// Images with no look vector yet.
     pub without_vector: u64,
+    /// Images with no CLIP vector yet.
+    pub without_clip_vector: u64,
 }
 
 /// The write side of image storage, inside one transaction.
@@ -132,11 +161,12 @@ pub trait ImageTx {
     /// is not tried again); nothing happens for an image that is no longer recorded.
     fn put_image_look(&mut self, id: &ImageId, look: Option<&LookHash>) -> Result<()>;
 
-    /// Records an image's look vector made by `model` (`None`: its file could not be decoded;
-    /// it is kept empty and not tried again), replacing one of another model; nothing happens
-    /// for an image that is no longer recorded.
-    fn put_image_look_vector(
+    /// Records an image's vector in `space` made by `model` (`None`: its file could not be
+    /// decoded; it is kept empty and not tried again), replacing one of another model; nothing
+    /// happens for an image that is no longer recorded.
+    fn put_image_vector(
         &mut self,
+        space: ImageSpace,
         id: &ImageId,
         model: &str,
         vector: Option<&[f32]>,

@@ -14,7 +14,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::image::look_vector::normalised;
 use crate::image::{
-    Image, ImageDir, ImageFormat, ImageId, ImageSource, ImageTotals, LookModel, PendingWork,
+    ClipModel, Image, ImageDir, ImageFormat, ImageId, ImageSource, ImageSpace, ImageTotals,
+    LookModel, PendingWork,
 };
 use crate::memory::WriteOutcome;
 use crate::search::SearchRequest;
@@ -37,12 +38,23 @@ impl ImageHarness {
         config: &Config,
         model: Option<Arc<dyn LookModel>>,
     ) -> Self {
+        Self::with_models(factory, config, model, None)
+    }
+
+    /// A harness whose service makes look vectors with `look` and CLIP vectors with `clip`.
+    pub fn with_models(
+        factory: StoreFactory,
+        config: &Config,
+        look: Option<Arc<dyn LookModel>>,
+        clip: Option<Arc<dyn ClipModel>>,
+    ) -> Self {
         let dir = tempfile::tempdir().expect("temporary directory");
         let (clock, handle) = Clock::manual(start_time());
         let parts = ServiceParts {
             clock,
             images: Some(ImageDir::new(dir.path().join("images"))),
-            look_model: model,
+            look_model: look,
+            clip_model: clip,
             ..ServiceParts::new(factory())
         };
         ImageHarness {
@@ -360,7 +372,7 @@ pub fn an_images_text_makes_every_memory_that_shows_it_findable(factory: StoreFa
                 10,
                 &PendingWork {
                     read_text: true,
-                    look_model: None
+                    ..PendingWork::default()
                 },
                 None
             )
@@ -687,8 +699,8 @@ pub fn images_that_look_alike_are_found_by_their_look_vectors(factory: StoreFact
     // Vectors are made after the write, with the looks, once per image.
     assert_eq!(store.image_totals().unwrap().without_vector, 4);
     let work = PendingWork {
-        read_text: false,
         look_model: Some(model.name()),
+        ..PendingWork::default()
     };
     assert_eq!(store.pending_images(10, &work, None).unwrap().len(), 4);
     let report = service.read_images(&mut |_| {}).unwrap();
@@ -699,8 +711,8 @@ pub fn images_that_look_alike_are_found_by_their_look_vectors(factory: StoreFact
     assert!(store.pending_images(10, &work, None).unwrap().is_empty());
     // Another model's vectors are not these: every image waits for one of its own.
     let other_model = PendingWork {
-        read_text: false,
         look_model: Some("another/model"),
+        ..PendingWork::default()
     };
     assert_eq!(
         store.pending_images(10, &other_model, None).unwrap().len(),
@@ -708,7 +720,7 @@ pub fn images_that_look_alike_are_found_by_their_look_vectors(factory: StoreFact
     );
     assert!(
         store
-            .look_vectors_of(&[id(&red_terminal)], "another/model")
+            .image_vectors_of(ImageSpace::Look, &[id(&red_terminal)], "another/model")
             .unwrap()
             .is_empty()
     );
@@ -786,9 +798,182 @@ pub fn images_that_look_alike_are_found_by_their_look_vectors(factory: StoreFact
     service.purge(&IdRef::Full(red_dialog.memory.id)).unwrap();
     assert!(
         store
-            .look_vectors_of(&[id(&red_dialog)], model.name())
+            .image_vectors_of(ImageSpace::Look, &[id(&red_dialog)], model.name())
             .unwrap()
             .is_empty()
     );
     assert_eq!(store.image_totals().unwrap().images, 3);
+}
+
+/// A CLIP model for the storage behaviours: an image means its mean colour (a unit RGB vector)
+/// and the words `red`, `green` and `blue` mean their colour's axis (any other text, grey), so
+/// "red" finds red pictures whatever their memories say. It counts the texts it embeds. (The
+/// real towers are `cairn-embed`'s, checked there against an independent implementation.)
+#[derive(Default)]
+pub struct ColourMeaning {
+    pub texts: AtomicUsize,
+}
+
+impl ClipModel for ColourMeaning {
+    fn name(&self) -> &str {
+        "test/colour-meaning"
+    }
+
+    fn dimensions(&self) -> usize {
+        3
+    }
+
+    fn image_vector(&self, image: &::image::RgbImage) -> crate::Result<Vec<f32>> {
+        let mut sums = vec![0f32; 3];
+        for pixel in image.pixels() {
+            for (sum, value) in sums.iter_mut().zip(pixel.0) {
+                *sum += f32::from(value);
+            }
+        }
+        Ok(normalised(sums))
+    }
+
+    fn text_vector(&self, text: &str) -> crate::Result<Vec<f32>> {
+        self.texts.fetch_add(1, Ordering::SeqCst);
+        let axis = ["red", "green", "blue"]
+            .iter()
+            .position(|colour| text.to_lowercase().contains(colour));
+        Ok(match axis {
+            Some(axis) => (0..3).map(|i| f32::from(u8::from(i == axis))).collect(),
+            None => normalised(vec![1.0; 3]),
+        })
+    }
+}
+
+pub fn images_are_found_by_what_words_describe_with_a_clip_model(factory: StoreFactory) {
+    use crate::image::{CLIP_FLOOR, VisionQuery, VisionSignalKind};
+    let model = Arc::new(ColourMeaning::default());
+    let t = ImageHarness::with_models(factory, &Config::default(), None, Some(model.clone()));
+    let service = &t.h.service;
+    let store = service.backend();
+    // Captions that never say the colour.
+    let red = t
+        .store(
+            "the first screenshot of the deploy",
+            &screen_png(640, 360, true, [250, 30, 20], [200, 20, 10], 1),
+        )
+        .unwrap();
+    let blue = t
+        .store(
+            "the second screenshot of the deploy",
+            &screen_png(640, 360, false, [20, 40, 250], [10, 10, 200], 2),
+        )
+        .unwrap();
+    let elsewhere = {
+        let new = NewMemory::new("another team's screenshot", project("other"), Source::Mcp);
+        let png = screen_png(640, 360, false, [240, 20, 20], [200, 10, 10], 3);
+        t.h.service
+            .store_with_image(new, &ImageSource::Inline(STANDARD.encode(png)))
+            .unwrap()
+    };
+    let id = |outcome: &WriteOutcome| outcome.image.clone().expect("an image").id;
+
+    // CLIP vectors are made after the write, once per image, under the model's name.
+    assert_eq!(store.image_totals().unwrap().without_clip_vector, 3);
+    let work = PendingWork {
+        clip_model: Some(model.name()),
+        ..PendingWork::default()
+    };
+    assert_eq!(store.pending_images(10, &work, None).unwrap().len(), 3);
+    let report = service.read_images(&mut |_| {}).unwrap();
+    assert_eq!(report.clip_vectors, 3);
+    assert_eq!(report.clip_model.as_deref(), Some("test/colour-meaning"));
+    assert_eq!(report.look_vectors, 0);
+    let totals = store.image_totals().unwrap();
+    assert_eq!((totals.without_clip_vector, totals.without_vector), (0, 3));
+    assert!(store.pending_images(10, &work, None).unwrap().is_empty());
+    let other = PendingWork {
+        clip_model: Some("another/clip"),
+        ..PendingWork::default()
+    };
+    assert_eq!(store.pending_images(10, &other, None).unwrap().len(), 3);
+    // The spaces are apart: a CLIP vector is not a look vector.
+    let ids = [id(&red)];
+    assert_eq!(
+        store
+            .image_vectors_of(ImageSpace::Clip, &ids, model.name())
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(
+        store
+            .image_vectors_of(ImageSpace::Look, &ids, model.name())
+            .unwrap()
+            .is_empty()
+    );
+
+    let acme = MemoryFilter::in_scope(crate::scope::ScopeFilter::ProjectAndGlobal(
+        crate::scope::ProjectName::new("acme").unwrap(),
+    ));
+    let query = |text: &str| VisionQuery {
+        text: Some(text.into()),
+        image: None,
+        filter: acme.clone(),
+        limit: 10,
+        mode: None,
+    };
+    // "red" is in no memory's words: the red screenshot is found by meaning alone; the blue
+    // one means something else (below the floor), the other project's is outside the filter.
+    let found = service.vision_search(&query("a red error banner")).unwrap();
+    assert_eq!(
+        model.texts.load(Ordering::SeqCst),
+        1,
+        "the words are embedded once"
+    );
+    let hits: Vec<&ImageId> = found.hits.iter().map(|h| &h.image.id).collect();
+    assert_eq!(hits, [&id(&red)], "{found:?}");
+    let signals = &found.hits[0].signals;
+    assert_eq!(signals.len(), 1, "{signals:?}");
+    assert_eq!(signals[0].signal, VisionSignalKind::Clip);
+    assert!(signals[0].score > 0.9, "{signals:?}");
+    assert_eq!(found.hits[0].memories, [red.memory.id]);
+    assert!(
+        found.hits[0].score > 0.0 && found.hits[0].score <= 0.5,
+        "{found:?}"
+    );
+    let found = service.vision_search(&query("something blue")).unwrap();
+    assert_eq!(found.hits[0].image.id, id(&blue), "{found:?}");
+    assert!(found.hits.iter().all(|h| h.image.id != id(&elsewhere)));
+
+    // Words and meaning together: the caption's words find both screenshots, and the one
+    // that also means "blue" comes first.
+    let found = service
+        .vision_search(&query("deploy screenshot blue"))
+        .unwrap();
+    assert_eq!(found.hits.len(), 2, "{found:?}");
+    assert_eq!(found.hits[0].image.id, id(&blue), "{found:?}");
+    assert!(
+        found.hits[0]
+            .signals
+            .iter()
+            .any(|s| s.signal == VisionSignalKind::Text)
+    );
+    assert!(
+        found.hits[0]
+            .signals
+            .iter()
+            .any(|s| s.signal == VisionSignalKind::Clip)
+    );
+    assert!(
+        found.hits[1]
+            .signals
+            .iter()
+            .all(|s| s.signal != VisionSignalKind::Clip),
+        "the red one means blue below the floor ({CLIP_FLOOR}): {found:?}"
+    );
+
+    // The vector goes with its image.
+    service.purge(&IdRef::Full(red.memory.id)).unwrap();
+    assert!(
+        store
+            .image_vectors_of(ImageSpace::Clip, &ids, model.name())
+            .unwrap()
+            .is_empty()
+    );
 }

@@ -136,6 +136,7 @@ macro_rules! store_behaviour_suite {
             an_images_text_makes_every_memory_that_shows_it_findable,
             an_image_is_found_by_its_look_and_its_copies_fold_into_it,
             images_that_look_alike_are_found_by_their_look_vectors,
+            images_are_found_by_what_words_describe_with_a_clip_model,
         );
     };
     (@tests $factory:expr; $($name:ident),* $(,)?) => {

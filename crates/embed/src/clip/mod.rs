@@ -1,11 +1,88 @@
 //! CLIP, for searching images by meaning ("a red error banner" finds the screenshot): a text
-//! tower and an image tower that map both into one space. So far what each tower is given: the
-//! text tokenizer ([`tokenizer`]) and the image preprocessing ([`mod@preprocess`]), both checked
-//! against a reference implementation's output. The towers, their loading and
-//! `cairn model install clip` come next.
+//! tower and an image tower that map both into one space, run on candle.
+//!
+//! - [`tokenizer`]: CLIP's byte-level BPE, checked against the reference tokenizer's ids;
+//! - [`mod@preprocess`]: the pixels the image tower reads, checked against the reference's;
+//! - [`config`]: a model's shape from its `config.json`, and every tensor that shape needs;
+//! - [`network`]: the towers, loaded from a Hugging Face `CLIPModel` directory after every
+//!   tensor was checked ([`ClipWeights`]), and core's `ClipModel` ([`ClipNetwork`]);
+//! - [`tiny`]: a tiny seeded CLIP-shaped model for tests;
+//! - [`locate_clip`]: where the model is (a directory named in config, else the Hugging Face
+//!   cache, where `cairn model install clip` puts it).
 
+pub mod config;
+pub mod network;
 pub mod preprocess;
+pub mod tiny;
 pub mod tokenizer;
 
+use std::path::{Path, PathBuf};
+
+use cairn_core::{Error, Result};
+
+pub use config::ClipShape;
+pub use network::{CLIP_FILES, ClipNetwork, ClipWeights, check_clip_dir};
 pub use preprocess::{IMAGE_SIDE, preprocess};
 pub use tokenizer::{CONTEXT, ClipTokenizer};
+
+use crate::install::{Installed, Progress, install_from_hub};
+use crate::locate::{hub_cache, hub_snapshot, missing_file};
+
+/// The CLIP model `cairn model install clip` fetches from the Hugging Face hub, and the name
+/// its vectors are recorded under when found in the cache.
+pub const CLIP_MODEL: &str = "openai/clip-vit-base-patch32";
+
+/// Installs [`CLIP_MODEL`] into the Hugging Face cache `cache` from the hub at `endpoint`
+/// (about 605 MB). No package registry carries CLIP weights, so there is no fallback: where the
+/// hub cannot be reached, the error says so, and a CLIP directory from elsewhere can be named
+/// with `images.clip_dir`. The download is checked like a load (config, merges, every tensor)
+/// before it is kept.
+pub fn install_clip(
+    cache: &Path,
+    endpoint: &str,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Installed> {
+    install_from_hub(
+        cache,
+        endpoint,
+        CLIP_MODEL,
+        &CLIP_FILES,
+        Some(check_clip_dir),
+        progress,
+    )
+    .map_err(|err| Error::Model {
+        message: format!(
+            "{err}. CLIP weights come only from the Hugging Face hub ({CLIP_MODEL}); where it \
+                 cannot be reached, copy a CLIP directory (config.json, model.safetensors, \
+                 merges.txt) here and set images.clip_dir or CAIRN_CLIP_DIR to it"
+        ),
+    })
+}
+
+/// Finds a CLIP model: a directory named in config (`[images] clip_dir` or `CAIRN_CLIP_DIR`) —
+/// which must then hold one — else [`CLIP_MODEL`] in the Hugging Face cache. Returns the
+/// directory and the name its vectors are recorded under (the directory's own name for a
+/// configured one, as `clip/<name>`).
+pub fn locate_clip(configured: Option<&Path>) -> Result<Option<(PathBuf, String)>> {
+    if let Some(dir) = configured {
+        if let Some(missing) = missing_file(dir, &CLIP_FILES) {
+            return Err(Error::Config {
+                origin: "images.clip_dir".into(),
+                message: format!(
+                    "{} has no {missing}; a CLIP directory holds {} (Hugging Face's CLIPModel layout)",
+                    dir.display(),
+                    CLIP_FILES.join(", ")
+                ),
+            });
+        }
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "model".into());
+        return Ok(Some((dir.to_path_buf(), format!("clip/{name}"))));
+    }
+    Ok(
+        hub_snapshot(&hub_cache(), CLIP_MODEL, &CLIP_FILES)
+            .map(|dir| (dir, CLIP_MODEL.to_string())),
+    )
+}

@@ -33,6 +33,12 @@ pub const CONTEXT: usize = 77;
 /// How many merges CLIP's vocabulary uses (the files hold a few more).
 pub const MERGES: usize = 49_152 - 256 - 2;
 
+/// How many merges make a vocabulary of `size` ids: 256 byte symbols, the same 256 ending a
+/// word, one per merge, and the two special tokens (`None` when `size` is below 514).
+pub fn merges_for_vocabulary(size: usize) -> Option<usize> {
+    size.checked_sub(2 * 256 + 2)
+}
+
 /// The end-of-word mark a piece's last symbol carries.
 const END_OF_WORD: &str = "</w>";
 const START: &str = "<|startoftext|>";
@@ -58,8 +64,14 @@ pub struct ClipTokenizer {
 }
 
 impl ClipTokenizer {
-    /// Reads the merges from `path`: `merges.txt`, or a gzipped `.txt.gz`.
+    /// Reads CLIP's [`MERGES`] merges from `path`: `merges.txt`, or a gzipped `.txt.gz`.
     pub fn open(path: &Path) -> Result<Self> {
+        Self::open_with(path, MERGES)
+    }
+
+    /// Reads the first `merges` merges from `path`: a model of vocabulary size `v` has `v −
+    /// 514` ([`merges_for_vocabulary`]).
+    pub fn open_with(path: &Path, merges: usize) -> Result<Self> {
         let source = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|e| refused(&source, e))?;
         let mut text = String::new();
@@ -70,11 +82,12 @@ impl ClipTokenizer {
         } else {
             text = String::from_utf8(bytes).map_err(|e| refused(&source, e))?;
         }
-        Self::from_merges(&text, &source)
+        Self::from_merges(&text, &source, merges)
     }
 
-    /// Builds the tokenizer from a merges file's text (`source` names it in errors).
-    pub fn from_merges(text: &str, source: &str) -> Result<Self> {
+    /// Builds the tokenizer from the first `merges` merges of a merges file's text (`source`
+    /// names it in errors).
+    pub fn from_merges(text: &str, source: &str, merges: usize) -> Result<Self> {
         let byte_chars = byte_chars();
         let mut vocabulary: Vec<String> = byte_order()
             .iter()
@@ -85,9 +98,9 @@ impl ClipTokenizer {
             .map(|s| format!("{s}{END_OF_WORD}"))
             .collect();
         vocabulary.extend(with_end);
-        let mut ranks = HashMap::with_capacity(MERGES);
+        let mut ranks = HashMap::with_capacity(merges);
         // The first line is a header (`#version: 0.2`, or the file's name).
-        for (index, line) in text.lines().enumerate().skip(1).take(MERGES) {
+        for (index, line) in text.lines().enumerate().skip(1).take(merges) {
             let mut symbols = line.split(' ');
             let (Some(first), Some(second), None) =
                 (symbols.next(), symbols.next(), symbols.next())
@@ -100,10 +113,13 @@ impl ClipTokenizer {
             vocabulary.push(format!("{first}{second}"));
             ranks.insert((first.to_string(), second.to_string()), ranks.len());
         }
-        if ranks.len() < MERGES {
+        if ranks.len() < merges {
             return Err(refused(
                 source,
-                format!("{} merges; CLIP's vocabulary needs {MERGES}", ranks.len()),
+                format!(
+                    "{} merges; the model's vocabulary needs {merges}",
+                    ranks.len()
+                ),
             ));
         }
         vocabulary.push(START.to_string());
@@ -316,13 +332,18 @@ mod tests {
 
     #[test]
     fn a_file_with_too_few_merges_is_refused_naming_it() {
-        let refused = ClipTokenizer::from_merges("#version: 0.2\ni n\nt h\n", "merges.txt");
+        let refused = ClipTokenizer::from_merges("#version: 0.2\ni n\nt h\n", "merges.txt", MERGES);
         let message = refused.err().expect("refused").to_string();
         assert!(
-            message.contains("merges.txt: 2 merges; CLIP's vocabulary needs 48894"),
+            message.contains("merges.txt: 2 merges; the model's vocabulary needs 48894"),
             "{message}"
         );
-        let malformed = ClipTokenizer::from_merges("#version: 0.2\nin\n", "merges.txt");
+        // A small model needs only its own: two merges make a vocabulary of 516.
+        let small = ClipTokenizer::from_merges("#version: 0.2\ni n\nt h\n", "merges.txt", 2);
+        assert_eq!(merges_for_vocabulary(516), Some(2));
+        // "th" is the second merge (513); "in" does not apply before a word's end ("n</w>").
+        assert_eq!(small.unwrap().encode("thin"), [513, 72, 333]);
+        let malformed = ClipTokenizer::from_merges("#version: 0.2\nin\n", "merges.txt", 1);
         let message = malformed.err().expect("refused").to_string();
         assert!(message.contains("line 2"), "{message}");
     }

@@ -1,0 +1,80 @@
+//! A tiny CLIP-shaped model with seeded weights, for tests: no CLIP weights can be had where
+//! cairn is built, so the loader and the towers are checked on this one (against vectors an
+//! independent implementation computed from the same file), and the code paths that use a CLIP
+//! model run on it.
+//!
+//! [`write_tiny_clip`] writes a complete Hugging Face `CLIPModel` directory: `config.json`
+//! (text 8 wide, image 12 wide, two layers each, 32-pixel images in 16-pixel patches, a shared
+//! space of 6), `merges.txt` (six merges, so a vocabulary of 520 ids) and `model.safetensors`
+//! (every tensor [`ClipShape::tensors`] names, from a fixed seed: the same bytes every time).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use cairn_core::{Error, Result};
+use candle_core::{Device, Tensor};
+
+use super::config::ClipShape;
+
+/// The tiny model's `config.json`.
+pub const TINY_CONFIG: &str = r#"{
+  "model_type": "clip",
+  "projection_dim": 6,
+  "text_config": {
+    "vocab_size": 520, "hidden_size": 8, "intermediate_size": 16, "num_hidden_layers": 2,
+    "num_attention_heads": 2, "max_position_embeddings": 77
+  },
+  "vision_config": {
+    "hidden_size": 12, "intermediate_size": 24, "num_hidden_layers": 2, "num_attention_heads": 3,
+    "image_size": 32, "patch_size": 16
+  }
+}
+"#;
+
+/// The tiny model's merges: "a cat", "red error" and "a dog" become a few symbols each.
+pub const TINY_MERGES: &str = "#version: 0.2\nc a\nca t</w>\nr e\nre d</w>\no r</w>\nd o\n";
+
+/// Writes the tiny model into `dir` (which must exist).
+pub fn write_tiny_clip(dir: &Path) -> Result<()> {
+    std::fs::write(dir.join("config.json"), TINY_CONFIG)?;
+    std::fs::write(dir.join("merges.txt"), TINY_MERGES)?;
+    let shape = ClipShape::parse(TINY_CONFIG, "the tiny CLIP config")?;
+    let mut seed = 0xC11F_u64;
+    let mut tensors = HashMap::new();
+    for (name, dims) in shape.tensors() {
+        let count: usize = dims.iter().product();
+        let is_norm_scale = name.ends_with("norm.weight")
+            || name.ends_with("layer_norm1.weight")
+            || name.ends_with("layer_norm2.weight")
+            || name.ends_with("layrnorm.weight");
+        let values: Vec<f32> = (0..count)
+            .map(|_| {
+                let r = uniform(&mut seed);
+                if is_norm_scale {
+                    1.0 + 0.2 * r
+                } else {
+                    0.5 * r
+                }
+            })
+            .collect();
+        let tensor = Tensor::from_vec(values, dims, &Device::Cpu).map_err(|e| Error::Model {
+            message: format!("tiny CLIP {name}: {e}"),
+        })?;
+        tensors.insert(name, tensor);
+    }
+    candle_core::safetensors::save(&tensors, dir.join("model.safetensors")).map_err(|e| {
+        Error::Model {
+            message: format!("tiny CLIP model.safetensors: {e}"),
+        }
+    })
+}
+
+/// The next number of a SplitMix64 sequence, as a uniform value in [-1, 1).
+fn uniform(state: &mut u64) -> f32 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    ((z >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+}
