@@ -33,13 +33,15 @@ struct Sandbox {
 
 /// What the sandbox's cairn sees of models.
 enum Models {
-    /// Models turned off (`CAIRN_EMBEDDING=off`, `CAIRN_OCR=off`, `CAIRN_LOOK=off`): keyword tests
+    /// Models turned off (`CAIRN_EMBEDDING`, `CAIRN_OCR`, `CAIRN_LOOK`, `CAIRN_CLIP` off): keyword tests
     /// behave the same whether or not this machine has the models.
     Off,
     /// This machine's installed models (sentence, OCR, look), as cairn finds them.
     Installed,
     /// None: an empty Hugging Face cache.
     Missing(PathBuf),
+    /// Only a CLIP model, from this directory (`CAIRN_CLIP_DIR`); the others off.
+    Clip(PathBuf),
 }
 
 struct Run {
@@ -79,6 +81,14 @@ impl Sandbox {
         })
     }
 
+    /// A sandbox whose only model is the CLIP model in `dir`.
+    fn with_clip(dir: &Path) -> Self {
+        Sandbox {
+            models: Models::Clip(dir.to_path_buf()),
+            ..Sandbox::new()
+        }
+    }
+
     /// A sandbox on a machine with no model.
     fn without_model() -> Self {
         let s = Sandbox::new();
@@ -110,7 +120,15 @@ impl Sandbox {
                 command
                     .env("CAIRN_EMBEDDING", "off")
                     .env("CAIRN_OCR", "off")
-                    .env("CAIRN_LOOK", "off");
+                    .env("CAIRN_LOOK", "off")
+                    .env("CAIRN_CLIP", "off");
+            }
+            Models::Clip(dir) => {
+                command
+                    .env("CAIRN_EMBEDDING", "off")
+                    .env("CAIRN_OCR", "off")
+                    .env("CAIRN_LOOK", "off")
+                    .env("CAIRN_CLIP_DIR", dir);
             }
             Models::Installed => {
                 if let Some(dir) = cairn_embed::testing::model_dir_for_tests() {

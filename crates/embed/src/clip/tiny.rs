@@ -39,7 +39,9 @@ pub fn write_tiny_clip(dir: &Path) -> Result<()> {
     std::fs::write(dir.join("config.json"), TINY_CONFIG)?;
     std::fs::write(dir.join("merges.txt"), TINY_MERGES)?;
     let shape = ClipShape::parse(TINY_CONFIG, "the tiny CLIP config")?;
-    let mut seed = 0xC11F_u64;
+    // A seed under which words and pictures land both near and far from one another, so tests
+    // see images the clip signal lists and images it leaves out.
+    let mut seed = 42;
     let mut tensors = HashMap::new();
     for (name, dims) in shape.tensors() {
         let count: usize = dims.iter().product();
