@@ -17,7 +17,7 @@ use anyhow::Result;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use cairn_core::config::Config;
-use cairn_core::image::{ImageDir, ImageSource, LookModel, TextReader};
+use cairn_core::image::{ClipModel, ImageDir, ImageSource, LookModel, TextReader};
 use cairn_core::{MemoryService, NewMemory, ProjectName, Scope, ServiceParts, Source};
 use cairn_store_sqlite::SqliteStore;
 use serde::Serialize;
@@ -58,6 +58,7 @@ pub fn image_service(
     name: &str,
     reader: Option<Arc<dyn TextReader>>,
     look_model: Option<Arc<dyn LookModel>>,
+    clip_model: Option<Arc<dyn ClipModel>>,
 ) -> Result<(MemoryService, Config)> {
     let mut config = Config::default();
     config.conflicts.detect = false;
@@ -67,6 +68,7 @@ pub fn image_service(
         images: Some(ImageDir::new(dir.join(format!("{name}.db-images")))),
         reader,
         look_model,
+        clip_model,
         ..ServiceParts::new(Box::new(store))
     };
     Ok((MemoryService::new(parts, &config), config))
@@ -77,7 +79,7 @@ pub fn run(
     options: &ImagesOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ImagesReport> {
-    let (service, config) = image_service(dir, "images", None, None)?;
+    let (service, config) = image_service(dir, "images", None, None, None)?;
     let scope = Scope::Project(ProjectName::new("bench-images")?);
     let new = |index: usize, what: &str| {
         NewMemory::new(

@@ -3,6 +3,7 @@
 //! benchmark prints from.
 
 pub mod agents;
+pub mod clip;
 pub mod collection;
 pub mod conflicts;
 pub mod corpus;

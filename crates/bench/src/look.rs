@@ -20,8 +20,8 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use cairn_core::image::look_vector::cosine;
 use cairn_core::image::{
-    ImageId, ImageSource, LookHash, LookModel, QueryImage, QueryPicture, SAME_SCREEN_BITS,
-    VisionQuery, look::LOOK_BITS,
+    ClipModel, ImageId, ImageSource, LookHash, LookModel, QueryImage, QueryPicture,
+    SAME_SCREEN_BITS, VisionQuery, look::LOOK_BITS,
 };
 use cairn_core::memory::MemoryFilter;
 use cairn_core::{NewMemory, ProjectName, Scope, Source};
@@ -196,7 +196,7 @@ pub fn run(
     options: &LookOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<LookReport> {
-    let (service, config) = image_service(dir, "look", None, options.look_model.clone())?;
+    let (service, config) = image_service(dir, "look", None, options.look_model.clone(), None)?;
     let scope = Scope::Project(ProjectName::new("bench-look")?);
     let mut rng = Rng::new(options.seed);
     progress(&format!("storing {} images", options.others));
@@ -454,6 +454,9 @@ pub struct ScaleReport {
     /// Whether every image had a look vector (of [`ProjectedColours`]) and the searches by
     /// picture scanned them too.
     pub with_vectors: bool,
+    /// Whether every image had a CLIP vector (512 numbers, of [`ProjectedColours`]) and the
+    /// searches by words scanned them too.
+    pub with_clip: bool,
     /// A write with a new image, through the service (the look is not computed in it).
     pub store: Percentiles,
     pub hash_ms_per_image: f64,
@@ -495,35 +498,50 @@ const CAPTION_WORDS: [&str; 12] = [
     "chart",
 ];
 
-/// A stand-in look model for timing the look-vector scan at scale, where running the real one
-/// on every image would take hours: each image's 8×8 grid of mean colours (192 numbers)
-/// projected by a fixed pseudo-random matrix to the real model's 1,280 numbers. What it finds
-/// alike means nothing; what a search costs with vectors of that size is what is measured.
+/// A stand-in image model for timing vector scans at scale, where running the real one on
+/// every image would take hours: each image's 8×8 grid of mean colours (192 numbers) projected
+/// by a fixed pseudo-random matrix to the real model's size (1,280 numbers as a look model, 512
+/// as CLIP ViT-B/32; a text's vector is its words' colours, hashed). What it finds alike means
+/// nothing; what a search costs with vectors of that size is what is measured.
 pub struct ProjectedColours {
+    name: String,
+    dimensions: usize,
     projection: Vec<f32>,
 }
 
 impl ProjectedColours {
     const GRID: usize = 8;
     const INPUTS: usize = Self::GRID * Self::GRID * 3;
-    const DIMENSIONS: usize = 1280;
 
-    pub fn new(seed: u64) -> Self {
+    pub fn new(seed: u64, dimensions: usize) -> Self {
         let mut rng = Rng::new(seed);
-        let projection = (0..Self::INPUTS * Self::DIMENSIONS)
+        let projection = (0..Self::INPUTS * dimensions)
             .map(|_| rng.below(2001) as f32 / 1000.0 - 1.0)
             .collect();
-        ProjectedColours { projection }
+        ProjectedColours {
+            name: format!("bench/projected-colours-{dimensions}"),
+            dimensions,
+            projection,
+        }
+    }
+
+    fn project(&self, inputs: &[f32]) -> Vec<f32> {
+        let vector = self
+            .projection
+            .chunks_exact(Self::INPUTS)
+            .map(|row| row.iter().zip(inputs).map(|(w, x)| w * x).sum())
+            .collect();
+        cairn_core::image::look_vector::normalised(vector)
     }
 }
 
 impl LookModel for ProjectedColours {
     fn name(&self) -> &str {
-        "bench/projected-colours-1280"
+        &self.name
     }
 
     fn dimensions(&self) -> usize {
-        Self::DIMENSIONS
+        self.dimensions
     }
 
     fn look_vector(&self, image: &RgbImage) -> cairn_core::Result<Vec<f32>> {
@@ -534,12 +552,29 @@ impl LookModel for ProjectedColours {
             .pixels()
             .flat_map(|p| p.0.map(|c| f32::from(c) / 255.0 - 0.5))
             .collect();
-        let vector = self
-            .projection
-            .chunks_exact(Self::INPUTS)
-            .map(|row| row.iter().zip(&inputs).map(|(w, x)| w * x).sum())
+        Ok(self.project(&inputs))
+    }
+}
+
+impl ClipModel for ProjectedColours {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn dimensions(&self) -> usize {
+        self.dimensions
+    }
+
+    fn image_vector(&self, image: &RgbImage) -> cairn_core::Result<Vec<f32>> {
+        self.look_vector(image)
+    }
+
+    fn text_vector(&self, text: &str) -> cairn_core::Result<Vec<f32>> {
+        let mut rng = Rng::new(text.bytes().fold(7, |h, b| h * 31 + u64::from(b)));
+        let inputs: Vec<f32> = (0..Self::INPUTS)
+            .map(|_| rng.below(1001) as f32 / 1000.0 - 0.5)
             .collect();
-        Ok(cairn_core::image::look_vector::normalised(vector))
+        Ok(self.project(&inputs))
     }
 }
 
@@ -548,13 +583,19 @@ pub fn scale(
     size: usize,
     seed: u64,
     with_vectors: bool,
+    with_clip: bool,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ScaleReport> {
     let stand_in: Option<Arc<dyn LookModel>> = match with_vectors {
-        true => Some(Arc::new(ProjectedColours::new(seed))),
+        true => Some(Arc::new(ProjectedColours::new(seed, 1280))),
         false => None,
     };
-    let (service, _) = image_service(dir, &format!("look-{size}"), None, stand_in)?;
+    let clip_stand_in: Option<Arc<dyn ClipModel>> = match with_clip {
+        true => Some(Arc::new(ProjectedColours::new(seed, 512))),
+        false => None,
+    };
+    let name = format!("look-{size}");
+    let (service, _) = image_service(dir, &name, None, stand_in, clip_stand_in)?;
     let scope = Scope::Project(ProjectName::new("bench-look")?);
     let mut rng = Rng::new(seed);
     let mut writes = Vec::with_capacity(size);
@@ -628,6 +669,7 @@ pub fn scale(
     Ok(ScaleReport {
         images: size,
         with_vectors,
+        with_clip,
         store: Percentiles::of(&writes),
         hash_ms_per_image: hash_ms,
         idle_pass: Percentiles::of(&idle),
@@ -641,12 +683,16 @@ pub fn scale_table(reports: &[ScaleReport]) -> String {
     let mut out = String::new();
     for report in reports {
         out.push_str(&format!(
-            "{} images{}: store p50/p95/p99 {}; looked at in {:.2} ms per image\n  \
+            "{} images{}{}: store p50/p95/p99 {}; looked at in {:.2} ms per image\n  \
              pass with nothing pending p50/p95/p99 {}\n  \
              image → image p50/p95/p99 {}\n  text → image p50/p95/p99 {}\n",
             report.images,
             match report.with_vectors {
                 true => " with 1,280-number look vectors (a stand-in model)",
+                false => "",
+            },
+            match report.with_clip {
+                true => " with 512-number CLIP vectors (a stand-in model)",
                 false => "",
             },
             report.store.p50_p95_p99(),

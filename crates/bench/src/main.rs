@@ -194,6 +194,23 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// CLIP: loading, an image's vector, a query's vector (its own ids and the whole context),
+    /// peak memory. A CLIP directory from CAIRN_CLIP_DIR or the cache; else ViT-B/32 on seeded
+    /// weights (needs CAIRN_CLIP_DATA for CLIP's merges): the same arithmetic, so the same time.
+    Clip {
+        /// Pictures whose vectors are timed.
+        #[arg(long, default_value_t = 20)]
+        images: usize,
+        /// Queries whose vectors are timed.
+        #[arg(long, default_value_t = 36)]
+        queries: usize,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        #[arg(long)]
+        workdir: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Images: a write's time with a new screenshot sent inline (760×230 and 1920×1080), with
     /// one already stored, and without an image; thumbnails.
     Images {
@@ -239,6 +256,10 @@ enum Command {
         /// cheap stand-in, so only the scan's cost is measured) and search them too.
         #[arg(long)]
         with_vectors: bool,
+        /// Give the --sizes stores' images CLIP vectors of ViT-B/32's size (512, by a cheap
+        /// stand-in) and search them with the words too.
+        #[arg(long)]
+        with_clip: bool,
         #[arg(long, default_value_t = 42)]
         seed: u64,
         #[arg(long)]
@@ -595,6 +616,7 @@ fn main() -> Result<()> {
             originals,
             sizes,
             with_vectors,
+            with_clip,
             seed,
             workdir,
             json,
@@ -634,6 +656,7 @@ fn main() -> Result<()> {
                     size,
                     seed,
                     with_vectors,
+                    with_clip,
                     &mut |step| eprintln!("… {step}"),
                 )?);
             }
@@ -643,6 +666,40 @@ fn main() -> Result<()> {
             } else {
                 print!("{}", cairn_bench::look::table(&report));
                 print!("{}", cairn_bench::look::scale_table(&scaled));
+            }
+        }
+        Command::Clip {
+            images,
+            queries,
+            seed,
+            workdir,
+            json,
+        } => {
+            let scratch = scratch_dir(workdir, "cairn-bench-clip-")?;
+            let configured = std::env::var_os("CAIRN_CLIP_DIR").map(PathBuf::from);
+            let clip_dir = cairn_embed::clip::locate_clip(configured.as_deref())?.map(|(d, _)| d);
+            let merges = std::env::var_os("CAIRN_CLIP_DATA")
+                .map(|d| PathBuf::from(d).join("bpe_simple_vocab_16e6.txt.gz"));
+            let options = cairn_bench::clip::ClipOptions {
+                images,
+                queries,
+                seed,
+            };
+            let cairn = sibling_cairn()
+                .inspect_err(|error| eprintln!("{error}: timing the towers in this process only"))
+                .ok();
+            let report = cairn_bench::clip::run(
+                scratch.path(),
+                clip_dir,
+                merges,
+                cairn.as_deref(),
+                &options,
+                &mut |step| eprintln!("… {step}"),
+            )?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", cairn_bench::clip::table(&report));
             }
         }
         Command::Images {

@@ -306,7 +306,7 @@ pub fn find(
     options: &OcrOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<FindReport> {
-    let (service, _) = image_service(dir, "ocr", Some(reader), None)?;
+    let (service, _) = image_service(dir, "ocr", Some(reader), None, None)?;
     let scope = Scope::Project(ProjectName::new("bench-ocr")?);
     let mut rng = Rng::new(options.seed ^ 0x0c12);
     let target_at = rng.below(options.others + 1);

@@ -25,6 +25,7 @@ mod reference;
 pub mod render;
 mod sentence;
 pub mod testing;
+mod weights;
 
 pub use lazy::LazyEmbedder;
 pub use locate::{ModelLocation, ModelSource, locate};

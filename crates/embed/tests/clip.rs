@@ -283,6 +283,11 @@ fn a_missing_or_misshapen_tensor_is_refused_by_name() {
     .unwrap();
     let err = ClipWeights::load(dir.path()).err().unwrap().to_string();
     assert!(err.contains("vision_model.encoder.layers.2."), "{err}");
+    std::fs::write(
+        dir.path().join("config.json"),
+        cairn_embed::clip::tiny::TINY_CONFIG,
+    )
+    .unwrap();
     std::fs::remove_file(dir.path().join("merges.txt")).unwrap();
     let err = ClipWeights::load(dir.path()).err().unwrap().to_string();
     assert!(err.contains("merges.txt"), "{err}");

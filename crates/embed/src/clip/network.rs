@@ -3,29 +3,34 @@
 //!
 //! Loading reads the shape from `config.json` ([`ClipShape`]), then checks every tensor the
 //! towers read against the weights file's header — present, and of the shape the config says —
-//! and only then builds candle's towers from the memory-mapped file. A missing or misshapen
-//! tensor is an error that names it (and how many more are wrong).
+//! and only then builds candle's towers, each tensor read from the file with a plain read
+//! ([`Weights`]: mapped, its pages would stay resident beside candle's copy until the load
+//! ended, 1.2 GB at the peak for ViT-B/32 instead of 0.6). A missing or misshapen tensor is an
+//! error that names it (and how many more are wrong). Weights are `F32`, as Hugging Face's CLIP
+//! checkpoints are.
 //!
 //! The text tower is causal: the output at the end-of-text token depends only on the ids up to
 //! it, so a text runs with just those ids (a short query costs a fraction of a full context of
 //! 77) and gives the same vector.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use cairn_core::image::ClipModel;
 use cairn_core::image::look_vector::normalised;
 use cairn_core::{Error, Result};
-use candle_core::safetensors::MmapedSafetensors;
-use candle_core::{DType, Device, Tensor};
+use candle_core::{DType, Device, Shape, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::clip::ClipModel as Towers;
+use candle_nn::var_builder::SimpleBackend;
+use candle_nn::{Linear, linear_no_bias};
+use candle_transformers::models::clip::text_model::ClipTextTransformer;
+use candle_transformers::models::clip::vision_model::ClipVisionTransformer;
 use image::RgbImage;
 
 use super::config::ClipShape;
 use super::preprocess::preprocess;
 use super::tokenizer::{ClipTokenizer, merges_for_vocabulary};
 use crate::lazy::LoadOnce;
+use crate::weights::Weights;
 
 /// The files a CLIP model directory holds.
 pub const CLIP_FILES: [&str; 3] = ["config.json", "model.safetensors", "merges.txt"];
@@ -36,25 +41,126 @@ fn clip_error(what: &str, err: impl std::fmt::Display) -> Error {
     }
 }
 
-/// A loaded CLIP model: its shape, tokenizer and towers.
+/// CLIP's text tower, loaded: the tokenizer, the transformer and its projection.
+pub struct TextTower {
+    tokenizer: ClipTokenizer,
+    transformer: ClipTextTransformer,
+    projection: Linear,
+}
+
+/// CLIP's image tower, loaded: the transformer and its projection.
+pub struct ImageTower {
+    side: usize,
+    channels: usize,
+    transformer: ClipVisionTransformer,
+    projection: Linear,
+}
+
+impl TextTower {
+    /// Loads the text tower of the model in `dir`, checking every tensor of both first.
+    pub fn load(dir: &Path) -> Result<Self> {
+        let (shape, weights) = open_checked(dir)?;
+        let tokenizer = tokenizer_of(dir, &shape)?;
+        let config = shape.candle_config();
+        let built = (|| {
+            let builder = builder(weights);
+            Ok::<_, candle_core::Error>((
+                ClipTextTransformer::new(builder.pp("text_model"), &config.text_config)?,
+                linear_no_bias(
+                    shape.text.width,
+                    shape.projection,
+                    builder.pp("text_projection"),
+                )?,
+            ))
+        })();
+        let (transformer, projection) = built.map_err(|e| clip_error("text tower", e))?;
+        Ok(TextTower {
+            tokenizer,
+            transformer,
+            projection,
+        })
+    }
+
+    /// The vector of `text` (unit length).
+    pub fn vector(&self, text: &str) -> Result<Vec<f32>> {
+        let framed = self.tokenizer.framed(text);
+        let end = self.tokenizer.end_of_text(&framed);
+        self.vector_of_ids(&framed[..=end])
+    }
+
+    /// The vector of `ids`, framed and ending with `<|endoftext|>` (unit length).
+    pub fn vector_of_ids(&self, ids: &[u32]) -> Result<Vec<f32>> {
+        let run = || {
+            let ids = Tensor::from_slice(ids, (1, ids.len()), &Device::Cpu)?;
+            ids.apply(&self.transformer)?
+                .apply(&self.projection)?
+                .flatten_all()?
+                .to_vec1::<f32>()
+        };
+        Ok(normalised(run().map_err(|e| clip_error("text tower", e))?))
+    }
+}
+
+impl ImageTower {
+    /// Loads the image tower of the model in `dir`, checking every tensor of both first.
+    pub fn load(dir: &Path) -> Result<Self> {
+        let (shape, weights) = open_checked(dir)?;
+        let config = shape.candle_config();
+        let built = (|| {
+            let builder = builder(weights);
+            Ok::<_, candle_core::Error>((
+                ClipVisionTransformer::new(builder.pp("vision_model"), &config.vision_config)?,
+                linear_no_bias(
+                    shape.vision.width,
+                    shape.projection,
+                    builder.pp("visual_projection"),
+                )?,
+            ))
+        })();
+        let (transformer, projection) = built.map_err(|e| clip_error("image tower", e))?;
+        Ok(ImageTower {
+            side: shape.image_side,
+            channels: shape.channels,
+            transformer,
+            projection,
+        })
+    }
+
+    /// The vector of `image` (unit length).
+    pub fn vector(&self, image: &RgbImage) -> Result<Vec<f32>> {
+        self.vector_of_pixels(&preprocess(image, self.side as u32))
+    }
+
+    /// The vector of preprocessed pixels: channels first, `channels × side × side` (unit
+    /// length).
+    pub fn vector_of_pixels(&self, pixels: &[f32]) -> Result<Vec<f32>> {
+        let run = || {
+            let dims = (1, self.channels, self.side, self.side);
+            let pixels = Tensor::from_slice(pixels, dims, &Device::Cpu)?;
+            pixels
+                .apply(&self.transformer)?
+                .apply(&self.projection)?
+                .flatten_all()?
+                .to_vec1::<f32>()
+        };
+        Ok(normalised(run().map_err(|e| clip_error("image tower", e))?))
+    }
+}
+
+/// A loaded CLIP model: its shape and both towers.
 pub struct ClipWeights {
     shape: ClipShape,
-    tokenizer: ClipTokenizer,
-    towers: Towers,
+    text: TextTower,
+    image: ImageTower,
 }
 
 impl ClipWeights {
     /// Loads the model in `dir`, checking every tensor first.
     pub fn load(dir: &Path) -> Result<Self> {
-        let (shape, tokenizer, tensors) = open_checked(dir)?;
-        let source = dir.join("model.safetensors").display().to_string();
-        let builder = VarBuilder::from_backend(Box::new(tensors), DType::F32, Device::Cpu);
-        let towers =
-            Towers::new(builder, &shape.candle_config()).map_err(|e| clip_error(&source, e))?;
         Ok(ClipWeights {
-            shape,
-            tokenizer,
-            towers,
+            shape: ClipShape::read(&dir.join("config.json"))?,
+            text: TextTower::load(dir)?,
+            image: ImageTower::load(dir)?,
         })
     }
 
@@ -64,53 +170,46 @@ impl ClipWeights {
 
     /// The text tower's vector of `text` (unit length).
     pub fn text_vector(&self, text: &str) -> Result<Vec<f32>> {
-        let framed = self.tokenizer.framed(text);
-        let end = self.tokenizer.end_of_text(&framed);
-        self.text_vector_of_ids(&framed[..=end])
+        self.text.vector(text)
     }
 
     /// The text tower's vector of `ids`, framed and ending with `<|endoftext|>` (unit length).
     pub fn text_vector_of_ids(&self, ids: &[u32]) -> Result<Vec<f32>> {
-        let run = || {
-            let ids = Tensor::from_slice(ids, (1, ids.len()), &Device::Cpu)?;
-            self.towers
-                .get_text_features(&ids)?
-                .flatten_all()?
-                .to_vec1::<f32>()
-        };
-        Ok(normalised(run().map_err(|e| clip_error("text tower", e))?))
+        self.text.vector_of_ids(ids)
     }
 
     /// The image tower's vector of `image` (unit length).
     pub fn image_vector(&self, image: &RgbImage) -> Result<Vec<f32>> {
-        self.image_vector_of_pixels(&preprocess(image, self.shape.image_side as u32))
+        self.image.vector(image)
     }
 
     /// The image tower's vector of preprocessed pixels: channels first, `channels × side ×
     /// side` (unit length).
     pub fn image_vector_of_pixels(&self, pixels: &[f32]) -> Result<Vec<f32>> {
-        let side = self.shape.image_side;
-        let run = || {
-            let pixels =
-                Tensor::from_slice(pixels, (1, self.shape.channels, side, side), &Device::Cpu)?;
-            self.towers
-                .get_image_features(&pixels)?
-                .flatten_all()?
-                .to_vec1::<f32>()
-        };
-        Ok(normalised(run().map_err(|e| clip_error("image tower", e))?))
+        self.image.vector_of_pixels(pixels)
     }
 }
 
 /// Checks a CLIP directory without building its towers: its config, its merges, and every
 /// tensor in its weights (what `cairn model install clip` checks before it keeps a download).
 pub fn check_clip_dir(dir: &Path) -> Result<()> {
-    open_checked(dir).map(|_| ())
+    let (shape, _) = open_checked(dir)?;
+    tokenizer_of(dir, &shape).map(|_| ())
 }
 
-/// The shape, tokenizer and mapped weights of the model in `dir`, every tensor checked.
-fn open_checked(dir: &Path) -> Result<(ClipShape, ClipTokenizer, MmapedSafetensors)> {
+/// The shape and weights of the model in `dir`, every tensor checked.
+fn open_checked(dir: &Path) -> Result<(ClipShape, Weights)> {
     let shape = ClipShape::read(&dir.join("config.json"))?;
+    let file = dir.join("model.safetensors");
+    let source = file.display().to_string();
+    let weights = Weights::open(&file).map_err(|e| clip_error(&source, e))?;
+    check_tensors(&shape, &weights, &source)?;
+    Ok((shape, weights))
+}
+
+/// The tokenizer of the model in `dir`: as many merges of its `merges.txt` as its vocabulary
+/// holds.
+fn tokenizer_of(dir: &Path, shape: &ClipShape) -> Result<ClipTokenizer> {
     let merges = merges_for_vocabulary(shape.vocabulary).ok_or_else(|| {
         clip_error(
             "config.json",
@@ -120,27 +219,21 @@ fn open_checked(dir: &Path) -> Result<(ClipShape, ClipTokenizer, MmapedSafetenso
             ),
         )
     })?;
-    let tokenizer = ClipTokenizer::open_with(&dir.join("merges.txt"), merges)?;
-    let file = dir.join("model.safetensors");
-    let source = file.display().to_string();
-    // Safety: the file is mapped read-only; cairn does not write model files while running.
-    let tensors = unsafe { MmapedSafetensors::new(&file) }.map_err(|e| clip_error(&source, e))?;
-    check_tensors(&shape, &tensors, &source)?;
-    Ok((shape, tokenizer, tensors))
+    ClipTokenizer::open_with(&dir.join("merges.txt"), merges)
+}
+
+/// Candle's view of the weights: `F32`, on the CPU.
+fn builder(weights: Weights) -> VarBuilder<'static> {
+    VarBuilder::from_backend(Box::new(weights), DType::F32, Device::Cpu)
 }
 
 /// Checks that the weights hold every tensor `shape` needs, each of its shape.
-fn check_tensors(shape: &ClipShape, tensors: &MmapedSafetensors, source: &str) -> Result<()> {
-    let held: HashMap<String, Vec<usize>> = tensors
-        .tensors()
-        .into_iter()
-        .map(|(name, view)| (name, view.shape().to_vec()))
-        .collect();
+fn check_tensors(shape: &ClipShape, tensors: &Weights, source: &str) -> Result<()> {
     let mut wrong = Vec::new();
     for (name, expected) in shape.tensors() {
-        match held.get(&name) {
+        match tensors.shape_of(&name) {
             None => wrong.push(format!("{name} is missing")),
-            Some(found) if *found != expected => {
+            Some(found) if found != expected => {
                 wrong.push(format!("{name} is {found:?}, the config says {expected:?}"))
             }
             Some(_) => {}
@@ -159,27 +252,66 @@ fn check_tensors(shape: &ClipShape, tensors: &MmapedSafetensors, source: &str) -
     }
 }
 
-/// A CLIP model as core's [`ClipModel`], loaded on first use; its vectors are recorded under
+/// The weights file as candle's towers read it: each tensor read from the file when asked for.
+impl SimpleBackend for Weights {
+    fn get(
+        &self,
+        shape: Shape,
+        name: &str,
+        _: candle_nn::Init,
+        dtype: DType,
+        device: &Device,
+    ) -> candle_core::Result<Tensor> {
+        let values = self
+            .read(name, shape.dims())
+            .map_err(candle_core::Error::msg)?;
+        Tensor::from_vec(values, shape, device)?.to_dtype(dtype)
+    }
+
+    fn get_unchecked(
+        &self,
+        name: &str,
+        dtype: DType,
+        device: &Device,
+    ) -> candle_core::Result<Tensor> {
+        let shape = self
+            .shape_of(name)
+            .ok_or_else(|| candle_core::Error::msg(format!("the weights have no tensor {name}")))?
+            .to_vec();
+        self.get(
+            shape.into(),
+            name,
+            candle_nn::Init::Const(0.0),
+            dtype,
+            device,
+        )
+    }
+
+    fn contains_tensor(&self, name: &str) -> bool {
+        self.shape_of(name).is_some()
+    }
+}
+
+/// A CLIP model as core's [`ClipModel`], each tower loaded on first use (a search by words
+/// loads only the text tower, a store only the image tower); its vectors are recorded under
 /// `name`.
 pub struct ClipNetwork {
     name: String,
     dimensions: usize,
-    loaded: LoadOnce<ClipWeights>,
+    text: LoadOnce<TextTower>,
+    image: LoadOnce<ImageTower>,
 }
 
 impl ClipNetwork {
-    /// The model in `dir` (its shape read now, its weights when first used).
+    /// The model in `dir` (its shape read now, its towers when first used).
     pub fn new(dir: &Path, name: &str) -> Result<Self> {
         let shape = ClipShape::read(&dir.join("config.json"))?;
         Ok(ClipNetwork {
             name: name.to_string(),
             dimensions: shape.projection,
-            loaded: LoadOnce::new(dir),
+            text: LoadOnce::new(dir),
+            image: LoadOnce::new(dir),
         })
-    }
-
-    fn weights(&self) -> Result<&ClipWeights> {
-        self.loaded.get(ClipWeights::load)
     }
 }
 
@@ -193,10 +325,10 @@ impl ClipModel for ClipNetwork {
     }
 
     fn image_vector(&self, image: &RgbImage) -> Result<Vec<f32>> {
-        self.weights()?.image_vector(image)
+        self.image.get(ImageTower::load)?.vector(image)
     }
 
     fn text_vector(&self, text: &str) -> Result<Vec<f32>> {
-        self.weights()?.text_vector(text)
+        self.text.get(TextTower::load)?.vector(text)
     }
 }

@@ -7,6 +7,8 @@
 //! (text 8 wide, image 12 wide, two layers each, 32-pixel images in 16-pixel patches, a shared
 //! space of 6), `merges.txt` (six merges, so a vocabulary of 520 ids) and `model.safetensors`
 //! (every tensor [`ClipShape::tensors`] names, from a fixed seed: the same bytes every time).
+//! [`write_seeded_clip`] writes any shape the same way — the benchmark times ViT-B/32's
+//! architecture on seeded weights.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -36,12 +38,24 @@ pub const TINY_MERGES: &str = "#version: 0.2\nc a\nca t</w>\nr e\nre d</w>\no r<
 
 /// Writes the tiny model into `dir` (which must exist).
 pub fn write_tiny_clip(dir: &Path) -> Result<()> {
-    std::fs::write(dir.join("config.json"), TINY_CONFIG)?;
-    std::fs::write(dir.join("merges.txt"), TINY_MERGES)?;
-    let shape = ClipShape::parse(TINY_CONFIG, "the tiny CLIP config")?;
     // A seed under which words and pictures land both near and far from one another, so tests
     // see images the clip signal lists and images it leaves out.
-    let mut seed = 42;
+    write_seeded_clip(dir, TINY_CONFIG, TINY_MERGES, 42, 0.5)
+}
+
+/// Writes a CLIP directory of the shape `config` says into `dir` (which must exist), with
+/// `merges`, and weights drawn uniformly from ±`scale` (layer-norm scales from 1 ± 0.2) by a
+/// SplitMix64 sequence from `seed`.
+pub fn write_seeded_clip(
+    dir: &Path,
+    config: &str,
+    merges: &str,
+    mut seed: u64,
+    scale: f32,
+) -> Result<()> {
+    std::fs::write(dir.join("config.json"), config)?;
+    std::fs::write(dir.join("merges.txt"), merges)?;
+    let shape = ClipShape::parse(config, "the seeded CLIP config")?;
     let mut tensors = HashMap::new();
     for (name, dims) in shape.tensors() {
         let count: usize = dims.iter().product();
@@ -55,7 +69,7 @@ pub fn write_tiny_clip(dir: &Path) -> Result<()> {
                 if is_norm_scale {
                     1.0 + 0.2 * r
                 } else {
-                    0.5 * r
+                    scale * r
                 }
             })
             .collect();

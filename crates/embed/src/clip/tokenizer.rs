@@ -44,6 +44,20 @@ const END_OF_WORD: &str = "</w>";
 const START: &str = "<|startoftext|>";
 const END: &str = "<|endoftext|>";
 
+/// The text of a merges file: `merges.txt`, or a gzipped `.txt.gz`.
+pub fn merges_text(path: &Path) -> Result<String> {
+    let source = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| refused(&source, e))?;
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(bytes.as_slice())
+            .read_to_string(&mut text)
+            .map_err(|e| refused(&source, e))?;
+        return Ok(text);
+    }
+    String::from_utf8(bytes).map_err(|e| refused(&source, e))
+}
+
 /// A merges file that cannot make CLIP's vocabulary, named with what is wrong.
 fn refused(source: &str, what: impl std::fmt::Display) -> Error {
     Error::Model {
@@ -72,17 +86,7 @@ impl ClipTokenizer {
     /// Reads the first `merges` merges from `path`: a model of vocabulary size `v` has `v −
     /// 514` ([`merges_for_vocabulary`]).
     pub fn open_with(path: &Path, merges: usize) -> Result<Self> {
-        let source = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| refused(&source, e))?;
-        let mut text = String::new();
-        if path.extension().is_some_and(|e| e == "gz") {
-            flate2::read::GzDecoder::new(bytes.as_slice())
-                .read_to_string(&mut text)
-                .map_err(|e| refused(&source, e))?;
-        } else {
-            text = String::from_utf8(bytes).map_err(|e| refused(&source, e))?;
-        }
-        Self::from_merges(&text, &source, merges)
+        Self::from_merges(&merges_text(path)?, &path.display().to_string(), merges)
     }
 
     /// Builds the tokenizer from the first `merges` merges of a merges file's text (`source`

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::linear::{QuantizedLinear, Scratch};
 use super::math;
-use super::weights::Weights;
+use crate::weights::Weights;
 
 /// The parts of a Hugging Face `config.json` the encoder reads.
 #[derive(Debug, Clone, Deserialize)]

@@ -14,6 +14,5 @@ mod bert;
 pub mod kernel;
 mod linear;
 pub mod math;
-mod weights;
 
 pub use bert::{Encoder, Sequence, Workspace};

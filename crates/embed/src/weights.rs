@@ -1,7 +1,9 @@
-//! A safetensors file. The tensors the encoder converts at load time are read with plain reads
-//! (the page cache keeps them, not the process); the large word embedding table is
-//! memory-mapped and paged in only for the words actually seen, so a loaded model's resident
-//! memory is its quantised layers, not the 90 MB file.
+//! A safetensors file. Tensors a model converts or copies at load time are read with plain
+//! reads (the page cache keeps them, not the process): the sentence encoder's layers, which it
+//! quantises, and every tensor of CLIP's towers, which candle copies — mapped, a tensor's pages
+//! would stay resident beside its copy until the load ends, doubling the peak. The encoder's
+//! large word embedding table is memory-mapped instead and paged in only for the words actually
+//! seen, so a loaded encoder's resident memory is its quantised layers, not the 90 MB file.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -78,6 +80,11 @@ impl Weights {
             return Err(format!("tensor {name} has the wrong size"));
         }
         Ok(start..end)
+    }
+
+    /// The shape of the tensor `name`, if the file has it.
+    pub fn shape_of(&self, name: &str) -> Option<&[usize]> {
+        self.tensors.get(name).map(|t| t.shape.as_slice())
     }
 
     /// An `F32` tensor of the given shape, read from the file.
