@@ -4,7 +4,7 @@
 //! Loading reads the shape from `config.json` ([`ClipShape`]), then checks every tensor the
 //! towers read against the weights file's header — present, and of the shape the config says —
 //! and only then builds candle's towers, each tensor read from the file with a plain read
-//! ([`Weights`]: mapped, its pages would stay resident beside candle's copy until the load
+//! (`weights.rs`: mapped, its pages would stay resident beside candle's copy until the load
 //! ended, 1.2 GB at the peak for ViT-B/32 instead of 0.6). A missing or misshapen tensor is an
 //! error that names it (and how many more are wrong). Weights are `F32`, as Hugging Face's CLIP
 //! checkpoints are.
