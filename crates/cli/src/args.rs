@@ -728,8 +728,8 @@ pub struct ReindexArgs {
     #[arg(long, group = "what")]
     pub vector_index: bool,
     /// Look at every image still pending: hash its look, with the look model make its look
-    /// vector and with the OCR model read its text (images a hook kept, or stored before a
-    /// model was installed); then embed.
+    /// vector, with a CLIP model its CLIP vector, and with the OCR model read its text (images
+    /// a hook kept, or stored before a model was installed); then embed.
     #[arg(long, group = "what")]
     pub images: bool,
     /// Rebuild this project's memories from its markdown files alone (cairn files): every

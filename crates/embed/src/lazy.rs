@@ -32,7 +32,13 @@ impl<T> LoadOnce<T> {
     /// The weights, loaded by `load` from the directory on the first call.
     pub(crate) fn get(&self, load: impl FnOnce(&Path) -> Result<T>) -> Result<&T> {
         self.loaded
-            .get_or_init(|| load(&self.dir).map_err(|e| e.to_string()))
+            .get_or_init(|| {
+                load(&self.dir).map_err(|error| match error {
+                    // Kept as its message: it is a model error again below.
+                    Error::Model { message } => message,
+                    other => other.to_string(),
+                })
+            })
             .as_ref()
             .map_err(|message| Error::Model {
                 message: message.clone(),

@@ -199,8 +199,14 @@ pub fn read_written_images(app: &App) -> Result<()> {
     }
     let bar = bar(&app.out);
     bar.set_message("looking at images");
-    app.api.read_written_images(&mut read_progress_to(&bar))?;
+    let report = app.api.read_written_images(&mut read_progress_to(&bar))?;
     bar.finish_and_clear();
+    for failure in report.iter().flat_map(|r| &r.failures) {
+        app.out.notice(&format!(
+            "a model failed, so the images it was to look at wait for it ({failure}); fix it, \
+             or turn it off in [images], then cairn reindex --images"
+        ));
+    }
     Ok(())
 }
 

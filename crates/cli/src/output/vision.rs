@@ -27,6 +27,9 @@ pub fn render(view: &View<'_>) -> String {
                     None => "no text read (no OCR model: cairn model install ocr)".into(),
                 }
             );
+            for failure in &report.failures {
+                let _ = writeln!(out, "failed: {failure}");
+            }
             for (model, made, what) in [
                 (&report.look_model, report.look_vectors, "look"),
                 (&report.clip_model, report.clip_vectors, "CLIP"),

@@ -255,3 +255,40 @@ fn with_a_clip_model_words_find_the_images_they_describe_through_cli_and_http() 
         "{listed} listed, {left_out} left out"
     );
 }
+
+#[test]
+fn a_broken_clip_model_costs_only_its_own_work() {
+    use cairn_embed::clip::tiny::write_tiny_clip;
+
+    // A CLIP directory whose weights lack a tensor (as a truncated download would).
+    let clip = tempfile::tempdir().unwrap();
+    write_tiny_clip(clip.path()).unwrap();
+    let file = clip.path().join("model.safetensors");
+    let mut tensors = candle_core::safetensors::load(&file, &candle_core::Device::Cpu).unwrap();
+    tensors.remove("vision_model.embeddings.class_embedding");
+    candle_core::safetensors::save(&tensors, &file).unwrap();
+    let s = Sandbox::with_clip(clip.path());
+    let png = screen_png(320, 200, false, [250, 40, 30], [30, 10, 10], 1);
+    std::fs::write(s.project.join("shot.png"), &png).unwrap();
+
+    // The memory and its image are stored and the look hashed; the command says which model
+    // failed and why, and succeeds.
+    let stored = s.run(&["store", "--image", "shot.png", "the deploy screenshot"]);
+    assert_eq!(stored.code, 0, "{}", stored.stderr);
+    assert!(
+        stored
+            .stderr
+            .contains("vision_model.embeddings.class_embedding is missing"),
+        "{}",
+        stored.stderr
+    );
+    let status = s.ok_json(&["model", "status"]);
+    assert_eq!(status["ocr"]["store"]["unhashed"], 0, "{status}");
+    assert_eq!(status["ocr"]["store"]["without_clip_vector"], 1, "{status}");
+
+    // A search by words still finds it by its words, and says meaning was not searched.
+    let found = s.ok_json(&["vision", "search", "deploy"]);
+    assert_eq!(found["hits"][0]["image"]["id"], image_id(&png), "{found}");
+    let notices = found["notices"].to_string();
+    assert!(notices.contains("not searched by meaning"), "{found}");
+}

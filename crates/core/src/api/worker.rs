@@ -94,10 +94,15 @@ impl Drop for Worker {
 
 /// One pass: images looked at (and read), then memories embedded.
 fn pass(service: &MemoryService) {
-    if service.image_dir().is_some()
-        && let Err(error) = service.read_images(&mut |_| {})
-    {
-        tracing::warn!(%error, "looking at images failed; will retry");
+    if service.image_dir().is_some() {
+        match service.read_images(&mut |_| {}) {
+            Ok(report) => {
+                for failure in &report.failures {
+                    tracing::warn!(%failure, "a model failed; its images wait for it");
+                }
+            }
+            Err(error) => tracing::warn!(%error, "looking at images failed; will retry"),
+        }
     }
     if service.embedder().is_some()
         && let Err(error) = service.embed_pending(&mut |_| {})

@@ -19,8 +19,10 @@
 //!
 //! The model runs outside any transaction; each image's look and text are written in their own
 //! short one. A file that cannot be decoded is recorded with no look and no text (and logged),
-//! so it is not tried again on every pass; a model that fails leaves the image unread for the
-//! next pass.
+//! so it is not tried again on every pass. A model that fails (a CLIP directory that lacks a
+//! tensor, say) costs only its own work: it is dropped for the rest of the pass and named in
+//! the report ([`ReadReport::failures`]), its images wait for it, and their looks, texts and
+//! other vectors are recorded all the same.
 
 use std::collections::HashSet;
 use std::time::Instant;
@@ -82,7 +84,17 @@ pub struct ReadReport {
     pub clip_model: Option<String>,
     /// Images whose CLIP vector was made.
     pub clip_vectors: u64,
+    /// Models that failed, each with its error: each was dropped for the rest of the run, and
+    /// the images keep waiting for its work (the rest of their work was recorded).
+    pub failures: Vec<String>,
     pub seconds: f64,
+}
+
+impl ReadReport {
+    /// Records that `model` failed with `error`.
+    fn failed(&mut self, model: &str, error: &crate::error::Error) {
+        self.failures.push(format!("{model}: {error}"));
+    }
 }
 
 /// Looking at stored images after their write: how each looks, always (and its look vector with
@@ -104,7 +116,7 @@ enum SpaceModel<'m> {
     Clip(&'m dyn ClipModel),
 }
 
-impl SpaceModel<'_> {
+impl<'m> SpaceModel<'m> {
     fn space(self) -> ImageSpace {
         match self {
             SpaceModel::Look(_) => ImageSpace::Look,
@@ -112,7 +124,7 @@ impl SpaceModel<'_> {
         }
     }
 
-    fn name(&self) -> &str {
+    fn name(self) -> &'m str {
         match self {
             SpaceModel::Look(model) => model.name(),
             SpaceModel::Clip(model) => model.name(),
@@ -176,33 +188,32 @@ impl<'a> ImageReading<'a> {
             look_vectors: 0,
             clip_model: self.clip_model.map(|m| m.name().to_string()),
             clip_vectors: 0,
+            failures: Vec::new(),
             seconds: 0.0,
         };
         let Some(dir) = self.dir else {
             return Ok(report);
         };
-        let work = PendingWork {
-            read_text: self.reader.is_some(),
-            look_model: self.look_model.map(|m| m.name()),
-            clip_model: self.clip_model.map(|m| m.name()),
-        };
-        let spaces = self.spaces();
-        let pending = |last: Option<&Image>| self.store.pending_images(BATCH, &work, last);
+        // The models this pass still runs: one that fails is dropped for the rest of it.
+        let mut reader = self.reader;
+        let mut spaces = self.spaces();
         // The worker runs this after every write: with nothing pending, one read is all it costs.
-        let mut batch = pending(None)?;
+        let mut batch =
+            self.store
+                .pending_images(BATCH, &pending_work(reader.is_some(), &spaces), None)?;
         if batch.is_empty() {
             return Ok(report);
         }
         let totals = self.store.image_totals()?;
         let mut total = totals.unhashed;
-        if work.read_text {
+        if reader.is_some() {
             total = total.max(totals.unread);
         }
-        if work.look_model.is_some() {
-            total = total.max(totals.without_vector);
-        }
-        if work.clip_model.is_some() {
-            total = total.max(totals.without_clip_vector);
+        for model in &spaces {
+            total = total.max(match model.space() {
+                ImageSpace::Look => totals.without_vector,
+                ImageSpace::Clip => totals.without_clip_vector,
+            });
         }
         progress(ReadProgress { done: 0, total });
         let mut done = 0;
@@ -217,33 +228,49 @@ impl<'a> ImageReading<'a> {
                     .image_vectors_of(model.space(), &ids, model.name())?;
                 vectored.push(have.into_iter().map(|(id, _)| id).collect());
             }
+            let mut failed: Vec<ImageSpace> = Vec::new();
             for image in batch {
                 let pixels = self.pixels(dir, &image).inspect_err(|error| {
                     tracing::warn!(image = %image.id, %error, "an image could not be decoded to look at");
                 });
                 let look = pixels.as_ref().ok().map(LookHash::of);
-                let text = match (self.reader, &image.text) {
-                    (Some(reader), None) => Some(match &pixels {
-                        Ok(pixels) => reader.read(pixels)?,
-                        Err(_) => String::new(),
-                    }),
+                let text = match (reader, &image.text) {
+                    (Some(model), None) => match &pixels {
+                        Ok(pixels) => match model.read(pixels) {
+                            Ok(text) => Some(text),
+                            Err(error) => {
+                                report.failed(model.name(), &error);
+                                reader = None;
+                                None
+                            }
+                        },
+                        Err(_) => Some(String::new()),
+                    },
                     _ => None,
                 };
                 // Per space: `Some(None)` records that the file could not be decoded.
                 let mut vectors = Vec::new();
                 for (model, have) in spaces.iter().zip(&vectored) {
-                    if !have.contains(&image.id) {
-                        let vector = match &pixels {
-                            Ok(pixels) => Some(model.vector_of(pixels)?),
-                            Err(_) => None,
-                        };
-                        vectors.push((model, vector));
+                    if have.contains(&image.id) || failed.contains(&model.space()) {
+                        continue;
                     }
+                    let vector = match &pixels {
+                        Ok(pixels) => match model.vector_of(pixels) {
+                            Ok(vector) => Some(vector),
+                            Err(error) => {
+                                report.failed(model.name(), &error);
+                                failed.push(model.space());
+                                continue;
+                            }
+                        },
+                        Err(_) => None,
+                    };
+                    vectors.push((model, vector));
                 }
                 self.store.write(&mut |tx| {
                     tx.put_image_look(&image.id, look.as_ref())?;
-                    if let (Some(text), Some(reader)) = (&text, self.reader) {
-                        tx.put_image_text(&image.id, text, reader.name())?;
+                    if let (Some(text), Some(model)) = (&text, self.reader) {
+                        tx.put_image_text(&image.id, text, model.name())?;
                     }
                     for (model, vector) in &vectors {
                         tx.put_image_vector(
@@ -274,7 +301,12 @@ impl<'a> ImageReading<'a> {
                 });
                 last = Some(image);
             }
-            batch = pending(last.as_ref())?;
+            spaces.retain(|model| !failed.contains(&model.space()));
+            batch = self.store.pending_images(
+                BATCH,
+                &pending_work(reader.is_some(), &spaces),
+                last.as_ref(),
+            )?;
         }
         report.seconds = started.elapsed().as_secs_f64();
         Ok(report)
@@ -282,5 +314,15 @@ impl<'a> ImageReading<'a> {
 
     fn pixels(&self, dir: &ImageDir, image: &Image) -> Result<RgbImage> {
         decode_rgb(&dir.read(image)?, image.format, self.config)
+    }
+}
+
+/// What a pass with a reader (or not) and these vector models waits for.
+fn pending_work<'m>(read_text: bool, spaces: &[SpaceModel<'m>]) -> PendingWork<'m> {
+    let name_in = |space| spaces.iter().find(|m| m.space() == space).map(|m| m.name());
+    PendingWork {
+        read_text,
+        look_model: name_in(ImageSpace::Look),
+        clip_model: name_in(ImageSpace::Clip),
     }
 }

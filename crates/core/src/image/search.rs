@@ -346,8 +346,19 @@ impl<'a> VisionSearch<'a> {
                     score: 0.0,
                 });
             }
-            if let Some(model) = self.clip_model {
-                let vector = model.text_vector(text)?;
+            // A CLIP model that cannot run costs the clip signal, not the search.
+            let clip = self
+                .clip_model
+                .and_then(|model| match model.text_vector(text) {
+                    Ok(vector) => Some((model, vector)),
+                    Err(error) => {
+                        notices.push(format!(
+                            "images were not searched by meaning: the CLIP model failed ({error})"
+                        ));
+                        None
+                    }
+                });
+            if let Some((model, vector)) = clip {
                 let nearest = self.store.nearest_image_vectors(
                     ImageSpace::Clip,
                     &vector,

@@ -21,7 +21,7 @@ use cairn_core::{Error, Result};
 use candle_core::{DType, Device, Shape, Tensor};
 use candle_nn::VarBuilder;
 use candle_nn::var_builder::SimpleBackend;
-use candle_nn::{Linear, linear_no_bias};
+use candle_nn::{Linear, Module, linear_no_bias};
 use candle_transformers::models::clip::text_model::ClipTextTransformer;
 use candle_transformers::models::clip::vision_model::ClipVisionTransformer;
 use image::RgbImage;
@@ -90,14 +90,8 @@ impl TextTower {
 
     /// The vector of `ids`, framed and ending with `<|endoftext|>` (unit length).
     pub fn vector_of_ids(&self, ids: &[u32]) -> Result<Vec<f32>> {
-        let run = || {
-            let ids = Tensor::from_slice(ids, (1, ids.len()), &Device::Cpu)?;
-            ids.apply(&self.transformer)?
-                .apply(&self.projection)?
-                .flatten_all()?
-                .to_vec1::<f32>()
-        };
-        Ok(normalised(run().map_err(|e| clip_error("text tower", e))?))
+        let ids = Tensor::from_slice(ids, (1, ids.len()), &Device::Cpu);
+        tower_vector(ids, &self.transformer, &self.projection, "text tower")
     }
 }
 
@@ -134,17 +128,27 @@ impl ImageTower {
     /// The vector of preprocessed pixels: channels first, `channels × side × side` (unit
     /// length).
     pub fn vector_of_pixels(&self, pixels: &[f32]) -> Result<Vec<f32>> {
-        let run = || {
-            let dims = (1, self.channels, self.side, self.side);
-            let pixels = Tensor::from_slice(pixels, dims, &Device::Cpu)?;
-            pixels
-                .apply(&self.transformer)?
-                .apply(&self.projection)?
-                .flatten_all()?
-                .to_vec1::<f32>()
-        };
-        Ok(normalised(run().map_err(|e| clip_error("image tower", e))?))
+        let dims = (1, self.channels, self.side, self.side);
+        let pixels = Tensor::from_slice(pixels, dims, &Device::Cpu);
+        tower_vector(pixels, &self.transformer, &self.projection, "image tower")
     }
+}
+
+/// `input` through a tower's transformer and its projection, as a unit vector.
+fn tower_vector(
+    input: candle_core::Result<Tensor>,
+    transformer: &impl Module,
+    projection: &Linear,
+    tower: &str,
+) -> Result<Vec<f32>> {
+    let run = || {
+        input?
+            .apply(transformer)?
+            .apply(projection)?
+            .flatten_all()?
+            .to_vec1::<f32>()
+    };
+    Ok(normalised(run().map_err(|e| clip_error(tower, e))?))
 }
 
 /// A loaded CLIP model: its shape and both towers.
