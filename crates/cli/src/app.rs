@@ -73,7 +73,7 @@ impl App {
             && let Some((dir, name)) = locate_clip(config.images.clip_dir.as_deref())?
         {
             tracing::debug!(clip = %dir.display(), "CLIP model found");
-            parts.clip_model = Some(Arc::new(ClipNetwork::new(&dir, &name)?));
+            parts.clip_model = Some(Arc::new(ClipNetwork::new(&dir, &name)));
         }
         parts.summarizer = summarizer_part(&config.summarizer);
         let service = MemoryService::new(parts, &config);

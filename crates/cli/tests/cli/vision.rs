@@ -291,4 +291,21 @@ fn a_broken_clip_model_costs_only_its_own_work() {
     assert_eq!(found["hits"][0]["image"]["id"], image_id(&png), "{found}");
     let notices = found["notices"].to_string();
     assert!(notices.contains("not searched by meaning"), "{found}");
+
+    // A directory cairn cannot run at all (another kind of model) stops nothing else either.
+    std::fs::write(
+        clip.path().join("config.json"),
+        r#"{"model_type": "siglip"}"#,
+    )
+    .unwrap();
+    s.ok(&["search", "deploy"]);
+    let png = screen_png(320, 200, true, [40, 60, 250], [240, 240, 250], 2);
+    std::fs::write(s.project.join("dialog.png"), &png).unwrap();
+    let stored = s.run(&["store", "--image", "dialog.png", "the settings dialog"]);
+    assert_eq!(stored.code, 0, "{}", stored.stderr);
+    assert!(
+        stored.stderr.contains("model_type is \"siglip\""),
+        "{}",
+        stored.stderr
+    );
 }

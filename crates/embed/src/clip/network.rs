@@ -307,15 +307,18 @@ pub struct ClipNetwork {
 }
 
 impl ClipNetwork {
-    /// The model in `dir` (its shape read now, its towers when first used).
-    pub fn new(dir: &Path, name: &str) -> Result<Self> {
-        let shape = ClipShape::read(&dir.join("config.json"))?;
-        Ok(ClipNetwork {
+    /// The model in `dir`, its towers loaded when first used. A directory that cannot be
+    /// loaded is reported then, by the work that needed it (images wait, searches by words go
+    /// on without meaning), not here: every command opens the store, and a broken CLIP
+    /// directory must not stop the ones that never use it.
+    pub fn new(dir: &Path, name: &str) -> Self {
+        let shape = ClipShape::read(&dir.join("config.json"));
+        ClipNetwork {
             name: name.to_string(),
-            dimensions: shape.projection,
+            dimensions: shape.map_or(0, |shape| shape.projection),
             text: LoadOnce::new(dir),
             image: LoadOnce::new(dir),
-        })
+        }
     }
 }
 
