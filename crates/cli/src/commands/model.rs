@@ -7,7 +7,7 @@ use anyhow::{Result, bail};
 use cairn_core::config::Config;
 use cairn_core::embedding::{EmbedProgress, EmbeddingStatus};
 use cairn_core::image::{ImageTotals, ReadProgress};
-use cairn_embed::clip::{CLIP_MODEL, install_clip, locate_clip};
+use cairn_embed::clip::{CLIP_MODEL, check_clip_dir, install_clip, locate_clip};
 use cairn_embed::install::{self, Progress, hub_endpoint};
 use cairn_embed::locate::hub_cache;
 use cairn_embed::look::{LOOK_MODEL, LOOK_WHEEL, locate_look};
@@ -259,6 +259,9 @@ impl ModelView {
                 let location = locate_ocr(config.images.ocr_dir.as_deref())?;
                 let look = locate_look(config.images.look_dir.as_deref())?;
                 let clip = locate_clip(config.images.clip_dir.as_deref())?;
+                let clip_loads = clip
+                    .as_ref()
+                    .is_some_and(|(dir, _)| check_clip_dir(dir).is_ok());
                 OcrView {
                     name: "ocr",
                     repo: OCR_MODEL,
@@ -266,7 +269,7 @@ impl ModelView {
                         ocr: config.images.ocr && location.is_some(),
                         look: true,
                         look_model: config.images.look && look.is_some(),
-                        clip: config.images.clip && clip.is_some(),
+                        clip: config.images.clip && clip_loads,
                     },
                     location,
                     enabled: config.images.ocr,
@@ -283,12 +286,17 @@ impl ModelView {
             },
             clip: {
                 let located = locate_clip(config.images.clip_dir.as_deref())?;
+                let error = located
+                    .as_ref()
+                    .and_then(|(dir, _)| check_clip_dir(dir).err())
+                    .map(|error| error.to_string());
                 ClipView {
                     name: "clip",
                     repo: CLIP_MODEL,
                     location: located.as_ref().map(|(dir, _)| dir.clone()),
                     model: located.map(|(_, name)| name),
                     enabled: config.images.clip,
+                    error,
                     installed_from: None,
                 }
             },

@@ -219,6 +219,9 @@ pub struct ClipView {
     pub model: Option<String>,
     /// Config `images.clip`.
     pub enabled: bool,
+    /// Why the model there cannot be loaded (its config, merges and every tensor are checked),
+    /// when it cannot.
+    pub error: Option<String>,
     /// Set by `model install clip`: where it came from.
     pub installed_from: Option<String>,
 }

@@ -656,12 +656,17 @@ fn image_lines(out: &mut String, ocr: &OcrView, look: &LookView, clip: &ClipView
     if let Some(from) = &clip.installed_from {
         line(out, &format!("installed from {from}"));
     }
-    let used = match (clip.enabled, &clip.location) {
-        (true, Some(_)) => {
-            "yes: images are found by words that describe them (\"a red error banner\")"
+    let used = match (clip.enabled, &clip.location, &clip.error) {
+        (false, ..) => {
+            "no: turned off (images.clip); images are found by their text and look".into()
         }
-        (false, _) => "no: turned off (images.clip); images are found by their text and look",
-        (true, None) => "no: images are found by their text and look until a CLIP model is there",
+        (true, Some(_), Some(error)) => format!("no: it cannot be loaded ({error})"),
+        (true, Some(_), None) => {
+            "yes: images are found by words that describe them (\"a red error banner\")".into()
+        }
+        (true, None, _) => {
+            "no: images are found by their text and look until a CLIP model is there".to_string()
+        }
     };
     line(out, &format!("meaning     {used}"));
     if let Some(images) = &ocr.store {

@@ -205,6 +205,7 @@ fn with_a_clip_model_words_find_the_images_they_describe_through_cli_and_http() 
     let status = s.ok_json(&["model", "status"]);
     assert_eq!(status["ocr"]["capabilities"]["clip"], true, "{status}");
     assert_eq!(status["clip"]["model"], "clip/tiny-clip", "{status}");
+    assert_eq!(status["clip"]["error"], Value::Null, "{status}");
     assert_eq!(status["ocr"]["store"]["without_clip_vector"], 0, "{status}");
 
     // Words the captions do not hold: the images listed by `clip` are exactly those whose
@@ -285,6 +286,12 @@ fn a_broken_clip_model_costs_only_its_own_work() {
     let status = s.ok_json(&["model", "status"]);
     assert_eq!(status["ocr"]["store"]["unhashed"], 0, "{status}");
     assert_eq!(status["ocr"]["store"]["without_clip_vector"], 1, "{status}");
+    // `model status` tells: the model is there, but off, and why.
+    assert_eq!(status["ocr"]["capabilities"]["clip"], false, "{status}");
+    let error = status["clip"]["error"].as_str().unwrap_or_default();
+    assert!(error.contains("class_embedding is missing"), "{status}");
+    let text = s.ok(&["--format", "text", "model", "status"]).stdout;
+    assert!(text.contains("meaning     no: it cannot be loaded"), "{text}");
 
     // A search by words still finds it by its words, and says meaning was not searched.
     let found = s.ok_json(&["vision", "search", "deploy"]);
