@@ -291,7 +291,10 @@ fn a_broken_clip_model_costs_only_its_own_work() {
     let error = status["clip"]["error"].as_str().unwrap_or_default();
     assert!(error.contains("class_embedding is missing"), "{status}");
     let text = s.ok(&["--format", "text", "model", "status"]).stdout;
-    assert!(text.contains("meaning     no: it cannot be loaded"), "{text}");
+    assert!(
+        text.contains("meaning     no: it cannot be loaded"),
+        "{text}"
+    );
 
     // A search by words still finds it by its words, and says meaning was not searched.
     let found = s.ok_json(&["vision", "search", "deploy"]);
