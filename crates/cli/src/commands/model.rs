@@ -247,6 +247,22 @@ impl ModelView {
         images: Option<ImageTotals>,
     ) -> Result<Self> {
         let location = locate(config.embedding.model_dir.as_deref(), DEFAULT_MODEL)?;
+        let look = locate_look(config.images.look_dir.as_deref())?;
+        // The CLIP directory is checked once (config, merges, every tensor), as an install is.
+        let located = locate_clip(config.images.clip_dir.as_deref())?;
+        let clip = ClipView {
+            name: "clip",
+            repo: CLIP_MODEL,
+            error: located
+                .as_ref()
+                .and_then(|(dir, _)| check_clip_dir(dir).err())
+                .map(|error| error.to_string()),
+            location: located.as_ref().map(|(dir, _)| dir.clone()),
+            model: located.map(|(_, name)| name),
+            enabled: config.images.clip,
+            installed_from: None,
+        };
+        let ocr_location = locate_ocr(config.images.ocr_dir.as_deref())?;
         Ok(ModelView {
             name: "minilm",
             repo: DEFAULT_MODEL,
@@ -255,51 +271,28 @@ impl ModelView {
             enabled: config.embedding.enabled,
             installed_from: None,
             store,
-            ocr: {
-                let location = locate_ocr(config.images.ocr_dir.as_deref())?;
-                let look = locate_look(config.images.look_dir.as_deref())?;
-                let clip = locate_clip(config.images.clip_dir.as_deref())?;
-                let clip_loads = clip
-                    .as_ref()
-                    .is_some_and(|(dir, _)| check_clip_dir(dir).is_ok());
-                OcrView {
-                    name: "ocr",
-                    repo: OCR_MODEL,
-                    capabilities: ImageCapabilities {
-                        ocr: config.images.ocr && location.is_some(),
-                        look: true,
-                        look_model: config.images.look && look.is_some(),
-                        clip: config.images.clip && clip_loads,
-                    },
-                    location,
-                    enabled: config.images.ocr,
-                    installed_from: None,
-                    store: images,
-                }
+            ocr: OcrView {
+                name: "ocr",
+                repo: OCR_MODEL,
+                capabilities: ImageCapabilities {
+                    ocr: config.images.ocr && ocr_location.is_some(),
+                    look: true,
+                    look_model: config.images.look && look.is_some(),
+                    clip: config.images.clip && clip.location.is_some() && clip.error.is_none(),
+                },
+                location: ocr_location,
+                enabled: config.images.ocr,
+                installed_from: None,
+                store: images,
             },
             look: LookView {
                 name: "look",
                 repo: LOOK_MODEL,
-                location: locate_look(config.images.look_dir.as_deref())?,
+                location: look,
                 enabled: config.images.look,
                 installed_from: None,
             },
-            clip: {
-                let located = locate_clip(config.images.clip_dir.as_deref())?;
-                let error = located
-                    .as_ref()
-                    .and_then(|(dir, _)| check_clip_dir(dir).err())
-                    .map(|error| error.to_string());
-                ClipView {
-                    name: "clip",
-                    repo: CLIP_MODEL,
-                    location: located.as_ref().map(|(dir, _)| dir.clone()),
-                    model: located.map(|(_, name)| name),
-                    enabled: config.images.clip,
-                    error,
-                    installed_from: None,
-                }
-            },
+            clip,
         })
     }
 }
