@@ -434,24 +434,8 @@ impl WordSink<'_> {
         let mut word = String::new();
         for text in texts {
             for span in cairn_core::query::word_spans(text) {
-                if !(3..=160).contains(&span.len()) {
+                if !cairn_core::query::vocabulary_word(span, &mut word) {
                     continue;
-                }
-                word.clear();
-                if span.is_ascii() {
-                    // One byte per character: the length is the character count.
-                    if span.len() > 40 || !span.bytes().any(|b| b.is_ascii_alphabetic()) {
-                        continue;
-                    }
-                    word.push_str(span);
-                    word.make_ascii_lowercase();
-                } else {
-                    if !(3..=40).contains(&span.chars().count())
-                        || !span.chars().any(char::is_alphabetic)
-                    {
-                        continue;
-                    }
-                    word.extend(span.chars().flat_map(char::to_lowercase));
                 }
                 if !self.known.contains(word.as_str()) && !self.added.contains(word.as_str()) {
                     self.added.insert(word.clone());

@@ -167,7 +167,8 @@ pub fn read_text(path: &Path) -> std::result::Result<String, String> {
     String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text ({e})"))
 }
 
-/// The first [`RAW_PREFIX_BYTES`] of a file, decoded leniently; `None` if it cannot be read.
+/// The first [`RAW_PREFIX_BYTES`] of a file, decoded leniently (invalid bytes and NUL, which no
+/// store keeps in text, become U+FFFD); `None` if it cannot be read.
 fn read_prefix(path: &Path) -> Option<String> {
     use std::io::Read;
     let mut bytes = Vec::new();
@@ -176,7 +177,7 @@ fn read_prefix(path: &Path) -> Option<String> {
         .take(RAW_PREFIX_BYTES as u64)
         .read_to_end(&mut bytes)
         .ok()?;
-    Some(String::from_utf8_lossy(&bytes).into_owned())
+    Some(String::from_utf8_lossy(&bytes).replace('\0', "\u{FFFD}"))
 }
 
 /// Replaces `path` with `text` through a temporary file and a rename.

@@ -35,7 +35,20 @@ pub fn content(raw: &str, limits: &Limits) -> Result<String> {
             ),
         });
     }
+    refuse_nul("content", text)?;
     Ok(redact(text).into_owned())
+}
+
+/// A NUL character is never meaningful in a memory and no store keeps it in text (PostgreSQL
+/// refuses it), so it is refused by name wherever it comes from.
+fn refuse_nul(field: &str, text: &str) -> Result<()> {
+    match text.find('\0') {
+        Some(at) => Err(Error::invalid(
+            field,
+            format!("holds a NUL character (U+0000) at byte {at}; remove it"),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Trimmed, empty means none, within the character limit, redacted.
@@ -53,6 +66,7 @@ pub fn title(raw: Option<&str>, limits: &Limits) -> Result<Option<String>> {
             ),
         ));
     }
+    refuse_nul("title", text)?;
     Ok(Some(redact(text).into_owned()))
 }
 

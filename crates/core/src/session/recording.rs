@@ -58,9 +58,14 @@ pub struct RecordReport {
     pub ended: Vec<SessionKey>,
 }
 
-/// Redacted, then cut to `max` characters with a note of how much was cut.
+/// Redacted, then cut to `max` characters with a note of how much was cut. A NUL character
+/// (tool output can hold one) becomes U+FFFD: no store keeps NUL in text (PostgreSQL refuses it).
 pub fn clip(text: &str, max: usize) -> String {
     let clean = redact(text.trim());
+    let clean = match clean.contains('\0') {
+        true => std::borrow::Cow::Owned(clean.replace('\0', "\u{FFFD}")),
+        false => clean,
+    };
     let total = clean.chars().count();
     if total <= max {
         return clean.into_owned();

@@ -585,6 +585,20 @@ pub fn invalid_writes_name_the_field_and_write_nothing(factory: StoreFactory) {
             },
         ),
         (
+            "content",
+            NewMemory {
+                content: "a NUL \0 in the middle".into(),
+                ..base()
+            },
+        ),
+        (
+            "title",
+            NewMemory {
+                title: Some("NUL\0".into()),
+                ..base()
+            },
+        ),
+        (
             "importance",
             NewMemory {
                 importance: Some(9),

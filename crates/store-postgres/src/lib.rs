@@ -1,0 +1,138 @@
+//! cairn-store-postgres: the team backend, PostgreSQL with pgvector and pg_trgm.
+//!
+//! One database serves many cairn processes on many machines at once. Each process keeps a small
+//! pool of connections ([`pool`]); reads take any free one. A write runs in one transaction that
+//! first takes the store's write lock (a transaction-level advisory lock, one per schema), so
+//! the service's check-then-write logic (dedupe, topic upsert, a slot's limit) is atomic across
+//! every server, exactly as SQLite's single writer makes it on one machine; waiting longer than
+//! [`LOCK_WAIT`] is [`cairn_core::Error::Busy`]. The schema is created and upgraded by versioned
+//! migrations ([`migrations`]).
+//!
+//! The tables mirror the SQLite store's, with the same values (times in milliseconds, the same
+//! JSON): full text is a `tsvector` column per memory and observation, written by [`text`] from
+//! the words as SQLite's tokenizer splits them and ranked with weights like SQLite's BM25
+//! weights; typo-tolerant search finds candidates in a trigram (pg_trgm) index of the
+//! vocabulary; text vectors are pgvector `vector`s ranked by inner product in the database;
+//! image hashes and vectors are scanned like SQLite's.
+//!
+//! The client is `postgres`, tokio-postgres's own blocking front: the storage traits are
+//! synchronous (the service runs them on blocking threads), so an async pool would only be
+//! bridged back.
+//!
+//! Map: `pool` (connections), `params` (statements and their `$n`), `filter` (filters → SQL),
+//! `text` (full-text documents and queries, the vocabulary), `tx` (the write side), `memory`,
+//! `vectors`, `session`, `slot`, `relation`, `files`, `image`, `exchange` (one domain each).
+
+mod error;
+mod exchange;
+mod files;
+mod filter;
+mod image;
+mod memory;
+pub mod migrations;
+mod params;
+mod pool;
+mod relation;
+mod rows;
+mod session;
+mod slot;
+mod text;
+mod tx;
+mod vectors;
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use cairn_core::Result;
+use cairn_core::store::{Store, StoreTx};
+
+pub use error::PostgresError;
+
+use crate::error::SqlResult;
+use crate::pool::Pool;
+
+/// How long a write waits for another writer's lock before it is [`cairn_core::Error::Busy`].
+pub const LOCK_WAIT: Duration = Duration::from_secs(10);
+
+/// The PostgreSQL store.
+pub struct PostgresStore {
+    pool: Pool,
+    /// Vocabulary words this process knows are stored (see `text::WordSink`).
+    known_words: Mutex<text::WordSet>,
+}
+
+impl PostgresStore {
+    /// Connects to the database at `url` (`postgres://user[:password]@host[:port]/database`)
+    /// and brings its schema up to date, in the schema the connection's search path names
+    /// (`public` unless the URL sets `options=-c search_path=…`).
+    pub fn open(url: &str) -> Result<Self, PostgresError> {
+        Self::open_with(pool::config(url)?)
+    }
+
+    /// The same, in `schema` (created when missing): several stores in one database, each in a
+    /// schema of its own (tests, separate teams).
+    pub fn open_in_schema(url: &str, schema: &str) -> Result<Self, PostgresError> {
+        let mut config = pool::config(url)?;
+        let mut client = pool::connect(&config)?;
+        client.batch_execute(&format!(
+            "CREATE SCHEMA IF NOT EXISTS {}",
+            pool::quote_identifier(schema)
+        ))?;
+        config.options(&format!(
+            "-c search_path={},public",
+            pool::quote_identifier(schema)
+        ));
+        Self::open_with(config)
+    }
+
+    fn open_with(config: postgres::Config) -> Result<Self, PostgresError> {
+        let pool = Pool::new(config);
+        migrations::migrate(&mut *pool.get()?)?;
+        Ok(PostgresStore {
+            pool,
+            known_words: Mutex::new(text::WordSet::default()),
+        })
+    }
+
+    /// A pooled connection to read with.
+    fn reader(&self) -> Result<pool::Connection<'_>> {
+        self.pool.get().sql()
+    }
+}
+
+impl Store for PostgresStore {
+    fn write(&self, work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<()>) -> Result<()> {
+        let mut client = self.pool.get().sql()?;
+        let mut tx = client.transaction().sql()?;
+        tx.batch_execute(&format!(
+            "SET LOCAL lock_timeout = {}; \
+             SELECT pg_advisory_xact_lock({}, hashtext(current_schema()))",
+            LOCK_WAIT.as_millis(),
+            migrations::LOCK_CLASS
+        ))
+        .sql()?;
+        let mut known = self
+            .known_words
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut store_tx = tx::PostgresTx {
+            tx,
+            words: text::WordSink {
+                known: &known,
+                added: text::WordSet::default(),
+            },
+        };
+        work(&mut store_tx)?;
+        let tx::PostgresTx { mut tx, words } = store_tx;
+        words.flush(&mut tx)?;
+        let added = words.added;
+        tx.commit().sql()?;
+        // Only now, committed, are the new words really stored.
+        known.extend(added);
+        Ok(())
+    }
+
+    fn location(&self) -> String {
+        self.pool.location()
+    }
+}

@@ -1,0 +1,389 @@
+//! Mapping between [`Memory`]/[`Revision`] and rows, and keeping the tag tables and the full
+//! text in step with every write of a memory.
+//!
+//! A memory's tags live canonically in `tags`/`memory_tags` (for filtering) and as a
+//! space-joined copy in `memories.tags` (for the document and for loading a memory in one read);
+//! its `fts` document is rewritten whenever its title, content, tags or image text change.
+
+use cairn_core::{
+    Category, Importance, Memory, MemoryId, ProjectName, Result, Revision, Scope, Source, Tag,
+    TopicKey,
+};
+use jiff::Timestamp;
+use postgres::types::FromSql;
+use postgres::{GenericClient, Row};
+
+use crate::error::{SqlResult, corrupt};
+use crate::params::Params;
+use crate::text::{WordSink, memory_document};
+
+/// The memory columns, in the order [`memory_from_row`] reads them; `m` is the table alias.
+pub const MEMORY_COLUMNS: &str = "m.id, m.content, m.title, m.category, m.project, m.topic_key, \
+     m.entered_by, m.session_id, m.source, m.importance, m.created_at, m.updated_at, \
+     m.expires_at, m.deleted_at, m.tags";
+
+/// The revision columns, in the order [`revision_from_row`] reads them.
+const REVISION_COLUMNS: &str =
+    "number, content, title, category, tags, importance, expires_at, written_at";
+
+/// Column `index` of `row` as a `T`, or an error saying the row is unreadable.
+pub fn get<'a, T: FromSql<'a>>(row: &'a Row, index: usize) -> Result<T> {
+    row.try_get(index).map_err(corrupt)
+}
+
+pub fn time(ms: i64) -> Result<Timestamp> {
+    Timestamp::from_millisecond(ms).map_err(corrupt)
+}
+
+pub fn optional_time(ms: Option<i64>) -> Result<Option<Timestamp>> {
+    ms.map(time).transpose()
+}
+
+pub fn millis(ts: Timestamp) -> i64 {
+    ts.as_millisecond()
+}
+
+fn tags_from_text(text: &str) -> Result<Vec<Tag>> {
+    text.split(' ')
+        .filter(|t| !t.is_empty())
+        .map(|t| Tag::new(t).map_err(corrupt))
+        .collect()
+}
+
+pub fn tags_to_text(tags: &[Tag]) -> String {
+    tags.iter().map(Tag::as_str).collect::<Vec<_>>().join(" ")
+}
+
+pub fn project_column(scope: &Scope) -> String {
+    scope.project().map_or("", ProjectName::as_str).to_string()
+}
+
+/// The scope a `project` column names (`''` is global).
+pub fn scope_from_column(project: &str) -> Result<Scope> {
+    if project.is_empty() {
+        Ok(Scope::Global)
+    } else {
+        Ok(Scope::Project(ProjectName::new(project).map_err(corrupt)?))
+    }
+}
+
+/// Reads the [`MEMORY_COLUMNS`] starting at column `first`.
+pub fn memory_from_row(row: &Row, first: usize) -> Result<Memory> {
+    let id: String = get(row, first)?;
+    let category: String = get(row, first + 3)?;
+    let project: String = get(row, first + 4)?;
+    let topic: Option<String> = get(row, first + 5)?;
+    let source: String = get(row, first + 8)?;
+    let tags: String = get(row, first + 14)?;
+    Ok(Memory {
+        id: id.parse::<MemoryId>().map_err(corrupt)?,
+        content: get(row, first + 1)?,
+        title: get(row, first + 2)?,
+        category: category.parse::<Category>().map_err(corrupt)?,
+        tags: tags_from_text(&tags)?,
+        scope: scope_from_column(&project)?,
+        topic_key: topic
+            .as_deref()
+            .map(TopicKey::new)
+            .transpose()
+            .map_err(corrupt)?,
+        entered_by: get(row, first + 6)?,
+        session_id: get(row, first + 7)?,
+        source: source.parse::<Source>().map_err(corrupt)?,
+        importance: Importance::new(get(row, first + 9)?).map_err(corrupt)?,
+        created_at: time(get(row, first + 10)?)?,
+        updated_at: time(get(row, first + 11)?)?,
+        expires_at: optional_time(get(row, first + 12)?)?,
+        deleted_at: optional_time(get(row, first + 13)?)?,
+    })
+}
+
+/// Runs a query selecting [`MEMORY_COLUMNS`] and reads every row.
+pub fn query_memories(
+    client: &mut impl GenericClient,
+    sql: &str,
+    params: &Params,
+) -> Result<Vec<Memory>> {
+    client
+        .query(sql, &params.refs())
+        .sql()?
+        .iter()
+        .map(|row| memory_from_row(row, 0))
+        .collect()
+}
+
+fn revision_from_row(row: &Row) -> Result<Revision> {
+    let category: String = get(row, 3)?;
+    let tags: String = get(row, 4)?;
+    Ok(Revision {
+        number: get::<i64>(row, 0)?.try_into().map_err(corrupt)?,
+        content: get(row, 1)?,
+        title: get(row, 2)?,
+        category: category.parse::<Category>().map_err(corrupt)?,
+        tags: tags_from_text(&tags)?,
+        importance: Importance::new(get(row, 5)?).map_err(corrupt)?,
+        expires_at: optional_time(get(row, 6)?)?,
+        written_at: time(get(row, 7)?)?,
+    })
+}
+
+/// The internal row key of a memory, if it exists.
+pub fn seq_of(client: &mut impl GenericClient, id: &MemoryId) -> Result<Option<i64>> {
+    Ok(client
+        .query_opt("SELECT seq FROM memories WHERE id = $1", &[&id.to_string()])
+        .sql()?
+        .map(|row| row.get(0)))
+}
+
+/// Replaces the tag links of the memory at `seq` with `tags`, dropping tags nobody uses.
+fn write_tags(client: &mut impl GenericClient, seq: i64, tags: &[Tag]) -> Result<()> {
+    let old: Vec<i64> = client
+        .query(
+            "DELETE FROM memory_tags WHERE memory_seq = $1 RETURNING tag_id",
+            &[&seq],
+        )
+        .sql()?
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    let names: Vec<&str> = tags.iter().map(Tag::as_str).collect();
+    client
+        .execute(
+            "INSERT INTO tags (name) SELECT unnest($1::text[]) ON CONFLICT (name) DO NOTHING",
+            &[&names],
+        )
+        .sql()?;
+    client
+        .execute(
+            "INSERT INTO memory_tags (memory_seq, tag_id) \
+             SELECT $1, id FROM tags WHERE name = ANY($2) ON CONFLICT DO NOTHING",
+            &[&seq, &names],
+        )
+        .sql()?;
+    drop_unused_tags(client, &old)
+}
+
+/// Deletes those of `tag_ids` that no memory links to any more.
+pub fn drop_unused_tags(client: &mut impl GenericClient, tag_ids: &[i64]) -> Result<()> {
+    if tag_ids.is_empty() {
+        return Ok(());
+    }
+    client
+        .execute(
+            "DELETE FROM tags t WHERE t.id = ANY($1) \
+             AND NOT EXISTS (SELECT 1 FROM memory_tags mt WHERE mt.tag_id = t.id)",
+            &[&tag_ids],
+        )
+        .sql()?;
+    Ok(())
+}
+
+/// Binds a memory's columns (but its id) into `params`, in the order of [`WRITTEN_COLUMNS`].
+fn bind_memory(params: &mut Params, memory: &Memory, tags: &str) -> Vec<String> {
+    vec![
+        params.bind(memory.content.clone()),
+        params.bind(memory.title.clone()),
+        params.bind(memory.category.as_str().to_string()),
+        params.bind(project_column(&memory.scope)),
+        params.bind(memory.topic_key.as_ref().map(|t| t.as_str().to_string())),
+        params.bind(cairn_core::memory::normalise::content_hash(&memory.content)),
+        params.bind(memory.entered_by.clone()),
+        params.bind(memory.session_id.clone()),
+        params.bind(memory.source.as_str().to_string()),
+        params.bind(i64::from(memory.importance.get())),
+        params.bind(millis(memory.created_at)),
+        params.bind(millis(memory.updated_at)),
+        params.bind(memory.expires_at.map(millis)),
+        params.bind(memory.deleted_at.map(millis)),
+        params.bind(tags.to_string()),
+    ]
+}
+
+/// The columns [`bind_memory`] binds, in its order.
+const WRITTEN_COLUMNS: [&str; 15] = [
+    "content",
+    "title",
+    "category",
+    "project",
+    "topic_key",
+    "content_hash",
+    "entered_by",
+    "session_id",
+    "source",
+    "importance",
+    "created_at",
+    "updated_at",
+    "expires_at",
+    "deleted_at",
+    "tags",
+];
+
+/// Inserts a memory row, its document and its tags, and queues it for embedding.
+pub fn insert_memory(
+    client: &mut impl GenericClient,
+    memory: &Memory,
+    words: &mut WordSink<'_>,
+) -> Result<()> {
+    let tags = tags_to_text(&memory.tags);
+    let mut params = Params::default();
+    let id = params.bind(memory.id.to_string());
+    let values = bind_memory(&mut params, memory, &tags);
+    let document = memory_document(
+        &mut params,
+        memory.title.as_deref(),
+        &memory.content,
+        &tags,
+        "",
+    );
+    let sql = format!(
+        "INSERT INTO memories (id, {}, fts) VALUES ({id}, {}, {document}) RETURNING seq",
+        WRITTEN_COLUMNS.join(", "),
+        values.join(", ")
+    );
+    let seq: i64 = client.query_one(&sql, &params.refs()).sql()?.get(0);
+    crate::vectors::queue(client, seq)?;
+    words.remember([
+        memory.title.as_deref().unwrap_or(""),
+        memory.content.as_str(),
+        tags.as_str(),
+    ]);
+    write_tags(client, seq, &memory.tags)
+}
+
+/// Overwrites the row of `memory.id` and its tags; `false` when no such memory exists.
+pub fn update_memory(
+    client: &mut impl GenericClient,
+    memory: &Memory,
+    words: &mut WordSink<'_>,
+) -> Result<bool> {
+    let Some(old) = client
+        .query_opt(
+            "SELECT seq, title, content, tags, image_text FROM memories WHERE id = $1",
+            &[&memory.id.to_string()],
+        )
+        .sql()?
+    else {
+        return Ok(false);
+    };
+    let seq: i64 = get(&old, 0)?;
+    let old_title: Option<String> = get(&old, 1)?;
+    let old_content: String = get(&old, 2)?;
+    let old_tags: String = get(&old, 3)?;
+    let image_text: String = get(&old, 4)?;
+    let tags = tags_to_text(&memory.tags);
+    let mut params = Params::default();
+    let values = bind_memory(&mut params, memory, &tags);
+    let mut assignments: Vec<String> = WRITTEN_COLUMNS
+        .iter()
+        .zip(&values)
+        .map(|(column, value)| format!("{column} = {value}"))
+        .collect();
+    let text_changed = (old_title.as_deref(), old_content.as_str())
+        != (memory.title.as_deref(), memory.content.as_str());
+    if text_changed || old_tags != tags {
+        let document = memory_document(
+            &mut params,
+            memory.title.as_deref(),
+            &memory.content,
+            &tags,
+            &image_text,
+        );
+        assignments.push(format!("fts = {document}"));
+        words.remember([
+            memory.title.as_deref().unwrap_or(""),
+            memory.content.as_str(),
+            tags.as_str(),
+        ]);
+    }
+    let sql = format!(
+        "UPDATE memories SET {} WHERE seq = {}",
+        assignments.join(", "),
+        params.bind(seq)
+    );
+    client.execute(&sql, &params.refs()).sql()?;
+    if text_changed {
+        // The embedded text changed: the memory is pending again.
+        crate::vectors::queue(client, seq)?;
+    }
+    write_tags(client, seq, &memory.tags)?;
+    Ok(true)
+}
+
+/// Sets a memory's image text to the texts of the images it shows (oldest image first), and
+/// when that changes it, rewrites its document, learns the new words and queues the memory to
+/// be embedded again.
+pub fn refresh_image_text(
+    client: &mut impl GenericClient,
+    seq: i64,
+    words: &mut WordSink<'_>,
+) -> Result<()> {
+    let row = client
+        .query_one(
+            "SELECT title, content, tags, image_text, \
+             coalesce((SELECT string_agg(t.text, E'\\n' ORDER BY i.created_at, i.id) \
+                       FROM memory_images l JOIN images i ON i.id = l.image_id \
+                       JOIN image_texts t ON t.image_id = l.image_id \
+                       WHERE l.memory_seq = m.seq AND t.text <> ''), '') \
+             FROM memories m WHERE m.seq = $1",
+            &[&seq],
+        )
+        .sql()?;
+    let title: Option<String> = get(&row, 0)?;
+    let content: String = get(&row, 1)?;
+    let tags: String = get(&row, 2)?;
+    let old: String = get(&row, 3)?;
+    let image_text: String = get(&row, 4)?;
+    if image_text == old {
+        return Ok(());
+    }
+    let mut params = Params::default();
+    let document = memory_document(&mut params, title.as_deref(), &content, &tags, &image_text);
+    let sql = format!(
+        "UPDATE memories SET image_text = {}, fts = {document} WHERE seq = {}",
+        params.bind(image_text.clone()),
+        params.bind(seq)
+    );
+    client.execute(&sql, &params.refs()).sql()?;
+    words.remember([image_text.as_str()]);
+    crate::vectors::queue(client, seq)
+}
+
+pub fn insert_revision(
+    client: &mut impl GenericClient,
+    seq: i64,
+    revision: &Revision,
+) -> Result<()> {
+    client
+        .execute(
+            "INSERT INTO memory_revisions (memory_seq, number, content, title, category, tags, \
+             importance, expires_at, written_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            &[
+                &seq,
+                &i64::from(revision.number),
+                &revision.content,
+                &revision.title,
+                &revision.category.as_str(),
+                &tags_to_text(&revision.tags),
+                &i64::from(revision.importance.get()),
+                &revision.expires_at.map(millis),
+                &millis(revision.written_at),
+            ],
+        )
+        .sql()?;
+    Ok(())
+}
+
+pub fn revisions_of(client: &mut impl GenericClient, seq: i64) -> Result<Vec<Revision>> {
+    client
+        .query(
+            &format!(
+                "SELECT {REVISION_COLUMNS} FROM memory_revisions WHERE memory_seq = $1 \
+                 ORDER BY number"
+            ),
+            &[&seq],
+        )
+        .sql()?
+        .iter()
+        .map(revision_from_row)
+        .collect()
+}

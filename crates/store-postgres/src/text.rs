@@ -1,0 +1,189 @@
+//! Full text in PostgreSQL: documents, queries and the vocabulary.
+//!
+//! Text is split into words in Rust exactly as the SQLite store's tokenizer splits it (runs of
+//! letters and digits, [`word_spans`]), lowercased and joined by spaces before PostgreSQL sees
+//! it, so an address, a path or a version (`db.internal:5432`, `v1.2.3`) is words, not one
+//! token of PostgreSQL's own parser. The `cairn` text search configuration (migration 1) stems
+//! them in English and keeps every word (no stop words, as in SQLite). A memory's document
+//! weighs its title A, its tags B, its content and image text D; ranking uses
+//! [`RANK_WEIGHTS`], in the proportions of the SQLite store's BM25 weights.
+
+use cairn_core::query::{Match, vocabulary_word, word_spans};
+use postgres::GenericClient;
+
+use crate::error::PostgresError;
+use crate::params::Params;
+
+/// `ts_rank`'s weights for D, C, B and A: content and image text 1, tags 1.5, title 2 (halved,
+/// as ts_rank takes weights up to 1).
+pub const RANK_WEIGHTS: &str = "'{0.5, 0.5, 0.75, 1.0}'";
+
+/// `text` as the index's words: lowercased, separated by single spaces.
+pub fn words_of(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for span in word_spans(text) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.extend(span.chars().flat_map(char::to_lowercase));
+    }
+    out
+}
+
+/// The SQL of a memory's document, its four parts bound into `params`.
+pub fn memory_document(
+    params: &mut Params,
+    title: Option<&str>,
+    content: &str,
+    tags: &str,
+    image_text: &str,
+) -> String {
+    let part = |params: &mut Params, text: &str, weight: char| {
+        format!(
+            "setweight(to_tsvector('cairn', {}), '{weight}')",
+            params.bind(words_of(text))
+        )
+    };
+    [
+        part(params, title.unwrap_or(""), 'A'),
+        part(params, tags, 'B'),
+        part(params, content, 'D'),
+        part(params, image_text, 'D'),
+    ]
+    .join(" || ")
+}
+
+/// The SQL of an observation's document (every part weighs the same, as in SQLite).
+pub fn observation_document(params: &mut Params, parts: &[Option<&str>]) -> String {
+    let text: Vec<&str> = parts.iter().map(|p| p.unwrap_or("")).collect();
+    format!(
+        "to_tsvector('cairn', {})",
+        params.bind(words_of(&text.join(" ")))
+    )
+}
+
+/// The `tsquery` of a match expression, bound into `params`: every word is a quoted lexeme
+/// (no input is read as query syntax) and every operator is parenthesised.
+pub fn tsquery(params: &mut Params, expression: &Match) -> String {
+    format!(
+        "to_tsquery('cairn', {})",
+        params.bind(tsquery_text(expression))
+    )
+}
+
+/// The text form of a `tsquery` for `expression`.
+pub fn tsquery_text(expression: &Match) -> String {
+    let lexemes = |words: &[String]| -> Vec<String> {
+        words
+            .iter()
+            .flat_map(|w| word_spans(w).map(|s| format!("'{}'", s.to_lowercase())))
+            .collect()
+    };
+    let join = |items: &[Match], op: &str| {
+        let parts: Vec<String> = items.iter().map(tsquery_text).collect();
+        format!("({})", parts.join(op))
+    };
+    match expression {
+        Match::Term(word) => {
+            let words = lexemes(std::slice::from_ref(word));
+            format!("({})", words.join(" <-> "))
+        }
+        Match::Phrase(words) => format!("({})", lexemes(words).join(" <-> ")),
+        Match::Prefix(words) => {
+            let mut words = lexemes(words);
+            if let Some(last) = words.last_mut() {
+                last.push_str(":*");
+            }
+            format!("({})", words.join(" <-> "))
+        }
+        Match::All(items) => join(items, " & "),
+        Match::Any(items) => join(items, " | "),
+        Match::Without { base, excluded } => excluded.iter().fold(tsquery_text(base), |acc, e| {
+            format!("({acc} & !{})", tsquery_text(e))
+        }),
+    }
+}
+
+/// A set of vocabulary words, hashed with foldhash (every word of every write is looked up).
+pub type WordSet = std::collections::HashSet<String, foldhash::fast::RandomState>;
+
+/// Collects the words of text written in a transaction for the vocabulary, skipping words this
+/// process already knows are stored; [`WordSink::flush`] inserts the new ones just before the
+/// transaction commits. Words become "known" only once that commit succeeds.
+pub struct WordSink<'a> {
+    pub known: &'a WordSet,
+    pub added: WordSet,
+}
+
+impl WordSink<'_> {
+    pub fn remember<'t>(&mut self, texts: impl IntoIterator<Item = &'t str>) {
+        let mut word = String::new();
+        for text in texts {
+            for span in word_spans(text) {
+                if vocabulary_word(span, &mut word)
+                    && !self.known.contains(word.as_str())
+                    && !self.added.contains(word.as_str())
+                {
+                    self.added.insert(word.clone());
+                }
+            }
+        }
+    }
+
+    /// Stores the words collected since the transaction began.
+    pub fn flush(&self, client: &mut impl GenericClient) -> Result<(), PostgresError> {
+        if self.added.is_empty() {
+            return Ok(());
+        }
+        let mut words: Vec<&str> = self.added.iter().map(String::as_str).collect();
+        words.sort_unstable();
+        client.execute(
+            "INSERT INTO vocabulary (word) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING",
+            &[&words],
+        )?;
+        Ok(())
+    }
+}
+
+/// Candidate near-spellings of `word` from the vocabulary: up to `limit` words nearest it by
+/// letter triples (pg_trgm's distance, most alike first), then words with its first two
+/// letters and a length within two of its own (transpositions in short words share no triple:
+/// `dokcer` and `docker`).
+pub fn similar_words(
+    client: &mut impl GenericClient,
+    word: &str,
+    limit: usize,
+) -> Result<Vec<String>, PostgresError> {
+    let chars: Vec<char> = word.to_lowercase().chars().collect();
+    if chars.len() < 3 {
+        return Ok(Vec::new());
+    }
+    let lowered: String = chars.iter().collect();
+    let mut words: Vec<String> = client
+        .query(
+            // Nearest first through the trigram index; a distance of 1 shares no triple.
+            "SELECT word FROM (SELECT word, word <-> $1 AS distance FROM vocabulary \
+             ORDER BY distance LIMIT $2) nearest WHERE distance < 1 ORDER BY distance, word",
+            &[&lowered, &(limit as i64)],
+        )?
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    let start: String = chars[..2].iter().collect();
+    if let Some(next) = char::from_u32(u32::from(chars[1]) + 1) {
+        let end: String = [chars[0], next].iter().collect();
+        let length = chars.len() as i32;
+        let sharing_start = client.query(
+            "SELECT word FROM vocabulary WHERE word >= $1 AND word < $2 \
+             AND char_length(word) BETWEEN $3 AND $4 LIMIT $5",
+            &[&start, &end, &(length - 2), &(length + 2), &(limit as i64)],
+        )?;
+        for row in sharing_start {
+            let candidate: String = row.get(0);
+            if !words.contains(&candidate) {
+                words.push(candidate);
+            }
+        }
+    }
+    Ok(words)
+}
