@@ -10,12 +10,14 @@ use cairn_core::config::{Config, ConfigSources};
 use cairn_core::image::ImageDir;
 use cairn_core::memory::MemoryFilter;
 use cairn_core::project::detect_project;
+use cairn_core::store::Store;
 use cairn_core::{MemoryService, ProjectName, ServiceParts, Source, dates};
 use cairn_embed::clip::{ClipNetwork, locate_clip};
 use cairn_embed::look::{LookNetwork, locate_look};
 use cairn_embed::ocr::{OcrReader, locate_ocr};
 use cairn_embed::{DEFAULT_MODEL, LazyEmbedder};
-use cairn_store_sqlite::SqliteStore;
+use cairn_store_postgres::PostgresStore;
+use cairn_store_sqlite::{SqliteError, SqliteStore};
 use jiff::Timestamp;
 
 use crate::args::{Cli, FilterArgs, ProjectArgs};
@@ -46,9 +48,8 @@ impl App {
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
         let config = load_config(cli, &cwd)?;
         let path = config.database_path()?;
-        tracing::debug!(db = %path.display(), "opening store");
-        let store = SqliteStore::open(&path)?.with_read_connections(readers)?;
-        let mut parts = ServiceParts::new(Box::new(store));
+        let store = open_store(&config, |sqlite| sqlite.with_read_connections(readers))?;
+        let mut parts = ServiceParts::new(store);
         parts.images = Some(ImageDir::new(config.images_dir()?));
         if config.embedding.enabled
             && let Some(location) =
@@ -197,8 +198,30 @@ pub fn load_config(cli: &Cli, cwd: &Path) -> Result<Config> {
     let mut config = Config::load(&ConfigSources::discover(cwd))?;
     if let Some(db) = &cli.db {
         config.store.path = Some(std::path::absolute(db).unwrap_or_else(|_| db.clone()));
+        // A file named on the command line is the store, whatever the environment says.
+        config.store.url = None;
+    }
+    if let Some(url) = &cli.store {
+        config.store.url = Some(url.clone());
     }
     Ok(config)
+}
+
+/// The store the config names: the PostgreSQL database of `store.url` when set, else the SQLite
+/// file (opened, then adjusted by `sqlite`: read connections for a server, a short lock wait for
+/// a hook).
+pub fn open_store(
+    config: &Config,
+    sqlite: impl FnOnce(SqliteStore) -> Result<SqliteStore, SqliteError>,
+) -> Result<Box<dyn Store>> {
+    if let Some(url) = &config.store.url {
+        let store = PostgresStore::open(url)?;
+        tracing::debug!(store = %store.location(), "opening store");
+        return Ok(Box::new(store));
+    }
+    let path = config.database_path()?;
+    tracing::debug!(db = %path.display(), "opening store");
+    Ok(Box::new(sqlite(SqliteStore::open(&path)?)?))
 }
 
 /// A comma-separated flag value as raw items; the service normalises and validates them.

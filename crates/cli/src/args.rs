@@ -30,6 +30,11 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "PATH")]
     pub db: Option<PathBuf>,
 
+    /// PostgreSQL database to use instead of the SQLite file, for a team sharing one memory
+    /// (postgres://user[:password]@host[:port]/database; $CAIRN_STORE, config store.url).
+    #[arg(long, global = true, value_name = "URL", conflicts_with = "db")]
+    pub store: Option<String>,
+
     /// Output format: text for people, json for scripts, markdown for agents.
     #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
     pub format: Format,

@@ -16,6 +16,8 @@ mod hooks;
 mod images;
 #[path = "cli/ocr.rs"]
 mod ocr;
+#[path = "cli/postgres.rs"]
+mod postgres;
 #[path = "cli/slots.rs"]
 mod slots;
 #[path = "cli/viewer.rs"]
@@ -29,6 +31,8 @@ struct Sandbox {
     home: PathBuf,
     project: PathBuf,
     models: Models,
+    /// A PostgreSQL store (`CAIRN_STORE`) instead of the SQLite file.
+    store_url: Option<String>,
 }
 
 /// What the sandbox's cairn sees of models.
@@ -69,6 +73,7 @@ impl Sandbox {
             project,
             _root: root,
             models: Models::Off,
+            store_url: None,
         }
     }
 
@@ -115,6 +120,9 @@ impl Sandbox {
         command
             .env("CAIRN_HOME", &self.home)
             .env("CAIRN_CONFIG", self.home.join("no-user-config.toml"));
+        if let Some(url) = &self.store_url {
+            command.env("CAIRN_STORE", url);
+        }
         match &self.models {
             Models::Off => {
                 command

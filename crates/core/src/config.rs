@@ -299,12 +299,15 @@ impl Default for EmbeddingConfig {
     }
 }
 
-/// Where the embedded store lives.
+/// Where the store lives: the embedded SQLite file, or a PostgreSQL database for a team.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct StoreConfig {
     /// The SQLite database file; default `<data dir>/cairn.db`.
     pub path: Option<PathBuf>,
+    /// A PostgreSQL database (`postgres://user[:password]@host[:port]/database`) to use instead
+    /// of the SQLite file; env `CAIRN_STORE`, flag `--store`.
+    pub url: Option<String>,
 }
 
 /// Validation limits enforced by the service on every entry point.
@@ -434,6 +437,9 @@ impl Config {
             })?;
         if let Some(db) = sources.var("CAIRN_DB") {
             config.store.path = Some(absolute(Path::new(db)));
+        }
+        if let Some(url) = sources.var("CAIRN_STORE").filter(|url| !url.is_empty()) {
+            config.store.url = Some(url.to_string());
         }
         if let Some(project) = sources.var("CAIRN_PROJECT") {
             config.project = Some(project.to_string());

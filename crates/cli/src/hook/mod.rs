@@ -30,7 +30,6 @@ use cairn_core::image::ImageDir;
 use cairn_core::project::{detect_project, project_root};
 use cairn_core::session::{AgentEvent, EventKind, HOOK_GUARD_ENV, SessionKey};
 use cairn_core::{MemoryService, ProjectName, ServiceParts, Source};
-use cairn_store_sqlite::SqliteStore;
 use jiff::Timestamp;
 use serde_json::Value;
 
@@ -161,7 +160,7 @@ fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
     let event = event(config, args.agent, &payload, kind)?;
     let db = config.database_path()?;
     let spool = Spool::beside(&db);
-    let api = match open_api(config, &db) {
+    let api = match open_api(config) {
         Ok(api) => api,
         Err(error) => {
             spool.push(&event)?;
@@ -281,15 +280,17 @@ fn new_event_id() -> String {
 /// The api a hook needs: no model (lexical context is enough and loading one costs more than
 /// the whole hook may take), the image directory, a short lock timeout, no checkpoint when it exits (the next
 /// command folds the log in), the configured summariser.
-fn open_api(config: &Config, db: &Path) -> Result<Api> {
-    let store = SqliteStore::open(db)?
-        .with_lock_wait(LOCK_WAIT)?
-        .without_checkpoint_on_close()?;
+fn open_api(config: &Config) -> Result<Api> {
+    let store = crate::app::open_store(config, |sqlite| {
+        sqlite
+            .with_lock_wait(LOCK_WAIT)?
+            .without_checkpoint_on_close()
+    })?;
     let parts = ServiceParts {
         summarizer: summarizer_part(&config.summarizer),
         // Screenshots tools return are kept (their looks and text come later, off the hook).
         images: Some(ImageDir::new(config.images_dir()?)),
-        ..ServiceParts::new(Box::new(store))
+        ..ServiceParts::new(store)
     };
     Ok(Api::new(MemoryService::new(parts, config)))
 }

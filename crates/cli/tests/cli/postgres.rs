@@ -1,0 +1,129 @@
+//! cairn on a PostgreSQL store (`CAIRN_STORE`): the CLI and two servers on one database share one
+//! memory, and the write rules hold across servers. Each test gets a fresh schema of the server
+//! `CAIRN_TEST_POSTGRES` names; without one they say they skipped (and fail under
+//! `CAIRN_REQUIRE_POSTGRES=1`, as in CI).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::json;
+
+use super::{Sandbox, Served};
+
+/// A sandbox whose store is a fresh schema of the test server, or `None` after a visible skip.
+fn on_postgres() -> Option<Sandbox> {
+    let Ok(server) = std::env::var("CAIRN_TEST_POSTGRES") else {
+        assert!(
+            std::env::var_os("CAIRN_REQUIRE_POSTGRES").is_none(),
+            "CAIRN_TEST_POSTGRES is not set; run .ci/run or see AGENTS.md"
+        );
+        eprintln!("skipped: set CAIRN_TEST_POSTGRES to a PostgreSQL URL (.ci/postgres start)");
+        return None;
+    };
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let schema = format!(
+        "cli_{}_{}_{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed),
+        jiff::Timestamp::now().as_microsecond()
+    );
+    cairn_store_postgres::PostgresStore::open_in_schema(&server, &schema)
+        .expect("a fresh schema on the test server");
+    // The URL's `options` put every connection of every cairn process in that schema.
+    let separator = if server.contains('?') { '&' } else { '?' };
+    let url = format!("{server}{separator}options=-c%20search_path%3D{schema}%2Cpublic");
+    Some(Sandbox {
+        store_url: Some(url),
+        ..Sandbox::new()
+    })
+}
+
+#[test]
+fn the_cli_and_two_servers_share_one_postgres_store() {
+    let Some(sandbox) = on_postgres() else {
+        return;
+    };
+    let stored = sandbox.ok_json(&[
+        "store",
+        "The billing service retries webhooks with exponential backoff",
+        "--tags",
+        "billing",
+    ]);
+    let id = stored["memory"]["id"].as_str().unwrap().to_string();
+    // Nothing was written to the SQLite file the sandbox would otherwise use.
+    assert!(!sandbox.home.join("cairn.db").exists());
+
+    let token = "postgres-test-token-0123456789";
+    let first = Served::start(&sandbox, &["--project", "acme"], token);
+    let second = Served::start(&sandbox, &["--project", "acme"], token);
+    // What the CLI stored, both servers find (a typo too: the vocabulary is shared).
+    for served in [&first, &second] {
+        let (status, found) = served.post(
+            "/v1/search",
+            token,
+            &json!({"query": "webhok backoff", "project": "acme"}),
+        );
+        assert_eq!(status, 200, "{found}");
+        assert_eq!(found["results"][0]["memory"]["id"], id.as_str(), "{found}");
+    }
+    // The same words stored through both servers at once are one memory: the duplicate check
+    // and the write are atomic across servers.
+    let rounds = 8;
+    std::thread::scope(|scope| {
+        for round in 0..rounds {
+            for served in [&first, &second] {
+                scope.spawn(move || {
+                    let (status, body) = served.post(
+                        "/v1/memories",
+                        token,
+                        &json!({"content": format!("Deploy step {round} runs the migrations first")}),
+                    );
+                    assert!(status == 200 || status == 201, "{status} {body}");
+                });
+            }
+        }
+    });
+    let listed = sandbox.ok_json(&["list", "--limit", "100"]);
+    let memories = listed["memories"].as_array().unwrap();
+    assert_eq!(memories.len(), rounds + 1, "{listed}");
+    // A memory stored through a server is the CLI's to change.
+    let (_, through_http) = second.post(
+        "/v1/memories",
+        token,
+        &json!({"content": "The staging database is reset every Sunday night"}),
+    );
+    let http_id = through_http["memory"]["id"].as_str().unwrap().to_string();
+    sandbox.ok(&["forget", &http_id]);
+    let (_, found) = first.post(
+        "/v1/search",
+        token,
+        &json!({"query": "staging database", "project": "acme"}),
+    );
+    assert_eq!(found["results"].as_array().unwrap().len(), 0, "{found}");
+}
+
+#[test]
+fn a_bad_store_url_is_explained_and_nothing_falls_back_to_the_file() {
+    let sandbox = Sandbox::new();
+    let run = sandbox.run(&["store", "anything", "--store", "mysql://somewhere/db"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("not a PostgreSQL URL"),
+        "{}",
+        run.stderr
+    );
+    let run = sandbox.run(&[
+        "store",
+        "anything",
+        "--store",
+        "postgres://nobody:secret@127.0.0.1:1/none",
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("cannot connect to PostgreSQL at postgres://nobody@127.0.0.1:1/none"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("secret"), "{}", run.stderr);
+    assert!(!sandbox.home.join("cairn.db").exists());
+}
