@@ -12,9 +12,48 @@ use cairn_core::embedding::Embedder;
 use cairn_core::memory::MemoryFilter;
 use cairn_core::memory::MemoryRecord;
 use cairn_core::search::{FuzzyMode, SearchMode, SearchRequest};
+use cairn_core::store::Store;
 use cairn_core::{Category, Memory, MemoryId, MemoryService, Scope, ServiceParts, Source};
+use cairn_store_postgres::PostgresStore;
 use cairn_store_sqlite::SqliteStore;
 use jiff::Timestamp;
+
+/// Which store a collection is loaded into: a private in-memory SQLite store (the default), or
+/// a fresh schema of a PostgreSQL database, to compare the two backends on the same data.
+#[derive(Debug, Clone, Default)]
+pub enum Backend {
+    #[default]
+    Sqlite,
+    /// A PostgreSQL URL; each collection gets a schema of its own (`bench_<pid>_<n>`).
+    Postgres(String),
+}
+
+impl Backend {
+    /// A new, empty store.
+    pub fn fresh_store(&self) -> Result<Box<dyn Store>> {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        Ok(match self {
+            Backend::Sqlite => Box::new(SqliteStore::open_in_memory()?),
+            Backend::Postgres(url) => {
+                let schema = format!(
+                    "bench_{}_{}_{}",
+                    std::process::id(),
+                    NEXT.fetch_add(1, Ordering::Relaxed),
+                    Timestamp::now().as_microsecond()
+                );
+                Box::new(PostgresStore::open_in_schema(url, &schema)?)
+            }
+        })
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Backend::Sqlite => "sqlite",
+            Backend::Postgres(_) => "postgres",
+        }
+    }
+}
 
 /// The search modes the harness measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -93,6 +132,7 @@ impl Collection {
         documents: Vec<Document>,
         embedder: Option<Arc<dyn Embedder>>,
         search: &SearchConfig,
+        backend: &Backend,
     ) -> Result<Self> {
         // Benchmark documents are not agent memories: lift the size limits so every one loads.
         let config = Config {
@@ -106,7 +146,7 @@ impl Collection {
         };
         let parts = ServiceParts {
             embedder,
-            ..ServiceParts::new(Box::new(SqliteStore::open_in_memory()?))
+            ..ServiceParts::new(backend.fresh_store()?)
         };
         let service = MemoryService::new(parts, &config);
         let mut keys = HashMap::new();

@@ -23,7 +23,7 @@ use cairn_core::embedding::Embedder;
 use jiff::Timestamp;
 use serde::Serialize;
 
-use crate::collection::{Collection, Document, Mode};
+use crate::collection::{Backend, Collection, Document, Mode};
 use crate::metrics::{Judgments, Summary, score};
 
 #[derive(Debug, Serialize)]
@@ -89,6 +89,7 @@ pub fn run(
     dir: &Path,
     embedder: Option<Arc<dyn Embedder>>,
     search: &SearchConfig,
+    backend: &Backend,
 ) -> Result<CranfieldReport> {
     let available = Mode::available(embedder.is_some());
     let read = |name: &str| {
@@ -142,7 +143,7 @@ pub fn run(
             queries.len()
         );
     }
-    let collection = Collection::load(documents, embedder, search)?;
+    let collection = Collection::load(documents, embedder, search, backend)?;
     let mut modes = Vec::new();
     for mode in available {
         let (mut all_scores, mut graded_scores) = (Vec::new(), Vec::new());

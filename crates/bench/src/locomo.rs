@@ -16,7 +16,7 @@ use jiff::civil::DateTime;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::collection::{Collection, Document, Mode};
+use crate::collection::{Backend, Collection, Document, Mode};
 use crate::metrics::{Judgments, QueryScores, Summary, score};
 
 #[derive(Debug, Serialize)]
@@ -133,6 +133,7 @@ pub fn run(
     path: &Path,
     embedder: Option<Arc<dyn Embedder>>,
     search: &SearchConfig,
+    backend: &Backend,
     mut dump: Option<&mut dyn std::io::Write>,
 ) -> Result<LocomoReport> {
     let modes = Mode::available(embedder.is_some());
@@ -155,7 +156,7 @@ pub fn run(
         )?;
         let known: HashSet<String> = documents.iter().map(|d| d.key.clone()).collect();
         turns_total += documents.len();
-        let collection = Collection::load(documents, embedder.clone(), search)?;
+        let collection = Collection::load(documents, embedder.clone(), search, backend)?;
         embed_seconds += collection.embed_seconds;
         for qa in sample
             .get("qa")

@@ -311,9 +311,20 @@ struct ModelArgs {
     /// (to measure a setting before choosing it).
     #[arg(long)]
     config: Option<PathBuf>,
+    /// Load every collection into a fresh schema of this PostgreSQL database instead of an
+    /// in-memory SQLite store (to compare the backends on the same data).
+    #[arg(long, value_name = "URL")]
+    store: Option<String>,
 }
 
 impl ModelArgs {
+    fn backend(&self) -> cairn_bench::collection::Backend {
+        match &self.store {
+            Some(url) => cairn_bench::collection::Backend::Postgres(url.clone()),
+            None => cairn_bench::collection::Backend::Sqlite,
+        }
+    }
+
     fn search(&self) -> Result<cairn_core::config::SearchConfig> {
         Ok(match &self.config {
             None => Default::default(),
@@ -494,6 +505,7 @@ fn main() -> Result<()> {
                 &file,
                 model.embedder()?,
                 &model.search()?,
+                &model.backend(),
                 dump.as_mut().map(|w| w as &mut dyn std::io::Write),
             )?;
             if json {
@@ -829,7 +841,8 @@ fn main() -> Result<()> {
             }
         }
         Command::Cranfield { dir, model, json } => {
-            let report = cranfield::run(&dir, model.embedder()?, &model.search()?)?;
+            let report =
+                cranfield::run(&dir, model.embedder()?, &model.search()?, &model.backend())?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {

@@ -71,8 +71,14 @@ fn on_locomo_fusion_beats_every_single_signal() {
         return;
     };
     let Some(model) = model() else { return };
-    let report = cairn_bench::locomo::run(&file, Some(model), &Default::default(), None)
-        .expect("locomo runs");
+    let report = cairn_bench::locomo::run(
+        &file,
+        Some(model),
+        &Default::default(),
+        &Default::default(),
+        None,
+    )
+    .expect("locomo runs");
     let modes: Vec<(&str, f64, f64)> = report
         .modes
         .iter()
@@ -93,8 +99,9 @@ fn on_locomo_fusion_beats_every_single_signal() {
 fn on_cranfield_fusion_beats_every_single_signal() {
     let Some(dir) = cranfield() else { return };
     let Some(model) = model() else { return };
-    let report = cairn_bench::cranfield::run(&dir, Some(model), &Default::default())
-        .expect("cranfield runs");
+    let report =
+        cairn_bench::cranfield::run(&dir, Some(model), &Default::default(), &Default::default())
+            .expect("cranfield runs");
     let modes: Vec<(&str, f64, f64)> = report
         .modes
         .iter()
@@ -108,8 +115,8 @@ fn on_cranfield_fusion_beats_every_single_signal() {
 #[test]
 fn cranfield_lexical_search_scores_like_standard_bm25() {
     let Some(dir) = cranfield() else { return };
-    let report =
-        cairn_bench::cranfield::run(&dir, None, &Default::default()).expect("cranfield runs");
+    let report = cairn_bench::cranfield::run(&dir, None, &Default::default(), &Default::default())
+        .expect("cranfield runs");
     // Textbook BM25 reaches MAP ≈ 0.41 and nDCG@10 ≈ 0.51 here; lower means tokenisation or
     // scoring is wrong.
     assert_eq!(report.lexical.all_pairs.summary.queries, 225);
@@ -150,4 +157,67 @@ fn conflict_candidates_meet_their_bar_on_the_labelled_pairs() {
         meaning.recall,
         meaning.precision
     );
+}
+
+/// The PostgreSQL server the backend comparison runs on (`CAIRN_TEST_POSTGRES`), or `None`
+/// after saying so; under `CAIRN_REQUIRE_POSTGRES=1` (CI) a missing server fails.
+fn postgres() -> Option<String> {
+    let url = std::env::var("CAIRN_TEST_POSTGRES").ok();
+    if url.is_none() {
+        assert!(
+            std::env::var_os("CAIRN_REQUIRE_POSTGRES").is_none(),
+            "CAIRN_TEST_POSTGRES is not set; run .ci/run or see AGENTS.md"
+        );
+        eprintln!("SKIPPED: set CAIRN_TEST_POSTGRES to a PostgreSQL URL (.ci/postgres start)");
+    }
+    url
+}
+
+/// Both backends rank alike: on LoCoMo, PostgreSQL's lexical and hybrid recall_any@5 and MRR
+/// are within 0.02 of SQLite's (the same documents, questions and model; the ranking functions
+/// differ, FTS5's BM25 against a BM25-like score over `tsvector`).
+#[test]
+fn on_locomo_postgres_ranks_like_sqlite() {
+    let Some(file) = bench_data("locomo-dev.json") else {
+        return;
+    };
+    let Some(url) = postgres() else { return };
+    let Some(model) = model() else { return };
+    let measure = |backend: &cairn_bench::collection::Backend| {
+        let report = cairn_bench::locomo::run(
+            &file,
+            Some(model.clone()),
+            &Default::default(),
+            backend,
+            None,
+        )
+        .expect("locomo runs");
+        report
+            .modes
+            .iter()
+            .filter(|m| matches!(m.mode.name(), "lexical" | "hybrid"))
+            .map(|m| {
+                (
+                    m.mode.name(),
+                    m.overall.mean.recall_any_5,
+                    m.overall.mean.mrr,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let sqlite = measure(&cairn_bench::collection::Backend::Sqlite);
+    let postgres = measure(&cairn_bench::collection::Backend::Postgres(url));
+    assert_eq!(sqlite.len(), 2);
+    for (s, p) in sqlite.iter().zip(&postgres) {
+        assert_eq!(s.0, p.0);
+        assert!(
+            (s.1 - p.1).abs() <= 0.02 && (s.2 - p.2).abs() <= 0.02,
+            "{}: SQLite (recall_any@5 {:.3}, MRR {:.3}) against PostgreSQL ({:.3}, {:.3})",
+            s.0,
+            s.1,
+            s.2,
+            p.1,
+            p.2
+        );
+    }
 }

@@ -15,7 +15,7 @@ use crate::error::{SqlResult, corrupt};
 use crate::filter::{condition, visible_sql};
 use crate::params::Params;
 use crate::rows::{self, MEMORY_COLUMNS, get, millis, project_column, query_memories};
-use crate::text::{RANK_WEIGHTS, tsquery};
+use crate::text::{bm25_score, tsquery};
 use crate::tx::PostgresTx;
 
 fn get_memories(client: &mut impl GenericClient, ids: &[MemoryId]) -> Result<Vec<Memory>> {
@@ -80,8 +80,9 @@ fn lexical(
         ),
     };
     let cond = condition(filter, now, &mut params);
+    let (with, score) = bm25_score(&mut params, expression);
     let sql = format!(
-        "SELECT m.id, ts_rank({RANK_WEIGHTS}, m.fts, {query}, 1) AS score \
+        "{with} SELECT m.id, {score} AS score \
          FROM memories m WHERE m.seq IN ({candidates}) AND {cond} \
          ORDER BY score DESC, m.seq DESC LIMIT {}",
         params.bind(depth as i64)
@@ -92,10 +93,9 @@ fn lexical(
         .iter()
         .map(|row| {
             let id: String = get(row, 0)?;
-            let score: f32 = get(row, 1)?;
             Ok(SignalHit {
                 id: id.parse().map_err(corrupt)?,
-                raw: f64::from(score),
+                raw: get(row, 1)?,
             })
         })
         .collect()

