@@ -51,6 +51,9 @@ enum Command {
         /// `cairn search` processes per size (and as many in-process searches).
         #[arg(long, default_value_t = 50)]
         search_runs: usize,
+        /// Measure a PostgreSQL database (each import in a fresh schema) instead of SQLite files.
+        #[arg(long, value_name = "URL")]
+        store: Option<String>,
     },
     /// Moving a store: `cairn export`, `cairn import` of that export and of plain records,
     /// `cairn backup` (memories per second, medians), and the round trip checked byte for byte.
@@ -432,9 +435,11 @@ fn main() -> Result<()> {
             run,
             import_runs,
             search_runs,
+            store,
         } => {
             let options = scale::ScaleOptions {
                 sizes: run.sizes.clone(),
+                store,
                 import_runs: import_runs.max(1),
                 search_runs: search_runs.max(1),
                 cairn: run.cairn()?,

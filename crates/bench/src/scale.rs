@@ -18,6 +18,8 @@ use cairn_core::ServiceParts;
 use cairn_core::config::Config;
 use cairn_core::memory::MemoryFilter;
 use cairn_core::search::SearchRequest;
+use cairn_core::store::Store;
+use cairn_store_postgres::PostgresStore;
 use cairn_store_sqlite::SqliteStore;
 use serde::Serialize;
 
@@ -26,6 +28,8 @@ use crate::measure::{Percentiles, median, run_child};
 
 pub struct ScaleOptions {
     pub sizes: Vec<u64>,
+    /// A PostgreSQL database to measure instead of a SQLite file (each import in a fresh schema).
+    pub store: Option<String>,
     pub import_runs: usize,
     pub search_runs: usize,
     pub cairn: PathBuf,
@@ -94,29 +98,31 @@ pub fn run(options: &ScaleOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
 
         let mut seconds = Vec::new();
         let mut peak_rss = 0;
-        let mut db = PathBuf::new();
+        let mut target = Target::Sqlite(PathBuf::new());
         for attempt in 0..options.import_runs {
-            db = scratch.path().join(format!("store-{size}-{attempt}.db"));
+            target = Target::new(options.store.as_deref(), scratch.path(), size, attempt)?;
             progress(&format!(
                 "{size}: import run {}/{}",
                 attempt + 1,
                 options.import_runs
             ));
             let run = run_child(
-                Command::new(&options.cairn)
-                    .arg("--db")
-                    .arg(&db)
+                target
+                    .command(&options.cairn)
                     .args(["--quiet", "import"])
                     .arg(&corpus_path),
             )?;
             seconds.push(run.wall.as_secs_f64());
             peak_rss = peak_rss.max(run.peak_rss_bytes);
-            if attempt + 1 < options.import_runs {
-                std::fs::remove_file(&db).ok();
+            if attempt + 1 < options.import_runs
+                && let Target::Sqlite(db) = &target
+            {
+                std::fs::remove_file(db).ok();
             }
         }
         let import_seconds = median(&mut seconds);
-        let store_bytes = std::fs::metadata(&db)?.len();
+        let store = target.open()?;
+        let store_bytes = target.size_bytes()?;
 
         let mut rng = Rng::new(options.seed ^ 0x9e3779b9);
         let n = options.search_runs;
@@ -133,10 +139,7 @@ pub fn run(options: &ScaleOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
                     .collect(),
             ),
         ];
-        let service = MemoryService::new(
-            ServiceParts::new(Box::new(SqliteStore::open(&db)?)),
-            &Config::default(),
-        );
+        let service = MemoryService::new(ServiceParts::new(store), &Config::default());
         let request = |query: &str| SearchRequest::new(query, MemoryFilter::default(), 10);
         for (_, queries) in &mixes {
             for query in queries.iter().take(10) {
@@ -152,7 +155,7 @@ pub fn run(options: &ScaleOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
             let mut cli = Vec::new();
             let mut cli_rss = Vec::new();
             for query in queries {
-                let run = run_child(Command::new(&options.cairn).arg("--db").arg(&db).args([
+                let run = run_child(target.command(&options.cairn).args([
                     "search",
                     "--all-projects",
                     "--limit",
@@ -194,6 +197,54 @@ pub fn run(options: &ScaleOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
         });
     }
     Ok(results)
+}
+
+/// The store one import is measured on: a SQLite file, or a fresh schema of a PostgreSQL
+/// database (the URL carries the schema, so every `cairn` process lands in it).
+enum Target {
+    Sqlite(PathBuf),
+    Postgres(String),
+}
+
+impl Target {
+    fn new(postgres: Option<&str>, scratch: &Path, size: u64, attempt: usize) -> Result<Self> {
+        Ok(match postgres {
+            None => Target::Sqlite(scratch.join(format!("store-{size}-{attempt}.db"))),
+            Some(server) => {
+                let schema = format!("scale_{}_{size}_{attempt}", std::process::id());
+                // Created (and migrated) before the import, so the import measures only itself.
+                PostgresStore::open_in_schema(server, &schema)?;
+                let separator = if server.contains('?') { '&' } else { '?' };
+                Target::Postgres(format!(
+                    "{server}{separator}options=-c%20search_path%3D{schema}%2Cpublic"
+                ))
+            }
+        })
+    }
+
+    /// `cairn` pointed at this store.
+    fn command(&self, cairn: &Path) -> Command {
+        let mut command = Command::new(cairn);
+        match self {
+            Target::Sqlite(db) => command.arg("--db").arg(db),
+            Target::Postgres(url) => command.arg("--store").arg(url),
+        };
+        command
+    }
+
+    fn open(&self) -> Result<Box<dyn Store>> {
+        Ok(match self {
+            Target::Sqlite(db) => Box::new(SqliteStore::open(db)?),
+            Target::Postgres(url) => Box::new(PostgresStore::open(url)?),
+        })
+    }
+
+    fn size_bytes(&self) -> Result<u64> {
+        Ok(match self {
+            Target::Sqlite(db) => std::fs::metadata(db)?.len(),
+            Target::Postgres(url) => PostgresStore::open(url)?.size_bytes()?,
+        })
+    }
 }
 
 /// Plain tables for people: ingest and size, then search latency per kind of query.

@@ -14,7 +14,8 @@ Examples:
   cairn --agent-context        # a guide for AI agents: what to remember, how to search
 
 Data lives in $CAIRN_HOME/cairn.db, else the platform data directory (~/.local/share/cairn on
-Linux); --db PATH or CAIRN_DB picks another file. Memories belong to the current project (the git
+Linux); --db PATH or CAIRN_DB picks another file, --store postgres://… or CAIRN_STORE a
+PostgreSQL database that a team shares. Memories belong to the current project (the git
 remote, else the git root, else the directory) unless stored with --global.
 
 Exit status: 0 ok, 1 a search found nothing, 2 error.";
@@ -31,7 +32,7 @@ pub struct Cli {
     pub db: Option<PathBuf>,
 
     /// PostgreSQL database to use instead of the SQLite file, for a team sharing one memory
-    /// (postgres://user[:password]@host[:port]/database; $CAIRN_STORE, config store.url).
+    /// (`postgres://user[:password]@host[:port]/database`; $CAIRN_STORE, config store.url).
     #[arg(long, global = true, value_name = "URL", conflicts_with = "db")]
     pub store: Option<String>,
 

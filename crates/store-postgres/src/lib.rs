@@ -1,7 +1,7 @@
 //! cairn-store-postgres: the team backend, PostgreSQL with pgvector and pg_trgm.
 //!
 //! One database serves many cairn processes on many machines at once. Each process keeps a small
-//! pool of connections ([`pool`]); reads take any free one. A write runs in one transaction that
+//! pool of connections (`pool`); reads take any free one. A write runs in one transaction that
 //! first takes the store's write lock (a transaction-level advisory lock, one per schema), so
 //! the service's check-then-write logic (dedupe, topic upsert, a slot's limit) is atomic across
 //! every server, exactly as SQLite's single writer makes it on one machine; waiting longer than
@@ -9,7 +9,7 @@
 //! migrations ([`migrations`]).
 //!
 //! The tables mirror the SQLite store's, with the same values (times in milliseconds, the same
-//! JSON): full text is a `tsvector` column per memory and observation, written by [`text`] from
+//! JSON): full text is a `tsvector` column per memory and observation, written by `text` from
 //! the words as SQLite's tokenizer splits them and ranked with weights like SQLite's BM25
 //! weights; typo-tolerant search finds candidates in a trigram (pg_trgm) index of the
 //! vocabulary; text vectors are pgvector `vector`s ranked by inner product in the database;
@@ -94,10 +94,28 @@ impl PostgresStore {
         })
     }
 
+    /// Bytes on disk of every table and index in the store's schema.
+    pub fn size_bytes(&self) -> Result<u64> {
+        size_bytes(&mut *self.reader()?)
+    }
+
     /// A pooled connection to read with.
     fn reader(&self) -> Result<pool::Connection<'_>> {
         self.pool.get().sql()
     }
+}
+
+/// Bytes on disk of the tables (with their indexes and TOAST) of the current schema.
+pub(crate) fn size_bytes(client: &mut impl postgres::GenericClient) -> Result<u64> {
+    let bytes: i64 = client
+        .query_one(
+            "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c \
+             WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'",
+            &[],
+        )
+        .sql()?
+        .get(0);
+    Ok(bytes.max(0) as u64)
 }
 
 impl Store for PostgresStore {

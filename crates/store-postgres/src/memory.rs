@@ -210,7 +210,7 @@ fn stats(client: &mut impl GenericClient, now: Timestamp) -> Result<StoreStats> 
         by_day,
         oldest: to_time(get(&totals, 5)?),
         newest: to_time(get(&totals, 6)?),
-        size_bytes: Some(get::<i64>(&totals, 7)?.max(0) as u64),
+        size_bytes: Some(crate::size_bytes(client)?),
     })
 }
 

@@ -5,6 +5,7 @@
 //! space-joined copy in `memories.tags` (for the document and for loading a memory in one read);
 //! its `fts` document is rewritten whenever its title, content, tags or image text change.
 
+use cairn_core::embedding::VectorSpace;
 use cairn_core::{
     Category, Importance, Memory, MemoryId, ProjectName, Result, Revision, Scope, Source, Tag,
     TopicKey,
@@ -218,7 +219,8 @@ const WRITTEN_COLUMNS: [&str; 15] = [
     "tags",
 ];
 
-/// Inserts a memory row, its document and its tags, and queues it for embedding.
+/// Inserts a memory row, its document and its tags, and queues it for embedding: one
+/// statement, so an import costs one round trip a memory.
 pub fn insert_memory(
     client: &mut impl GenericClient,
     memory: &Memory,
@@ -235,19 +237,38 @@ pub fn insert_memory(
         &tags,
         "",
     );
+    let names = params.bind(
+        memory
+            .tags
+            .iter()
+            .map(|t| t.as_str().to_string())
+            .collect::<Vec<_>>(),
+    );
+    let space = params.bind(VectorSpace::Text.as_str().to_string());
+    // Data-modifying CTEs see the tables as they were before the statement: the tags it creates
+    // come from `created`'s RETURNING, the others from `tags`.
     let sql = format!(
-        "INSERT INTO memories (id, {}, fts) VALUES ({id}, {}, {document}) RETURNING seq",
+        "WITH inserted AS (INSERT INTO memories (id, {}, fts) VALUES ({id}, {}, {document}) \
+                           RETURNING seq), \
+              queued AS (INSERT INTO embedding_queue (memory_seq, space) \
+                         SELECT seq, {space} FROM inserted), \
+              created AS (INSERT INTO tags (name) SELECT unnest({names}::text[]) \
+                          ON CONFLICT (name) DO NOTHING RETURNING id), \
+              linked AS (INSERT INTO memory_tags (memory_seq, tag_id) \
+                         SELECT inserted.seq, t.id FROM inserted, \
+                         (SELECT id FROM tags WHERE name = ANY({names}) \
+                          UNION SELECT id FROM created) t) \
+         SELECT seq FROM inserted",
         WRITTEN_COLUMNS.join(", "),
         values.join(", ")
     );
-    let seq: i64 = client.query_one(&sql, &params.refs()).sql()?.get(0);
-    crate::vectors::queue(client, seq)?;
+    client.query_one(&sql, &params.refs()).sql()?;
     words.remember([
         memory.title.as_deref().unwrap_or(""),
         memory.content.as_str(),
         tags.as_str(),
     ]);
-    write_tags(client, seq, &memory.tags)
+    Ok(())
 }
 
 /// Overwrites the row of `memory.id` and its tags; `false` when no such memory exists.
