@@ -18,6 +18,20 @@ pub struct Tag(String);
 impl Tag {
     pub const MAX_CHARS: usize = 64;
 
+    /// Tags as stores keep a memory's copy of them: separated by single spaces (a tag holds
+    /// no space).
+    pub fn join(tags: &[Tag]) -> String {
+        tags.iter().map(Tag::as_str).collect::<Vec<_>>().join(" ")
+    }
+
+    /// The tags of a [`Tag::join`]ed text.
+    pub fn split_joined(text: &str) -> Result<Vec<Tag>, Error> {
+        text.split(' ')
+            .filter(|t| !t.is_empty())
+            .map(Tag::new)
+            .collect()
+    }
+
     /// Normalises and validates one tag.
     pub fn new(raw: &str) -> Result<Self, Error> {
         let normalised = raw

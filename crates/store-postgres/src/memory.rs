@@ -71,19 +71,17 @@ fn lexical(
     }
     let mut params = Params::default();
     let query = tsquery(&mut params, expression);
-    // The `window` most recently written matches, when there are more: rank only those.
-    let candidates = match window {
-        usize::MAX => format!("SELECT seq FROM memories WHERE fts @@ ({query})"),
-        window => format!(
-            "SELECT seq FROM memories WHERE fts @@ ({query}) ORDER BY seq DESC LIMIT {}",
-            params.bind(window as i64)
-        ),
+    // The `window` most recently written matches, when there are more: rank only those. The
+    // matches are read once, whole, and filtered as `m`.
+    let window = match window {
+        usize::MAX => String::new(),
+        window => format!("ORDER BY seq DESC LIMIT {}", params.bind(window as i64)),
     };
+    let matches = format!("SELECT * FROM memories WHERE fts @@ ({query}) {window}");
     let cond = condition(filter, now, &mut params);
     let (with, score) = bm25_score(&mut params, expression);
     let sql = format!(
-        "{with} SELECT m.id, {score} AS score \
-         FROM memories m WHERE m.seq IN ({candidates}) AND {cond} \
+        "{with} SELECT m.id, {score} AS score FROM ({matches}) m WHERE {cond} \
          ORDER BY score DESC, m.seq DESC LIMIT {}",
         params.bind(depth as i64)
     );

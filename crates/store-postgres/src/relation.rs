@@ -3,7 +3,7 @@
 //! `memory.rs` deletes a memory's relations when it purges it. The current verdict and the
 //! history are JSON, as in SQLite; `relation` repeats the current verdict's kind for counting.
 
-use cairn_core::memory::{NamedCount, Visibility, headline};
+use cairn_core::memory::{Visibility, headline};
 use cairn_core::relation::{
     Relation, RelationFilter, RelationStats, RelationStatus, RelationStore, RelationTx,
     RelationView, Verdict,
@@ -191,22 +191,7 @@ impl RelationStore for PostgresStore {
             .iter()
             .map(|row| Ok((get(row, 0)?, get::<i64>(row, 1)? as u64)))
             .collect::<Result<_>>()?;
-        let pending = rows
-            .iter()
-            .filter(|(kind, _)| kind.is_none())
-            .map(|(_, n)| n)
-            .sum::<u64>();
-        let by_relation: Vec<NamedCount> = rows
-            .into_iter()
-            .filter_map(|(kind, count)| kind.map(|name| NamedCount { name, count }))
-            .collect();
-        let judged = by_relation.iter().map(|c| c.count).sum::<u64>();
-        Ok(RelationStats {
-            total: pending + judged,
-            pending,
-            judged,
-            by_relation,
-        })
+        Ok(RelationStats::from_counts(rows))
     }
 }
 

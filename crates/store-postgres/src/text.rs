@@ -136,7 +136,11 @@ pub fn bm25_score(params: &mut Params, expression: &Match) -> (String, String) {
         .map(|part| format!("(to_tsquery('cairn', {}))", params.bind(part)))
         .collect();
     let with = format!(
-        "WITH stored AS MATERIALIZED (SELECT count(*)::float8 AS n FROM memories), \
+        // How many memories there are: PostgreSQL's own estimate once it has one (counting
+        // would read every row of the index), else a count.
+        "WITH stored AS MATERIALIZED (SELECT CASE WHEN c.reltuples >= 0 THEN c.reltuples::float8 \
+                                      ELSE (SELECT count(*)::float8 FROM memories) END AS n \
+                                      FROM pg_class c WHERE c.oid = 'memories'::regclass), \
          parts AS MATERIALIZED (SELECT p.q, ln(1 + (stored.n - held.n + 0.5) / (held.n + 0.5)) AS idf \
                    FROM (VALUES {}) p(q) CROSS JOIN stored \
                    CROSS JOIN LATERAL (SELECT count(*)::float8 AS n FROM memories \

@@ -6,7 +6,7 @@
 //! current verdict's kind for counting and filtering. Reads that show relations join both
 //! memories once, for their headlines and whether they are still visible.
 
-use cairn_core::memory::{NamedCount, Visibility, headline};
+use cairn_core::memory::{Visibility, headline};
 use cairn_core::relation::{
     Relation, RelationFilter, RelationStats, RelationStatus, RelationStore, RelationTx,
     RelationView, Verdict,
@@ -237,22 +237,7 @@ impl RelationStore for SqliteStore {
             .sql()?
             .collect::<rusqlite::Result<_>>()
             .sql()?;
-        let pending = rows
-            .iter()
-            .filter(|(kind, _)| kind.is_none())
-            .map(|(_, n)| n)
-            .sum::<u64>();
-        let by_relation: Vec<NamedCount> = rows
-            .into_iter()
-            .filter_map(|(kind, count)| kind.map(|name| NamedCount { name, count }))
-            .collect();
-        let judged = by_relation.iter().map(|c| c.count).sum::<u64>();
-        Ok(RelationStats {
-            total: pending + judged,
-            pending,
-            judged,
-            by_relation,
-        })
+        Ok(RelationStats::from_counts(rows))
     }
 }
 

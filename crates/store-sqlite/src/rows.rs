@@ -42,14 +42,11 @@ pub fn millis(ts: Timestamp) -> i64 {
 }
 
 fn tags_from_text(text: &str) -> rusqlite::Result<Vec<Tag>> {
-    text.split(' ')
-        .filter(|t| !t.is_empty())
-        .map(|t| Tag::new(t).map_err(corrupt))
-        .collect()
+    Tag::split_joined(text).map_err(corrupt)
 }
 
 pub fn tags_to_text(tags: &[Tag]) -> String {
-    tags.iter().map(Tag::as_str).collect::<Vec<_>>().join(" ")
+    Tag::join(tags)
 }
 
 pub fn project_column(scope: &Scope) -> &str {

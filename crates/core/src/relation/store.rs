@@ -57,6 +57,29 @@ pub struct RelationStats {
     pub by_relation: Vec<NamedCount>,
 }
 
+impl RelationStats {
+    /// The stats from a backend's count per current relation kind (`None`: pending), most
+    /// common first.
+    pub fn from_counts(counts: Vec<(Option<String>, u64)>) -> Self {
+        let pending = counts
+            .iter()
+            .filter(|(kind, _)| kind.is_none())
+            .map(|(_, n)| n)
+            .sum::<u64>();
+        let by_relation: Vec<NamedCount> = counts
+            .into_iter()
+            .filter_map(|(kind, count)| kind.map(|name| NamedCount { name, count }))
+            .collect();
+        let judged = by_relation.iter().map(|c| c.count).sum::<u64>();
+        RelationStats {
+            total: pending + judged,
+            pending,
+            judged,
+            by_relation,
+        }
+    }
+}
+
 /// The read side of relation storage.
 pub trait RelationStore: Send + Sync {
     /// The relation with this judgment id.
