@@ -14,7 +14,7 @@ use cairn_core::memory::MemoryRecord;
 use cairn_core::search::{FuzzyMode, SearchMode, SearchRequest};
 use cairn_core::store::Store;
 use cairn_core::{Category, Memory, MemoryId, MemoryService, Scope, ServiceParts, Source};
-use cairn_store_postgres::PostgresStore;
+use cairn_store_postgres::testing::fresh_store;
 use cairn_store_sqlite::SqliteStore;
 use jiff::Timestamp;
 
@@ -24,34 +24,17 @@ use jiff::Timestamp;
 pub enum Backend {
     #[default]
     Sqlite,
-    /// A PostgreSQL URL; each collection gets a schema of its own (`bench_<pid>_<n>`).
+    /// A PostgreSQL URL; each collection gets a schema of its own.
     Postgres(String),
 }
 
 impl Backend {
     /// A new, empty store.
     pub fn fresh_store(&self) -> Result<Box<dyn Store>> {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
         Ok(match self {
             Backend::Sqlite => Box::new(SqliteStore::open_in_memory()?),
-            Backend::Postgres(url) => {
-                let schema = format!(
-                    "bench_{}_{}_{}",
-                    std::process::id(),
-                    NEXT.fetch_add(1, Ordering::Relaxed),
-                    Timestamp::now().as_microsecond()
-                );
-                Box::new(PostgresStore::open_in_schema(url, &schema)?)
-            }
+            Backend::Postgres(url) => Box::new(fresh_store(url, "bench")?.0),
         })
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            Backend::Sqlite => "sqlite",
-            Backend::Postgres(_) => "postgres",
-        }
     }
 }
 

@@ -20,6 +20,7 @@ use cairn_core::memory::MemoryFilter;
 use cairn_core::search::SearchRequest;
 use cairn_core::store::Store;
 use cairn_store_postgres::PostgresStore;
+use cairn_store_postgres::testing::fresh_store;
 use cairn_store_sqlite::SqliteStore;
 use serde::Serialize;
 
@@ -210,15 +211,8 @@ impl Target {
     fn new(postgres: Option<&str>, scratch: &Path, size: u64, attempt: usize) -> Result<Self> {
         Ok(match postgres {
             None => Target::Sqlite(scratch.join(format!("store-{size}-{attempt}.db"))),
-            Some(server) => {
-                let schema = format!("scale_{}_{size}_{attempt}", std::process::id());
-                // Created (and migrated) before the import, so the import measures only itself.
-                PostgresStore::open_in_schema(server, &schema)?;
-                let separator = if server.contains('?') { '&' } else { '?' };
-                Target::Postgres(format!(
-                    "{server}{separator}options=-c%20search_path%3D{schema}%2Cpublic"
-                ))
-            }
+            // Created (and migrated) before the import, so the import measures only itself.
+            Some(server) => Target::Postgres(fresh_store(server, "scale")?.1),
         })
     }
 

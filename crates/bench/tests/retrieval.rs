@@ -159,20 +159,6 @@ fn conflict_candidates_meet_their_bar_on_the_labelled_pairs() {
     );
 }
 
-/// The PostgreSQL server the backend comparison runs on (`CAIRN_TEST_POSTGRES`), or `None`
-/// after saying so; under `CAIRN_REQUIRE_POSTGRES=1` (CI) a missing server fails.
-fn postgres() -> Option<String> {
-    let url = std::env::var("CAIRN_TEST_POSTGRES").ok();
-    if url.is_none() {
-        assert!(
-            std::env::var_os("CAIRN_REQUIRE_POSTGRES").is_none(),
-            "CAIRN_TEST_POSTGRES is not set; run .ci/run or see AGENTS.md"
-        );
-        eprintln!("SKIPPED: set CAIRN_TEST_POSTGRES to a PostgreSQL URL (.ci/postgres start)");
-    }
-    url
-}
-
 /// Both backends rank alike: on LoCoMo, PostgreSQL's lexical and hybrid recall_any@5 and MRR
 /// are within 0.02 of SQLite's (the same documents, questions and model; the ranking functions
 /// differ, FTS5's BM25 against a BM25-like score over `tsvector`).
@@ -181,7 +167,9 @@ fn on_locomo_postgres_ranks_like_sqlite() {
     let Some(file) = bench_data("locomo-dev.json") else {
         return;
     };
-    let Some(url) = postgres() else { return };
+    let Some(url) = cairn_store_postgres::testing::test_server() else {
+        return;
+    };
     let Some(model) = model() else { return };
     let measure = |backend: &cairn_bench::collection::Backend| {
         let report = cairn_bench::locomo::run(

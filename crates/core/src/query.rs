@@ -21,6 +21,9 @@
 //! `strict` (the CLI's `--all`), makes the whole query an exact boolean expression.
 
 pub mod stopwords;
+pub mod vocabulary;
+
+pub use vocabulary::{WordSet, WordSink, vocabulary_word};
 
 use std::collections::HashSet;
 use std::fmt;
@@ -59,30 +62,6 @@ impl SearchQuery {
 pub fn word_spans(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-}
-
-/// Whether `span` (one of [`word_spans`]) belongs in a store's vocabulary, the candidates of
-/// typo-tolerant search: 3 to 40 characters, at least one a letter. When it does, `word` is
-/// set to its lowercased form (reusing the buffer: every word of every write passes here).
-pub fn vocabulary_word(span: &str, word: &mut String) -> bool {
-    if !(3..=160).contains(&span.len()) {
-        return false;
-    }
-    word.clear();
-    if span.is_ascii() {
-        // One byte per character: the length is the character count.
-        if span.len() > 40 || !span.bytes().any(|b| b.is_ascii_alphabetic()) {
-            return false;
-        }
-        word.push_str(span);
-        word.make_ascii_lowercase();
-    } else {
-        if !(3..=40).contains(&span.chars().count()) || !span.chars().any(char::is_alphabetic) {
-            return false;
-        }
-        word.extend(span.chars().flat_map(char::to_lowercase));
-    }
-    true
 }
 
 /// The words of `text` lowercased and unique, in order of first appearance.

@@ -10,10 +10,13 @@
 //!
 //! The tables mirror the SQLite store's, with the same values (times in milliseconds, the same
 //! JSON): full text is a `tsvector` column per memory and observation, written by `text` from
-//! the words as SQLite's tokenizer splits them and ranked with weights like SQLite's BM25
-//! weights; typo-tolerant search finds candidates in a trigram (pg_trgm) index of the
-//! vocabulary; text vectors are pgvector `vector`s ranked by inner product in the database;
-//! image hashes and vectors are scanned like SQLite's.
+//! the words as SQLite's tokenizer splits them and ranked BM25-like; typo-tolerant search finds
+//! candidates in a trigram (pg_trgm) index of the vocabulary; text vectors are pgvector
+//! `vector`s, ranked by cairn with an exact scan (see `vectors` for why not by pgvector); image
+//! hashes and vectors are scanned like SQLite's.
+//!
+//! Connections are made without TLS (`NoTls`): a server that requires TLS refuses them, and the
+//! error says so.
 //!
 //! The client is `postgres`, tokio-postgres's own blocking front: the storage traits are
 //! synchronous (the service runs them on blocking threads), so an async pool would only be
@@ -36,6 +39,8 @@ mod relation;
 mod rows;
 mod session;
 mod slot;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod text;
 mod tx;
 mod vectors;
@@ -44,9 +49,11 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use cairn_core::Result;
+use cairn_core::query::{WordSet, WordSink};
 use cairn_core::store::{Store, StoreTx};
 
 pub use error::PostgresError;
+pub use pool::url_in_schema;
 
 use crate::error::SqlResult;
 use crate::pool::Pool;
@@ -57,8 +64,8 @@ pub const LOCK_WAIT: Duration = Duration::from_secs(10);
 /// The PostgreSQL store.
 pub struct PostgresStore {
     pool: Pool,
-    /// Vocabulary words this process knows are stored (see `text::WordSink`).
-    known_words: Mutex<text::WordSet>,
+    /// Vocabulary words this process knows are stored (see core's `query::WordSink`).
+    known_words: Mutex<WordSet>,
 }
 
 impl PostgresStore {
@@ -90,7 +97,7 @@ impl PostgresStore {
         migrations::migrate(&mut *pool.get()?)?;
         Ok(PostgresStore {
             pool,
-            known_words: Mutex::new(text::WordSet::default()),
+            known_words: Mutex::new(WordSet::default()),
         })
     }
 
@@ -135,14 +142,11 @@ impl Store for PostgresStore {
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut store_tx = tx::PostgresTx {
             tx,
-            words: text::WordSink {
-                known: &known,
-                added: text::WordSet::default(),
-            },
+            words: WordSink::new(&known),
         };
         work(&mut store_tx)?;
         let tx::PostgresTx { mut tx, words } = store_tx;
-        words.flush(&mut tx)?;
+        text::flush_words(&mut tx, &words)?;
         let added = words.added;
         tx.commit().sql()?;
         // Only now, committed, are the new words really stored.

@@ -28,6 +28,13 @@ pub fn connect(config: &Config) -> Result<Client, PostgresError> {
         })
 }
 
+/// `url` with every connection's search path set to `schema`, then `public` (where the
+/// extensions live): each cairn process given that URL works in that schema.
+pub fn url_in_schema(url: &str, schema: &str) -> String {
+    let separator = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{separator}options=-c%20search_path%3D{schema}%2Cpublic")
+}
+
 /// `name` as an SQL identifier, quoted.
 pub fn quote_identifier(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))

@@ -16,7 +16,8 @@ use postgres::{GenericClient, Row};
 
 use crate::error::{SqlResult, corrupt};
 use crate::params::Params;
-use crate::text::{WordSink, memory_document};
+use crate::text::memory_document;
+use cairn_core::query::WordSink;
 
 /// The memory columns, in the order [`memory_from_row`] reads them; `m` is the table alias.
 pub const MEMORY_COLUMNS: &str = "m.id, m.content, m.title, m.category, m.project, m.topic_key, \

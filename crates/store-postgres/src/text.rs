@@ -12,7 +12,7 @@
 //! of the memory it makes up (`ts_rank` with [`RANK_WEIGHTS`], in the proportions of the SQLite
 //! store's BM25 column weights, normalised by the memory's length).
 
-use cairn_core::query::{Match, vocabulary_word, word_spans};
+use cairn_core::query::{Match, WordSink, word_spans};
 use postgres::GenericClient;
 
 use crate::error::PostgresError;
@@ -126,8 +126,9 @@ fn scored_parts(expression: &Match, out: &mut Vec<String>) {
 }
 
 /// The SQL of a memory `m`'s BM25-like score for `expression`, with a `WITH` clause to put
-/// before the statement (it counts, once per query, how many memories hold each part: materialised, or PostgreSQL
-/// would inline it into the score and count again for every candidate).
+/// before the statement. The clause counts, once per query, how many memories hold each part;
+/// it is materialised, or PostgreSQL would inline it into the score and count again for every
+/// candidate.
 pub fn bm25_score(params: &mut Params, expression: &Match) -> (String, String) {
     let mut parts = Vec::new();
     scored_parts(expression, &mut parts);
@@ -154,45 +155,19 @@ pub fn bm25_score(params: &mut Params, expression: &Match) -> (String, String) {
     (with, score)
 }
 
-/// A set of vocabulary words, hashed with foldhash (every word of every write is looked up).
-pub type WordSet = std::collections::HashSet<String, foldhash::fast::RandomState>;
-
-/// Collects the words of text written in a transaction for the vocabulary, skipping words this
-/// process already knows are stored; [`WordSink::flush`] inserts the new ones just before the
-/// transaction commits. Words become "known" only once that commit succeeds.
-pub struct WordSink<'a> {
-    pub known: &'a WordSet,
-    pub added: WordSet,
-}
-
-impl WordSink<'_> {
-    pub fn remember<'t>(&mut self, texts: impl IntoIterator<Item = &'t str>) {
-        let mut word = String::new();
-        for text in texts {
-            for span in word_spans(text) {
-                if vocabulary_word(span, &mut word)
-                    && !self.known.contains(word.as_str())
-                    && !self.added.contains(word.as_str())
-                {
-                    self.added.insert(word.clone());
-                }
-            }
-        }
+/// Stores the words `sink` collected since the transaction began.
+pub fn flush_words(
+    client: &mut impl GenericClient,
+    sink: &WordSink<'_>,
+) -> Result<(), PostgresError> {
+    if sink.added.is_empty() {
+        return Ok(());
     }
-
-    /// Stores the words collected since the transaction began.
-    pub fn flush(&self, client: &mut impl GenericClient) -> Result<(), PostgresError> {
-        if self.added.is_empty() {
-            return Ok(());
-        }
-        let mut words: Vec<&str> = self.added.iter().map(String::as_str).collect();
-        words.sort_unstable();
-        client.execute(
-            "INSERT INTO vocabulary (word) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING",
-            &[&words],
-        )?;
-        Ok(())
-    }
+    client.execute(
+        "INSERT INTO vocabulary (word) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING",
+        &[&sink.sorted()],
+    )?;
+    Ok(())
 }
 
 /// Candidate near-spellings of `word` from the vocabulary: up to `limit` words nearest it by

@@ -5,7 +5,7 @@
 use cairn_core::{MemoryId, Result};
 use postgres::Transaction;
 
-use crate::text::WordSink;
+use cairn_core::query::WordSink;
 
 pub struct PostgresTx<'c, 'k> {
     pub(crate) tx: Transaction<'c>,

@@ -39,6 +39,7 @@ use std::time::Duration;
 use cairn_core::Result;
 use cairn_core::embedding::VectorSpace;
 use cairn_core::memory::{MemoryFilter, SignalHit};
+use cairn_core::query::{WordSet, WordSink};
 use cairn_core::store::{Store, StoreTx};
 use jiff::Timestamp;
 use rusqlite::config::DbConfig;
@@ -69,8 +70,8 @@ pub struct SqliteStore {
     /// command or an in-memory store.
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
-    /// Vocabulary words this process knows are stored (see `rows::WordSink`).
-    known_words: Mutex<rows::WordSet>,
+    /// Vocabulary words this process knows are stored (see core's `query::WordSink`).
+    known_words: Mutex<WordSet>,
     path: Option<PathBuf>,
     /// One HNSW index per vector space, in [`VectorSpace::ALL`] order.
     ann: Vec<ann::AnnIndex>,
@@ -113,7 +114,7 @@ impl SqliteStore {
             conn: Mutex::new(conn),
             readers: Vec::new(),
             next_reader: AtomicUsize::new(0),
-            known_words: Mutex::new(rows::WordSet::default()),
+            known_words: Mutex::new(WordSet::default()),
             ann: ann_indexes(path.as_deref(), &AnnSettings::default()),
             path,
             write_attempts: WRITE_ATTEMPTS,
@@ -312,10 +313,7 @@ impl Store for SqliteStore {
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut store_tx = tx::SqliteTx {
             tx,
-            words: rows::WordSink {
-                known: &known,
-                added: rows::WordSet::default(),
-            },
+            words: WordSink::new(&known),
             bulk: bulk::BulkWrites::default(),
         };
         work(&mut store_tx)?;
@@ -324,7 +322,7 @@ impl Store for SqliteStore {
             words,
             mut bulk,
         } = store_tx;
-        words.flush(&tx)?;
+        rows::flush_words(&tx, &words)?;
         bulk.finish(&tx)?;
         let added = words.added;
         tx.commit().map_err(SqliteError::from)?;

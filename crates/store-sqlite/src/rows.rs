@@ -4,6 +4,7 @@
 //! space-joined copy in `memories.tags` (for the full-text index and for loading a memory in one
 //! read). [`write_tags`] is the only code that changes either, always in the same transaction.
 
+use cairn_core::query::WordSink;
 use cairn_core::{
     Category, Importance, Memory, MemoryId, ProjectName, Revision, Scope, Source, Tag, TopicKey,
 };
@@ -412,50 +413,18 @@ pub fn revisions_of(conn: &Connection, seq: i64) -> Result<Vec<Revision>, Sqlite
         .collect::<Result<_, _>>()?)
 }
 
-/// Collects the words of text written in a transaction for the vocabulary, skipping words this
-/// process already knows are stored; [`WordSink::flush`] inserts the new ones, sorted, just
-/// before the transaction commits (sorted inserts keep the B-tree writes local, which matters
-/// for bulk import). Words become "known" only once that commit succeeds, so a rollback cannot
-/// leave the cache claiming a word that is not stored.
-pub struct WordSink<'a> {
-    pub known: &'a WordSet,
-    pub added: WordSet,
-}
-
-/// A set of vocabulary words. Every word of every write is looked up in it, so it hashes with
-/// foldhash (seeded per process) rather than std's slower SipHash.
-pub type WordSet = std::collections::HashSet<String, foldhash::fast::RandomState>;
-
-impl WordSink<'_> {
-    fn remember<'t>(&mut self, texts: impl IntoIterator<Item = &'t str>) {
-        let mut word = String::new();
-        for text in texts {
-            for span in cairn_core::query::word_spans(text) {
-                if !cairn_core::query::vocabulary_word(span, &mut word) {
-                    continue;
-                }
-                if !self.known.contains(word.as_str()) && !self.added.contains(word.as_str()) {
-                    self.added.insert(word.clone());
-                }
-            }
+/// Stores the words `sink` collected since the transaction began, sorted (see
+/// [`WordSink::sorted`]), with their trigram index entries.
+pub fn flush_words(conn: &Connection, sink: &WordSink<'_>) -> Result<(), SqliteError> {
+    let mut insert = conn.prepare_cached("INSERT OR IGNORE INTO vocabulary(word) VALUES (?1)")?;
+    let mut index =
+        conn.prepare_cached("INSERT INTO vocabulary_trigrams(rowid, word) VALUES (?1, ?2)")?;
+    for word in sink.sorted() {
+        if insert.execute([word])? == 1 {
+            index.execute(rusqlite::params![conn.last_insert_rowid(), word])?;
         }
     }
-
-    /// Stores the words collected since the transaction began.
-    pub fn flush(&self, conn: &Connection) -> Result<(), SqliteError> {
-        let mut words: Vec<&String> = self.added.iter().collect();
-        words.sort();
-        let mut insert =
-            conn.prepare_cached("INSERT OR IGNORE INTO vocabulary(word) VALUES (?1)")?;
-        let mut index =
-            conn.prepare_cached("INSERT INTO vocabulary_trigrams(rowid, word) VALUES (?1, ?2)")?;
-        for word in words {
-            if insert.execute([word])? == 1 {
-                index.execute(rusqlite::params![conn.last_insert_rowid(), word])?;
-            }
-        }
-        Ok(())
-    }
+    Ok(())
 }
 
 /// Candidate near-spellings of `word` from the vocabulary: up to `limit` words sharing letter
@@ -530,31 +499,4 @@ fn sharing_trigrams(
         })?
         .collect::<Result<_, _>>()?;
     Ok(words)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_vocabulary_keeps_lowercased_words_of_three_to_forty_characters_with_a_letter() {
-        let known: WordSet = ["known".to_string()].into_iter().collect();
-        let mut sink = WordSink {
-            known: &known,
-            added: WordSet::default(),
-        };
-        let long_ascii = "a".repeat(41);
-        let longest_ascii = "b".repeat(40);
-        let long_unicode = "é".repeat(41);
-        sink.remember([
-            "Deploy ab KNOWN 12345 x1y",
-            long_ascii.as_str(),
-            longest_ascii.as_str(),
-            long_unicode.as_str(),
-            "Ünïcode ÉÉ",
-        ]);
-        let mut added: Vec<&str> = sink.added.iter().map(String::as_str).collect();
-        added.sort();
-        assert_eq!(added, ["b".repeat(40).as_str(), "deploy", "x1y", "ünïcode"]);
-    }
 }

@@ -2,6 +2,7 @@
 //! backend's [`StoreTx`](cairn_core::store::StoreTx): each domain's file implements its
 //! transaction trait for it (`memory`, `vectors`, `session`, `slot`).
 
+use cairn_core::query::WordSink;
 use cairn_core::{MemoryId, Result};
 use rusqlite::Transaction;
 
@@ -9,7 +10,7 @@ use crate::{bulk, rows};
 
 pub struct SqliteTx<'c, 'k> {
     pub(crate) tx: Transaction<'c>,
-    pub(crate) words: rows::WordSink<'k>,
+    pub(crate) words: WordSink<'k>,
     pub(crate) bulk: bulk::BulkWrites,
 }
 

@@ -7,12 +7,9 @@
 //! their vector is [`put`], numbered by the vector clock (one clock for every space).
 //! `vector_models` records each space's model (migration 0007). [`nearest`] asks the HNSW index (ann.rs) when the store has one and scans
 //! exactly what it does not hold; the [`scan`] reads every vector under the filter and keeps the
-//! best `depth` in a bounded heap.
+//! best `depth` (core's `Nearest`).
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
-use cairn_core::embedding::{EmbeddingCounts, PendingEmbedding};
+use cairn_core::embedding::{EmbeddingCounts, Nearest, PendingEmbedding};
 use cairn_core::embedding::{ModelIdentity, embedding_text_with_images};
 use cairn_core::embedding::{VectorIndexReport, VectorSpace, VectorStore, VectorTx};
 use cairn_core::memory::SignalHit;
@@ -269,7 +266,7 @@ pub fn ranked_hits(
 }
 
 /// The exact scan: every vector under the filter (only those written after `after`, when
-/// given), the best `depth` kept in a bounded heap. Unordered.
+/// given), the best `depth`, best first.
 pub fn scan(
     conn: &Connection,
     space: VectorSpace,
@@ -301,22 +298,19 @@ pub fn scan(
         .chain(after)
         .chain(cond.params);
     let mut rows = statement.query(params_from_iter(params)).sql()?;
-    let mut best: BinaryHeap<Reverse<Scored>> = BinaryHeap::with_capacity(depth + 1);
+    let mut best = Nearest::new(depth);
     while let Some(row) = rows.next().sql()? {
         let seq: i64 = row.get(0).sql()?;
         let blob = row.get_ref(1).sql()?.as_blob().map_err(corrupt).sql()?;
-        if blob.len() != query.len() * 4 {
-            continue;
-        }
-        let candidate = Scored(dot_with_blob(query, blob), seq);
-        if best.len() < depth {
-            best.push(Reverse(candidate));
-        } else if best.peek().is_some_and(|Reverse(worst)| candidate > *worst) {
-            best.pop();
-            best.push(Reverse(candidate));
+        if blob.len() == query.len() * 4 {
+            best.offer(dot_with_blob(query, blob), seq);
         }
     }
-    Ok(best.into_iter().map(|Reverse(s)| s).collect())
+    Ok(best
+        .into_best()
+        .into_iter()
+        .map(|(similarity, seq)| Scored(similarity, seq))
+        .collect())
 }
 
 pub fn vectors(

@@ -3,34 +3,16 @@
 //! `CAIRN_TEST_POSTGRES` names; without one they say they skipped (and fail under
 //! `CAIRN_REQUIRE_POSTGRES=1`, as in CI).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
+use cairn_store_postgres::testing::{fresh_store, test_server};
 use serde_json::json;
 
 use super::{Sandbox, Served};
 
 /// A sandbox whose store is a fresh schema of the test server, or `None` after a visible skip.
 fn on_postgres() -> Option<Sandbox> {
-    let Ok(server) = std::env::var("CAIRN_TEST_POSTGRES") else {
-        assert!(
-            std::env::var_os("CAIRN_REQUIRE_POSTGRES").is_none(),
-            "CAIRN_TEST_POSTGRES is not set; run .ci/run or see AGENTS.md"
-        );
-        eprintln!("skipped: set CAIRN_TEST_POSTGRES to a PostgreSQL URL (.ci/postgres start)");
-        return None;
-    };
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let schema = format!(
-        "cli_{}_{}_{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed),
-        jiff::Timestamp::now().as_microsecond()
-    );
-    cairn_store_postgres::PostgresStore::open_in_schema(&server, &schema)
-        .expect("a fresh schema on the test server");
-    // The URL's `options` put every connection of every cairn process in that schema.
-    let separator = if server.contains('?') { '&' } else { '?' };
-    let url = format!("{server}{separator}options=-c%20search_path%3D{schema}%2Cpublic");
+    let server = test_server()?;
+    // The URL puts every connection of every cairn process in that schema.
+    let (_, url) = fresh_store(&server, "cli").expect("a fresh schema on the test server");
     Some(Sandbox {
         store_url: Some(url),
         ..Sandbox::new()

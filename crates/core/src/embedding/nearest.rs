@@ -43,17 +43,6 @@ impl<K: Ord> Nearest<K> {
         }
     }
 
-    /// Whether a candidate scoring `score` would be kept now (so a caller can skip building
-    /// its key otherwise).
-    pub fn would_keep(&self, score: f32) -> bool {
-        self.depth > 0
-            && (self.kept.len() < self.depth
-                || self
-                    .kept
-                    .peek()
-                    .is_some_and(|Reverse(worst)| score > worst.0))
-    }
-
     /// Looks at one candidate.
     pub fn offer(&mut self, score: f32, key: K) {
         if self.depth == 0 {
@@ -92,8 +81,6 @@ mod tests {
         for (score, key) in [(0.5, 7), (0.9, 3), (0.1, 1), (0.9, 2), (0.7, 9), (0.2, 4)] {
             nearest.offer(score, key);
         }
-        assert!(!nearest.would_keep(0.5));
-        assert!(nearest.would_keep(0.8));
         assert_eq!(nearest.into_best(), [(0.9, 2), (0.9, 3), (0.7, 9)]);
         let mut none = Nearest::new(0);
         none.offer(1.0, 1);

@@ -39,9 +39,9 @@ pub fn content(raw: &str, limits: &Limits) -> Result<String> {
     Ok(redact(text).into_owned())
 }
 
-/// A NUL character is never meaningful in a memory and no store keeps it in text (PostgreSQL
-/// refuses it), so it is refused by name wherever it comes from.
-fn refuse_nul(field: &str, text: &str) -> Result<()> {
+/// A NUL character is never meaningful in text a person or agent writes and no store keeps it
+/// (PostgreSQL refuses it), so it is refused by name wherever it comes from (memories, slots).
+pub fn refuse_nul(field: &str, text: &str) -> Result<()> {
     match text.find('\0') {
         Some(at) => Err(Error::invalid(
             field,

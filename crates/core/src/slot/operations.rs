@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::clock::Clock;
 use crate::config::SlotsConfig;
 use crate::error::{Error, Result};
+use crate::memory::validate;
 use crate::redact::redact;
 use crate::scope::{ProjectName, Scope};
 use crate::session::model::{SessionFilter, SessionKey};
@@ -150,7 +151,7 @@ impl<'a> Slots<'a> {
             updated_at: now,
             reflected: Vec::new(),
         };
-        let content = clean(&new.content);
+        let content = clean(&new.content)?;
         check_fits(&created, &content, "would hold")?;
         created.content = content;
         in_transaction(self.store, |tx| {
@@ -173,7 +174,7 @@ impl<'a> Slots<'a> {
 
     /// Adds `text` as new lines at the end of the slot.
     pub fn append_slot(&self, address: &SlotAddress, text: &str) -> Result<Slot> {
-        let addition = clean(text);
+        let addition = clean(text)?;
         if addition.is_empty() {
             return Err(Error::invalid("content", "is empty; say what to append"));
         }
@@ -190,7 +191,7 @@ impl<'a> Slots<'a> {
 
     /// Replaces the slot's content (empty text empties it).
     pub fn replace_slot(&self, address: &SlotAddress, text: &str) -> Result<Slot> {
-        let content = clean(text);
+        let content = clean(text)?;
         self.change_slot(address, |slot| {
             check_fits(slot, &content, "would hold")?;
             slot.content = content.clone();
@@ -482,7 +483,7 @@ fn refuse_read_only(slot: &Slot) -> Result<()> {
 pub(crate) fn checked(mut slot: Slot) -> Result<Slot> {
     slot.limit = slot::limit(slot.limit)?;
     slot.description = description(slot.description.as_deref())?;
-    let content = clean(&std::mem::take(&mut slot.content));
+    let content = clean(&std::mem::take(&mut slot.content))?;
     check_fits(&slot, &content, "would hold")?;
     slot.content = content;
     Ok(slot)
@@ -509,9 +510,10 @@ fn check_fits(slot: &Slot, content: &str, verb: &str) -> Result<()> {
     })
 }
 
-/// Slot text as stored: trimmed and redacted.
-fn clean(text: &str) -> String {
-    redact(text.trim()).into_owned()
+/// Slot text as stored: trimmed and redacted; a NUL is refused.
+fn clean(text: &str) -> Result<String> {
+    validate::refuse_nul("content", text)?;
+    Ok(redact(text.trim()).into_owned())
 }
 
 /// A description: trimmed, empty means none, redacted, at most [`MAX_DESCRIPTION_CHARS`].
@@ -526,6 +528,7 @@ fn description(raw: Option<&str>) -> Result<Option<String>> {
             format!("is {chars} characters; the limit is {MAX_DESCRIPTION_CHARS}"),
         ));
     }
+    validate::refuse_nul("description", text)?;
     Ok(Some(redact(text).into_owned()))
 }
 

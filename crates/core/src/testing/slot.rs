@@ -152,6 +152,20 @@ pub fn slot_operations_round_trip_and_refuse_bad_labels_and_duplicates(factory: 
     assert_eq!(emptied.content, "", "replace with nothing empties a slot");
     let empty_append = h.service.append_slot(&address, "   ").unwrap_err();
     assert_eq!(empty_append.field(), Some("content"));
+    for nul in [
+        h.service
+            .append_slot(&address, "a NUL \0 here")
+            .unwrap_err(),
+        h.service.replace_slot(&address, "\0").unwrap_err(),
+    ] {
+        assert_eq!(nul.field(), Some("content"), "{nul}");
+        assert!(nul.to_string().contains("NUL"), "{nul}");
+    }
+    assert_eq!(
+        h.service.slot(&address).unwrap().content,
+        "",
+        "nothing was written"
+    );
 
     let duplicate = h.service.create_slot(new).unwrap_err();
     assert!(matches!(duplicate, Error::Conflict { .. }), "{duplicate}");
