@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use cairn_core::access::Access;
 use cairn_core::api::{Api, Caller, FilterInput};
 use cairn_core::config::{Config, ConfigSources};
 use cairn_core::image::ImageDir;
@@ -135,6 +136,7 @@ impl App {
     /// unless the command names its scope itself.
     pub fn caller(&self, args: &ProjectArgs, names_scope: bool) -> Result<Caller> {
         Ok(Caller {
+            access: Access::Full,
             default_project: if names_scope || args.global || args.project.is_some() {
                 None
             } else {
@@ -143,6 +145,12 @@ impl App {
             source: Source::Cli,
             agent: None,
         })
+    }
+
+    /// The local user for a call that names what it acts on (an id, a built request): full
+    /// access, no default project.
+    pub fn operator(&self) -> Caller {
+        Caller::local(Source::Cli)
     }
 
     /// Says, once per store, that search is by keyword only and how to add meaning. Remembered

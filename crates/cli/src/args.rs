@@ -165,6 +165,9 @@ pub enum Command {
     /// Images: find screenshots by the words they show and by how they look.
     #[command(subcommand)]
     Vision(VisionCommand),
+    /// Access tokens for a shared server: each reads, or reads and writes, one project.
+    #[command(subcommand)]
+    Token(TokenCommand),
     /// Record an agent hook event (its JSON on stdin). `cairn setup` installs the hooks.
     #[command(
         after_help = "Events: Claude Code and Codex: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,\nPostToolUseFailure, PreCompact, SubagentStop, Stop, SessionEnd, Notification. OpenCode (through\ncairn's plugin): session.created, chat.message, tool.execute.before, tool.execute.after,\nsession.compacting, session.compacted, session.idle, session.deleted, session.error.\n\nAlways exits 0 and prints only what the agent should read (context at SessionStart and\nPreCompact). Failures go to logs/hooks.log beside the database; when the store is busy the\nevent waits in a spool that the next command records."
@@ -431,6 +434,56 @@ session_patterns, self_notes (each project). A deleted default stays deleted unt
 `cairn slot reset`. When a session ends, its TODO/FIXME items, tool and error counts and touched
 files are written into pending_items, session_patterns and project_context (config
 slots.reflect_on_session_end).";
+
+const TOKEN_HELP: &str = "\
+A token lets a client of `cairn serve` (REST, MCP at /mcp, the viewer) read one project and the
+global memories (--read), or also write that project (--write). Clients send it as
+`Authorization: Bearer <token>`. Once the store holds a live token, the server needs one on every
+request, loopback included; a request outside its token's project gets 403 and is logged. The
+server's own --token (CAIRN_TOKEN) stays the operator's, with access to everything. Global
+memories and slots, statistics, export and import are the operator's alone.
+
+The store keeps only each token's SHA-256: a lost token cannot be shown again; revoke it and
+make another. Every server on the same store (PostgreSQL) sees a new or revoked token at once.";
+
+/// What `cairn token` does.
+#[derive(Debug, Subcommand)]
+#[command(after_help = TOKEN_HELP)]
+pub enum TokenCommand {
+    /// Make a token for one project; it is printed once, on standard output.
+    #[command(
+        after_help = "Examples:\n  cairn token create --project github.com/acme/api --write --name \"ci agent\"\n  TOKEN=$(cairn token create --project github.com/acme/api --read)\n  cairn token create --project acme --read --format json    # {\"token\": …, \"id\": …}"
+    )]
+    Create(TokenCreateArgs),
+    /// Every token, revoked ones too: id, right, project, when made, name.
+    List,
+    /// Refuse a token from now on (it stays listed as revoked).
+    #[command(after_help = "Example:\n  cairn token revoke 3f9a0c1b2d4e")]
+    Revoke(TokenRevokeArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("right").required(true)))]
+pub struct TokenCreateArgs {
+    /// The project the token reaches (as memories name it, e.g. github.com/acme/api).
+    #[arg(long, value_name = "NAME")]
+    pub project: String,
+    /// Search, list and read the project and the global memories.
+    #[arg(long, group = "right")]
+    pub read: bool,
+    /// Read, and store, change and forget the project's memories and slots.
+    #[arg(long, group = "right")]
+    pub write: bool,
+    /// Who or what the token is for, shown by `cairn token list`.
+    #[arg(long, value_name = "TEXT")]
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct TokenRevokeArgs {
+    /// The token's id (12 hex digits, as `cairn token list` shows it).
+    pub id: String,
+}
 
 /// What `cairn slot` does.
 #[derive(Debug, Subcommand)]

@@ -39,6 +39,11 @@ pub enum Error {
     #[error("{field}: {message}")]
     ReadOnly { field: String, message: String },
 
+    /// The caller's access token does not reach what the request asks for (another project, a
+    /// global write, the whole store); nothing was read or written. HTTP clients hear 403.
+    #[error("{field}: {message}")]
+    Forbidden { field: String, message: String },
+
     /// A short handle matched several memories.
     #[error("id: '{prefix}' matches {} memories ({}); give more characters", candidates.len(), candidates.join(", "))]
     AmbiguousHandle {
@@ -135,7 +140,8 @@ impl Error {
             | Error::TooLarge { field, .. }
             | Error::Missing { field, .. }
             | Error::Conflict { field, .. }
-            | Error::ReadOnly { field, .. } => Some(field),
+            | Error::ReadOnly { field, .. }
+            | Error::Forbidden { field, .. } => Some(field),
             Error::NotFound { .. } | Error::AmbiguousHandle { .. } => Some("id"),
             Error::ImportRecord { source, .. } => source.field(),
             _ => None,

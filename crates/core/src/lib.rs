@@ -16,13 +16,16 @@
 //! - [`session`]: agent sessions and observations recorded from hooks, summaries;
 //! - [`slot`]: labelled, size-limited blocks agents keep, and reflection of ended sessions;
 //! - [`context`]: what a session should know, packed into a token budget (reads only);
-//! - [`exchange`]: export and import of everything a store holds, plain records, backups.
+//! - [`exchange`]: export and import of everything a store holds, plain records, backups;
+//! - [`access`]: who may do what — access tokens scoped to one project, and the
+//!   [`access::Access`] every request carries and every operation checks.
 //!
 //! [`store::Store`] is the sum of the domains' storage traits, so one transaction spans them.
 //! [`service::MemoryService`] is a thin front that delegates to the domains, and [`api::Api`]
 //! is the one front door the adapters (CLI, MCP, HTTP) use. This crate knows no SQL, HTTP, MCP
 //! or ML. Start reading at [`service`], then the domain you need.
 
+pub mod access;
 pub mod api;
 pub mod clock;
 pub mod config;

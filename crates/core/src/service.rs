@@ -3,7 +3,7 @@
 //! [`MemoryService`] is built once from its [`ServiceParts`] (the store, the model, summariser
 //! and image directory when there are any, the clock) and the [`Config`]. Each public method is
 //! a short delegation into the domain that owns the behaviour — [`Memories`], [`Searcher`],
-//! [`Embeddings`], [`Relations`], [`Sessions`], [`Slots`], [`Images`], [`ContextBuilder`],
+//! [`Embeddings`], [`Relations`], [`Sessions`], [`Slots`], [`Images`], [`Tokens`], [`ContextBuilder`],
 //! [`exchange`] — each handed exactly the parts it needs. Adapters do not call it directly: they
 //! go through [`crate::api::Api`], the one front door of the CLI, MCP and HTTP.
 
@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use jiff::{Timestamp, Zoned};
 
+use crate::access::{AccessToken, Grant, IssuedToken, NewToken, Tokens};
 use crate::clock::Clock;
 use crate::config::{Config, ImagesConfig, SearchConfig};
 use crate::context::{Context, ContextBuilder, ContextRequest};
@@ -175,6 +176,10 @@ impl MemoryService {
         )
     }
 
+    fn token_ops(&self) -> Tokens<'_> {
+        Tokens::new(self.store.as_ref(), &self.clock)
+    }
+
     fn slot_ops(&self) -> Slots<'_> {
         Slots::new(
             self.store.as_ref(),
@@ -245,6 +250,12 @@ impl MemoryService {
     }
 
     /// A stored image's record.
+    /// The memories, in any state, that show image `id`.
+    pub fn image_references(&self, id: &ImageId) -> Result<Vec<Memory>> {
+        let ids = self.store.image_references(id)?;
+        self.store.get(&ids)
+    }
+
     pub fn image(&self, id: &ImageId) -> Result<Option<Image>> {
         self.store.image(id)
     }
@@ -768,6 +779,28 @@ impl MemoryService {
 
     pub fn derived_summary(&self, session: &Session) -> Result<String> {
         self.session_ops().derived_summary(session)
+    }
+
+    // Access tokens (`access::operations`).
+
+    pub fn issue_token(&self, new: NewToken) -> Result<IssuedToken> {
+        self.token_ops().issue(new)
+    }
+
+    pub fn tokens(&self) -> Result<Vec<AccessToken>> {
+        self.token_ops().list()
+    }
+
+    pub fn revoke_token(&self, id: &str) -> Result<AccessToken> {
+        self.token_ops().revoke(id)
+    }
+
+    pub fn authenticate(&self, presented: &str) -> Result<Option<Grant>> {
+        self.token_ops().authenticate(presented)
+    }
+
+    pub fn tokens_required(&self) -> Result<bool> {
+        self.token_ops().required()
     }
 
     // Slots (`slot::operations`).

@@ -3,7 +3,7 @@
 //! Each domain declares what it needs of a backend beside its model — [`MemoryStore`] and
 //! [`MemoryTx`] in `memory/store.rs`, [`VectorStore`]/[`VectorTx`] in `embedding/store.rs`,
 //! [`SessionStore`]/[`SessionTx`] in `session/store.rs`, [`SlotStore`]/[`SlotTx`] in
-//! `slot/store.rs`, [`RelationStore`]/[`RelationTx`] in `relation/store.rs`, [`FilesStore`]/[`FilesTx`] in `files/store.rs`, [`ImageStore`]/[`ImageTx`] in `image/store.rs`, [`ExchangeStore`] in `exchange/store.rs` — and a backend implements each in a file of its own. This module adds only
+//! `slot/store.rs`, [`RelationStore`]/[`RelationTx`] in `relation/store.rs`, [`FilesStore`]/[`FilesTx`] in `files/store.rs`, [`ImageStore`]/[`ImageTx`] in `image/store.rs`, [`ExchangeStore`] in `exchange/store.rs`, [`AccessStore`]/[`AccessTx`] in `access/store.rs` — and a backend implements each in a file of its own. This module adds only
 //! what spans them: one write transaction ([`Store::write`]) in which the service's closure sees
 //! every domain at once (a session summary and the memory that holds it commit together), and
 //! where the data lives.
@@ -13,6 +13,7 @@
 //! is atomic across processes. The shared behavioural suite (module `testing`, feature
 //! `testing`) pins every domain's contract for every backend.
 
+use crate::access::{AccessStore, AccessTx};
 use crate::embedding::{VectorStore, VectorTx};
 use crate::error::{Error, Result};
 use crate::exchange::ExchangeStore;
@@ -33,6 +34,7 @@ pub trait Store:
     + FilesStore
     + ImageStore
     + ExchangeStore
+    + AccessStore
 {
     /// Runs `work` in one write transaction: committed if it returns `Ok`, rolled back
     /// otherwise. Waiting for other writers is the backend's job; `work` runs once. When the
@@ -45,12 +47,13 @@ pub trait Store:
 
 /// What the service may do inside one write transaction: every domain's writes.
 pub trait StoreTx:
-    MemoryTx + VectorTx + RelationTx + SessionTx + SlotTx + FilesTx + ImageTx
+    MemoryTx + VectorTx + RelationTx + SessionTx + SlotTx + FilesTx + ImageTx + AccessTx
 {
 }
 
-impl<T: MemoryTx + VectorTx + RelationTx + SessionTx + SlotTx + FilesTx + ImageTx + ?Sized> StoreTx
-    for T
+impl<
+    T: MemoryTx + VectorTx + RelationTx + SessionTx + SlotTx + FilesTx + ImageTx + AccessTx + ?Sized,
+> StoreTx for T
 {
 }
 

@@ -6,6 +6,11 @@
 //! ([`serve_stdio`]), and streamable HTTP for `cairn serve`, which mounts [`http_service`] at
 //! `/mcp`.
 //!
+//! Over HTTP, each request carries its own [`Caller`] — the server's auth layer decides it from
+//! the request's token and puts it in the request's extensions — so one MCP session's calls
+//! are checked with the token each call presented; over stdio the context's caller (the local
+//! user, full access) is used.
+//!
 //! Nothing here decides anything about memories. A tool call parses its arguments into one of
 //! core's [`api`](cairn_core::api) inputs, calls the matching [`Api`] operation on a blocking
 //! thread (SQLite calls block), and returns compact JSON. The service's errors become tool results marked
@@ -43,6 +48,8 @@ found by the words they show or by a picture (memory_vision_search).";
 #[derive(Clone)]
 pub struct McpContext {
     pub api: Api,
+    /// The caller over stdio. Over HTTP each request's own caller is used instead (see the
+    /// crate's documentation).
     pub caller: Caller,
     pub profile: ToolProfile,
 }
@@ -56,6 +63,26 @@ pub struct CairnMcp {
 impl CairnMcp {
     pub fn new(context: McpContext) -> Self {
         CairnMcp { context }
+    }
+
+    /// Who is calling: over HTTP, the caller the server's auth layer attached to this request
+    /// (a request without one is refused, never served as the context's caller); over stdio,
+    /// the context's.
+    fn caller(&self, request: &RequestContext<RoleServer>) -> Result<Caller, ErrorData> {
+        match request.extensions.get::<http::request::Parts>() {
+            None => Ok(self.context.caller.clone()),
+            Some(parts) => match parts.extensions.get::<Caller>() {
+                // The request's access and project; the source stays MCP's.
+                Some(caller) => Ok(Caller {
+                    source: self.context.caller.source,
+                    ..caller.clone()
+                }),
+                None => Err(ErrorData::internal_error(
+                    "this MCP endpoint is served without cairn's auth layer; nothing was done",
+                    None,
+                )),
+            },
+        }
     }
 
     /// Runs a blocking piece of work against the service on tokio's blocking pool.
@@ -83,6 +110,7 @@ fn tool_error(error: &Error) -> CallToolResult {
         Error::ReadOnly { .. } => " Leave it as it is; only the user can unlock it.",
         Error::Unavailable { .. } => " Use mode lexical meanwhile.",
         Error::Busy { .. } => " Call again in a moment.",
+        Error::Forbidden { .. } => " Stay within the project this server's token is for.",
         _ => "",
     };
     CallToolResult::error(vec![ContentBlock::text(format!("{error}.{hint}"))])
@@ -126,6 +154,7 @@ impl ServerHandler for CairnMcp {
             ));
         }
         let arguments = request.arguments.unwrap_or_default();
+        let mut caller = self.caller(&context)?;
         // Memories say which agent stored them: the client's own name from its handshake.
         let agent = context
             .peer
@@ -134,7 +163,6 @@ impl ServerHandler for CairnMcp {
             .filter(|name| !name.trim().is_empty());
         let result = self
             .blocking(move |context| {
-                let mut caller = context.caller.clone();
                 caller.agent = caller.agent.or(agent);
                 tools::call(&context.api, &caller, &name, arguments)
             })
@@ -149,10 +177,11 @@ impl ServerHandler for CairnMcp {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        let caller = self.caller(&context)?;
         let listed = self
-            .blocking(|context| resources::recent(&context.api, &context.caller))
+            .blocking(move |context| resources::recent(&context.api, &caller))
             .await?;
         listed
             .map(ListResourcesResult::with_all_items)
@@ -172,16 +201,18 @@ impl ServerHandler for CairnMcp {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        let caller = self.caller(&context)?;
         let uri = request.uri;
         let read = self
-            .blocking(move |context| resources::read(&context.api, &uri))
+            .blocking(move |context| resources::read(&context.api, &caller, &uri))
             .await?;
         read.map(Into::into).map_err(|error| match error {
-            Error::Invalid { .. } | Error::NotFound { .. } | Error::AmbiguousHandle { .. } => {
-                ErrorData::resource_not_found(error.to_string(), None)
-            }
+            Error::Invalid { .. }
+            | Error::NotFound { .. }
+            | Error::AmbiguousHandle { .. }
+            | Error::Forbidden { .. } => ErrorData::resource_not_found(error.to_string(), None),
             other => ErrorData::internal_error(other.to_string(), None),
         })
     }

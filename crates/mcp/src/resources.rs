@@ -53,14 +53,14 @@ pub fn recent(api: &Api, caller: &Caller) -> Result<Vec<Resource>, Error> {
 }
 
 /// Reads `cairn://memory/{id}`.
-pub fn read(api: &Api, uri: &str) -> Result<ReadResourceResult, Error> {
+pub fn read(api: &Api, caller: &Caller, uri: &str) -> Result<ReadResourceResult, Error> {
     let id = uri.strip_prefix(PREFIX).ok_or_else(|| {
         Error::invalid(
             "uri",
             format!("'{uri}' is not a memory; use {PREFIX}{{id}}"),
         )
     })?;
-    let memory = api.resolve(&IdRef::parse(id)?, false)?;
+    let memory = api.resolve(caller, &IdRef::parse(id)?, false)?;
     let text = serde_json::to_string(&MemoryDocument::of(&memory)).expect("memories serialise");
     Ok(ReadResourceResult::new(vec![
         ResourceContents::text(text, uri).with_mime_type("application/json"),

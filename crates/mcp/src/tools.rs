@@ -434,19 +434,22 @@ pub fn call(api: &Api, caller: &Caller, name: &str, args: JsonObject) -> Result<
             &api.session_summary(caller, arguments(args)?)?,
         )),
         "memory_get" => {
-            let memories = api.get(&arguments(args)?)?;
-            let ids: Vec<_> = memories.iter().map(|m| m.id).collect();
-            let images = api.images_of(&ids)?;
+            let memories = api.get(caller, &arguments(args)?)?;
+            let images = api.images_of(caller, &memories)?;
             let documents = documents_with_images(&memories, &images, CompactMemory::of);
             Ok(json!({"memories": documents}))
         }
         "memory_update" => {
             let input: UpdateInput = arguments(args)?;
-            Ok(compact_write(&api.update(&input.id, input.patch)?))
+            Ok(compact_write(&api.update(
+                caller,
+                &input.id,
+                input.patch,
+            )?))
         }
         "memory_forget" => {
             let input: ForgetInput = arguments(args)?;
-            let memory = api.forget(&input.id, false)?;
+            let memory = api.forget(caller, &input.id, false)?;
             Ok(json!({"status": "forgotten", "memory": CompactMemory::of(&memory)}))
         }
         "memory_judge" => {
@@ -482,7 +485,7 @@ pub fn call(api: &Api, caller: &Caller, name: &str, args: JsonObject) -> Result<
                     format!("memory_stats takes no arguments; '{name}' is not one"),
                 ));
             }
-            Ok(serde_json::to_value(api.stats()?).expect("stats serialise"))
+            Ok(serde_json::to_value(api.stats(caller)?).expect("stats serialise"))
         }
         "memory_slot_list" => {
             let slots = api.slots(caller, &arguments(args)?)?;

@@ -92,6 +92,7 @@ impl From<Error> for ApiError {
                 (StatusCode::CONFLICT, "conflict")
             }
             Error::ReadOnly { .. } => (StatusCode::FORBIDDEN, "read_only"),
+            Error::Forbidden { .. } => (StatusCode::FORBIDDEN, "forbidden"),
             Error::Unavailable { .. } => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
             Error::Busy { .. } => (StatusCode::SERVICE_UNAVAILABLE, "busy"),
             _ => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),

@@ -9,15 +9,18 @@
 //! share one store.
 //!
 //! Rules that hold for every route:
-//! - Auth: with a token, every route but `/v1/health`, `/v1/openapi.json` and the viewer's
-//!   static files (see [`viewer`]) needs `Authorization: Bearer <token>` (compared in constant
-//!   time). Without one the server only
-//!   listens on loopback; [`check_exposure`] refuses anything else before binding.
+//! - Auth (see [`auth`]): every route but `/v1/health`, `/v1/openapi.json` and the viewer's
+//!   static files (see [`viewer`]) goes through one layer that decides the request's caller —
+//!   the server's `--token` is the operator, a store token (`cairn token create`) is scoped to
+//!   its project, and once the store holds a token every request needs one, loopback
+//!   included. Without any token the server only listens on loopback; [`check_exposure`]
+//!   refuses anything else before binding. A request outside its token's scope gets 403.
 //! - Bodies over `server.max_body_bytes` (imports: `server.max_import_bytes`) get 413.
 //! - Errors have one JSON shape and status mapping (see [`error`]).
 //! - Shutdown is graceful: the listener closes, requests in flight (and their writes) finish,
 //!   MCP sessions end.
 
+pub mod auth;
 pub mod error;
 mod input;
 pub mod openapi;
@@ -29,15 +32,12 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request, State};
-use axum::http::header;
-use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
+use axum::extract::DefaultBodyLimit;
+use axum::middleware;
 use cairn_core::api::{Api, Caller};
 use cairn_core::config::ToolProfile;
 use cairn_core::{Error, Source};
 use cairn_mcp::McpContext;
-use subtle::ConstantTimeEq;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ApiError;
@@ -55,15 +55,22 @@ pub struct ServerOptions {
 #[derive(Clone)]
 pub struct AppState {
     pub api: Api,
-    /// Who a REST request is: the server's default project, source `http`.
+    /// Who a request is before auth: the server's default project, source `http`. The auth
+    /// layer gives each request its own copy with the access its token grants.
     pub caller: Caller,
     /// The MCP tools `/mcp` offers.
     pub tools: ToolProfile,
     pub options: Arc<ServerOptions>,
 }
 
-/// Refuses to expose the store without a token: binding anything but loopback needs one.
-pub fn check_exposure(bind: &SocketAddr, token: Option<&str>) -> Result<(), Error> {
+/// Refuses to expose the store without a token: binding anything but loopback needs the
+/// server's own token or a store that holds access tokens (every request must then present
+/// one).
+pub fn check_exposure(
+    bind: &SocketAddr,
+    token: Option<&str>,
+    store_has_tokens: bool,
+) -> Result<(), Error> {
     if let Some(token) = token
         && token.trim().len() < 16
     {
@@ -72,38 +79,17 @@ pub fn check_exposure(bind: &SocketAddr, token: Option<&str>) -> Result<(), Erro
             "is shorter than 16 characters; use a long random string (e.g. `openssl rand -hex 32`)",
         ));
     }
-    if token.is_none() && !bind.ip().is_loopback() {
+    if token.is_none() && !store_has_tokens && !bind.ip().is_loopback() {
         return Err(Error::invalid(
             "bind",
             format!(
                 "refusing to listen on {bind} without a token: anyone who can reach that address \
-                 could read and change every memory. Set --token (or CAIRN_TOKEN), or bind a \
-                 loopback address such as 127.0.0.1"
+                 could read and change every memory. Make access tokens (`cairn token create`), \
+                 set --token (or CAIRN_TOKEN), or bind a loopback address such as 127.0.0.1"
             ),
         ));
     }
     Ok(())
-}
-
-async fn require_token(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let Some(expected) = state.options.token.as_deref() else {
-        return next.run(request).await;
-    };
-    let given = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer "));
-    match given {
-        Some(given) if bool::from(given.as_bytes().ct_eq(expected.as_bytes())) => {
-            next.run(request).await
-        }
-        Some(_) => ApiError::unauthorized("the bearer token is wrong").into_response(),
-        None => ApiError::unauthorized(
-            "this server needs `Authorization: Bearer <token>` (the token given to cairn serve)",
-        )
-        .into_response(),
-    }
 }
 
 /// The `Host` values MCP answers: loopback names, plus the bound address when it is not
@@ -118,7 +104,7 @@ fn mcp_allowed_hosts(bind: &SocketAddr) -> Vec<String> {
 
 /// The whole application: REST routes, MCP at `/mcp`, the body limit, auth, and a JSON 404.
 pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
-    let auth = middleware::from_fn_with_state(state.clone(), require_token);
+    let auth = middleware::from_fn_with_state(state.clone(), auth::authorize);
     let mut api = Router::new();
     for route in routes::routes() {
         let handler = if route.authenticated {
@@ -128,7 +114,8 @@ pub fn router(state: AppState, shutdown: CancellationToken) -> Router {
         };
         api = api.route(route.path, handler);
     }
-    // Memories written through MCP say so, whichever transport carried the call.
+    // Memories written through MCP say so, whichever transport carried the call. (Each call's
+    // caller is the one the auth layer attached to its request.)
     let mcp_context = McpContext {
         api: state.api.clone(),
         caller: Caller {

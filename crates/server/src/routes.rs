@@ -21,11 +21,12 @@ use cairn_core::api::{
 };
 use cairn_core::exchange::ImportReport;
 use cairn_core::{Error, IdRef, WriteOutcome, WriteStatus};
-use futures_util::TryStreamExt;
+use futures_util::{StreamExt, TryStreamExt};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::AppState;
+use crate::auth::Authorized;
 use crate::error::ApiError;
 use crate::input::{JsonBody, QueryInput};
 
@@ -55,12 +56,13 @@ pub struct Route {
     pub handler: MethodRouter<AppState>,
 }
 
-/// Runs blocking work against the API (the service blocks on SQLite).
+/// Runs blocking work against the API for the request's caller (the service blocks on its
+/// store).
 async fn blocking<T: Send + 'static>(
-    state: &AppState,
+    request: &Authorized,
     work: impl FnOnce(&Api, &Caller) -> Result<T, Error> + Send + 'static,
 ) -> Result<T, ApiError> {
-    let (api, caller) = (state.api.clone(), state.caller.clone());
+    let (api, caller) = (request.api.clone(), request.caller.clone());
     tokio::task::spawn_blocking(move || work(&api, &caller))
         .await
         .map_err(ApiError::internal)?
@@ -87,18 +89,18 @@ async fn health(State(state): State<AppState>) -> Json<Value> {
 }
 
 async fn create_memory(
-    State(state): State<AppState>,
+    request: Authorized,
     JsonBody(input): JsonBody<StoreInput>,
 ) -> Result<Response, ApiError> {
-    let outcome = blocking(&state, move |api, caller| api.store(caller, input)).await?;
+    let outcome = blocking(&request, move |api, caller| api.store(caller, input)).await?;
     Ok(write_response(&outcome))
 }
 
 async fn add_memory(
-    State(state): State<AppState>,
+    request: Authorized,
     JsonBody(input): JsonBody<AddInput>,
 ) -> Result<Response, ApiError> {
-    let outcome = blocking(&state, move |api, caller| api.add(caller, input)).await?;
+    let outcome = blocking(&request, move |api, caller| api.add(caller, input)).await?;
     let status = match outcome {
         AddOutcome::Created(_) => StatusCode::CREATED,
         AddOutcome::Duplicate { .. } => StatusCode::OK,
@@ -108,13 +110,12 @@ async fn add_memory(
 }
 
 async fn list_memories(
-    State(state): State<AppState>,
+    request: Authorized,
     QueryInput(input): QueryInput<ListInput>,
 ) -> Result<Json<Value>, ApiError> {
-    let (listing, images) = blocking(&state, move |api, caller| {
+    let (listing, images) = blocking(&request, move |api, caller| {
         let listing = api.list(caller, input)?;
-        let ids: Vec<_> = listing.memories.iter().map(|m| m.id).collect();
-        let images = api.images_of(&ids)?;
+        let images = api.images_of(caller, &listing.memories)?;
         Ok((listing, images))
     })
     .await?;
@@ -131,23 +132,24 @@ struct GetQuery {
 }
 
 async fn get_memory(
-    State(state): State<AppState>,
+    request: Authorized,
     Path(id): Path<String>,
     QueryInput(query): QueryInput<GetQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    blocking(&state, move |api, _| {
+    blocking(&request, move |api, caller| {
         let target = IdRef::parse(&id)?;
         if query.history {
-            let history = api.history(&target)?;
+            let history = api.history(caller, &target)?;
             return Ok(Json(json!({
                 "memory": MemoryDocument::of(&history.memory),
                 "revisions": history.revisions,
             })));
         }
-        let memory = api.resolve(&target, false)?;
+        let memory = api.resolve(caller, &target, false)?;
         let mut document = json!(MemoryDocument::of(&memory));
-        attach_images(&mut document, &memory.id, &api.images_of(&[memory.id])?);
-        let relations = api.relations_of(&[memory.id])?;
+        let shown = std::slice::from_ref(&memory);
+        attach_images(&mut document, &memory.id, &api.images_of(caller, shown)?);
+        let relations = api.relations_of(caller, shown)?;
         document["relations"] = relations.iter().map(relation_document).collect();
         Ok(Json(document))
     })
@@ -155,11 +157,11 @@ async fn get_memory(
 }
 
 async fn patch_memory(
-    State(state): State<AppState>,
+    request: Authorized,
     Path(id): Path<String>,
     JsonBody(input): JsonBody<PatchInput>,
 ) -> Result<Response, ApiError> {
-    let outcome = blocking(&state, move |api, _| api.update(&id, input)).await?;
+    let outcome = blocking(&request, move |api, caller| api.update(caller, &id, input)).await?;
     Ok(write_response(&outcome))
 }
 
@@ -172,20 +174,23 @@ struct DeleteQuery {
 }
 
 async fn delete_memory(
-    State(state): State<AppState>,
+    request: Authorized,
     Path(id): Path<String>,
     QueryInput(query): QueryInput<DeleteQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    let memory = blocking(&state, move |api, _| api.forget(&id, query.purge)).await?;
+    let memory = blocking(&request, move |api, caller| {
+        api.forget(caller, &id, query.purge)
+    })
+    .await?;
     let status = if query.purge { "purged" } else { "forgotten" };
     Ok(Json(
         json!({"status": status, "memory": MemoryDocument::of(&memory)}),
     ))
 }
 
-async fn run_search(state: AppState, input: SearchInput) -> Result<Json<Value>, ApiError> {
+async fn run_search(request: Authorized, input: SearchInput) -> Result<Json<Value>, ApiError> {
     let query = input.query.clone();
-    let found = blocking(&state, move |api, caller| api.search(caller, input)).await?;
+    let found = blocking(&request, move |api, caller| api.search(caller, input)).await?;
     Ok(Json(match found {
         Found::Memories(results) => json!({
             "query": query,
@@ -199,44 +204,47 @@ async fn run_search(state: AppState, input: SearchInput) -> Result<Json<Value>, 
 }
 
 async fn context_get(
-    State(state): State<AppState>,
+    request: Authorized,
     QueryInput(input): QueryInput<ContextInput>,
 ) -> Result<Json<Value>, ApiError> {
-    let context = blocking(&state, move |api, caller| api.context(caller, input)).await?;
+    let context = blocking(&request, move |api, caller| api.context(caller, input)).await?;
     Ok(Json(json!(context)))
 }
 
 async fn context_post(
-    State(state): State<AppState>,
+    request: Authorized,
     JsonBody(input): JsonBody<ContextInput>,
 ) -> Result<Json<Value>, ApiError> {
-    let context = blocking(&state, move |api, caller| api.context(caller, input)).await?;
+    let context = blocking(&request, move |api, caller| api.context(caller, input)).await?;
     Ok(Json(json!(context)))
 }
 
 async fn list_sessions(
-    State(state): State<AppState>,
+    request: Authorized,
     QueryInput(input): QueryInput<SessionsInput>,
 ) -> Result<Json<Value>, ApiError> {
-    let sessions = blocking(&state, move |api, caller| api.sessions(caller, input)).await?;
+    let sessions = blocking(&request, move |api, caller| api.sessions(caller, input)).await?;
     Ok(Json(json!({ "sessions": sessions })))
 }
 
 async fn get_session(
-    State(state): State<AppState>,
+    request: Authorized,
     Path((agent, id)): Path<(String, String)>,
 ) -> Result<Json<Value>, ApiError> {
-    let (session, observations) = blocking(&state, move |api, _| api.session(&agent, &id)).await?;
+    let (session, observations) = blocking(&request, move |api, caller| {
+        api.session(caller, &agent, &id)
+    })
+    .await?;
     Ok(Json(
         json!({ "session": session, "observations": observations }),
     ))
 }
 
 async fn session_summary(
-    State(state): State<AppState>,
+    request: Authorized,
     JsonBody(input): JsonBody<SessionSummaryInput>,
 ) -> Result<Response, ApiError> {
-    let outcome = blocking(&state, move |api, caller| {
+    let outcome = blocking(&request, move |api, caller| {
         api.session_summary(caller, input)
     })
     .await?;
@@ -244,10 +252,13 @@ async fn session_summary(
 }
 
 async fn reflect_session(
-    State(state): State<AppState>,
+    request: Authorized,
     Path((agent, id)): Path<(String, String)>,
 ) -> Result<Json<Value>, ApiError> {
-    let reflection = blocking(&state, move |api, _| api.reflect(&agent, &id)).await?;
+    let reflection = blocking(&request, move |api, caller| {
+        api.reflect(caller, &agent, &id)
+    })
+    .await?;
     Ok(Json(json!(reflection)))
 }
 
@@ -256,36 +267,39 @@ fn slot_response(status: StatusCode, verb: &str, slot: &cairn_core::slot::Slot) 
 }
 
 async fn list_slots(
-    State(state): State<AppState>,
+    request: Authorized,
     QueryInput(input): QueryInput<SlotProjectInput>,
 ) -> Result<Json<Value>, ApiError> {
-    let slots = blocking(&state, move |api, caller| api.slots(caller, &input)).await?;
+    let slots = blocking(&request, move |api, caller| api.slots(caller, &input)).await?;
     Ok(Json(slots_answer(&slots)))
 }
 
 async fn create_slot(
-    State(state): State<AppState>,
+    request: Authorized,
     JsonBody(input): JsonBody<SlotCreateInput>,
 ) -> Result<Response, ApiError> {
-    let slot = blocking(&state, move |api, caller| api.create_slot(caller, input)).await?;
+    let slot = blocking(&request, move |api, caller| api.create_slot(caller, input)).await?;
     Ok(slot_response(StatusCode::CREATED, "created", &slot))
 }
 
 async fn get_slot(
-    State(state): State<AppState>,
+    request: Authorized,
     Path(label): Path<String>,
     QueryInput(target): QueryInput<SlotTarget>,
 ) -> Result<Json<Value>, ApiError> {
-    let slot = blocking(&state, move |api, caller| api.slot(caller, &label, &target)).await?;
+    let slot = blocking(&request, move |api, caller| {
+        api.slot(caller, &label, &target)
+    })
+    .await?;
     Ok(Json(slot_answer(None, &slot)))
 }
 
 async fn replace_slot(
-    State(state): State<AppState>,
+    request: Authorized,
     Path(label): Path<String>,
     JsonBody(input): JsonBody<SlotTextInput>,
 ) -> Result<Response, ApiError> {
-    let slot = blocking(&state, move |api, caller| {
+    let slot = blocking(&request, move |api, caller| {
         api.replace_slot(caller, &label, &input)
     })
     .await?;
@@ -293,11 +307,11 @@ async fn replace_slot(
 }
 
 async fn append_slot(
-    State(state): State<AppState>,
+    request: Authorized,
     Path(label): Path<String>,
     JsonBody(input): JsonBody<SlotTextInput>,
 ) -> Result<Response, ApiError> {
-    let slot = blocking(&state, move |api, caller| {
+    let slot = blocking(&request, move |api, caller| {
         api.append_slot(caller, &label, &input)
     })
     .await?;
@@ -305,11 +319,11 @@ async fn append_slot(
 }
 
 async fn configure_slot(
-    State(state): State<AppState>,
+    request: Authorized,
     Path(label): Path<String>,
     JsonBody(input): JsonBody<SlotSettingsInput>,
 ) -> Result<Response, ApiError> {
-    let slot = blocking(&state, move |api, caller| {
+    let slot = blocking(&request, move |api, caller| {
         api.configure_slot(caller, &label, &input)
     })
     .await?;
@@ -317,11 +331,11 @@ async fn configure_slot(
 }
 
 async fn delete_slot(
-    State(state): State<AppState>,
+    request: Authorized,
     Path(label): Path<String>,
     QueryInput(target): QueryInput<SlotTarget>,
 ) -> Result<Response, ApiError> {
-    let slot = blocking(&state, move |api, caller| {
+    let slot = blocking(&request, move |api, caller| {
         api.delete_slot(caller, &label, &target)
     })
     .await?;
@@ -329,11 +343,11 @@ async fn delete_slot(
 }
 
 async fn reset_slot(
-    State(state): State<AppState>,
+    request: Authorized,
     Path(label): Path<String>,
     QueryInput(input): QueryInput<SlotProjectInput>,
 ) -> Result<Json<Value>, ApiError> {
-    let slots = blocking(&state, move |api, caller| {
+    let slots = blocking(&request, move |api, caller| {
         api.reset_slots(caller, Some(&label), &input)
     })
     .await?;
@@ -341,32 +355,32 @@ async fn reset_slot(
 }
 
 async fn search_get(
-    State(state): State<AppState>,
+    request: Authorized,
     QueryInput(input): QueryInput<SearchInput>,
 ) -> Result<Json<Value>, ApiError> {
-    run_search(state, input).await
+    run_search(request, input).await
 }
 
 async fn search_post(
-    State(state): State<AppState>,
+    request: Authorized,
     JsonBody(input): JsonBody<SearchInput>,
 ) -> Result<Json<Value>, ApiError> {
-    run_search(state, input).await
+    run_search(request, input).await
 }
 
 async fn vision_search(
-    State(state): State<AppState>,
+    request: Authorized,
     JsonBody(input): JsonBody<VisionSearchInput>,
 ) -> Result<Json<Value>, ApiError> {
-    let found = blocking(&state, move |api, caller| api.vision_search(caller, input)).await?;
+    let found = blocking(&request, move |api, caller| {
+        api.vision_search(caller, input)
+    })
+    .await?;
     Ok(Json(json!(found)))
 }
 
-async fn thumbnail(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-) -> Result<Response, ApiError> {
-    let png = blocking(&state, move |api, _| api.thumbnail(&id)).await?;
+async fn thumbnail(request: Authorized, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let png = blocking(&request, move |api, caller| api.thumbnail(caller, &id)).await?;
     Ok((
         [
             (header::CONTENT_TYPE, "image/png"),
@@ -383,49 +397,59 @@ async fn thumbnail(
 }
 
 async fn tags(
-    State(state): State<AppState>,
+    request: Authorized,
     QueryInput(input): QueryInput<FilterInput>,
 ) -> Result<Json<Value>, ApiError> {
-    let tags = blocking(&state, move |api, caller| api.tags(caller, input)).await?;
+    let tags = blocking(&request, move |api, caller| api.tags(caller, input)).await?;
     Ok(Json(json!({"tags": tags})))
 }
 
-async fn stats(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
-    let stats = blocking(&state, |api, _| api.stats()).await?;
+async fn stats(request: Authorized) -> Result<Json<Value>, ApiError> {
+    let stats = blocking(&request, |api, caller| api.stats(caller)).await?;
     Ok(Json(json!(stats)))
 }
 
 /// Streams the export (a header, then every record) as JSON Lines while the store reads them.
-async fn export(
-    State(state): State<AppState>,
-    QueryInput(input): QueryInput<ExportInput>,
-) -> Response {
-    let (lines, received) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(64);
-    let api = state.api.clone();
+async fn export(request: Authorized, QueryInput(input): QueryInput<ExportInput>) -> Response {
+    let (lines, mut received) = tokio::sync::mpsc::channel::<Result<Bytes, Error>>(64);
+    let Authorized { api, caller } = request;
     tokio::task::spawn_blocking(move || {
-        let result = api.export(input.options(), &mut |line| {
+        let result = api.export(&caller, input.options(), &mut |line| {
             lines
                 .blocking_send(Ok(Bytes::copy_from_slice(line)))
                 .map_err(|_| Error::Io(std::io::Error::other("the client went away")))
         });
         if let Err(error) = result {
-            // The status is already sent; ending the body with an error tells the client the
-            // export is incomplete.
-            let _ = lines.blocking_send(Err(std::io::Error::other(error.to_string())));
+            let _ = lines.blocking_send(Err(error));
         }
     });
-    let body = Body::from_stream(tokio_stream::wrappers::ReceiverStream::new(received));
+    // An export refused before its header (a token's scope, the store) answers with its own
+    // status; after it, the status is sent, and ending the body with an error tells the client
+    // the export is incomplete.
+    let first = match received.recv().await {
+        Some(Err(error)) => return ApiError::from(error).into_response(),
+        first => first,
+    };
+    let rest = tokio_stream::wrappers::ReceiverStream::new(received);
+    let lines = futures_util::stream::iter(first)
+        .chain(rest)
+        .map_err(|error| std::io::Error::other(error.to_string()));
+    let body = Body::from_stream(lines);
     ([(header::CONTENT_TYPE, "application/x-ndjson")], body).into_response()
 }
 
 /// Reads JSON Lines as they arrive; all or nothing, like `cairn import`.
-async fn import(State(state): State<AppState>, body: Body) -> Result<Json<ImportReport>, ApiError> {
+async fn import(
+    State(state): State<AppState>,
+    request: Authorized,
+    body: Body,
+) -> Result<Json<ImportReport>, ApiError> {
     let limit = state.options.max_import_bytes;
     // A streamed body escapes axum's `DefaultBodyLimit`: count it here.
     let limited = Body::new(http_body_util::Limited::new(body, limit));
     let stream = limited.into_data_stream().map_err(std::io::Error::other);
     let reader = tokio_util::io::StreamReader::new(stream);
-    let report = blocking(&state, move |api, caller| {
+    let report = blocking(&request, move |api, caller| {
         let bridge = tokio_util::io::SyncIoBridge::new(reader);
         api.import(caller, &mut std::io::BufReader::new(bridge), &mut |_| {})
             .map_err(|error| match error {
@@ -447,19 +471,19 @@ async fn import(State(state): State<AppState>, body: Body) -> Result<Json<Import
 }
 
 async fn list_conflicts(
-    State(state): State<AppState>,
+    request: Authorized,
     QueryInput(input): QueryInput<ConflictsInput>,
 ) -> Result<Json<Value>, ApiError> {
-    let relations = blocking(&state, move |api, caller| api.conflicts(caller, input)).await?;
+    let relations = blocking(&request, move |api, caller| api.conflicts(caller, input)).await?;
     let documents: Vec<Value> = relations.iter().map(relation_document).collect();
     Ok(Json(json!({ "conflicts": documents })))
 }
 
 async fn conflict_stats(
-    State(state): State<AppState>,
+    request: Authorized,
     QueryInput(input): QueryInput<ConflictsInput>,
 ) -> Result<Json<Value>, ApiError> {
-    let stats = blocking(&state, move |api, caller| {
+    let stats = blocking(&request, move |api, caller| {
         api.conflict_stats(caller, &input)
     })
     .await?;
@@ -467,29 +491,32 @@ async fn conflict_stats(
 }
 
 async fn get_conflict(
-    State(state): State<AppState>,
+    request: Authorized,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let relation = blocking(&state, move |api, _| api.conflict(&id)).await?;
+    let relation = blocking(&request, move |api, caller| api.conflict(caller, &id)).await?;
     Ok(Json(json!({ "relation": relation_document(&relation) })))
 }
 
 async fn judge_conflict(
-    State(state): State<AppState>,
+    request: Authorized,
     Path(id): Path<String>,
     JsonBody(input): JsonBody<VerdictInput>,
 ) -> Result<Json<Value>, ApiError> {
-    let relation = blocking(&state, move |api, caller| api.judge_id(caller, &id, input)).await?;
+    let relation = blocking(&request, move |api, caller| {
+        api.judge_id(caller, &id, input)
+    })
+    .await?;
     Ok(Json(
         json!({ "status": "judged", "relation": relation_document(&relation) }),
     ))
 }
 
 async fn compare_memories(
-    State(state): State<AppState>,
+    request: Authorized,
     JsonBody(input): JsonBody<CompareInput>,
 ) -> Result<Json<Value>, ApiError> {
-    let compared = blocking(&state, move |api, caller| api.compare(caller, input)).await?;
+    let compared = blocking(&request, move |api, caller| api.compare(caller, input)).await?;
     Ok(Json(json!({
         "status": compared.status,
         "relation": compared.relation.as_ref().map(relation_document),
@@ -497,10 +524,10 @@ async fn compare_memories(
 }
 
 async fn scan_conflicts(
-    State(state): State<AppState>,
+    request: Authorized,
     JsonBody(input): JsonBody<ScanInput>,
 ) -> Result<Json<Value>, ApiError> {
-    let report = blocking(&state, move |api, caller| {
+    let report = blocking(&request, move |api, caller| {
         api.scan_conflicts(caller, input, &mut |_, _| {})
     })
     .await?;

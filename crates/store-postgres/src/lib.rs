@@ -26,6 +26,7 @@
 //! `text` (full-text documents and queries, the vocabulary), `tx` (the write side), `memory`,
 //! `vectors`, `session`, `slot`, `relation`, `files`, `image`, `exchange` (one domain each).
 
+mod access;
 mod error;
 mod exchange;
 mod files;

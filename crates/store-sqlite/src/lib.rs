@@ -14,6 +14,7 @@
 //! HNSW index file beside the database), `sessions` (agent sessions and their observations),
 //! [`migrations`].
 
+mod access;
 mod ann;
 mod bulk;
 mod error;

@@ -36,6 +36,7 @@ const MIGRATIONS: &[(u32, &str)] = &[
         16,
         include_str!("../migrations/0016_image_clip_vectors.sql"),
     ),
+    (17, include_str!("../migrations/0017_access_tokens.sql")),
 ];
 
 /// The schema version this build writes.

@@ -30,7 +30,7 @@ pub fn run(app: &App, command: &ConflictsCommand) -> Result<Outcome> {
             app.out.print(&View::Relations(&relations))?;
         }
         ConflictsCommand::Show(args) => {
-            let relation = api.conflict(&args.id)?;
+            let relation = api.conflict(&app.operator(), &args.id)?;
             app.out.print(&View::Relation {
                 status: None,
                 relation: &relation,

@@ -23,9 +23,9 @@ fn write_records(app: &App, args: &ExportArgs, out: &mut dyn Write) -> Result<Co
     let options = ExportOptions {
         sessions: args.sessions,
     };
-    let counts = app
-        .api
-        .export(options, &mut |line| Ok(out.write_all(line)?))?;
+    let counts = app.api.export(&app.operator(), options, &mut |line| {
+        Ok(out.write_all(line)?)
+    })?;
     out.flush()?;
     images_left_out(app)?;
     Ok(counts)

@@ -4,7 +4,6 @@
 
 use anyhow::Result;
 use cairn_core::api::{AddInput, AddOutcome, Caller};
-use cairn_core::memory::Source;
 
 use super::Outcome;
 use crate::app::App;
@@ -66,7 +65,6 @@ pub(super) fn caller(app: &App, project: Option<&str>) -> Result<Caller> {
     };
     Ok(Caller {
         default_project: Some(app.project(&args)?),
-        source: Source::Cli,
-        agent: None,
+        ..app.operator()
     })
 }

@@ -24,9 +24,8 @@ pub fn list(app: &App, args: &ListArgs) -> Result<Outcome> {
         limit: args.limit,
         offset: args.offset,
     };
-    let listing = app.api.listing(&query)?;
-    let ids: Vec<_> = listing.memories.iter().map(|m| m.id).collect();
-    let images = app.api.images_of(&ids)?;
+    let listing = app.api.listing(&app.operator(), &query)?;
+    let images = app.api.images_of(&app.operator(), &listing.memories)?;
     app.out.print(&View::Listing {
         memories: &listing.memories,
         total: listing.total,
@@ -36,7 +35,9 @@ pub fn list(app: &App, args: &ListArgs) -> Result<Outcome> {
 }
 
 pub fn tags(app: &App, args: &TagsArgs) -> Result<Outcome> {
-    let tags = app.api.tag_counts(&app.filter(&args.filter)?)?;
+    let tags = app
+        .api
+        .tag_counts(&app.operator(), &app.filter(&args.filter)?)?;
     app.out.print(&View::Tags(&tags))?;
     Ok(Outcome::Done)
 }

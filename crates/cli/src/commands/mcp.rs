@@ -20,8 +20,7 @@ pub fn run(app: &App, args: &McpArgs) -> Result<Outcome> {
         api: app.api.clone(),
         caller: Caller {
             default_project,
-            source: Source::Mcp,
-            agent: None,
+            ..Caller::local(Source::Mcp)
         },
         profile: tool_profile(app, args.tools),
     };

@@ -18,14 +18,14 @@ pub fn get(app: &App, args: &GetArgs) -> Result<Outcome> {
     if args.history {
         let histories = refs
             .iter()
-            .map(|r| app.api.history(r))
+            .map(|r| app.api.history(&app.operator(), r))
             .collect::<Result<Vec<_>, _>>()?;
         app.out.print(&View::Histories(&histories))?;
     } else {
-        let memories = app.api.memories(&refs)?;
-        let ids: Vec<_> = memories.iter().map(|m| m.id).collect();
-        let relations = app.api.relations_of(&ids)?;
-        let images = app.api.images_of(&ids)?;
+        let operator = app.operator();
+        let memories = app.api.memories(&operator, &refs)?;
+        let relations = app.api.relations_of(&operator, &memories)?;
+        let images = app.api.images_of(&operator, &memories)?;
         app.out.print(&View::Memories {
             memories: &memories,
             relations: &relations,
@@ -47,13 +47,13 @@ pub fn update(app: &App, args: &UpdateArgs) -> Result<Outcome> {
         expires: args.expires.clone(),
         topic_key: args.topic_key.clone(),
     };
-    let outcome = app.api.update(&args.id, patch)?;
+    let outcome = app.api.update(&app.operator(), &args.id, patch)?;
     app.out.print(&View::Write(&outcome))?;
     Ok(Outcome::Done)
 }
 
 pub fn forget(app: &App, args: &ForgetArgs) -> Result<Outcome> {
-    let memory = app.api.forget(&args.id, args.purge)?;
+    let memory = app.api.forget(&app.operator(), &args.id, args.purge)?;
     app.out.print(&View::Forgotten {
         memory: &memory,
         purged: args.purge,

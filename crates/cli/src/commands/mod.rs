@@ -15,6 +15,7 @@ mod sessions;
 mod slots;
 mod stats;
 mod store;
+mod tokens;
 mod vision;
 
 use std::io::{BufRead, IsTerminal, Write};
@@ -124,6 +125,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         Command::Files(command) => files::run(&app, command),
         Command::Vision(command) => vision::run(&app, command),
         Command::Add(args) => files::add(&app, args),
+        Command::Token(command) => tokens::run(&app, command),
         Command::Hook(_) | Command::Setup(_) => unreachable!("handled before the store opens"),
     }?;
     // What the command wrote gets its images read and its embedding before the process ends

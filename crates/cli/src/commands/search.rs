@@ -27,7 +27,7 @@ pub fn run(app: &App, args: &SearchArgs) -> Result<Outcome> {
         threshold: args.threshold,
         mode: args.mode.map(SearchMode::from),
     };
-    let results = app.api.search_request(&request)?;
+    let results = app.api.search_request(&app.operator(), &request)?;
     for notice in &results.notices {
         app.out.notice(notice);
     }

@@ -27,13 +27,12 @@ pub fn run(app: &App, args: &ServeArgs) -> Result<Outcome> {
         .token
         .clone()
         .or_else(|| app.config.server.token.clone());
-    cairn_server::check_exposure(&bind, token.as_deref())?;
+    cairn_server::check_exposure(&bind, token.as_deref(), app.api.tokens_required()?)?;
     let state = AppState {
         api: app.api.clone(),
         caller: Caller {
             default_project: args.project.as_deref().map(ProjectName::new).transpose()?,
-            source: Source::Http,
-            agent: None,
+            ..Caller::local(Source::Http)
         },
         tools: tool_profile(app, args.tools),
         options: Arc::new(ServerOptions {

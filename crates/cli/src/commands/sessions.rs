@@ -20,13 +20,16 @@ pub fn context(app: &App, args: &ContextArgs) -> Result<Outcome> {
         .as_deref()
         .map(|text| session_key(app, text))
         .transpose()?;
-    let context = app.api.context_request(&ContextRequest {
-        project,
-        query: args.query.clone(),
-        files: args.files.as_deref().map(split_list).unwrap_or_default(),
-        session,
-        budget: args.budget.unwrap_or(app.config.context.budget_tokens),
-    })?;
+    let context = app.api.context_request(
+        &app.operator(),
+        &ContextRequest {
+            project,
+            query: args.query.clone(),
+            files: args.files.as_deref().map(split_list).unwrap_or_default(),
+            session,
+            budget: args.budget.unwrap_or(app.config.context.budget_tokens),
+        },
+    )?;
     app.out.print(&View::Context(&context))?;
     Ok(Outcome::Done)
 }
@@ -34,7 +37,7 @@ pub fn context(app: &App, args: &ContextArgs) -> Result<Outcome> {
 pub fn sessions(app: &App, args: &SessionsArgs) -> Result<Outcome> {
     if let Some(text) = &args.session {
         let key = session_key(app, text)?;
-        let (session, observations) = app.api.session(&key.agent, &key.id)?;
+        let (session, observations) = app.api.session(&app.operator(), &key.agent, &key.id)?;
         app.out.print(&View::Session {
             session: &session,
             observations: &observations,
@@ -42,13 +45,16 @@ pub fn sessions(app: &App, args: &SessionsArgs) -> Result<Outcome> {
         return Ok(Outcome::Done);
     }
     let project = project_unless_all(app, args.project.as_deref(), args.all_projects)?;
-    let sessions = app.api.session_list(&SessionFilter {
-        project,
-        agent: args.agent.clone(),
-        id: None,
-        limit: args.limit,
-        offset: 0,
-    })?;
+    let sessions = app.api.session_list(
+        &app.operator(),
+        &SessionFilter {
+            project,
+            agent: args.agent.clone(),
+            id: None,
+            limit: args.limit,
+            offset: 0,
+        },
+    )?;
     app.out.print(&View::Sessions(&sessions))?;
     Ok(if sessions.is_empty() {
         Outcome::NothingFound

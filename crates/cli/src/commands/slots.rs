@@ -2,7 +2,6 @@
 //! tools and the REST routes, so every refusal reads the same everywhere.
 
 use anyhow::{Result, bail};
-use cairn_core::Source;
 use cairn_core::api::{
     Caller, SlotCreateInput, SlotProjectInput, SlotSettingsInput, SlotTarget, SlotTextInput,
 };
@@ -109,7 +108,7 @@ pub fn run(app: &App, command: &SlotCommand) -> Result<Outcome> {
             let reflection = match &args.session {
                 Some(text) => {
                     let key = session_key(app, text)?;
-                    api.reflect(&key.agent, &key.id)?
+                    api.reflect(&app.operator(), &key.agent, &key.id)?
                 }
                 None => api.reflect_latest(&app.project(&ProjectArgs {
                     project: args.project.clone(),
@@ -130,8 +129,7 @@ fn caller(app: &App, project: Option<&str>) -> Result<Caller> {
     })?;
     Ok(Caller {
         default_project: Some(project),
-        source: Source::Cli,
-        agent: None,
+        ..app.operator()
     })
 }
 

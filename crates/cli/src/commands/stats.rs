@@ -12,9 +12,11 @@ use crate::output::View;
 const TOP_TAGS: usize = 20;
 
 pub fn run(app: &App, args: &StatsArgs) -> Result<Outcome> {
-    let stats = app.api.stats()?;
+    let stats = app.api.stats(&app.operator())?;
     let tags = if args.tags {
-        let mut all = app.api.tag_counts(&MemoryFilter::default())?;
+        let mut all = app
+            .api
+            .tag_counts(&app.operator(), &MemoryFilter::default())?;
         all.truncate(TOP_TAGS);
         Some(all)
     } else {

@@ -174,8 +174,8 @@ fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
     );
     let caller = Caller {
         default_project: Some(event.project.clone()),
-        source: Source::Hook,
         agent: Some(args.agent.name().to_string()),
+        ..Caller::local(Source::Hook)
     };
     if let Err(error) = api.start_files_if_enabled(&caller, &project_root(&root)) {
         tracing::warn!(%error, "files.enabled: the project's memory files could not be started");
@@ -302,16 +302,20 @@ const LOAD_TOOLS: &str = "cairn memory: its MCP tools (mcp__cairn__memory_*) may
     mcp__cairn__memory_session_summary\".";
 
 fn print_context(api: &Api, event: &AgentEvent, args: &HookArgs) -> Result<()> {
+    let hook = Caller::local(Source::Hook);
     let session = api
-        .session_by_key(&event.session)
+        .session_by_key(&hook, &event.session)
         .ok()
         .map(|_| event.session.clone());
-    let context = api.context_request(&ContextRequest {
-        project: Some(event.project.clone()),
-        session,
-        budget: api.context_budget(),
-        ..Default::default()
-    })?;
+    let context = api.context_request(
+        &hook,
+        &ContextRequest {
+            project: Some(event.project.clone()),
+            session,
+            budget: api.context_budget(),
+            ..Default::default()
+        },
+    )?;
     let starting = matches!(event.kind, EventKind::SessionStart { .. });
     // Claude Code defers MCP tools behind its tool search: the session is told, first thing,
     // how to load cairn's.

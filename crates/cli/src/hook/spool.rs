@@ -162,13 +162,25 @@ mod tests {
                 .join("cairn.spool/rejected/0-garbage.json")
                 .exists()
         );
-        let (_, observations) = api.session("claude-code", "s").unwrap();
+        let (_, observations) = api
+            .session(
+                &cairn_core::api::Caller::local(cairn_core::Source::Hook),
+                "claude-code",
+                "s",
+            )
+            .unwrap();
         let texts: Vec<String> = observations.into_iter().map(|o| o.input.unwrap()).collect();
         assert_eq!(texts, ["prompt 0", "prompt 1", "prompt 2"]);
         // Replaying a drained event (a crash between commit and removal) records nothing new.
         spool.push(&prompt(start, 1)).unwrap();
         assert_eq!(spool.drain(&api).unwrap(), 1);
-        let (_, observations) = api.session("claude-code", "s").unwrap();
+        let (_, observations) = api
+            .session(
+                &cairn_core::api::Caller::local(cairn_core::Source::Hook),
+                "claude-code",
+                "s",
+            )
+            .unwrap();
         assert_eq!(observations.len(), 3);
     }
 }

@@ -148,6 +148,9 @@ pub fn render(view: &View<'_>) -> String {
         View::Slots(slots) | View::SlotsReset(slots) => slots_answer(slots),
         View::Slot { status, slot } => slot_answer(*status, slot),
         View::Reflection(reflection) => json!(reflection),
+        View::TokenIssued(issued) => json!(issued),
+        View::Tokens(tokens) => json!({ "tokens": tokens }),
+        View::TokenRevoked(token) => json!({ "status": "revoked", "token": token }),
     };
     let mut text = serde_json::to_string_pretty(&value).expect("values serialise");
     text.push('\n');

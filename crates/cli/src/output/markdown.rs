@@ -232,6 +232,9 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
         View::Vision(_) | View::ImagesRead(_) => {
             unreachable!("image views are rendered by output::vision")
         }
+        View::TokenIssued(_) | View::Tokens(_) | View::TokenRevoked(_) => {
+            unreachable!("token views are rendered by output::tokens")
+        }
         View::Model(_) | View::Embedded(_) | View::VectorIndex(_) => {
             out.push_str(&super::text::model_lines(view))
         }

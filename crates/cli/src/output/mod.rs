@@ -12,11 +12,13 @@ mod relations;
 mod sessions;
 mod slots;
 pub(crate) mod text;
+mod tokens;
 mod vision;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use cairn_core::access::{AccessToken, IssuedToken};
 use cairn_core::api::{AddOutcome, ImageDocument, VisionFound};
 use cairn_core::context::Context;
 use cairn_core::embedding::VectorIndexReport;
@@ -130,6 +132,10 @@ pub enum View<'a> {
     Vision(&'a VisionFound),
     /// What looking at pending images did (`reindex --images`).
     ImagesRead(&'a ReadReport),
+    /// A token just made: its text, shown this once.
+    TokenIssued(&'a IssuedToken),
+    Tokens(&'a [AccessToken]),
+    TokenRevoked(&'a AccessToken),
 }
 
 impl View<'_> {
@@ -278,6 +284,14 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
             relations::render(view, &style.tz)
         }
         Format::Text | Format::Markdown if view.is_files_view() => files::render(view),
+        Format::Text | Format::Markdown
+            if matches!(
+                view,
+                View::TokenIssued(_) | View::Tokens(_) | View::TokenRevoked(_)
+            ) =>
+        {
+            tokens::render(view, &style.tz)
+        }
         Format::Text | Format::Markdown
             if matches!(view, View::Vision(_) | View::ImagesRead(_)) =>
         {

@@ -13,7 +13,10 @@
 //! - [`mod@schema`]: input schemas as clients see them;
 //! - [`Api`]: the one front door of every adapter — the CLI, MCP, HTTP and the hooks. It owns
 //!   the service (no adapter reaches it otherwise), converts an input for a [`Caller`] (which
-//!   project a request means when it names none, which [`Source`] and agent to record), runs
+//!   project a request means when it names none, which [`Source`] and agent to record, and its
+//!   [`Access`]), checks that access before anything is read or written (every operation that
+//!   reaches stored data takes a `Caller`; those without one are the local process's own
+//!   housekeeping — backups, pruning, embedding — which no network adapter calls), runs
 //!   the service, and sees that text written gets its embedding: a long-lived process's worker
 //!   ([`worker`]) is woken after every write that changed something, and a one-shot process
 //!   reads the images and embeds the text it wrote before it exits
@@ -40,6 +43,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use jiff::Zoned;
 
+use crate::access::{Access, AccessToken, Grant, IssuedToken, NewToken};
 use crate::context::{Context, ContextRequest};
 use crate::embedding::{EmbedProgress, EmbedReport, EmbeddingStatus, VectorIndexReport};
 use crate::error::{Error, Result};
@@ -56,6 +60,7 @@ use crate::scope::{ProjectName, Scope};
 use crate::search::{SearchRequest, SearchResults};
 use crate::service::MemoryService;
 use crate::session::{AgentEvent, Observation, ObservationHit, Session, SessionFilter, SessionKey};
+use crate::slot::{DEFAULT_SLOTS, SlotAddress};
 use crate::slot::{Recorded, Reflection, Slot, SlotLabel};
 use worker::Worker;
 
@@ -90,9 +95,12 @@ fn renamed(error: crate::Error, field: &str) -> crate::Error {
     }
 }
 
-/// Who is asking, as far as defaults go.
+/// Who is asking: the defaults a request means and what it may do.
 #[derive(Debug, Clone)]
 pub struct Caller {
+    /// What the caller may read and write; every operation a network client can reach checks
+    /// it (see [`crate::access`]).
+    pub access: Access,
     /// The project a request means when it names none; `None` means global for writes and every
     /// project for reads.
     pub default_project: Option<ProjectName>,
@@ -101,6 +109,29 @@ pub struct Caller {
     /// The agent behind the request (an MCP client's name), recorded as `entered_by` when a
     /// write does not say.
     pub agent: Option<String>,
+}
+
+impl Caller {
+    /// The local user, through `source`: full access, no default project (a request that
+    /// names none means the global scope for writes and every project for reads).
+    pub fn local(source: Source) -> Caller {
+        Caller {
+            access: Access::Full,
+            default_project: None,
+            source,
+            agent: None,
+        }
+    }
+
+    /// This caller with `access`: a token's caller works in the token's project (a request
+    /// that names no project means it).
+    pub fn granted(mut self, access: Access) -> Caller {
+        if let Some(project) = access.project() {
+            self.default_project = Some(project.clone());
+        }
+        self.access = access;
+        self
+    }
 }
 
 /// A page of a listing and how many memories the filter matches in all.
@@ -235,6 +266,7 @@ impl Api {
     pub fn store(&self, caller: &Caller, mut input: StoreInput) -> Result<WriteOutcome> {
         let image = input.take_image();
         let new = input.into_new_memory(&self.service, caller)?;
+        caller.access.write(&new.scope, "project")?;
         let outcome = match image {
             Some(image) => self.service.store_with_image(new, &image)?,
             None => self.service.store(new)?,
@@ -249,7 +281,12 @@ impl Api {
     }
 
     /// The images these memories show, each with its memory and file.
-    pub fn images_of(&self, ids: &[MemoryId]) -> Result<Vec<ImageDocument>> {
+    pub fn images_of(&self, caller: &Caller, memories: &[Memory]) -> Result<Vec<ImageDocument>> {
+        for memory in memories {
+            caller.access.read(&memory.scope, "id")?;
+        }
+        let ids: Vec<MemoryId> = memories.iter().map(|m| m.id).collect();
+        let ids = &ids;
         let dir = self.service.image_dir();
         Ok(self
             .service
@@ -266,8 +303,9 @@ impl Api {
     /// A stored image's thumbnail for the viewer: a PNG at most
     /// [`THUMBNAIL_SIDE`](crate::image::files::THUMBNAIL_SIDE) pixels a side, made on first ask.
     /// `id` is the image's id as results give it (64 hex digits).
-    pub fn thumbnail(&self, id: &str) -> Result<Vec<u8>> {
+    pub fn thumbnail(&self, caller: &Caller, id: &str) -> Result<Vec<u8>> {
         let id = ImageId::parse(id.trim())?;
+        self.readable_image(caller, &id)?;
         let Some(dir) = self.service.image_dir() else {
             return Err(Error::invalid("image", "this store keeps no images"));
         };
@@ -297,6 +335,7 @@ impl Api {
             ));
         }
         let new = input.into_new_memory(&self.service, caller)?;
+        caller.access.write(&new.scope, "project")?;
         let image = ImageSource::File(file.to_path_buf());
         Ok(self.wrote(self.service.store_with_image(new, &image)?))
     }
@@ -342,19 +381,21 @@ impl Api {
     }
 
     /// Changes memory `id` (a full id or a handle).
-    pub fn update(&self, id: &str, patch: PatchInput) -> Result<WriteOutcome> {
+    pub fn update(&self, caller: &Caller, id: &str, patch: PatchInput) -> Result<WriteOutcome> {
         let target = IdRef::parse(id)?;
+        self.writable(caller, &target, false)?;
         let patch = patch.into_patch(&self.service)?;
         Ok(self.wrote(self.service.update(&target, patch)?))
     }
 
-    pub fn get(&self, input: &GetInput) -> Result<Vec<Memory>> {
-        self.service.get(&input.id_refs()?)
+    pub fn get(&self, caller: &Caller, input: &GetInput) -> Result<Vec<Memory>> {
+        self.memories(caller, &input.id_refs()?)
     }
 
     /// Hides memory `id`, or with `purge` deletes it for good.
-    pub fn forget(&self, id: &str, purge: bool) -> Result<Memory> {
+    pub fn forget(&self, caller: &Caller, id: &str, purge: bool) -> Result<Memory> {
         let target = IdRef::parse(id)?;
+        self.writable(caller, &target, purge)?;
         if purge {
             self.service.purge(&target)
         } else {
@@ -368,10 +409,8 @@ impl Api {
                 input.search_observations(&self.service, caller)?,
             ));
         }
-        Ok(Found::Memories(
-            self.service
-                .search(&input.into_request(&self.service, caller)?)?,
-        ))
+        let request = input.into_request(&self.service, caller)?;
+        Ok(Found::Memories(self.search_request(caller, &request)?))
     }
 
     /// Images found by the words they show and by how they look, as a client asks (a query
@@ -396,7 +435,8 @@ impl Api {
         input: VisionSearchInput,
         file: Option<&Path>,
     ) -> Result<VisionFound> {
-        let query = input.into_query(&self.service, caller, file)?;
+        let mut query = input.into_query(&self.service, caller, file)?;
+        caller.access.narrow(&mut query.filter.scope)?;
         let results = self.service.vision_search(&query)?;
         Ok(VisionFound::of(results, &self.service))
     }
@@ -414,6 +454,8 @@ impl Api {
         verdict: VerdictInput,
     ) -> Result<RelationView> {
         let judgment = RelationRef::parse(judgment_id)?;
+        let relation = self.service.relation(&judgment)?.relation;
+        caller.access.write(&relation.scope, "judgment_id")?;
         self.service.judge(&judgment, verdict.into_verdict(caller))
     }
 
@@ -421,24 +463,44 @@ impl Api {
     pub fn compare(&self, caller: &Caller, input: CompareInput) -> Result<Compared> {
         let a = IdRef::parse(&input.a).map_err(|e| renamed(e, "a"))?;
         let b = IdRef::parse(&input.b).map_err(|e| renamed(e, "b"))?;
+        self.writable(caller, &a, false)
+            .map_err(|e| renamed(e, "a"))?;
+        self.writable(caller, &b, false)
+            .map_err(|e| renamed(e, "b"))?;
         self.service
             .compare(&a, &b, input.verdict.into_verdict(caller))
     }
 
     /// Relations under a filter, the most recently changed first.
     pub fn conflicts(&self, caller: &Caller, input: ConflictsInput) -> Result<Vec<RelationView>> {
-        self.service
-            .relations(&input.into_filter(&self.service, caller)?)
+        let mut filter = input.into_filter(&self.service, caller)?;
+        filter.scope = self.relation_scope(caller, filter.scope)?;
+        self.service.relations(&filter)
     }
 
     /// One judgment by id or handle.
-    pub fn conflict(&self, judgment_id: &str) -> Result<RelationView> {
-        self.service.relation(&RelationRef::parse(judgment_id)?)
+    pub fn conflict(&self, caller: &Caller, judgment_id: &str) -> Result<RelationView> {
+        let view = self.service.relation(&RelationRef::parse(judgment_id)?)?;
+        caller.access.read(&view.relation.scope, "judgment_id")?;
+        Ok(view)
     }
 
     /// Counts of relations by status and relation, in the scope the input names.
     pub fn conflict_stats(&self, caller: &Caller, input: &ConflictsInput) -> Result<RelationStats> {
-        self.service.relation_stats(input.scope(caller)?.as_ref())
+        let scope = self.relation_scope(caller, input.scope(caller)?)?;
+        self.service.relation_stats(scope.as_ref())
+    }
+
+    /// The scope of a relation read (`None`: every scope), narrowed to the caller's.
+    fn relation_scope(&self, caller: &Caller, scope: Option<Scope>) -> Result<Option<Scope>> {
+        match (scope, caller.access.project()) {
+            (None, Some(project)) => Ok(Some(Scope::Project(project.clone()))),
+            (Some(scope), _) => {
+                caller.access.read(&scope, "project")?;
+                Ok(Some(scope))
+            }
+            (None, None) => Ok(None),
+        }
     }
 
     /// Walks one scope for pairs never related; records them with `apply`.
@@ -449,6 +511,10 @@ impl Api {
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<ScanReport> {
         let scope = input.scope(caller)?;
+        match input.apply {
+            true => caller.access.write(&scope, "project")?,
+            false => caller.access.read(&scope, "project")?,
+        }
         self.service.scan_conflicts(
             &scope,
             input.apply,
@@ -458,14 +524,22 @@ impl Api {
     }
 
     /// The relations of these memories (both directions), with both sides' headlines.
-    pub fn relations_of(&self, ids: &[MemoryId]) -> Result<Vec<RelationView>> {
-        self.service.relations_of(ids)
+    pub fn relations_of(&self, caller: &Caller, memories: &[Memory]) -> Result<Vec<RelationView>> {
+        for memory in memories {
+            caller.access.read(&memory.scope, "id")?;
+        }
+        let ids: Vec<MemoryId> = memories.iter().map(|m| m.id).collect();
+        Ok(self
+            .service
+            .relations_of(&ids)?
+            .into_iter()
+            .filter(|view| caller.access.can_read(&view.relation.scope))
+            .collect())
     }
 
     /// What a session should know now, packed into the budget.
     pub fn context(&self, caller: &Caller, input: ContextInput) -> Result<Context> {
-        self.service
-            .context(&input.into_request(&self.service, caller)?)
+        self.context_request(caller, &input.into_request(&self.service, caller)?)
     }
 
     /// Stores the agent's own summary of its session.
@@ -475,28 +549,36 @@ impl Api {
         input: SessionSummaryInput,
     ) -> Result<WriteOutcome> {
         let summary = input.into_summary(caller)?;
+        let scope = summary
+            .project
+            .clone()
+            .map_or(Scope::Global, Scope::Project);
+        caller.access.write(&scope, "project")?;
         Ok(self.wrote(self.service.store_agent_summary(summary)?))
     }
 
     pub fn sessions(&self, caller: &Caller, input: SessionsInput) -> Result<Vec<Session>> {
-        self.service.sessions(&input.into_filter(caller)?)
+        self.session_list(caller, &input.into_filter(caller)?)
     }
 
     /// A session with its visible observations.
-    pub fn session(&self, agent: &str, id: &str) -> Result<(Session, Vec<Observation>)> {
+    pub fn session(
+        &self,
+        caller: &Caller,
+        agent: &str,
+        id: &str,
+    ) -> Result<(Session, Vec<Observation>)> {
         let key = SessionKey::new(agent, id)?;
-        Ok((
-            self.service.session(&key)?,
-            self.service.observations(&key)?,
-        ))
+        let session = self.session_by_key(caller, &key)?;
+        Ok((session, self.service.observations(&key)?))
     }
 
     pub fn list(&self, caller: &Caller, input: ListInput) -> Result<Listing> {
-        self.listing(&input.into_query(&self.service, caller)?)
+        self.listing(caller, &input.into_query(&self.service, caller)?)
     }
 
     pub fn tags(&self, caller: &Caller, input: FilterInput) -> Result<Vec<TagCount>> {
-        self.tag_counts(&input.into_filter(&self.service, caller)?)
+        self.tag_counts(caller, &input.into_filter(&self.service, caller)?)
     }
 
     /// Reads an export, plain records or both (JSON Lines or one JSON array); all or nothing.
@@ -505,7 +587,11 @@ impl Api {
     /// Makes `root`/`dir` the markdown workspace of the caller's project and syncs it: the
     /// project's memories are written into the files, units already there are read.
     pub fn init_files(&self, caller: &Caller, root: &Path, dir: &str) -> Result<SyncReport> {
-        let report = self.service.init_files(files_project(caller)?, root, dir)?;
+        let project = files_project(caller)?;
+        caller
+            .access
+            .write(&Scope::Project(project.clone()), "project")?;
+        let report = self.service.init_files(project, root, dir)?;
         self.written(report.changed_text());
         Ok(report)
     }
@@ -514,7 +600,10 @@ impl Api {
     /// `all`.
     pub fn sync_files(&self, caller: &Caller, all: bool) -> Result<Vec<SyncReport>> {
         let workspaces = match all {
-            true => self.service.workspaces()?,
+            true => {
+                caller.access.whole_store("syncing every workspace")?;
+                self.service.workspaces()?
+            }
             false => vec![self.workspace_of(caller)?],
         };
         let mut reports = Vec::new();
@@ -539,6 +628,9 @@ impl Api {
         let Some(project) = &caller.default_project else {
             return Ok(());
         };
+        caller
+            .access
+            .write(&Scope::Project(project.clone()), "project")?;
         if let Some(report) = self.service.start_files_if_enabled(project, root)? {
             tracing::info!(directory = %report.directory, "started the project's memory files");
             self.written(report.changed_text());
@@ -554,9 +646,13 @@ impl Api {
         Ok(report)
     }
 
-    /// The caller's project's workspace, or an error that says how to start one.
+    /// The caller's project's workspace, or an error that says how to start one. Files are
+    /// the project's memories in both directions: the caller must be able to write them.
     fn workspace_of(&self, caller: &Caller) -> Result<Workspace> {
         let project = files_project(caller)?;
+        caller
+            .access
+            .write(&Scope::Project(project.clone()), "project")?;
         self.service.workspace(&project)?.ok_or_else(|| {
             crate::Error::invalid(
                 "project",
@@ -589,6 +685,7 @@ impl Api {
         input: &mut dyn BufRead,
         progress: &mut dyn FnMut(&ImportReport),
     ) -> Result<ImportReport> {
+        caller.access.whole_store("an import")?;
         let scope = caller
             .default_project
             .clone()
@@ -600,19 +697,45 @@ impl Api {
 
     /// The slots a caller sees: the project's and the global ones it does not shadow.
     pub fn slots(&self, caller: &Caller, input: &SlotProjectInput) -> Result<Vec<Slot>> {
-        self.service.slots(input.project(caller)?.as_ref())
+        let project = input.project(caller)?;
+        if let Some(project) = &project {
+            caller
+                .access
+                .read(&Scope::Project(project.clone()), "project")?;
+        }
+        self.service.slots(project.as_ref())
     }
 
     pub fn slot(&self, caller: &Caller, label: &str, target: &SlotTarget) -> Result<Slot> {
-        self.service.slot(&target.address(label, caller)?)
+        let address = target.address(label, caller)?;
+        if let Some(project) = &address.project {
+            caller
+                .access
+                .read(&Scope::Project(project.clone()), "project")?;
+        }
+        self.service.slot(&address)
     }
 
     pub fn create_slot(&self, caller: &Caller, input: SlotCreateInput) -> Result<Slot> {
-        self.service.create_slot(input.into_new_slot(caller)?)
+        let new = input.into_new_slot(caller)?;
+        caller.access.write(&new.scope, "scope")?;
+        self.service.create_slot(new)
+    }
+
+    /// The slot a change means, pinned to one the caller may write.
+    fn writable_slot(
+        &self,
+        caller: &Caller,
+        label: &str,
+        target: &SlotTarget,
+    ) -> Result<SlotAddress> {
+        let mut address = target.address(label, caller)?;
+        caller.access.write_slot(&mut address)?;
+        Ok(address)
     }
 
     pub fn append_slot(&self, caller: &Caller, label: &str, input: &SlotTextInput) -> Result<Slot> {
-        let address = input.target().address(label, caller)?;
+        let address = self.writable_slot(caller, label, &input.target())?;
         self.service.append_slot(&address, &input.content)
     }
 
@@ -622,7 +745,7 @@ impl Api {
         label: &str,
         input: &SlotTextInput,
     ) -> Result<Slot> {
-        let address = input.target().address(label, caller)?;
+        let address = self.writable_slot(caller, label, &input.target())?;
         self.service.replace_slot(&address, &input.content)
     }
 
@@ -632,12 +755,13 @@ impl Api {
         label: &str,
         input: &SlotSettingsInput,
     ) -> Result<Slot> {
-        let address = input.target.address(label, caller)?;
+        let address = self.writable_slot(caller, label, &input.target)?;
         self.service.configure_slot(&address, &input.settings())
     }
 
     pub fn delete_slot(&self, caller: &Caller, label: &str, target: &SlotTarget) -> Result<Slot> {
-        self.service.delete_slot(&target.address(label, caller)?)
+        self.service
+            .delete_slot(&self.writable_slot(caller, label, target)?)
     }
 
     /// Puts default slot `label` back as seeded, or (without a label) re-creates every deleted
@@ -649,13 +773,33 @@ impl Api {
         input: &SlotProjectInput,
     ) -> Result<Vec<Slot>> {
         let label = label.map(SlotLabel::new).transpose()?;
-        self.service
-            .reset_slots(input.project(caller)?.as_ref(), label.as_ref())
+        let project = input.project(caller)?;
+        // A reset writes each default's own scope: the project's, or the global one.
+        let defaults = match &label {
+            Some(label) => DEFAULT_SLOTS
+                .iter()
+                .filter(|spec| spec.label == label.as_str())
+                .collect(),
+            None => DEFAULT_SLOTS.iter().collect::<Vec<_>>(),
+        };
+        for spec in defaults {
+            let scope = match (&project, spec.global) {
+                (Some(project), false) => Scope::Project(project.clone()),
+                _ => Scope::Global,
+            };
+            caller.access.write(&scope, "label")?;
+        }
+        self.service.reset_slots(project.as_ref(), label.as_ref())
     }
 
     /// Writes what a recorded session says into its project's slots.
-    pub fn reflect(&self, agent: &str, id: &str) -> Result<Reflection> {
-        self.service.reflect_session(&SessionKey::new(agent, id)?)
+    pub fn reflect(&self, caller: &Caller, agent: &str, id: &str) -> Result<Reflection> {
+        let key = SessionKey::new(agent, id)?;
+        let session = self.service.session(&key)?;
+        caller
+            .access
+            .write(&Scope::Project(session.project), "session")?;
+        self.service.reflect_session(&key)
     }
 
     /// Records agent events (a hook's, or the spool's), then summarises and reflects the
@@ -692,6 +836,37 @@ impl Api {
         self.service.reflect_latest_session(project)
     }
 
+    // Access tokens (see `crate::access`): managed by the operator alone.
+
+    /// Issues a token; its text is in the answer and nowhere else.
+    pub fn issue_token(&self, caller: &Caller, new: NewToken) -> Result<IssuedToken> {
+        caller.access.whole_store("issuing a token")?;
+        self.service.issue_token(new)
+    }
+
+    /// Every token, revoked ones included, oldest first.
+    pub fn tokens(&self, caller: &Caller) -> Result<Vec<AccessToken>> {
+        caller.access.whole_store("listing tokens")?;
+        self.service.tokens()
+    }
+
+    /// Revokes token `id` (its 12-digit id); revoking it again changes nothing.
+    pub fn revoke_token(&self, caller: &Caller, id: &str) -> Result<AccessToken> {
+        caller.access.whole_store("revoking a token")?;
+        self.service.revoke_token(id)
+    }
+
+    /// The grant of a token's text as a client presented it; `None` when no live token has
+    /// it. This is how a server decides a request's [`Access`].
+    pub fn authenticate(&self, presented: &str) -> Result<Option<Grant>> {
+        self.service.authenticate(presented)
+    }
+
+    /// True once the store holds a live token: a server then needs one on every request.
+    pub fn tokens_required(&self) -> Result<bool> {
+        self.service.tokens_required()
+    }
+
     // The service's own requests, for adapters that build them (the command line).
 
     /// Now in the user's time zone: relative dates are read against it.
@@ -720,22 +895,68 @@ impl Api {
     }
 
     /// A memory by id or handle; hidden ones only with `include_hidden`.
-    pub fn resolve(&self, target: &IdRef, include_hidden: bool) -> Result<Memory> {
-        self.service.resolve(target, include_hidden)
+    pub fn resolve(&self, caller: &Caller, target: &IdRef, include_hidden: bool) -> Result<Memory> {
+        let memory = self.service.resolve(target, include_hidden)?;
+        caller.access.read(&memory.scope, "id")?;
+        Ok(memory)
     }
 
     /// Visible memories, in the order asked for, as many as asked.
-    pub fn memories(&self, targets: &[IdRef]) -> Result<Vec<Memory>> {
-        self.service.get(targets)
+    pub fn memories(&self, caller: &Caller, targets: &[IdRef]) -> Result<Vec<Memory>> {
+        let memories = self.service.get(targets)?;
+        for memory in &memories {
+            caller.access.read(&memory.scope, "id")?;
+        }
+        Ok(memories)
     }
 
     /// A visible memory and its previous states.
-    pub fn history(&self, target: &IdRef) -> Result<MemoryHistory> {
-        self.service.history(target)
+    pub fn history(&self, caller: &Caller, target: &IdRef) -> Result<MemoryHistory> {
+        let history = self.service.history(target)?;
+        caller.access.read(&history.memory.scope, "id")?;
+        Ok(history)
+    }
+
+    /// Checks that the caller may change memory `target` (hidden ones too with `hidden`).
+    fn writable(&self, caller: &Caller, target: &IdRef, hidden: bool) -> Result<()> {
+        if caller.access == Access::Full {
+            return Ok(());
+        }
+        let memory = self.service.resolve(target, hidden)?;
+        caller.access.write(&memory.scope, "id")
+    }
+
+    /// Checks that the caller may see image `id`: a memory it may read shows it.
+    fn readable_image(&self, caller: &Caller, id: &ImageId) -> Result<()> {
+        if caller.access == Access::Full {
+            return Ok(());
+        }
+        let scopes: Vec<Scope> = self
+            .service
+            .image_references(id)?
+            .into_iter()
+            .map(|memory| memory.scope)
+            .collect();
+        if scopes.iter().any(|scope| caller.access.can_read(scope)) {
+            return Ok(());
+        }
+        match scopes.first() {
+            Some(scope) => caller.access.read(scope, "id"),
+            None => Ok(()),
+        }
     }
 
     /// A page of a listing and the total under its filter.
-    pub fn listing(&self, query: &ListQuery) -> Result<Listing> {
+    pub fn listing(&self, caller: &Caller, query: &ListQuery) -> Result<Listing> {
+        let mut narrowed;
+        let query = match caller.access {
+            Access::Full => query,
+            Access::Token(_) => {
+                narrowed = query.clone();
+                caller.access.narrow(&mut narrowed.filter.scope)?;
+                &narrowed
+            }
+        };
         Ok(Listing {
             memories: self.service.list(query)?,
             total: self.service.count(&query.filter)?,
@@ -743,17 +964,30 @@ impl Api {
     }
 
     /// Visible memories per tag under a filter, most used first.
-    pub fn tag_counts(&self, filter: &MemoryFilter) -> Result<Vec<TagCount>> {
-        self.service.tags(filter)
+    pub fn tag_counts(&self, caller: &Caller, filter: &MemoryFilter) -> Result<Vec<TagCount>> {
+        let mut filter = filter.clone();
+        caller.access.narrow(&mut filter.scope)?;
+        self.service.tags(&filter)
     }
 
     /// A search as the service takes it.
-    pub fn search_request(&self, request: &SearchRequest) -> Result<SearchResults> {
-        self.service.search(request)
+    pub fn search_request(
+        &self,
+        caller: &Caller,
+        request: &SearchRequest,
+    ) -> Result<SearchResults> {
+        let mut request = request.clone();
+        caller.access.narrow(&mut request.filter.scope)?;
+        self.service.search(&request)
     }
 
     /// Context as the service takes the request.
-    pub fn context_request(&self, request: &ContextRequest) -> Result<Context> {
+    pub fn context_request(&self, caller: &Caller, request: &ContextRequest) -> Result<Context> {
+        if let Some(project) = &request.project {
+            caller
+                .access
+                .read(&Scope::Project(project.clone()), "project")?;
+        }
         self.service.context(request)
     }
 
@@ -763,16 +997,23 @@ impl Api {
     }
 
     /// A session without its observations.
-    pub fn session_by_key(&self, key: &SessionKey) -> Result<Session> {
-        self.service.session(key)
+    pub fn session_by_key(&self, caller: &Caller, key: &SessionKey) -> Result<Session> {
+        let session = self.service.session(key)?;
+        caller
+            .access
+            .read(&Scope::Project(session.project.clone()), "session")?;
+        Ok(session)
     }
 
     /// Sessions under a filter, the latest active first.
-    pub fn session_list(&self, filter: &SessionFilter) -> Result<Vec<Session>> {
-        self.service.sessions(filter)
+    pub fn session_list(&self, caller: &Caller, filter: &SessionFilter) -> Result<Vec<Session>> {
+        let mut filter = filter.clone();
+        caller.access.narrow_project(&mut filter.project)?;
+        self.service.sessions(&filter)
     }
 
-    pub fn stats(&self) -> Result<StoreStats> {
+    pub fn stats(&self, caller: &Caller) -> Result<StoreStats> {
+        caller.access.whole_store("the store's statistics")?;
         self.service.stats()
     }
 
@@ -784,9 +1025,11 @@ impl Api {
     /// Streams the export, one line per call to `sink`; returns the counts of its header.
     pub fn export(
         &self,
+        caller: &Caller,
         options: ExportOptions,
         sink: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<Counts> {
+        caller.access.whole_store("an export")?;
         self.service.export(options, sink)
     }
 

@@ -194,6 +194,7 @@ mod tests {
 
     fn caller(project: Option<&str>) -> Caller {
         Caller {
+            access: crate::access::Access::Full,
             default_project: project.map(|p| ProjectName::new(p).unwrap()),
             source: Source::Mcp,
             agent: None,

@@ -27,6 +27,7 @@ use crate::service::{MemoryService, ServiceParts};
 use crate::store::Store;
 use crate::tag::Tag;
 
+mod access;
 mod exchange;
 mod files;
 mod image;
@@ -35,6 +36,7 @@ mod relation;
 mod search;
 mod session;
 mod slot;
+pub use access::*;
 pub use exchange::*;
 pub use files::*;
 pub use image::*;
@@ -142,6 +144,9 @@ macro_rules! store_behaviour_suite {
             an_image_is_found_by_its_look_and_its_copies_fold_into_it,
             images_that_look_alike_are_found_by_their_look_vectors,
             images_are_found_by_what_words_describe_with_a_clip_model,
+            tokens_are_issued_listed_authenticated_and_revoked,
+            a_token_reads_only_its_project_and_the_global_scope,
+            a_write_token_writes_only_its_own_project,
         );
     };
     (@tests $factory:expr, $ready:expr; $($name:ident),* $(,)?) => {

@@ -1,6 +1,9 @@
 //! The HTTP server over a real loopback socket: every route, every error status, auth, body
-//! limits, the OpenAPI document, concurrent clients and graceful shutdown. The store is a real
-//! SQLite file in a temporary directory.
+//! limits, the OpenAPI document, concurrent clients and graceful shutdown; store tokens and
+//! their scopes on every route in [`access`]. The store is a real SQLite file in a temporary
+//! directory, with an image directory beside it.
+
+mod access;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -16,6 +19,18 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 const TOKEN: &str = "test-token-0123456789abcdef";
+
+/// A service of its own over the server's database, as the CLI would open it next to a running
+/// server (tokens are issued this way).
+fn operator_service(database: &std::path::Path) -> MemoryService {
+    let store = SqliteStore::open(database).unwrap();
+    let images = cairn_core::image::ImageDir::new(database.with_file_name("images"));
+    let parts = ServiceParts {
+        images: Some(images),
+        ..ServiceParts::new(Box::new(store))
+    };
+    MemoryService::new(parts, &Config::default())
+}
 
 struct TestServer {
     base: String,
@@ -46,17 +61,12 @@ impl TestServer {
     async fn start(setup: Setup) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let database = dir.path().join("cairn.db");
-        let store = SqliteStore::open(&database).unwrap();
-        let service = MemoryService::new(ServiceParts::new(Box::new(store)), &Config::default());
+        let service = operator_service(&database);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let bind: SocketAddr = listener.local_addr().unwrap();
         let state = AppState {
             api: Api::new(service),
-            caller: Caller {
-                default_project: None,
-                source: Source::Http,
-                agent: None,
-            },
+            caller: Caller::local(Source::Http),
             tools: ToolProfile::Core,
             options: Arc::new(ServerOptions {
                 bind,
@@ -495,15 +505,20 @@ async fn the_viewer_is_served_without_a_token_under_a_policy_that_forbids_inline
 }
 
 #[test]
-fn listening_beyond_loopback_needs_a_long_token() {
+fn listening_beyond_loopback_needs_a_long_token_or_store_tokens() {
     let public: SocketAddr = "0.0.0.0:7437".parse().unwrap();
     let loopback: SocketAddr = "127.0.0.1:7437".parse().unwrap();
-    let refused = cairn_server::check_exposure(&public, None).unwrap_err();
+    let refused = cairn_server::check_exposure(&public, None, false).unwrap_err();
     assert_eq!(refused.field(), Some("bind"));
     assert!(refused.to_string().contains("--token"), "{refused}");
-    assert!(cairn_server::check_exposure(&public, Some(TOKEN)).is_ok());
-    assert!(cairn_server::check_exposure(&loopback, None).is_ok());
-    let short = cairn_server::check_exposure(&public, Some("hunter2")).unwrap_err();
+    assert!(
+        refused.to_string().contains("cairn token create"),
+        "{refused}"
+    );
+    assert!(cairn_server::check_exposure(&public, Some(TOKEN), false).is_ok());
+    assert!(cairn_server::check_exposure(&public, None, true).is_ok());
+    assert!(cairn_server::check_exposure(&loopback, None, false).is_ok());
+    let short = cairn_server::check_exposure(&public, Some("hunter2"), true).unwrap_err();
     assert_eq!(short.field(), Some("token"));
 }
 
