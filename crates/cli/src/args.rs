@@ -135,7 +135,7 @@ pub enum Command {
     /// Run the HTTP server: the web viewer at /, the REST API under /v1, MCP at /mcp, models
     /// kept warm.
     #[command(
-        after_help = "Examples:\n  cairn serve                                   # open http://127.0.0.1:7437/ for the viewer\n  cairn serve --bind 127.0.0.1:0                # any free port; the address is printed\n  CAIRN_TOKEN=$(openssl rand -hex 32) cairn serve --bind 0.0.0.0:7437\n  curl -s localhost:7437/v1/search?query=docker\n  curl -s localhost:7437/v1/openapi.json        # every route\n\nBinding anything but loopback needs a token; clients send `Authorization: Bearer <token>`\n(the viewer asks for it once per browser tab).\nCtrl-C stops it after the requests in flight finish."
+        after_help = "Examples:\n  cairn serve                                   # open http://127.0.0.1:7437/ for the viewer\n  cairn serve --bind 127.0.0.1:0                # any free port; the address is printed\n  CAIRN_TOKEN=$(openssl rand -hex 32) cairn serve --bind 0.0.0.0:7437\n  curl -s localhost:7437/v1/search?query=docker\n  curl -s localhost:7437/v1/openapi.json        # every route\n\nBinding anything but loopback needs a token: the server's own (--token, CAIRN_TOKEN: every\nproject) or the store's project tokens (cairn token create). Once the store holds a token, every\nrequest needs one, loopback included. Clients send `Authorization: Bearer <token>` (the viewer\nasks for it once per browser tab).\nCtrl-C stops it after the requests in flight finish."
     )]
     Serve(ServeArgs),
     /// What a new or compacted session should know: decisions, recent sessions and relevant

@@ -20,6 +20,8 @@ mod ocr;
 mod postgres;
 #[path = "cli/slots.rs"]
 mod slots;
+#[path = "cli/tokens.rs"]
+mod tokens;
 #[path = "cli/viewer.rs"]
 mod viewer;
 #[path = "cli/vision.rs"]
@@ -1362,6 +1364,8 @@ fn cairn_mcp_with_all_tools_offers_browsing_too() {
 struct Served {
     child: std::process::Child,
     base: String,
+    /// What the server has written to standard error since it listened, line by line.
+    log: std::sync::Arc<(std::sync::Mutex<Vec<String>>, std::sync::Condvar)>,
 }
 
 impl Served {
@@ -1375,7 +1379,10 @@ impl Served {
     }
 
     fn spawn(sandbox: &Sandbox, extra: &[&str], token: Option<&str>) -> Self {
-        let mut args = vec!["serve", "--bind", "127.0.0.1:0"];
+        let mut args = vec!["serve"];
+        if !extra.contains(&"--bind") {
+            args.extend(["--bind", "127.0.0.1:0"]);
+        }
         args.extend_from_slice(extra);
         let mut command = sandbox.command(&sandbox.project, &args);
         match token {
@@ -1397,8 +1404,34 @@ impl Served {
             }
         };
         // Keep reading: a closed pipe would make the server's next notice fail.
-        std::thread::spawn(move || for _ in stderr.lines() {});
-        Served { child, base }
+        let log =
+            std::sync::Arc::new((std::sync::Mutex::new(Vec::new()), std::sync::Condvar::new()));
+        let kept = std::sync::Arc::clone(&log);
+        std::thread::spawn(move || {
+            for line in stderr.lines().map_while(Result::ok) {
+                kept.0.lock().unwrap().push(line);
+                kept.1.notify_all();
+            }
+        });
+        Served { child, base, log }
+    }
+
+    /// Waits (up to 10 s) for a line of the server's log holding every one of `needles`.
+    fn logged(&self, needles: &[&str]) -> String {
+        let (lines, written) = &*self.log;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut lines = lines.lock().unwrap();
+        loop {
+            if let Some(line) = lines.iter().find(|l| needles.iter().all(|n| l.contains(n))) {
+                return line.clone();
+            }
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            assert!(
+                !left.is_zero(),
+                "no log line with {needles:?} in {lines:#?}"
+            );
+            lines = written.wait_timeout(lines, left).unwrap().0;
+        }
     }
 }
 
@@ -1412,12 +1445,17 @@ impl Served {
         self.exchange("GET", path, token, "")
     }
 
+    /// One request; an empty `token` sends no `Authorization` header.
     fn exchange(&self, method: &str, path: &str, token: &str, body: &str) -> (u16, Value) {
         let address = self.base.trim_start_matches("http://");
         let mut stream = std::net::TcpStream::connect(address).unwrap();
+        let auth = match token {
+            "" => String::new(),
+            token => format!("Authorization: Bearer {token}\r\n"),
+        };
         write!(
             stream,
-            "{method} {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\n\
+            "{method} {path} HTTP/1.1\r\nHost: {address}\r\n{auth}\
              Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         )

@@ -109,3 +109,42 @@ fn a_bad_store_url_is_explained_and_nothing_falls_back_to_the_file() {
     assert!(!run.stderr.contains("secret"), "{}", run.stderr);
     assert!(!sandbox.home.join("cairn.db").exists());
 }
+
+#[test]
+fn a_token_made_on_a_postgres_store_holds_on_every_server_until_revoked() {
+    let Some(sandbox) = on_postgres() else {
+        return;
+    };
+    sandbox.ok(&["store", "acme's queue is RabbitMQ", "--project", "acme"]);
+    sandbox.ok(&["store", "beta's queue is Kafka", "--project", "beta"]);
+    let first = Served::without_token(&sandbox, &[]);
+    let second = Served::without_token(&sandbox, &[]);
+    let token = sandbox
+        .ok(&["token", "create", "--project", "acme", "--write"])
+        .stdout;
+    let token = token.trim();
+    for served in [&first, &second] {
+        let (status, _) = served.get("/v1/memories", "");
+        assert_eq!(status, 401, "the store holds a token now");
+        let (status, found) = served.post("/v1/search", token, &json!({"query": "queue"}));
+        assert_eq!(status, 200, "{found}");
+        assert_eq!(found["results"].as_array().unwrap().len(), 1, "{found}");
+        let (status, body) = served.post(
+            "/v1/memories",
+            token,
+            &json!({"content": "into beta", "project": "beta"}),
+        );
+        assert_eq!(status, 403, "{body}");
+    }
+    let id = token
+        .strip_prefix("cairn_")
+        .unwrap()
+        .split('_')
+        .next()
+        .unwrap();
+    sandbox.ok(&["token", "revoke", id]);
+    for served in [&first, &second] {
+        let (status, body) = served.post("/v1/search", token, &json!({"query": "queue"}));
+        assert_eq!(status, 401, "{body}");
+    }
+}
