@@ -80,6 +80,12 @@ enum Command {
         /// Embed the corpus first and serve hybrid search (needs the model).
         #[arg(long)]
         semantic: bool,
+        /// Serve a PostgreSQL database (a fresh schema per size) instead of a SQLite file.
+        #[arg(long, value_name = "URL")]
+        store: Option<String>,
+        /// Servers on the one store; the connections are spread over them.
+        #[arg(long, default_value_t = 1)]
+        servers: usize,
     },
     /// Agent hooks and context: `cairn hook` processes (PostToolUse, SessionStart) start to
     /// exit, and `cairn context` as a process and in process.
@@ -466,9 +472,13 @@ fn main() -> Result<()> {
             threads,
             seconds,
             semantic,
+            store,
+            servers,
         } => {
             let options = serve::ServeOptions {
                 semantic,
+                store,
+                servers: servers.max(1),
                 sizes: run.sizes.clone(),
                 cairn: run.cairn()?,
                 connections: connections.max(1),

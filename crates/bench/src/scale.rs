@@ -202,13 +202,18 @@ pub fn run(options: &ScaleOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
 
 /// The store one import is measured on: a SQLite file, or a fresh schema of a PostgreSQL
 /// database (the URL carries the schema, so every `cairn` process lands in it).
-enum Target {
+pub(crate) enum Target {
     Sqlite(PathBuf),
     Postgres(String),
 }
 
 impl Target {
-    fn new(postgres: Option<&str>, scratch: &Path, size: u64, attempt: usize) -> Result<Self> {
+    pub(crate) fn new(
+        postgres: Option<&str>,
+        scratch: &Path,
+        size: u64,
+        attempt: usize,
+    ) -> Result<Self> {
         Ok(match postgres {
             None => Target::Sqlite(scratch.join(format!("store-{size}-{attempt}.db"))),
             // Created (and migrated) before the import, so the import measures only itself.
@@ -217,7 +222,7 @@ impl Target {
     }
 
     /// `cairn` pointed at this store.
-    fn command(&self, cairn: &Path) -> Command {
+    pub(crate) fn command(&self, cairn: &Path) -> Command {
         let mut command = Command::new(cairn);
         match self {
             Target::Sqlite(db) => command.arg("--db").arg(db),

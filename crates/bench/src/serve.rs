@@ -9,6 +9,12 @@
 //! (embedding 100K memories first takes about half an hour on two cores); `--semantic` embeds
 //! the corpus with `cairn reindex --embeddings` first and serves hybrid search, each query
 //! embedded by the server.
+//!
+//! With `--store URL` the corpus goes into a fresh schema of that PostgreSQL database and
+//! `--servers N` starts N servers on it: the connections are spread evenly over them, one wrk
+//! per server running at the same time. Each server's figures are reported, and a combined row:
+//! requests and rates summed, and as percentiles the highest of the servers' (a bound on the
+//! combined distribution's: no server had more than that share of slower requests).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -18,7 +24,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use crate::corpus::{Corpus, Rng};
-use crate::scale::write_corpus;
+use crate::scale::{Target, write_corpus};
 
 #[derive(Clone)]
 pub struct ServeOptions {
@@ -31,12 +37,17 @@ pub struct ServeOptions {
     pub workdir: Option<PathBuf>,
     /// Embed the corpus and serve hybrid search (needs the model installed).
     pub semantic: bool,
+    /// A PostgreSQL database to serve from (a fresh schema per size) instead of a SQLite file.
+    pub store: Option<String>,
+    /// Servers on the one store, sharing the connections.
+    pub servers: usize,
 }
 
 /// What wrk measured for one kind of request.
 #[derive(Debug, Clone, Serialize)]
 pub struct LoadResult {
-    pub kind: &'static str,
+    /// `search` or `store`, with `@N` for server N's share when there are several.
+    pub kind: String,
     pub requests: u64,
     pub per_second: f64,
     pub p50_ms: f64,
@@ -61,13 +72,14 @@ struct Server {
 }
 
 impl Server {
-    fn start(cairn: &Path, db: &Path, semantic: bool) -> Result<Self> {
-        let mut child = Command::new(cairn)
-            .arg("--db")
-            .arg(db)
+    /// `cairn serve` on `target`'s store; `config` names a file that does not exist (so no
+    /// user configuration applies).
+    fn start(cairn: &Path, target: &Target, config: &Path, semantic: bool) -> Result<Self> {
+        let mut child = target
+            .command(cairn)
             .args(["serve", "--bind", "127.0.0.1:0"])
             .env("CAIRN_EMBEDDING", if semantic { "on" } else { "off" })
-            .env("CAIRN_CONFIG", db.with_extension("no-config.toml"))
+            .env("CAIRN_CONFIG", config)
             .env_remove("CAIRN_TOKEN")
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -177,7 +189,7 @@ fn wrk_duration_ms(text: &str) -> Option<f64> {
     })
 }
 
-fn parse_wrk(kind: &'static str, output: &str) -> Result<LoadResult> {
+fn parse_wrk(kind: &str, output: &str) -> Result<LoadResult> {
     let percentile = |p: &str| {
         output
             .lines()
@@ -215,7 +227,7 @@ fn parse_wrk(kind: &'static str, output: &str) -> Result<LoadResult> {
         })
         .unwrap_or(0);
     Ok(LoadResult {
-        kind,
+        kind: kind.to_string(),
         requests,
         per_second,
         p50_ms: percentile("50%")?,
@@ -225,12 +237,7 @@ fn parse_wrk(kind: &'static str, output: &str) -> Result<LoadResult> {
     })
 }
 
-fn run_wrk(
-    options: &ServeOptions,
-    base: &str,
-    script: &Path,
-    kind: &'static str,
-) -> Result<LoadResult> {
+fn run_wrk(options: &ServeOptions, base: &str, script: &Path, kind: &str) -> Result<LoadResult> {
     let output = Command::new("wrk")
         .arg(format!("-t{}", options.threads))
         .arg(format!("-c{}", options.connections))
@@ -273,12 +280,12 @@ pub fn run(options: &ServeOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
     let mut results = Vec::new();
     for &size in &options.sizes {
         let corpus_path = scratch.path().join(format!("corpus-{size}.jsonl"));
-        let db = scratch.path().join(format!("store-{size}.db"));
+        let target = Target::new(options.store.as_deref(), scratch.path(), size, 0)?;
+        let config = scratch.path().join("no-config.toml");
         progress(&format!("{size}: importing the corpus"));
         write_corpus(&corpus_path, size, options.seed)?;
-        let status = Command::new(&options.cairn)
-            .arg("--db")
-            .arg(&db)
+        let status = target
+            .command(&options.cairn)
             .args(["--quiet", "import"])
             .arg(&corpus_path)
             .env("CAIRN_EMBEDDING", "off")
@@ -289,9 +296,8 @@ pub fn run(options: &ServeOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
         }
         if options.semantic {
             progress(&format!("{size}: embedding the corpus"));
-            let status = Command::new(&options.cairn)
-                .arg("--db")
-                .arg(&db)
+            let status = target
+                .command(&options.cairn)
                 .args(["--quiet", "reindex", "--embeddings"])
                 .env("CAIRN_EMBEDDING", "on")
                 .stdout(Stdio::null())
@@ -300,37 +306,97 @@ pub fn run(options: &ServeOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
                 bail!("cairn reindex --embeddings failed (is the model installed?)");
             }
         }
-        let server = Server::start(&options.cairn, &db, options.semantic)?;
-        // One request warms the connection and the page cache's first pages.
-        run_wrk(
-            &ServeOptions {
-                seconds: 2,
-                ..options.clone()
-            },
-            &server.base,
-            &search_lua,
-            "warm-up",
-        )?;
-        let idle_rss_mib = server.memory_mib("VmRSS:")?;
+        let servers = (0..options.servers.max(1))
+            .map(|_| Server::start(&options.cairn, &target, &config, options.semantic))
+            .collect::<Result<Vec<_>>>()?;
+        // A short load warms each server's connections and the first pages.
+        let warm = ServeOptions {
+            seconds: 2,
+            ..options.clone()
+        };
+        load(&warm, &servers, &search_lua, "warm-up")?;
+        let idle_rss_mib = max_of(&servers, "VmRSS:")?;
         progress(&format!("{size}: searching under load"));
-        let search = run_wrk(options, &server.base, &search_lua, "search")?;
+        let mut loads = load(options, &servers, &search_lua, "search")?;
         progress(&format!("{size}: storing under load"));
-        let store = run_wrk(options, &server.base, &store_lua, "store")?;
+        loads.extend(load(options, &servers, &store_lua, "store")?);
         results.push(ServeResult {
             memories: size,
             idle_rss_mib,
-            peak_rss_mib: server.memory_mib("VmHWM:")?,
-            loads: vec![search, store],
+            peak_rss_mib: max_of(&servers, "VmHWM:")?,
+            loads,
         });
     }
     Ok(results)
 }
 
+/// The highest of the servers' memory figures.
+fn max_of(servers: &[Server], field: &str) -> Result<f64> {
+    servers
+        .iter()
+        .map(|server| server.memory_mib(field))
+        .try_fold(0.0, |most: f64, mib| Ok(most.max(mib?)))
+}
+
+/// One load spread over the servers at once, the connections shared evenly: one row, or with
+/// several servers one per server (`kind@N`) and the combined row.
+fn load(
+    options: &ServeOptions,
+    servers: &[Server],
+    script: &Path,
+    kind: &str,
+) -> Result<Vec<LoadResult>> {
+    if let [server] = servers {
+        return Ok(vec![run_wrk(options, &server.base, script, kind)?]);
+    }
+    let share = ServeOptions {
+        connections: (options.connections / servers.len()).max(1),
+        threads: options
+            .threads
+            .clamp(1, (options.connections / servers.len()).max(1)),
+        ..options.clone()
+    };
+    let each: Vec<LoadResult> = std::thread::scope(|scope| {
+        let running: Vec<_> = servers
+            .iter()
+            .enumerate()
+            .map(|(n, server)| {
+                let share = &share;
+                scope.spawn(move || {
+                    run_wrk(share, &server.base, script, &format!("{kind}@{}", n + 1))
+                })
+            })
+            .collect();
+        running
+            .into_iter()
+            .map(|handle| handle.join().expect("a wrk thread"))
+            .collect::<Result<_>>()
+    })?;
+    let most = |pick: fn(&LoadResult) -> f64| each.iter().map(pick).fold(0.0, f64::max);
+    let combined = LoadResult {
+        kind: kind.to_string(),
+        requests: each.iter().map(|l| l.requests).sum(),
+        per_second: each.iter().map(|l| l.per_second).sum(),
+        p50_ms: most(|l| l.p50_ms),
+        p90_ms: most(|l| l.p90_ms),
+        p99_ms: most(|l| l.p99_ms),
+        errors: each.iter().map(|l| l.errors).sum(),
+    };
+    Ok(each.into_iter().chain([combined]).collect())
+}
+
 pub fn table(results: &[ServeResult], options: &ServeOptions) -> String {
     let mut out = format!(
-        "wrk: {} connections, {} threads, {} s per load, search {}\n\
+        "wrk: {} connections over {} server{} on {}, {} threads, {} s per load, search {}\n\
          memories  load      requests    req/s     p50 ms    p90 ms    p99 ms  errors  idle RSS  peak RSS\n",
         options.connections,
+        options.servers,
+        if options.servers == 1 { "" } else { "s" },
+        if options.store.is_some() {
+            "PostgreSQL"
+        } else {
+            "SQLite"
+        },
         options.threads,
         options.seconds,
         if options.semantic {
@@ -342,7 +408,7 @@ pub fn table(results: &[ServeResult], options: &ServeOptions) -> String {
     for result in results {
         for load in &result.loads {
             out.push_str(&format!(
-                "{:>8}  {:<8} {:>9} {:>8.0} {:>9.2} {:>9.2} {:>9.2} {:>7} {:>6.0} MiB {:>5.0} MiB\n",
+                "{:>8}  {:<9}{:>9} {:>8.0} {:>9.2} {:>9.2} {:>9.2} {:>7} {:>6.0} MiB {:>5.0} MiB\n",
                 result.memories,
                 load.kind,
                 load.requests,

@@ -120,6 +120,11 @@ pub enum Command {
         after_help = "Example:\n  cairn restore ~/backups/cairn-2026-11-01.db\n\nThe current database is first saved beside itself (its name and the time, .db), so a restore\ncan be undone with another restore. Asks for confirmation unless --force."
     )]
     Restore(RestoreArgs),
+    /// Move everything a store holds into another: SQLite to PostgreSQL, or back.
+    #[command(
+        after_help = "Examples:\n  cairn migrate-store --to postgres://cairn@db.internal/cairn      # this store into PostgreSQL\n  cairn migrate-store --from postgres://cairn@db.internal/cairn --to sqlite:~/cairn.db\n\nMoves memories with their history, relations, slots, sessions and observations, and the\nvectors of the text model, in batches of 1,000 records, each committed: an interrupted move\nis resumed by running it again (what is there already is passed over). At the end both stores\nare read again and compared kind by kind (counts and digests); any difference fails the\ncommand. Images, markdown workspaces and access tokens are not moved (the report counts\nthem). Stop writers (servers, agents' hooks) while it runs."
+    )]
+    MigrateStore(MigrateStoreArgs),
     /// The embedding model behind semantic search: install it, see what is installed and used.
     #[command(subcommand)]
     Model(ModelCommand),
@@ -477,6 +482,17 @@ pub struct TokenCreateArgs {
     /// Who or what the token is for, shown by `cairn token list`.
     #[arg(long, value_name = "TEXT")]
     pub name: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct MigrateStoreArgs {
+    /// The store to move: `sqlite:PATH` (or a path), or `postgres://…` (default: the store this
+    /// command would use: --db, --store, CAIRN_STORE, config).
+    #[arg(long, value_name = "STORE")]
+    pub from: Option<String>,
+    /// Where to move it: `sqlite:PATH` (created when missing), or `postgres://…`.
+    #[arg(long, value_name = "STORE")]
+    pub to: String,
 }
 
 #[derive(Debug, Args)]

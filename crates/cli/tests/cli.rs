@@ -14,6 +14,8 @@ mod files;
 mod hooks;
 #[path = "cli/images.rs"]
 mod images;
+#[path = "cli/migrate.rs"]
+mod migrate;
 #[path = "cli/ocr.rs"]
 mod ocr;
 #[path = "cli/postgres.rs"]

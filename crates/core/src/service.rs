@@ -22,7 +22,9 @@ use crate::embedding::{
     VectorSpace,
 };
 use crate::error::{Error, Result};
-use crate::exchange::{self, Counts, ExportOptions, ImportReport, import::Importer};
+use crate::exchange::{
+    self, Counts, ExportOptions, ImportReport, MigrateProgress, MigrationReport, import::Importer,
+};
 use crate::files::{Files, FilesExport, SyncReport, Workspace};
 use crate::id::{IdRef, MemoryId, RelationRef};
 use crate::image::screenshots::screenshot_memories;
@@ -779,6 +781,15 @@ impl MemoryService {
 
     pub fn derived_summary(&self, session: &Session) -> Result<String> {
         self.session_ops().derived_summary(session)
+    }
+
+    /// Moves everything this store holds into `target` (`exchange::migrate`).
+    pub fn migrate_to(
+        &self,
+        target: &dyn Store,
+        progress: &mut dyn FnMut(MigrateProgress),
+    ) -> Result<MigrationReport> {
+        exchange::migrate(self.store.as_ref(), target, &self.config.limits, progress)
     }
 
     // Access tokens (`access::operations`).

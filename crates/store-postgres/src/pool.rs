@@ -40,7 +40,8 @@ pub fn quote_identifier(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
 }
 
-/// Where `config` connects, for people: a URL without the password.
+/// Where `config` connects, for people: a URL without the password, and the schema when the
+/// connection's search path names one.
 pub fn location(config: &Config) -> String {
     let host = config
         .get_hosts()
@@ -56,7 +57,18 @@ pub fn location(config: &Config) -> String {
         .map(|u| format!("{u}@"))
         .unwrap_or_default();
     let database = config.get_dbname().unwrap_or("");
-    format!("postgres://{user}{host}:{port}/{database}")
+    let url = format!("postgres://{user}{host}:{port}/{database}");
+    // Several stores may share a database, one per schema: say which.
+    let schema = config
+        .get_options()
+        .and_then(|options| options.split("search_path=").nth(1))
+        .and_then(|path| path.split([',', ' ']).next())
+        .map(|schema| schema.trim_matches('"'))
+        .filter(|schema| !schema.is_empty() && *schema != "public");
+    match schema {
+        Some(schema) => format!("{url} (schema {schema})"),
+        None => url,
+    }
 }
 
 /// A URL with its password (if any) replaced by `***`.

@@ -7,6 +7,7 @@ mod files;
 mod list;
 mod mcp;
 mod memory;
+mod migrate;
 mod model;
 mod prune;
 mod search;
@@ -90,6 +91,8 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
     match command {
         Command::Hook(args) => return crate::hook::run(cli, args),
         Command::Setup(args) => return crate::setup::run(cli, args),
+        // Opens the stores it names itself.
+        Command::MigrateStore(args) => return migrate::run(cli, args),
         _ => {}
     }
     if let Command::Model(model_command) = command
@@ -126,7 +129,9 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         Command::Vision(command) => vision::run(&app, command),
         Command::Add(args) => files::add(&app, args),
         Command::Token(command) => tokens::run(&app, command),
-        Command::Hook(_) | Command::Setup(_) => unreachable!("handled before the store opens"),
+        Command::Hook(_) | Command::Setup(_) | Command::MigrateStore(_) => {
+            unreachable!("handled before the store opens")
+        }
     }?;
     // What the command wrote gets its images read and its embedding before the process ends
     // (an image's text first: it is embedded with its memory).

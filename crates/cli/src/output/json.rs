@@ -124,6 +124,7 @@ pub fn render(view: &View<'_>) -> String {
         }
         View::Tags(tags) => json!(tags),
         View::Imported(report) => json!(report),
+        View::Migrated(report) => json!({ "verified": report.verified(), "report": report }),
         View::Exported { counts, to } => json!({ "exported": counts, "to": to }),
         View::BackedUp { file } => json!({ "backup": file }),
         View::Restored { from, previous } => json!({ "restored": from, "previous": previous }),

@@ -196,6 +196,9 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
         View::Imported(report) => {
             let _ = writeln!(out, "{}.", sentence(&super::text::imported(report)));
         }
+        View::Migrated(report) => {
+            let _ = writeln!(out, "{}", super::text::migrated(report));
+        }
         View::Exported { counts, to } => {
             let _ = writeln!(
                 out,

@@ -23,7 +23,7 @@ use cairn_core::api::{AddOutcome, ImageDocument, VisionFound};
 use cairn_core::context::Context;
 use cairn_core::embedding::VectorIndexReport;
 use cairn_core::embedding::{EmbedReport, EmbeddingStatus};
-use cairn_core::exchange::{Counts, ImportReport};
+use cairn_core::exchange::{Counts, ImportReport, MigrationReport};
 use cairn_core::files::{FilesExport, SyncReport, Workspace};
 use cairn_core::image::{ImageTotals, ReadReport};
 use cairn_core::memory::{MemoryHistory, PruneReport};
@@ -136,6 +136,8 @@ pub enum View<'a> {
     TokenIssued(&'a IssuedToken),
     Tokens(&'a [AccessToken]),
     TokenRevoked(&'a AccessToken),
+    /// What `cairn migrate-store` moved, and its check.
+    Migrated(&'a MigrationReport),
 }
 
 impl View<'_> {

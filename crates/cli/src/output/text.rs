@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use cairn_core::embedding::VectorIndexReport;
-use cairn_core::exchange::{Counts, ImportReport};
+use cairn_core::exchange::{Counts, ImportReport, MigrationReport};
 use cairn_core::image::Image;
 use cairn_core::memory::{NamedCount, PruneRule};
 use cairn_core::search::SearchHit;
@@ -298,6 +298,7 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
         }
         View::Imported(_) | View::Exported { .. } if style.quiet => {}
         View::Imported(report) => line(&mut out, &imported(report)),
+        View::Migrated(report) => line(&mut out, &migrated(report)),
         View::Exported { counts, to } => line(&mut out, &format!("{} to {to}", exported(counts))),
         View::BackedUp { file } => line(&mut out, &format!("backed up the store to {file}")),
         View::Restored { from, previous } => line(&mut out, &restored(from, *previous)),
@@ -307,8 +308,9 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
 
 /// `imported 12 records: memories 10 created, 2 unchanged; slots 2 updated`: each kind that
 /// had records, each count that is not zero.
-pub fn imported(report: &ImportReport) -> String {
-    let kinds: Vec<String> = report
+/// Per kind with records, what was done with them: `memories 3 created, 1 unchanged`.
+fn kind_counts(report: &ImportReport) -> Vec<String> {
+    report
         .kinds()
         .iter()
         .filter(|(_, counted)| counted.total() > 0)
@@ -324,7 +326,62 @@ pub fn imported(report: &ImportReport) -> String {
             .collect();
             format!("{} {}", kind.replace('_', " "), parts.join(", "))
         })
+        .collect()
+}
+
+/// What `cairn migrate-store` did: the records and vectors moved, the check, what stayed.
+pub fn migrated(report: &MigrationReport) -> String {
+    let records = report.moved.records;
+    let mut text = format!(
+        "moved {records} record{} ({}) and {} vector{}",
+        plural(records as usize),
+        kind_counts(&report.moved).join("; "),
+        report.vectors,
+        plural(report.vectors as usize)
+    );
+    let counted: Vec<String> = report
+        .check
+        .iter()
+        .map(|kind| match kind.same {
+            true => format!("{} {}", kind.kind.replace('_', " "), kind.source),
+            false => format!(
+                "{} DIFFER: {} in the source, {} in the target (digests {} and {})",
+                kind.kind.replace('_', " "),
+                kind.source,
+                kind.target,
+                kind.source_digest,
+                kind.target_digest
+            ),
+        })
         .collect();
+    let verdict = match report.verified() {
+        true => "both stores hold the same",
+        false => "the stores differ",
+    };
+    let _ = write!(text, "\ncheck: {verdict}: {}", counted.join(", "));
+    let mut left = Vec::new();
+    if report.images_left > 0 {
+        left.push(format!(
+            "{} image{} (their files stay in the source's image directory)",
+            report.images_left,
+            plural(report.images_left as usize)
+        ));
+    }
+    if report.tokens_left > 0 {
+        left.push(format!(
+            "{} access token{} (make them again on the target)",
+            report.tokens_left,
+            plural(report.tokens_left as usize)
+        ));
+    }
+    if !left.is_empty() {
+        let _ = write!(text, "\nnot moved: {}", left.join(", "));
+    }
+    text
+}
+
+pub fn imported(report: &ImportReport) -> String {
+    let kinds = kind_counts(report);
     let records = report.records;
     let head = format!("imported {records} record{}", plural(records as usize));
     let mut text = match kinds.is_empty() {

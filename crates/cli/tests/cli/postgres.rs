@@ -148,3 +148,34 @@ fn a_token_made_on_a_postgres_store_holds_on_every_server_until_revoked() {
         assert_eq!(status, 401, "{body}");
     }
 }
+
+#[test]
+fn a_store_moves_to_postgres_and_back_unchanged() {
+    let Some(server) = test_server() else {
+        return;
+    };
+    let (_, url) = fresh_store(&server, "move").expect("a fresh schema on the test server");
+    let sandbox = Sandbox::new();
+    super::migrate::populate(&sandbox);
+    let original = sandbox.ok(&["export", "-", "--sessions"]).stdout;
+
+    let moved = sandbox.ok_json(&["migrate-store", "--to", &url]);
+    assert_eq!(moved["verified"], true, "{moved}");
+    let on_postgres = sandbox
+        .ok(&["--store", &url, "export", "-", "--sessions"])
+        .stdout;
+    assert_eq!(on_postgres, original);
+    // PostgreSQL's list knows the token's project memories like the file did.
+    let found = sandbox.ok_json(&["--store", &url, "search", "staging", "--project", "beta"]);
+    assert_eq!(found["results"].as_array().unwrap().len(), 1, "{found}");
+
+    let back = sandbox.home.join("back.db");
+    let to = format!("sqlite:{}", back.display());
+    let returned = sandbox.ok_json(&["migrate-store", "--from", &url, "--to", &to]);
+    assert_eq!(returned["verified"], true, "{returned}");
+    let back_db = back.display().to_string();
+    let again = sandbox
+        .ok(&["--db", &back_db, "export", "-", "--sessions"])
+        .stdout;
+    assert_eq!(again, original);
+}

@@ -47,7 +47,7 @@ use crate::access::{Access, AccessToken, Grant, IssuedToken, NewToken};
 use crate::context::{Context, ContextRequest};
 use crate::embedding::{EmbedProgress, EmbedReport, EmbeddingStatus, VectorIndexReport};
 use crate::error::{Error, Result};
-use crate::exchange::{Counts, ExportOptions, ImportReport};
+use crate::exchange::{Counts, ExportOptions, ImportReport, MigrateProgress, MigrationReport};
 use crate::files::{FilesExport, SyncReport, Workspace};
 use crate::id::{IdRef, MemoryId, RelationRef};
 use crate::image::{ImageId, ImageSource, ImageTotals, ReadProgress, ReadReport};
@@ -1031,6 +1031,18 @@ impl Api {
     ) -> Result<Counts> {
         caller.access.whole_store("an export")?;
         self.service.export(options, sink)
+    }
+
+    /// Moves everything this store holds into `target`, in committed batches (a second run
+    /// resumes), then checks both sides; see [`crate::exchange::migrate`].
+    pub fn migrate_store(
+        &self,
+        caller: &Caller,
+        target: &dyn crate::store::Store,
+        progress: &mut dyn FnMut(MigrateProgress),
+    ) -> Result<MigrationReport> {
+        caller.access.whole_store("moving the store")?;
+        self.service.migrate_to(target, progress)
     }
 
     /// Writes a consistent copy of the database to `file` (which must not exist).

@@ -47,16 +47,22 @@ enum Line {
 }
 
 fn line(item: ExportItem, options: ExportOptions) -> Line {
-    Line::Record(match item {
-        ExportItem::Counts(counts) => {
-            return Line::Header(Header {
-                format: FORMAT.into(),
-                version: VERSION,
-                cairn: env!("CARGO_PKG_VERSION").into(),
-                sessions: options.sessions,
-                counts,
-            });
-        }
+    match item {
+        ExportItem::Counts(counts) => Line::Header(Header {
+            format: FORMAT.into(),
+            version: VERSION,
+            cairn: env!("CARGO_PKG_VERSION").into(),
+            sessions: options.sessions,
+            counts,
+        }),
+        item => Line::Record(record_of(item).expect("only the counts are not a record")),
+    }
+}
+
+/// An exported item as its record; `None` for the counts (the header's part).
+pub(crate) fn record_of(item: ExportItem) -> Option<Record> {
+    Some(match item {
+        ExportItem::Counts(_) => return None,
         ExportItem::Memory(memory, revisions) => Record::Memory(MemoryRecord { memory, revisions }),
         ExportItem::Relation(relation) => Record::Relation(Box::new(relation)),
         ExportItem::Slot(slot) => Record::Slot(slot.into()),

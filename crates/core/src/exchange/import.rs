@@ -9,15 +9,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Limits;
 use crate::error::{Error, RecordAt, Result};
+use crate::exchange::format::Record;
 use crate::exchange::format::{FORMAT, KINDS, VERSION};
-use crate::exchange::{
-    Counts, Header, ObservationRecord, PlainMemory, SlotRecord, SlotSeedsRecord, merge,
-};
+use crate::exchange::{Counts, Header, PlainMemory, merge};
 use crate::memory::write::{import_one, store_in, validate_record};
-use crate::memory::{MemoryRecord, WriteOutcome, WriteStatus};
-use crate::relation::Relation;
+use crate::memory::{WriteOutcome, WriteStatus};
 use crate::scope::Scope;
-use crate::session::Session;
 use crate::store::{Store, StoreTx, in_transaction};
 
 /// What an import did with the records of one kind.
@@ -41,6 +38,13 @@ impl KindReport {
 
     pub fn total(&self) -> u64 {
         self.created + self.updated + self.unchanged
+    }
+}
+
+impl ImportReport {
+    /// Records written (or found unchanged) of every kind together.
+    pub fn records_written(&self) -> u64 {
+        self.kinds().iter().map(|(_, kind)| kind.total()).sum()
     }
 }
 
@@ -147,6 +151,52 @@ pub fn import(
     Ok(imported)
 }
 
+/// Writes one export record into `tx` as an import does — validated, merged with what is
+/// stored (an item already there is unchanged, a newer state wins) — counting it in `report`
+/// and `read`. Import and [`migrate`](crate::exchange::migrate) share it.
+pub(crate) fn import_record(
+    tx: &mut dyn StoreTx,
+    record: Record,
+    limits: &Limits,
+    report: &mut ImportReport,
+    read: &mut Counts,
+) -> Result<()> {
+    match record {
+        Record::Memory(record) => {
+            let record = validate_record(record, limits)?;
+            read.memories += 1;
+            report.memories.count(import_one(tx, record)?);
+        }
+        Record::Relation(relation) => {
+            read.relations += 1;
+            report
+                .relations
+                .count(merge::import_relation(tx, &relation)?);
+        }
+        Record::Slot(record) => {
+            let slot = merge::slot(record)?;
+            read.slots += 1;
+            report.slots.count(merge::import_slot(tx, &slot)?);
+        }
+        Record::SlotSeeds(seeds) => {
+            read.slot_seeds += 1;
+            report.slot_seeds.count(merge::import_seeds(tx, &seeds)?);
+        }
+        Record::Session(session) => {
+            let session = merge::session(session)?;
+            read.sessions += 1;
+            report.sessions.count(merge::import_session(tx, &session)?);
+        }
+        Record::Observation(record) => {
+            read.observations += 1;
+            report
+                .observations
+                .count(merge::import_observation(tx, record)?);
+        }
+    }
+    Ok(())
+}
+
 /// Skips the white space before the first record: whether that record opens a JSON array,
 /// and how many lines the skipped space held (so line numbers stay true).
 fn opening(input: &mut dyn BufRead) -> Result<(bool, u64)> {
@@ -214,11 +264,16 @@ impl Reading<'_, '_> {
         let importer = self.importer;
         match (peek.kind.as_deref(), peek.id.is_some()) {
             // Version 1 wrote memory records without a type.
+            // Version 1 wrote memory records without a type.
             (Some("memory"), _) | (None, true) => {
-                let record: MemoryRecord = serde_json::from_str(text).map_err(json)?;
-                let record = validate_record(record, importer.limits)?;
-                self.read.memories += 1;
-                self.report.memories.count(import_one(self.tx, record)?);
+                let record = Record::Memory(serde_json::from_str(text).map_err(json)?);
+                import_record(
+                    self.tx,
+                    record,
+                    importer.limits,
+                    &mut self.report,
+                    &mut self.read,
+                )?;
             }
             (None, false) => {
                 let plain: PlainMemory = serde_json::from_str(text).map_err(json)?;
@@ -233,38 +288,21 @@ impl Reading<'_, '_> {
                     }
                 }
             }
-            (Some("relation"), _) => {
-                let relation: Relation = serde_json::from_str(text).map_err(json)?;
-                self.read.relations += 1;
-                self.report
-                    .relations
-                    .count(merge::import_relation(self.tx, &relation)?);
-            }
-            (Some("slot"), _) => {
-                let slot = merge::slot(serde_json::from_str::<SlotRecord>(text).map_err(json)?)?;
-                self.read.slots += 1;
-                self.report.slots.count(merge::import_slot(self.tx, &slot)?);
-            }
-            (Some("slot_seeds"), _) => {
-                let seeds: SlotSeedsRecord = serde_json::from_str(text).map_err(json)?;
-                self.read.slot_seeds += 1;
-                self.report
-                    .slot_seeds
-                    .count(merge::import_seeds(self.tx, &seeds)?);
-            }
-            (Some("session"), _) => {
-                let session = merge::session(serde_json::from_str::<Session>(text).map_err(json)?)?;
-                self.read.sessions += 1;
-                self.report
-                    .sessions
-                    .count(merge::import_session(self.tx, &session)?);
-            }
-            (Some("observation"), _) => {
-                let record: ObservationRecord = serde_json::from_str(text).map_err(json)?;
-                self.read.observations += 1;
-                self.report
-                    .observations
-                    .count(merge::import_observation(self.tx, record)?);
+            (Some(kind @ ("relation" | "slot" | "slot_seeds" | "session" | "observation")), _) => {
+                let record = match kind {
+                    "relation" => Record::Relation(serde_json::from_str(text).map_err(json)?),
+                    "slot" => Record::Slot(serde_json::from_str(text).map_err(json)?),
+                    "slot_seeds" => Record::SlotSeeds(serde_json::from_str(text).map_err(json)?),
+                    "session" => Record::Session(serde_json::from_str(text).map_err(json)?),
+                    _ => Record::Observation(serde_json::from_str(text).map_err(json)?),
+                };
+                import_record(
+                    self.tx,
+                    record,
+                    importer.limits,
+                    &mut self.report,
+                    &mut self.read,
+                )?;
             }
             (Some(other), _) => {
                 return Err(Error::invalid(

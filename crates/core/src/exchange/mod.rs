@@ -19,6 +19,10 @@
 //! label, a session by agent and id, an observation by event id; a stored state newer than the
 //! record is kept), and export → import into an empty store → export gives the same bytes.
 //!
+//! [`mod@migrate`] moves a whole store into another (SQLite to PostgreSQL and back): the same
+//! records without JSON between, in committed batches so a second run resumes, then the
+//! vectors, then a check of counts and digests on both sides.
+//!
 //! [`ExchangeStore`] also makes and restores byte-level backups of the database, for users who
 //! want the bytes rather than the records.
 
@@ -26,11 +30,13 @@ pub mod export;
 pub mod format;
 pub mod import;
 pub mod merge;
+pub mod migrate;
 pub mod plain;
 pub mod store;
 
 pub use export::{ExportOptions, export};
 pub use format::{Counts, Header, ObservationRecord, SlotRecord, SlotSeedsRecord};
 pub use import::{CHECKED_PLAIN_RECORDS, ImportReport, Imported, KindReport, import};
+pub use migrate::{KindCheck, MigrateProgress, MigrateStage, MigrationReport, migrate};
 pub use plain::PlainMemory;
 pub use store::{ExchangeStore, ExportItem};

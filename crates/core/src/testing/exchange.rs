@@ -413,3 +413,95 @@ pub fn an_observation_needs_its_session_first(factory: StoreFactory) {
     assert_eq!(error.field(), Some("session"), "{error}");
     assert!(target.service.session(&key("s1")).is_err());
 }
+
+pub fn a_whole_store_moves_into_another_and_a_second_run_changes_nothing(factory: StoreFactory) {
+    use crate::embedding::{ModelIdentity, VectorSpace};
+    use crate::exchange::{ExportItem, MigrateStage, migrate};
+
+    let source = Harness::new(factory);
+    full_store(&source);
+    // Vectors of a made-up model for every memory.
+    let mut memories = Vec::new();
+    source
+        .service
+        .backend()
+        .export(false, &mut |item| {
+            if let ExportItem::Memory(memory, _) = item {
+                memories.push((memory.id, memory.updated_at));
+            }
+            Ok(())
+        })
+        .unwrap();
+    let model = ModelIdentity {
+        name: "suite-model".into(),
+        dimensions: 3,
+        weights_sha256: "ab".repeat(32),
+    };
+    let vectors: Vec<_> = memories
+        .iter()
+        .enumerate()
+        .map(|(i, (id, at))| (*id, *at, vec![i as f32 + 0.125, 0.5, -1.25]))
+        .collect();
+    source
+        .service
+        .backend()
+        .write(&mut |tx| {
+            tx.set_embedding_model(VectorSpace::Text, &model)?;
+            tx.put_embeddings(VectorSpace::Text, &vectors)?;
+            Ok(())
+        })
+        .unwrap();
+
+    let target = Harness::new(factory);
+    let limits = crate::config::Limits::default();
+    let (from, to) = (source.service.backend(), target.service.backend());
+    let mut stages = Vec::new();
+    let report = migrate(from, to, &limits, &mut |p| stages.push(p.stage)).unwrap();
+    assert!(report.verified(), "{:?}", report.check);
+    assert_eq!(report.moved.memories.created, memories.len() as u64);
+    assert_eq!(report.moved.observations.created, 8);
+    assert_eq!(report.vectors, memories.len() as u64);
+    assert_eq!(report.check.len(), 7, "six kinds and one vector space");
+    for stage in [
+        MigrateStage::Records,
+        MigrateStage::Vectors,
+        MigrateStage::Check,
+    ] {
+        assert!(stages.contains(&stage), "{stages:?}");
+    }
+    assert_eq!(target.export(), source.export());
+    let ids: Vec<_> = memories.iter().map(|(id, _)| *id).collect();
+    let sorted = |store: &dyn crate::store::Store| {
+        let mut found = store.vectors(VectorSpace::Text, &ids).unwrap();
+        found.sort_by_key(|(id, _)| *id);
+        found
+    };
+    assert_eq!(sorted(to), sorted(from));
+    assert_eq!(to.embedding_model(VectorSpace::Text).unwrap(), Some(model));
+    assert_eq!(
+        to.embedding_counts(VectorSpace::Text).unwrap(),
+        from.embedding_counts(VectorSpace::Text).unwrap()
+    );
+
+    // A second run (an interrupted move, resumed) finds everything there and writes nothing.
+    let again = migrate(from, to, &limits, &mut |_| {}).unwrap();
+    for (kind, counted) in again.moved.kinds() {
+        assert_eq!((kind, counted.created, counted.updated), (kind, 0, 0));
+    }
+    assert!(again.verified(), "{:?}", again.check);
+
+    // The check sees what differs: a memory only the target holds.
+    target.add("only the target knows this", &[]);
+    let differs = migrate(from, to, &limits, &mut |_| {}).unwrap();
+    assert!(!differs.verified());
+    let wrong: Vec<&str> = differs
+        .check
+        .iter()
+        .filter(|kind| !kind.same)
+        .map(|kind| kind.kind.as_str())
+        .collect();
+    assert_eq!(wrong, ["memories"]);
+
+    let error = migrate(from, from, &limits, &mut |_| {}).unwrap_err();
+    assert_eq!(error.field(), Some("to"));
+}

@@ -80,6 +80,7 @@ macro_rules! store_behaviour_suite {
             import_of_a_newer_record_updates_and_merges_history,
             a_bad_import_line_rolls_back_the_whole_import,
             everything_a_store_holds_round_trips_byte_for_byte,
+            a_whole_store_moves_into_another_and_a_second_run_changes_nothing,
             an_export_without_sessions_leaves_them_out,
             plain_records_are_stored_like_new_memories,
             a_bad_plain_record_anywhere_imports_nothing,
