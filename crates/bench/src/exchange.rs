@@ -6,6 +6,9 @@
 //! as plain records (`{"content", "title", "tags", "category", "created_at"}`, each validated,
 //! redacted and deduplicated like `cairn store`), and `cairn backup` copies the database.
 //! The round trip is checked: the fresh store's export must equal the first byte for byte.
+//! `cairn migrate-store` moves the store into a new SQLite file, or with `--store URL` into a
+//! fresh schema of that PostgreSQL database and from there back into a new file (each move
+//! checks itself; a failed check fails the benchmark).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -16,6 +19,8 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 use serde_json::json;
 
+use cairn_store_postgres::testing::fresh_store;
+
 use crate::measure::{median, run_child};
 use crate::scale::write_corpus;
 
@@ -25,6 +30,8 @@ pub struct ExchangeOptions {
     pub cairn: PathBuf,
     pub seed: u64,
     pub workdir: Option<PathBuf>,
+    /// A PostgreSQL database to move the store into and back (fresh schemas).
+    pub store: Option<String>,
 }
 
 /// Throughput of one step: memories per second (median of runs) and the process's peak RSS.
@@ -42,6 +49,10 @@ pub struct ExchangeResult {
     pub import_export: StepResult,
     pub import_plain: StepResult,
     pub backup: StepResult,
+    /// `cairn migrate-store` into a new SQLite file, or into PostgreSQL with `--store`.
+    pub migrate: StepResult,
+    /// `cairn migrate-store` from PostgreSQL back into a new SQLite file (with `--store`).
+    pub migrate_back: Option<StepResult>,
     pub export_bytes_per_memory: f64,
     /// The re-imported store exported the same bytes.
     pub round_trip_identical: bool,
@@ -115,6 +126,28 @@ pub fn run(
             command
         })?;
 
+        // Each move into a store of its own, made before the clock starts.
+        let targets: Vec<String> = (0..options.runs)
+            .map(|attempt| match &options.store {
+                Some(server) => Ok(fresh_store(server, "move")?.1),
+                None => Ok(format!("sqlite:{}", store("migrated", attempt).display())),
+            })
+            .collect::<Result<_>>()?;
+        let migrate = step("migrate-store", &|attempt| {
+            let mut command = cairn(file("source.db"));
+            command.args(["migrate-store", "--to", &targets[attempt]]);
+            command
+        })?;
+        let migrate_back = match options.store {
+            Some(_) => Some(step("migrate-store back", &|attempt| {
+                let mut command = cairn(file("unused.db"));
+                let back = format!("sqlite:{}", store("back", attempt).display());
+                command.args(["migrate-store", "--from", &targets[0], "--to", &back]);
+                command
+            })?),
+            None => None,
+        };
+
         progress(&format!("{size}: checking the round trip"));
         run_child(
             cairn(store("moved", 0))
@@ -130,6 +163,8 @@ pub fn run(
             import_export,
             import_plain,
             backup,
+            migrate,
+            migrate_back,
             export_bytes_per_memory: exported.len() as f64 / size as f64,
             round_trip_identical,
         });
@@ -161,19 +196,24 @@ fn write_plain(corpus: &Path, plain: &Path) -> Result<()> {
 /// A plain table for people.
 pub fn table(results: &[ExchangeResult]) -> String {
     let mut out = String::from(
-        "memories  export/s  import export/s  import plain/s  backup/s  peak RSS MiB (export/import/plain)  bytes/memory  round trip\n",
+        "memories  export/s  import export/s  import plain/s  backup/s  migrate/s  back/s  peak RSS MiB (export/import/plain/migrate)  bytes/memory  round trip\n",
     );
     for r in results {
         out.push_str(&format!(
-            "{:>8}  {:>8.0}  {:>15.0}  {:>14.0}  {:>8.0}  {:>9.1} / {:.1} / {:.1}  {:>21.0}  {}\n",
+            "{:>8}  {:>8.0}  {:>15.0}  {:>14.0}  {:>8.0}  {:>9.0}  {:>6}  {:>9.1} / {:.1} / {:.1} / {:.1}  {:>21.0}  {}\n",
             r.memories,
             r.export.per_second_median,
             r.import_export.per_second_median,
             r.import_plain.per_second_median,
             r.backup.per_second_median,
+            r.migrate.per_second_median,
+            r.migrate_back
+                .as_ref()
+                .map_or("-".into(), |b| format!("{:.0}", b.per_second_median)),
             r.export.peak_rss_mib,
             r.import_export.peak_rss_mib,
             r.import_plain.peak_rss_mib,
+            r.migrate.peak_rss_mib,
             r.export_bytes_per_memory,
             if r.round_trip_identical {
                 "identical"

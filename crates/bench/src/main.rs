@@ -63,6 +63,10 @@ enum Command {
         /// Runs of each step per size (the median is reported).
         #[arg(long, default_value_t = 3)]
         runs: usize,
+        /// Move the store into this PostgreSQL database (fresh schemas) and back, instead of
+        /// into a new SQLite file.
+        #[arg(long, value_name = "URL")]
+        store: Option<String>,
     },
     /// `cairn serve` under load from wrk: search and store throughput, latency, errors, RSS.
     Serve {
@@ -455,8 +459,9 @@ fn main() -> Result<()> {
             let results = scale::run(&options, &mut |step| eprintln!("… {step}"))?;
             run.print(&results, || scale::table(&results))?;
         }
-        Command::Exchange { run, runs } => {
+        Command::Exchange { run, runs, store } => {
             let options = exchange::ExchangeOptions {
+                store,
                 sizes: run.sizes.clone(),
                 runs: runs.max(1),
                 cairn: run.cairn()?,

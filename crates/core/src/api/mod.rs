@@ -435,8 +435,13 @@ impl Api {
         input: VisionSearchInput,
         file: Option<&Path>,
     ) -> Result<VisionFound> {
+        let by_reference = input.image_ref.is_some();
         let mut query = input.into_query(&self.service, caller, file)?;
         caller.access.narrow(&mut query.filter.scope)?;
+        // A stored query picture must be one the caller may see.
+        if let (true, Some(image)) = (by_reference, &query.image) {
+            self.readable_image(caller, &image.id)?;
+        }
         let results = self.service.vision_search(&query)?;
         Ok(VisionFound::of(results, &self.service))
     }

@@ -146,7 +146,9 @@ impl SearchInput {
         service: &MemoryService,
         caller: &Caller,
     ) -> Result<Vec<ObservationHit>> {
-        let project = self.observation_project(service, caller)?;
+        let mut project = self.observation_project(service, caller)?;
+        // `None` means every project's observations: a token reads its own.
+        caller.access.narrow_project(&mut project)?;
         let limit = page_limit("limit", self.limit, service.search_config().default_limit)?;
         service.search_observations(&self.query, project, None, limit)
     }

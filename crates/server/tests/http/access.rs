@@ -161,6 +161,16 @@ async fn a_store_token_reaches_only_its_project_on_every_route() {
             "/v1/search?query=gateway&project=beta".into(),
             None,
         ),
+        (
+            Method::GET,
+            "/v1/search?query=gateway&observations=true&project=beta".into(),
+            None,
+        ),
+        (
+            Method::POST,
+            "/v1/vision/search".into(),
+            Some(json!({"image_ref": i})),
+        ),
         (Method::GET, "/v1/sessions?project=beta".into(), None),
         (
             Method::GET,
