@@ -56,6 +56,21 @@ impl AccessStore for PostgresStore {
         one_token(&mut *self.reader()?, "hash", &hash.to_hex())
     }
 
+    fn access_tokens_with_hashes(&self) -> Result<Vec<(AccessToken, TokenHash)>> {
+        self.reader()?
+            .query(
+                &format!("SELECT {TOKEN_COLUMNS}, hash FROM access_tokens ORDER BY created_at, id"),
+                &[],
+            )
+            .sql()?
+            .iter()
+            .map(|row| {
+                let hash = TokenHash::from_hex(&get::<String>(row, 6)?).map_err(corrupt)?;
+                Ok((token_from_row(row)?, hash))
+            })
+            .collect()
+    }
+
     fn has_access_tokens(&self) -> Result<bool> {
         get(
             &self

@@ -58,6 +58,21 @@ impl AccessStore for SqliteStore {
             .sql()
     }
 
+    fn access_tokens_with_hashes(&self) -> Result<Vec<(AccessToken, TokenHash)>> {
+        self.reader()
+            .prepare_cached(&format!(
+                "SELECT {TOKEN_COLUMNS}, hash FROM access_tokens ORDER BY created_at, id"
+            ))
+            .sql()?
+            .query_map([], |row| {
+                let hash = TokenHash::from_hex(&row.get::<_, String>(6)?).map_err(corrupt)?;
+                Ok((token_from_row(row)?, hash))
+            })
+            .sql()?
+            .collect::<rusqlite::Result<_>>()
+            .sql()
+    }
+
     fn has_access_tokens(&self) -> Result<bool> {
         self.reader()
             .prepare_cached("SELECT EXISTS (SELECT 1 FROM access_tokens WHERE revoked_at IS NULL)")

@@ -333,11 +333,13 @@ fn kind_counts(report: &ImportReport) -> Vec<String> {
 pub fn migrated(report: &MigrationReport) -> String {
     let records = report.moved.records;
     let mut text = format!(
-        "moved {records} record{} ({}) and {} vector{}",
+        "moved {records} record{} ({}), {} vector{} and {} access token{}",
         plural(records as usize),
         kind_counts(&report.moved).join("; "),
         report.vectors,
-        plural(report.vectors as usize)
+        plural(report.vectors as usize),
+        report.tokens,
+        plural(report.tokens as usize)
     );
     let counted: Vec<String> = report
         .check
@@ -359,23 +361,13 @@ pub fn migrated(report: &MigrationReport) -> String {
         false => "the stores differ",
     };
     let _ = write!(text, "\ncheck: {verdict}: {}", counted.join(", "));
-    let mut left = Vec::new();
     if report.images_left > 0 {
-        left.push(format!(
-            "{} image{} (their files stay in the source's image directory)",
+        let _ = write!(
+            text,
+            "\nnot moved: {} image{} (their files stay in the source's image directory)",
             report.images_left,
             plural(report.images_left as usize)
-        ));
-    }
-    if report.tokens_left > 0 {
-        left.push(format!(
-            "{} access token{} (make them again on the target)",
-            report.tokens_left,
-            plural(report.tokens_left as usize)
-        ));
-    }
-    if !left.is_empty() {
-        let _ = write!(text, "\nnot moved: {}", left.join(", "));
+        );
     }
     text
 }

@@ -4,8 +4,8 @@
 
 use super::Sandbox;
 
-/// A store with history, relations' material, slots and a token.
-pub(super) fn populate(sandbox: &Sandbox) {
+/// A store with history, relations' material, slots and a token (returned).
+pub(super) fn populate(sandbox: &Sandbox) -> String {
     sandbox.ok(&[
         "store",
         "The API rate limit is 100/min",
@@ -27,7 +27,8 @@ pub(super) fn populate(sandbox: &Sandbox) {
     ]);
     sandbox.ok(&["store", "Staging resets every Sunday", "--project", "beta"]);
     sandbox.ok(&["slot", "append", "pending_items", "- ship the importer"]);
-    sandbox.ok(&["token", "create", "--project", "beta", "--read"]);
+    let token = sandbox.ok(&["token", "create", "--project", "beta", "--read"]);
+    token.stdout.trim().to_string()
 }
 
 #[test]
@@ -40,7 +41,7 @@ fn a_store_moves_whole_into_another_file_and_a_second_run_writes_nothing() {
     assert_eq!(moved["verified"], true, "{moved}");
     let report = &moved["report"];
     assert_eq!(report["moved"]["memories"]["created"], 3, "{moved}");
-    assert_eq!(report["tokens_left"], 1, "{moved}");
+    assert_eq!(report["tokens"], 1, "{moved}");
     let kinds: Vec<&str> = report["check"]
         .as_array()
         .unwrap()
@@ -56,6 +57,7 @@ fn a_store_moves_whole_into_another_file_and_a_second_run_writes_nothing() {
             "slot_seeds",
             "sessions",
             "observations",
+            "tokens",
             "vectors:text"
         ]
     );
@@ -73,6 +75,7 @@ fn a_store_moves_whole_into_another_file_and_a_second_run_writes_nothing() {
         "{again}"
     );
     assert!(again.contains("both stores hold the same"), "{again}");
+    assert!(again.contains("0 access tokens"), "{again}");
 
     // A difference fails the command and is named.
     sandbox.ok(&["--db", &copy_db, "store", "Only the copy knows this"]);

@@ -156,7 +156,7 @@ fn a_store_moves_to_postgres_and_back_unchanged() {
     };
     let (_, url) = fresh_store(&server, "move").expect("a fresh schema on the test server");
     let sandbox = Sandbox::new();
-    super::migrate::populate(&sandbox);
+    let token = super::migrate::populate(&sandbox);
     let original = sandbox.ok(&["export", "-", "--sessions"]).stdout;
 
     let moved = sandbox.ok_json(&["migrate-store", "--to", &url]);
@@ -167,6 +167,17 @@ fn a_store_moves_to_postgres_and_back_unchanged() {
     assert_eq!(on_postgres, original);
     // PostgreSQL's list knows the token's project memories like the file did.
     let found = sandbox.ok_json(&["--store", &url, "search", "staging", "--project", "beta"]);
+    assert_eq!(found["results"].as_array().unwrap().len(), 1, "{found}");
+    // The token made on the file opens a server on PostgreSQL: its hash moved.
+    let on_postgres = Sandbox {
+        store_url: Some(url.clone()),
+        ..Sandbox::new()
+    };
+    let served = Served::without_token(&on_postgres, &[]);
+    let (status, _) = served.get("/v1/memories", "");
+    assert_eq!(status, 401, "the moved token is required");
+    let (status, found) = served.post("/v1/search", &token, &json!({"query": "staging"}));
+    assert_eq!(status, 200, "{found}");
     assert_eq!(found["results"].as_array().unwrap().len(), 1, "{found}");
 
     let back = sandbox.home.join("back.db");

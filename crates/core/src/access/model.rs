@@ -108,6 +108,20 @@ impl TokenHash {
         TokenHash(Sha256::digest(text.as_bytes()).into())
     }
 
+    /// A stored hash back from its 64 hex digits; anything else is a corrupt row.
+    pub fn from_hex(hex: &str) -> Result<TokenHash> {
+        let bad = || Error::invalid("hash", "is not 64 hex digits");
+        if hex.len() != 64 {
+            return Err(bad());
+        }
+        let mut bytes = [0u8; 32];
+        for (i, byte) in bytes.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(hex.get(2 * i..2 * i + 2).ok_or_else(bad)?, 16)
+                .map_err(|_| bad())?;
+        }
+        Ok(TokenHash(bytes))
+    }
+
     /// 64 lowercase hex digits, as the stores keep it.
     pub fn to_hex(&self) -> String {
         hex(&self.0)
@@ -186,5 +200,9 @@ mod tests {
             TokenHash::of("abc").to_hex(),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
+        let hash = TokenHash::of("abc");
+        assert_eq!(TokenHash::from_hex(&hash.to_hex()).unwrap(), hash);
+        assert!(TokenHash::from_hex("ab").is_err());
+        assert!(TokenHash::from_hex(&"zz".repeat(32)).is_err());
     }
 }

@@ -6,20 +6,23 @@
 //! batch its own transaction written exactly as an import writes ([`import_record`]:
 //! validated, merged with what is there). So an interrupted move keeps what it committed, and
 //! running it again passes over those records (each is found unchanged) and finishes the rest.
-//! Then the vectors of every moved memory follow, with their space's model. Last, both stores
-//! are read again and compared kind by kind: how many records, and a digest of them as the
-//! export writes them (the sum of each record's SHA-256, so the order two databases list them
-//! in does not matter), and the same for each vector space's vectors.
+//! Then the vectors of every moved memory follow, with their space's model, and the access
+//! tokens (their hashes: the same secrets keep working; a token revoked in the source is revoked
+//! in the target). Last, both stores are read again and compared kind by kind: how many
+//! records, and a digest of them as the export writes them (the sum of each record's SHA-256,
+//! so the order two databases list them in does not matter), and the same for each vector
+//! space's vectors and for the tokens.
 //!
 //! Not moved: images (their files stay in the image directory of the machine that stored
-//! them), markdown workspaces (the files are the truth; `cairn files init` again) and access
-//! tokens (issue them again on the target); the report counts what was left.
+//! them) and markdown workspaces (the files are the truth; `cairn files init` again); the
+//! report counts the images left.
 
 use std::collections::HashMap;
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::access::{AccessToken, TokenId};
 use crate::config::Limits;
 use crate::embedding::VectorSpace;
 use crate::error::{Error, Result};
@@ -85,11 +88,11 @@ pub struct MigrationReport {
     pub moved: ImportReport,
     /// Vectors copied, all spaces together.
     pub vectors: u64,
+    /// Access tokens the target did not hold yet.
+    pub tokens: u64,
     pub check: Vec<KindCheck>,
     /// Images the source holds, not moved (see the module's documentation).
     pub images_left: u64,
-    /// Access tokens the source holds, not moved.
-    pub tokens_left: u64,
 }
 
 impl MigrationReport {
@@ -124,13 +127,14 @@ pub fn migrate(
     }
     let (moved, memories) = move_records(source, target, limits, progress)?;
     let vectors = move_vectors(source, target, &memories, progress)?;
+    let tokens = move_tokens(source, target)?;
     let check = compare(source, target, progress)?;
     Ok(MigrationReport {
         moved,
         vectors,
+        tokens,
         check,
         images_left: source.image_totals()?.images,
-        tokens_left: source.access_tokens()?.len() as u64,
     })
 }
 
@@ -215,6 +219,33 @@ fn move_vectors(
     Ok(copied)
 }
 
+/// The tokens the target lacks, with their hashes; revocations the target lacks. Returns how
+/// many tokens were added.
+fn move_tokens(source: &dyn Store, target: &dyn Store) -> Result<u64> {
+    let tokens = source.access_tokens_with_hashes()?;
+    let present: HashMap<TokenId, AccessToken> = target
+        .access_tokens()?
+        .into_iter()
+        .map(|token| (token.id.clone(), token))
+        .collect();
+    let mut added = 0;
+    in_transaction(target, |tx| {
+        for (token, hash) in &tokens {
+            let there = present.get(&token.id);
+            if there.is_none() {
+                tx.insert_access_token(token, hash)?;
+                added += 1;
+            }
+            let live_there = there.is_none_or(|there| there.revoked_at.is_none());
+            if let (Some(at), true) = (token.revoked_at, live_there) {
+                tx.revoke_access_token(&token.id, at)?;
+            }
+        }
+        Ok(())
+    })?;
+    Ok(added)
+}
+
 /// A multiset digest: how many items, and the sum of the first 128 bits of each one's SHA-256.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Tally {
@@ -231,7 +262,7 @@ impl Tally {
     }
 }
 
-/// One store's tallies: each record kind, then each vector space over the vectors of `ids`
+/// One store's tallies: each record kind, the tokens, then each vector space over the vectors of `ids`
 /// (collected from this store's own memories first when `collect`: the source's pass).
 fn tally(store: &dyn Store, ids: &mut Vec<MemoryId>, collect: bool) -> Result<Vec<Tally>> {
     let mut kinds = vec![Tally::default(); KINDS.len()];
@@ -256,6 +287,14 @@ fn tally(store: &dyn Store, ids: &mut Vec<MemoryId>, collect: bool) -> Result<Ve
         kinds[kind].add(&line);
         Ok(())
     })?;
+    let mut tokens = Tally::default();
+    for (token, hash) in store.access_tokens_with_hashes()? {
+        line.clear();
+        serde_json::to_writer(&mut line, &token).map_err(|e| Error::Io(e.into()))?;
+        line.extend_from_slice(hash.to_hex().as_bytes());
+        tokens.add(&line);
+    }
+    kinds.push(tokens);
     for &space in VectorSpace::ALL {
         let mut vectors = Tally::default();
         for chunk in ids.chunks(VECTOR_BATCH) {
@@ -294,11 +333,15 @@ fn compare(
         done: 2,
         total: 2,
     });
-    let names = KINDS.iter().map(|kind| kind.to_string()).chain(
-        VectorSpace::ALL
-            .iter()
-            .map(|s| format!("vectors:{}", s.as_str())),
-    );
+    let names = KINDS
+        .iter()
+        .map(|kind| kind.to_string())
+        .chain(["tokens".to_string()])
+        .chain(
+            VectorSpace::ALL
+                .iter()
+                .map(|s| format!("vectors:{}", s.as_str())),
+        );
     Ok(names
         .zip(before.iter().zip(&after))
         .map(|(kind, (source, target))| KindCheck {

@@ -415,6 +415,7 @@ pub fn an_observation_needs_its_session_first(factory: StoreFactory) {
 }
 
 pub fn a_whole_store_moves_into_another_and_a_second_run_changes_nothing(factory: StoreFactory) {
+    use crate::access::{NewToken, Right};
     use crate::embedding::{ModelIdentity, VectorSpace};
     use crate::exchange::{ExportItem, MigrateStage, migrate};
 
@@ -452,6 +453,20 @@ pub fn a_whole_store_moves_into_another_and_a_second_run_changes_nothing(factory
         })
         .unwrap();
 
+    // Two tokens, one revoked: both move with their hashes.
+    for right in [Right::Read, Right::Write] {
+        source
+            .service
+            .issue_token(NewToken {
+                project: acme(),
+                right,
+                name: None,
+            })
+            .unwrap();
+    }
+    let first = source.service.tokens().unwrap()[0].id.clone();
+    source.service.revoke_token(first.as_str()).unwrap();
+
     let target = Harness::new(factory);
     let limits = crate::config::Limits::default();
     let (from, to) = (source.service.backend(), target.service.backend());
@@ -461,7 +476,16 @@ pub fn a_whole_store_moves_into_another_and_a_second_run_changes_nothing(factory
     assert_eq!(report.moved.memories.created, memories.len() as u64);
     assert_eq!(report.moved.observations.created, 8);
     assert_eq!(report.vectors, memories.len() as u64);
-    assert_eq!(report.check.len(), 7, "six kinds and one vector space");
+    assert_eq!(
+        report.check.len(),
+        8,
+        "six kinds, tokens and one vector space"
+    );
+    assert_eq!(report.tokens, 2);
+    assert_eq!(
+        to.access_tokens_with_hashes().unwrap(),
+        from.access_tokens_with_hashes().unwrap()
+    );
     for stage in [
         MigrateStage::Records,
         MigrateStage::Vectors,
@@ -488,6 +512,7 @@ pub fn a_whole_store_moves_into_another_and_a_second_run_changes_nothing(factory
     for (kind, counted) in again.moved.kinds() {
         assert_eq!((kind, counted.created, counted.updated), (kind, 0, 0));
     }
+    assert_eq!(again.tokens, 0);
     assert!(again.verified(), "{:?}", again.check);
 
     // The check sees what differs: a memory only the target holds.
