@@ -162,25 +162,16 @@ mod tests {
                 .join("cairn.spool/rejected/0-garbage.json")
                 .exists()
         );
-        let (_, observations) = api
-            .session(
-                &cairn_core::api::Caller::local(cairn_core::Source::Hook),
-                "claude-code",
-                "s",
-            )
-            .unwrap();
-        let texts: Vec<String> = observations.into_iter().map(|o| o.input.unwrap()).collect();
+        let hook = cairn_core::api::Caller::local(cairn_core::Source::Hook);
+        let observations = || api.session(&hook, "claude-code", "s").unwrap().1;
+        let texts: Vec<String> = observations()
+            .into_iter()
+            .map(|o| o.input.unwrap())
+            .collect();
         assert_eq!(texts, ["prompt 0", "prompt 1", "prompt 2"]);
         // Replaying a drained event (a crash between commit and removal) records nothing new.
         spool.push(&prompt(start, 1)).unwrap();
         assert_eq!(spool.drain(&api).unwrap(), 1);
-        let (_, observations) = api
-            .session(
-                &cairn_core::api::Caller::local(cairn_core::Source::Hook),
-                "claude-code",
-                "s",
-            )
-            .unwrap();
-        assert_eq!(observations.len(), 3);
+        assert_eq!(observations().len(), 3);
     }
 }
