@@ -286,11 +286,10 @@ impl Api {
             caller.access.read(&memory.scope, "id")?;
         }
         let ids: Vec<MemoryId> = memories.iter().map(|m| m.id).collect();
-        let ids = &ids;
         let dir = self.service.image_dir();
         Ok(self
             .service
-            .memory_images(ids)?
+            .memory_images(&ids)?
             .into_iter()
             .map(|shown| ImageDocument {
                 file: dir.map(|d| d.path(&shown.image.id, shown.image.format)),
@@ -1039,7 +1038,7 @@ impl Api {
     }
 
     /// Moves everything this store holds into `target`, in committed batches (a second run
-    /// resumes), then checks both sides; see [`crate::exchange::migrate`].
+    /// resumes), then checks both sides; see [`crate::exchange::migrate()`].
     pub fn migrate_store(
         &self,
         caller: &Caller,

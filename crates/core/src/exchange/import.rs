@@ -153,7 +153,7 @@ pub fn import(
 
 /// Writes one export record into `tx` as an import does — validated, merged with what is
 /// stored (an item already there is unchanged, a newer state wins) — counting it in `report`
-/// and `read`. Import and [`migrate`](crate::exchange::migrate) share it.
+/// and `read`. Import and [`migrate`](mod@crate::exchange::migrate) share it.
 pub(crate) fn import_record(
     tx: &mut dyn StoreTx,
     record: Record,

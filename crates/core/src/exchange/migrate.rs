@@ -1,9 +1,10 @@
 //! Moving everything one store holds into another: `cairn migrate-store`, SQLite to
 //! PostgreSQL and back.
 //!
-//! The source's export snapshot ([`ExchangeStore::export`], sessions included) is streamed
-//! item by item — no JSON in between — into the target in batches of [`BATCH`] records, each
-//! batch its own transaction written exactly as an import writes ([`import_record`]:
+//! The source's export snapshot
+//! ([`ExchangeStore::export`](crate::exchange::ExchangeStore::export), sessions included) is
+//! streamed item by item — no JSON in between — into the target in batches of [`BATCH`]
+//! records, each batch its own transaction written exactly as an import writes (`import::import_record`:
 //! validated, merged with what is there). So an interrupted move keeps what it committed, and
 //! running it again passes over those records (each is found unchanged) and finishes the rest.
 //! Then the vectors of every moved memory follow, with their space's model, and the access
