@@ -73,7 +73,9 @@ async fn access_of(state: &AppState, given: Option<String>) -> Result<Access, Ap
     }
 }
 
-async fn blocking<T: Send + 'static>(
+/// Runs blocking work against the API on tokio's blocking pool (the service blocks on its
+/// store); the one place the server leaves its async runtime for the store.
+pub(crate) async fn blocking<T: Send + 'static>(
     api: Api,
     work: impl FnOnce(&Api) -> cairn_core::Result<T> + Send + 'static,
 ) -> Result<T, ApiError> {

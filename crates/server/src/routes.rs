@@ -62,11 +62,8 @@ async fn blocking<T: Send + 'static>(
     request: &Authorized,
     work: impl FnOnce(&Api, &Caller) -> Result<T, Error> + Send + 'static,
 ) -> Result<T, ApiError> {
-    let (api, caller) = (request.api.clone(), request.caller.clone());
-    tokio::task::spawn_blocking(move || work(&api, &caller))
-        .await
-        .map_err(ApiError::internal)?
-        .map_err(ApiError::from)
+    let caller = request.caller.clone();
+    crate::auth::blocking(request.api.clone(), move |api| work(api, &caller)).await
 }
 
 fn write_response(outcome: &WriteOutcome) -> Response {
