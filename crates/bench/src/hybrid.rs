@@ -14,21 +14,27 @@
 //! so its peak RSS is the benchmark's, not a searcher's. A search process is measured apart: the
 //! real `cairn search --mode hybrid` run on the finished store, one process per query (model
 //! loaded, index mapped, answer printed), with its wall time and peak RSS.
+//!
+//! With `--store postgres://…` the same run measures a fresh schema of that PostgreSQL database
+//! (pgvector's HNSW index, built by the store's own `update_vector_index`) instead of a SQLite
+//! file.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Result;
 use cairn_core::config::{Config, Limits};
 use cairn_core::embedding::Embedder;
-use cairn_core::embedding::{VectorSpace, VectorStore};
+use cairn_core::embedding::VectorSpace;
 use cairn_core::memory::MemoryFilter;
+use cairn_core::memory::SignalHit;
 use cairn_core::search::{SearchMode, SearchRequest};
 use cairn_core::store::Store;
 use cairn_core::{MemoryId, MemoryService, ProjectName, ScopeFilter, ServiceParts};
+use cairn_store_postgres::PostgresStore;
 use cairn_store_sqlite::{AnnSettings, SqliteStore};
+use jiff::Timestamp;
 use serde::Serialize;
 
 /// The space the benchmark's vectors live in.
@@ -36,6 +42,7 @@ const TEXT: VectorSpace = VectorSpace::Text;
 
 use crate::corpus::{Corpus, Rng};
 use crate::measure::{Percentiles, run_child};
+use crate::scale::Target;
 
 #[derive(Debug, Serialize)]
 pub struct HybridResult {
@@ -90,6 +97,8 @@ pub struct HybridOptions {
     pub searches: usize,
     pub seed: u64,
     pub ann: AnnSettings,
+    /// A PostgreSQL server to measure (a fresh schema per size) instead of a SQLite file.
+    pub postgres: Option<String>,
     /// The `cairn` binary whose search process is measured, with the model directory it is
     /// given (`None`: it finds the model itself).
     pub cairn: Option<(PathBuf, Option<PathBuf>)>,
@@ -107,29 +116,33 @@ pub fn run(
         searches,
         seed,
         ref ann,
+        ref postgres,
         ref cairn,
     } = *options;
-    let db = dir.join(format!("hybrid-{size}.db"));
+    let target = match postgres {
+        None => Target::Sqlite(dir.join(format!("hybrid-{size}.db"))),
+        Some(server) => Target::new(Some(server), dir, size, 0)?,
+    };
     let corpus_path = dir.join(format!("hybrid-{size}.jsonl"));
     progress(&format!("{size}: generating and importing the corpus"));
     crate::scale::write_corpus(&corpus_path, size, seed)?;
     let limits = Limits::default();
-    let open =
-        || -> Result<SqliteStore> { Ok(SqliteStore::open(&db)?.with_ann_settings(ann.clone())) };
+    let open = || Measured::open(&target, ann);
     let config = Config {
         limits,
         ..Config::default()
     };
     let parts = ServiceParts {
         embedder: Some(embedder.clone()),
-        ..ServiceParts::new(Box::new(open()?))
+        ..ServiceParts::new(open()?.into_store())
     };
     let service = MemoryService::new(parts, &config);
     let mut input = std::io::BufReader::new(std::fs::File::open(&corpus_path)?);
     service.import(&mut input, cairn_core::Scope::Global, &mut |_| {})?;
 
     progress(&format!("{size}: embedding {embed} memories for real"));
-    let direct = open()?;
+    let measured = open()?;
+    let direct = measured.store();
     let sample = direct.pending_embeddings(TEXT, embed as usize)?;
     let texts: Vec<&str> = sample.iter().map(|p| p.text.as_str()).collect();
     let started = Instant::now();
@@ -213,7 +226,7 @@ pub fn run(
         let hits = direct.nearest(TEXT, vector, &filter, now, 10)?;
         through_store.push(start.elapsed());
         let start = Instant::now();
-        let exact = direct.nearest_exact(TEXT, vector, &filter, now, 10)?;
+        let exact = measured.nearest_exact(vector, &filter, now, 10)?;
         exact_scan.push(start.elapsed());
         found += exact
             .iter()
@@ -245,7 +258,7 @@ pub fn run(
                 Some(search_processes(
                     binary,
                     model_dir.as_deref(),
-                    &db,
+                    &target,
                     dir,
                     queries,
                 )?)
@@ -258,11 +271,12 @@ pub fn run(
 const SEARCH_PROCESSES: usize = 10;
 const MIB: f64 = 1024.0 * 1024.0;
 
-/// Runs `cairn --db DB search --mode hybrid QUERY` once per query, with a scratch home.
+/// Runs `cairn --db DB search --mode hybrid QUERY` (or `--store URL`) once per query, with a
+/// scratch home.
 fn search_processes(
     binary: &Path,
     model_dir: Option<&Path>,
-    db: &Path,
+    target: &Target,
     dir: &Path,
     queries: &[String],
 ) -> Result<SearchProcess> {
@@ -270,11 +284,9 @@ fn search_processes(
     std::fs::create_dir_all(&home)?;
     let (mut walls, mut peak) = (Vec::new(), 0);
     for query in queries {
-        let mut command = Command::new(binary);
+        let mut command = target.command(binary);
         command
             .env("CAIRN_HOME", &home)
-            .arg("--db")
-            .arg(db)
             .args(["search", "--mode", "hybrid", "--limit", "10", query]);
         if let Some(model_dir) = model_dir {
             command.env("CAIRN_MODEL_DIR", model_dir);
@@ -298,4 +310,54 @@ fn blended(main: &[f32], other: &[f32], rng: &mut Rng) -> Vec<f32> {
         .collect();
     let norm = noisy.iter().map(|x| x * x).sum::<f32>().sqrt();
     noisy.into_iter().map(|x| x / norm).collect()
+}
+
+/// A handle on the measured store, with its exact scan (the reference for the index's recall).
+enum Measured {
+    Sqlite(SqliteStore),
+    Postgres(PostgresStore),
+}
+
+impl Measured {
+    /// A new handle on the target, with the index settings (for PostgreSQL the size from which
+    /// a space is indexed and the search breadth, at most pgvector's 1,000).
+    fn open(target: &Target, ann: &AnnSettings) -> Result<Self> {
+        Ok(match target {
+            Target::Sqlite(db) => {
+                Measured::Sqlite(SqliteStore::open(db)?.with_ann_settings(ann.clone()))
+            }
+            Target::Postgres(url) => Measured::Postgres(
+                PostgresStore::open(url)?
+                    .with_index_min_vectors(ann.min_vectors)
+                    .with_index_search_breadth(ann.expansion_search),
+            ),
+        })
+    }
+
+    fn store(&self) -> &dyn Store {
+        match self {
+            Measured::Sqlite(store) => store,
+            Measured::Postgres(store) => store,
+        }
+    }
+
+    fn into_store(self) -> Box<dyn Store> {
+        match self {
+            Measured::Sqlite(store) => Box::new(store),
+            Measured::Postgres(store) => Box::new(store),
+        }
+    }
+
+    fn nearest_exact(
+        &self,
+        query: &[f32],
+        filter: &MemoryFilter,
+        now: Timestamp,
+        depth: usize,
+    ) -> cairn_core::Result<Vec<SignalHit>> {
+        match self {
+            Measured::Sqlite(store) => store.nearest_exact(TEXT, query, filter, now, depth),
+            Measured::Postgres(store) => store.nearest_exact(TEXT, query, filter, now, depth),
+        }
+    }
 }

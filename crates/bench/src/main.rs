@@ -142,15 +142,21 @@ enum Command {
         /// Precision of the vectors inside the index.
         #[arg(long, value_enum, default_value_t = Quantization::I8)]
         quantization: Quantization,
-        /// The index's search breadth (ef).
-        #[arg(long, default_value_t = AnnSettings::default().expansion_search)]
-        ef_search: usize,
+        /// The index's search breadth (ef; default: the store's own, 1,024 for SQLite's index
+        /// and 400 for PostgreSQL's).
+        #[arg(long)]
+        ef_search: Option<usize>,
         /// The index's breadth while inserting (efConstruction): build time against recall.
         #[arg(long, default_value_t = AnnSettings::default().expansion_add)]
         ef_add: usize,
         /// Searches per mode.
         #[arg(long, default_value_t = 100)]
         searches: usize,
+        /// Measure a PostgreSQL database (a fresh schema per size; pgvector's HNSW index, built
+        /// by the store with its own m and ef_construction; --index-from and --ef-search, at
+        /// most 1,000, apply) instead of a SQLite file.
+        #[arg(long, value_name = "URL")]
+        store: Option<String>,
         #[arg(long, default_value_t = 42)]
         seed: u64,
         /// Directory for the scratch stores (default: the system temp dir).
@@ -892,6 +898,7 @@ fn main() -> Result<()> {
             ef_search,
             ef_add,
             searches,
+            store,
             seed,
             workdir,
             cairn,
@@ -919,10 +926,14 @@ fn main() -> Result<()> {
                     ann: AnnSettings {
                         min_vectors: index_from,
                         quantization: quantization.kind(),
-                        expansion_search: ef_search,
+                        expansion_search: ef_search.unwrap_or(match store {
+                            None => AnnSettings::default().expansion_search,
+                            Some(_) => cairn_store_postgres::INDEX_EF_SEARCH,
+                        }),
                         expansion_add: ef_add,
                         ..AnnSettings::default()
                     },
+                    postgres: store.clone(),
                     cairn: cairn.clone(),
                 };
                 results.push(hybrid::run(

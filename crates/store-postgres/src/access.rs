@@ -1,10 +1,11 @@
 //! Access tokens in PostgreSQL (table of migration 2): a row per token, looked up by the hash
 //! of its text (`hash`, unique); revoking sets `revoked_at`.
 
+use crate::sql::Sql;
 use cairn_core::access::{AccessStore, AccessToken, AccessTx, Right, TokenHash, TokenId};
 use cairn_core::{ProjectName, Result};
 use jiff::Timestamp;
-use postgres::{GenericClient, Row};
+use postgres::Row;
 
 use crate::PostgresStore;
 use crate::error::{SqlResult, corrupt};
@@ -24,11 +25,7 @@ fn token_from_row(row: &Row) -> Result<AccessToken> {
     })
 }
 
-fn one_token(
-    client: &mut impl GenericClient,
-    column: &str,
-    value: &str,
-) -> Result<Option<AccessToken>> {
+fn one_token(client: &mut impl Sql, column: &str, value: &str) -> Result<Option<AccessToken>> {
     client
         .query_opt(
             &format!("SELECT {TOKEN_COLUMNS} FROM access_tokens WHERE {column} = $1"),

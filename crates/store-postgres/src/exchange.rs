@@ -5,11 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::sql::Sql;
 use cairn_core::exchange::{Counts, ExchangeStore, ExportItem};
 use cairn_core::session::SessionKey;
 use cairn_core::{Error, Result, Scope};
 use jiff::Timestamp;
-use postgres::GenericClient;
 
 use crate::PostgresStore;
 use crate::error::SqlResult;
@@ -24,12 +24,7 @@ const USE_DATABASE_TOOLS: &str = "a PostgreSQL store is backed up and restored w
 impl ExchangeStore for PostgresStore {
     fn export(&self, sessions: bool, sink: &mut dyn FnMut(ExportItem) -> Result<()>) -> Result<()> {
         let mut client = self.reader()?;
-        let mut tx = client
-            .build_transaction()
-            .isolation_level(postgres::IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()
-            .sql()?;
+        let mut tx = client.snapshot().sql()?;
         export_snapshot(&mut tx, sessions, sink)?;
         tx.commit().sql()
     }
@@ -45,7 +40,7 @@ impl ExchangeStore for PostgresStore {
 
 /// The items of one snapshot, in export order (see [`ExportItem`]).
 fn export_snapshot(
-    client: &mut impl GenericClient,
+    client: &mut impl Sql,
     sessions: bool,
     sink: &mut dyn FnMut(ExportItem) -> Result<()>,
 ) -> Result<()> {

@@ -1,6 +1,7 @@
 //! Markdown workspaces in PostgreSQL: which projects write their memories to files, and which
 //! file holds each memory's unit.
 
+use crate::sql::Sql;
 use std::path::PathBuf;
 
 use cairn_core::files::{FilesStore, FilesTx, UnitLocation, Workspace};

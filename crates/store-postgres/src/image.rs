@@ -9,6 +9,7 @@
 //! image is read or linked (`rows::refresh_image_text`), so the full text, the vocabulary and
 //! the embedding queue see an image's words as the memory's.
 
+use crate::sql::Sql;
 use cairn_core::image::look_vector::{self, Quantised};
 use cairn_core::image::{
     Image, ImageId, ImageSpace, ImageStore, ImageTotals, ImageTx, LookHash, MemoryImage,
@@ -17,7 +18,7 @@ use cairn_core::image::{
 use cairn_core::memory::MemoryFilter;
 use cairn_core::{MemoryId, Result};
 use jiff::Timestamp;
-use postgres::{GenericClient, Row};
+use postgres::Row;
 
 use crate::PostgresStore;
 use crate::error::{SqlResult, corrupt};
@@ -45,7 +46,7 @@ fn image_from_row(row: &Row, first: usize) -> Result<Image> {
     })
 }
 
-fn images(client: &mut impl GenericClient, sql: &str, params: &Params) -> Result<Vec<Image>> {
+fn images(client: &mut impl Sql, sql: &str, params: &Params) -> Result<Vec<Image>> {
     client
         .query(sql, &params.refs())
         .sql()?
@@ -54,7 +55,7 @@ fn images(client: &mut impl GenericClient, sql: &str, params: &Params) -> Result
         .collect()
 }
 
-fn image(client: &mut impl GenericClient, id: &ImageId) -> Result<Option<Image>> {
+fn image(client: &mut impl Sql, id: &ImageId) -> Result<Option<Image>> {
     let mut params = Params::default();
     let sql = format!(
         "SELECT {IMAGE_COLUMNS} FROM images i {IMAGE_TEXT} WHERE i.id = {}",
@@ -83,7 +84,7 @@ fn shown(image_id: &str, filter: &MemoryFilter, now: Timestamp, params: &mut Par
 /// The `limit` rows of `sql` (an image id, then a blob) nearest by `distance` (lower is
 /// nearer), nearest first, ties by id.
 fn nearest(
-    client: &mut impl GenericClient,
+    client: &mut impl Sql,
     sql: &str,
     params: &Params,
     distance: &dyn Fn(&[u8]) -> Result<f32>,

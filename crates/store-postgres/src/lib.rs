@@ -12,8 +12,8 @@
 //! JSON): full text is a `tsvector` column per memory and observation, written by `text` from
 //! the words as SQLite's tokenizer splits them and ranked BM25-like; typo-tolerant search finds
 //! candidates in a trigram (pg_trgm) index of the vocabulary; text vectors are pgvector
-//! `vector`s, ranked by cairn with an exact scan (see `vectors` for why not by pgvector); image
-//! hashes and vectors are scanned like SQLite's.
+//! `vector`s, found through a pgvector HNSW index once a space holds [`INDEX_MIN_VECTORS`] and
+//! scored by cairn (see `vectors`); image hashes and vectors are scanned like SQLite's.
 //!
 //! Connections are made without TLS (`NoTls`): a server that requires TLS refuses them, and the
 //! error says so.
@@ -22,7 +22,8 @@
 //! synchronous (the service runs them on blocking threads), so an async pool would only be
 //! bridged back.
 //!
-//! Map: `pool` (connections), `params` (statements and their `$n`), `filter` (filters → SQL),
+//! Map: `pool` (connections), `sql` (statements prepared once per connection), `params`
+//! (statements and their `$n`), `filter` (filters → SQL),
 //! `text` (full-text documents and queries, the vocabulary), `tx` (the write side), `memory`,
 //! `vectors`, `session`, `slot`, `relation`, `files`, `image`, `exchange` (one domain each).
 
@@ -40,12 +41,14 @@ mod relation;
 mod rows;
 mod session;
 mod slot;
+mod sql;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod text;
 mod tx;
 mod vectors;
 
+use crate::sql::Sql;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -55,6 +58,7 @@ use cairn_core::store::{Store, StoreTx};
 
 pub use error::PostgresError;
 pub use pool::url_in_schema;
+pub use vectors::{INDEX_EF_SEARCH, INDEX_MIN_VECTORS};
 
 use crate::error::SqlResult;
 use crate::pool::Pool;
@@ -67,6 +71,8 @@ pub struct PostgresStore {
     pool: Pool,
     /// Vocabulary words this process knows are stored (see core's `query::WordSink`).
     known_words: Mutex<WordSet>,
+    /// Spaces with fewer vectors get no HNSW index ([`INDEX_MIN_VECTORS`] unless set).
+    index_min_vectors: u64,
 }
 
 impl PostgresStore {
@@ -94,12 +100,30 @@ impl PostgresStore {
     }
 
     fn open_with(config: postgres::Config) -> Result<Self, PostgresError> {
-        let pool = Pool::new(config);
-        migrations::migrate(&mut *pool.get()?)?;
+        let pool = Pool::new(config, vectors::session_settings(vectors::INDEX_EF_SEARCH));
+        migrations::migrate(pool.get()?.raw())?;
         Ok(PostgresStore {
             pool,
             known_words: Mutex::new(WordSet::default()),
+            index_min_vectors: INDEX_MIN_VECTORS,
         })
+    }
+
+    /// The same store, indexing a vector space from `count` vectors on (tests and benchmarks
+    /// build the index at small sizes with this).
+    pub fn with_index_min_vectors(mut self, count: u64) -> Self {
+        self.index_min_vectors = count;
+        self
+    }
+
+    /// The same store, searching the HNSW index with a candidate list of `breadth`
+    /// (`hnsw.ef_search`, at most 1,000; [`INDEX_EF_SEARCH`] unless set): benchmarks weigh
+    /// recall against speed with this.
+    pub fn with_index_search_breadth(mut self, breadth: usize) -> Self {
+        self.pool = self
+            .pool
+            .with_session(vectors::session_settings(breadth.clamp(1, 1_000)));
+        self
     }
 
     /// Bytes on disk of every table and index in the store's schema.
@@ -114,7 +138,7 @@ impl PostgresStore {
 }
 
 /// Bytes on disk of the tables (with their indexes and TOAST) of the current schema.
-pub(crate) fn size_bytes(client: &mut impl postgres::GenericClient) -> Result<u64> {
+pub(crate) fn size_bytes(client: &mut impl crate::sql::Sql) -> Result<u64> {
     let bytes: i64 = client
         .query_one(
             "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c \

@@ -1,6 +1,7 @@
 //! The memory domain's storage: [`MemoryStore`] (reads on a pooled connection) and
 //! [`MemoryTx`] (writes inside the open transaction), with rows kept by `rows`.
 
+use crate::sql::Sql;
 use cairn_core::memory::{
     ListQuery, MemoryFilter, MemoryStore, MemoryTx, NamedCount, PruneRule, STATS_DAYS, SignalHit,
     SortKey, SortOrder, StoreStats, TagCount, Visibility,
@@ -8,7 +9,6 @@ use cairn_core::memory::{
 use cairn_core::query::Match;
 use cairn_core::{Memory, MemoryId, Result, Revision, Scope, Tag, TopicKey};
 use jiff::Timestamp;
-use postgres::GenericClient;
 
 use crate::PostgresStore;
 use crate::error::{SqlResult, corrupt};
@@ -18,7 +18,7 @@ use crate::rows::{self, MEMORY_COLUMNS, get, millis, project_column, query_memor
 use crate::text::{bm25_score, tsquery};
 use crate::tx::PostgresTx;
 
-fn get_memories(client: &mut impl GenericClient, ids: &[MemoryId]) -> Result<Vec<Memory>> {
+fn get_memories(client: &mut impl Sql, ids: &[MemoryId]) -> Result<Vec<Memory>> {
     let mut params = Params::default();
     let ids: Vec<String> = ids.iter().map(MemoryId::to_string).collect();
     let sql = format!(
@@ -28,7 +28,7 @@ fn get_memories(client: &mut impl GenericClient, ids: &[MemoryId]) -> Result<Vec
     query_memories(client, &sql, &params)
 }
 
-fn list(client: &mut impl GenericClient, query: &ListQuery, now: Timestamp) -> Result<Vec<Memory>> {
+fn list(client: &mut impl Sql, query: &ListQuery, now: Timestamp) -> Result<Vec<Memory>> {
     let direction = match query.order {
         SortOrder::Asc => "ASC",
         SortOrder::Desc => "DESC",
@@ -50,7 +50,7 @@ fn list(client: &mut impl GenericClient, query: &ListQuery, now: Timestamp) -> R
     query_memories(client, &sql, &params)
 }
 
-fn count(client: &mut impl GenericClient, filter: &MemoryFilter, now: Timestamp) -> Result<u64> {
+fn count(client: &mut impl Sql, filter: &MemoryFilter, now: Timestamp) -> Result<u64> {
     let mut params = Params::default();
     let cond = condition(filter, now, &mut params);
     let sql = format!("SELECT count(*) FROM memories m WHERE {cond}");
@@ -59,7 +59,7 @@ fn count(client: &mut impl GenericClient, filter: &MemoryFilter, now: Timestamp)
 }
 
 fn lexical(
-    client: &mut impl GenericClient,
+    client: &mut impl Sql,
     expression: &Match,
     filter: &MemoryFilter,
     now: Timestamp,
@@ -99,7 +99,7 @@ fn lexical(
         .collect()
 }
 
-fn match_count(client: &mut impl GenericClient, expression: &Match, cap: u64) -> Result<u64> {
+fn match_count(client: &mut impl Sql, expression: &Match, cap: u64) -> Result<u64> {
     let mut params = Params::default();
     let query = tsquery(&mut params, expression);
     let sql = format!(
@@ -110,14 +110,14 @@ fn match_count(client: &mut impl GenericClient, expression: &Match, cap: u64) ->
     Ok(n as u64)
 }
 
-fn revisions(client: &mut impl GenericClient, id: &MemoryId) -> Result<Vec<Revision>> {
+fn revisions(client: &mut impl Sql, id: &MemoryId) -> Result<Vec<Revision>> {
     match rows::seq_of(client, id)? {
         Some(seq) => rows::revisions_of(client, seq),
         None => Ok(Vec::new()),
     }
 }
 
-fn prunable(client: &mut impl GenericClient, rule: PruneRule) -> Result<Vec<Memory>> {
+fn prunable(client: &mut impl Sql, rule: PruneRule) -> Result<Vec<Memory>> {
     let (condition, order, at) = match rule {
         PruneRule::Expired(at) => (
             "m.expires_at IS NOT NULL AND m.expires_at <= $1",
@@ -134,7 +134,7 @@ fn prunable(client: &mut impl GenericClient, rule: PruneRule) -> Result<Vec<Memo
     query_memories(client, &sql, &params)
 }
 
-fn named_counts(client: &mut impl GenericClient, sql: &str, now: i64) -> Result<Vec<NamedCount>> {
+fn named_counts(client: &mut impl Sql, sql: &str, now: i64) -> Result<Vec<NamedCount>> {
     client
         .query(sql, &[&now])
         .sql()?
@@ -148,7 +148,7 @@ fn named_counts(client: &mut impl GenericClient, sql: &str, now: i64) -> Result<
         .collect()
 }
 
-fn stats(client: &mut impl GenericClient, now: Timestamp) -> Result<StoreStats> {
+fn stats(client: &mut impl Sql, now: Timestamp) -> Result<StoreStats> {
     let now = millis(now);
     let visible = visible_sql("memories", Visibility::VISIBLE, "$1");
     let totals = client
@@ -213,7 +213,7 @@ fn stats(client: &mut impl GenericClient, now: Timestamp) -> Result<StoreStats> 
 }
 
 fn tag_counts(
-    client: &mut impl GenericClient,
+    client: &mut impl Sql,
     filter: &MemoryFilter,
     now: Timestamp,
 ) -> Result<Vec<TagCount>> {

@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use postgres::{Client, Config, NoTls};
 
 use crate::error::PostgresError;
+use crate::sql::CachedClient;
 
 /// Parses a `postgres://` URL.
 pub fn config(url: &str) -> Result<Config, PostgresError> {
@@ -87,15 +88,24 @@ fn without_password(url: &str) -> String {
 
 pub struct Pool {
     config: Config,
-    idle: Mutex<Vec<Client>>,
+    /// Statements every new connection runs first (`SET …`).
+    session: String,
+    idle: Mutex<Vec<CachedClient>>,
 }
 
 impl Pool {
-    pub fn new(config: Config) -> Self {
+    pub fn new(config: Config, session: String) -> Self {
         Pool {
             config,
+            session,
             idle: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The same pool with other session settings (idle connections, made with the old ones,
+    /// are closed).
+    pub fn with_session(self, session: String) -> Self {
+        Pool::new(self.config, session)
     }
 
     /// A free connection, opened when none is idle.
@@ -107,7 +117,11 @@ impl Pool {
             .pop();
         let client = match idle {
             Some(client) if !client.is_closed() => client,
-            _ => connect(&self.config)?,
+            _ => {
+                let mut client = connect(&self.config)?;
+                client.batch_execute(&self.session)?;
+                CachedClient::new(client)
+            }
         };
         Ok(Connection {
             pool: self,
@@ -123,18 +137,18 @@ impl Pool {
 /// A connection taken from the pool; it goes back when dropped.
 pub struct Connection<'p> {
     pool: &'p Pool,
-    client: Option<Client>,
+    client: Option<CachedClient>,
 }
 
 impl Deref for Connection<'_> {
-    type Target = Client;
-    fn deref(&self) -> &Client {
+    type Target = CachedClient;
+    fn deref(&self) -> &CachedClient {
         self.client.as_ref().expect("present until dropped")
     }
 }
 
 impl DerefMut for Connection<'_> {
-    fn deref_mut(&mut self) -> &mut Client {
+    fn deref_mut(&mut self) -> &mut CachedClient {
         self.client.as_mut().expect("present until dropped")
     }
 }

@@ -3,6 +3,7 @@
 //! `memory.rs` deletes a memory's relations when it purges it. The current verdict and the
 //! history are JSON, as in SQLite; `relation` repeats the current verdict's kind for counting.
 
+use crate::sql::Sql;
 use cairn_core::memory::{Visibility, headline};
 use cairn_core::relation::{
     Relation, RelationFilter, RelationStats, RelationStatus, RelationStore, RelationTx,
@@ -10,7 +11,7 @@ use cairn_core::relation::{
 };
 use cairn_core::{MemoryId, RelationId, Result, Scope};
 use jiff::Timestamp;
-use postgres::{GenericClient, Row};
+use postgres::Row;
 
 use crate::PostgresStore;
 use crate::error::{SqlResult, corrupt};
@@ -46,11 +47,7 @@ fn relation_from_row(row: &Row) -> Result<Relation> {
 /// Relation views matching `condition` (which may order and limit): the relation, then for
 /// source and target their title, the opening of their content, and whether they are visible
 /// at `now` (bound first, as `$1`).
-fn views(
-    client: &mut impl GenericClient,
-    condition: &str,
-    params: &Params,
-) -> Result<Vec<RelationView>> {
+fn views(client: &mut impl Sql, condition: &str, params: &Params) -> Result<Vec<RelationView>> {
     let visible = |alias: &str| {
         format!(
             "({alias}.seq IS NOT NULL AND {})",
@@ -89,7 +86,7 @@ fn views(
 }
 
 /// Deletes every relation of the memory `id` (when it is purged).
-pub fn delete_relations_of(client: &mut impl GenericClient, id: &MemoryId) -> Result<()> {
+pub fn delete_relations_of(client: &mut impl Sql, id: &MemoryId) -> Result<()> {
     client
         .execute(
             "DELETE FROM relations WHERE source_id = $1 OR target_id = $1",
@@ -100,7 +97,7 @@ pub fn delete_relations_of(client: &mut impl GenericClient, id: &MemoryId) -> Re
 }
 
 /// Every relation, oldest first (for export).
-pub fn all_relations(client: &mut impl GenericClient) -> Result<Vec<Relation>> {
+pub fn all_relations(client: &mut impl Sql) -> Result<Vec<Relation>> {
     client
         .query(
             &format!("SELECT {RELATION_COLUMNS} FROM relations r ORDER BY r.created_at, r.id"),

@@ -5,14 +5,15 @@
 //! space-joined copy in `memories.tags` (for the document and for loading a memory in one read);
 //! its `fts` document is rewritten whenever its title, content, tags or image text change.
 
+use crate::sql::Sql;
 use cairn_core::embedding::VectorSpace;
 use cairn_core::{
     Category, Importance, Memory, MemoryId, ProjectName, Result, Revision, Scope, Source, Tag,
     TopicKey,
 };
 use jiff::Timestamp;
+use postgres::Row;
 use postgres::types::FromSql;
-use postgres::{GenericClient, Row};
 
 use crate::error::{SqlResult, corrupt};
 use crate::params::Params;
@@ -98,11 +99,7 @@ pub fn memory_from_row(row: &Row, first: usize) -> Result<Memory> {
 }
 
 /// Runs a query selecting [`MEMORY_COLUMNS`] and reads every row.
-pub fn query_memories(
-    client: &mut impl GenericClient,
-    sql: &str,
-    params: &Params,
-) -> Result<Vec<Memory>> {
+pub fn query_memories(client: &mut impl Sql, sql: &str, params: &Params) -> Result<Vec<Memory>> {
     client
         .query(sql, &params.refs())
         .sql()?
@@ -127,7 +124,7 @@ fn revision_from_row(row: &Row) -> Result<Revision> {
 }
 
 /// The internal row key of a memory, if it exists.
-pub fn seq_of(client: &mut impl GenericClient, id: &MemoryId) -> Result<Option<i64>> {
+pub fn seq_of(client: &mut impl Sql, id: &MemoryId) -> Result<Option<i64>> {
     Ok(client
         .query_opt("SELECT seq FROM memories WHERE id = $1", &[&id.to_string()])
         .sql()?
@@ -135,7 +132,7 @@ pub fn seq_of(client: &mut impl GenericClient, id: &MemoryId) -> Result<Option<i
 }
 
 /// Replaces the tag links of the memory at `seq` with `tags`, dropping tags nobody uses.
-fn write_tags(client: &mut impl GenericClient, seq: i64, tags: &[Tag]) -> Result<()> {
+fn write_tags(client: &mut impl Sql, seq: i64, tags: &[Tag]) -> Result<()> {
     let old: Vec<i64> = client
         .query(
             "DELETE FROM memory_tags WHERE memory_seq = $1 RETURNING tag_id",
@@ -163,7 +160,7 @@ fn write_tags(client: &mut impl GenericClient, seq: i64, tags: &[Tag]) -> Result
 }
 
 /// Deletes those of `tag_ids` that no memory links to any more.
-pub fn drop_unused_tags(client: &mut impl GenericClient, tag_ids: &[i64]) -> Result<()> {
+pub fn drop_unused_tags(client: &mut impl Sql, tag_ids: &[i64]) -> Result<()> {
     if tag_ids.is_empty() {
         return Ok(());
     }
@@ -220,7 +217,7 @@ const WRITTEN_COLUMNS: [&str; 15] = [
 /// Inserts a memory row, its document and its tags, and queues it for embedding: one
 /// statement, so an import costs one round trip a memory.
 pub fn insert_memory(
-    client: &mut impl GenericClient,
+    client: &mut impl Sql,
     memory: &Memory,
     words: &mut WordSink<'_>,
 ) -> Result<()> {
@@ -271,7 +268,7 @@ pub fn insert_memory(
 
 /// Overwrites the row of `memory.id` and its tags; `false` when no such memory exists.
 pub fn update_memory(
-    client: &mut impl GenericClient,
+    client: &mut impl Sql,
     memory: &Memory,
     words: &mut WordSink<'_>,
 ) -> Result<bool> {
@@ -331,11 +328,7 @@ pub fn update_memory(
 /// Sets a memory's image text to the texts of the images it shows (oldest image first), and
 /// when that changes it, rewrites its document, learns the new words and queues the memory to
 /// be embedded again.
-pub fn refresh_image_text(
-    client: &mut impl GenericClient,
-    seq: i64,
-    words: &mut WordSink<'_>,
-) -> Result<()> {
+pub fn refresh_image_text(client: &mut impl Sql, seq: i64, words: &mut WordSink<'_>) -> Result<()> {
     let row = client
         .query_one(
             "SELECT title, content, tags, image_text, \
@@ -367,11 +360,7 @@ pub fn refresh_image_text(
     crate::vectors::queue(client, seq)
 }
 
-pub fn insert_revision(
-    client: &mut impl GenericClient,
-    seq: i64,
-    revision: &Revision,
-) -> Result<()> {
+pub fn insert_revision(client: &mut impl Sql, seq: i64, revision: &Revision) -> Result<()> {
     client
         .execute(
             "INSERT INTO memory_revisions (memory_seq, number, content, title, category, tags, \
@@ -392,7 +381,7 @@ pub fn insert_revision(
     Ok(())
 }
 
-pub fn revisions_of(client: &mut impl GenericClient, seq: i64) -> Result<Vec<Revision>> {
+pub fn revisions_of(client: &mut impl Sql, seq: i64) -> Result<Vec<Revision>> {
     client
         .query(
             &format!(

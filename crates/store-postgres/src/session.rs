@@ -1,6 +1,7 @@
 //! Sessions and observations in PostgreSQL. An observation's `fts` document is written with
 //! it; its `event_id` is unique, so a replayed event is ignored by the database itself.
 
+use crate::sql::Sql;
 use cairn_core::query::Match;
 use cairn_core::session::{
     Observation, ObservationFilter, ObservationHit, Session, SessionFilter, SessionKey,
@@ -8,7 +9,7 @@ use cairn_core::session::{
 use cairn_core::session::{SessionStore, SessionTx};
 use cairn_core::{Importance, ProjectName, Result};
 use jiff::Timestamp;
-use postgres::{GenericClient, Row};
+use postgres::Row;
 
 use crate::PostgresStore;
 use crate::error::{SqlResult, corrupt};
@@ -57,7 +58,7 @@ fn observation_from_row(row: &Row, first: usize) -> Result<Observation> {
     })
 }
 
-pub fn session(client: &mut impl GenericClient, key: &SessionKey) -> Result<Option<Session>> {
+pub fn session(client: &mut impl Sql, key: &SessionKey) -> Result<Option<Session>> {
     client
         .query_opt(
             &format!(
@@ -70,7 +71,7 @@ pub fn session(client: &mut impl GenericClient, key: &SessionKey) -> Result<Opti
         .transpose()
 }
 
-pub fn sessions(client: &mut impl GenericClient, filter: &SessionFilter) -> Result<Vec<Session>> {
+pub fn sessions(client: &mut impl Sql, filter: &SessionFilter) -> Result<Vec<Session>> {
     let mut params = Params::default();
     let mut sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE true");
     if let Some(project) = &filter.project {
@@ -99,7 +100,7 @@ pub fn sessions(client: &mut impl GenericClient, filter: &SessionFilter) -> Resu
 }
 
 pub fn observations(
-    client: &mut impl GenericClient,
+    client: &mut impl Sql,
     key: &SessionKey,
     since: Timestamp,
 ) -> Result<Vec<Observation>> {

@@ -1,10 +1,11 @@
 //! Memory slots in PostgreSQL: `slots` keyed by project (`''` for global) and label, and
 //! `slot_seeds`, every default ever seeded per scope (so a deleted default stays deleted).
 
+use crate::sql::Sql;
 use cairn_core::slot::{Slot, SlotLabel};
 use cairn_core::slot::{SlotStore, SlotTx};
 use cairn_core::{Result, Scope};
-use postgres::{GenericClient, Row};
+use postgres::Row;
 
 use crate::PostgresStore;
 use crate::error::{SqlResult, corrupt};
@@ -30,7 +31,7 @@ fn slot_from_row(row: &Row) -> Result<Slot> {
     })
 }
 
-pub fn slots(client: &mut impl GenericClient, scopes: &[Scope]) -> Result<Vec<Slot>> {
+pub fn slots(client: &mut impl Sql, scopes: &[Scope]) -> Result<Vec<Slot>> {
     let projects: Vec<String> = scopes.iter().map(project_column).collect();
     client
         .query(
@@ -45,7 +46,7 @@ pub fn slots(client: &mut impl GenericClient, scopes: &[Scope]) -> Result<Vec<Sl
         .collect()
 }
 
-pub fn seeded_slots(client: &mut impl GenericClient, scope: &Scope) -> Result<Vec<SlotLabel>> {
+pub fn seeded_slots(client: &mut impl Sql, scope: &Scope) -> Result<Vec<SlotLabel>> {
     client
         .query(
             "SELECT label FROM slot_seeds WHERE project = $1 ORDER BY label",

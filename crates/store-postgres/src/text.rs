@@ -12,8 +12,8 @@
 //! of the memory it makes up (`ts_rank` with [`RANK_WEIGHTS`], in the proportions of the SQLite
 //! store's BM25 column weights, normalised by the memory's length).
 
+use crate::sql::Sql;
 use cairn_core::query::{Match, WordSink, word_spans};
-use postgres::GenericClient;
 
 use crate::error::PostgresError;
 use crate::params::Params;
@@ -156,10 +156,7 @@ pub fn bm25_score(params: &mut Params, expression: &Match) -> (String, String) {
 }
 
 /// Stores the words `sink` collected since the transaction began.
-pub fn flush_words(
-    client: &mut impl GenericClient,
-    sink: &WordSink<'_>,
-) -> Result<(), PostgresError> {
+pub fn flush_words(client: &mut impl Sql, sink: &WordSink<'_>) -> Result<(), PostgresError> {
     if sink.added.is_empty() {
         return Ok(());
     }
@@ -175,7 +172,7 @@ pub fn flush_words(
 /// letters and a length within two of its own (transpositions in short words share no triple:
 /// `dokcer` and `docker`).
 pub fn similar_words(
-    client: &mut impl GenericClient,
+    client: &mut impl Sql,
     word: &str,
     limit: usize,
 ) -> Result<Vec<String>, PostgresError> {

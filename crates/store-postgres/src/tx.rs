@@ -2,13 +2,13 @@
 //! is the backend's [`StoreTx`](cairn_core::store::StoreTx): each domain's file implements its
 //! transaction trait for it.
 
+use crate::sql::CachedTx;
 use cairn_core::{MemoryId, Result};
-use postgres::Transaction;
 
 use cairn_core::query::WordSink;
 
 pub struct PostgresTx<'c, 'k> {
-    pub(crate) tx: Transaction<'c>,
+    pub(crate) tx: CachedTx<'c>,
     pub(crate) words: WordSink<'k>,
 }
 

@@ -42,10 +42,11 @@ pub trait VectorStore: Send + Sync {
         depth: usize,
     ) -> Result<Vec<SignalHit>>;
 
-    /// Brings the backend's own index of the space (an approximate one kept apart from the
-    /// vectors, like the SQLite store's HNSW file) up to date with the stored vectors, or builds
-    /// it anew when `rebuild`; `progress(done, total)` follows long work. `None` when the
-    /// backend keeps no such index or the space is small enough to need none. The index only
+    /// Brings the backend's own index of the space (an approximate one: the SQLite store's
+    /// HNSW file, PostgreSQL's pgvector HNSW index) up to date with the stored vectors, or
+    /// builds it anew when `rebuild`; `progress(done, total)` follows long work. `None` when the
+    /// backend keeps no such index, the space is small enough to need none, or another process
+    /// is building it right now. The index only
     /// ever speeds [`VectorStore::nearest`] up: it never changes what counts as nearest or
     /// visible.
     fn update_vector_index(
