@@ -3,10 +3,13 @@
 //! overrides); it is measured against, never copied in. Without it the test skips with a
 //! message, unless `CAIRN_REQUIRE_BENCH_DATA=1` (set by CI), under which it fails.
 
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use cairn_core::embedding::Embedder;
+use cairn_bench::collection::Backend;
+use cairn_bench::locomo::LocomoReport;
+use cairn_core::embedding::{Embedder, ModelIdentity};
 
 /// `name` in the bench-data directory, or `None` (after saying so) when it is not there and not
 /// required.
@@ -39,12 +42,84 @@ fn cranfield() -> Option<PathBuf> {
     bench_data("cranfield/cran.all.1400").and_then(|file| file.parent().map(PathBuf::from))
 }
 
-/// The real model, shared by the tests that need it, or `None` (after saying so).
+/// The real model, loaded once for every test here, or `None` (after saying so). It remembers
+/// what it embedded: the LoCoMo tests embed the same turns into each backend.
 fn model() -> Option<Arc<dyn Embedder>> {
-    let dir = cairn_embed::testing::model_dir_for_tests()?;
-    let model = cairn_embed::SentenceEmbedder::load(&dir, cairn_embed::DEFAULT_MODEL)
-        .expect("the installed model loads");
-    Some(Arc::new(model))
+    static MODEL: OnceLock<Option<Arc<dyn Embedder>>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| {
+            let dir = cairn_embed::testing::model_dir_for_tests()?;
+            let model = cairn_embed::SentenceEmbedder::load(&dir, cairn_embed::DEFAULT_MODEL)
+                .expect("the installed model loads");
+            Some(Arc::new(Remembering {
+                model,
+                seen: Mutex::new(HashMap::new()),
+            }))
+        })
+        .clone()
+}
+
+/// A model that embeds each text once and hands out the same vector after that.
+struct Remembering {
+    model: cairn_embed::SentenceEmbedder,
+    seen: Mutex<HashMap<String, Vec<f32>>>,
+}
+
+impl Embedder for Remembering {
+    fn identity(&self) -> &ModelIdentity {
+        self.model.identity()
+    }
+
+    fn embed(&self, texts: &[&str]) -> cairn_core::Result<Vec<Vec<f32>>> {
+        let new: Vec<&str> = {
+            let seen = self.seen.lock().unwrap();
+            texts
+                .iter()
+                .copied()
+                .filter(|t| !seen.contains_key(*t))
+                .collect()
+        };
+        if !new.is_empty() {
+            let vectors = self.model.embed(&new)?;
+            let mut seen = self.seen.lock().unwrap();
+            for (text, vector) in new.into_iter().zip(vectors) {
+                seen.insert(text.to_string(), vector);
+            }
+        }
+        let seen = self.seen.lock().unwrap();
+        Ok(texts.iter().map(|t| seen[*t].clone()).collect())
+    }
+}
+
+/// LoCoMo with the model on SQLite, run once for the tests that compare with it.
+fn locomo_on_sqlite(file: &Path, model: Arc<dyn Embedder>) -> &'static LocomoReport {
+    static REPORT: OnceLock<LocomoReport> = OnceLock::new();
+    REPORT.get_or_init(|| {
+        cairn_bench::locomo::run(
+            file,
+            Some(model),
+            &Default::default(),
+            &Backend::Sqlite,
+            None,
+        )
+        .expect("locomo runs")
+    })
+}
+
+/// (mode, recall_any@5, MRR) of the report's modes among `names`.
+fn scores(report: &LocomoReport, names: &[&str]) -> Vec<(&'static str, f64, f64)> {
+    report
+        .modes
+        .iter()
+        .filter(|m| names.contains(&m.mode.name()))
+        .map(|m| {
+            (
+                m.mode.name(),
+                m.overall.mean.recall_any_5,
+                m.overall.mean.mrr,
+            )
+        })
+        .collect()
 }
 
 /// The fused ranking must beat every single signal on both measures: more questions answered
@@ -71,26 +146,10 @@ fn on_locomo_fusion_beats_every_single_signal() {
         return;
     };
     let Some(model) = model() else { return };
-    let report = cairn_bench::locomo::run(
-        &file,
-        Some(model),
-        &Default::default(),
-        &Default::default(),
-        None,
-    )
-    .expect("locomo runs");
-    let modes: Vec<(&str, f64, f64)> = report
-        .modes
-        .iter()
-        .filter(|m| matches!(m.mode.name(), "lexical" | "semantic" | "hybrid"))
-        .map(|m| {
-            (
-                m.mode.name(),
-                m.overall.mean.recall_any_5,
-                m.overall.mean.mrr,
-            )
-        })
-        .collect();
+    let modes = scores(
+        locomo_on_sqlite(&file, model),
+        &["lexical", "semantic", "hybrid"],
+    );
     assert_eq!(modes.len(), 3);
     assert_fusion_beats_each_signal("LoCoMo (recall_any@5, MRR)", &modes);
 }
@@ -171,30 +230,19 @@ fn on_locomo_postgres_ranks_like_sqlite() {
         return;
     };
     let Some(model) = model() else { return };
-    let measure = |backend: &cairn_bench::collection::Backend| {
-        let report = cairn_bench::locomo::run(
-            &file,
-            Some(model.clone()),
-            &Default::default(),
-            backend,
-            None,
-        )
-        .expect("locomo runs");
-        report
-            .modes
-            .iter()
-            .filter(|m| matches!(m.mode.name(), "lexical" | "hybrid"))
-            .map(|m| {
-                (
-                    m.mode.name(),
-                    m.overall.mean.recall_any_5,
-                    m.overall.mean.mrr,
-                )
-            })
-            .collect::<Vec<_>>()
-    };
-    let sqlite = measure(&cairn_bench::collection::Backend::Sqlite);
-    let postgres = measure(&cairn_bench::collection::Backend::Postgres(url));
+    let sqlite = scores(
+        locomo_on_sqlite(&file, model.clone()),
+        &["lexical", "hybrid"],
+    );
+    let report = cairn_bench::locomo::run(
+        &file,
+        Some(model),
+        &Default::default(),
+        &Backend::Postgres(url),
+        None,
+    )
+    .expect("locomo runs");
+    let postgres = scores(&report, &["lexical", "hybrid"]);
     assert_eq!(sqlite.len(), 2);
     for (s, p) in sqlite.iter().zip(&postgres) {
         assert_eq!(s.0, p.0);
