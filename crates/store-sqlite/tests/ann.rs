@@ -11,7 +11,7 @@ use cairn_core::embedding::{ModelIdentity, VectorIndexReport, VectorSpace, Vecto
 use cairn_core::memory::{MemoryFilter, SignalHit, Visibility};
 use cairn_core::store::Store;
 use cairn_core::tag::Tag;
-use cairn_core::testing::project;
+use cairn_core::testing::{project, seeded_unit_vector};
 use cairn_core::{
     IdRef, Memory, MemoryId, MemoryPatch, MemoryService, NewMemory, ServiceParts, Source,
 };
@@ -34,21 +34,8 @@ fn identity() -> ModelIdentity {
     }
 }
 
-/// A unit vector drawn from `seed` (splitmix64, roughly Gaussian components).
 fn unit(seed: u64) -> Vec<f32> {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(1);
-    let mut next = || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    };
-    let v: Vec<f32> = (0..DIMENSIONS)
-        .map(|_| ((0..4).map(|_| next()).sum::<f64>() - 2.0) as f32)
-        .collect();
-    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    v.into_iter().map(|x| x / norm).collect()
+    seeded_unit_vector(seed, DIMENSIONS)
 }
 
 fn ids(hits: cairn_core::Result<Vec<SignalHit>>) -> Vec<MemoryId> {

@@ -307,6 +307,24 @@ pub fn project(name: &str) -> Scope {
     Scope::Project(ProjectName::new(name).expect("valid project"))
 }
 
+/// A unit vector of `dimensions` drawn from `seed` (splitmix64, roughly Gaussian components):
+/// the same for every store's vector-index tests, so queries can be aimed at stored vectors.
+pub fn seeded_unit_vector(seed: u64, dimensions: usize) -> Vec<f32> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(1);
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let v: Vec<f32> = (0..dimensions)
+        .map(|_| ((0..4).map(|_| next()).sum::<f64>() - 2.0) as f32)
+        .collect();
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.into_iter().map(|x| x / norm).collect()
+}
+
 fn tags(names: &[&str]) -> Vec<Tag> {
     names
         .iter()
