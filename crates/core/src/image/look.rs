@@ -18,8 +18,8 @@
 
 use std::fmt;
 
-use image::RgbImage;
-use image::imageops::{self, FilterType};
+use image::imageops::FilterType;
+use image::{DynamicImage, RgbImage};
 
 use crate::error::{Error, Result};
 
@@ -119,15 +119,19 @@ impl fmt::Debug for LookHash {
 /// The image's brightness averaged over a [`GRID`]×[`GRID`] grid of equal areas.
 fn brightness_grid(image: &RgbImage) -> Vec<f32> {
     // Averaging a large image straight down to 9×9 is a box filter over each cell; a first
-    // step to at most 256 a side keeps that cheap without changing the averages much.
+    // step to at most 256 a side keeps that cheap without changing the averages much. The
+    // step goes through `DynamicImage`, whose resize is compiled (optimised) in the image
+    // crate; the generic `imageops::resize` would be compiled here, unoptimised in test
+    // builds, where it took longer than the look model itself.
     let small;
     let image = if image.width() > 256 || image.height() > 256 {
-        small = imageops::resize(
-            image,
-            256.min(image.width()),
-            256.min(image.height()),
-            FilterType::Triangle,
-        );
+        small = DynamicImage::ImageRgb8(image.clone())
+            .resize_exact(
+                256.min(image.width()),
+                256.min(image.height()),
+                FilterType::Triangle,
+            )
+            .into_rgb8();
         &small
     } else {
         image
