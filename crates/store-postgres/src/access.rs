@@ -1,7 +1,6 @@
 //! Access tokens in PostgreSQL (table of migration 2): a row per token, looked up by the hash
 //! of its text (`hash`, unique); revoking sets `revoked_at`.
 
-use crate::sql::Sql;
 use cairn_core::access::{AccessStore, AccessToken, AccessTx, Right, TokenHash, TokenId};
 use cairn_core::{ProjectName, Result};
 use jiff::Timestamp;
@@ -10,6 +9,7 @@ use postgres::Row;
 use crate::PostgresStore;
 use crate::error::{SqlResult, corrupt};
 use crate::rows::{get, millis, optional_time, time};
+use crate::sql::Sql;
 use crate::tx::PostgresTx;
 
 const TOKEN_COLUMNS: &str = "id, project, access, name, created_at, revoked_at";

@@ -5,7 +5,6 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::sql::Sql;
 use cairn_core::exchange::{Counts, ExchangeStore, ExportItem};
 use cairn_core::session::SessionKey;
 use cairn_core::{Error, Result, Scope};
@@ -14,6 +13,7 @@ use jiff::Timestamp;
 use crate::PostgresStore;
 use crate::error::SqlResult;
 use crate::rows::{MEMORY_COLUMNS, get, memory_from_row, revisions_of, scope_from_column};
+use crate::sql::Sql;
 use crate::{session, slot};
 
 /// Why `backup` and `restore` do not apply here, and what does.

@@ -1,7 +1,6 @@
 //! Markdown workspaces in PostgreSQL: which projects write their memories to files, and which
 //! file holds each memory's unit.
 
-use crate::sql::Sql;
 use std::path::PathBuf;
 
 use cairn_core::files::{FilesStore, FilesTx, UnitLocation, Workspace};
@@ -11,6 +10,7 @@ use postgres::Row;
 use crate::PostgresStore;
 use crate::error::{SqlResult, corrupt};
 use crate::rows::{get, millis, time};
+use crate::sql::Sql;
 use crate::tx::PostgresTx;
 
 const WORKSPACE_COLUMNS: &str = "project, root, dir, created_at, stamp";

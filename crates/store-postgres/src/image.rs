@@ -9,7 +9,6 @@
 //! image is read or linked (`rows::refresh_image_text`), so the full text, the vocabulary and
 //! the embedding queue see an image's words as the memory's.
 
-use crate::sql::Sql;
 use cairn_core::image::look_vector::{self, Quantised};
 use cairn_core::image::{
     Image, ImageId, ImageSpace, ImageStore, ImageTotals, ImageTx, LookHash, MemoryImage,
@@ -25,6 +24,7 @@ use crate::error::{SqlResult, corrupt};
 use crate::filter::condition;
 use crate::params::Params;
 use crate::rows::{get, millis, refresh_image_text, time};
+use crate::sql::Sql;
 use crate::tx::PostgresTx;
 
 /// The image columns, `i` the image and `t` its text (`LEFT JOIN` [`IMAGE_TEXT`]).

@@ -48,7 +48,6 @@ mod text;
 mod tx;
 mod vectors;
 
-use crate::sql::Sql;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -62,6 +61,7 @@ pub use vectors::{INDEX_EF_SEARCH, INDEX_MIN_VECTORS};
 
 use crate::error::SqlResult;
 use crate::pool::Pool;
+use crate::sql::Sql;
 
 /// How long a write waits for another writer's lock before it is [`cairn_core::Error::Busy`].
 pub const LOCK_WAIT: Duration = Duration::from_secs(10);
@@ -138,7 +138,7 @@ impl PostgresStore {
 }
 
 /// Bytes on disk of the tables (with their indexes and TOAST) of the current schema.
-pub(crate) fn size_bytes(client: &mut impl crate::sql::Sql) -> Result<u64> {
+pub(crate) fn size_bytes(client: &mut impl Sql) -> Result<u64> {
     let bytes: i64 = client
         .query_one(
             "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c \

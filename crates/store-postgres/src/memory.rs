@@ -1,7 +1,6 @@
 //! The memory domain's storage: [`MemoryStore`] (reads on a pooled connection) and
 //! [`MemoryTx`] (writes inside the open transaction), with rows kept by `rows`.
 
-use crate::sql::Sql;
 use cairn_core::memory::{
     ListQuery, MemoryFilter, MemoryStore, MemoryTx, NamedCount, PruneRule, STATS_DAYS, SignalHit,
     SortKey, SortOrder, StoreStats, TagCount, Visibility,
@@ -15,6 +14,7 @@ use crate::error::{SqlResult, corrupt};
 use crate::filter::{condition, visible_sql};
 use crate::params::Params;
 use crate::rows::{self, MEMORY_COLUMNS, get, millis, project_column, query_memories};
+use crate::sql::Sql;
 use crate::text::{bm25_score, tsquery};
 use crate::tx::PostgresTx;
 

@@ -3,7 +3,6 @@
 //! `memory.rs` deletes a memory's relations when it purges it. The current verdict and the
 //! history are JSON, as in SQLite; `relation` repeats the current verdict's kind for counting.
 
-use crate::sql::Sql;
 use cairn_core::memory::{Visibility, headline};
 use cairn_core::relation::{
     Relation, RelationFilter, RelationStats, RelationStatus, RelationStore, RelationTx,
@@ -18,6 +17,7 @@ use crate::error::{SqlResult, corrupt};
 use crate::filter::visible_sql;
 use crate::params::Params;
 use crate::rows::{get, millis, project_column, scope_from_column, time};
+use crate::sql::Sql;
 use crate::tx::PostgresTx;
 
 const RELATION_COLUMNS: &str = "r.id, r.source_id, r.target_id, r.project, r.score, r.verdict, \

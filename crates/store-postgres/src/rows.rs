@@ -5,7 +5,6 @@
 //! space-joined copy in `memories.tags` (for the document and for loading a memory in one read);
 //! its `fts` document is rewritten whenever its title, content, tags or image text change.
 
-use crate::sql::Sql;
 use cairn_core::embedding::VectorSpace;
 use cairn_core::{
     Category, Importance, Memory, MemoryId, ProjectName, Result, Revision, Scope, Source, Tag,
@@ -17,6 +16,7 @@ use postgres::types::FromSql;
 
 use crate::error::{SqlResult, corrupt};
 use crate::params::Params;
+use crate::sql::Sql;
 use crate::text::memory_document;
 use cairn_core::query::WordSink;
 

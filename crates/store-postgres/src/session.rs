@@ -1,7 +1,6 @@
 //! Sessions and observations in PostgreSQL. An observation's `fts` document is written with
 //! it; its `event_id` is unique, so a replayed event is ignored by the database itself.
 
-use crate::sql::Sql;
 use cairn_core::query::Match;
 use cairn_core::session::{
     Observation, ObservationFilter, ObservationHit, Session, SessionFilter, SessionKey,
@@ -15,6 +14,7 @@ use crate::PostgresStore;
 use crate::error::{SqlResult, corrupt};
 use crate::params::Params;
 use crate::rows::{get, millis, optional_time, time};
+use crate::sql::Sql;
 use crate::text::{observation_document, tsquery};
 use crate::tx::PostgresTx;
 

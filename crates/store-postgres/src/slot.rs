@@ -1,7 +1,6 @@
 //! Memory slots in PostgreSQL: `slots` keyed by project (`''` for global) and label, and
 //! `slot_seeds`, every default ever seeded per scope (so a deleted default stays deleted).
 
-use crate::sql::Sql;
 use cairn_core::slot::{Slot, SlotLabel};
 use cairn_core::slot::{SlotStore, SlotTx};
 use cairn_core::{Result, Scope};
@@ -10,6 +9,7 @@ use postgres::Row;
 use crate::PostgresStore;
 use crate::error::{SqlResult, corrupt};
 use crate::rows::{get, millis, project_column, scope_from_column, time};
+use crate::sql::Sql;
 use crate::tx::PostgresTx;
 
 const SLOT_COLUMNS: &str = "project, label, content, description, size_limit, pinned, \

@@ -50,19 +50,19 @@ impl Statements {
     }
 }
 
-/// Parameters as the client takes them.
-pub type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
+/// Statement values as the client takes them.
+pub type Values<'a> = &'a [&'a (dyn ToSql + Sync)];
 
 /// What the store's SQL runs on: the `postgres` client's calls, each statement prepared once per
 /// connection.
 pub trait Sql {
-    fn query(&mut self, sql: &str, params: Params<'_>) -> Result<Vec<Row>, Error>;
+    fn query(&mut self, sql: &str, params: Values<'_>) -> Result<Vec<Row>, Error>;
     /// Exactly one row, or an error.
-    fn query_one(&mut self, sql: &str, params: Params<'_>) -> Result<Row, Error>;
+    fn query_one(&mut self, sql: &str, params: Values<'_>) -> Result<Row, Error>;
     /// At most one row, or an error.
-    fn query_opt(&mut self, sql: &str, params: Params<'_>) -> Result<Option<Row>, Error>;
+    fn query_opt(&mut self, sql: &str, params: Values<'_>) -> Result<Option<Row>, Error>;
     /// The number of rows changed.
-    fn execute(&mut self, sql: &str, params: Params<'_>) -> Result<u64, Error>;
+    fn execute(&mut self, sql: &str, params: Values<'_>) -> Result<u64, Error>;
     /// Statements without parameters, sent as they are (never prepared).
     fn batch_execute(&mut self, sql: &str) -> Result<(), Error>;
 }
@@ -74,28 +74,28 @@ trait WithStatements {
 }
 
 impl<T: WithStatements> Sql for T {
-    fn query(&mut self, sql: &str, params: Params<'_>) -> Result<Vec<Row>, Error> {
+    fn query(&mut self, sql: &str, params: Values<'_>) -> Result<Vec<Row>, Error> {
         let (client, statements) = self.parts();
         statements.run(client, sql, |client, statement| {
             client.query(statement, params)
         })
     }
 
-    fn query_one(&mut self, sql: &str, params: Params<'_>) -> Result<Row, Error> {
+    fn query_one(&mut self, sql: &str, params: Values<'_>) -> Result<Row, Error> {
         let (client, statements) = self.parts();
         statements.run(client, sql, |client, statement| {
             client.query_one(statement, params)
         })
     }
 
-    fn query_opt(&mut self, sql: &str, params: Params<'_>) -> Result<Option<Row>, Error> {
+    fn query_opt(&mut self, sql: &str, params: Values<'_>) -> Result<Option<Row>, Error> {
         let (client, statements) = self.parts();
         statements.run(client, sql, |client, statement| {
             client.query_opt(statement, params)
         })
     }
 
-    fn execute(&mut self, sql: &str, params: Params<'_>) -> Result<u64, Error> {
+    fn execute(&mut self, sql: &str, params: Values<'_>) -> Result<u64, Error> {
         let (client, statements) = self.parts();
         statements.run(client, sql, |client, statement| {
             client.execute(statement, params)

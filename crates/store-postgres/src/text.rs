@@ -12,11 +12,11 @@
 //! of the memory it makes up (`ts_rank` with [`RANK_WEIGHTS`], in the proportions of the SQLite
 //! store's BM25 column weights, normalised by the memory's length).
 
-use crate::sql::Sql;
 use cairn_core::query::{Match, WordSink, word_spans};
 
 use crate::error::PostgresError;
 use crate::params::Params;
+use crate::sql::Sql;
 
 /// `ts_rank`'s weights for D, C, B and A: content and image text 1, tags 1.5, title 2 (halved,
 /// as ts_rank takes weights up to 1).
