@@ -129,7 +129,8 @@ pub enum Command {
     #[command(subcommand)]
     Model(ModelCommand),
     /// Rebuild derived data: --embeddings embeds every memory again with the current model;
-    /// --vector-index rebuilds the HNSW index of a large store from its stored vectors;
+    /// --vector-index rebuilds the HNSW index of a large store from its stored vectors (the
+    /// `.hnsw` file beside a SQLite database, pgvector's index in PostgreSQL);
     /// --images looks at pending images (their looks and text).
     Reindex(ReindexArgs),
     /// Serve the memory tools over MCP on standard input and output, for an agent to start.
@@ -798,8 +799,10 @@ pub struct ReindexArgs {
     /// models; changing the model in use also does this on the next embedding run).
     #[arg(long, group = "what")]
     pub embeddings: bool,
-    /// Build the vector index (`<database>.hnsw`) anew from the stored vectors; no model needed.
-    /// Stores under 5,000 vectors keep no index: the exact scan is fast and exact there.
+    /// Build the vector index anew from the stored vectors (`<database>.hnsw` beside a SQLite
+    /// file; pgvector's HNSW index in a PostgreSQL store, built without stopping writers); no
+    /// model needed. Stores under 5,000 vectors keep no index: the exact scan is fast and exact
+    /// there.
     #[arg(long, group = "what")]
     pub vector_index: bool,
     /// Look at every image still pending: hash its look, with the look model make its look

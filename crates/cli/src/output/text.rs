@@ -804,7 +804,8 @@ pub fn model_lines(view: &View<'_>) -> String {
         }
         View::VectorIndex(None) => line(
             &mut out,
-            "no vector index: this store is small enough for the exact scan",
+            "no vector index: this store is small enough for the exact scan \
+             (or, on PostgreSQL, another process is building it right now)",
         ),
         View::VectorIndex(Some(r)) => line(&mut out, &vector_index_line(r)),
         _ => {}

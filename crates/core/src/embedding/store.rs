@@ -46,9 +46,8 @@ pub trait VectorStore: Send + Sync {
     /// HNSW file, PostgreSQL's pgvector HNSW index) up to date with the stored vectors, or
     /// builds it anew when `rebuild`; `progress(done, total)` follows long work. `None` when the
     /// backend keeps no such index, the space is small enough to need none, or another process
-    /// is building it right now. The index only
-    /// ever speeds [`VectorStore::nearest`] up: it never changes what counts as nearest or
-    /// visible.
+    /// is building it right now. The index only ever speeds [`VectorStore::nearest`] up: it
+    /// never changes what counts as nearest or visible.
     fn update_vector_index(
         &self,
         space: VectorSpace,
