@@ -24,7 +24,8 @@
 //!
 //! Map: `pool` (connections), `sql` (statements prepared once per connection), `params`
 //! (statements and their `$n`), `filter` (filters → SQL),
-//! `text` (full-text documents and queries, the vocabulary), `tx` (the write side), `memory`,
+//! `text` (full-text documents and queries, the vocabulary), `tx` (the write side),
+//! `statistics` (the planner's statistics after a bulk write), `memory`,
 //! `vectors`, `session`, `slot`, `relation`, `files`, `image`, `exchange` (one domain each).
 
 mod access;
@@ -42,6 +43,7 @@ mod rows;
 mod session;
 mod slot;
 mod sql;
+mod statistics;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod text;
@@ -57,11 +59,13 @@ use cairn_core::store::{Store, StoreTx};
 
 pub use error::PostgresError;
 pub use pool::url_in_schema;
+pub use statistics::ANALYZE_MIN_INSERTS;
 pub use vectors::{INDEX_EF_SEARCH, INDEX_MIN_VECTORS};
 
 use crate::error::SqlResult;
 use crate::pool::Pool;
-use crate::sql::Sql;
+use crate::sql::{CachedClient, Sql};
+use crate::statistics::Growth;
 
 /// How long a write waits for another writer's lock before it is [`cairn_core::Error::Busy`].
 pub const LOCK_WAIT: Duration = Duration::from_secs(10);
@@ -135,6 +139,43 @@ impl PostgresStore {
     fn reader(&self) -> Result<pool::Connection<'_>> {
         self.pool.get().sql()
     }
+
+    /// [`Store::write`]'s transaction on `client`, committed; what it added.
+    fn write_on(
+        &self,
+        client: &mut CachedClient,
+        work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<()>,
+    ) -> Result<Growth> {
+        let mut tx = client.transaction().sql()?;
+        tx.batch_execute(&format!(
+            "SET LOCAL lock_timeout = {}; \
+             SELECT pg_advisory_xact_lock({}, hashtext(current_schema()))",
+            LOCK_WAIT.as_millis(),
+            migrations::LOCK_CLASS
+        ))
+        .sql()?;
+        let mut known = self
+            .known_words
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut store_tx = tx::PostgresTx {
+            tx,
+            words: WordSink::new(&known),
+            growth: Growth::default(),
+        };
+        work(&mut store_tx)?;
+        let tx::PostgresTx {
+            mut tx,
+            words,
+            growth,
+        } = store_tx;
+        text::flush_words(&mut tx, &words)?;
+        let added = words.added;
+        tx.commit().sql()?;
+        // Only now, committed, are the new words really stored.
+        known.extend(added);
+        Ok(growth)
+    }
 }
 
 /// Bytes on disk of the tables (with their indexes and TOAST) of the current schema.
@@ -153,29 +194,8 @@ pub(crate) fn size_bytes(client: &mut impl Sql) -> Result<u64> {
 impl Store for PostgresStore {
     fn write(&self, work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<()>) -> Result<()> {
         let mut client = self.pool.get().sql()?;
-        let mut tx = client.transaction().sql()?;
-        tx.batch_execute(&format!(
-            "SET LOCAL lock_timeout = {}; \
-             SELECT pg_advisory_xact_lock({}, hashtext(current_schema()))",
-            LOCK_WAIT.as_millis(),
-            migrations::LOCK_CLASS
-        ))
-        .sql()?;
-        let mut known = self
-            .known_words
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let mut store_tx = tx::PostgresTx {
-            tx,
-            words: WordSink::new(&known),
-        };
-        work(&mut store_tx)?;
-        let tx::PostgresTx { mut tx, words } = store_tx;
-        text::flush_words(&mut tx, &words)?;
-        let added = words.added;
-        tx.commit().sql()?;
-        // Only now, committed, are the new words really stored.
-        known.extend(added);
+        let growth = self.write_on(&mut client, work)?;
+        growth.refresh_statistics(&mut client);
         Ok(())
     }
 

@@ -344,7 +344,9 @@ impl MemoryTx for PostgresTx<'_, '_> {
     }
 
     fn insert(&mut self, memory: &Memory) -> Result<()> {
-        rows::insert_memory(&mut self.tx, memory, &mut self.words)
+        rows::insert_memory(&mut self.tx, memory, &mut self.words)?;
+        self.growth.memory_inserted();
+        Ok(())
     }
 
     fn replace(&mut self, memory: &Memory) -> Result<()> {

@@ -3,6 +3,7 @@
 //! transaction trait for it.
 
 use crate::sql::CachedTx;
+use crate::statistics::Growth;
 use cairn_core::{MemoryId, Result};
 
 use cairn_core::query::WordSink;
@@ -10,6 +11,8 @@ use cairn_core::query::WordSink;
 pub struct PostgresTx<'c, 'k> {
     pub(crate) tx: CachedTx<'c>,
     pub(crate) words: WordSink<'k>,
+    /// What the transaction added, for the planner's statistics after the commit.
+    pub(crate) growth: Growth,
 }
 
 impl PostgresTx<'_, '_> {

@@ -1,9 +1,14 @@
-//! The PostgreSQL backend against the shared behavioural suite, each test in a fresh schema of
-//! the server `CAIRN_TEST_POSTGRES` names (a URL; `.ci/run` starts a throwaway server and sets
-//! it). Without it every test says it skipped; under `CAIRN_REQUIRE_POSTGRES=1` (CI) a missing
-//! server fails instead.
+//! The PostgreSQL backend against the shared behavioural suite, and what only it does (the
+//! planner's statistics after a bulk write), each test in a fresh schema of the server
+//! `CAIRN_TEST_POSTGRES` names (a URL; `.ci/run` starts a throwaway server and sets it). Without
+//! it every test says it skipped; under `CAIRN_REQUIRE_POSTGRES=1` (CI) a missing server fails
+//! instead.
 
+use cairn_core::config::Config;
+use cairn_core::scope::Scope;
 use cairn_core::store::Store;
+use cairn_core::{MemoryService, ServiceParts};
+use cairn_store_postgres::ANALYZE_MIN_INSERTS;
 use cairn_store_postgres::testing::{fresh_store, test_server};
 
 fn ready() -> bool {
@@ -18,3 +23,50 @@ fn fresh_schema() -> Box<dyn Store> {
 }
 
 cairn_core::store_behaviour_suite!(fresh_schema, ready = ready);
+
+/// An import of many memories samples the tables it grew as it commits (so the searches that
+/// follow are planned from real statistics, not a minute later by autovacuum); a smaller write
+/// leaves the sampling to autovacuum. `analyze_count` counts only explicit `ANALYZE`s.
+#[test]
+fn a_bulk_import_samples_the_tables_it_grew() {
+    let Some(server) = test_server() else {
+        return;
+    };
+    let (store, url) = fresh_store(&server, "statistics").expect("a store in a fresh schema");
+    let service = MemoryService::new(ServiceParts::new(Box::new(store)), &Config::default());
+    let mut observer = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    let mut sampled = || -> (i64, f32) {
+        let row = observer
+            .query_one(
+                "SELECT s.analyze_count, c.reltuples FROM pg_stat_user_tables s \
+                 JOIN pg_class c ON c.oid = s.relid \
+                 WHERE s.schemaname = current_schema() AND s.relname = 'memories'",
+                &[],
+            )
+            .expect("the memories table's statistics");
+        (row.get(0), row.get(1))
+    };
+    let mut next = 0;
+    let mut import = |count: u64| {
+        let lines: String = (next..next + count)
+            .map(|n| format!("{{\"content\": \"bulk memory number {n} of the import\"}}\n"))
+            .collect();
+        next += count;
+        let report = service
+            .import(&mut lines.as_bytes(), Scope::Global, &mut |_| {})
+            .expect("import");
+        assert_eq!(report.memories.created, count);
+    };
+
+    import(ANALYZE_MIN_INSERTS - 1);
+    assert_eq!(sampled().0, 0, "an ordinary write sampled the tables");
+
+    import(ANALYZE_MIN_INSERTS);
+    let (count, rows) = sampled();
+    assert_eq!(count, 1, "a bulk import did not sample the tables");
+    assert_eq!(
+        rows,
+        (2 * ANALYZE_MIN_INSERTS - 1) as f32,
+        "the sample was not taken after the commit"
+    );
+}
