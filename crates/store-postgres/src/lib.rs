@@ -25,10 +25,11 @@
 //! Map: `pool` (connections), `sql` (statements prepared once per connection), `params`
 //! (statements and their `$n`), `filter` (filters → SQL),
 //! `text` (full-text documents and queries, the vocabulary), `tx` (the write side),
-//! `statistics` (the planner's statistics after a bulk write), `memory`,
+//! `bulk` (what a bulk write settles after its commit), `memory`,
 //! `vectors`, `session`, `slot`, `relation`, `files`, `image`, `exchange` (one domain each).
 
 mod access;
+mod bulk;
 mod error;
 mod exchange;
 mod files;
@@ -43,7 +44,6 @@ mod rows;
 mod session;
 mod slot;
 mod sql;
-mod statistics;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod text;
@@ -57,15 +57,15 @@ use cairn_core::Result;
 use cairn_core::query::{WordSet, WordSink};
 use cairn_core::store::{Store, StoreTx};
 
+pub use bulk::BULK_MIN_INSERTS;
 pub use error::PostgresError;
 pub use pool::url_in_schema;
-pub use statistics::ANALYZE_MIN_INSERTS;
 pub use vectors::{INDEX_EF_SEARCH, INDEX_MIN_VECTORS};
 
+use crate::bulk::Growth;
 use crate::error::SqlResult;
 use crate::pool::Pool;
 use crate::sql::{CachedClient, Sql};
-use crate::statistics::Growth;
 
 /// How long a write waits for another writer's lock before it is [`cairn_core::Error::Busy`].
 pub const LOCK_WAIT: Duration = Duration::from_secs(10);
@@ -104,7 +104,7 @@ impl PostgresStore {
     }
 
     fn open_with(config: postgres::Config) -> Result<Self, PostgresError> {
-        let pool = Pool::new(config, vectors::session_settings(vectors::INDEX_EF_SEARCH));
+        let pool = Pool::new(config, session_settings(vectors::INDEX_EF_SEARCH));
         migrations::migrate(pool.get()?.raw())?;
         Ok(PostgresStore {
             pool,
@@ -126,7 +126,7 @@ impl PostgresStore {
     pub fn with_index_search_breadth(mut self, breadth: usize) -> Self {
         self.pool = self
             .pool
-            .with_session(vectors::session_settings(breadth.clamp(1, 1_000)));
+            .with_session(session_settings(breadth.clamp(1, 1_000)));
         self
     }
 
@@ -148,8 +148,9 @@ impl PostgresStore {
     ) -> Result<Growth> {
         let mut tx = client.transaction().sql()?;
         tx.batch_execute(&format!(
-            "SET LOCAL lock_timeout = {}; \
+            "{}; SET LOCAL lock_timeout = {}; \
              SELECT pg_advisory_xact_lock({}, hashtext(current_schema()))",
+            sql::WRITE_PLANNING,
             LOCK_WAIT.as_millis(),
             migrations::LOCK_CLASS
         ))
@@ -178,6 +179,16 @@ impl PostgresStore {
     }
 }
 
+/// What every connection sets when it is made: how statements are planned (`sql`) and how the
+/// vector index is searched with a candidate list of `breadth` (`vectors`).
+fn session_settings(breadth: usize) -> String {
+    format!(
+        "{}; {}",
+        sql::READ_PLANNING,
+        vectors::index_settings(breadth)
+    )
+}
+
 /// Bytes on disk of the tables (with their indexes and TOAST) of the current schema.
 pub(crate) fn size_bytes(client: &mut impl Sql) -> Result<u64> {
     let bytes: i64 = client
@@ -195,7 +206,7 @@ impl Store for PostgresStore {
     fn write(&self, work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<()>) -> Result<()> {
         let mut client = self.pool.get().sql()?;
         let growth = self.write_on(&mut client, work)?;
-        growth.refresh_statistics(&mut client);
+        growth.settle(&mut client);
         Ok(())
     }
 

@@ -102,8 +102,12 @@ fn lexical(
 fn match_count(client: &mut impl Sql, expression: &Match, cap: u64) -> Result<u64> {
     let mut params = Params::default();
     let query = tsquery(&mut params, expression);
+    // The matches are planned without the cap, then read only up to it: planned with it, a
+    // word the statistics think merely rare (one in no document, a typo) gets a scan of the
+    // whole table that hopes to meet a match early (162 ms against 3 at 100,000 memories).
     let sql = format!(
-        "SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ ({query}) LIMIT {}) matched",
+        "WITH matched AS MATERIALIZED (SELECT 1 FROM memories WHERE fts @@ ({query})) \
+         SELECT count(*) FROM (SELECT 1 FROM matched LIMIT {}) capped",
         params.bind(cap.min(i64::MAX as u64) as i64)
     );
     let n: i64 = client.query_one(&sql, &params.refs()).sql()?.get(0);

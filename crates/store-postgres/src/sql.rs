@@ -8,6 +8,15 @@
 //! SQL built with values inside (an index's dimensions, a filter's shape) is prepared once per
 //! shape; the cache forgets everything when it holds [`MOST_STATEMENTS`], and forgets a
 //! statement whose run failed (a cached plan the schema has moved under is prepared again).
+//!
+//! A prepared statement run a sixth time may be given a generic plan, one made without its
+//! values, which the server keeps when it looks no costlier than the plans made for them. For a
+//! search that is a trap: its words decide the best plan (a rare word wants the text index, a
+//! common one does not), and a plan kept for the average word made keyword searches ten times
+//! slower (`cairn-bench scale --store`, 100,000 memories, in one process: 262 ms against 24 ms
+//! at the median). So reads are planned for their values every run ([`READ_PLANNING`], set on
+//! every connection), and write transactions, whose inserts and lookups by key gain from a
+//! kept plan, let the server keep them ([`WRITE_PLANNING`]).
 
 use std::collections::HashMap;
 
@@ -16,6 +25,12 @@ use postgres::{Client, Error, GenericClient, IsolationLevel, Row, Statement, Tra
 
 /// Statements one connection keeps at most.
 pub const MOST_STATEMENTS: usize = 512;
+
+/// Set on every connection: statements are planned for the values of each run.
+pub const READ_PLANNING: &str = "SET plan_cache_mode = force_custom_plan";
+
+/// Set in every write transaction: the server may keep a statement's plan.
+pub const WRITE_PLANNING: &str = "SET LOCAL plan_cache_mode = auto";
 
 /// The statements one connection has prepared, by their SQL.
 #[derive(Default)]

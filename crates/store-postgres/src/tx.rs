@@ -2,8 +2,8 @@
 //! is the backend's [`StoreTx`](cairn_core::store::StoreTx): each domain's file implements its
 //! transaction trait for it.
 
+use crate::bulk::Growth;
 use crate::sql::CachedTx;
-use crate::statistics::Growth;
 use cairn_core::{MemoryId, Result};
 
 use cairn_core::query::WordSink;
@@ -11,7 +11,7 @@ use cairn_core::query::WordSink;
 pub struct PostgresTx<'c, 'k> {
     pub(crate) tx: CachedTx<'c>,
     pub(crate) words: WordSink<'k>,
-    /// What the transaction added, for the planner's statistics after the commit.
+    /// What the transaction added, for what it settles after its commit (`bulk`).
     pub(crate) growth: Growth,
 }
 

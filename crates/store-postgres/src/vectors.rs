@@ -63,7 +63,7 @@ pub const INDEX_EF_SEARCH: usize = 400;
 /// What every connection sets for searches through the index: the candidate list (`breadth`),
 /// and iterative scans, which go on past it while the filter keeps too few rows (in roughly
 /// nearest order; cairn sorts the candidates by its own scores anyway).
-pub fn session_settings(breadth: usize) -> String {
+pub fn index_settings(breadth: usize) -> String {
     format!("SET hnsw.ef_search = {breadth}; SET hnsw.iterative_scan = relaxed_order")
 }
 

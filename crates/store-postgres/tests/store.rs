@@ -1,5 +1,5 @@
-//! The PostgreSQL backend against the shared behavioural suite, and what only it does (the
-//! planner's statistics after a bulk write), each test in a fresh schema of the server
+//! The PostgreSQL backend against the shared behavioural suite, and what only it does (what a
+//! bulk write settles after its commit), each test in a fresh schema of the server
 //! `CAIRN_TEST_POSTGRES` names (a URL; `.ci/run` starts a throwaway server and sets it). Without
 //! it every test says it skipped; under `CAIRN_REQUIRE_POSTGRES=1` (CI) a missing server fails
 //! instead.
@@ -8,7 +8,7 @@ use cairn_core::config::Config;
 use cairn_core::scope::Scope;
 use cairn_core::store::Store;
 use cairn_core::{MemoryService, ServiceParts};
-use cairn_store_postgres::ANALYZE_MIN_INSERTS;
+use cairn_store_postgres::BULK_MIN_INSERTS;
 use cairn_store_postgres::testing::{fresh_store, test_server};
 
 fn ready() -> bool {
@@ -24,18 +24,19 @@ fn fresh_schema() -> Box<dyn Store> {
 
 cairn_core::store_behaviour_suite!(fresh_schema, ready = ready);
 
-/// An import of many memories samples the tables it grew as it commits (so the searches that
-/// follow are planned from real statistics, not a minute later by autovacuum); a smaller write
-/// leaves the sampling to autovacuum. `analyze_count` counts only explicit `ANALYZE`s.
+/// An import of many memories samples the tables it grew and empties the text index's pending
+/// list as it commits (so the searches that follow are planned from real statistics and read
+/// the index alone, not a minute later by autovacuum); a smaller write leaves both to
+/// autovacuum. `analyze_count` counts only explicit `ANALYZE`s.
 #[test]
-fn a_bulk_import_samples_the_tables_it_grew() {
+fn a_bulk_import_settles_the_tables_it_grew() {
     let Some(server) = test_server() else {
         return;
     };
-    let (store, url) = fresh_store(&server, "statistics").expect("a store in a fresh schema");
+    let (store, url) = fresh_store(&server, "bulk").expect("a store in a fresh schema");
     let service = MemoryService::new(ServiceParts::new(Box::new(store)), &Config::default());
     let mut observer = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
-    let mut sampled = || -> (i64, f32) {
+    let mut sampled = |observer: &mut postgres::Client| -> (i64, f32) {
         let row = observer
             .query_one(
                 "SELECT s.analyze_count, c.reltuples FROM pg_stat_user_tables s \
@@ -58,15 +59,30 @@ fn a_bulk_import_samples_the_tables_it_grew() {
         assert_eq!(report.memories.created, count);
     };
 
-    import(ANALYZE_MIN_INSERTS - 1);
-    assert_eq!(sampled().0, 0, "an ordinary write sampled the tables");
+    import(BULK_MIN_INSERTS - 1);
+    assert_eq!(
+        sampled(&mut observer).0,
+        0,
+        "an ordinary write sampled the tables"
+    );
 
-    import(ANALYZE_MIN_INSERTS);
-    let (count, rows) = sampled();
+    import(BULK_MIN_INSERTS);
+    let (count, rows) = sampled(&mut observer);
     assert_eq!(count, 1, "a bulk import did not sample the tables");
     assert_eq!(
         rows,
-        (2 * ANALYZE_MIN_INSERTS - 1) as f32,
+        (2 * BULK_MIN_INSERTS - 1) as f32,
         "the sample was not taken after the commit"
+    );
+    let pending: i64 = observer
+        .query_one(
+            "SELECT gin_clean_pending_list('memories_fts'::regclass)",
+            &[],
+        )
+        .expect("the text index's pending list")
+        .get(0);
+    assert_eq!(
+        pending, 0,
+        "a bulk import left the text index's pending list full"
     );
 }
