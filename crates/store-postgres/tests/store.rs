@@ -36,7 +36,7 @@ fn a_bulk_import_settles_the_tables_it_grew() {
     let (store, url) = fresh_store(&server, "bulk").expect("a store in a fresh schema");
     let service = MemoryService::new(ServiceParts::new(Box::new(store)), &Config::default());
     let mut observer = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
-    let mut sampled = |observer: &mut postgres::Client| -> (i64, f32) {
+    let sampled = |observer: &mut postgres::Client| -> (i64, f32) {
         let row = observer
             .query_one(
                 "SELECT s.analyze_count, c.reltuples FROM pg_stat_user_tables s \
