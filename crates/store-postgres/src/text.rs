@@ -10,7 +10,10 @@
 //! Ranking is BM25-like, as SQLite's FTS5 ranks ([`bm25_score`]): each word, phrase or prefix
 //! of the query counts by its rarity in the store (inverse document frequency) times how much
 //! of the memory it makes up (`ts_rank` with [`RANK_WEIGHTS`], in the proportions of the SQLite
-//! store's BM25 column weights, normalised by the memory's length).
+//! store's BM25 column weights, normalised by the memory's length). Rarity needs how many
+//! memories hold the part: FTS5 reads that off its index, PostgreSQL would have to visit them,
+//! so a part held by [`COUNTED_HOLDERS`] or more takes its count from the statistics `ANALYZE`
+//! sampled instead (migration 3).
 
 use cairn_core::query::{Match, WordSink, word_spans};
 
@@ -125,10 +128,15 @@ fn scored_parts(expression: &Match, out: &mut Vec<String>) {
     }
 }
 
+/// Up to this many memories holding a part of a query are counted; a part held by more is
+/// common, and its count comes from the statistics (migration 3, `cairn_memories_holding`). In
+/// a store this small, and for every rarer part, ranking is exact, as SQLite's is.
+pub const COUNTED_HOLDERS: i64 = 1_000;
+
 /// The SQL of a memory `m`'s BM25-like score for `expression`, with a `WITH` clause to put
-/// before the statement. The clause counts, once per query, how many memories hold each part;
-/// it is materialised, or PostgreSQL would inline it into the score and count again for every
-/// candidate.
+/// before the statement. The clause counts, once per query, how many memories hold each part
+/// (exactly up to [`COUNTED_HOLDERS`]); it is materialised, or PostgreSQL would inline it into
+/// the score and count again for every candidate.
 pub fn bm25_score(params: &mut Params, expression: &Match) -> (String, String) {
     let mut parts = Vec::new();
     scored_parts(expression, &mut parts);
@@ -136,6 +144,7 @@ pub fn bm25_score(params: &mut Params, expression: &Match) -> (String, String) {
         .into_iter()
         .map(|part| format!("(to_tsquery('cairn', {}))", params.bind(part)))
         .collect();
+    let cap = params.bind(COUNTED_HOLDERS);
     let with = format!(
         // How many memories there are: PostgreSQL's own estimate once it has one (counting
         // would read every row of the index), else a count.
@@ -144,8 +153,7 @@ pub fn bm25_score(params: &mut Params, expression: &Match) -> (String, String) {
                                       FROM pg_class c WHERE c.oid = 'memories'::regclass), \
          parts AS MATERIALIZED (SELECT p.q, ln(1 + (stored.n - held.n + 0.5) / (held.n + 0.5)) AS idf \
                    FROM (VALUES {}) p(q) CROSS JOIN stored \
-                   CROSS JOIN LATERAL (SELECT count(*)::float8 AS n FROM memories \
-                                       WHERE fts @@ p.q) held)",
+                   CROSS JOIN LATERAL (SELECT cairn_memories_holding(p.q, {cap}) AS n) held)",
         values.join(", ")
     );
     let score = format!(

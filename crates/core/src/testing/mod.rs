@@ -98,6 +98,7 @@ macro_rules! store_behaviour_suite {
             fuzzy_runs_by_itself_only_when_exact_search_finds_little,
             filters_compose_with_fuzzy_search,
             lexical_ranking_over_a_window_considers_only_the_newest_matches,
+            a_rarer_word_outweighs_a_common_one_in_a_large_store,
             events_record_a_session_its_observations_and_a_summary,
             a_replayed_event_is_recorded_once,
             observations_are_redacted_truncated_searchable_and_expire,

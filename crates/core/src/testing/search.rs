@@ -367,3 +367,58 @@ pub fn lexical_ranking_over_a_window_considers_only_the_newest_matches(factory: 
     );
     assert_eq!(store.match_count(&expression, 100).unwrap(), 10);
 }
+
+/// In a store of thousands, where a backend may estimate how many memories hold a common word
+/// rather than count them all (PostgreSQL counts up to a thousand), a rarer word still weighs
+/// more: of two equally short memories holding one query word each, the one holding the rarer
+/// word ranks above the other, though the other is newer.
+pub fn a_rarer_word_outweighs_a_common_one_in_a_large_store(factory: StoreFactory) {
+    use crate::query::Match::{Any, Prefix, Term};
+    let store = factory();
+    let now = start_time().timestamp();
+    let filler = |word: &str, i: usize| {
+        Memory::plain(
+            format!("{word} filler text number {i}"),
+            Scope::Global,
+            Source::Cli,
+            now,
+        )
+    };
+    let common: Vec<Memory> = (0..2_400).map(|i| filler("alpha", i)).collect();
+    let rarer: Vec<Memory> = (0..1_200).map(|i| filler("beta", i)).collect();
+    store
+        .write(&mut |tx| common.iter().chain(&rarer).try_for_each(|m| tx.insert(m)))
+        .unwrap();
+    let short = |content: &str| {
+        let memory = Memory::plain(content, Scope::Global, Source::Cli, now);
+        store.write(&mut |tx| tx.insert(&memory)).unwrap();
+        memory.id
+    };
+    let holds_rarer = short("beta note");
+    let holds_common = short("alpha note");
+    // The common word as itself and as a prefix (a backend may estimate the two differently).
+    for common in [Term("alpha".into()), Prefix(vec!["alph".into()])] {
+        let expression = Any(vec![common.clone(), Term("beta".into())]);
+        let ranked: Vec<_> = store
+            .lexical(
+                &expression,
+                &MemoryFilter::default(),
+                now,
+                4_000,
+                usize::MAX,
+            )
+            .unwrap()
+            .into_iter()
+            .map(|hit| hit.id)
+            .collect();
+        let place = |id| ranked.iter().position(|r| *r == id);
+        assert_eq!(ranked.len(), 3_602);
+        assert!(
+            place(holds_rarer) < place(holds_common),
+            "'beta' (in a third of the store) must outweigh {common:?} (in two thirds): \
+             'beta note' ranked {:?}, 'alpha note' {:?}",
+            place(holds_rarer),
+            place(holds_common)
+        );
+    }
+}
