@@ -15,7 +15,7 @@ use crate::filter::{condition, visible_sql};
 use crate::params::Params;
 use crate::rows::{self, MEMORY_COLUMNS, get, millis, project_column, query_memories};
 use crate::sql::Sql;
-use crate::text::{bm25_score, tsquery};
+use crate::text::{bm25_score, newest_matches, tsquery};
 use crate::tx::PostgresTx;
 
 fn get_memories(client: &mut impl Sql, ids: &[MemoryId]) -> Result<Vec<Memory>> {
@@ -71,15 +71,18 @@ fn lexical(
     }
     let mut params = Params::default();
     let query = tsquery(&mut params, expression);
+    let cond = condition(filter, now, &mut params);
+    let (mut with, score) = bm25_score(&mut params, expression);
     // The `window` most recently written matches, when there are more: rank only those. The
     // matches are read once, whole, and filtered as `m`.
-    let window = match window {
-        usize::MAX => String::new(),
-        window => format!("ORDER BY seq DESC LIMIT {}", params.bind(window as i64)),
+    let matches = match window {
+        usize::MAX => format!("SELECT * FROM memories WHERE fts @@ ({query})"),
+        window => {
+            let (newest_with, newest) = newest_matches(&query, &params.bind(window as i64));
+            with = format!("{with}, {newest_with}");
+            newest
+        }
     };
-    let matches = format!("SELECT * FROM memories WHERE fts @@ ({query}) {window}");
-    let cond = condition(filter, now, &mut params);
-    let (with, score) = bm25_score(&mut params, expression);
     let sql = format!(
         "{with} SELECT m.id, {score} AS score FROM ({matches}) m WHERE {cond} \
          ORDER BY score DESC, m.seq DESC LIMIT {}",

@@ -1,5 +1,5 @@
 //! The PostgreSQL backend against the shared behavioural suite, and what only it does (what a
-//! bulk write settles after its commit), each test in a fresh schema of the server
+//! bulk write settles after its commit, the two plans of a ranking window), each test in a fresh schema of the server
 //! `CAIRN_TEST_POSTGRES` names (a URL; `.ci/run` starts a throwaway server and sets it). Without
 //! it every test says it skipped; under `CAIRN_REQUIRE_POSTGRES=1` (CI) a missing server fails
 //! instead.
@@ -85,4 +85,66 @@ fn a_bulk_import_settles_the_tables_it_grew() {
         pending, 0,
         "a bulk import left the text index's pending list full"
     );
+}
+
+/// A window of the newest matches comes out the same whichever way PostgreSQL is told to find
+/// it (`text::newest_matches`): through the text index for a word in a few memories (fewer
+/// holders than √(window × pages)), by walking the table newest first for a word in most.
+#[test]
+fn a_window_holds_the_newest_matches_by_either_plan() {
+    use cairn_core::memory::{MemoryFilter, MemoryStore};
+    use cairn_core::query::Match;
+    use cairn_core::{Memory, Source};
+    let Some(server) = test_server() else {
+        return;
+    };
+    let (store, _) = fresh_store(&server, "window").expect("a store in a fresh schema");
+    let now = jiff::Timestamp::now();
+    let memories: Vec<Memory> = (0..BULK_MIN_INSERTS as usize)
+        .map(|i| {
+            let word = match i {
+                _ if i % 200 == 100 => "rare",
+                _ if i % 5 < 3 => "common",
+                _ => "other",
+            };
+            Memory::plain(
+                format!("{word} memory number {i}, with some text to fill its page"),
+                Scope::Global,
+                Source::Cli,
+                now,
+            )
+        })
+        .collect();
+    // One bulk write: the tables are analysed after it, so the store knows its pages.
+    store
+        .write(&mut |tx| memories.iter().try_for_each(|m| tx.insert(m)))
+        .expect("write");
+    let window = 3;
+    for word in ["rare", "common"] {
+        let mut newest: Vec<_> = memories
+            .iter()
+            .rev()
+            .filter(|m| m.content.starts_with(word))
+            .take(window)
+            .map(|m| m.id)
+            .collect();
+        let mut found: Vec<_> = store
+            .lexical(
+                &Match::Term(word.into()),
+                &MemoryFilter::default(),
+                now,
+                10,
+                window,
+            )
+            .expect("lexical")
+            .into_iter()
+            .map(|hit| hit.id)
+            .collect();
+        newest.sort();
+        found.sort();
+        assert_eq!(
+            found, newest,
+            "the newest {window} memories holding '{word}'"
+        );
+    }
 }
