@@ -1,8 +1,8 @@
 //! The PostgreSQL backend against the shared behavioural suite, and what only it does (what a
-//! bulk write settles after its commit, the two plans of a ranking window), each test in a fresh schema of the server
-//! `CAIRN_TEST_POSTGRES` names (a URL; `.ci/run` starts a throwaway server and sets it). Without
-//! it every test says it skipped; under `CAIRN_REQUIRE_POSTGRES=1` (CI) a missing server fails
-//! instead.
+//! bulk write settles after its commit, the two plans of a ranking window), each test in a
+//! fresh schema of the server `CAIRN_TEST_POSTGRES` names (a URL; `.ci/run` starts a throwaway
+//! server and sets it). Without it every test says it skipped; under `CAIRN_REQUIRE_POSTGRES=1`
+//! (CI) a missing server fails instead.
 
 use cairn_core::config::Config;
 use cairn_core::scope::Scope;
