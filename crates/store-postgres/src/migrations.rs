@@ -16,6 +16,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (1, include_str!("../migrations/0001_initial.sql")),
     (2, include_str!("../migrations/0002_access_tokens.sql")),
     (3, include_str!("../migrations/0003_memories_holding.sql")),
+    (
+        4,
+        include_str!("../migrations/0004_memories_holding_parts.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

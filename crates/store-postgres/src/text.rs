@@ -13,7 +13,7 @@
 //! store's BM25 column weights, normalised by the memory's length). Rarity needs how many
 //! memories hold the part: FTS5 reads that off its index, PostgreSQL would have to visit them,
 //! so a part held by [`COUNTED_HOLDERS`] or more takes its count from the statistics `ANALYZE`
-//! sampled instead (migration 3).
+//! sampled instead (migration 4).
 
 use cairn_core::query::{Match, WordSink, word_spans};
 
@@ -129,20 +129,22 @@ fn scored_parts(expression: &Match, out: &mut Vec<String>) {
 }
 
 /// Up to this many memories holding a part of a query are counted; a part held by more is
-/// common, and its count comes from the statistics (migration 3, `cairn_memories_holding`). In
-/// a store this small, and for every rarer part, ranking is exact, as SQLite's is.
+/// common, and its count comes from the statistics (migration 4,
+/// `cairn_memories_holding_parts`). In a store this small, and for every rarer part, ranking is
+/// exact, as SQLite's is.
 pub const COUNTED_HOLDERS: i64 = 1_000;
 
 /// The SQL of a memory `m`'s BM25-like score for `expression`, with a `WITH` clause to put
-/// before the statement. The clause counts, once per query, how many memories hold each part
-/// (exactly up to [`COUNTED_HOLDERS`]); it is materialised, or PostgreSQL would inline it into
-/// the score and count again for every candidate.
+/// before the statement. The clause finds, once per statement and in one call for all the
+/// parts, how many memories hold each part (exactly up to [`COUNTED_HOLDERS`]); it is
+/// materialised, or PostgreSQL would inline it into the score and count again for every
+/// candidate.
 pub fn bm25_score(params: &mut Params, expression: &Match) -> (String, String) {
     let mut parts = Vec::new();
     scored_parts(expression, &mut parts);
-    let values: Vec<String> = parts
+    let queries: Vec<String> = parts
         .into_iter()
-        .map(|part| format!("(to_tsquery('cairn', {}))", params.bind(part)))
+        .map(|part| format!("to_tsquery('cairn', {})", params.bind(part)))
         .collect();
     let cap = params.bind(COUNTED_HOLDERS);
     let with = format!(
@@ -153,11 +155,12 @@ pub fn bm25_score(params: &mut Params, expression: &Match) -> (String, String) {
                                       ELSE (SELECT count(*)::float8 FROM memories) END AS n, \
                                       greatest(c.relpages, 1)::float8 AS pages \
                                       FROM pg_class c WHERE c.oid = 'memories'::regclass), \
-         parts AS MATERIALIZED (SELECT p.q, held.n, \
-                                       ln(1 + (stored.n - held.n + 0.5) / (held.n + 0.5)) AS idf \
-                   FROM (VALUES {}) p(q) CROSS JOIN stored \
-                   CROSS JOIN LATERAL (SELECT cairn_memories_holding(p.q, {cap}) AS n) held)",
-        values.join(", ")
+         parts AS MATERIALIZED (SELECT p.q, p.n, \
+                                       ln(1 + (stored.n - p.n + 0.5) / (p.n + 0.5)) AS idf \
+                   FROM stored, (SELECT ARRAY[{}]::tsquery[] AS all_parts) queried, \
+                        unnest(queried.all_parts, \
+                               cairn_memories_holding_parts(queried.all_parts, {cap})) p(q, n))",
+        queries.join(", ")
     );
     let score = format!(
         "(SELECT coalesce(sum(parts.idf * ts_rank({RANK_WEIGHTS}, m.fts, parts.q, 1)), 0) \
