@@ -10,6 +10,7 @@
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use jiff::{Timestamp, Zoned};
 
@@ -589,12 +590,15 @@ impl MemoryService {
         }
     }
 
-    /// Syncs `project`'s files if they changed since their last sync, logging what fails.
-    pub fn refresh_files(&self, project: &ProjectName) -> Option<SyncReport> {
-        self.files_ops().refresh(project).unwrap_or_else(|e| {
-            tracing::warn!(project = %project, error = %e, "memory files not synced");
-            None
-        })
+    /// Syncs `project`'s files if they changed since their last sync and none in the last
+    /// `settle` (see `FilesOps::refresh`), logging what fails.
+    pub fn refresh_files(&self, project: &ProjectName, settle: Duration) -> Option<SyncReport> {
+        self.files_ops()
+            .refresh(project, settle)
+            .unwrap_or_else(|e| {
+                tracing::warn!(project = %project, error = %e, "memory files not synced");
+                None
+            })
     }
 
     /// Syncs every workspace (after an import), logging what fails.
@@ -870,7 +874,7 @@ impl MemoryService {
     pub fn context(&self, request: &ContextRequest) -> Result<Context> {
         // Hand edits to the project's files reach what a new session is told.
         if let Some(project) = &request.project {
-            self.refresh_files(project);
+            self.refresh_files(project, Duration::ZERO);
         }
         self.context_ops().context(request)
     }

@@ -666,11 +666,15 @@ impl Api {
     }
 
     /// Syncs every workspace whose files changed since its last sync (what `cairn serve`
-    /// watches for); the reports of those it synced.
+    /// watches for), once they have not changed for `files::WRITE_SETTLE`; the reports of
+    /// those it synced.
     pub fn refresh_files(&self) -> Result<Vec<SyncReport>> {
         let mut reports = Vec::new();
         for workspace in self.service.workspaces()? {
-            if let Some(report) = self.service.refresh_files(&workspace.project) {
+            if let Some(report) = self
+                .service
+                .refresh_files(&workspace.project, crate::files::WRITE_SETTLE)
+            {
                 self.written(report.changed_text());
                 reports.push(report);
             }

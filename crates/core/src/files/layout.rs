@@ -9,6 +9,7 @@
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
@@ -96,9 +97,36 @@ pub fn read_files(dir: &Path) -> Result<Vec<FileText>> {
 /// size and modification time, hashed). Comparing it with the last sync's costs one directory
 /// walk; a writer that changes one file updates it by that file's stamps before and after.
 pub fn stamp(dir: &Path) -> Result<i64> {
-    Ok(markdown_files(dir)?
-        .iter()
-        .fold(0, |stamp, (name, _, meta)| stamp ^ stamp_of(name, meta)))
+    Ok(listing(dir)?.stamp)
+}
+
+/// What one directory walk tells of the markdown files under `dir`.
+pub struct Listing {
+    /// Their [`stamp`].
+    pub stamp: i64,
+    /// When the most recently modified of them was modified.
+    pub last_modified: Option<SystemTime>,
+}
+
+impl Listing {
+    /// Whether a file was modified less than `settle` ago: it may still be being written. (A
+    /// time in the future, from another machine's clock, counts as settled: waiting would
+    /// never end.)
+    pub fn modified_within(&self, settle: Duration) -> bool {
+        self.last_modified
+            .is_some_and(|at| at.elapsed().is_ok_and(|age| age < settle))
+    }
+}
+
+/// The [`Listing`] of the markdown files under `dir`.
+pub fn listing(dir: &Path) -> Result<Listing> {
+    let files = markdown_files(dir)?;
+    Ok(Listing {
+        stamp: files
+            .iter()
+            .fold(0, |stamp, (name, _, meta)| stamp ^ stamp_of(name, meta)),
+        last_modified: files.iter().filter_map(|(_, _, m)| m.modified().ok()).max(),
+    })
 }
 
 /// The stamp of one file under `dir` (`name` relative to it); 0 when it does not exist.

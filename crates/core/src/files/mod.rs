@@ -30,5 +30,5 @@ pub mod unit;
 pub use model::{
     DEFAULT_DIR, ExportedUnit, FileWarning, FilesExport, SyncReport, UnitLocation, Workspace,
 };
-pub use operations::{Files, PRIVATE_TAG};
+pub use operations::{Files, PRIVATE_TAG, WRITE_SETTLE};
 pub use store::{FilesStore, FilesTx};

@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 use std::path::{Component, Path};
+use std::time::Duration;
 
 use jiff::Timestamp;
 
@@ -313,6 +314,10 @@ impl<'a> Files<'a> {
             ..SyncReport::default()
         };
 
+        // The files' stamp as read, before reading them: a hand edit made while this sync runs
+        // then leaves the stamp stale, and the next refresh syncs again. (Stamped after the
+        // writes, the edit would count as synced without ever having been read.)
+        let stamp_read = layout::stamp(&dir)?;
         let files = layout::read_files(&dir)?;
         report.files = files.len() as u64;
         let found = Found::read(&files, &mut report.warnings);
@@ -591,7 +596,8 @@ impl<'a> Files<'a> {
         put.retain(|l| {
             l.raw_hash.is_some() || !written.failed.contains(&l.file) || in_files.contains(&l.id)
         });
-        let stamp = layout::stamp(&dir)?;
+        // As read, plus this sync's own writes.
+        let stamp = stamp_read ^ written.stamp_change;
         in_transaction(store, |tx| {
             store_locations(tx, &put, &applied.unlocated)?;
             tx.set_stamp(project, stamp)
@@ -600,17 +606,24 @@ impl<'a> Files<'a> {
     }
 
     /// Syncs the workspace of `project` if its files changed since the last sync (one
-    /// directory walk when they did not); `None` when nothing was synced.
-    pub fn refresh(&self, project: &ProjectName) -> Result<Option<SyncReport>> {
+    /// directory walk when they did not); `None` when nothing was synced. With a `settle`
+    /// time, files modified more recently than that are left for a later refresh: an editor
+    /// that truncates a file and then writes it would otherwise be read in between, and every
+    /// memory of the empty file forgotten (a watcher that polls uses [`WRITE_SETTLE`]).
+    pub fn refresh(&self, project: &ProjectName, settle: Duration) -> Result<Option<SyncReport>> {
         let Some(workspace) = self.store().workspace(project)? else {
             return Ok(None);
         };
-        if workspace.synced_stamp == Some(layout::stamp(&workspace.directory())?) {
+        let listing = layout::listing(&workspace.directory())?;
+        if workspace.synced_stamp == Some(listing.stamp) || listing.modified_within(settle) {
             return Ok(None);
         }
         self.sync(&workspace).map(Some)
     }
 }
+
+/// How long a watcher leaves a file alone after it was modified, so that it is read whole.
+pub const WRITE_SETTLE: Duration = Duration::from_secs(1);
 
 /// The tag that keeps a memory out of the files (and so out of git).
 pub const PRIVATE_TAG: &str = "private";

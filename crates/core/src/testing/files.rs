@@ -3,11 +3,12 @@
 //! malformed files never losing a memory.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use jiff::Span;
 
 use super::{Harness, StoreFactory, by_ref, project};
-use crate::files::{SyncReport, Workspace};
+use crate::files::{SyncReport, WRITE_SETTLE, Workspace};
 use crate::memory::{Memory, MemoryPatch, NewMemory, Source};
 use crate::scope::{ProjectName, Scope};
 use crate::session::SUMMARY_TAG;
@@ -467,21 +468,56 @@ pub fn the_index_rebuilds_from_the_files_alone(factory: StoreFactory) {
     );
 }
 
+/// An editor that truncates a file and then writes it must not have a watcher read the empty
+/// file in between: every memory of it would be forgotten, and the finished edit then erased
+/// from the file as the unit of a forgotten memory (what `cairn serve` did under load).
+pub fn a_watcher_leaves_a_file_being_written_until_it_settles(factory: StoreFactory) {
+    let f = Files::new(factory);
+    f.store("Nightly backups go to the eu-west bucket");
+    let edited = f.text().replace("eu-west", "us-east");
+    std::fs::write(f.day_file(), "").expect("truncate");
+    assert!(
+        f.h.service.refresh_files(&acme(), WRITE_SETTLE).is_none(),
+        "a file modified just now is left until it settles"
+    );
+    assert_eq!(
+        f.visible(),
+        ["Nightly backups go to the eu-west bucket"],
+        "nothing forgotten"
+    );
+    std::fs::write(f.day_file(), &edited).expect("write");
+    assert!(f.h.service.refresh_files(&acme(), WRITE_SETTLE).is_none());
+    // Settled: as if the write had ended a moment longer ago than the settle time.
+    let file = std::fs::File::options()
+        .write(true)
+        .open(f.day_file())
+        .expect("open");
+    file.set_modified(std::time::SystemTime::now() - WRITE_SETTLE * 2)
+        .expect("set the modification time");
+    let report =
+        f.h.service
+            .refresh_files(&acme(), WRITE_SETTLE)
+            .expect("a settled edit is read");
+    assert_eq!((report.updated, report.forgotten), (1, 0));
+    assert_eq!(f.visible(), ["Nightly backups go to the us-east bucket"]);
+    assert!(f.text().contains("us-east"), "the edit stays in the file");
+}
+
 pub fn a_refresh_reads_the_files_only_when_someone_else_changed_them(factory: StoreFactory) {
     let f = Files::new(factory);
     f.store("The build cache lives in S3");
     f.store("Preview apps expire after 3 days");
     assert!(
-        f.h.service.refresh_files(&acme()).is_none(),
+        f.h.service.refresh_files(&acme(), Duration::ZERO).is_none(),
         "cairn's own writes leave the files synced"
     );
     f.edit(|text| text.replace("in S3", "in the R2 bucket"));
     let report =
         f.h.service
-            .refresh_files(&acme())
+            .refresh_files(&acme(), Duration::ZERO)
             .expect("a hand edit is seen");
     assert_eq!(report.updated, 1);
-    assert!(f.h.service.refresh_files(&acme()).is_none());
+    assert!(f.h.service.refresh_files(&acme(), Duration::ZERO).is_none());
 
     // A new session's context sees a hand edit made since.
     f.edit(|text| text.replace("after 3 days", "after 7 days"));

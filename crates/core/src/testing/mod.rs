@@ -133,6 +133,7 @@ macro_rules! store_behaviour_suite {
             text_outside_units_is_indexed_read_only_and_follows_its_file,
             the_index_rebuilds_from_the_files_alone,
             a_refresh_reads_the_files_only_when_someone_else_changed_them,
+            a_watcher_leaves_a_file_being_written_until_it_settles,
             a_write_whose_file_fails_still_stores_and_export_writes_it_later,
             session_summaries_reach_the_files_only_when_configured,
             a_session_in_which_nothing_happened_leaves_no_summary,
