@@ -591,7 +591,7 @@ impl MemoryService {
     }
 
     /// Syncs `project`'s files if they changed since their last sync and none in the last
-    /// `settle` (see `FilesOps::refresh`), logging what fails.
+    /// `settle` (see `Files::refresh`), logging what fails.
     pub fn refresh_files(&self, project: &ProjectName, settle: Duration) -> Option<SyncReport> {
         self.files_ops()
             .refresh(project, settle)
