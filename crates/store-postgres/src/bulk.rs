@@ -32,8 +32,8 @@ pub struct Growth {
 }
 
 impl Growth {
-    pub fn memory_inserted(&mut self) {
-        self.memories += 1;
+    pub fn memories_inserted(&mut self, count: u64) {
+        self.memories += count;
     }
 
     /// After the commit: samples the grown tables and empties the text index's pending list,

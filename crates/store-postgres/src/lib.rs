@@ -49,6 +49,7 @@ pub mod testing;
 mod text;
 mod tx;
 mod vectors;
+mod written;
 
 use std::sync::Mutex;
 use std::time::Duration;

@@ -2,8 +2,8 @@
 //! [`MemoryTx`] (writes inside the open transaction), with rows kept by `rows`.
 
 use cairn_core::memory::{
-    ListQuery, MemoryFilter, MemoryStore, MemoryTx, NamedCount, PruneRule, STATS_DAYS, SignalHit,
-    SortKey, SortOrder, StoreStats, TagCount, Visibility,
+    ListQuery, MemoryFilter, MemoryRecord, MemoryStore, MemoryTx, NamedCount, PruneRule,
+    STATS_DAYS, SignalHit, SortKey, SortOrder, StoreStats, TagCount, Visibility,
 };
 use cairn_core::query::Match;
 use cairn_core::{Memory, MemoryId, Result, Revision, Scope, Tag, TopicKey};
@@ -17,6 +17,7 @@ use crate::rows::{self, MEMORY_COLUMNS, get, millis, project_column, query_memor
 use crate::sql::Sql;
 use crate::text::{bm25_score, newest_matches, tsquery};
 use crate::tx::PostgresTx;
+use crate::written::RevisionColumns;
 
 fn get_memories(client: &mut impl Sql, ids: &[MemoryId]) -> Result<Vec<Memory>> {
     let mut params = Params::default();
@@ -352,7 +353,33 @@ impl MemoryTx for PostgresTx<'_, '_> {
 
     fn insert(&mut self, memory: &Memory) -> Result<()> {
         rows::insert_memory(&mut self.tx, memory, &mut self.words)?;
-        self.growth.memory_inserted();
+        self.growth.memories_inserted(1);
+        Ok(())
+    }
+
+    fn stored_ids(&mut self, ids: &[MemoryId]) -> Result<Vec<MemoryId>> {
+        let ids: Vec<String> = ids.iter().map(MemoryId::to_string).collect();
+        self.tx
+            .query("SELECT id FROM memories WHERE id = ANY($1)", &[&ids])
+            .sql()?
+            .iter()
+            .map(|row| get::<String>(row, 0)?.parse().map_err(corrupt))
+            .collect()
+    }
+
+    fn insert_many(&mut self, records: &[MemoryRecord]) -> Result<()> {
+        let memories: Vec<&Memory> = records.iter().map(|r| &r.memory).collect();
+        let seqs = rows::insert_memories(&mut self.tx, &memories, &mut self.words)?;
+        let mut revisions = RevisionColumns::default();
+        for (record, seq) in records.iter().zip(seqs) {
+            for revision in &record.revisions {
+                revisions.push(seq, revision);
+            }
+        }
+        if !revisions.is_empty() {
+            rows::insert_revisions(&mut self.tx, revisions)?;
+        }
+        self.growth.memories_inserted(records.len() as u64);
         Ok(())
     }
 

@@ -10,6 +10,8 @@ use cairn_core::{
     Category, Importance, Memory, MemoryId, ProjectName, Result, Revision, Scope, Source, Tag,
     TopicKey,
 };
+use std::collections::HashMap;
+
 use jiff::Timestamp;
 use postgres::Row;
 use postgres::types::FromSql;
@@ -17,7 +19,8 @@ use postgres::types::FromSql;
 use crate::error::{SqlResult, corrupt};
 use crate::params::Params;
 use crate::sql::Sql;
-use crate::text::memory_document;
+use crate::text::{document_of, memory_document, words_of};
+use crate::written::{MemoryColumns, RevisionColumns};
 use cairn_core::query::WordSink;
 
 /// The memory columns, in the order [`memory_from_row`] reads them; `m` is the table alias.
@@ -174,96 +177,104 @@ pub fn drop_unused_tags(client: &mut impl Sql, tag_ids: &[i64]) -> Result<()> {
     Ok(())
 }
 
-/// Binds a memory's columns (but its id) into `params`, in the order of [`WRITTEN_COLUMNS`].
-fn bind_memory(params: &mut Params, memory: &Memory, tags: &str) -> Vec<String> {
-    vec![
-        params.bind(memory.content.clone()),
-        params.bind(memory.title.clone()),
-        params.bind(memory.category.as_str().to_string()),
-        params.bind(project_column(&memory.scope)),
-        params.bind(memory.topic_key.as_ref().map(|t| t.as_str().to_string())),
-        params.bind(cairn_core::memory::normalise::content_hash(&memory.content)),
-        params.bind(memory.entered_by.clone()),
-        params.bind(memory.session_id.clone()),
-        params.bind(memory.source.as_str().to_string()),
-        params.bind(i64::from(memory.importance.get())),
-        params.bind(millis(memory.created_at)),
-        params.bind(millis(memory.updated_at)),
-        params.bind(memory.expires_at.map(millis)),
-        params.bind(memory.deleted_at.map(millis)),
-        params.bind(tags.to_string()),
-    ]
-}
-
-/// The columns [`bind_memory`] binds, in its order.
-const WRITTEN_COLUMNS: [&str; 15] = [
-    "content",
-    "title",
-    "category",
-    "project",
-    "topic_key",
-    "content_hash",
-    "entered_by",
-    "session_id",
-    "source",
-    "importance",
-    "created_at",
-    "updated_at",
-    "expires_at",
-    "deleted_at",
-    "tags",
-];
-
 /// Inserts a memory row, its document and its tags, and queues it for embedding: one
-/// statement, so an import costs one round trip a memory.
+/// statement, so a write costs one round trip.
 pub fn insert_memory(
     client: &mut impl Sql,
     memory: &Memory,
     words: &mut WordSink<'_>,
 ) -> Result<()> {
-    let tags = tags_to_text(&memory.tags);
+    insert_memories(client, &[memory], words).map(drop)
+}
+
+/// Inserts new memories (every id new, none twice): their rows, documents and tag links, and
+/// their places in the embedding queue, in one statement whatever their number. Returns their
+/// row keys, in their order.
+pub fn insert_memories(
+    client: &mut impl Sql,
+    memories: &[&Memory],
+    words: &mut WordSink<'_>,
+) -> Result<Vec<i64>> {
+    if memories.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut ids = Vec::with_capacity(memories.len());
+    let mut columns = MemoryColumns::default();
+    // The words of each memory's title, tags and content, as the document reads them.
+    let mut document_words: [Vec<String>; 3] = Default::default();
+    // Which tag each memory links to, as (memory id, tag name) pairs.
+    let (mut link_ids, mut link_names) = (Vec::new(), Vec::new());
+    for memory in memories {
+        let id = memory.id.to_string();
+        let tags = tags_to_text(&memory.tags);
+        let title = memory.title.as_deref().unwrap_or("");
+        for (words, text) in document_words
+            .iter_mut()
+            .zip([title, &tags, &memory.content])
+        {
+            words.push(words_of(text));
+        }
+        for tag in &memory.tags {
+            link_ids.push(id.clone());
+            link_names.push(tag.as_str().to_string());
+        }
+        words.remember([title, memory.content.as_str(), tags.as_str()]);
+        columns.push(memory, tags);
+        ids.push(id);
+    }
     let mut params = Params::default();
-    let id = params.bind(memory.id.to_string());
-    let values = bind_memory(&mut params, memory, &tags);
-    let document = memory_document(
-        &mut params,
-        memory.title.as_deref(),
-        &memory.content,
-        &tags,
-        "",
-    );
-    let names = params.bind(
-        memory
-            .tags
-            .iter()
-            .map(|t| t.as_str().to_string())
-            .collect::<Vec<_>>(),
-    );
+    let ids_array = params.bind(ids);
+    let written = columns.bind(&mut params);
+    let [title_words, tag_words, content_words] = document_words.map(|w| params.bind(w));
+    let document = document_of(&[
+        "i.title_words".into(),
+        "i.tag_words".into(),
+        "i.content_words".into(),
+        "''".into(),
+    ]);
     let space = params.bind(VectorSpace::Text.as_str().to_string());
+    let link_ids = params.bind(link_ids);
+    let link_names = params.bind(link_names);
+    let names = written.names();
     // Data-modifying CTEs see the tables as they were before the statement: the tags it creates
     // come from `created`'s RETURNING, the others from `tags`.
     let sql = format!(
-        "WITH inserted AS (INSERT INTO memories (id, {}, fts) VALUES ({id}, {}, {document}) \
-                           RETURNING seq), \
+        "WITH input AS (SELECT * FROM unnest({ids_array}::text[], {arrays}, \
+                        {title_words}::text[], {tag_words}::text[], {content_words}::text[]) \
+                        WITH ORDINALITY \
+                        AS i(id, {names}, title_words, tag_words, content_words, ord)), \
+              inserted AS (INSERT INTO memories (id, {names}, fts) \
+                           SELECT id, {names}, {document} FROM input i ORDER BY ord \
+                           RETURNING seq, id), \
               queued AS (INSERT INTO embedding_queue (memory_seq, space) \
                          SELECT seq, {space} FROM inserted), \
-              created AS (INSERT INTO tags (name) SELECT unnest({names}::text[]) \
-                          ON CONFLICT (name) DO NOTHING RETURNING id), \
+              links AS (SELECT * FROM unnest({link_ids}::text[], {link_names}::text[]) \
+                        AS l(id, name)), \
+              created AS (INSERT INTO tags (name) SELECT DISTINCT name FROM links \
+                          ON CONFLICT (name) DO NOTHING RETURNING id, name), \
               linked AS (INSERT INTO memory_tags (memory_seq, tag_id) \
-                         SELECT inserted.seq, t.id FROM inserted, \
-                         (SELECT id FROM tags WHERE name = ANY({names}) \
-                          UNION SELECT id FROM created) t) \
-         SELECT seq FROM inserted",
-        WRITTEN_COLUMNS.join(", "),
-        values.join(", ")
+                         SELECT inserted.seq, t.id FROM links \
+                         JOIN inserted ON inserted.id = links.id \
+                         JOIN (SELECT id, name FROM tags WHERE name IN (SELECT name FROM links) \
+                               UNION ALL SELECT id, name FROM created) t \
+                         ON t.name = links.name) \
+         SELECT id, seq FROM inserted",
+        arrays = written.arrays(),
     );
-    client.query_one(&sql, &params.refs()).sql()?;
-    words.remember([
-        memory.title.as_deref().unwrap_or(""),
-        memory.content.as_str(),
-        tags.as_str(),
-    ]);
-    Ok(())
+    let seqs: HashMap<String, i64> = client
+        .query(&sql, &params.refs())
+        .sql()?
+        .iter()
+        .map(|row| Ok((get(row, 0)?, get(row, 1)?)))
+        .collect::<Result<_>>()?;
+    memories
+        .iter()
+        .map(|memory| {
+            seqs.get(&memory.id.to_string())
+                .copied()
+                .ok_or_else(|| corrupt(format!("memory {} was not inserted", memory.id)))
+        })
+        .collect()
 }
 
 /// Overwrites the row of `memory.id` and its tags; `false` when no such memory exists.
@@ -288,12 +299,14 @@ pub fn update_memory(
     let image_text: String = get(&old, 4)?;
     let tags = tags_to_text(&memory.tags);
     let mut params = Params::default();
-    let values = bind_memory(&mut params, memory, &tags);
-    let mut assignments: Vec<String> = WRITTEN_COLUMNS
-        .iter()
-        .zip(&values)
-        .map(|(column, value)| format!("{column} = {value}"))
-        .collect();
+    let mut columns = MemoryColumns::default();
+    columns.push(memory, tags.clone());
+    let written = columns.bind(&mut params);
+    let mut assignments = vec![format!(
+        "({}) = (SELECT * FROM unnest({}))",
+        written.names(),
+        written.arrays()
+    )];
     let text_changed = (old_title.as_deref(), old_content.as_str())
         != (memory.title.as_deref(), memory.content.as_str());
     if text_changed || old_tags != tags {
@@ -360,24 +373,23 @@ pub fn refresh_image_text(client: &mut impl Sql, seq: i64, words: &mut WordSink<
     crate::vectors::queue(client, seq)
 }
 
+/// Adds `revision` to the memory at `seq`.
 pub fn insert_revision(client: &mut impl Sql, seq: i64, revision: &Revision) -> Result<()> {
-    client
-        .execute(
-            "INSERT INTO memory_revisions (memory_seq, number, content, title, category, tags, \
-             importance, expires_at, written_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            &[
-                &seq,
-                &i64::from(revision.number),
-                &revision.content,
-                &revision.title,
-                &revision.category.as_str(),
-                &tags_to_text(&revision.tags),
-                &i64::from(revision.importance.get()),
-                &revision.expires_at.map(millis),
-                &millis(revision.written_at),
-            ],
-        )
-        .sql()?;
+    let mut columns = RevisionColumns::default();
+    columns.push(seq, revision);
+    insert_revisions(client, columns)
+}
+
+/// Adds revisions, any number in one statement.
+pub fn insert_revisions(client: &mut impl Sql, columns: RevisionColumns) -> Result<()> {
+    let mut params = Params::default();
+    let written = columns.bind(&mut params);
+    let sql = format!(
+        "INSERT INTO memory_revisions ({}) SELECT * FROM unnest({})",
+        written.names(),
+        written.arrays()
+    );
+    client.execute(&sql, &params.refs()).sql()?;
     Ok(())
 }
 

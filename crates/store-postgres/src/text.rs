@@ -45,19 +45,20 @@ pub fn memory_document(
     tags: &str,
     image_text: &str,
 ) -> String {
-    let part = |params: &mut Params, text: &str, weight: char| {
-        format!(
-            "setweight(to_tsvector('cairn', {}), '{weight}')",
-            params.bind(words_of(text))
-        )
-    };
-    [
-        part(params, title.unwrap_or(""), 'A'),
-        part(params, tags, 'B'),
-        part(params, content, 'D'),
-        part(params, image_text, 'D'),
-    ]
-    .join(" || ")
+    let parts =
+        [title.unwrap_or(""), tags, content, image_text].map(|text| params.bind(words_of(text)));
+    document_of(&parts)
+}
+
+/// The SQL of a memory's document from SQL expressions of its title, tags, content and image
+/// text as [`words_of`] gives them.
+pub fn document_of(parts: &[String; 4]) -> String {
+    parts
+        .iter()
+        .zip(['A', 'B', 'D', 'D'])
+        .map(|(words, weight)| format!("setweight(to_tsvector('cairn', {words}), '{weight}')"))
+        .collect::<Vec<_>>()
+        .join(" || ")
 }
 
 /// The SQL of an observation's document (every part weighs the same, as in SQLite).

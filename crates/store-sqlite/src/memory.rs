@@ -121,6 +121,21 @@ impl MemoryTx for SqliteTx<'_, '_> {
         Ok(())
     }
 
+    fn stored_ids(&mut self, ids: &[MemoryId]) -> Result<Vec<MemoryId>> {
+        // In process, a lookup per id costs what one statement for all would.
+        let mut stored = self
+            .tx
+            .prepare_cached("SELECT 1 FROM memories WHERE id = ?1")
+            .sql()?;
+        let mut found = Vec::new();
+        for id in ids {
+            if stored.exists([id.to_string()]).sql()? {
+                found.push(*id);
+            }
+        }
+        Ok(found)
+    }
+
     fn replace(&mut self, memory: &Memory) -> Result<()> {
         if rows::update_memory(&self.tx, memory, &mut self.words)? {
             Ok(())

@@ -12,7 +12,8 @@ use crate::error::{Error, RecordAt, Result};
 use crate::exchange::format::Record;
 use crate::exchange::format::{FORMAT, KINDS, VERSION};
 use crate::exchange::{Counts, Header, PlainMemory, merge};
-use crate::memory::write::{import_one, store_in, validate_record};
+use crate::memory::MemoryRecord;
+use crate::memory::write::{import_many, store_in, validate_record};
 use crate::memory::{WriteOutcome, WriteStatus};
 use crate::scope::Scope;
 use crate::store::{Store, StoreTx, in_transaction};
@@ -116,8 +117,7 @@ pub fn import(
         let mut reading = Reading {
             importer,
             tx,
-            report: ImportReport::default(),
-            read: Counts::default(),
+            writer: RecordWriter::new(importer.limits),
             header: None,
             stored: Vec::new(),
             progress: &mut *progress,
@@ -151,50 +151,90 @@ pub fn import(
     Ok(imported)
 }
 
-/// Writes one export record into `tx` as an import does — validated, merged with what is
-/// stored (an item already there is unchanged, a newer state wins) — counting it in `report`
-/// and `read`. Import and [`migrate`](mod@crate::exchange::migrate) share it.
-pub(crate) fn import_record(
-    tx: &mut dyn StoreTx,
-    record: Record,
-    limits: &Limits,
-    report: &mut ImportReport,
-    read: &mut Counts,
-) -> Result<()> {
-    match record {
-        Record::Memory(record) => {
-            let record = validate_record(record, limits)?;
-            read.memories += 1;
-            report.memories.count(import_one(tx, record)?);
-        }
-        Record::Relation(relation) => {
-            read.relations += 1;
-            report
-                .relations
-                .count(merge::import_relation(tx, &relation)?);
-        }
-        Record::Slot(record) => {
-            let slot = merge::slot(record)?;
-            read.slots += 1;
-            report.slots.count(merge::import_slot(tx, &slot)?);
-        }
-        Record::SlotSeeds(seeds) => {
-            read.slot_seeds += 1;
-            report.slot_seeds.count(merge::import_seeds(tx, &seeds)?);
-        }
-        Record::Session(session) => {
-            let session = merge::session(session)?;
-            read.sessions += 1;
-            report.sessions.count(merge::import_session(tx, &session)?);
-        }
-        Record::Observation(record) => {
-            read.observations += 1;
-            report
-                .observations
-                .count(merge::import_observation(tx, record)?);
+/// How many memory records in a row an import holds back to write together.
+pub const MEMORY_RUN: usize = 500;
+
+/// Writes export records into a transaction as an import does — validated, merged with what
+/// is stored (an item already there is unchanged, a newer state wins) — counting them.
+/// Import and [`migrate`](mod@crate::exchange::migrate) share it.
+///
+/// Memory records in a row are validated as they come (an error names its record) and held
+/// back, up to [`MEMORY_RUN`], to be written together (`write::import_many`: one existence
+/// check and one bulk insert for the new ones). Any other record, and [`flush`](Self::flush),
+/// writes them first, so every write still sees the ones before it. The caller flushes before
+/// its transaction commits.
+pub(crate) struct RecordWriter<'l> {
+    limits: &'l Limits,
+    pub report: ImportReport,
+    /// Export records read per kind.
+    pub read: Counts,
+    held: Vec<MemoryRecord>,
+}
+
+impl<'l> RecordWriter<'l> {
+    pub fn new(limits: &'l Limits) -> Self {
+        RecordWriter {
+            limits,
+            report: ImportReport::default(),
+            read: Counts::default(),
+            held: Vec::new(),
         }
     }
-    Ok(())
+
+    /// Writes `record`, or holds it back with the memory records before it.
+    pub fn write(&mut self, tx: &mut dyn StoreTx, record: Record) -> Result<()> {
+        if !matches!(record, Record::Memory(_)) {
+            self.flush(tx)?;
+        }
+        let report = &mut self.report;
+        match record {
+            Record::Memory(record) => {
+                self.held.push(validate_record(record, self.limits)?);
+                self.read.memories += 1;
+                if self.held.len() >= MEMORY_RUN {
+                    self.flush(tx)?;
+                }
+            }
+            Record::Relation(relation) => {
+                self.read.relations += 1;
+                report
+                    .relations
+                    .count(merge::import_relation(tx, &relation)?);
+            }
+            Record::Slot(record) => {
+                let slot = merge::slot(record)?;
+                self.read.slots += 1;
+                report.slots.count(merge::import_slot(tx, &slot)?);
+            }
+            Record::SlotSeeds(seeds) => {
+                self.read.slot_seeds += 1;
+                report.slot_seeds.count(merge::import_seeds(tx, &seeds)?);
+            }
+            Record::Session(session) => {
+                let session = merge::session(session)?;
+                self.read.sessions += 1;
+                report.sessions.count(merge::import_session(tx, &session)?);
+            }
+            Record::Observation(record) => {
+                self.read.observations += 1;
+                report
+                    .observations
+                    .count(merge::import_observation(tx, record)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the memory records held back.
+    pub fn flush(&mut self, tx: &mut dyn StoreTx) -> Result<()> {
+        if self.held.is_empty() {
+            return Ok(());
+        }
+        for status in import_many(tx, std::mem::take(&mut self.held))? {
+            self.report.memories.count(status);
+        }
+        Ok(())
+    }
 }
 
 /// Skips the white space before the first record: whether that record opens a JSON array,
@@ -232,9 +272,9 @@ struct Peek {
 struct Reading<'i, 't> {
     importer: &'i Importer<'i>,
     tx: &'t mut dyn StoreTx,
-    report: ImportReport,
-    /// Export records read per kind, to check against the header.
-    read: Counts,
+    /// Writes the export records, and counts them per kind: what was read, to check against
+    /// the header, and what was written.
+    writer: RecordWriter<'i>,
     header: Option<Header>,
     stored: Vec<WriteOutcome>,
     progress: &'t mut dyn FnMut(&ImportReport),
@@ -242,14 +282,14 @@ struct Reading<'i, 't> {
 
 impl Reading<'_, '_> {
     fn record(&mut self, text: &str, at: RecordAt) -> Result<()> {
-        let first = self.report.records == 0 && self.header.is_none();
+        let first = self.writer.report.records == 0 && self.header.is_none();
         self.read_record(text, first)
             .map_err(|source| Error::ImportRecord {
                 at,
                 source: Box::new(source),
             })?;
-        if self.report.records > 0 && self.report.records.is_multiple_of(512) {
-            (self.progress)(&self.report);
+        if self.writer.report.records > 0 && self.writer.report.records.is_multiple_of(512) {
+            (self.progress)(&self.writer.report);
         }
         Ok(())
     }
@@ -260,31 +300,26 @@ impl Reading<'_, '_> {
         if peek.format.is_some() {
             return self.header(serde_json::from_str(text).map_err(json)?, first);
         }
-        self.report.records += 1;
+        self.writer.report.records += 1;
         let importer = self.importer;
         match (peek.kind.as_deref(), peek.id.is_some()) {
             // Version 1 wrote memory records without a type.
-            // Version 1 wrote memory records without a type.
             (Some("memory"), _) | (None, true) => {
                 let record = Record::Memory(serde_json::from_str(text).map_err(json)?);
-                import_record(
-                    self.tx,
-                    record,
-                    importer.limits,
-                    &mut self.report,
-                    &mut self.read,
-                )?;
+                self.writer.write(self.tx, record)?;
             }
             (None, false) => {
                 let plain: PlainMemory = serde_json::from_str(text).map_err(json)?;
                 let now = &importer.now;
                 let memory = plain.into_candidate(&importer.default_scope, importer.limits, now)?;
+                // Its rules (same topic, same content) must see the memory records before it.
+                self.writer.flush(self.tx)?;
                 let outcome = store_in(self.tx, &memory, now.timestamp())?;
-                self.report.memories.count(outcome.status);
+                self.writer.report.memories.count(outcome.status);
                 if outcome.status.stored_text() {
                     match self.stored.len() < CHECKED_PLAIN_RECORDS {
                         true => self.stored.push(outcome),
-                        false => self.report.unchecked += 1,
+                        false => self.writer.report.unchecked += 1,
                     }
                 }
             }
@@ -296,13 +331,7 @@ impl Reading<'_, '_> {
                     "session" => Record::Session(serde_json::from_str(text).map_err(json)?),
                     _ => Record::Observation(serde_json::from_str(text).map_err(json)?),
                 };
-                import_record(
-                    self.tx,
-                    record,
-                    importer.limits,
-                    &mut self.report,
-                    &mut self.read,
-                )?;
+                self.writer.write(self.tx, record)?;
             }
             (Some(other), _) => {
                 return Err(Error::invalid(
@@ -345,10 +374,12 @@ impl Reading<'_, '_> {
     }
 
     /// The report, once the records read match what the header announced.
-    fn finish(self) -> Result<Imported> {
+    fn finish(mut self) -> Result<Imported> {
+        self.writer.flush(self.tx)?;
         if let Some(header) = &self.header {
             let announced = header.counts.named();
-            for ((kind, expected), (_, read)) in announced.into_iter().zip(self.read.named()) {
+            for ((kind, expected), (_, read)) in announced.into_iter().zip(self.writer.read.named())
+            {
                 if expected != read {
                     return Err(Error::invalid(
                         "counts",
@@ -362,7 +393,7 @@ impl Reading<'_, '_> {
             }
         }
         Ok(Imported {
-            report: self.report,
+            report: self.writer.report,
             stored: self.stored,
         })
     }

@@ -4,8 +4,8 @@
 //! The source's export snapshot
 //! ([`ExchangeStore::export`](crate::exchange::ExchangeStore::export), sessions included) is
 //! streamed item by item — no JSON in between — into the target in batches of [`BATCH`]
-//! records, each batch its own transaction written exactly as an import writes (`import::import_record`:
-//! validated, merged with what is there). So an interrupted move keeps what it committed, and
+//! records, each batch its own transaction written exactly as an import writes
+//! (`import::RecordWriter`: validated, merged with what is there). So an interrupted move keeps what it committed, and
 //! running it again passes over those records (each is found unchanged) and finishes the rest.
 //! Then the vectors of every moved memory follow, with their space's model, and the access
 //! tokens (their hashes: the same secrets keep working; a token revoked in the source is revoked
@@ -30,8 +30,8 @@ use crate::error::{Error, Result};
 use crate::exchange::export::record_of;
 use crate::exchange::format::KINDS;
 use crate::exchange::format::Record;
-use crate::exchange::import::import_record;
-use crate::exchange::{Counts, ExportItem, ImportReport};
+use crate::exchange::import::RecordWriter;
+use crate::exchange::{ExportItem, ImportReport};
 use crate::id::MemoryId;
 use crate::store::{Store, in_transaction};
 
@@ -147,18 +147,17 @@ fn move_records(
     limits: &Limits,
     progress: &mut dyn FnMut(MigrateProgress),
 ) -> Result<(ImportReport, Vec<(MemoryId, jiff::Timestamp)>)> {
-    let mut report = ImportReport::default();
-    let mut read = Counts::default();
+    let mut writer = RecordWriter::new(limits);
     let mut memories = Vec::new();
     let mut batch: Vec<Record> = Vec::with_capacity(BATCH);
     let mut total = 0;
-    let write = |batch: &mut Vec<Record>, report: &mut ImportReport, read: &mut Counts| {
+    let write = |batch: &mut Vec<Record>, writer: &mut RecordWriter| {
         let mut records = Some(std::mem::take(batch));
         in_transaction(target, |tx| {
             for record in records.take().unwrap_or_default() {
-                import_record(tx, record, limits, report, read)?;
+                writer.write(tx, record)?;
             }
-            Ok(())
+            writer.flush(tx)
         })
     };
     source.export(true, &mut |item| {
@@ -171,16 +170,17 @@ fn move_records(
         }
         batch.extend(record_of(item));
         if batch.len() >= BATCH {
-            write(&mut batch, &mut report, &mut read)?;
+            write(&mut batch, &mut writer)?;
             progress(MigrateProgress {
                 stage: MigrateStage::Records,
-                done: report.records_written(),
+                done: writer.report.records_written(),
                 total,
             });
         }
         Ok(())
     })?;
-    write(&mut batch, &mut report, &mut read)?;
+    write(&mut batch, &mut writer)?;
+    let mut report = writer.report;
     report.records = report.records_written();
     progress(MigrateProgress {
         stage: MigrateStage::Records,

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::error::Result;
 use crate::id::MemoryId;
-use crate::memory::{ListQuery, Memory, MemoryFilter, PruneRule, Revision, TopicKey};
+use crate::memory::{ListQuery, Memory, MemoryFilter, MemoryRecord, PruneRule, Revision, TopicKey};
 use crate::query::Match;
 use crate::scope::Scope;
 use crate::tag::Tag;
@@ -97,6 +97,22 @@ pub trait MemoryTx {
 
     /// Adds a new memory (its id must be new).
     fn insert(&mut self, memory: &Memory) -> Result<()>;
+
+    /// Those of `ids` that are stored, in any state, in any order.
+    fn stored_ids(&mut self, ids: &[MemoryId]) -> Result<Vec<MemoryId>>;
+
+    /// Adds new memories with their revisions, as [`insert`](Self::insert) and
+    /// [`add_revision`](Self::add_revision) add each (every id new, none twice). A backend that
+    /// pays a round trip per statement writes them in a few statements for all.
+    fn insert_many(&mut self, records: &[MemoryRecord]) -> Result<()> {
+        for record in records {
+            self.insert(&record.memory)?;
+            for revision in &record.revisions {
+                self.add_revision(&record.memory.id, revision)?;
+            }
+        }
+        Ok(())
+    }
 
     /// Overwrites the stored state of `memory.id` (tags and full-text index included).
     fn replace(&mut self, memory: &Memory) -> Result<()>;

@@ -5,7 +5,7 @@
 use jiff::Span;
 
 use super::session::{key, record_session};
-use super::{Harness, StoreFactory, project};
+use super::{Harness, StoreFactory, by_ref, project, tags};
 use crate::error::{Error, RecordAt};
 use crate::exchange::Header;
 use crate::exchange::format::VERSION;
@@ -529,4 +529,141 @@ pub fn a_whole_store_moves_into_another_and_a_second_run_changes_nothing(factory
 
     let error = migrate(from, from, &limits, &mut |_| {}).unwrap_err();
     assert_eq!(error.field(), Some("to"));
+}
+
+/// Memory records in a row are written together (`RecordWriter`), in runs of
+/// [`MEMORY_RUN`](crate::exchange::import::MEMORY_RUN): the store must end exactly as when each
+/// record is imported on its own — new ids with their revisions, tags and index entries, an id
+/// already stored (revised), an id repeated within a run and across runs, an older repeat, and a
+/// plain record after them that duplicates one of them.
+pub fn memory_records_written_together_end_as_written_one_by_one(factory: StoreFactory) {
+    use crate::memory::{MemoryRecord, Revision};
+    const NEW: usize = 1_100;
+    let stamp = |h: &Harness, seconds: i64| h.now() + Span::new().seconds(seconds);
+    let batched = Harness::new(factory);
+    let alone = Harness::new(factory);
+    let stored = batched.add("stored before the import", &["db"]);
+    let stored_alone = alone
+        .import(
+            &serde_json::to_string(&MemoryRecord {
+                memory: stored.clone(),
+                revisions: vec![],
+            })
+            .unwrap(),
+        )
+        .unwrap();
+    assert_eq!(stored_alone.memories.created, 1);
+
+    let record = |index: usize, seconds: i64, words: &str| {
+        let mut memory = stored.clone();
+        memory.id = crate::id::MemoryId::generate();
+        memory.content = format!("bulk memory marker{index} {words}");
+        memory.tags = tags(&["bulk", &format!("group{}", index % 7)]);
+        memory.created_at = stamp(&batched, seconds);
+        memory.updated_at = memory.created_at;
+        if index == 1_000 {
+            memory.scope = Scope::Global;
+        }
+        let revisions = (1..=u32::from(index % 100 == 0) * 2)
+            .map(|number| Revision {
+                number,
+                content: format!("earlier state {number} of marker{index}"),
+                title: None,
+                category: memory.category,
+                tags: vec![],
+                importance: memory.importance,
+                expires_at: None,
+                written_at: stamp(&batched, i64::from(number) - 10),
+            })
+            .collect();
+        MemoryRecord { memory, revisions }
+    };
+    let records: Vec<MemoryRecord> = (0..NEW).map(|i| record(i, 1, "about postgres")).collect();
+    let line = |record: &MemoryRecord| serde_json::to_string(record).unwrap();
+    let mut lines: Vec<String> = records.iter().map(line).collect();
+    let mut revised = records[3].clone();
+    revised.memory.content = "bulk memory marker3 revised later in the same run".into();
+    revised.memory.updated_at = stamp(&batched, 20);
+    lines.insert(10, line(&revised));
+    let mut across = records[0].clone();
+    across.memory.content = "bulk memory marker0 revised in a later run".into();
+    across.memory.updated_at = stamp(&batched, 30);
+    lines.insert(700, line(&across));
+    let mut older = records[5].clone();
+    older.memory.content = "an older state of marker5".into();
+    older.memory.updated_at = stamp(&batched, -60);
+    lines.insert(800, line(&older));
+    let mut known = MemoryRecord {
+        memory: stored.clone(),
+        revisions: vec![],
+    };
+    known.memory.content = "stored before the import, revised by it".into();
+    known.memory.updated_at = stamp(&batched, 40);
+    lines.push(line(&known));
+    lines.push(serde_json::json!({ "content": records[1_000].memory.content }).to_string());
+
+    let report = batched.import(&lines.join("\n")).unwrap();
+    assert_eq!(report.records, lines.len() as u64);
+    assert_eq!(
+        (
+            report.memories.created,
+            report.memories.updated,
+            report.memories.unchanged
+        ),
+        (NEW as u64, 3, 2),
+        "{report:?}"
+    );
+    for line in &lines {
+        alone.import(line).unwrap();
+    }
+    assert_eq!(batched.export(), alone.export());
+
+    assert_eq!(batched.count_all(), 1 + NEW as u64);
+    let found = batched.search("marker1042", MemoryFilter::default());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].content, "bulk memory marker1042 about postgres");
+    let group3 = MemoryFilter {
+        tags_all: tags(&["group3"]),
+        ..MemoryFilter::default()
+    };
+    assert_eq!(
+        batched.list(group3).len(),
+        (0..NEW).filter(|i| i % 7 == 3).count()
+    );
+    let history = |h: &Harness, marker: &str| {
+        let memory = h.search(marker, MemoryFilter::default()).remove(0);
+        h.service.history(&by_ref(&memory)).unwrap()
+    };
+    let marker3 = history(&batched, "marker3");
+    assert_eq!(
+        marker3.memory.content,
+        "bulk memory marker3 revised later in the same run"
+    );
+    assert_eq!(marker3.revisions.len(), 1);
+    let marker100 = history(&batched, "marker100");
+    assert_eq!(
+        marker100
+            .revisions
+            .iter()
+            .map(|r| r.number)
+            .collect::<Vec<_>>(),
+        [1, 2]
+    );
+    assert_eq!(
+        batched.service.embedding_status().unwrap().counts.pending,
+        alone.service.embedding_status().unwrap().counts.pending
+    );
+
+    // Two revisions of one number are refused with the record's line, before anything is
+    // written.
+    let mut twice = record(NEW, 1, "with its history twice");
+    twice.revisions = record(100, 1, "").revisions;
+    twice.revisions[1].number = 1;
+    let before = batched.export();
+    let error = batched
+        .import(&[line(&record(NEW + 1, 1, "new")), line(&twice)].join("\n"))
+        .unwrap_err();
+    assert_eq!(error.field(), Some("revisions[1].number"), "{error}");
+    assert!(error.to_string().starts_with("line 2"), "{error}");
+    assert_eq!(batched.export(), before);
 }

@@ -79,6 +79,7 @@ macro_rules! store_behaviour_suite {
             export_then_import_is_lossless_and_reimport_is_a_no_op,
             import_of_a_newer_record_updates_and_merges_history,
             a_bad_import_line_rolls_back_the_whole_import,
+            memory_records_written_together_end_as_written_one_by_one,
             everything_a_store_holds_round_trips_byte_for_byte,
             a_whole_store_moves_into_another_and_a_second_run_changes_nothing,
             an_export_without_sessions_leaves_them_out,
