@@ -564,7 +564,7 @@ pub fn memory_records_written_together_end_as_written_one_by_one(factory: StoreF
         if index == 1_000 {
             memory.scope = Scope::Global;
         }
-        let revisions = (1..=u32::from(index % 100 == 0) * 2)
+        let revisions = (1..=u32::from(index.is_multiple_of(100)) * 2)
             .map(|number| Revision {
                 number,
                 content: format!("earlier state {number} of marker{index}"),
