@@ -32,7 +32,9 @@ pub struct Cli {
     pub db: Option<PathBuf>,
 
     /// PostgreSQL database to use instead of the SQLite file, for a team sharing one memory
-    /// (`postgres://user[:password]@host[:port]/database`; $CAIRN_STORE, config store.url).
+    /// (`postgres://user[:password]@host[:port]/database`, TLS as `?sslmode=` says: disable,
+    /// prefer, require, verify-ca, verify-full, with `sslrootcert=PATH`; $CAIRN_STORE, config
+    /// store.url).
     #[arg(long, global = true, value_name = "URL", conflicts_with = "db")]
     pub store: Option<String>,
 

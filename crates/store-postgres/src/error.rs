@@ -11,6 +11,21 @@ pub enum PostgresError {
         source: postgres::Error,
     },
 
+    #[error(
+        "the PostgreSQL server at {location} sent a certificate that is not trusted ({source}); \
+         name the certificate of its authority with `sslrootcert=PATH` in the URL, or use \
+         `sslmode=require` to encrypt without checking who the server is"
+    )]
+    UntrustedCertificate {
+        location: String,
+        #[source]
+        source: postgres::Error,
+    },
+
+    /// The URL's TLS settings cannot be used.
+    #[error("{0}")]
+    Tls(String),
+
     #[error("{0} is not a PostgreSQL URL (postgres://user[:password]@host[:port]/database)")]
     BadUrl(String),
 

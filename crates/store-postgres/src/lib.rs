@@ -47,6 +47,7 @@ mod sql;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod text;
+mod tls;
 mod tx;
 mod vectors;
 mod written;
@@ -85,27 +86,27 @@ impl PostgresStore {
     /// and brings its schema up to date, in the schema the connection's search path names
     /// (`public` unless the URL sets `options=-c search_path=…`).
     pub fn open(url: &str) -> Result<Self, PostgresError> {
-        Self::open_with(pool::config(url)?)
+        Self::open_with(pool::Server::from_url(url)?)
     }
 
     /// The same, in `schema` (created when missing): several stores in one database, each in a
     /// schema of its own (tests, separate teams).
     pub fn open_in_schema(url: &str, schema: &str) -> Result<Self, PostgresError> {
-        let mut config = pool::config(url)?;
-        let mut client = pool::connect(&config)?;
+        let mut server = pool::Server::from_url(url)?;
+        let mut client = server.connect()?;
         client.batch_execute(&format!(
             "CREATE SCHEMA IF NOT EXISTS {}",
             pool::quote_identifier(schema)
         ))?;
-        config.options(&format!(
+        server.config.options(&format!(
             "-c search_path={},public",
             pool::quote_identifier(schema)
         ));
-        Self::open_with(config)
+        Self::open_with(server)
     }
 
-    fn open_with(config: postgres::Config) -> Result<Self, PostgresError> {
-        let pool = Pool::new(config, session_settings(vectors::INDEX_EF_SEARCH));
+    fn open_with(server: pool::Server) -> Result<Self, PostgresError> {
+        let pool = Pool::new(server, session_settings(vectors::INDEX_EF_SEARCH));
         migrations::migrate(pool.get()?.raw())?;
         Ok(PostgresStore {
             pool,

@@ -5,28 +5,67 @@
 use std::ops::{Deref, DerefMut};
 use std::sync::Mutex;
 
-use postgres::{Client, Config, NoTls};
+use postgres::{Client, Config};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use crate::error::PostgresError;
 use crate::sql::CachedClient;
+use crate::tls::TlsSettings;
 
-/// Parses a `postgres://` URL.
-pub fn config(url: &str) -> Result<Config, PostgresError> {
-    if !url.starts_with("postgres://") && !url.starts_with("postgresql://") {
-        return Err(PostgresError::BadUrl(url.to_string()));
-    }
-    url.parse::<Config>()
-        .map_err(|_| PostgresError::BadUrl(without_password(url)))
+/// A database to connect to: the client library's settings, and the TLS connector the URL's
+/// `sslmode` and `sslrootcert` make (`tls`).
+#[derive(Clone)]
+pub struct Server {
+    pub config: Config,
+    tls: MakeRustlsConnect,
 }
 
-/// Opens one connection.
-pub fn connect(config: &Config) -> Result<Client, PostgresError> {
-    config
-        .connect(NoTls)
-        .map_err(|source| PostgresError::Connect {
-            location: location(config),
-            source,
+impl Server {
+    /// Reads a `postgres://` URL.
+    pub fn from_url(url: &str) -> Result<Self, PostgresError> {
+        if !url.starts_with("postgres://") && !url.starts_with("postgresql://") {
+            return Err(PostgresError::BadUrl(url.to_string()));
+        }
+        let (tls, url_rest) = TlsSettings::from_url(url)?;
+        let mut config = url_rest
+            .parse::<Config>()
+            .map_err(|_| PostgresError::BadUrl(without_password(url)))?;
+        config.ssl_mode(tls.mode);
+        Ok(Server {
+            config,
+            tls: tls.connector()?,
         })
+    }
+
+    /// Opens one connection.
+    pub fn connect(&self) -> Result<Client, PostgresError> {
+        self.config.connect(self.tls.clone()).map_err(|source| {
+            let location = location(&self.config);
+            match untrusted_certificate(&source) {
+                true => PostgresError::UntrustedCertificate { location, source },
+                false => PostgresError::Connect { location, source },
+            }
+        })
+    }
+}
+
+/// Whether a connection failed on the server's certificate.
+fn untrusted_certificate(error: &postgres::Error) -> bool {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(error) = next {
+        // An I/O error's `source` skips the error it wraps: look inside it too.
+        let inner = error
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+            .map(|inner| inner as &(dyn std::error::Error + 'static));
+        for candidate in [Some(error), inner].into_iter().flatten() {
+            if let Some(rustls::Error::InvalidCertificate(_)) = candidate.downcast_ref() {
+                return true;
+            }
+        }
+        next = error.source();
+    }
+    false
 }
 
 /// `url` with every connection's search path set to `schema`, then `public` (where the
@@ -87,16 +126,16 @@ fn without_password(url: &str) -> String {
 }
 
 pub struct Pool {
-    config: Config,
+    server: Server,
     /// Statements every new connection runs first (`SET …`).
     session: String,
     idle: Mutex<Vec<CachedClient>>,
 }
 
 impl Pool {
-    pub fn new(config: Config, session: String) -> Self {
+    pub fn new(server: Server, session: String) -> Self {
         Pool {
-            config,
+            server,
             session,
             idle: Mutex::new(Vec::new()),
         }
@@ -105,7 +144,7 @@ impl Pool {
     /// The same pool with other session settings (idle connections, made with the old ones,
     /// are closed).
     pub fn with_session(self, session: String) -> Self {
-        Pool::new(self.config, session)
+        Pool::new(self.server, session)
     }
 
     /// A free connection, opened when none is idle.
@@ -118,7 +157,7 @@ impl Pool {
         let client = match idle {
             Some(client) if !client.is_closed() => client,
             _ => {
-                let mut client = connect(&self.config)?;
+                let mut client = self.server.connect()?;
                 client.batch_execute(&self.session)?;
                 CachedClient::new(client)
             }
@@ -130,7 +169,7 @@ impl Pool {
     }
 
     pub fn location(&self) -> String {
-        location(&self.config)
+        location(&self.server.config)
     }
 }
 

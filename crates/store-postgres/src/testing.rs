@@ -40,3 +40,35 @@ pub fn fresh_store(server: &str, prefix: &str) -> Result<(PostgresStore, String)
     let store = PostgresStore::open_in_schema(server, &schema)?;
     Ok((store, crate::url_in_schema(server, &schema)))
 }
+
+/// A server that offers TLS and the PEM file of the authority that signed its certificate
+/// (`CAIRN_TEST_POSTGRES_TLS`, `CAIRN_TEST_POSTGRES_TLS_ROOT`), or `None` after saying how to
+/// provide them. Under `CAIRN_REQUIRE_POSTGRES=1` (CI) a missing server is a failure instead.
+pub fn tls_test_server() -> Option<(String, std::path::PathBuf)> {
+    let url = std::env::var("CAIRN_TEST_POSTGRES_TLS").ok();
+    let root = std::env::var_os("CAIRN_TEST_POSTGRES_TLS_ROOT");
+    if url.is_none() || root.is_none() {
+        assert!(
+            std::env::var_os("CAIRN_REQUIRE_POSTGRES").is_none(),
+            "CAIRN_TEST_POSTGRES_TLS or CAIRN_TEST_POSTGRES_TLS_ROOT is not set; run .ci/run"
+        );
+        eprintln!(
+            "skipped: set CAIRN_TEST_POSTGRES_TLS to a PostgreSQL URL that offers TLS and \
+             CAIRN_TEST_POSTGRES_TLS_ROOT to its authority's certificate (.ci/postgres \
+             start-tls BIN DIR starts one, DIR/ca.pem)"
+        );
+    }
+    url.zip(root.map(Into::into))
+}
+
+/// Whether a connection to `url`, made as every connection of a store is made, is encrypted
+/// (the server's `pg_stat_ssl` says). It needs nothing of the server but a connection, so the
+/// tests of `sslmode` run against servers without cairn's extensions.
+pub fn connection_encrypted(url: &str) -> Result<bool, PostgresError> {
+    let mut client = crate::pool::Server::from_url(url)?.connect()?;
+    let row = client.query_one(
+        "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+        &[],
+    )?;
+    Ok(row.get(0))
+}
