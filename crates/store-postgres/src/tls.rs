@@ -285,6 +285,8 @@ impl ServerCertVerifier for ChainOnly {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
     fn settings(url: &str) -> (TlsSettings, String) {
@@ -340,31 +342,20 @@ mod tests {
         );
 
         let dir = tempfile::tempdir().unwrap();
-        let missing = dir.path().join("missing.pem");
-        let url = format!(
-            "postgres://u@db/app?sslmode=verify-full&sslrootcert={}",
-            missing.display()
-        );
-        let error = TlsSettings::from_url(&url)
-            .unwrap()
-            .0
-            .connector()
-            .err()
-            .unwrap();
-        assert!(error.to_string().contains("missing.pem"), "{error}");
+        let connector_error = |mode: &str, root: &Path| {
+            let url = format!(
+                "postgres://u@db/app?sslmode={mode}&sslrootcert={}",
+                root.display()
+            );
+            let (tls, _) = TlsSettings::from_url(&url).unwrap();
+            tls.connector().err().unwrap().to_string()
+        };
+        let error = connector_error("verify-full", &dir.path().join("missing.pem"));
+        assert!(error.contains("missing.pem"), "{error}");
         let empty = dir.path().join("empty.pem");
         std::fs::write(&empty, "not a certificate\n").unwrap();
-        let url = format!(
-            "postgres://u@db/app?sslmode=verify-ca&sslrootcert={}",
-            empty.display()
-        );
-        let error = TlsSettings::from_url(&url)
-            .unwrap()
-            .0
-            .connector()
-            .err()
-            .unwrap();
-        assert!(error.to_string().contains("no PEM certificate"), "{error}");
+        let error = connector_error("verify-ca", &empty);
+        assert!(error.contains("no PEM certificate"), "{error}");
     }
 
     #[test]
