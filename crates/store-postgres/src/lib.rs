@@ -15,15 +15,16 @@
 //! `vector`s, found through a pgvector HNSW index once a space holds [`INDEX_MIN_VECTORS`] and
 //! scored by cairn (see `vectors`); image hashes and vectors are scanned like SQLite's.
 //!
-//! Connections are made without TLS (`NoTls`): a server that requires TLS refuses them, and the
-//! error says so.
+//! Connections are encrypted as the URL's `sslmode` says, read as libpq reads it, through
+//! rustls (`tls`); `prefer`, the default, encrypts when the server offers it.
 //!
 //! The client is `postgres`, tokio-postgres's own blocking front: the storage traits are
 //! synchronous (the service runs them on blocking threads), so an async pool would only be
 //! bridged back.
 //!
-//! Map: `pool` (connections), `sql` (statements prepared once per connection), `params`
-//! (statements and their `$n`), `filter` (filters → SQL),
+//! Map: `pool` (connections), `tls` (`sslmode`), `sql` (statements prepared once per
+//! connection), `params` (statements and their `$n`), `written` (the columns a write sets,
+//! bound as arrays: any number of rows per statement), `filter` (filters → SQL),
 //! `text` (full-text documents and queries, the vocabulary), `tx` (the write side),
 //! `bulk` (what a bulk write settles after its commit), `memory`,
 //! `vectors`, `session`, `slot`, `relation`, `files`, `image`, `exchange` (one domain each).

@@ -1,6 +1,7 @@
 //! A small pool of connections: a connection is taken for one read or one write transaction
 //! and handed back when done, so a process holds as many as it ever used at once. A connection
-//! that broke is dropped instead of handed back.
+//! that broke is dropped instead of handed back. Every connection is made to one [`Server`]: a
+//! URL read once, with its TLS connector.
 
 use std::ops::{Deref, DerefMut};
 use std::sync::Mutex;
