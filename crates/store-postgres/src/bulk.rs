@@ -3,13 +3,14 @@
 //! PostgreSQL plans every search from what `ANALYZE` last sampled of each table. Autovacuum
 //! samples a table again once a tenth of it has changed, but only on its next round (a minute
 //! apart by default), and a store filled by one import has never been sampled at all: until
-//! then its searches are planned blind. And the text index (GIN) takes new documents into a
-//! pending list, up to 4 MB, that every search reads through whole until a vacuum moves it
-//! into the index: 3 ms per word looked up instead of 0.03 after a 100,000-memory import. So a
-//! write transaction that inserted many memories, by autovacuum's own rule (at least
-//! [`BULK_MIN_INSERTS`], and a tenth of what the planner last counted), samples the tables it
-//! grew and empties the text index's pending list as soon as it has committed, before the
-//! caller moves on to searching. Ordinary writes never reach the threshold.
+//! then its searches are planned blind. And the GIN indexes (the text index, the vocabulary's
+//! trigrams) take new entries into a pending list, up to 4 MB, that every search reads through
+//! whole until a vacuum moves it into the index: 3 ms per word looked up instead of 0.03 after
+//! a 100,000-memory import. So a write transaction that inserted many memories, by
+//! autovacuum's own rule (at least [`BULK_MIN_INSERTS`], and a tenth of what the planner last
+//! counted), samples the tables it grew and empties both pending lists as soon as it has
+//! committed, before the caller moves on to searching. Ordinary writes never reach the
+//! threshold.
 //!
 //! The write has committed by then: a step that fails is logged, never reported as a failed
 //! write, and autovacuum will do the same on its own later.
@@ -36,7 +37,7 @@ impl Growth {
         self.memories += count;
     }
 
-    /// After the commit: samples the grown tables and empties the text index's pending list,
+    /// After the commit: samples the grown tables and empties the GIN indexes' pending lists,
     /// when the planner's count of memories is stale by autovacuum's rule.
     pub fn settle(&self, client: &mut CachedClient) {
         if self.memories < BULK_MIN_INSERTS {
@@ -66,7 +67,9 @@ impl Growth {
         );
         client
             .batch_execute(&format!(
-                "ANALYZE {GROWN_TABLES}; SELECT gin_clean_pending_list('memories_fts'::regclass)"
+                "ANALYZE {GROWN_TABLES}; \
+                 SELECT gin_clean_pending_list('memories_fts'::regclass); \
+                 SELECT gin_clean_pending_list('vocabulary_trigrams'::regclass)"
             ))
             .sql()
     }

@@ -182,12 +182,14 @@ impl PostgresStore {
     }
 }
 
-/// What every connection sets when it is made: how statements are planned (`sql`) and how the
-/// vector index is searched with a candidate list of `breadth` (`vectors`).
+/// What every connection sets when it is made: how statements are planned (`sql`), how alike a
+/// near-spelling must be (`text`) and how the vector index is searched with a candidate list of
+/// `breadth` (`vectors`).
 fn session_settings(breadth: usize) -> String {
     format!(
-        "{}; {}",
+        "{}; {}; {}",
         sql::READ_PLANNING,
+        text::SIMILARITY_SETTING,
         vectors::index_settings(breadth)
     )
 }

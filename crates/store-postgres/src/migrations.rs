@@ -20,6 +20,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         4,
         include_str!("../migrations/0004_memories_holding_parts.sql"),
     ),
+    (
+        5,
+        include_str!("../migrations/0005_vocabulary_trigrams_gin.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

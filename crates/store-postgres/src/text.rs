@@ -213,10 +213,23 @@ pub fn flush_words(client: &mut impl Sql, sink: &WordSink<'_>) -> Result<(), Pos
     Ok(())
 }
 
-/// Candidate near-spellings of `word` from the vocabulary: up to `limit` words nearest it by
-/// letter triples (pg_trgm's distance, most alike first), then words with its first two
-/// letters and a length within two of its own (transpositions in short words share no triple:
-/// `dokcer` and `docker`).
+/// How alike by letter triples (pg_trgm's similarity: shared triples over all triples of the
+/// two words, each word padded with two spaces before and one after) a vocabulary word must be
+/// to be a candidate near-spelling; set on every connection. One edit — a letter changed,
+/// added or dropped, or two neighbours swapped — breaks at most four of the n + 1 triples of a
+/// word of n letters, so the word and its typo share at least n − 3 and are at least
+/// (n − 3) / (n + 5) alike: a fifth at five letters. Every single-edit typo of a word of five
+/// letters or more thus reaches its word through the trigram index; for shorter words
+/// `similar_words` also looks up the words that begin alike. Measured at 100,000 memories
+/// (73,000 words; 399 typos, a swap, a dropped, an added or a changed letter in words of four
+/// letters or more): the same near-spellings as the 40 nearest by trigram distance in all but
+/// one case, in 9 ms a word against 32 at the median.
+pub const SIMILARITY_SETTING: &str = "SET pg_trgm.similarity_threshold = 0.2";
+
+/// Candidate near-spellings of `word` from the vocabulary: up to `limit` words at least
+/// [`SIMILARITY_SETTING`]'s fifth alike by letter triples (most alike first), then words with
+/// its first two letters and a length within two of its own (a word of three or four letters
+/// can share too few triples with its typo).
 pub fn similar_words(
     client: &mut impl Sql,
     word: &str,
@@ -229,9 +242,9 @@ pub fn similar_words(
     let lowered: String = chars.iter().collect();
     let mut words: Vec<String> = client
         .query(
-            // Nearest first through the trigram index; a distance of 1 shares no triple.
-            "SELECT word FROM (SELECT word, word <-> $1 AS distance FROM vocabulary \
-             ORDER BY distance LIMIT $2) nearest WHERE distance < 1 ORDER BY distance, word",
+            // `%`: alike at least as the connection's threshold says, through the GIN index.
+            "SELECT word FROM vocabulary WHERE word % $1 \
+             ORDER BY similarity(word, $1) DESC, word LIMIT $2",
             &[&lowered, &(limit as i64)],
         )?
         .iter()

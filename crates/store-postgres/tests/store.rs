@@ -24,10 +24,11 @@ fn fresh_schema() -> Box<dyn Store> {
 
 cairn_core::store_behaviour_suite!(fresh_schema, ready = ready);
 
-/// An import of many memories samples the tables it grew and empties the text index's pending
-/// list as it commits (so the searches that follow are planned from real statistics and read
-/// the index alone, not a minute later by autovacuum); a smaller write leaves both to
-/// autovacuum. `analyze_count` counts only explicit `ANALYZE`s.
+/// An import of many memories samples the tables it grew and empties the pending lists of the
+/// text and vocabulary indexes as it commits (so the searches that follow are planned from real
+/// statistics and read the indexes alone, not a minute later by autovacuum); a smaller write
+/// leaves both to autovacuum. `analyze_count` counts only explicit `ANALYZE`s. Each memory
+/// brings a new word (its number spelled in letters), as an import of real text does.
 #[test]
 fn a_bulk_import_settles_the_tables_it_grew() {
     let Some(server) = test_server() else {
@@ -49,8 +50,21 @@ fn a_bulk_import_settles_the_tables_it_grew() {
     };
     let mut next = 0;
     let mut import = |count: u64| {
+        let spelled = |mut n: u64| {
+            let mut word = String::from("word");
+            loop {
+                word.push(char::from(b'a' + (n % 26) as u8));
+                n /= 26;
+                if n == 0 {
+                    return word;
+                }
+            }
+        };
         let lines: String = (next..next + count)
-            .map(|n| format!("{{\"content\": \"bulk memory number {n} of the import\"}}\n"))
+            .map(|n| {
+                let word = spelled(n);
+                format!("{{\"content\": \"bulk memory {word} of the import\"}}\n")
+            })
             .collect();
         next += count;
         let report = service
@@ -74,17 +88,16 @@ fn a_bulk_import_settles_the_tables_it_grew() {
         (2 * BULK_MIN_INSERTS - 1) as f32,
         "the sample was not taken after the commit"
     );
-    let pending: i64 = observer
-        .query_one(
-            "SELECT gin_clean_pending_list('memories_fts'::regclass)",
-            &[],
-        )
-        .expect("the text index's pending list")
-        .get(0);
-    assert_eq!(
-        pending, 0,
-        "a bulk import left the text index's pending list full"
-    );
+    for index in ["memories_fts", "vocabulary_trigrams"] {
+        let pending: i64 = observer
+            .query_one(
+                &format!("SELECT gin_clean_pending_list('{index}'::regclass)"),
+                &[],
+            )
+            .expect("an index's pending list")
+            .get(0);
+        assert_eq!(pending, 0, "a bulk import left {index}'s pending list full");
+    }
 }
 
 /// A window of the newest matches comes out the same whichever way PostgreSQL is told to find
@@ -146,5 +159,68 @@ fn a_window_holds_the_newest_matches_by_either_plan() {
             found, newest,
             "the newest {window} memories holding '{word}'"
         );
+    }
+}
+
+/// Every single-edit typo of a word of five letters or more — two neighbours swapped, a letter
+/// dropped, added or changed, anywhere — is proposed as a near-spelling through the trigram
+/// index (`text::SIMILARITY_SETTING`), even when the words that begin alike are too many for
+/// the first-two-letters lookup to reach it: fifty words two letters longer share each
+/// target's first two letters and sort before it.
+#[test]
+fn near_spellings_reach_every_single_edit_of_a_word_of_five_letters_or_more() {
+    use cairn_core::memory::MemoryStore;
+    use cairn_core::{Memory, Source};
+    let Some(server) = test_server() else {
+        return;
+    };
+    let (store, _) = fresh_store(&server, "typos").expect("a store in a fresh schema");
+    let targets = ["zjmor", "zqmorl", "zxnoprt", "zvmsnotl", "zkpomurnt"];
+    let crowd_letters: Vec<char> = "bcdefghij".chars().collect();
+    let mut texts: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
+    for target in targets {
+        let crowd: Vec<String> = (0..50)
+            .map(|i| {
+                let tail: String = (0..target.len() - 1)
+                    .map(|k| crowd_letters[(i * 7 + k * 3 + i / 9) % crowd_letters.len()])
+                    .collect();
+                format!("{}a{tail}", &target[..2])
+            })
+            .collect();
+        texts.push(crowd.join(" "));
+    }
+    let now = jiff::Timestamp::now();
+    store
+        .write(&mut |tx| {
+            texts.iter().try_for_each(|text| {
+                tx.insert(&Memory::plain(text, Scope::Global, Source::Cli, now))
+            })
+        })
+        .expect("write");
+    for target in targets {
+        let letters: Vec<char> = target.chars().collect();
+        let mut typos: Vec<String> = Vec::new();
+        for at in 0..letters.len() {
+            let edit = |change: &dyn Fn(&mut Vec<char>)| {
+                let mut typo = letters.clone();
+                change(&mut typo);
+                typo.into_iter().collect::<String>()
+            };
+            if at + 1 < letters.len() {
+                typos.push(edit(&|t| t.swap(at, at + 1)));
+            }
+            typos.push(edit(&|t| {
+                t.remove(at);
+            }));
+            typos.push(edit(&|t| t.insert(at, 'w')));
+            typos.push(edit(&|t| t[at] = 'w'));
+        }
+        for typo in typos {
+            let proposed = store.similar_words(&typo, 40).expect("similar words");
+            assert!(
+                proposed.iter().any(|word| word == target),
+                "{typo} should propose {target}: {proposed:?}"
+            );
+        }
     }
 }
