@@ -8,7 +8,8 @@
 //! The round trip is checked: the fresh store's export must equal the first byte for byte.
 //! `cairn migrate-store` moves the store into a new SQLite file, or with `--store URL` into a
 //! fresh schema of that PostgreSQL database and from there back into a new file (each move
-//! checks itself; a failed check fails the benchmark).
+//! checks itself; a failed check fails the benchmark). Embedding is off in every `cairn` process
+//! it starts, installed model or not: this measures moving memories, not making vectors.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -76,6 +77,7 @@ pub fn run(
         let cairn = |db: PathBuf| {
             let mut command = Command::new(&options.cairn);
             command.arg("--db").arg(db).arg("--quiet");
+            command.env("CAIRN_EMBEDDING", "off");
             command
         };
         let file = |name: &str| dir.join(name);

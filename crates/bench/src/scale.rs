@@ -1,6 +1,9 @@
 //! The scale workload: for each corpus size, bulk-import through the real `cairn` binary, then
 //! time `cairn search` processes start to exit and in-process searches through the service.
 //!
+//! Embedding is off in every `cairn` process it starts, installed model or not: this measures
+//! the store's own work (`cairn-bench hybrid` measures meaning).
+//!
 //! Import runs `cairn import FILE` into a fresh store `import_runs` times and reports the median
 //! throughput and the peak RSS of the importing process; store size is the database file after
 //! the import process exits. Searches use a fixed mix of one-, two- and three-word queries of
@@ -110,6 +113,7 @@ pub fn run(options: &ScaleOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
             let run = run_child(
                 target
                     .command(&options.cairn)
+                    .env("CAIRN_EMBEDDING", "off")
                     .args(["--quiet", "import"])
                     .arg(&corpus_path),
             )?;
@@ -156,16 +160,21 @@ pub fn run(options: &ScaleOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
             let mut cli = Vec::new();
             let mut cli_rss = Vec::new();
             for query in queries {
-                let run = run_child(target.command(&options.cairn).args([
-                    "search",
-                    "--all-projects",
-                    "--limit",
-                    "10",
-                    "--format",
-                    "json",
-                    "--",
-                    query,
-                ]))?;
+                let run = run_child(
+                    target
+                        .command(&options.cairn)
+                        .env("CAIRN_EMBEDDING", "off")
+                        .args([
+                            "search",
+                            "--all-projects",
+                            "--limit",
+                            "10",
+                            "--format",
+                            "json",
+                            "--",
+                            query,
+                        ]),
+                )?;
                 cli.push(run.wall);
                 cli_rss.push(mib(run.peak_rss_bytes));
             }

@@ -71,9 +71,30 @@ pub fn index_settings(breadth: usize) -> String {
 /// from cairn's, so a near tie at the edge is settled by cairn's own scores.
 const ROUNDING_MARGIN: usize = 8;
 
-/// `maintenance_work_mem` for an index build, when the server's is lower: 100,000 vectors of
-/// 384 dimensions make a graph of about 200 MiB.
-const BUILD_MEMORY: &str = "512MB";
+/// What pgvector's graph holds per vector while an index is built in memory, besides the
+/// vector itself (4 bytes a dimension): the element, its neighbour lists (2·m on the ground
+/// layer, fewer above) and its allocation overheads. Measured on pgvector 0.8.2: a build given
+/// 64 MiB for vectors of 384 dimensions (m = 16) stopped fitting after 29,802 of them, 2,252
+/// bytes each, 1,536 of them the numbers.
+const GRAPH_BYTES_PER_VECTOR: u64 = 716;
+
+/// The `maintenance_work_mem` an index build asks for when the server's is lower: the graph of
+/// the space's vectors, with a quarter to spare, within [`BUILD_MEMORY_FLOOR`] and
+/// [`BUILD_MEMORY_CEILING`]. A graph that fits builds several times faster than one that
+/// spills to disk part way, and a parallel build reserves the whole setting in shared memory
+/// at its start, so the build asks for what its graph needs rather than a fixed amount. A
+/// setting the operator made higher (for the role, the database or in the URL's `options`) is
+/// kept: that is how a graph larger than the ceiling builds in memory.
+fn build_memory(vectors: u64, dimensions: usize) -> u64 {
+    let graph = vectors * (dimensions as u64 * 4 + GRAPH_BYTES_PER_VECTOR);
+    (graph + graph / 4).clamp(BUILD_MEMORY_FLOOR, BUILD_MEMORY_CEILING)
+}
+
+/// The least an index build asks for (a space of 5,000 vectors needs far less).
+const BUILD_MEMORY_FLOOR: u64 = 64 << 20;
+
+/// The most an index build asks for on its own: about 1.5 million vectors of 384 dimensions.
+const BUILD_MEMORY_CEILING: u64 = 4 << 30;
 
 fn model(client: &mut impl Sql, space: VectorSpace) -> Result<Option<ModelIdentity>> {
     client
@@ -286,7 +307,7 @@ impl VectorStore for PostgresStore {
         }
         progress(0, count);
         let index = VectorIndex::new(space, model.dimensions);
-        let Some(built) = index.bring_up(&mut client, rebuild)? else {
+        let Some(built) = index.bring_up(&mut client, rebuild, count)? else {
             return Ok(None);
         };
         progress(count, count);
@@ -430,7 +451,13 @@ impl VectorIndex {
     /// is building it right now. Builds run concurrently with writers (`CONCURRENTLY`), one at a
     /// time across every server of the store (a session advisory lock on the index's name,
     /// which nobody waits for: an embedding run must not stall behind another server's build).
-    fn bring_up(&self, client: &mut CachedClient, rebuild: bool) -> Result<Option<bool>> {
+    /// `vectors`, how many the space holds, sizes the build's memory.
+    fn bring_up(
+        &self,
+        client: &mut CachedClient,
+        rebuild: bool,
+        vectors: u64,
+    ) -> Result<Option<bool>> {
         let name = self.name();
         let lock = "hashtext(current_schema() || '.' || $1)";
         let locked: bool = client
@@ -441,7 +468,7 @@ impl VectorIndex {
             tracing::debug!(index = %name, "another process is building the vector index");
             return Ok(None);
         }
-        let built = self.build_when_needed(client, rebuild);
+        let built = self.build_when_needed(client, rebuild, vectors);
         let unlocked = client
             .execute(&format!("SELECT pg_advisory_unlock({lock})"), &[&name])
             .sql();
@@ -450,7 +477,12 @@ impl VectorIndex {
         Ok(Some(built))
     }
 
-    fn build_when_needed(&self, client: &mut CachedClient, rebuild: bool) -> Result<bool> {
+    fn build_when_needed(
+        &self,
+        client: &mut CachedClient,
+        rebuild: bool,
+        vectors: u64,
+    ) -> Result<bool> {
         let name = self.name();
         let statement = match self.validity(client)? {
             Some(true) if !rebuild => return Ok(false),
@@ -463,14 +495,15 @@ impl VectorIndex {
             }
             None => self.create_statement(),
         };
-        // A graph that fits in maintenance_work_mem builds many times faster than one that
-        // spills; a lower setting is raised for this build only.
+        // A lower setting is raised for this build only (`build_memory`).
+        let kilobytes = (build_memory(vectors, self.dimensions) >> 10).to_string();
         client
-            .batch_execute(&format!(
-                "SELECT set_config('maintenance_work_mem', '{BUILD_MEMORY}', false) \
+            .execute(
+                "SELECT set_config('maintenance_work_mem', $1 || 'kB', false) \
                  WHERE pg_size_bytes(current_setting('maintenance_work_mem')) \
-                 < pg_size_bytes('{BUILD_MEMORY}')"
-            ))
+                 < pg_size_bytes($1 || 'kB')",
+                &[&kilobytes],
+            )
             .sql()?;
         let result = client.batch_execute(&statement).sql();
         client.batch_execute("RESET maintenance_work_mem").sql()?;
@@ -568,5 +601,29 @@ impl VectorTx for PostgresTx<'_, '_> {
             }
         }
         Ok(stored)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An index build asks for what its graph needs, with room to spare: pgvector's graph held
+    /// 2,252 bytes per vector of 384 dimensions when measured, and a million of them fit. A
+    /// small space asks for the floor, a huge one for no more than the ceiling, and wider
+    /// vectors for more.
+    #[test]
+    fn an_index_build_asks_for_the_memory_its_graph_needs() {
+        let measured_bytes_per_vector = 2_252;
+        for vectors in [5_000, 100_000, 1_000_000] {
+            let asked = build_memory(vectors, 384);
+            assert!(
+                asked >= vectors * measured_bytes_per_vector,
+                "{vectors} vectors: {asked} bytes asked for"
+            );
+        }
+        assert_eq!(build_memory(5_000, 384), BUILD_MEMORY_FLOOR);
+        assert_eq!(build_memory(10_000_000, 384), BUILD_MEMORY_CEILING);
+        assert!(build_memory(200_000, 768) > build_memory(200_000, 384));
     }
 }
