@@ -90,6 +90,21 @@ fn build_memory(vectors: u64, dimensions: usize) -> u64 {
     (graph + graph / 4).clamp(BUILD_MEMORY_FLOOR, BUILD_MEMORY_CEILING)
 }
 
+/// Raises the connection's `maintenance_work_mem` to `bytes` (whole kilobytes) when it is lower;
+/// a higher setting stays. The build resets it afterwards.
+fn raise_build_memory(client: &mut impl Sql, bytes: u64) -> Result<()> {
+    let kilobytes = (bytes >> 10).to_string();
+    client
+        .execute(
+            "SELECT set_config('maintenance_work_mem', $1 || 'kB', false) \
+             WHERE pg_size_bytes(current_setting('maintenance_work_mem')) \
+             < pg_size_bytes($1 || 'kB')",
+            &[&kilobytes],
+        )
+        .sql()?;
+    Ok(())
+}
+
 /// The least an index build asks for (a space of 5,000 vectors needs far less).
 const BUILD_MEMORY_FLOOR: u64 = 64 << 20;
 
@@ -495,16 +510,7 @@ impl VectorIndex {
             }
             None => self.create_statement(),
         };
-        // A lower setting is raised for this build only (`build_memory`).
-        let kilobytes = (build_memory(vectors, self.dimensions) >> 10).to_string();
-        client
-            .execute(
-                "SELECT set_config('maintenance_work_mem', $1 || 'kB', false) \
-                 WHERE pg_size_bytes(current_setting('maintenance_work_mem')) \
-                 < pg_size_bytes($1 || 'kB')",
-                &[&kilobytes],
-            )
-            .sql()?;
+        raise_build_memory(client, build_memory(vectors, self.dimensions))?;
         let result = client.batch_execute(&statement).sql();
         client.batch_execute("RESET maintenance_work_mem").sql()?;
         result?;
@@ -625,5 +631,43 @@ mod tests {
         assert_eq!(build_memory(5_000, 384), BUILD_MEMORY_FLOOR);
         assert_eq!(build_memory(10_000_000, 384), BUILD_MEMORY_CEILING);
         assert!(build_memory(200_000, 768) > build_memory(200_000, 384));
+    }
+
+    /// The build's memory is raised on a real server when the session's is lower, and a
+    /// higher one (an operator's) is kept.
+    #[test]
+    fn a_lower_setting_is_raised_and_a_higher_one_kept() {
+        let Some(url) = crate::testing::test_server() else {
+            return;
+        };
+        let server = crate::pool::Server::from_url(&url).expect("the test server's URL");
+        let mut client = CachedClient::new(server.connect().expect("a connection"));
+        let setting = |client: &mut CachedClient| -> i64 {
+            client
+                .query_one(
+                    "SELECT pg_size_bytes(current_setting('maintenance_work_mem'))",
+                    &[],
+                )
+                .expect("the setting")
+                .get(0)
+        };
+        client
+            .batch_execute("SET maintenance_work_mem = '32MB'")
+            .expect("set");
+        raise_build_memory(&mut client, 300 << 20).expect("raise");
+        assert_eq!(
+            setting(&mut client),
+            300 << 20,
+            "a lower setting was not raised"
+        );
+        client
+            .batch_execute("SET maintenance_work_mem = '1GB'")
+            .expect("set");
+        raise_build_memory(&mut client, 300 << 20).expect("raise");
+        assert_eq!(
+            setting(&mut client),
+            1 << 30,
+            "a higher setting was lowered"
+        );
     }
 }
