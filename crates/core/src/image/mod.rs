@@ -49,7 +49,7 @@ pub mod screenshots;
 pub mod search;
 pub mod store;
 
-pub use clip::ClipModel;
+pub use clip::{ClipModel, MatchScale};
 pub use files::ImageDir;
 pub use input::{ImageBytes, ImageSource};
 pub use look::{LookHash, SAME_SCREEN_BITS};

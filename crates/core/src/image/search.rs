@@ -16,7 +16,8 @@
 //!   dialog with other words), down to [`LOOK_VECTOR_FLOOR`].
 //! - **clip** — with a CLIP model ([`ClipModel`]), the query's words through its text tower
 //!   against every image's CLIP vector, by cosine: images that show what the words describe
-//!   ("a red error banner"), whatever text they hold, down to [`CLIP_FLOOR`].
+//!   ("a red error banner"), whatever text they hold, down to the model's floor
+//!   ([`MatchScale`]: [`CLIP_FLOOR`] for OpenAI's CLIP).
 //!
 //! The query picture itself is left out of the look signals (it is what was asked). A search
 //! by words runs text (and clip, with a CLIP model); a search by picture runs look and
@@ -26,7 +27,7 @@
 //! signal's scores divided by its best (they are on the search's own scale), the look signals'
 //! similarities counted from their floor (0) to identical (1) — absolute, so a weak look-alike
 //! does not count as much as the same screen just because nothing nearer exists; clip's cosine
-//! from its floor to [`CLIP_FULL`], at half weight. An image that
+//! from the model's floor to its full match ([`CLIP_FULL`] for OpenAI's CLIP), at half weight. An image that
 //! says the words and looks the part comes first. Then
 //! copies are folded: an image that is the same screen as a better one ([`SAME_SCREEN_BITS`])
 //! is listed under it ([`VisionHit::copies`]), not as a hit of its own.
@@ -39,7 +40,7 @@ use serde::Serialize;
 use crate::config::ImagesConfig;
 use crate::error::{Error, Result};
 use crate::id::MemoryId;
-use crate::image::clip::ClipModel;
+use crate::image::clip::{ClipModel, MatchScale};
 use crate::image::input::ImageSource;
 use crate::image::inspect::{decode_rgb, inspect};
 use crate::image::look::{LookHash, SAME_SCREEN_BITS};
@@ -83,12 +84,10 @@ pub const LOOK_VECTOR_FLOOR: f64 = 0.5;
 const LOOK_VECTOR_WEIGHT: f64 = 0.5;
 
 /// Below this cosine of a text and an image in CLIP's space, the image does not show what the
-/// words say; at [`CLIP_FULL`] and above it clearly does. These are the figures OpenAI's
-/// ViT-B/32 is known by (a caption and its picture measure about 0.3, a caption and another
-/// picture 0.1–0.2); no CLIP weights can be had where cairn is built, so they were not measured
-/// on screenshots here.
-pub const CLIP_FLOOR: f64 = 0.2;
-pub const CLIP_FULL: f64 = 0.32;
+/// words say; at [`CLIP_FULL`] and above it clearly does ([`MatchScale::CLIP`], OpenAI's
+/// CLIP; other models say their own, [`ClipModel::match_scale`]).
+pub const CLIP_FLOOR: f64 = MatchScale::CLIP.floor;
+pub const CLIP_FULL: f64 = MatchScale::CLIP.full;
 
 /// What a CLIP match counts for against the words themselves (1): half, like looking alike.
 const CLIP_WEIGHT: f64 = 0.5;
@@ -301,6 +300,9 @@ impl<'a> VisionSearch<'a> {
                 format!("{} is outside 1..={MAX_LIMIT}", query.limit),
             ));
         }
+        let clip_scale = self
+            .clip_model
+            .map_or(MatchScale::CLIP, |model| model.match_scale());
         let filter = MemoryFilter {
             with_images: true,
             ..query.filter.clone()
@@ -367,9 +369,10 @@ impl<'a> VisionSearch<'a> {
                     &filter,
                     self.now,
                 )?;
+                let floor = clip_scale.floor;
                 let shown = nearest
                     .into_iter()
-                    .filter(|(_, cosine)| f64::from(*cosine) >= CLIP_FLOOR);
+                    .filter(|(_, cosine)| f64::from(*cosine) >= floor);
                 for (rank, (id, cosine)) in shown.enumerate() {
                     add_signal(
                         &mut candidates,
@@ -444,7 +447,7 @@ impl<'a> VisionSearch<'a> {
             .map(|c| c.image.clone())
             .collect();
         looks.extend(self.store.looks_of(&unknown)?);
-        fuse(&mut candidates);
+        fuse(&mut candidates, clip_scale);
         self.hits(candidates, &looks, &matched_words, &filter, query.limit)
             .map(|hits| VisionResults { hits, notices })
     }
@@ -566,16 +569,15 @@ fn same_text(a: Option<&Image>, b: Option<&Image>) -> bool {
 /// What a signal adds to a hit's score, 0–1. The text signal's scores are the search's own
 /// scale, so they count relative to the best (`best_text`). The look signals' are absolute
 /// similarities, counted from their floor (0) to identical (1): a weak look-alike does not
-/// count as much as the same screen just because nothing nearer exists.
-fn share(signal: &VisionSignal, best_text: f64) -> f64 {
+/// count as much as the same screen just because nothing nearer exists. The clip signal's
+/// cosines count on the model's own scale (`clip_scale`).
+fn share(signal: &VisionSignal, best_text: f64, clip_scale: MatchScale) -> f64 {
     let from_floor = |floor: f64| ((signal.score - floor) / (1.0 - floor)).clamp(0.0, 1.0);
     match signal.signal {
         VisionSignalKind::Text => signal.score / best_text,
         VisionSignalKind::Look => from_floor(LOOK_FLOOR),
         VisionSignalKind::LookVector => LOOK_VECTOR_WEIGHT * from_floor(LOOK_VECTOR_FLOOR),
-        VisionSignalKind::Clip => {
-            CLIP_WEIGHT * ((signal.score - CLIP_FLOOR) / (CLIP_FULL - CLIP_FLOOR)).clamp(0.0, 1.0)
-        }
+        VisionSignalKind::Clip => CLIP_WEIGHT * clip_scale.share(signal.score),
     }
 }
 
@@ -604,7 +606,7 @@ fn add_signal(
 
 /// Scores each candidate by its signals' shares (0–1 each, [`share`]), summed, and orders them
 /// best first (a stable sort: ties keep the text signal's order, then the look signals').
-fn fuse(candidates: &mut [Candidate]) {
+fn fuse(candidates: &mut [Candidate], clip_scale: MatchScale) {
     let mut best_text = f64::MIN_POSITIVE;
     for signal in candidates.iter().flat_map(|c| &c.signals) {
         if signal.signal == VisionSignalKind::Text {
@@ -612,7 +614,11 @@ fn fuse(candidates: &mut [Candidate]) {
         }
     }
     for candidate in candidates.iter_mut() {
-        candidate.score = candidate.signals.iter().map(|s| share(s, best_text)).sum();
+        candidate.score = candidate
+            .signals
+            .iter()
+            .map(|s| share(s, best_text, clip_scale))
+            .sum();
     }
     candidates.sort_by(|a, b| b.score.total_cmp(&a.score));
 }

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::image::look_vector::normalised;
 use crate::image::{
     ClipModel, Image, ImageDir, ImageFormat, ImageId, ImageSource, ImageSpace, ImageTotals,
-    LookModel, PendingWork,
+    LookModel, MatchScale, PendingWork,
 };
 use crate::memory::WriteOutcome;
 use crate::search::SearchRequest;
@@ -809,9 +809,19 @@ pub fn images_that_look_alike_are_found_by_their_look_vectors(factory: StoreFact
 /// and the words `red`, `green` and `blue` mean their colour's axis (any other text, grey), so
 /// "red" finds red pictures whatever their memories say. It counts the texts it embeds. (The
 /// real towers are `cairn-embed`'s, checked there against an independent implementation.)
-#[derive(Default)]
+/// Its match scale is CLIP's unless a test sets another.
 pub struct ColourMeaning {
     pub texts: AtomicUsize,
+    pub scale: std::sync::Mutex<MatchScale>,
+}
+
+impl Default for ColourMeaning {
+    fn default() -> Self {
+        ColourMeaning {
+            texts: AtomicUsize::new(0),
+            scale: std::sync::Mutex::new(MatchScale::CLIP),
+        }
+    }
 }
 
 impl ClipModel for ColourMeaning {
@@ -843,6 +853,16 @@ impl ClipModel for ColourMeaning {
             None => normalised(vec![1.0; 3]),
         })
     }
+
+    fn match_scale(&self) -> MatchScale {
+        *self.scale.lock().unwrap()
+    }
+}
+
+/// The clip signal's cosine of the only hit of `found`.
+fn found_cosine(found: &crate::image::VisionResults) -> f64 {
+    assert_eq!(found.hits.len(), 1, "{found:?}");
+    found.hits[0].signals[0].score
 }
 
 pub fn images_are_found_by_what_words_describe_with_a_clip_model(factory: StoreFactory) {
@@ -967,6 +987,25 @@ pub fn images_are_found_by_what_words_describe_with_a_clip_model(factory: StoreF
             .all(|s| s.signal != VisionSignalKind::Clip),
         "the red one means blue below the floor ({CLIP_FLOOR}): {found:?}"
     );
+
+    // The model's own scale decides: read on a stricter one, where the red screenshot's
+    // cosine with "red" falls short of the floor, meaning finds nothing.
+    let cosine = found_cosine(&service.vision_search(&query("red")).unwrap());
+    *model.scale.lock().unwrap() = MatchScale {
+        floor: cosine + 0.001,
+        full: cosine + 0.01,
+    };
+    let found = service.vision_search(&query("red")).unwrap();
+    assert!(found.hits.is_empty(), "{found:?}");
+    *model.scale.lock().unwrap() = MatchScale {
+        floor: cosine - 0.01,
+        full: cosine + 0.01,
+    };
+    let found = service.vision_search(&query("red")).unwrap();
+    assert_eq!(found.hits.len(), 1, "{found:?}");
+    // Half weight, at the middle of the model's scale: a quarter.
+    assert!((found.hits[0].score - 0.25).abs() < 0.01, "{found:?}");
+    *model.scale.lock().unwrap() = MatchScale::CLIP;
 
     // The vector goes with its image.
     service.purge(&IdRef::Full(red.memory.id)).unwrap();
