@@ -13,7 +13,7 @@ use cairn_core::memory::MemoryFilter;
 use cairn_core::project::detect_project;
 use cairn_core::store::Store;
 use cairn_core::{MemoryService, ProjectName, ServiceParts, Source, dates};
-use cairn_embed::clip::{ClipNetwork, locate_clip};
+use cairn_embed::clip::{locate_clip, open_clip_model};
 use cairn_embed::look::{LookNetwork, locate_look};
 use cairn_embed::ocr::{OcrReader, locate_ocr};
 use cairn_embed::{DEFAULT_MODEL, LazyEmbedder};
@@ -75,7 +75,7 @@ impl App {
             && let Some((dir, name)) = locate_clip(config.images.clip_dir.as_deref())?
         {
             tracing::debug!(clip = %dir.display(), "CLIP model found");
-            parts.clip_model = Some(Arc::new(ClipNetwork::new(&dir, &name)));
+            parts.clip_model = Some(open_clip_model(&dir, &name));
         }
         parts.summarizer = summarizer_part(&config.summarizer);
         let service = MemoryService::new(parts, &config);

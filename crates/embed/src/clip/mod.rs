@@ -7,10 +7,13 @@
 //! - [`network`]: the towers, loaded from a Hugging Face `CLIPModel` directory after every
 //!   tensor was checked ([`ClipWeights`]), and core's `ClipModel` ([`ClipNetwork`]);
 //! - [`tiny`]: a tiny seeded CLIP-shaped model for tests;
+//! - [`family`]: CLIP or SigLIP (`crate::siglip`), by `config.json`'s `model_type`; a
+//!   directory of either kind serves as the CLIP model ([`open_clip_model`]);
 //! - [`locate_clip`]: where the model is (a directory named in config, else the Hugging Face
 //!   cache, where `cairn model install clip` puts it).
 
 pub mod config;
+pub mod family;
 pub mod network;
 pub mod preprocess;
 pub mod tiny;
@@ -21,7 +24,8 @@ use std::path::{Path, PathBuf};
 use cairn_core::{Error, Result};
 
 pub use config::ClipShape;
-pub use network::{CLIP_FILES, ClipNetwork, ClipWeights, check_clip_dir};
+pub use family::{ClipFamily, check_clip_dir, open_clip_model};
+pub use network::{CLIP_FILES, ClipNetwork, ClipWeights};
 pub use preprocess::{IMAGE_SIDE, preprocess};
 pub use tokenizer::{CONTEXT, ClipTokenizer};
 
@@ -60,18 +64,24 @@ pub fn install_clip(
 }
 
 /// Finds a CLIP model: a directory named in config (`[images] clip_dir` or `CAIRN_CLIP_DIR`) —
-/// which must then hold one — else [`CLIP_MODEL`] in the Hugging Face cache. Returns the
-/// directory and the name its vectors are recorded under (the directory's own name for a
-/// configured one, as `clip/<name>`).
+/// which must then hold a CLIP or SigLIP model, with the files of its kind — else
+/// [`CLIP_MODEL`] in the Hugging Face cache. Returns the directory and the name its vectors are
+/// recorded under (the directory's own name for a configured one, as `clip/<name>`).
 pub fn locate_clip(configured: Option<&Path>) -> Result<Option<(PathBuf, String)>> {
     if let Some(dir) = configured {
-        if let Some(missing) = missing_file(dir, &CLIP_FILES) {
+        // A kind cairn cannot run is reported when the model is used, not here: every command
+        // locates the model, and most never use it.
+        let family = ClipFamily::of(dir).unwrap_or(ClipFamily::Clip);
+        let files = family.files();
+        if let Some(missing) = missing_file(dir, files) {
             return Err(Error::Config {
                 origin: "images.clip_dir".into(),
                 message: format!(
-                    "{} has no {missing}; a CLIP directory holds {} (Hugging Face's CLIPModel layout)",
+                    "{} has no {missing}; a CLIP directory holds {} (Hugging Face's CLIPModel \
+                     layout), a SigLIP one {} (SiglipModel)",
                     dir.display(),
-                    CLIP_FILES.join(", ")
+                    ClipFamily::Clip.files().join(", "),
+                    ClipFamily::Siglip.files().join(", ")
                 ),
             });
         }

@@ -18,9 +18,7 @@ use std::path::Path;
 use cairn_core::image::ClipModel;
 use cairn_core::image::look_vector::normalised;
 use cairn_core::{Error, Result};
-use candle_core::{DType, Device, Shape, Tensor};
-use candle_nn::VarBuilder;
-use candle_nn::var_builder::SimpleBackend;
+use candle_core::{Device, Tensor};
 use candle_nn::{Linear, Module, linear_no_bias};
 use candle_transformers::models::clip::text_model::ClipTextTransformer;
 use candle_transformers::models::clip::vision_model::ClipVisionTransformer;
@@ -30,7 +28,7 @@ use super::config::ClipShape;
 use super::preprocess::preprocess;
 use super::tokenizer::{ClipTokenizer, merges_for_vocabulary};
 use crate::lazy::LoadOnce;
-use crate::weights::Weights;
+use crate::weights::{Weights, builder};
 
 /// The files a CLIP model directory holds.
 pub const CLIP_FILES: [&str; 3] = ["config.json", "model.safetensors", "merges.txt"];
@@ -194,9 +192,9 @@ impl ClipWeights {
     }
 }
 
-/// Checks a CLIP directory without building its towers: its config, its merges, and every
-/// tensor in its weights (what `cairn model install clip` checks before it keeps a download).
-pub fn check_clip_dir(dir: &Path) -> Result<()> {
+/// Checks an OpenAI CLIP directory without building its towers: its config, its merges, and
+/// every tensor in its weights (`family::check_clip_dir` sends CLIP directories here).
+pub fn check_openai_clip_dir(dir: &Path) -> Result<()> {
     let (shape, _) = open_checked(dir)?;
     tokenizer_of(dir, &shape).map(|_| ())
 }
@@ -207,7 +205,9 @@ fn open_checked(dir: &Path) -> Result<(ClipShape, Weights)> {
     let file = dir.join("model.safetensors");
     let source = file.display().to_string();
     let weights = Weights::open(&file).map_err(|e| clip_error(&source, e))?;
-    check_tensors(&shape, &weights, &source)?;
+    weights
+        .check(&shape.tensors())
+        .map_err(|e| clip_error(&source, e))?;
     Ok((shape, weights))
 }
 
@@ -224,76 +224,6 @@ fn tokenizer_of(dir: &Path, shape: &ClipShape) -> Result<ClipTokenizer> {
         )
     })?;
     ClipTokenizer::open_with(&dir.join("merges.txt"), merges)
-}
-
-/// Candle's view of the weights: `F32`, on the CPU.
-fn builder(weights: Weights) -> VarBuilder<'static> {
-    VarBuilder::from_backend(Box::new(weights), DType::F32, Device::Cpu)
-}
-
-/// Checks that the weights hold every tensor `shape` needs, each of its shape.
-fn check_tensors(shape: &ClipShape, tensors: &Weights, source: &str) -> Result<()> {
-    let mut wrong = Vec::new();
-    for (name, expected) in shape.tensors() {
-        match tensors.shape_of(&name) {
-            None => wrong.push(format!("{name} is missing")),
-            Some(found) if found != expected => {
-                wrong.push(format!("{name} is {found:?}, the config says {expected:?}"))
-            }
-            Some(_) => {}
-        }
-    }
-    match wrong.split_first() {
-        None => Ok(()),
-        Some((first, [])) => Err(clip_error(source, first)),
-        Some((first, rest)) => Err(clip_error(
-            source,
-            format!(
-                "{first} (and {} more tensors are missing or misshapen)",
-                rest.len()
-            ),
-        )),
-    }
-}
-
-/// The weights file as candle's towers read it: each tensor read from the file when asked for.
-impl SimpleBackend for Weights {
-    fn get(
-        &self,
-        shape: Shape,
-        name: &str,
-        _: candle_nn::Init,
-        dtype: DType,
-        device: &Device,
-    ) -> candle_core::Result<Tensor> {
-        let values = self
-            .read(name, shape.dims())
-            .map_err(candle_core::Error::msg)?;
-        Tensor::from_vec(values, shape, device)?.to_dtype(dtype)
-    }
-
-    fn get_unchecked(
-        &self,
-        name: &str,
-        dtype: DType,
-        device: &Device,
-    ) -> candle_core::Result<Tensor> {
-        let shape = self
-            .shape_of(name)
-            .ok_or_else(|| candle_core::Error::msg(format!("the weights have no tensor {name}")))?
-            .to_vec();
-        self.get(
-            shape.into(),
-            name,
-            candle_nn::Init::Const(0.0),
-            dtype,
-            device,
-        )
-    }
-
-    fn contains_tensor(&self, name: &str) -> bool {
-        self.shape_of(name).is_some()
-    }
 }
 
 /// A CLIP model as core's [`ClipModel`], each tower loaded on first use (a search by words

@@ -50,14 +50,25 @@ pub fn write_seeded_clip(
     dir: &Path,
     config: &str,
     merges: &str,
-    mut seed: u64,
+    seed: u64,
     scale: f32,
 ) -> Result<()> {
     std::fs::write(dir.join("config.json"), config)?;
     std::fs::write(dir.join("merges.txt"), merges)?;
     let shape = ClipShape::parse(config, "the seeded CLIP config")?;
+    let tensors = seeded_tensors(&shape.tensors(), seed, scale)?;
+    save_tensors(&tensors, &dir.join("model.safetensors"))
+}
+
+/// Tensors of the given names and shapes, drawn uniformly from ±`scale` (layer-norm scales from
+/// 1 ± 0.2) by a SplitMix64 sequence from `seed`, in the order given: the same values every time.
+pub(crate) fn seeded_tensors(
+    shapes: &[(String, Vec<usize>)],
+    mut seed: u64,
+    scale: f32,
+) -> Result<HashMap<String, Tensor>> {
     let mut tensors = HashMap::new();
-    for (name, dims) in shape.tensors() {
+    for (name, dims) in shapes {
         let count: usize = dims.iter().product();
         let is_norm_scale = name.ends_with("norm.weight")
             || name.ends_with("layer_norm1.weight")
@@ -73,15 +84,19 @@ pub fn write_seeded_clip(
                 }
             })
             .collect();
-        let tensor = Tensor::from_vec(values, dims, &Device::Cpu).map_err(|e| Error::Model {
-            message: format!("tiny CLIP {name}: {e}"),
-        })?;
-        tensors.insert(name, tensor);
+        let tensor =
+            Tensor::from_vec(values, dims.as_slice(), &Device::Cpu).map_err(|e| Error::Model {
+                message: format!("seeded tensor {name}: {e}"),
+            })?;
+        tensors.insert(name.clone(), tensor);
     }
-    candle_core::safetensors::save(&tensors, dir.join("model.safetensors")).map_err(|e| {
-        Error::Model {
-            message: format!("tiny CLIP model.safetensors: {e}"),
-        }
+    Ok(tensors)
+}
+
+/// Writes `tensors` as a safetensors file.
+pub(crate) fn save_tensors(tensors: &HashMap<String, Tensor>, file: &Path) -> Result<()> {
+    candle_core::safetensors::save(tensors, file).map_err(|e| Error::Model {
+        message: format!("{}: {e}", file.display()),
     })
 }
 

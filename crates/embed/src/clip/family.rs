@@ -1,0 +1,82 @@
+//! Which kind of model a CLIP directory holds, told by its `config.json`'s `model_type`:
+//! OpenAI's CLIP (`"clip"`, or no type at all) or SigLIP (`"siglip"`). Each kind has its own
+//! files, loader and calibration; everything past loading (the image space, vision search)
+//! treats them alike, through core's `ClipModel`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use cairn_core::image::ClipModel;
+use cairn_core::{Error, Result};
+use serde::Deserialize;
+
+use super::network::{CLIP_FILES, ClipNetwork, check_openai_clip_dir};
+use crate::siglip::{SIGLIP_FILES, SiglipNetwork, check_siglip_dir};
+
+/// The kinds of model an image-and-words space can come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClipFamily {
+    Clip,
+    Siglip,
+}
+
+#[derive(Deserialize)]
+struct ModelType {
+    model_type: Option<String>,
+}
+
+impl ClipFamily {
+    /// The kind of model in `dir`, by its `config.json`. A type cairn cannot run is an error
+    /// that names it.
+    pub fn of(dir: &Path) -> Result<ClipFamily> {
+        let path = dir.join("config.json");
+        let refused = |what: String| Error::Model {
+            message: format!("CLIP model {}: {what}", path.display()),
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| refused(e.to_string()))?;
+        let read: ModelType = serde_json::from_str(&text).map_err(|e| refused(e.to_string()))?;
+        match read.model_type.as_deref() {
+            None | Some("clip") => Ok(ClipFamily::Clip),
+            Some("siglip") => Ok(ClipFamily::Siglip),
+            Some(other) => Err(refused(format!(
+                "model_type is {other:?}; cairn runs CLIP (\"clip\") and SigLIP (\"siglip\") models"
+            ))),
+        }
+    }
+
+    /// The files a directory of this kind holds.
+    pub fn files(self) -> &'static [&'static str] {
+        match self {
+            ClipFamily::Clip => &CLIP_FILES,
+            ClipFamily::Siglip => &SIGLIP_FILES,
+        }
+    }
+
+    /// The kind's `model_type`.
+    pub fn model_type(self) -> &'static str {
+        match self {
+            ClipFamily::Clip => "clip",
+            ClipFamily::Siglip => "siglip",
+        }
+    }
+}
+
+/// The model in `dir` as core's `ClipModel`, its towers loaded when first used; its vectors are
+/// recorded under `name`. A directory of a kind cairn cannot run is reported when a tower is
+/// first needed, like any directory that cannot be loaded.
+pub fn open_clip_model(dir: &Path, name: &str) -> Arc<dyn ClipModel> {
+    match ClipFamily::of(dir) {
+        Ok(ClipFamily::Siglip) => Arc::new(SiglipNetwork::new(dir, name)),
+        _ => Arc::new(ClipNetwork::new(dir, name)),
+    }
+}
+
+/// Checks a model directory of either kind without building its towers: its config, its
+/// tokenizer's files, and every tensor in its weights (what `cairn model install clip` and
+/// `cairn model status` check).
+pub fn check_clip_dir(dir: &Path) -> Result<()> {
+    match ClipFamily::of(dir)? {
+        ClipFamily::Clip => check_openai_clip_dir(dir),
+        ClipFamily::Siglip => check_siglip_dir(dir),
+    }
+}
