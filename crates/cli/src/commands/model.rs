@@ -7,7 +7,7 @@ use anyhow::{Result, bail};
 use cairn_core::config::Config;
 use cairn_core::embedding::{EmbedProgress, EmbeddingStatus};
 use cairn_core::image::{ImageTotals, ReadProgress};
-use cairn_embed::clip::{CLIP_MODEL, check_clip_dir, install_clip, locate_clip};
+use cairn_embed::clip::{CLIP_MODEL, ClipFamily, check_clip_dir, install_clip, locate_clip};
 use cairn_embed::install::{self, Progress, hub_endpoint};
 use cairn_embed::locate::hub_cache;
 use cairn_embed::look::{LOOK_MODEL, LOOK_WHEEL, locate_look};
@@ -258,6 +258,10 @@ impl ModelView {
                 .and_then(|(dir, _)| check_clip_dir(dir).err())
                 .map(|error| error.to_string()),
             location: located.as_ref().map(|(dir, _)| dir.clone()),
+            kind: located
+                .as_ref()
+                .and_then(|(dir, _)| ClipFamily::of(dir).ok())
+                .map(ClipFamily::model_type),
             model: located.map(|(_, name)| name),
             enabled: config.images.clip,
             installed_from: None,

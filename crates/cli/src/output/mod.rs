@@ -225,6 +225,8 @@ pub struct ClipView {
     pub location: Option<PathBuf>,
     /// The name its vectors are recorded under.
     pub model: Option<String>,
+    /// What kind of model it is, by its config's `model_type` (`clip` or `siglip`).
+    pub kind: Option<&'static str>,
     /// Config `images.clip`.
     pub enabled: bool,
     /// Why the model there cannot be loaded (its config, merges and every tensor are checked),

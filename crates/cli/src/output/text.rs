@@ -699,7 +699,10 @@ fn image_lines(out: &mut String, ocr: &OcrView, look: &LookView, clip: &ClipView
     };
     line(out, &format!("alike       {used}"));
     let state = match (&clip.location, &clip.model) {
-        (Some(dir), Some(model)) => format!("{model} in {}", dir.display()),
+        (Some(dir), Some(model)) => match clip.kind {
+            Some(kind) => format!("{model} ({kind}) in {}", dir.display()),
+            None => format!("{model} in {}", dir.display()),
+        },
         _ => "not installed (cairn model install clip, where the Hugging Face hub is reachable; \
               or images.clip_dir)"
             .into(),

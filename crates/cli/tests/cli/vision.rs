@@ -172,18 +172,39 @@ fn clip_scores(found: &Value) -> Vec<(String, f64)> {
 
 #[test]
 fn with_a_clip_model_words_find_the_images_they_describe_through_cli_and_http() {
-    use cairn_core::image::CLIP_FLOOR;
-    use cairn_embed::clip::ClipWeights;
-    use cairn_embed::clip::tiny::write_tiny_clip;
-
     // The tiny seeded CLIP model (cairn-embed's, checked there against an independent
     // implementation), as a user's CLIP directory.
     let clip = tempfile::tempdir().unwrap();
     let dir = clip.path().join("tiny-clip");
     std::fs::create_dir_all(&dir).unwrap();
-    write_tiny_clip(&dir).unwrap();
-    let model = ClipWeights::load(&dir).unwrap();
-    let s = Sandbox::with_clip(&dir);
+    cairn_embed::clip::tiny::write_tiny_clip(&dir).unwrap();
+    words_find_the_images_they_describe(&dir, "clip/tiny-clip", "clip");
+}
+
+#[test]
+fn with_a_siglip_model_words_find_the_images_they_describe_on_its_own_scale() {
+    // The tiny seeded SigLIP model, named as the CLIP directory: its images are listed from its
+    // own calibration's floor, not CLIP's.
+    let clip = tempfile::tempdir().unwrap();
+    let dir = clip.path().join("tiny-siglip");
+    std::fs::create_dir_all(&dir).unwrap();
+    cairn_embed::siglip::tiny::write_tiny_siglip(&dir).unwrap();
+    let scale = cairn_embed::clip::open_clip_model(&dir, "clip/tiny-siglip").match_scale();
+    assert!(
+        (scale.floor - cairn_core::image::CLIP_FLOOR).abs() > 0.05,
+        "{scale:?}"
+    );
+    words_find_the_images_they_describe(&dir, "clip/tiny-siglip", "siglip");
+}
+
+/// With the model in `dir` as the user's CLIP directory (recorded as `name`, of `kind`), five stored
+/// screenshots get their vectors from the command that stored them, and for words their
+/// captions do not hold, the CLI and `POST /v1/vision/search` list exactly the images whose
+/// cosine with the words (computed here, by the library) passes the model's floor.
+fn words_find_the_images_they_describe(dir: &std::path::Path, name: &str, kind: &str) {
+    let model = cairn_embed::clip::open_clip_model(dir, name);
+    let floor = model.match_scale().floor;
+    let s = Sandbox::with_clip(dir);
     let colours = [
         ([250, 40, 30], [30, 10, 10]),
         ([40, 60, 250], [240, 240, 250]),
@@ -194,9 +215,9 @@ fn with_a_clip_model_words_find_the_images_they_describe_through_cli_and_http() 
     let mut pictures = Vec::new();
     for (i, (ink, paper)) in colours.into_iter().enumerate() {
         let png = screen_png(320, 200, i % 2 == 1, ink, paper, i as u32);
-        let name = format!("shot{i}.png");
-        std::fs::write(s.project.join(&name), &png).unwrap();
-        s.ok_json(&["store", "--image", &name, &format!("screenshot number {i}")]);
+        let file = format!("shot{i}.png");
+        std::fs::write(s.project.join(&file), &png).unwrap();
+        s.ok_json(&["store", "--image", &file, &format!("screenshot number {i}")]);
         let decoded = image::load_from_memory(&png).unwrap().to_rgb8();
         pictures.push((image_id(&png), model.image_vector(&decoded).unwrap()));
     }
@@ -204,13 +225,16 @@ fn with_a_clip_model_words_find_the_images_they_describe_through_cli_and_http() 
     // The command that stored each image made its CLIP vector before it exited.
     let status = s.ok_json(&["model", "status"]);
     assert_eq!(status["ocr"]["capabilities"]["clip"], true, "{status}");
-    assert_eq!(status["clip"]["model"], "clip/tiny-clip", "{status}");
+    assert_eq!(status["clip"]["model"], name, "{status}");
+    assert_eq!(status["clip"]["kind"], kind, "{status}");
+    let text = s.ok(&["--format", "text", "model", "status"]).stdout;
+    assert!(text.contains(&format!("{name} ({kind}) in")), "{text}");
     assert_eq!(status["clip"]["error"], Value::Null, "{status}");
     assert_eq!(status["ocr"]["store"]["without_clip_vector"], 0, "{status}");
 
     // Words the captions do not hold: the images listed by `clip` are exactly those whose
-    // cosine with the words (computed here, by the library) passes the floor, with that cosine
-    // (stored 8 bits a number: within 0.02). Pairs within 0.02 of the floor are not judged.
+    // cosine with the words passes the floor, with that cosine (stored 8 bits a number: within
+    // 0.02). Pairs within 0.02 of the floor are not judged.
     let token = "clip-test-token-0123456789";
     let served = Served::start(&s, &["--project", "acme"], token);
     let (mut listed, mut left_out) = (0, 0);
@@ -237,7 +261,7 @@ fn with_a_clip_model_words_find_the_images_they_describe_through_cli_and_http() 
         for (id, vector) in &pictures {
             let expected = dot(&text, vector);
             let found = reported.iter().find(|(hit, _)| hit == id).map(|(_, s)| *s);
-            if expected >= CLIP_FLOOR + 0.02 {
+            if expected >= floor + 0.02 {
                 let found =
                     found.unwrap_or_else(|| panic!("{words}: {id} at {expected}: {by_cli}"));
                 assert!(
@@ -245,7 +269,7 @@ fn with_a_clip_model_words_find_the_images_they_describe_through_cli_and_http() 
                     "{words}: {found} vs {expected}"
                 );
                 listed += 1;
-            } else if expected < CLIP_FLOOR - 0.02 {
+            } else if expected < floor - 0.02 {
                 assert_eq!(found, None, "{words}: {id} at {expected}: {by_cli}");
                 left_out += 1;
             }
