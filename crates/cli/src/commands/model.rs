@@ -7,9 +7,11 @@ use anyhow::{Result, bail};
 use cairn_core::config::Config;
 use cairn_core::embedding::{EmbedProgress, EmbeddingStatus};
 use cairn_core::image::{ImageTotals, ReadProgress};
-use cairn_embed::clip::{CLIP_MODEL, ClipFamily, check_clip_dir, install_clip, locate_clip};
+use cairn_embed::clip::{
+    CLIP_MODEL, ClipFamily, SIGLIP_MODEL, check_clip_dir, install_clip, locate_clip,
+};
 use cairn_embed::install::{self, Progress, hub_endpoint};
-use cairn_embed::locate::hub_cache;
+use cairn_embed::locate::{hub_cache, hub_snapshot};
 use cairn_embed::look::{LOOK_MODEL, LOOK_WHEEL, locate_look};
 use cairn_embed::ocr::{OCR_MODEL, OCR_WHEEL, locate_ocr};
 use cairn_embed::{DEFAULT_MODEL, locate};
@@ -35,6 +37,9 @@ const LOOK_NAMES: [&str; 3] = ["look", "efficientnet-lite0", LOOK_MODEL];
 
 /// The names `cairn model install` accepts for the CLIP model.
 const CLIP_NAMES: [&str; 3] = ["clip", "clip-vit-base-patch32", CLIP_MODEL];
+
+/// The names `cairn model install` accepts for the SigLIP model.
+const SIGLIP_NAMES: [&str; 3] = ["siglip", "siglip-base-patch16-224", SIGLIP_MODEL];
 
 /// `model install` and `model list` need no store (`None` for `model status`, which does).
 pub fn run_without_store(cli: &Cli, command: &ModelCommand) -> Result<Option<Outcome>> {
@@ -66,7 +71,8 @@ enum Known {
     Minilm,
     Ocr,
     Look,
-    Clip,
+    /// CLIP or SigLIP: either serves as the CLIP model.
+    Clip(ClipFamily),
 }
 
 impl Known {
@@ -82,14 +88,18 @@ impl Known {
             return Ok(Known::Look);
         }
         if is(&CLIP_NAMES) {
-            return Ok(Known::Clip);
+            return Ok(Known::Clip(ClipFamily::Clip));
+        }
+        if is(&SIGLIP_NAMES) {
+            return Ok(Known::Clip(ClipFamily::Siglip));
         }
         bail!(cairn_core::Error::invalid(
             "name",
             format!(
                 "'{name}' is not a model cairn knows; it knows minilm ({DEFAULT_MODEL}, search by \
                  meaning), ocr ({OCR_MODEL}, the text in images), look ({LOOK_MODEL}, images \
-                 that look alike) and clip ({CLIP_MODEL}, images by words that describe them)"
+                 that look alike), clip ({CLIP_MODEL}, images by words that describe them) and \
+                 siglip ({SIGLIP_MODEL}, the same, by another model)"
             )
         ))
     }
@@ -102,7 +112,9 @@ fn install(config: &Config, args: &ModelInstallArgs, out: &Printer) -> Result<()
         Known::Minilm => present.location.as_ref().map(|l| l.dir.clone()),
         Known::Ocr => present.ocr.location.clone(),
         Known::Look => present.look.location.clone(),
-        Known::Clip => present.clip.location.clone(),
+        // The kind asked for, in the cache: a configured directory of another kind does not
+        // make this one installed.
+        Known::Clip(family) => hub_snapshot(&hub_cache(), family.hub_model(), family.files()),
     };
     if let (Some(dir), false) = (installed_in, args.force) {
         out.notice(&format!(
@@ -133,12 +145,15 @@ fn install(config: &Config, args: &ModelInstallArgs, out: &Printer) -> Result<()
         (Known::Look, None) => {
             install::install_from_pypi(&hub_cache(), &LOOK_WHEEL, &mut progress)?
         }
-        (Known::Clip, Some(_)) => bail!(cairn_core::Error::invalid(
+        (Known::Clip(_), Some(_)) => bail!(cairn_core::Error::invalid(
             "wheel",
-            "no wheel carries CLIP weights; `cairn model install clip` downloads them from the \
-             Hugging Face hub, or set images.clip_dir to a CLIP directory you have"
+            "no wheel carries CLIP or SigLIP weights; `cairn model install clip` (or siglip) \
+             downloads them from the Hugging Face hub, or set images.clip_dir to a directory you \
+             have"
         )),
-        (Known::Clip, None) => install_clip(&hub_cache(), &hub_endpoint(), &mut progress)?,
+        (Known::Clip(family), None) => {
+            install_clip(&hub_cache(), &hub_endpoint(), family, &mut progress)?
+        }
     };
     bar.finish_and_clear();
     let mut view = ModelView::here(config, None, None)?;
@@ -146,7 +161,20 @@ fn install(config: &Config, args: &ModelInstallArgs, out: &Printer) -> Result<()
         Known::Minilm => view.installed_from = Some(installed.from),
         Known::Ocr => view.ocr.installed_from = Some(installed.from),
         Known::Look => view.look.installed_from = Some(installed.from),
-        Known::Clip => view.clip.installed_from = Some(installed.from),
+        Known::Clip(_) => view.clip.installed_from = Some(installed.from),
+    }
+    if let Known::Clip(family) = known
+        && view.clip.location.as_deref() != Some(installed.dir.as_path())
+    {
+        // Installed, but another model is the one used: a configured directory, or CLIP found
+        // in the cache before SigLIP.
+        out.notice(&format!(
+            "{} is installed in {}, but images use {}; set images.clip_dir (or CAIRN_CLIP_DIR) \
+             to that directory to use it",
+            family.hub_model(),
+            installed.dir.display(),
+            view.clip.model.as_deref().unwrap_or("another model")
+        ));
     }
     out.print(&View::Model(&view))?;
     Ok(())

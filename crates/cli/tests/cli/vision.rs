@@ -343,3 +343,59 @@ fn a_broken_clip_model_costs_only_its_own_work() {
         stored.stderr
     );
 }
+
+#[test]
+fn siglip_installs_from_the_hub_and_clip_is_used_first_when_both_are_there() {
+    use cairn_embed::clip::{CLIP_MODEL, SIGLIP_MODEL};
+
+    // The tiny seeded models stand in for the hub's (no hub is reachable here).
+    let models = tempfile::tempdir().unwrap();
+    let (clip, siglip) = (models.path().join("clip"), models.path().join("siglip"));
+    for dir in [&clip, &siglip] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    cairn_embed::clip::tiny::write_tiny_clip(&clip).unwrap();
+    cairn_embed::siglip::tiny::write_tiny_siglip(&siglip).unwrap();
+    let hub = cairn_embed::testing::serve_hub(vec![(CLIP_MODEL, clip), (SIGLIP_MODEL, siglip)]);
+    let s = Sandbox::with_hub(&hub);
+
+    let status = s.ok_json(&["model", "status"]);
+    assert_eq!(status["clip"]["location"], Value::Null, "{status}");
+    let installed = s.ok_json(&["model", "install", "siglip"]);
+    assert_eq!(installed["clip"]["model"], SIGLIP_MODEL, "{installed}");
+    assert_eq!(installed["clip"]["kind"], "siglip", "{installed}");
+    assert_eq!(installed["clip"]["error"], Value::Null, "{installed}");
+    let again = s.run(&["model", "install", "siglip"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(
+        again.stderr.contains("already installed"),
+        "{}",
+        again.stderr
+    );
+
+    // An image stored now gets its vector from SigLIP, under SigLIP's name.
+    let png = screen_png(320, 200, false, [250, 40, 30], [30, 10, 10], 1);
+    std::fs::write(s.project.join("shot.png"), &png).unwrap();
+    s.ok(&["store", "--image", "shot.png", "the deploy screenshot"]);
+    let status = s.ok_json(&["model", "status"]);
+    assert_eq!(status["ocr"]["store"]["without_clip_vector"], 0, "{status}");
+
+    // With CLIP installed too, CLIP is the one used; installing SigLIP again says so.
+    let installed = s.ok_json(&["model", "install", "clip"]);
+    assert_eq!(installed["clip"]["model"], CLIP_MODEL, "{installed}");
+    assert_eq!(installed["clip"]["kind"], "clip", "{installed}");
+    // The image has SigLIP's vector, not CLIP's: the next pass makes CLIP's.
+    let read = s.ok_json(&["reindex", "--images"]);
+    assert_eq!(read["clip_model"], CLIP_MODEL, "{read}");
+    assert_eq!(read["clip_vectors"], 1, "{read}");
+    let forced = s.run(&["model", "install", "siglip", "--force"]);
+    assert_eq!(forced.code, 0, "{}", forced.stderr);
+    assert!(
+        forced
+            .stderr
+            .contains(&format!("but images use {CLIP_MODEL}"))
+            && forced.stderr.contains("images.clip_dir"),
+        "{}",
+        forced.stderr
+    );
+}

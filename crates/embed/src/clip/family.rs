@@ -52,6 +52,22 @@ impl ClipFamily {
         }
     }
 
+    /// The model `cairn model install` fetches for this kind.
+    pub fn hub_model(self) -> &'static str {
+        match self {
+            ClipFamily::Clip => super::CLIP_MODEL,
+            ClipFamily::Siglip => super::SIGLIP_MODEL,
+        }
+    }
+
+    /// The kind's name for people.
+    pub fn label(self) -> &'static str {
+        match self {
+            ClipFamily::Clip => "CLIP",
+            ClipFamily::Siglip => "SigLIP",
+        }
+    }
+
     /// The kind's `model_type`.
     pub fn model_type(self) -> &'static str {
         match self {

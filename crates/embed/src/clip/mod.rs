@@ -36,36 +36,43 @@ use crate::locate::{hub_cache, hub_snapshot, missing_file};
 /// its vectors are recorded under when found in the cache.
 pub const CLIP_MODEL: &str = "openai/clip-vit-base-patch32";
 
-/// Installs [`CLIP_MODEL`] into the Hugging Face cache `cache` from the hub at `endpoint`
-/// (about 605 MB). No package registry carries CLIP weights, so there is no fallback: where the
-/// hub cannot be reached, the error says so, and a CLIP directory from elsewhere can be named
-/// with `images.clip_dir`. The download is checked like a load (config, merges, every tensor)
-/// before it is kept.
+/// The SigLIP model `cairn model install siglip` fetches, likewise.
+pub const SIGLIP_MODEL: &str = "google/siglip-base-patch16-224";
+
+/// Installs the hub model of `family` ([`CLIP_MODEL`], about 605 MB, or [`SIGLIP_MODEL`], about
+/// 813 MB) into the Hugging Face cache `cache` from the hub at `endpoint`. No package registry
+/// carries CLIP-family weights, so there is no fallback: where the hub cannot be reached, the
+/// error says so, and a directory from elsewhere can be named with `images.clip_dir`. The
+/// download is checked like a load (config, tokenizer files, every tensor) before it is kept.
 pub fn install_clip(
     cache: &Path,
     endpoint: &str,
+    family: ClipFamily,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Installed> {
+    let model = family.hub_model();
     install_from_hub(
         cache,
         endpoint,
-        CLIP_MODEL,
-        &CLIP_FILES,
+        model,
+        family.files(),
         Some(check_clip_dir),
         progress,
     )
     .map_err(|err| Error::Model {
         message: format!(
-            "{err}. CLIP weights come only from the Hugging Face hub ({CLIP_MODEL}); where it \
-                 cannot be reached, copy a CLIP directory (config.json, model.safetensors, \
-                 merges.txt) here and set images.clip_dir or CAIRN_CLIP_DIR to it"
+            "{err}. {} weights come only from the Hugging Face hub ({model}); where it cannot be \
+             reached, copy a {} directory ({}) here and set images.clip_dir or CAIRN_CLIP_DIR to it",
+            family.label(),
+            family.label(),
+            family.files().join(", ")
         ),
     })
 }
 
 /// Finds a CLIP model: a directory named in config (`[images] clip_dir` or `CAIRN_CLIP_DIR`) —
 /// which must then hold a CLIP or SigLIP model, with the files of its kind — else
-/// [`CLIP_MODEL`] in the Hugging Face cache. Returns the directory and the name its vectors are
+/// [`CLIP_MODEL`] in the Hugging Face cache, else [`SIGLIP_MODEL`] there. Returns the directory and the name its vectors are
 /// recorded under (the directory's own name for a configured one, as `clip/<name>`).
 pub fn locate_clip(configured: Option<&Path>) -> Result<Option<(PathBuf, String)>> {
     if let Some(dir) = configured {
@@ -91,8 +98,11 @@ pub fn locate_clip(configured: Option<&Path>) -> Result<Option<(PathBuf, String)
             .unwrap_or_else(|| "model".into());
         return Ok(Some((dir.to_path_buf(), format!("clip/{name}"))));
     }
-    Ok(
-        hub_snapshot(&hub_cache(), CLIP_MODEL, &CLIP_FILES)
-            .map(|dir| (dir, CLIP_MODEL.to_string())),
-    )
+    let cache = hub_cache();
+    Ok([ClipFamily::Clip, ClipFamily::Siglip]
+        .into_iter()
+        .find_map(|family| {
+            let model = family.hub_model();
+            hub_snapshot(&cache, model, family.files()).map(|dir| (dir, model.to_string()))
+        }))
 }
