@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use cairn_embed::clip::tiny::write_seeded_clip;
 use cairn_embed::clip::tokenizer::{merges_for_vocabulary, merges_text};
-use cairn_embed::clip::{ClipFamily, ClipShape, ClipTokenizer, ClipWeights};
+use cairn_embed::clip::{ClipFamily, ClipShape, ClipTokenizer, ClipWeights, Tower};
 use cairn_embed::siglip::tiny::{tokenizer_json, write_seeded_siglip};
 use cairn_embed::siglip::{ImageTower, SiglipShape, TextTower};
 use image::RgbImage;
@@ -228,13 +228,13 @@ fn processes(
 enum Towers {
     Clip {
         shape: ClipShape,
-        weights: ClipWeights,
-        tokenizer: ClipTokenizer,
+        weights: Box<ClipWeights>,
+        tokenizer: Box<ClipTokenizer>,
     },
     Siglip {
         shape: SiglipShape,
-        text: TextTower,
-        image: ImageTower,
+        text: Box<TextTower>,
+        image: Box<ImageTower>,
     },
 }
 
@@ -245,15 +245,15 @@ impl Towers {
                 let shape = ClipShape::read(&dir.join("config.json"))?;
                 let merges = merges_for_vocabulary(shape.vocabulary).unwrap_or(0);
                 Towers::Clip {
-                    weights: ClipWeights::load(dir)?,
-                    tokenizer: ClipTokenizer::open_with(&dir.join("merges.txt"), merges)?,
+                    weights: Box::new(ClipWeights::load(dir)?),
+                    tokenizer: Box::new(ClipTokenizer::open_with(&dir.join("merges.txt"), merges)?),
                     shape,
                 }
             }
             ClipFamily::Siglip => Towers::Siglip {
                 shape: SiglipShape::read(&dir.join("config.json"))?,
-                text: TextTower::load(dir)?,
-                image: ImageTower::load(dir)?,
+                text: Box::new(TextTower::load(dir)?),
+                image: Box::new(ImageTower::load(dir)?),
             },
         })
     }

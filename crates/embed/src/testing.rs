@@ -195,3 +195,30 @@ pub fn serve_hub(repos: Vec<(&'static str, PathBuf)>) -> String {
     });
     format!("http://{address}")
 }
+
+/// Test image `k` of the golden vectors, as its image tower reads it: 3 × `side`², channels
+/// first. The reference scripts (`tests/clip_reference.py`'s `test_pixels`) draw the same.
+pub fn golden_pixels(k: usize, side: usize) -> Vec<f32> {
+    let mut pixels = Vec::with_capacity(3 * side * side);
+    for c in 0..3 {
+        for y in 0..side {
+            for x in 0..side {
+                let (c, y, x, k) = (c as f32, y as f32, x as f32, k as f32);
+                pixels.push((0.3 * (c + 1.0) + 0.17 * y - 0.05 * x * (k + 1.0)).sin());
+            }
+        }
+    }
+    pixels
+}
+
+/// Asserts that `ours` is the golden vector `theirs` (a JSON array) within 1e-4 in every number.
+pub fn assert_matches_golden(ours: &[f32], theirs: &serde_json::Value, what: &str) {
+    let theirs: Vec<f32> = serde_json::from_value(theirs.clone()).expect("a golden vector");
+    assert_eq!(ours.len(), theirs.len(), "{what}");
+    let worst = ours
+        .iter()
+        .zip(&theirs)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f32::max);
+    assert!(worst < 1e-4, "{what}: ours {ours:?}, reference {theirs:?}");
+}

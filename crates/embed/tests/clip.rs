@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use cairn_embed::clip::tiny::write_tiny_clip;
 use cairn_embed::clip::{CONTEXT, ClipTokenizer, ClipWeights, IMAGE_SIDE, preprocess};
+use cairn_embed::testing::{assert_matches_golden, golden_pixels};
 
 fn vocab() -> Option<PathBuf> {
     cairn_embed::testing::clip_data_for_tests().map(|d| d.join("bpe_simple_vocab_16e6.txt.gz"))
@@ -143,20 +144,6 @@ fn the_image_preprocessing_matches_the_reference() {
 /// The texts the tiny model's golden vectors are of.
 const TINY_TEXTS: [&str; 3] = ["a cat", "red error", "a dog!"];
 
-/// The preprocessed pixels of tiny test image `k`: 3 × 32 × 32, channels first.
-fn tiny_pixels(k: usize) -> Vec<f32> {
-    let mut pixels = Vec::with_capacity(3 * 32 * 32);
-    for c in 0..3 {
-        for y in 0..32 {
-            for x in 0..32 {
-                let (c, y, x, k) = (c as f32, y as f32, x as f32, k as f32);
-                pixels.push((0.3 * (c + 1.0) + 0.17 * y - 0.05 * x * (k + 1.0)).sin());
-            }
-        }
-    }
-    pixels
-}
-
 /// The tiny model (`cairn_embed::clip::tiny`) against `clip_tiny_golden.json`: the vectors an
 /// independent implementation (`clip_reference.py`, NumPy, written from Hugging Face's
 /// `CLIPModel`, not from candle) computed from the same file. To make them again:
@@ -185,34 +172,24 @@ fn a_tiny_seeded_checkpoint_loads_and_matches_the_reference() {
 
     let golden: serde_json::Value =
         serde_json::from_str(include_str!("clip_tiny_golden.json")).unwrap();
-    let close = |ours: &[f32], theirs: &serde_json::Value, what: &str| {
-        let theirs: Vec<f32> = serde_json::from_value(theirs.clone()).unwrap();
-        assert_eq!(ours.len(), theirs.len(), "{what}");
-        let worst = ours
-            .iter()
-            .zip(&theirs)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f32::max);
-        assert!(worst < 1e-4, "{what}: ours {ours:?}, reference {theirs:?}");
-    };
     for (i, text) in TINY_TEXTS.iter().enumerate() {
         let expected = &golden["texts"][i];
         assert_eq!(expected["text"], *text);
         let ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
         assert_eq!(framed[i], ids, "{text}");
-        close(&model.text_vector(text).unwrap(), &expected["vector"], text);
+        assert_matches_golden(&model.text_vector(text).unwrap(), &expected["vector"], text);
         // The tower is causal: the whole context of 77 ids gives the same vector as the ids up
         // to the end of the text.
         let whole = tokenizer.framed(text);
-        close(
+        assert_matches_golden(
             &model.text_vector_of_ids(&whole).unwrap(),
             &expected["vector"],
             text,
         );
     }
     for k in 0..2 {
-        let vector = model.image_vector_of_pixels(&tiny_pixels(k)).unwrap();
-        close(
+        let vector = model.image_vector_of_pixels(&golden_pixels(k, 32)).unwrap();
+        assert_matches_golden(
             &vector,
             &golden["images"][k]["vector"],
             &format!("image {k}"),

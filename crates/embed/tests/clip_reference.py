@@ -109,7 +109,9 @@ def test_pixels(k, side):
     return np.sin(0.3 * (c + 1.0) + 0.17 * y - 0.05 * x * (k + 1.0))
 
 
-def main(directory):
+def main(directory, text_vector=text_vector, image_vector=image_vector):
+    """Prints the golden JSON of the model in `directory`, by the given towers (CLIP's unless
+    another reference passes its own)."""
     with open(f"{directory}/config.json") as f:
         cfg = json.load(f)
     with open(f"{directory}/inputs.json") as f:

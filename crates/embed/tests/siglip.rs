@@ -6,11 +6,12 @@
 use std::path::PathBuf;
 
 use cairn_core::image::MatchScale;
-use cairn_embed::clip::{ClipFamily, check_clip_dir, locate_clip, open_clip_model};
+use cairn_embed::clip::{ClipFamily, Tower, check_clip_dir, locate_clip, open_clip_model};
 use cairn_embed::siglip::tiny::{
     TINY_CONFIG, TINY_LOGIT_BIAS, TINY_LOGIT_SCALE, write_tiny_siglip,
 };
 use cairn_embed::siglip::{ImageTower, TextTower, match_scale_of, preprocess};
+use cairn_embed::testing::{assert_matches_golden, golden_pixels};
 
 /// The texts the tiny model's golden vectors are of.
 const TINY_TEXTS: [&str; 3] = ["a cat", "Red error", "a dog!"];
@@ -44,21 +45,6 @@ fn a_text_is_its_pieces_then_the_end_padded_or_cut_to_the_context() {
     assert_eq!(ids[15], 1);
 }
 
-/// The preprocessed pixels of tiny test image `k`: 3 × 32 × 32, channels first (the same as
-/// the CLIP test's, and `siglip_reference.py` draws them alike).
-fn tiny_pixels(k: usize) -> Vec<f32> {
-    let mut pixels = Vec::with_capacity(3 * 32 * 32);
-    for c in 0..3 {
-        for y in 0..32 {
-            for x in 0..32 {
-                let (c, y, x, k) = (c as f32, y as f32, x as f32, k as f32);
-                pixels.push((0.3 * (c + 1.0) + 0.17 * y - 0.05 * x * (k + 1.0)).sin());
-            }
-        }
-    }
-    pixels
-}
-
 /// The tiny model against `siglip_tiny_golden.json`: the vectors an independent
 /// implementation (`siglip_reference.py`, NumPy, written from Hugging Face's `SiglipModel`, not
 /// from candle) computed from the same file. To make them again:
@@ -81,26 +67,16 @@ fn a_tiny_seeded_checkpoint_loads_and_matches_the_reference() {
 
     let golden: serde_json::Value =
         serde_json::from_str(include_str!("siglip_tiny_golden.json")).unwrap();
-    let close = |ours: &[f32], theirs: &serde_json::Value, what: &str| {
-        let theirs: Vec<f32> = serde_json::from_value(theirs.clone()).unwrap();
-        assert_eq!(ours.len(), theirs.len(), "{what}");
-        let worst = ours
-            .iter()
-            .zip(&theirs)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f32::max);
-        assert!(worst < 1e-4, "{what}: ours {ours:?}, reference {theirs:?}");
-    };
     for (i, words) in TINY_TEXTS.iter().enumerate() {
         let expected = &golden["texts"][i];
         assert_eq!(expected["text"], *words);
         let golden_ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
         assert_eq!(ids[i], golden_ids, "{words}");
-        close(&text.vector(words).unwrap(), &expected["vector"], words);
+        assert_matches_golden(&text.vector(words).unwrap(), &expected["vector"], words);
     }
     for k in 0..2 {
-        let vector = image.vector_of_pixels(&tiny_pixels(k)).unwrap();
-        close(
+        let vector = image.vector_of_pixels(&golden_pixels(k, 32)).unwrap();
+        assert_matches_golden(
             &vector,
             &golden["images"][k]["vector"],
             &format!("image {k}"),

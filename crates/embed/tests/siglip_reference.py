@@ -15,13 +15,14 @@ many test images) and prints the golden JSON the test compares with. Needs only 
     python3 crates/embed/tests/siglip_reference.py DIR > crates/embed/tests/siglip_tiny_golden.json
 """
 
-import json
 import sys
 
 import numpy as np
 
-# The safetensors reader, the unit vector and the test images are the CLIP reference's.
-from clip_reference import read_safetensors, test_pixels, unit
+# The safetensors reader, the unit vector, and the golden file's making (its inputs, its test
+# images, its layout) are the CLIP reference's.
+from clip_reference import main as golden
+from clip_reference import read_safetensors, unit
 
 EPS = 1e-6
 
@@ -104,23 +105,5 @@ def image_vector(pixels, w, cfg):
     return unit(pooled[0])
 
 
-def main(directory):
-    with open(f"{directory}/config.json") as f:
-        cfg = json.load(f)
-    with open(f"{directory}/inputs.json") as f:
-        inputs = json.load(f)
-    w = read_safetensors(f"{directory}/model.safetensors")
-    texts = [
-        {"text": text, "ids": ids, "vector": [round(float(x), 7) for x in text_vector(ids, w, cfg)]}
-        for text, ids in zip(inputs["texts"], inputs["ids"])
-    ]
-    side = cfg["vision_config"]["image_size"]
-    images = [
-        {"image": k, "vector": [round(float(x), 7) for x in image_vector(test_pixels(k, side), w, cfg)]}
-        for k in range(inputs["images"])
-    ]
-    print(json.dumps({"texts": texts, "images": images}, indent=1))
-
-
 if __name__ == "__main__":
-    main(sys.argv[1])
+    golden(sys.argv[1], text_vector, image_vector)

@@ -193,25 +193,8 @@ impl ClipShape {
                 vision.num_attention_heads,
             ),
         ];
-        for (tower, width, heads) in towers {
-            if heads == 0 || width % heads != 0 {
-                return Err(refused(
-                    source,
-                    format!(
-                        "{tower}.hidden_size {width} is not a multiple of its {heads} attention heads"
-                    ),
-                ));
-            }
-        }
-        if vision.patch_size == 0 || vision.image_size % vision.patch_size != 0 {
-            return Err(refused(
-                source,
-                format!(
-                    "vision_config.image_size {} is not a multiple of its patch_size {}",
-                    vision.image_size, vision.patch_size
-                ),
-            ));
-        }
+        check_divisions(towers, vision.image_size, vision.patch_size)
+            .map_err(|what| refused(source, what))?;
         Ok(ClipShape {
             text: TowerShape {
                 width: text.hidden_size,
@@ -306,6 +289,29 @@ impl ClipShape {
             image_size: self.image_side,
         }
     }
+}
+
+/// Checks what both kinds' towers need of a shape: each tower's width (`(config section, width,
+/// heads)`) divides among its attention heads, and the image side among its patches. The error
+/// names the field.
+pub(crate) fn check_divisions(
+    towers: [(&str, usize, usize); 2],
+    image_side: usize,
+    patch: usize,
+) -> std::result::Result<(), String> {
+    for (tower, width, heads) in towers {
+        if heads == 0 || !width.is_multiple_of(heads) {
+            return Err(format!(
+                "{tower}.hidden_size {width} is not a multiple of its {heads} attention heads"
+            ));
+        }
+    }
+    if patch == 0 || !image_side.is_multiple_of(patch) {
+        return Err(format!(
+            "vision_config.image_size {image_side} is not a multiple of its patch_size {patch}"
+        ));
+    }
+    Ok(())
 }
 
 /// The tensors of one tower's transformer layers.

@@ -82,8 +82,8 @@ impl ClipFamily {
 /// first needed, like any directory that cannot be loaded.
 pub fn open_clip_model(dir: &Path, name: &str) -> Arc<dyn ClipModel> {
     match ClipFamily::of(dir) {
-        Ok(ClipFamily::Siglip) => Arc::new(SiglipNetwork::new(dir, name)),
-        _ => Arc::new(ClipNetwork::new(dir, name)),
+        Ok(ClipFamily::Siglip) => Arc::new(SiglipNetwork::open(dir, name)),
+        _ => Arc::new(ClipNetwork::open(dir, name)),
     }
 }
 

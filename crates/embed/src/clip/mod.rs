@@ -7,6 +7,8 @@
 //! - [`network`]: the towers, loaded from a Hugging Face `CLIPModel` directory after every
 //!   tensor was checked ([`ClipWeights`]), and core's `ClipModel` ([`ClipNetwork`]);
 //! - [`tiny`]: a tiny seeded CLIP-shaped model for tests;
+//! - [`towers`]: a model's two towers as core's `ClipModel`, each loaded on first use (CLIP's
+//!   and SigLIP's alike);
 //! - [`family`]: CLIP or SigLIP (`crate::siglip`), by `config.json`'s `model_type`; a
 //!   directory of either kind serves as the CLIP model ([`open_clip_model`]);
 //! - [`locate_clip`]: where the model is (a directory named in config, else the Hugging Face
@@ -18,6 +20,7 @@ pub mod network;
 pub mod preprocess;
 pub mod tiny;
 pub mod tokenizer;
+pub mod towers;
 
 use std::path::{Path, PathBuf};
 
@@ -28,6 +31,7 @@ pub use family::{ClipFamily, check_clip_dir, open_clip_model};
 pub use network::{CLIP_FILES, ClipNetwork, ClipWeights};
 pub use preprocess::{IMAGE_SIDE, preprocess};
 pub use tokenizer::{CONTEXT, ClipTokenizer};
+pub use towers::{Tower, TowerPair};
 
 use crate::install::{Installed, Progress, install_from_hub};
 use crate::locate::{hub_cache, hub_snapshot, missing_file};

@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use cairn_core::image::ClipModel;
+use cairn_core::image::MatchScale;
 use cairn_core::image::look_vector::normalised;
 use cairn_core::{Error, Result};
 use candle_core::{Device, Tensor};
@@ -27,7 +27,7 @@ use image::RgbImage;
 use super::config::ClipShape;
 use super::preprocess::preprocess;
 use super::tokenizer::{ClipTokenizer, merges_for_vocabulary};
-use crate::lazy::LoadOnce;
+use super::towers::{Tower, TowerPair};
 use crate::weights::{Weights, builder};
 
 /// The files a CLIP model directory holds.
@@ -55,37 +55,6 @@ pub struct ImageTower {
 }
 
 impl TextTower {
-    /// Loads the text tower of the model in `dir`, checking every tensor of both first.
-    pub fn load(dir: &Path) -> Result<Self> {
-        let (shape, weights) = open_checked(dir)?;
-        let tokenizer = tokenizer_of(dir, &shape)?;
-        let config = shape.candle_config();
-        let built = (|| {
-            let builder = builder(weights);
-            Ok::<_, candle_core::Error>((
-                ClipTextTransformer::new(builder.pp("text_model"), &config.text_config)?,
-                linear_no_bias(
-                    shape.text.width,
-                    shape.projection,
-                    builder.pp("text_projection"),
-                )?,
-            ))
-        })();
-        let (transformer, projection) = built.map_err(|e| clip_error("text tower", e))?;
-        Ok(TextTower {
-            tokenizer,
-            transformer,
-            projection,
-        })
-    }
-
-    /// The vector of `text` (unit length).
-    pub fn vector(&self, text: &str) -> Result<Vec<f32>> {
-        let framed = self.tokenizer.framed(text);
-        let end = self.tokenizer.end_of_text(&framed);
-        self.vector_of_ids(&framed[..=end])
-    }
-
     /// The vector of `ids`, framed and ending with `<|endoftext|>` (unit length).
     pub fn vector_of_ids(&self, ids: &[u32]) -> Result<Vec<f32>> {
         let ids = Tensor::from_slice(ids, (1, ids.len()), &Device::Cpu);
@@ -94,35 +63,6 @@ impl TextTower {
 }
 
 impl ImageTower {
-    /// Loads the image tower of the model in `dir`, checking every tensor of both first.
-    pub fn load(dir: &Path) -> Result<Self> {
-        let (shape, weights) = open_checked(dir)?;
-        let config = shape.candle_config();
-        let built = (|| {
-            let builder = builder(weights);
-            Ok::<_, candle_core::Error>((
-                ClipVisionTransformer::new(builder.pp("vision_model"), &config.vision_config)?,
-                linear_no_bias(
-                    shape.vision.width,
-                    shape.projection,
-                    builder.pp("visual_projection"),
-                )?,
-            ))
-        })();
-        let (transformer, projection) = built.map_err(|e| clip_error("image tower", e))?;
-        Ok(ImageTower {
-            side: shape.image_side,
-            channels: shape.channels,
-            transformer,
-            projection,
-        })
-    }
-
-    /// The vector of `image` (unit length).
-    pub fn vector(&self, image: &RgbImage) -> Result<Vec<f32>> {
-        self.vector_of_pixels(&preprocess(image, self.side as u32))
-    }
-
     /// The vector of preprocessed pixels: channels first, `channels × side × side` (unit
     /// length).
     pub fn vector_of_pixels(&self, pixels: &[f32]) -> Result<Vec<f32>> {
@@ -226,46 +166,78 @@ fn tokenizer_of(dir: &Path, shape: &ClipShape) -> Result<ClipTokenizer> {
     ClipTokenizer::open_with(&dir.join("merges.txt"), merges)
 }
 
-/// A CLIP model as core's [`ClipModel`], each tower loaded on first use (a search by words
-/// loads only the text tower, a store only the image tower); its vectors are recorded under
-/// `name`.
-pub struct ClipNetwork {
-    name: String,
-    dimensions: usize,
-    text: LoadOnce<TextTower>,
-    image: LoadOnce<ImageTower>,
-}
+/// A CLIP model as core's `ClipModel`: its towers, each loaded on first use.
+pub type ClipNetwork = TowerPair<TextTower, ImageTower>;
 
 impl ClipNetwork {
-    /// The model in `dir`, its towers loaded when first used. A directory that cannot be
-    /// loaded is reported then, by the work that needed it (images wait, searches by words go
-    /// on without meaning), not here: every command opens the store, and a broken CLIP
-    /// directory must not stop the ones that never use it.
-    pub fn new(dir: &Path, name: &str) -> Self {
+    /// The model in `dir`, its vectors recorded under `name`, read on CLIP's scale.
+    pub fn open(dir: &Path, name: &str) -> Self {
         let shape = ClipShape::read(&dir.join("config.json"));
-        ClipNetwork {
-            name: name.to_string(),
-            dimensions: shape.map_or(0, |shape| shape.projection),
-            text: LoadOnce::new(dir),
-            image: LoadOnce::new(dir),
-        }
+        let dimensions = shape.map_or(0, |shape| shape.projection);
+        TowerPair::new(dir, name, dimensions, MatchScale::CLIP)
     }
 }
 
-impl ClipModel for ClipNetwork {
-    fn name(&self) -> &str {
-        &self.name
+impl Tower<str> for TextTower {
+    /// Loads the text tower of the model in `dir`, checking every tensor of both first.
+    fn load(dir: &Path) -> Result<Self> {
+        let (shape, weights) = open_checked(dir)?;
+        let tokenizer = tokenizer_of(dir, &shape)?;
+        let config = shape.candle_config();
+        let built = (|| {
+            let builder = builder(weights);
+            Ok::<_, candle_core::Error>((
+                ClipTextTransformer::new(builder.pp("text_model"), &config.text_config)?,
+                linear_no_bias(
+                    shape.text.width,
+                    shape.projection,
+                    builder.pp("text_projection"),
+                )?,
+            ))
+        })();
+        let (transformer, projection) = built.map_err(|e| clip_error("text tower", e))?;
+        Ok(TextTower {
+            tokenizer,
+            transformer,
+            projection,
+        })
     }
 
-    fn dimensions(&self) -> usize {
-        self.dimensions
+    /// The vector of `text` (unit length).
+    fn vector(&self, text: &str) -> Result<Vec<f32>> {
+        let framed = self.tokenizer.framed(text);
+        let end = self.tokenizer.end_of_text(&framed);
+        self.vector_of_ids(&framed[..=end])
+    }
+}
+
+impl Tower<RgbImage> for ImageTower {
+    /// Loads the image tower of the model in `dir`, checking every tensor of both first.
+    fn load(dir: &Path) -> Result<Self> {
+        let (shape, weights) = open_checked(dir)?;
+        let config = shape.candle_config();
+        let built = (|| {
+            let builder = builder(weights);
+            Ok::<_, candle_core::Error>((
+                ClipVisionTransformer::new(builder.pp("vision_model"), &config.vision_config)?,
+                linear_no_bias(
+                    shape.vision.width,
+                    shape.projection,
+                    builder.pp("visual_projection"),
+                )?,
+            ))
+        })();
+        let (transformer, projection) = built.map_err(|e| clip_error("image tower", e))?;
+        Ok(ImageTower {
+            side: shape.image_side,
+            channels: shape.channels,
+            transformer,
+            projection,
+        })
     }
 
-    fn image_vector(&self, image: &RgbImage) -> Result<Vec<f32>> {
-        self.image.get(ImageTower::load)?.vector(image)
-    }
-
-    fn text_vector(&self, text: &str) -> Result<Vec<f32>> {
-        self.text.get(TextTower::load)?.vector(text)
+    /// The vector of `image` (unit length).
+    fn vector(&self, image: &RgbImage) -> Result<Vec<f32>> {
+        self.vector_of_pixels(&preprocess(image, self.side as u32))
     }
 }

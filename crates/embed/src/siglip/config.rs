@@ -17,7 +17,7 @@ use cairn_core::{Error, Result};
 use candle_transformers::models::siglip;
 use serde::Deserialize;
 
-use crate::clip::config::{TowerShape, encoder_tensors, layer_norm_tensors};
+use crate::clip::config::{TowerShape, check_divisions, encoder_tensors, layer_norm_tensors};
 
 /// The activation SigLIP's towers use (and the only one cairn's reference checks).
 const ACTIVATION: &str = "gelu_pytorch_tanh";
@@ -191,25 +191,8 @@ impl SiglipShape {
                 vision.num_attention_heads,
             ),
         ];
-        for (tower, width, heads) in towers {
-            if heads == 0 || width % heads != 0 {
-                return Err(refused(
-                    source,
-                    format!(
-                        "{tower}.hidden_size {width} is not a multiple of its {heads} attention heads"
-                    ),
-                ));
-            }
-        }
-        if vision.patch_size == 0 || vision.image_size % vision.patch_size != 0 {
-            return Err(refused(
-                source,
-                format!(
-                    "vision_config.image_size {} is not a multiple of its patch_size {}",
-                    vision.image_size, vision.patch_size
-                ),
-            ));
-        }
+        check_divisions(towers, vision.image_size, vision.patch_size)
+            .map_err(|what| refused(source, what))?;
         let activation = candle_nn::Activation::GeluPytorchTanh;
         let candle = siglip::Config {
             text_config: siglip::TextConfig {

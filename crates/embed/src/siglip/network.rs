@@ -18,8 +18,8 @@
 
 use std::path::Path;
 
+use cairn_core::image::MatchScale;
 use cairn_core::image::look_vector::normalised;
-use cairn_core::image::{ClipModel, MatchScale};
 use cairn_core::{Error, Result};
 use candle_core::{Device, Tensor};
 use candle_transformers::models::siglip::{TextModel, VisionModel};
@@ -28,7 +28,7 @@ use image::imageops::FilterType;
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
 use super::config::SiglipShape;
-use crate::lazy::LoadOnce;
+use crate::clip::towers::{Tower, TowerPair};
 use crate::weights::{Weights, builder};
 
 /// The files a SigLIP model directory holds.
@@ -69,18 +69,6 @@ pub struct ImageTower {
 }
 
 impl TextTower {
-    /// Loads the text tower of the model in `dir`, checking every tensor of both first.
-    pub fn load(dir: &Path) -> Result<Self> {
-        let (shape, weights) = open_checked(dir)?;
-        let tokenizer = tokenizer_of(dir, &shape)?;
-        let model = TextModel::new(
-            &shape.candle_config().text_config,
-            builder(weights).pp("text_model"),
-        )
-        .map_err(|e| siglip_error("text tower", e))?;
-        Ok(TextTower { tokenizer, model })
-    }
-
     /// The ids the tower reads for `text`: its pieces, `</s>`, then padding to the context.
     pub fn ids(&self, text: &str) -> Result<Vec<u32>> {
         let encoding = self
@@ -88,11 +76,6 @@ impl TextTower {
             .encode(text, true)
             .map_err(|e| siglip_error("tokenizer", e))?;
         Ok(encoding.get_ids().to_vec())
-    }
-
-    /// The vector of `text` (unit length).
-    pub fn vector(&self, text: &str) -> Result<Vec<f32>> {
-        self.vector_of_ids(&self.ids(text)?)
     }
 
     /// The vector of `ids`, a whole context (unit length).
@@ -110,24 +93,6 @@ impl TextTower {
 }
 
 impl ImageTower {
-    /// Loads the image tower of the model in `dir`, checking every tensor of both first.
-    pub fn load(dir: &Path) -> Result<Self> {
-        let (shape, weights) = open_checked(dir)?;
-        let config = &shape.candle_config().vision_config;
-        let model = VisionModel::new(config, true, builder(weights).pp("vision_model"))
-            .map_err(|e| siglip_error("image tower", e))?;
-        Ok(ImageTower {
-            side: shape.image_side,
-            channels: shape.channels,
-            model,
-        })
-    }
-
-    /// The vector of `image` (unit length).
-    pub fn vector(&self, image: &RgbImage) -> Result<Vec<f32>> {
-        self.vector_of_pixels(&preprocess(image, self.side as u32))
-    }
-
     /// The vector of preprocessed pixels: channels first, `channels × side × side` (unit
     /// length).
     pub fn vector_of_pixels(&self, pixels: &[f32]) -> Result<Vec<f32>> {
@@ -219,51 +184,56 @@ fn tokenizer_of(dir: &Path, shape: &SiglipShape) -> Result<Tokenizer> {
     Ok(tokenizer)
 }
 
-/// A SigLIP model as core's [`ClipModel`], each tower loaded on first use; its vectors are
-/// recorded under `name`, and its cosines read on its own calibration.
-pub struct SiglipNetwork {
-    name: String,
-    dimensions: usize,
-    scale: MatchScale,
-    text: LoadOnce<TextTower>,
-    image: LoadOnce<ImageTower>,
-}
+/// A SigLIP model as core's `ClipModel`: its towers, each loaded on first use, its cosines
+/// read on its own calibration.
+pub type SiglipNetwork = TowerPair<TextTower, ImageTower>;
 
 impl SiglipNetwork {
-    /// The model in `dir`, its towers loaded when first used. A directory that cannot be
-    /// loaded is reported then, by the work that needed it, as for CLIP.
-    pub fn new(dir: &Path, name: &str) -> Self {
+    /// The model in `dir`, its vectors recorded under `name`.
+    pub fn open(dir: &Path, name: &str) -> Self {
         let shape = SiglipShape::read(&dir.join("config.json"));
-        SiglipNetwork {
-            name: name.to_string(),
-            dimensions: shape.map_or(0, |shape| shape.dimensions()),
-            // A checkpoint without its calibration does not load either; nothing is read on
-            // this scale then.
-            scale: match_scale_of(dir).unwrap_or(MatchScale::CLIP),
-            text: LoadOnce::new(dir),
-            image: LoadOnce::new(dir),
-        }
+        // A checkpoint without its calibration does not load either; nothing is read on this
+        // scale then.
+        let scale = match_scale_of(dir).unwrap_or(MatchScale::CLIP);
+        TowerPair::new(dir, name, shape.map_or(0, |s| s.dimensions()), scale)
     }
 }
 
-impl ClipModel for SiglipNetwork {
-    fn name(&self) -> &str {
-        &self.name
+impl Tower<str> for TextTower {
+    /// Loads the text tower of the model in `dir`, checking every tensor of both first.
+    fn load(dir: &Path) -> Result<Self> {
+        let (shape, weights) = open_checked(dir)?;
+        let tokenizer = tokenizer_of(dir, &shape)?;
+        let model = TextModel::new(
+            &shape.candle_config().text_config,
+            builder(weights).pp("text_model"),
+        )
+        .map_err(|e| siglip_error("text tower", e))?;
+        Ok(TextTower { tokenizer, model })
     }
 
-    fn dimensions(&self) -> usize {
-        self.dimensions
+    /// The vector of `text` (unit length).
+    fn vector(&self, text: &str) -> Result<Vec<f32>> {
+        self.vector_of_ids(&self.ids(text)?)
+    }
+}
+
+impl Tower<RgbImage> for ImageTower {
+    /// Loads the image tower of the model in `dir`, checking every tensor of both first.
+    fn load(dir: &Path) -> Result<Self> {
+        let (shape, weights) = open_checked(dir)?;
+        let config = &shape.candle_config().vision_config;
+        let model = VisionModel::new(config, true, builder(weights).pp("vision_model"))
+            .map_err(|e| siglip_error("image tower", e))?;
+        Ok(ImageTower {
+            side: shape.image_side,
+            channels: shape.channels,
+            model,
+        })
     }
 
-    fn image_vector(&self, image: &RgbImage) -> Result<Vec<f32>> {
-        self.image.get(ImageTower::load)?.vector(image)
-    }
-
-    fn text_vector(&self, text: &str) -> Result<Vec<f32>> {
-        self.text.get(TextTower::load)?.vector(text)
-    }
-
-    fn match_scale(&self) -> MatchScale {
-        self.scale
+    /// The vector of `image` (unit length).
+    fn vector(&self, image: &RgbImage) -> Result<Vec<f32>> {
+        self.vector_of_pixels(&preprocess(image, self.side as u32))
     }
 }
