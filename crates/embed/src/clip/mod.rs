@@ -12,7 +12,7 @@
 //! - [`family`]: CLIP or SigLIP (`crate::siglip`), by `config.json`'s `model_type`; a
 //!   directory of either kind serves as the CLIP model ([`open_clip_model`]);
 //! - [`locate_clip`]: where the model is (a directory named in config, else the Hugging Face
-//!   cache, where `cairn model install clip` puts it).
+//!   cache, where `cairn model install clip` or `siglip` puts it).
 
 pub mod config;
 pub mod family;
@@ -76,8 +76,9 @@ pub fn install_clip(
 
 /// Finds a CLIP model: a directory named in config (`[images] clip_dir` or `CAIRN_CLIP_DIR`) —
 /// which must then hold a CLIP or SigLIP model, with the files of its kind — else
-/// [`CLIP_MODEL`] in the Hugging Face cache, else [`SIGLIP_MODEL`] there. Returns the directory and the name its vectors are
-/// recorded under (the directory's own name for a configured one, as `clip/<name>`).
+/// [`CLIP_MODEL`] in the Hugging Face cache, else [`SIGLIP_MODEL`] there. Returns the directory
+/// and the name its vectors are recorded under (the directory's own name for a configured one,
+/// as `clip/<name>`).
 pub fn locate_clip(configured: Option<&Path>) -> Result<Option<(PathBuf, String)>> {
     if let Some(dir) = configured {
         // A kind cairn cannot run is reported when the model is used, not here: every command

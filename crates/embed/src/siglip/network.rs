@@ -10,8 +10,8 @@
 //!   by Hugging Face's `tokenizers`), ends with `</s>`, and is padded to the whole context
 //!   (64 ids) with the pad id: the tower is not causal and reads its *last* position, so a text
 //!   is always run at full length, as it was trained. A longer text is cut to the context.
-//! - **Images** are scaled to the tower's square whole (no crop; bilinear) and each channel
-//!   mapped from 0–255 to −1…1.
+//! - **Images** are scaled to the tower's square whole (no crop; bicubic, as Hugging Face's
+//!   SigLIP processor resamples) and each channel mapped from 0–255 to −1…1.
 //! - **Calibration**: the model was trained to say how likely words describe a picture,
 //!   `sigmoid(exp(logit_scale) × cosine + logit_bias)`; the two numbers are read from the
 //!   checkpoint and make the model's [`MatchScale`].
@@ -41,9 +41,9 @@ fn siglip_error(what: &str, err: impl std::fmt::Display) -> Error {
 }
 
 /// `image` as a SigLIP image tower of input side `side` reads it: scaled whole to the square
-/// (bilinear), each channel from 0–255 to −1…1, channels first (3 × `side`²).
+/// (bicubic), each channel from 0–255 to −1…1, channels first (3 × `side`²).
 pub fn preprocess(image: &RgbImage, side: u32) -> Vec<f32> {
-    let scaled = image::imageops::resize(image, side, side, FilterType::Triangle);
+    let scaled = image::imageops::resize(image, side, side, FilterType::CatmullRom);
     let area = (side * side) as usize;
     let mut planes = vec![0.0; 3 * area];
     for (at, pixel) in scaled.pixels().enumerate() {
