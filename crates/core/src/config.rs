@@ -73,8 +73,9 @@ pub struct ImagesConfig {
     /// Make each image's CLIP vector (images are found by words that describe them), when a
     /// CLIP model is installed (`CAIRN_CLIP=off` turns it off).
     pub clip: bool,
-    /// A Hugging Face CLIP directory (`config.json`, `model.safetensors`, `merges.txt`; or
-    /// `CAIRN_CLIP_DIR`); default: where `cairn model install clip` puts it (the Hugging Face
+    /// A Hugging Face CLIP directory (`config.json`, `model.safetensors`, `merges.txt`) or
+    /// SigLIP one (`config.json`, `model.safetensors`, `tokenizer.json`), or `CAIRN_CLIP_DIR`;
+    /// default: where `cairn model install clip` (else `siglip`) puts it (the Hugging Face
     /// cache).
     pub clip_dir: Option<PathBuf>,
 }
