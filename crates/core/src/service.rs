@@ -31,8 +31,8 @@ use crate::id::{IdRef, MemoryId, RelationRef};
 use crate::image::screenshots::screenshot_memories;
 use crate::image::{
     ClipModel, Image, ImageDir, ImageId, ImageReading, ImageSource, ImageSpace, ImageTotals,
-    Images, LookModel, MemoryImage, QueryImage, QueryPicture, ReadProgress, ReadReport, TextReader,
-    VisionQuery, VisionResults, VisionSearch,
+    Images, LookModel, MemoryImage, PendingWork, QueryImage, QueryPicture, ReadProgress,
+    ReadReport, TextReader, VisionQuery, VisionResults, VisionSearch,
 };
 use crate::memory::{
     ListQuery, Memories, Memory, MemoryFilter, MemoryHistory, MemoryPatch, NewMemory, PruneReport,
@@ -263,9 +263,14 @@ impl MemoryService {
         self.store.image(id)
     }
 
-    /// How many images the store holds, and their bytes.
+    /// How many images the store holds, and their bytes; those without a vector are counted
+    /// against this service's models (the ones the after-write pass would give them).
     pub fn image_totals(&self) -> Result<ImageTotals> {
-        self.store.image_totals()
+        self.store.image_totals(&PendingWork {
+            read_text: self.reader.is_some(),
+            look_model: self.look_model.as_deref().map(|m| m.name()),
+            clip_model: self.clip_model.as_deref().map(|m| m.name()),
+        })
     }
 
     /// The image settings (caps, quota, OCR).
@@ -337,7 +342,7 @@ impl MemoryService {
     /// release or an image write lets them go.
     fn release_images(&self) {
         // A store without images (most of them) pays one cheap read, not a write transaction.
-        let released = match self.store.image_totals() {
+        let released = match self.store.image_totals(&PendingWork::default()) {
             Ok(totals) if totals.images == 0 => Ok(Vec::new()),
             _ => self.image_ops().release_unreferenced(),
         };

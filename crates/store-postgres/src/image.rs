@@ -151,7 +151,7 @@ impl ImageStore for PostgresStore {
             .collect()
     }
 
-    fn image_totals(&self) -> Result<ImageTotals> {
+    fn image_totals(&self, models: &PendingWork) -> Result<ImageTotals> {
         let row = self
             .reader()?
             .query_one(
@@ -160,10 +160,12 @@ impl ImageStore for PostgresStore {
                   (SELECT 1 FROM image_texts t WHERE t.image_id = i.id)), \
                  count(*) - count(look), \
                  (SELECT count(*) FROM images i WHERE NOT EXISTS \
-                  (SELECT 1 FROM image_look_vectors v WHERE v.image_id = i.id)), \
+                  (SELECT 1 FROM image_look_vectors v WHERE v.image_id = i.id \
+                   AND ($1::text IS NULL OR v.model = $1))), \
                  (SELECT count(*) FROM images i WHERE NOT EXISTS \
-                  (SELECT 1 FROM image_clip_vectors v WHERE v.image_id = i.id)) FROM images",
-                &[],
+                  (SELECT 1 FROM image_clip_vectors v WHERE v.image_id = i.id \
+                   AND ($2::text IS NULL OR v.model = $2))) FROM images",
+                &[&models.look_model, &models.clip_model],
             )
             .sql()?;
         let count = |index: usize| -> Result<u64> { Ok(get::<i64>(&row, index)?.max(0) as u64) };

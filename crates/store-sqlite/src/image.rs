@@ -275,7 +275,7 @@ impl ImageStore for SqliteStore {
         Ok(found)
     }
 
-    fn image_totals(&self) -> Result<ImageTotals> {
+    fn image_totals(&self, models: &PendingWork) -> Result<ImageTotals> {
         self.reader()
             .query_row(
                 "SELECT count(*), coalesce(sum(bytes), 0), \
@@ -283,10 +283,12 @@ impl ImageStore for SqliteStore {
                   (SELECT 1 FROM image_texts t WHERE t.image_id = i.id)), \
                  count(*) - count(look), \
                  (SELECT count(*) FROM images i WHERE NOT EXISTS \
-                  (SELECT 1 FROM image_look_vectors v WHERE v.image_id = i.id)), \
+                  (SELECT 1 FROM image_look_vectors v WHERE v.image_id = i.id \
+                   AND (?1 IS NULL OR v.model = ?1))), \
                  (SELECT count(*) FROM images i WHERE NOT EXISTS \
-                  (SELECT 1 FROM image_clip_vectors v WHERE v.image_id = i.id)) FROM images",
-                [],
+                  (SELECT 1 FROM image_clip_vectors v WHERE v.image_id = i.id \
+                   AND (?2 IS NULL OR v.model = ?2))) FROM images",
+                params![models.look_model, models.clip_model],
                 |row| {
                     Ok(ImageTotals {
                         images: row.get::<_, i64>(0)?.max(0) as u64,

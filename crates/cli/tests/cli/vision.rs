@@ -384,7 +384,10 @@ fn siglip_installs_from_the_hub_and_clip_is_used_first_when_both_are_there() {
     let installed = s.ok_json(&["model", "install", "clip"]);
     assert_eq!(installed["clip"]["model"], CLIP_MODEL, "{installed}");
     assert_eq!(installed["clip"]["kind"], "clip", "{installed}");
-    // The image has SigLIP's vector, not CLIP's: the next pass makes CLIP's.
+    // The image has SigLIP's vector, not CLIP's: it waits for CLIP's, which the next pass
+    // makes.
+    let status = s.ok_json(&["model", "status"]);
+    assert_eq!(status["ocr"]["store"]["without_clip_vector"], 1, "{status}");
     let read = s.ok_json(&["reindex", "--images"]);
     assert_eq!(read["clip_model"], CLIP_MODEL, "{read}");
     assert_eq!(read["clip_vectors"], 1, "{read}");

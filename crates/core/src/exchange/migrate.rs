@@ -33,6 +33,7 @@ use crate::exchange::format::Record;
 use crate::exchange::import::RecordWriter;
 use crate::exchange::{ExportItem, ImportReport};
 use crate::id::MemoryId;
+use crate::image::PendingWork;
 use crate::store::{Store, in_transaction};
 
 /// Records per transaction of a move.
@@ -135,7 +136,7 @@ pub fn migrate(
         vectors,
         tokens,
         check,
-        images_left: source.image_totals()?.images,
+        images_left: source.image_totals(&PendingWork::default())?.images,
     })
 }
 

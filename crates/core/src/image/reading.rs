@@ -204,7 +204,9 @@ impl<'a> ImageReading<'a> {
         if batch.is_empty() {
             return Ok(report);
         }
-        let totals = self.store.image_totals()?;
+        let totals = self
+            .store
+            .image_totals(&pending_work(reader.is_some(), &spaces))?;
         let mut total = totals.unhashed;
         if reader.is_some() {
             total = total.max(totals.unread);

@@ -45,7 +45,7 @@ use crate::image::inspect::{decode_rgb, inspect};
 use crate::image::look::{LookHash, SAME_SCREEN_BITS};
 use crate::image::look_vector::LookModel;
 use crate::image::model::{Image, ImageId};
-use crate::image::store::ImageSpace;
+use crate::image::store::{ImageSpace, PendingWork};
 use crate::memory::filter::MemoryFilter;
 use crate::search::snippet::matched_in;
 use crate::search::{SearchMode, SearchRequest, Searcher};
@@ -389,7 +389,7 @@ impl<'a> VisionSearch<'a> {
                 self.store
                     .nearest_looks(&picture.look, LOOK_CANDIDATES + 1, &filter, self.now)?;
             if nearest.is_empty() {
-                let waiting = self.store.image_totals()?.unhashed;
+                let waiting = self.store.image_totals(&PendingWork::default())?.unhashed;
                 if waiting > 0 {
                     notices.push(format!(
                         "{waiting} stored image(s) have not been looked at yet; their looks are \

@@ -24,8 +24,10 @@ pub trait ImageStore: Send + Sync {
     /// The memories (in any state) that reference this image.
     fn image_references(&self, id: &ImageId) -> Result<Vec<MemoryId>>;
 
-    /// How many images are stored, and their bytes together.
-    fn image_totals(&self) -> Result<ImageTotals>;
+    /// How many images are stored, and their bytes together. Images "without a vector" are
+    /// those without one of the model `models` names for that space (of any model when it names
+    /// none): after a switch of models, the images waiting for the new one's vectors.
+    fn image_totals(&self, models: &PendingWork) -> Result<ImageTotals>;
 
     /// Up to `limit` images still to be looked at after their write, oldest first (by
     /// `created_at`, then id), after `after` when given (the last of the previous batch, so a
@@ -122,9 +124,9 @@ pub struct ImageTotals {
     pub unread: u64,
     /// Images whose look has not been hashed yet.
     pub unhashed: u64,
-    /// Images with no look vector yet.
+    /// Images with no look vector yet (of the model asked about).
     pub without_vector: u64,
-    /// Images with no CLIP vector yet.
+    /// Images with no CLIP vector yet (of the model asked about).
     pub without_clip_vector: u64,
 }
 

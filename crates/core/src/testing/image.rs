@@ -365,7 +365,10 @@ pub fn an_images_text_makes_every_memory_that_shows_it_findable(factory: StoreFa
         .unwrap();
     let id = first.image.clone().expect("an image").id;
     let store = t.h.service.backend();
-    assert_eq!(store.image_totals().unwrap().unread, 1);
+    assert_eq!(
+        store.image_totals(&PendingWork::default()).unwrap().unread,
+        1
+    );
     assert_eq!(
         store
             .pending_images(
@@ -394,7 +397,10 @@ pub fn an_images_text_makes_every_memory_that_shows_it_findable(factory: StoreFa
     })
     .unwrap();
 
-    assert_eq!(store.image_totals().unwrap().unread, 0);
+    assert_eq!(
+        store.image_totals(&PendingWork::default()).unwrap().unread,
+        0
+    );
     // Read, but its look is not hashed yet: still pending, for its look alone.
     let hashing_only = PendingWork::default();
     assert_eq!(
@@ -464,7 +470,10 @@ pub fn an_images_text_makes_every_memory_that_shows_it_findable(factory: StoreFa
         tx.put_image_text(&id, "late reading", "reader-under-test")
     })
     .unwrap();
-    assert_eq!(store.image_totals().unwrap(), ImageTotals::default());
+    assert_eq!(
+        store.image_totals(&PendingWork::default()).unwrap(),
+        ImageTotals::default()
+    );
 }
 
 /// A drawn "screen" as a PNG: a terminal (bars of text from the left) or a dialog (a box with a
@@ -697,7 +706,13 @@ pub fn images_that_look_alike_are_found_by_their_look_vectors(factory: StoreFact
     let id = |outcome: &WriteOutcome| outcome.image.clone().expect("an image").id;
 
     // Vectors are made after the write, with the looks, once per image.
-    assert_eq!(store.image_totals().unwrap().without_vector, 4);
+    assert_eq!(
+        store
+            .image_totals(&PendingWork::default())
+            .unwrap()
+            .without_vector,
+        4
+    );
     let work = PendingWork {
         look_model: Some(model.name()),
         ..PendingWork::default()
@@ -707,7 +722,13 @@ pub fn images_that_look_alike_are_found_by_their_look_vectors(factory: StoreFact
     assert_eq!(report.look_vectors, 4);
     assert_eq!(report.look_model.as_deref(), Some("test/quarter-colours"));
     assert_eq!(model.looked_at.load(Ordering::SeqCst), 4);
-    assert_eq!(store.image_totals().unwrap().without_vector, 0);
+    assert_eq!(
+        store
+            .image_totals(&PendingWork::default())
+            .unwrap()
+            .without_vector,
+        0
+    );
     assert!(store.pending_images(10, &work, None).unwrap().is_empty());
     // Another model's vectors are not these: every image waits for one of its own.
     let other_model = PendingWork {
@@ -718,6 +739,8 @@ pub fn images_that_look_alike_are_found_by_their_look_vectors(factory: StoreFact
         store.pending_images(10, &other_model, None).unwrap().len(),
         4
     );
+    let waiting = |work: &PendingWork| store.image_totals(work).unwrap().without_vector;
+    assert_eq!((waiting(&other_model), waiting(&work)), (4, 0));
     assert!(
         store
             .image_vectors_of(ImageSpace::Look, &[id(&red_terminal)], "another/model")
@@ -802,7 +825,10 @@ pub fn images_that_look_alike_are_found_by_their_look_vectors(factory: StoreFact
             .unwrap()
             .is_empty()
     );
-    assert_eq!(store.image_totals().unwrap().images, 3);
+    assert_eq!(
+        store.image_totals(&PendingWork::default()).unwrap().images,
+        3
+    );
 }
 
 /// A CLIP model for the storage behaviours: an image means its mean colour (a unit RGB vector)
@@ -894,7 +920,13 @@ pub fn images_are_found_by_what_words_describe_with_a_clip_model(factory: StoreF
     let id = |outcome: &WriteOutcome| outcome.image.clone().expect("an image").id;
 
     // CLIP vectors are made after the write, once per image, under the model's name.
-    assert_eq!(store.image_totals().unwrap().without_clip_vector, 3);
+    assert_eq!(
+        store
+            .image_totals(&PendingWork::default())
+            .unwrap()
+            .without_clip_vector,
+        3
+    );
     let work = PendingWork {
         clip_model: Some(model.name()),
         ..PendingWork::default()
@@ -904,7 +936,7 @@ pub fn images_are_found_by_what_words_describe_with_a_clip_model(factory: StoreF
     assert_eq!(report.clip_vectors, 3);
     assert_eq!(report.clip_model.as_deref(), Some("test/colour-meaning"));
     assert_eq!(report.look_vectors, 0);
-    let totals = store.image_totals().unwrap();
+    let totals = store.image_totals(&PendingWork::default()).unwrap();
     assert_eq!((totals.without_clip_vector, totals.without_vector), (0, 3));
     assert!(store.pending_images(10, &work, None).unwrap().is_empty());
     let other = PendingWork {
@@ -912,6 +944,11 @@ pub fn images_are_found_by_what_words_describe_with_a_clip_model(factory: StoreF
         ..PendingWork::default()
     };
     assert_eq!(store.pending_images(10, &other, None).unwrap().len(), 3);
+    // Counted against a model, images wait for that model's vectors: all three for another
+    // model, none for this one (the service counts against its own).
+    let waiting = |work: &PendingWork| store.image_totals(work).unwrap().without_clip_vector;
+    assert_eq!((waiting(&other), waiting(&work)), (3, 0));
+    assert_eq!(service.image_totals().unwrap().without_clip_vector, 0);
     // The spaces are apart: a CLIP vector is not a look vector.
     let ids = [id(&red)];
     assert_eq!(
