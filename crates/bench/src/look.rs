@@ -454,9 +454,10 @@ pub struct ScaleReport {
     /// Whether every image had a look vector (of [`ProjectedColours`]) and the searches by
     /// picture scanned them too.
     pub with_vectors: bool,
-    /// Whether every image had a CLIP vector (512 numbers, of [`ProjectedColours`]) and the
-    /// searches by words scanned them too.
-    pub with_clip: bool,
+    /// The size of the CLIP vector every image had (of [`ProjectedColours`]: 512 numbers as
+    /// ViT-B/32's, 768 as SigLIP base's), which the searches by words scanned too; `None`
+    /// without.
+    pub clip_dimensions: Option<usize>,
     /// A write with a new image, through the service (the look is not computed in it).
     pub store: Percentiles,
     pub hash_ms_per_image: f64,
@@ -583,17 +584,15 @@ pub fn scale(
     size: usize,
     seed: u64,
     with_vectors: bool,
-    with_clip: bool,
+    clip_dimensions: Option<usize>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ScaleReport> {
     let stand_in: Option<Arc<dyn LookModel>> = match with_vectors {
         true => Some(Arc::new(ProjectedColours::new(seed, 1280))),
         false => None,
     };
-    let clip_stand_in: Option<Arc<dyn ClipModel>> = match with_clip {
-        true => Some(Arc::new(ProjectedColours::new(seed, 512))),
-        false => None,
-    };
+    let clip_stand_in: Option<Arc<dyn ClipModel>> = clip_dimensions
+        .map(|dimensions| Arc::new(ProjectedColours::new(seed, dimensions)) as Arc<dyn ClipModel>);
     let name = format!("look-{size}");
     let (service, _) = image_service(dir, &name, None, stand_in, clip_stand_in)?;
     let scope = Scope::Project(ProjectName::new("bench-look")?);
@@ -669,7 +668,7 @@ pub fn scale(
     Ok(ScaleReport {
         images: size,
         with_vectors,
-        with_clip,
+        clip_dimensions,
         store: Percentiles::of(&writes),
         hash_ms_per_image: hash_ms,
         idle_pass: Percentiles::of(&idle),
@@ -691,9 +690,10 @@ pub fn scale_table(reports: &[ScaleReport]) -> String {
                 true => " with 1,280-number look vectors (a stand-in model)",
                 false => "",
             },
-            match report.with_clip {
-                true => " with 512-number CLIP vectors (a stand-in model)",
-                false => "",
+            match report.clip_dimensions {
+                Some(dimensions) =>
+                    format!(" with {dimensions}-number CLIP vectors (a stand-in model)"),
+                None => String::new(),
             },
             report.store.p50_p95_p99(),
             report.hash_ms_per_image,

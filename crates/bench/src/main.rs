@@ -280,10 +280,13 @@ enum Command {
         /// cheap stand-in, so only the scan's cost is measured) and search them too.
         #[arg(long)]
         with_vectors: bool,
-        /// Give the --sizes stores' images CLIP vectors of ViT-B/32's size (512, by a cheap
-        /// stand-in) and search them with the words too.
+        /// Give the --sizes stores' images CLIP vectors (by a cheap stand-in) and search them
+        /// with the words too.
         #[arg(long)]
         with_clip: bool,
+        /// The size of those CLIP vectors: 512 as ViT-B/32's, 768 as SigLIP base's.
+        #[arg(long, default_value_t = 512)]
+        clip_dims: usize,
         #[arg(long, default_value_t = 42)]
         seed: u64,
         #[arg(long)]
@@ -660,6 +663,7 @@ fn main() -> Result<()> {
             sizes,
             with_vectors,
             with_clip,
+            clip_dims,
             seed,
             workdir,
             json,
@@ -699,7 +703,7 @@ fn main() -> Result<()> {
                     size,
                     seed,
                     with_vectors,
-                    with_clip,
+                    with_clip.then_some(clip_dims),
                     &mut |step| eprintln!("… {step}"),
                 )?);
             }
