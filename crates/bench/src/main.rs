@@ -214,9 +214,10 @@ enum Command {
         json: bool,
     },
     /// CLIP: loading, an image's vector, a query's vector (its own ids and the whole context),
-    /// peak memory. A CLIP or SigLIP directory from CAIRN_CLIP_DIR or the cache; else ViT-B/32
-    /// on seeded weights (needs CAIRN_CLIP_DATA for CLIP's merges), or SigLIP's base with
-    /// --siglip (needs nothing): the same arithmetic, so the same time.
+    /// peak memory. A CLIP, SigLIP or MobileCLIP directory from CAIRN_CLIP_DIR or the cache;
+    /// else ViT-B/32 on seeded weights (needs CAIRN_CLIP_DATA for CLIP's merges), SigLIP's base
+    /// with --siglip (needs nothing) or MobileCLIP-S2 with --mobileclip (CAIRN_CLIP_DATA): the
+    /// same arithmetic, so the same time.
     Clip {
         /// Pictures whose vectors are timed.
         #[arg(long, default_value_t = 20)]
@@ -226,8 +227,12 @@ enum Command {
         queries: usize,
         /// Without CAIRN_CLIP_DIR, time SigLIP's base architecture (google/siglip-base-patch16-224's
         /// shape) on seeded weights instead of CLIP's ViT-B/32.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "mobileclip")]
         siglip: bool,
+        /// Without CAIRN_CLIP_DIR, time MobileCLIP-S2's architecture on seeded weights (needs
+        /// CAIRN_CLIP_DATA for CLIP's merges).
+        #[arg(long)]
+        mobileclip: bool,
         #[arg(long, default_value_t = 42)]
         seed: u64,
         #[arg(long)]
@@ -719,6 +724,7 @@ fn main() -> Result<()> {
             images,
             queries,
             siglip,
+            mobileclip,
             seed,
             workdir,
             json,
@@ -733,6 +739,7 @@ fn main() -> Result<()> {
                 queries,
                 seed,
                 siglip,
+                mobileclip,
             };
             let cairn = sibling_cairn()
                 .inspect_err(|error| eprintln!("{error}: timing the towers in this process only"))

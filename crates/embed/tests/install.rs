@@ -173,3 +173,41 @@ fn a_siglip_model_from_the_hub_is_checked_before_it_is_kept() {
         None
     );
 }
+
+#[test]
+fn a_mobileclip_model_from_the_hub_is_checked_before_it_is_kept() {
+    use cairn_embed::clip::MOBILECLIP_MODEL;
+    use cairn_embed::mobileclip::MOBILECLIP_FILES;
+
+    // The tiny seeded MobileCLIP stands in for apple/MobileCLIP-S2-OpenCLIP: OpenCLIP's files.
+    let model = tempfile::tempdir().unwrap();
+    cairn_embed::mobileclip::tiny::write_tiny_mobileclip(model.path()).unwrap();
+    let endpoint = serve_repo(model.path().to_path_buf(), MOBILECLIP_MODEL);
+    let cache = tempfile::tempdir().unwrap();
+    let installed =
+        install_clip(cache.path(), &endpoint, ClipFamily::MobileClip, &mut |_| {}).unwrap();
+    assert_eq!(
+        hub_snapshot(cache.path(), MOBILECLIP_MODEL, &MOBILECLIP_FILES),
+        Some(installed.dir.clone())
+    );
+    assert_eq!(
+        ClipFamily::of(&installed.dir).unwrap(),
+        ClipFamily::MobileClip
+    );
+
+    // A download missing an optional branch of the image tower is refused, naming it.
+    let file = model.path().join("open_clip_model.safetensors");
+    let mut tensors = candle_core::safetensors::load(&file, &candle_core::Device::Cpu).unwrap();
+    tensors.remove("visual.trunk.final_conv.se.fc2.bias");
+    candle_core::safetensors::save(&tensors, &file).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let err = install_clip(cache.path(), &endpoint, ClipFamily::MobileClip, &mut |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("final_conv.se.fc2.bias is missing"), "{err}");
+    assert!(err.contains("MobileCLIP weights come only"), "{err}");
+    assert_eq!(
+        hub_snapshot(cache.path(), MOBILECLIP_MODEL, &MOBILECLIP_FILES),
+        None
+    );
+}

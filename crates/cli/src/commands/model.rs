@@ -8,7 +8,8 @@ use cairn_core::config::Config;
 use cairn_core::embedding::{EmbedProgress, EmbeddingStatus};
 use cairn_core::image::{ImageTotals, ReadProgress};
 use cairn_embed::clip::{
-    CLIP_MODEL, ClipFamily, SIGLIP_MODEL, check_clip_dir, install_clip, locate_clip,
+    CLIP_MODEL, ClipFamily, MOBILECLIP_MODEL, SIGLIP_MODEL, check_clip_dir, install_clip,
+    locate_clip,
 };
 use cairn_embed::install::{self, Progress, hub_endpoint};
 use cairn_embed::locate::{hub_cache, hub_snapshot};
@@ -40,6 +41,9 @@ const CLIP_NAMES: [&str; 3] = ["clip", "clip-vit-base-patch32", CLIP_MODEL];
 
 /// The names `cairn model install` accepts for the SigLIP model.
 const SIGLIP_NAMES: [&str; 3] = ["siglip", "siglip-base-patch16-224", SIGLIP_MODEL];
+
+/// The names `cairn model install` accepts for the MobileCLIP model.
+const MOBILECLIP_NAMES: [&str; 3] = ["mobileclip", "MobileCLIP-S2-OpenCLIP", MOBILECLIP_MODEL];
 
 /// `model install` and `model list` need no store (`None` for `model status`, which does).
 pub fn run_without_store(cli: &Cli, command: &ModelCommand) -> Result<Option<Outcome>> {
@@ -93,13 +97,17 @@ impl Known {
         if is(&SIGLIP_NAMES) {
             return Ok(Known::Clip(ClipFamily::Siglip));
         }
+        if is(&MOBILECLIP_NAMES) {
+            return Ok(Known::Clip(ClipFamily::MobileClip));
+        }
         bail!(cairn_core::Error::invalid(
             "name",
             format!(
                 "'{name}' is not a model cairn knows; it knows minilm ({DEFAULT_MODEL}, search by \
                  meaning), ocr ({OCR_MODEL}, the text in images), look ({LOOK_MODEL}, images \
-                 that look alike), clip ({CLIP_MODEL}, images by words that describe them) and \
-                 siglip ({SIGLIP_MODEL}, the same, by another model)"
+                 that look alike), clip ({CLIP_MODEL}, images by words that describe them), \
+                 siglip ({SIGLIP_MODEL}) and mobileclip ({MOBILECLIP_MODEL}) (the same, by \
+                 other models)"
             )
         ))
     }
@@ -147,7 +155,8 @@ fn install(config: &Config, args: &ModelInstallArgs, out: &Printer) -> Result<()
         }
         (Known::Clip(_), Some(_)) => bail!(cairn_core::Error::invalid(
             "wheel",
-            "no wheel carries CLIP or SigLIP weights; `cairn model install clip` (or siglip) \
+            "no wheel carries CLIP-family weights; `cairn model install clip` (or siglip, or \
+             mobileclip) \
              downloads them from the Hugging Face hub, or set images.clip_dir to a directory you \
              have"
         )),
@@ -167,7 +176,7 @@ fn install(config: &Config, args: &ModelInstallArgs, out: &Printer) -> Result<()
         && view.clip.location.as_deref() != Some(installed.dir.as_path())
     {
         // Installed, but another model is the one used: a configured directory, or CLIP found
-        // in the cache before SigLIP.
+        // in the cache before SigLIP, SigLIP before MobileCLIP.
         out.notice(&format!(
             "{} is installed in {}, but images use {}; set images.clip_dir (or CAIRN_CLIP_DIR) \
              to that directory to use it",

@@ -197,6 +197,17 @@ fn with_a_siglip_model_words_find_the_images_they_describe_on_its_own_scale() {
     words_find_the_images_they_describe(&dir, "clip/tiny-siglip", "siglip");
 }
 
+#[test]
+fn with_a_mobileclip_model_words_find_the_images_they_describe() {
+    // The tiny seeded MobileCLIP (OpenCLIP's layout: timm's FastViT and OpenCLIP's text tower),
+    // named as the CLIP directory.
+    let clip = tempfile::tempdir().unwrap();
+    let dir = clip.path().join("tiny-mobileclip");
+    std::fs::create_dir_all(&dir).unwrap();
+    cairn_embed::mobileclip::tiny::write_tiny_mobileclip(&dir).unwrap();
+    words_find_the_images_they_describe(&dir, "clip/tiny-mobileclip", "mobileclip");
+}
+
 /// With the model in `dir` as the user's CLIP directory (recorded as `name`, of `kind`), five stored
 /// screenshots get their vectors from the command that stored them, and for words their
 /// captions do not hold, the CLI and `POST /v1/vision/search` list exactly the images whose

@@ -1,5 +1,6 @@
-//! Which kind of model a CLIP directory holds, told by its `config.json`'s `model_type`:
-//! OpenAI's CLIP (`"clip"`, or no type at all) or SigLIP (`"siglip"`). Each kind has its own
+//! Which kind of model a CLIP directory holds: told by its `config.json`'s `model_type`, OpenAI's
+//! CLIP (`"clip"`, or no type at all) or SigLIP (`"siglip"`); or, a directory in OpenCLIP's
+//! layout (`open_clip_config.json` and no `config.json`), MobileCLIP. Each kind has its own
 //! files, loader and calibration; everything past loading (the image space, vision search)
 //! treats them alike, through core's `ClipModel`.
 
@@ -11,6 +12,7 @@ use cairn_core::{Error, Result};
 use serde::Deserialize;
 
 use super::network::{CLIP_FILES, ClipNetwork, check_openai_clip_dir};
+use crate::mobileclip::{MOBILECLIP_FILES, MobileClipNetwork, check_mobileclip_dir};
 use crate::siglip::{SIGLIP_FILES, SiglipNetwork, check_siglip_dir};
 
 /// The kinds of model an image-and-words space can come from.
@@ -18,6 +20,7 @@ use crate::siglip::{SIGLIP_FILES, SiglipNetwork, check_siglip_dir};
 pub enum ClipFamily {
     Clip,
     Siglip,
+    MobileClip,
 }
 
 #[derive(Deserialize)]
@@ -30,6 +33,9 @@ impl ClipFamily {
     /// that names it.
     pub fn of(dir: &Path) -> Result<ClipFamily> {
         let path = dir.join("config.json");
+        if !path.exists() && dir.join("open_clip_config.json").exists() {
+            return Ok(ClipFamily::MobileClip);
+        }
         let refused = |what: String| Error::Model {
             message: format!("CLIP model {}: {what}", path.display()),
         };
@@ -49,6 +55,7 @@ impl ClipFamily {
         match self {
             ClipFamily::Clip => &CLIP_FILES,
             ClipFamily::Siglip => &SIGLIP_FILES,
+            ClipFamily::MobileClip => &MOBILECLIP_FILES,
         }
     }
 
@@ -57,6 +64,7 @@ impl ClipFamily {
         match self {
             ClipFamily::Clip => super::CLIP_MODEL,
             ClipFamily::Siglip => super::SIGLIP_MODEL,
+            ClipFamily::MobileClip => super::MOBILECLIP_MODEL,
         }
     }
 
@@ -65,6 +73,7 @@ impl ClipFamily {
         match self {
             ClipFamily::Clip => "CLIP",
             ClipFamily::Siglip => "SigLIP",
+            ClipFamily::MobileClip => "MobileCLIP",
         }
     }
 
@@ -73,6 +82,7 @@ impl ClipFamily {
         match self {
             ClipFamily::Clip => "clip",
             ClipFamily::Siglip => "siglip",
+            ClipFamily::MobileClip => "mobileclip",
         }
     }
 }
@@ -83,6 +93,7 @@ impl ClipFamily {
 pub fn open_clip_model(dir: &Path, name: &str) -> Arc<dyn ClipModel> {
     match ClipFamily::of(dir) {
         Ok(ClipFamily::Siglip) => Arc::new(SiglipNetwork::open(dir, name)),
+        Ok(ClipFamily::MobileClip) => Arc::new(MobileClipNetwork::open(dir, name)),
         _ => Arc::new(ClipNetwork::open(dir, name)),
     }
 }
@@ -94,5 +105,6 @@ pub fn check_clip_dir(dir: &Path) -> Result<()> {
     match ClipFamily::of(dir)? {
         ClipFamily::Clip => check_openai_clip_dir(dir),
         ClipFamily::Siglip => check_siglip_dir(dir),
+        ClipFamily::MobileClip => check_mobileclip_dir(dir),
     }
 }

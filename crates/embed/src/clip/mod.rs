@@ -43,8 +43,11 @@ pub const CLIP_MODEL: &str = "openai/clip-vit-base-patch32";
 /// The SigLIP model `cairn model install siglip` fetches, likewise.
 pub const SIGLIP_MODEL: &str = "google/siglip-base-patch16-224";
 
-/// Installs the hub model of `family` ([`CLIP_MODEL`], about 605 MB, or [`SIGLIP_MODEL`], about
-/// 813 MB) into the Hugging Face cache `cache` from the hub at `endpoint`. No package registry
+/// The MobileCLIP model `cairn model install mobileclip` fetches, likewise.
+pub const MOBILECLIP_MODEL: &str = "apple/MobileCLIP-S2-OpenCLIP";
+
+/// Installs the hub model of `family` ([`CLIP_MODEL`], about 605 MB, [`SIGLIP_MODEL`], about
+/// 813 MB, or [`MOBILECLIP_MODEL`]) into the Hugging Face cache `cache` from the hub at `endpoint`. No package registry
 /// carries CLIP-family weights, so there is no fallback: where the hub cannot be reached, the
 /// error says so, and a directory from elsewhere can be named with `images.clip_dir`. The
 /// download is checked like a load (config, tokenizer files, every tensor) before it is kept.
@@ -76,7 +79,7 @@ pub fn install_clip(
 
 /// Finds a CLIP model: a directory named in config (`[images] clip_dir` or `CAIRN_CLIP_DIR`) —
 /// which must then hold a CLIP or SigLIP model, with the files of its kind — else
-/// [`CLIP_MODEL`] in the Hugging Face cache, else [`SIGLIP_MODEL`] there. Returns the directory
+/// [`CLIP_MODEL`] in the Hugging Face cache, else [`SIGLIP_MODEL`], else [`MOBILECLIP_MODEL`] there. Returns the directory
 /// and the name its vectors are recorded under (the directory's own name for a configured one,
 /// as `clip/<name>`).
 pub fn locate_clip(configured: Option<&Path>) -> Result<Option<(PathBuf, String)>> {
@@ -90,10 +93,11 @@ pub fn locate_clip(configured: Option<&Path>) -> Result<Option<(PathBuf, String)
                 origin: "images.clip_dir".into(),
                 message: format!(
                     "{} has no {missing}; a CLIP directory holds {} (Hugging Face's CLIPModel \
-                     layout), a SigLIP one {} (SiglipModel)",
+                     layout), a SigLIP one {} (SiglipModel), a MobileCLIP one {} (OpenCLIP's)",
                     dir.display(),
                     ClipFamily::Clip.files().join(", "),
-                    ClipFamily::Siglip.files().join(", ")
+                    ClipFamily::Siglip.files().join(", "),
+                    ClipFamily::MobileClip.files().join(", ")
                 ),
             });
         }
@@ -104,10 +108,12 @@ pub fn locate_clip(configured: Option<&Path>) -> Result<Option<(PathBuf, String)
         return Ok(Some((dir.to_path_buf(), format!("clip/{name}"))));
     }
     let cache = hub_cache();
-    Ok([ClipFamily::Clip, ClipFamily::Siglip]
-        .into_iter()
-        .find_map(|family| {
-            let model = family.hub_model();
-            hub_snapshot(&cache, model, family.files()).map(|dir| (dir, model.to_string()))
-        }))
+    Ok(
+        [ClipFamily::Clip, ClipFamily::Siglip, ClipFamily::MobileClip]
+            .into_iter()
+            .find_map(|family| {
+                let model = family.hub_model();
+                hub_snapshot(&cache, model, family.files()).map(|dir| (dir, model.to_string()))
+            }),
+    )
 }

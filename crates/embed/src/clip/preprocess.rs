@@ -17,6 +17,19 @@ pub const STD: [f32; 3] = [0.268_629_54, 0.261_302_6, 0.275_777_1];
 
 /// `image` as an image tower of input side `side` reads it: 3 × `side`², channels first.
 pub fn preprocess(image: &RgbImage, side: u32) -> Vec<f32> {
+    centre_crop(image, side, FilterType::CatmullRom, MEAN, STD)
+}
+
+/// `image` with its shorter side scaled to `side` by `filter` (the longer in proportion,
+/// rounded down), the centre cropped to a square, each channel `(x / 255 − mean) / std`,
+/// channels first: how CLIP-family towers that crop read a picture.
+pub fn centre_crop(
+    image: &RgbImage,
+    side: u32,
+    filter: FilterType,
+    mean: [f32; 3],
+    std: [f32; 3],
+) -> Vec<f32> {
     let (width, height) = image.dimensions();
     let (target, side) = (side, u64::from(side));
     let (scaled_width, scaled_height) = if height < width {
@@ -24,8 +37,7 @@ pub fn preprocess(image: &RgbImage, side: u32) -> Vec<f32> {
     } else {
         (target, (side * u64::from(height) / u64::from(width)) as u32)
     };
-    let scaled =
-        image::imageops::resize(image, scaled_width, scaled_height, FilterType::CatmullRom);
+    let scaled = image::imageops::resize(image, scaled_width, scaled_height, filter);
     let (left, top) = ((scaled_width - target) / 2, (scaled_height - target) / 2);
     let area = (target * target) as usize;
     let mut planes = vec![0.0; 3 * area];
@@ -35,7 +47,7 @@ pub fn preprocess(image: &RgbImage, side: u32) -> Vec<f32> {
             let at = (y * target + x) as usize;
             for channel in 0..3 {
                 let value = f32::from(pixel[channel]) / 255.0;
-                planes[channel * area + at] = (value - MEAN[channel]) / STD[channel];
+                planes[channel * area + at] = (value - mean[channel]) / std[channel];
             }
         }
     }

@@ -60,8 +60,9 @@ pub fn write_seeded_clip(
     save_tensors(&tensors, &dir.join("model.safetensors"))
 }
 
-/// Tensors of the given names and shapes, drawn uniformly from ±`scale` (layer-norm scales from
-/// 1 ± 0.2) by a SplitMix64 sequence from `seed`, in the order given: the same values every time.
+/// Tensors of the given names and shapes, drawn uniformly from ±`scale` (norm scales and
+/// batch-norm variances from 1 ± 0.2) by a SplitMix64 sequence from `seed`, in the order given:
+/// the same values every time.
 pub(crate) fn seeded_tensors(
     shapes: &[(String, Vec<usize>)],
     mut seed: u64,
@@ -70,10 +71,21 @@ pub(crate) fn seeded_tensors(
     let mut tensors = HashMap::new();
     for (name, dims) in shapes {
         let count: usize = dims.iter().product();
-        let is_norm_scale = name.ends_with("norm.weight")
-            || name.ends_with("layer_norm1.weight")
-            || name.ends_with("layer_norm2.weight")
-            || name.ends_with("layrnorm.weight");
+        // Layer and batch norms' scales, and batch norms' variances, near 1.
+        let is_norm_scale = [
+            "norm.weight",
+            "layer_norm1.weight",
+            "layer_norm2.weight",
+            "layrnorm.weight",
+            "ln_1.weight",
+            "ln_2.weight",
+            "ln_final.weight",
+            "bn.weight",
+            "identity.weight",
+            "running_var",
+        ]
+        .iter()
+        .any(|suffix| name.ends_with(suffix));
         let values: Vec<f32> = (0..count)
             .map(|_| {
                 let r = uniform(&mut seed);

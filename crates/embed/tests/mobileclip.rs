@@ -1,0 +1,168 @@
+//! MobileCLIP's towers on the tiny seeded model (`cairn_embed::mobileclip::tiny`): its vectors
+//! against the ones timm's FastViT and OpenCLIP's text tower computed from the same file, the
+//! ids (CLIP's tokenizer, padded with 0), the preprocessing, and the checks that refuse a file of
+//! another structure. These need no data.
+
+use std::path::PathBuf;
+
+use cairn_embed::clip::{ClipFamily, Tower, check_clip_dir, locate_clip, open_clip_model};
+use cairn_embed::mobileclip::tiny::write_tiny_mobileclip;
+use cairn_embed::mobileclip::{ImageTower, TextTower};
+use cairn_embed::testing::{assert_matches_golden, golden_pixels};
+
+/// The texts the tiny model's golden vectors are of.
+const TINY_TEXTS: [&str; 3] = ["a cat", "red error", "a dog!"];
+
+/// The tiny model against `mobileclip_tiny_golden.json`: the vectors timm's `FastVit` (MCi
+/// settings at the tiny size) and OpenCLIP's `TextTower` (attending both ways) computed from the
+/// same file, loaded strictly (`mobileclip_reference.py`, by hand: it needs PyTorch). To make
+/// them again: `CAIRN_MOBILECLIP_TINY_OUT=DIR cargo test -p cairn-embed --test mobileclip tiny`,
+/// then `python3 crates/embed/tests/mobileclip_reference.py DIR >
+/// crates/embed/tests/mobileclip_tiny_golden.json`.
+#[test]
+fn a_tiny_seeded_checkpoint_loads_and_matches_timm_and_open_clip() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = match std::env::var_os("CAIRN_MOBILECLIP_TINY_OUT") {
+        Some(out) => PathBuf::from(out),
+        None => scratch.path().to_path_buf(),
+    };
+    std::fs::create_dir_all(&dir).unwrap();
+    write_tiny_mobileclip(&dir).unwrap();
+    let text = TextTower::load(&dir).unwrap();
+    let image = ImageTower::load(&dir).unwrap();
+    let ids: Vec<Vec<u32>> = TINY_TEXTS.iter().map(|t| text.ids(t).to_vec()).collect();
+    let inputs = serde_json::json!({"texts": TINY_TEXTS, "ids": ids, "images": 2});
+    std::fs::write(dir.join("inputs.json"), inputs.to_string()).unwrap();
+
+    let golden: serde_json::Value =
+        serde_json::from_str(include_str!("mobileclip_tiny_golden.json")).unwrap();
+    for (i, words) in TINY_TEXTS.iter().enumerate() {
+        let expected = &golden["texts"][i];
+        assert_eq!(expected["text"], *words);
+        let golden_ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
+        assert_eq!(ids[i], golden_ids, "{words}");
+        assert_matches_golden(&text.vector(words).unwrap(), &expected["vector"], words);
+    }
+    for k in 0..2 {
+        let vector = image.vector_of_pixels(&golden_pixels(k, 64)).unwrap();
+        assert_matches_golden(
+            &vector,
+            &golden["images"][k]["vector"],
+            &format!("image {k}"),
+        );
+    }
+    // A picture goes through the preprocessing to the same tower.
+    let picture =
+        image::RgbImage::from_fn(96, 64, |x, y| image::Rgb([x as u8 * 2, y as u8 * 3, 90]));
+    let vector = image.vector(&picture).unwrap();
+    assert_eq!(
+        vector,
+        image.vector_of_pixels(&image.preprocess(&picture)).unwrap()
+    );
+    assert!((vector.iter().map(|v| v * v).sum::<f32>() - 1.0).abs() < 1e-4);
+}
+
+#[test]
+fn a_text_is_framed_and_padded_with_zeros_and_a_picture_cropped_to_its_centre() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tiny_mobileclip(dir.path()).unwrap();
+    let text = TextTower::load(dir.path()).unwrap();
+    let ids = text.ids("a cat");
+    // <|startoftext|> (518), "a</w>" (the byte a, ended: 256 + its rank), "cat</w>" (the
+    // second merge, 512 + 1), <|endoftext|> (519), then zeros.
+    assert_eq!(ids[0], 518);
+    assert_eq!(ids[3], 519);
+    assert!(ids[4..].iter().all(|&id| id == 0), "{ids:?}");
+
+    // A wide picture, black at the edges and white in the middle third: cropped to the
+    // centre, it is white; the channels stay 0–1 (mean 0, deviation 1).
+    let image = ImageTower::load(dir.path()).unwrap();
+    let picture = image::RgbImage::from_fn(192, 64, |x, _| match x {
+        64..128 => image::Rgb([255, 255, 255]),
+        _ => image::Rgb([0, 0, 0]),
+    });
+    let pixels = image.preprocess(&picture);
+    assert_eq!(pixels.len(), 3 * 64 * 64);
+    assert!(
+        pixels.iter().all(|v| (*v - 1.0).abs() < 1e-6),
+        "the centre is white"
+    );
+}
+
+#[test]
+fn the_model_serves_as_clip_and_a_file_of_another_structure_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tiny_mobileclip(dir.path()).unwrap();
+    assert_eq!(ClipFamily::of(dir.path()).unwrap(), ClipFamily::MobileClip);
+    let (found, name) = locate_clip(Some(dir.path())).unwrap().unwrap();
+    assert_eq!(found, dir.path());
+    check_clip_dir(dir.path()).unwrap();
+    let model = open_clip_model(dir.path(), &name);
+    assert_eq!(model.dimensions(), 8);
+    let picture = image::RgbImage::from_pixel(80, 60, image::Rgb([200, 30, 30]));
+    assert_eq!(model.image_vector(&picture).unwrap().len(), 8);
+    assert_eq!(model.text_vector("a red cat").unwrap().len(), 8);
+
+    let file = dir.path().join("open_clip_model.safetensors");
+    let complete = candle_core::safetensors::load(&file, &candle_core::Device::Cpu).unwrap();
+    // An optional branch missing (candle's FastViT would skip it and compute something else),
+    // a tensor the structure does not have (a reparameterized block), a misshapen one.
+    let missing = "visual.trunk.stages.2.downsample.proj.0.se.fc1.weight";
+    let extra = "visual.trunk.stem.2.reparam_conv.weight";
+    let mut cases = Vec::new();
+    let mut tensors = complete.clone();
+    tensors.remove(missing);
+    cases.push((tensors, format!("{missing} is missing")));
+    let mut tensors = complete.clone();
+    tensors.insert(
+        extra.into(),
+        candle_core::Tensor::zeros(
+            (4, 4, 1, 1),
+            candle_core::DType::F32,
+            &candle_core::Device::Cpu,
+        )
+        .unwrap(),
+    );
+    cases.push((tensors, format!("{extra} first")));
+    let mut tensors = complete.clone();
+    tensors.insert(
+        "text.text_projection".into(),
+        candle_core::Tensor::zeros((8, 6), candle_core::DType::F32, &candle_core::Device::Cpu)
+            .unwrap(),
+    );
+    cases.push((tensors, "text.text_projection is [8, 6]".to_string()));
+    for (tensors, named) in cases {
+        candle_core::safetensors::save(&tensors, &file).unwrap();
+        let err = check_clip_dir(dir.path()).unwrap_err().to_string();
+        assert!(err.contains(&named), "{named}: {err}");
+        let err = ImageTower::load(dir.path()).err().unwrap().to_string();
+        assert!(err.contains(&named), "{named}: {err}");
+    }
+    // Batch-norm counters, which PyTorch saves with every batch norm, are not a structure.
+    let mut tensors = complete.clone();
+    tensors.insert(
+        "visual.trunk.stem.2.identity.num_batches_tracked".into(),
+        candle_core::Tensor::new(3i64, &candle_core::Device::Cpu).unwrap(),
+    );
+    candle_core::safetensors::save(&tensors, &file).unwrap();
+    check_clip_dir(dir.path()).unwrap();
+
+    // Another image tower family, or a causal text tower, is refused by field.
+    let config = dir.path().join("open_clip_config.json");
+    let tiny = cairn_embed::mobileclip::tiny::TINY_CONFIG;
+    for (changed, named) in [
+        (
+            tiny.replace("fastvit_mci1", "vit_base_patch16_224"),
+            "timm_model_name",
+        ),
+        (
+            tiny.replace("\"no_causal_mask\": true", "\"no_causal_mask\": false"),
+            "no_causal_mask",
+        ),
+        (tiny.replace("\"shortest\"", "\"squash\""), "resize_mode"),
+    ] {
+        std::fs::write(&config, changed).unwrap();
+        let err = check_clip_dir(dir.path()).unwrap_err().to_string();
+        assert!(err.contains(named), "{named}: {err}");
+    }
+}
