@@ -74,7 +74,9 @@ pub struct ImagesConfig {
     /// CLIP model is installed (`CAIRN_CLIP=off` turns it off).
     pub clip: bool,
     /// A Hugging Face CLIP directory (`config.json`, `model.safetensors`, `merges.txt`) or
-    /// SigLIP one (`config.json`, `model.safetensors`, `tokenizer.json`), or `CAIRN_CLIP_DIR`;
+    /// SigLIP one (`config.json`, `model.safetensors`, `tokenizer.json`), or an OpenCLIP
+    /// MobileCLIP one (`open_clip_config.json`, `open_clip_model.safetensors`,
+    /// `tokenizer.json`), or `CAIRN_CLIP_DIR`;
     /// default: where `cairn model install clip` (else `siglip`) puts it (the Hugging Face
     /// cache).
     pub clip_dir: Option<PathBuf>,

@@ -177,9 +177,9 @@ const TOOLS: &[ToolSpec] = &[
         name: "memory_vision_search",
         title: "Find images",
         description: "Find stored images (screenshots, diagrams) by the words they show (their \
-            text is read by OCR) or their memories say, by what the words describe (when a CLIP \
-            or SigLIP model is installed: \"a red error banner\"), and by how they look like a picture \
-            you give; copies of one screen come back once. Each hit has the image id, its file and \
+            text is read by OCR) or their memories say, by what the words describe (when a CLIP, \
+            SigLIP or MobileCLIP model is installed: \"a red error banner\"), and by how they \
+            look like a picture you give; copies of one screen come back once. Each hit has the image id, its file and \
             thumbnail, its read text, the signals that found it with scores, the query words \
             found in the image, and the memories that show it.\n\
             Use it to find an earlier screenshot of an error, dialog or page: by its words \

@@ -703,8 +703,8 @@ fn image_lines(out: &mut String, ocr: &OcrView, look: &LookView, clip: &ClipView
             Some(kind) => format!("{model} ({kind}) in {}", dir.display()),
             None => format!("{model} in {}", dir.display()),
         },
-        _ => "not installed (cairn model install clip or siglip, where the Hugging Face hub is \
-              reachable; or images.clip_dir)"
+        _ => "not installed (cairn model install clip, siglip or mobileclip, where the Hugging \
+              Face hub is reachable; or images.clip_dir)"
             .into(),
     };
     line(out, &format!("{}  {}  {state}", clip.name, clip.repo));

@@ -5,8 +5,8 @@
 //! words it shows, the look model by how it looks; CLIP reads little of the text in a
 //! screenshot, but knows what a dialog, a chart or a stack trace looks like. No CLIP weights
 //! ship with cairn (nor can be had from a package registry); a user who has them (a Hugging
-//! Face CLIP or SigLIP directory, or `cairn model install clip` or `siglip` where the hub is
-//! reachable) gets this third space. Each model says how its cosines read ([`MatchScale`]).
+//! Face CLIP or SigLIP directory, an OpenCLIP MobileCLIP one, or `cairn model install clip`,
+//! `siglip` or `mobileclip` where the hub is reachable) gets this third space. Each model says how its cosines read ([`MatchScale`]).
 //!
 //! Each image's vector is made once, after the write, with its look and text
 //! ([`crate::image::reading`]), and kept with the name of the model that made it, 8 bits a
