@@ -222,3 +222,33 @@ pub fn assert_matches_golden(ours: &[f32], theirs: &serde_json::Value, what: &st
         .fold(0.0, f32::max);
     assert!(worst < 1e-4, "{what}: ours {ours:?}, reference {theirs:?}");
 }
+
+/// Where a tiny model's golden test writes the model: the directory the environment variable
+/// `out` names (to make the golden vectors again from it, with the reference script), else a
+/// scratch directory that lives as long as this.
+pub struct GoldenDir {
+    _scratch: tempfile::TempDir,
+    pub path: PathBuf,
+}
+
+impl GoldenDir {
+    pub fn new(out: &str) -> Self {
+        let scratch = tempfile::tempdir().expect("a scratch directory");
+        let path = std::env::var_os(out)
+            .map(PathBuf::from)
+            .unwrap_or_else(|| scratch.path().to_path_buf());
+        std::fs::create_dir_all(&path).expect("the golden model's directory");
+        GoldenDir {
+            _scratch: scratch,
+            path,
+        }
+    }
+
+    /// Writes `inputs.json`, what the reference scripts read beside the model: the texts, their
+    /// ids, and how many test images ([`golden_pixels`]).
+    pub fn write_inputs(&self, texts: &[&str], ids: &[Vec<u32>], images: usize) {
+        let inputs = serde_json::json!({"texts": texts, "ids": ids, "images": images});
+        std::fs::write(self.path.join("inputs.json"), inputs.to_string())
+            .expect("inputs.json is written");
+    }
+}

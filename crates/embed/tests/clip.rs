@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use cairn_embed::clip::tiny::write_tiny_clip;
 use cairn_embed::clip::{CONTEXT, ClipTokenizer, ClipWeights, IMAGE_SIDE, preprocess};
-use cairn_embed::testing::{assert_matches_golden, golden_pixels};
+use cairn_embed::testing::{GoldenDir, assert_matches_golden, golden_pixels};
 
 fn vocab() -> Option<PathBuf> {
     cairn_embed::testing::clip_data_for_tests().map(|d| d.join("bpe_simple_vocab_16e6.txt.gz"))
@@ -152,14 +152,10 @@ const TINY_TEXTS: [&str; 3] = ["a cat", "red error", "a dog!"];
 /// `python3 crates/embed/tests/clip_reference.py DIR > crates/embed/tests/clip_tiny_golden.json`.
 #[test]
 fn a_tiny_seeded_checkpoint_loads_and_matches_the_reference() {
-    let scratch = tempfile::tempdir().unwrap();
-    let dir = match std::env::var_os("CAIRN_CLIP_TINY_OUT") {
-        Some(out) => PathBuf::from(out),
-        None => scratch.path().to_path_buf(),
-    };
-    std::fs::create_dir_all(&dir).unwrap();
-    write_tiny_clip(&dir).unwrap();
-    let model = ClipWeights::load(&dir).unwrap();
+    let golden_dir = GoldenDir::new("CAIRN_CLIP_TINY_OUT");
+    let dir = &golden_dir.path;
+    write_tiny_clip(dir).unwrap();
+    let model = ClipWeights::load(dir).unwrap();
     let tokenizer = ClipTokenizer::open_with(&dir.join("merges.txt"), 6).unwrap();
     let framed: Vec<Vec<u32>> = TINY_TEXTS
         .iter()
@@ -168,8 +164,7 @@ fn a_tiny_seeded_checkpoint_loads_and_matches_the_reference() {
             framed[..=tokenizer.end_of_text(&framed)].to_vec()
         })
         .collect();
-    let inputs = serde_json::json!({"texts": TINY_TEXTS, "ids": framed, "images": 2});
-    std::fs::write(dir.join("inputs.json"), inputs.to_string()).unwrap();
+    golden_dir.write_inputs(&TINY_TEXTS, &framed, 2);
 
     let golden: serde_json::Value =
         serde_json::from_str(include_str!("clip_tiny_golden.json")).unwrap();

@@ -3,12 +3,10 @@
 //! ids (CLIP's tokenizer, padded with 0), the preprocessing, and the checks that refuse a file of
 //! another structure. These need no data.
 
-use std::path::PathBuf;
-
 use cairn_embed::clip::{ClipFamily, Tower, check_clip_dir, locate_clip, open_clip_model};
 use cairn_embed::mobileclip::tiny::write_tiny_mobileclip;
 use cairn_embed::mobileclip::{ImageTower, TextTower};
-use cairn_embed::testing::{assert_matches_golden, golden_pixels};
+use cairn_embed::testing::{GoldenDir, assert_matches_golden, golden_pixels};
 
 /// The texts the tiny model's golden vectors are of.
 const TINY_TEXTS: [&str; 3] = ["a cat", "red error", "a dog!"];
@@ -21,18 +19,13 @@ const TINY_TEXTS: [&str; 3] = ["a cat", "red error", "a dog!"];
 /// crates/embed/tests/mobileclip_tiny_golden.json`.
 #[test]
 fn a_tiny_seeded_checkpoint_loads_and_matches_timm_and_open_clip() {
-    let scratch = tempfile::tempdir().unwrap();
-    let dir = match std::env::var_os("CAIRN_MOBILECLIP_TINY_OUT") {
-        Some(out) => PathBuf::from(out),
-        None => scratch.path().to_path_buf(),
-    };
-    std::fs::create_dir_all(&dir).unwrap();
-    write_tiny_mobileclip(&dir).unwrap();
-    let text = TextTower::load(&dir).unwrap();
-    let image = ImageTower::load(&dir).unwrap();
+    let golden_dir = GoldenDir::new("CAIRN_MOBILECLIP_TINY_OUT");
+    let dir = &golden_dir.path;
+    write_tiny_mobileclip(dir).unwrap();
+    let text = TextTower::load(dir).unwrap();
+    let image = ImageTower::load(dir).unwrap();
     let ids: Vec<Vec<u32>> = TINY_TEXTS.iter().map(|t| text.ids(t).to_vec()).collect();
-    let inputs = serde_json::json!({"texts": TINY_TEXTS, "ids": ids, "images": 2});
-    std::fs::write(dir.join("inputs.json"), inputs.to_string()).unwrap();
+    golden_dir.write_inputs(&TINY_TEXTS, &ids, 2);
 
     let golden: serde_json::Value =
         serde_json::from_str(include_str!("mobileclip_tiny_golden.json")).unwrap();

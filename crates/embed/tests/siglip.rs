@@ -3,15 +3,13 @@
 //! the context), its vectors against an independent implementation's, the calibration read
 //! from the checkpoint, and the checks that refuse a broken directory. These need no data.
 
-use std::path::PathBuf;
-
 use cairn_core::image::MatchScale;
 use cairn_embed::clip::{ClipFamily, Tower, check_clip_dir, locate_clip, open_clip_model};
 use cairn_embed::siglip::tiny::{
     TINY_CONFIG, TINY_LOGIT_BIAS, TINY_LOGIT_SCALE, write_tiny_siglip,
 };
 use cairn_embed::siglip::{ImageTower, TextTower, match_scale_of, preprocess};
-use cairn_embed::testing::{assert_matches_golden, golden_pixels};
+use cairn_embed::testing::{GoldenDir, assert_matches_golden, golden_pixels};
 
 /// The texts the tiny model's golden vectors are of.
 const TINY_TEXTS: [&str; 3] = ["a cat", "Red error", "a dog!"];
@@ -53,18 +51,13 @@ fn a_text_is_its_pieces_then_the_end_padded_or_cut_to_the_context() {
 /// `python3 crates/embed/tests/siglip_reference.py DIR > crates/embed/tests/siglip_tiny_golden.json`.
 #[test]
 fn a_tiny_seeded_checkpoint_loads_and_matches_the_reference() {
-    let scratch = tempfile::tempdir().unwrap();
-    let dir = match std::env::var_os("CAIRN_SIGLIP_TINY_OUT") {
-        Some(out) => PathBuf::from(out),
-        None => scratch.path().to_path_buf(),
-    };
-    std::fs::create_dir_all(&dir).unwrap();
-    write_tiny_siglip(&dir).unwrap();
-    let text = TextTower::load(&dir).unwrap();
-    let image = ImageTower::load(&dir).unwrap();
+    let golden_dir = GoldenDir::new("CAIRN_SIGLIP_TINY_OUT");
+    let dir = &golden_dir.path;
+    write_tiny_siglip(dir).unwrap();
+    let text = TextTower::load(dir).unwrap();
+    let image = ImageTower::load(dir).unwrap();
     let ids: Vec<Vec<u32>> = TINY_TEXTS.iter().map(|t| text.ids(t).unwrap()).collect();
-    let inputs = serde_json::json!({"texts": TINY_TEXTS, "ids": ids, "images": 2});
-    std::fs::write(dir.join("inputs.json"), inputs.to_string()).unwrap();
+    golden_dir.write_inputs(&TINY_TEXTS, &ids, 2);
 
     let golden: serde_json::Value =
         serde_json::from_str(include_str!("siglip_tiny_golden.json")).unwrap();
