@@ -21,7 +21,7 @@ use anyhow::{Context, Result};
 use cairn_embed::clip::tiny::write_seeded_clip;
 use cairn_embed::clip::tokenizer::{merges_for_vocabulary, merges_text};
 use cairn_embed::clip::{ClipFamily, ClipShape, ClipTokenizer, ClipWeights, Tower};
-use cairn_embed::mobileclip::tiny::{S2_CONFIG, s2_shape, write_seeded_mobileclip};
+use cairn_embed::mobileclip::tiny::{s2_shape, write_seeded_mobileclip};
 use cairn_embed::mobileclip::{self as mobileclip, MobileClipShape};
 use cairn_embed::siglip::tiny::{tokenizer_json, write_seeded_siglip};
 use cairn_embed::siglip::{ImageTower, SiglipShape, TextTower};
@@ -123,7 +123,14 @@ pub fn run(
             let dir = scratch.join("mobileclip-s2-seeded");
             std::fs::create_dir_all(&dir)?;
             let merges = merges_text(&merges)?;
-            write_seeded_mobileclip(&dir, S2_CONFIG, &s2_shape(), &merges, options.seed, 0.02)?;
+            write_seeded_mobileclip(
+                &dir,
+                "fastvit_mci2",
+                &s2_shape(),
+                &merges,
+                options.seed,
+                0.02,
+            )?;
             (dir, "MobileCLIP-S2 (seeded weights)".into())
         }
         None if options.siglip => {

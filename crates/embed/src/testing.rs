@@ -252,3 +252,52 @@ impl GoldenDir {
             .expect("inputs.json is written");
     }
 }
+
+/// Asserts that a model's towers give the golden vectors a reference script computed (`golden`,
+/// its JSON): each of `texts` with the `ids` it was given and its text vector, then each test
+/// image ([`golden_pixels`] of `side`) with its image vector, all within 1e-4. The golden vectors
+/// must also differ from one another by far more than that, so the comparison tells each text
+/// and image apart (a degenerate seed would pass anything).
+pub fn assert_towers_match_golden(
+    golden: &str,
+    texts: &[&str],
+    ids: &[Vec<u32>],
+    side: usize,
+    text_vector: impl Fn(&str) -> cairn_core::Result<Vec<f32>>,
+    image_vector: impl Fn(&[f32]) -> cairn_core::Result<Vec<f32>>,
+) {
+    let golden: serde_json::Value = serde_json::from_str(golden).expect("golden JSON");
+    for (i, text) in texts.iter().enumerate() {
+        let expected = &golden["texts"][i];
+        assert_eq!(expected["text"], *text);
+        let golden_ids: Vec<u32> =
+            serde_json::from_value(expected["ids"].clone()).expect("golden ids");
+        assert_eq!(ids[i], golden_ids, "{text}");
+        assert_matches_golden(
+            &text_vector(text).expect("a text vector"),
+            &expected["vector"],
+            text,
+        );
+    }
+    let images = golden["images"].as_array().expect("golden images");
+    assert!(!images.is_empty());
+    for (k, expected) in images.iter().enumerate() {
+        let vector = image_vector(&golden_pixels(k, side)).expect("an image vector");
+        assert_matches_golden(&vector, &expected["vector"], &format!("image {k}"));
+    }
+    let vectors: Vec<Vec<f32>> = ["texts", "images"]
+        .iter()
+        .flat_map(|kind| golden[kind].as_array().expect("golden vectors"))
+        .map(|entry| serde_json::from_value(entry["vector"].clone()).expect("a vector"))
+        .collect();
+    for (i, a) in vectors.iter().enumerate() {
+        for b in &vectors[i + 1..] {
+            let apart = a
+                .iter()
+                .zip(b)
+                .map(|(x, y)| (x - y).abs())
+                .fold(0.0, f32::max);
+            assert!(apart > 1e-2, "{a:?} and {b:?} are too alike");
+        }
+    }
+}

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use cairn_embed::clip::tiny::write_tiny_clip;
 use cairn_embed::clip::{CONTEXT, ClipTokenizer, ClipWeights, IMAGE_SIDE, preprocess};
-use cairn_embed::testing::{GoldenDir, assert_matches_golden, golden_pixels};
+use cairn_embed::testing::{GoldenDir, assert_matches_golden, assert_towers_match_golden};
 
 fn vocab() -> Option<PathBuf> {
     cairn_embed::testing::clip_data_for_tests().map(|d| d.join("bpe_simple_vocab_16e6.txt.gz"))
@@ -166,29 +166,24 @@ fn a_tiny_seeded_checkpoint_loads_and_matches_the_reference() {
         .collect();
     golden_dir.write_inputs(&TINY_TEXTS, &framed, 2);
 
-    let golden: serde_json::Value =
-        serde_json::from_str(include_str!("clip_tiny_golden.json")).unwrap();
+    let golden = include_str!("clip_tiny_golden.json");
+    assert_towers_match_golden(
+        golden,
+        &TINY_TEXTS,
+        &framed,
+        32,
+        |text| model.text_vector(text),
+        |pixels| model.image_vector_of_pixels(pixels),
+    );
+    // The tower is causal: the whole context of 77 ids gives the same vector as the ids up to
+    // the end of the text.
+    let golden: serde_json::Value = serde_json::from_str(golden).unwrap();
     for (i, text) in TINY_TEXTS.iter().enumerate() {
-        let expected = &golden["texts"][i];
-        assert_eq!(expected["text"], *text);
-        let ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
-        assert_eq!(framed[i], ids, "{text}");
-        assert_matches_golden(&model.text_vector(text).unwrap(), &expected["vector"], text);
-        // The tower is causal: the whole context of 77 ids gives the same vector as the ids up
-        // to the end of the text.
         let whole = tokenizer.framed(text);
         assert_matches_golden(
             &model.text_vector_of_ids(&whole).unwrap(),
-            &expected["vector"],
+            &golden["texts"][i]["vector"],
             text,
-        );
-    }
-    for k in 0..2 {
-        let vector = model.image_vector_of_pixels(&golden_pixels(k, 32)).unwrap();
-        assert_matches_golden(
-            &vector,
-            &golden["images"][k]["vector"],
-            &format!("image {k}"),
         );
     }
     // A picture goes through the preprocessing to the same tower.

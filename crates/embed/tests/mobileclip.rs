@@ -6,7 +6,7 @@
 use cairn_embed::clip::{ClipFamily, Tower, check_clip_dir, locate_clip, open_clip_model};
 use cairn_embed::mobileclip::tiny::write_tiny_mobileclip;
 use cairn_embed::mobileclip::{ImageTower, TextTower};
-use cairn_embed::testing::{GoldenDir, assert_matches_golden, golden_pixels};
+use cairn_embed::testing::{GoldenDir, assert_towers_match_golden};
 
 /// The texts the tiny model's golden vectors are of.
 const TINY_TEXTS: [&str; 3] = ["a cat", "red error", "a dog!"];
@@ -27,23 +27,14 @@ fn a_tiny_seeded_checkpoint_loads_and_matches_timm_and_open_clip() {
     let ids: Vec<Vec<u32>> = TINY_TEXTS.iter().map(|t| text.ids(t).to_vec()).collect();
     golden_dir.write_inputs(&TINY_TEXTS, &ids, 2);
 
-    let golden: serde_json::Value =
-        serde_json::from_str(include_str!("mobileclip_tiny_golden.json")).unwrap();
-    for (i, words) in TINY_TEXTS.iter().enumerate() {
-        let expected = &golden["texts"][i];
-        assert_eq!(expected["text"], *words);
-        let golden_ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
-        assert_eq!(ids[i], golden_ids, "{words}");
-        assert_matches_golden(&text.vector(words).unwrap(), &expected["vector"], words);
-    }
-    for k in 0..2 {
-        let vector = image.vector_of_pixels(&golden_pixels(k, 64)).unwrap();
-        assert_matches_golden(
-            &vector,
-            &golden["images"][k]["vector"],
-            &format!("image {k}"),
-        );
-    }
+    assert_towers_match_golden(
+        include_str!("mobileclip_tiny_golden.json"),
+        &TINY_TEXTS,
+        &ids,
+        64,
+        |words| text.vector(words),
+        |pixels| image.vector_of_pixels(pixels),
+    );
     // A picture goes through the preprocessing to the same tower.
     let picture =
         image::RgbImage::from_fn(96, 64, |x, y| image::Rgb([x as u8 * 2, y as u8 * 3, 90]));
@@ -61,10 +52,9 @@ fn a_text_is_framed_and_padded_with_zeros_and_a_picture_cropped_to_its_centre() 
     write_tiny_mobileclip(dir.path()).unwrap();
     let text = TextTower::load(dir.path()).unwrap();
     let ids = text.ids("a cat");
-    // <|startoftext|> (518), "a</w>" (the byte a, ended: 256 + its rank), "cat</w>" (the
-    // second merge, 512 + 1), <|endoftext|> (519), then zeros.
-    assert_eq!(ids[0], 518);
-    assert_eq!(ids[3], 519);
+    // <|startoftext|> (518), "a</w>" (320, as in CLIP's own vocabulary), "cat</w>" (the
+    // second merge: 512 + 1), <|endoftext|> (519), then zeros.
+    assert_eq!(ids[..4], [518, 320, 513, 519]);
     assert!(ids[4..].iter().all(|&id| id == 0), "{ids:?}");
 
     // A wide picture, black at the edges and white in the middle third: cropped to the
@@ -140,21 +130,30 @@ fn the_model_serves_as_clip_and_a_file_of_another_structure_is_refused() {
     candle_core::safetensors::save(&tensors, &file).unwrap();
     check_clip_dir(dir.path()).unwrap();
 
-    // Another image tower family, or a causal text tower, is refused by field.
+    // Another image tower family, a causal text tower or another resize is refused by field.
     let config = dir.path().join("open_clip_config.json");
-    let tiny = cairn_embed::mobileclip::tiny::TINY_CONFIG;
-    for (changed, named) in [
+    let tiny: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    for (field, value, named) in [
         (
-            tiny.replace("fastvit_mci1", "vit_base_patch16_224"),
+            "/model_cfg/vision_cfg/timm_model_name",
+            serde_json::json!("vit_base_patch16_224"),
             "timm_model_name",
         ),
         (
-            tiny.replace("\"no_causal_mask\": true", "\"no_causal_mask\": false"),
+            "/model_cfg/text_cfg/no_causal_mask",
+            serde_json::json!(false),
             "no_causal_mask",
         ),
-        (tiny.replace("\"shortest\"", "\"squash\""), "resize_mode"),
+        (
+            "/preprocess_cfg/resize_mode",
+            serde_json::json!("squash"),
+            "resize_mode",
+        ),
     ] {
-        std::fs::write(&config, changed).unwrap();
+        let mut changed = tiny.clone();
+        *changed.pointer_mut(field).expect(field) = value;
+        std::fs::write(&config, changed.to_string()).unwrap();
         let err = check_clip_dir(dir.path()).unwrap_err().to_string();
         assert!(err.contains(named), "{named}: {err}");
     }

@@ -9,7 +9,7 @@ use cairn_embed::siglip::tiny::{
     TINY_CONFIG, TINY_LOGIT_BIAS, TINY_LOGIT_SCALE, write_tiny_siglip,
 };
 use cairn_embed::siglip::{ImageTower, TextTower, match_scale_of, preprocess};
-use cairn_embed::testing::{GoldenDir, assert_matches_golden, golden_pixels};
+use cairn_embed::testing::{GoldenDir, assert_towers_match_golden};
 
 /// The texts the tiny model's golden vectors are of.
 const TINY_TEXTS: [&str; 3] = ["a cat", "Red error", "a dog!"];
@@ -59,40 +59,14 @@ fn a_tiny_seeded_checkpoint_loads_and_matches_the_reference() {
     let ids: Vec<Vec<u32>> = TINY_TEXTS.iter().map(|t| text.ids(t).unwrap()).collect();
     golden_dir.write_inputs(&TINY_TEXTS, &ids, 2);
 
-    let golden: serde_json::Value =
-        serde_json::from_str(include_str!("siglip_tiny_golden.json")).unwrap();
-    for (i, words) in TINY_TEXTS.iter().enumerate() {
-        let expected = &golden["texts"][i];
-        assert_eq!(expected["text"], *words);
-        let golden_ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
-        assert_eq!(ids[i], golden_ids, "{words}");
-        assert_matches_golden(&text.vector(words).unwrap(), &expected["vector"], words);
-    }
-    for k in 0..2 {
-        let vector = image.vector_of_pixels(&golden_pixels(k, 32)).unwrap();
-        assert_matches_golden(
-            &vector,
-            &golden["images"][k]["vector"],
-            &format!("image {k}"),
-        );
-    }
-    // Every golden vector differs from every other by far more than the tolerance, so the
-    // comparison tells each text and image apart (the seed is not degenerate).
-    let vectors: Vec<Vec<f32>> = ["texts", "images"]
-        .iter()
-        .flat_map(|kind| golden[kind].as_array().unwrap())
-        .map(|entry| serde_json::from_value(entry["vector"].clone()).unwrap())
-        .collect();
-    for (i, a) in vectors.iter().enumerate() {
-        for b in &vectors[i + 1..] {
-            let apart = a
-                .iter()
-                .zip(b)
-                .map(|(x, y)| (x - y).abs())
-                .fold(0.0, f32::max);
-            assert!(apart > 1e-2, "{a:?} and {b:?} are too alike");
-        }
-    }
+    assert_towers_match_golden(
+        include_str!("siglip_tiny_golden.json"),
+        &TINY_TEXTS,
+        &ids,
+        32,
+        |words| text.vector(words),
+        |pixels| image.vector_of_pixels(pixels),
+    );
 
     // A picture goes through the preprocessing to the same tower.
     let picture =

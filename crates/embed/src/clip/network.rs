@@ -27,7 +27,7 @@ use image::RgbImage;
 use super::config::ClipShape;
 use super::preprocess::preprocess;
 use super::tokenizer::{ClipTokenizer, merges_for_vocabulary};
-use super::towers::{Tower, TowerPair};
+use super::towers::{About, Tower, TowerPair};
 use crate::weights::{Weights, builder};
 
 /// The files a CLIP model directory holds.
@@ -172,9 +172,10 @@ pub type ClipNetwork = TowerPair<TextTower, ImageTower>;
 impl ClipNetwork {
     /// The model in `dir`, its vectors recorded under `name`, read on CLIP's scale.
     pub fn open(dir: &Path, name: &str) -> Self {
-        let shape = ClipShape::read(&dir.join("config.json"));
-        let dimensions = shape.map_or(0, |shape| shape.projection);
-        TowerPair::new(dir, name, dimensions, MatchScale::CLIP)
+        TowerPair::new(dir, name, |dir| About {
+            dimensions: ClipShape::read(&dir.join("config.json")).map_or(0, |s| s.projection),
+            scale: MatchScale::CLIP,
+        })
     }
 }
 

@@ -14,6 +14,7 @@
 //! - **Images**: the shorter side scaled to the tower's side (bilinear unless the config says
 //!   bicubic), the centre cropped, channels `(x / 255 − mean) / std` (MobileCLIP: 0 and 1).
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use cairn_core::image::MatchScale;
@@ -30,7 +31,7 @@ use serde::Deserialize;
 use super::config::MobileClipShape;
 use crate::clip::preprocess::centre_crop;
 use crate::clip::tokenizer::{CONTEXT, ClipTokenizer, merges_for_vocabulary};
-use crate::clip::towers::{Tower, TowerPair};
+use crate::clip::towers::{About, Tower, TowerPair};
 use crate::weights::{Weights, builder};
 
 /// The files a MobileCLIP (OpenCLIP) directory holds.
@@ -186,10 +187,10 @@ fn open_checked(dir: &Path) -> Result<(MobileClipShape, Weights)> {
     weights
         .check(&expected)
         .map_err(|e| mobileclip_error(&source, e))?;
+    let known: HashSet<&str> = expected.iter().map(|(name, _)| name.as_str()).collect();
     let mut extra: Vec<&str> = weights
         .names()
-        .filter(|name| !name.ends_with(".num_batches_tracked"))
-        .filter(|name| !expected.iter().any(|(known, _)| known == name))
+        .filter(|name| !name.ends_with(".num_batches_tracked") && !known.contains(name))
         .collect();
     extra.sort_unstable();
     if let Some(first) = extra.first() {
@@ -262,10 +263,12 @@ pub type MobileClipNetwork = TowerPair<TextTower, ImageTower>;
 impl MobileClipNetwork {
     /// The model in `dir`, its vectors recorded under `name`.
     pub fn open(dir: &Path, name: &str) -> Self {
-        let dimensions = Weights::open(&dir.join("open_clip_model.safetensors"))
-            .ok()
-            .and_then(|weights| MobileClipShape::read(dir, &weights).ok())
-            .map_or(0, |shape| shape.embed);
-        TowerPair::new(dir, name, dimensions, MatchScale::CLIP)
+        TowerPair::new(dir, name, |dir| About {
+            dimensions: Weights::open(&dir.join("open_clip_model.safetensors"))
+                .ok()
+                .and_then(|weights| MobileClipShape::read(dir, &weights).ok())
+                .map_or(0, |shape| shape.embed),
+            scale: MatchScale::CLIP,
+        })
     }
 }

@@ -16,27 +16,6 @@ use cairn_core::Result;
 use super::config::{FastVitShape, MobileClipShape, Preprocess, TextShape};
 use crate::clip::tiny::{TINY_MERGES, save_tensors, seeded_tensors};
 
-/// The tiny model's `open_clip_config.json`.
-pub const TINY_CONFIG: &str = r#"{
-  "model_cfg": {
-    "embed_dim": 8,
-    "vision_cfg": {
-      "timm_model_name": "fastvit_mci1", "timm_model_pretrained": false, "timm_pool": "avg",
-      "timm_proj": null, "image_size": 64
-    },
-    "text_cfg": {
-      "context_length": 77, "vocab_size": 520, "width": 8, "heads": 2, "layers": 2,
-      "no_causal_mask": true
-    },
-    "custom_text": true
-  },
-  "preprocess_cfg": {
-    "mean": [0.0, 0.0, 0.0], "std": [1.0, 1.0, 1.0], "interpolation": "bilinear",
-    "resize_mode": "shortest"
-  }
-}
-"#;
-
 /// The tiny model's shape (what its config and weights say).
 pub fn tiny_shape() -> MobileClipShape {
     MobileClipShape {
@@ -64,7 +43,7 @@ pub fn tiny_shape() -> MobileClipShape {
 
 /// Writes the tiny model into `dir` (which must exist).
 pub fn write_tiny_mobileclip(dir: &Path) -> Result<()> {
-    write_seeded_mobileclip(dir, TINY_CONFIG, &tiny_shape(), TINY_MERGES, 11, 0.5)
+    write_seeded_mobileclip(dir, "fastvit_mci1", &tiny_shape(), TINY_MERGES, 11, 0.5)
 }
 
 /// MobileCLIP-S2's shape (`apple/MobileCLIP-S2-OpenCLIP`: timm's `fastvit_mci2`, 256-pixel
@@ -93,40 +72,49 @@ pub fn s2_shape() -> MobileClipShape {
     }
 }
 
-/// MobileCLIP-S2's `open_clip_config.json`, as OpenCLIP writes it.
-pub const S2_CONFIG: &str = r#"{
-  "model_cfg": {
-    "embed_dim": 512,
-    "vision_cfg": {
-      "timm_model_name": "fastvit_mci2", "timm_model_pretrained": false, "timm_pool": "avg",
-      "timm_proj": null, "timm_drop": 0.0, "timm_drop_path": 0.0, "image_size": 256
-    },
-    "text_cfg": {
-      "context_length": 77, "vocab_size": 49408, "width": 512, "heads": 8, "layers": 12,
-      "no_causal_mask": true
-    },
-    "custom_text": true
-  },
-  "preprocess_cfg": {
-    "mean": [0.0, 0.0, 0.0], "std": [1.0, 1.0, 1.0], "interpolation": "bilinear",
-    "resize_mode": "shortest"
-  }
+/// The `open_clip_config.json` of a model of `shape` whose image tower is timm's `family`
+/// (`fastvit_mci2` …), in OpenCLIP's layout.
+pub fn open_clip_config(shape: &MobileClipShape, family: &str) -> String {
+    let (text, preprocess) = (shape.text, &shape.preprocess);
+    serde_json::json!({
+        "model_cfg": {
+            "embed_dim": shape.embed,
+            "vision_cfg": {
+                "timm_model_name": family, "timm_model_pretrained": false, "timm_pool": "avg",
+                "timm_proj": null, "image_size": shape.image.side
+            },
+            "text_cfg": {
+                "context_length": text.context, "vocab_size": text.vocabulary,
+                "width": text.width, "heads": text.heads, "layers": text.layers,
+                "no_causal_mask": true
+            },
+            "custom_text": true
+        },
+        "preprocess_cfg": {
+            "mean": preprocess.mean, "std": preprocess.std,
+            "interpolation": if preprocess.bicubic { "bicubic" } else { "bilinear" },
+            "resize_mode": "shortest"
+        }
+    })
+    .to_string()
 }
-"#;
 
-/// Writes a MobileCLIP directory into `dir` (which must exist): `config` as its
-/// `open_clip_config.json`, the merges of `merges` (a merges file's text) as its
+/// Writes a MobileCLIP directory into `dir` (which must exist): the `open_clip_config.json` of
+/// `shape` with timm's `family`, the merges of `merges` (a merges file's text) as its
 /// `tokenizer.json`, and every tensor of `shape` drawn uniformly from ±`scale` by a SplitMix64
 /// sequence from `seed` (`clip::tiny`'s; batch-norm variances near 1).
 pub fn write_seeded_mobileclip(
     dir: &Path,
-    config: &str,
+    family: &str,
     shape: &MobileClipShape,
     merges: &str,
     seed: u64,
     scale: f32,
 ) -> Result<()> {
-    std::fs::write(dir.join("open_clip_config.json"), config)?;
+    std::fs::write(
+        dir.join("open_clip_config.json"),
+        open_clip_config(shape, family),
+    )?;
     let merges: Vec<&str> = merges.lines().skip(1).filter(|l| !l.is_empty()).collect();
     let tokenizer = serde_json::json!({"model": {"type": "BPE", "merges": merges}});
     std::fs::write(dir.join("tokenizer.json"), tokenizer.to_string())?;

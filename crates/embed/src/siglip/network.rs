@@ -28,7 +28,7 @@ use image::imageops::FilterType;
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
 use super::config::SiglipShape;
-use crate::clip::towers::{Tower, TowerPair};
+use crate::clip::towers::{About, Tower, TowerPair};
 use crate::weights::{Weights, builder};
 
 /// The files a SigLIP model directory holds.
@@ -191,11 +191,12 @@ pub type SiglipNetwork = TowerPair<TextTower, ImageTower>;
 impl SiglipNetwork {
     /// The model in `dir`, its vectors recorded under `name`.
     pub fn open(dir: &Path, name: &str) -> Self {
-        let shape = SiglipShape::read(&dir.join("config.json"));
-        // A checkpoint without its calibration does not load either; nothing is read on this
-        // scale then.
-        let scale = match_scale_of(dir).unwrap_or(MatchScale::CLIP);
-        TowerPair::new(dir, name, shape.map_or(0, |s| s.dimensions()), scale)
+        TowerPair::new(dir, name, |dir| About {
+            dimensions: SiglipShape::read(&dir.join("config.json")).map_or(0, |s| s.dimensions()),
+            // A checkpoint without its calibration does not load either; nothing is read on
+            // this scale then.
+            scale: match_scale_of(dir).unwrap_or(MatchScale::CLIP),
+        })
     }
 }
 
