@@ -118,7 +118,7 @@ enum Command {
         /// A LoCoMo-format JSON file, e.g. ../shared/bench-data/locomo-dev.json.
         file: PathBuf,
         #[command(flatten)]
-        model: ModelArgs,
+        retrieval: RetrievalArgs,
         /// Also write every question's ranking in every mode (50 deep, with raw scores) to this
         /// file as JSON Lines, for analysis outside the harness.
         #[arg(long)]
@@ -149,6 +149,9 @@ enum Command {
         /// The index's breadth while inserting (efConstruction): build time against recall.
         #[arg(long, default_value_t = AnnSettings::default().expansion_add)]
         ef_add: usize,
+        /// The index's graph degree (M): links per vector, against build time and size.
+        #[arg(long, default_value_t = AnnSettings::default().connectivity)]
+        connectivity: usize,
         /// Searches per mode.
         #[arg(long, default_value_t = 100)]
         searches: usize,
@@ -323,7 +326,7 @@ enum Command {
         /// The directory holding cran.all.1400, cran.qry and cranqrel.
         dir: PathBuf,
         #[command(flatten)]
-        model: ModelArgs,
+        retrieval: RetrievalArgs,
         #[arg(long)]
         json: bool,
     },
@@ -339,6 +342,13 @@ struct ModelArgs {
     /// cache).
     #[arg(long)]
     model_dir: Option<PathBuf>,
+}
+
+/// How a retrieval collection is searched: the model, the `[search]` settings and the backend.
+#[derive(clap::Args)]
+struct RetrievalArgs {
+    #[command(flatten)]
+    model: ModelArgs,
     /// A cairn config file whose `[search]` section the searches use instead of the defaults
     /// (to measure a setting before choosing it).
     #[arg(long)]
@@ -349,7 +359,7 @@ struct ModelArgs {
     store: Option<String>,
 }
 
-impl ModelArgs {
+impl RetrievalArgs {
     fn backend(&self) -> cairn_bench::collection::Backend {
         match &self.store {
             Some(url) => cairn_bench::collection::Backend::Postgres(url.clone()),
@@ -369,7 +379,9 @@ impl ModelArgs {
             }
         })
     }
+}
 
+impl ModelArgs {
     fn embedder(&self) -> Result<Option<Arc<dyn Embedder>>> {
         if self.no_semantic {
             return Ok(None);
@@ -532,7 +544,7 @@ fn main() -> Result<()> {
         }
         Command::Locomo {
             file,
-            model,
+            retrieval,
             dump,
             json,
         } => {
@@ -542,9 +554,9 @@ fn main() -> Result<()> {
             };
             let report = locomo::run(
                 &file,
-                model.embedder()?,
-                &model.search()?,
-                &model.backend(),
+                retrieval.model.embedder()?,
+                &retrieval.search()?,
+                &retrieval.backend(),
                 dump.as_mut().map(|w| w as &mut dyn std::io::Write),
             )?;
             if json {
@@ -884,9 +896,17 @@ fn main() -> Result<()> {
                 print!("{}", conflicts::table(&quality, &overhead));
             }
         }
-        Command::Cranfield { dir, model, json } => {
-            let report =
-                cranfield::run(&dir, model.embedder()?, &model.search()?, &model.backend())?;
+        Command::Cranfield {
+            dir,
+            retrieval,
+            json,
+        } => {
+            let report = cranfield::run(
+                &dir,
+                retrieval.model.embedder()?,
+                &retrieval.search()?,
+                &retrieval.backend(),
+            )?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
@@ -915,6 +935,7 @@ fn main() -> Result<()> {
             quantization,
             ef_search,
             ef_add,
+            connectivity,
             searches,
             store,
             seed,
@@ -949,6 +970,7 @@ fn main() -> Result<()> {
                             Some(_) => cairn_store_postgres::INDEX_EF_SEARCH,
                         }),
                         expansion_add: ef_add,
+                        connectivity,
                         ..AnnSettings::default()
                     },
                     postgres: store.clone(),
@@ -1038,5 +1060,16 @@ impl Quantization {
             Quantization::F16 => ScalarKind::F16,
             Quantization::I8 => ScalarKind::I8,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// clap checks a command's definition only when the command is parsed, and only in debug
+    /// builds: two options of one name (say, one flattened in from a shared struct) panic that
+    /// command alone. This checks every command at once.
+    #[test]
+    fn every_command_is_well_formed() {
+        <super::Cli as clap::CommandFactory>::command().debug_assert();
     }
 }

@@ -1125,3 +1125,13 @@ pub struct RestoreArgs {
     #[arg(long)]
     pub force: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    /// clap checks a command's definition only when that command is parsed, and only in debug
+    /// builds (two options of one name panic it). This checks every command at once.
+    #[test]
+    fn every_command_is_well_formed() {
+        <super::Cli as clap::CommandFactory>::command().debug_assert();
+    }
+}
