@@ -53,9 +53,16 @@ pub struct HybridResult {
     pub index_build_seconds: Option<f64>,
     /// Share of the exact top 10 that the store's nearest-neighbour search returns.
     pub index_recall_at_10: f64,
+    /// The same with near ties counted, as ann-benchmarks counts recall: a returned neighbour is
+    /// correct when its similarity is within [`TIE`] of the exact 10th's or above. Where the
+    /// exact top 10 is decided by differences smaller than that (the blends' random noise at
+    /// 1M), this says whether the index still returns neighbours as close.
+    pub index_recall_at_10_ties: f64,
     /// Summed similarity of the returned top 10 over that of the exact top 10: how much worse
     /// what the index misses is than what it returns instead (1 means misses are exact ties).
     pub index_similarity_ratio: f64,
+    /// The index searched again at other breadths (`--ef-sweep`), against the same exact top 10.
+    pub ef_sweep: Vec<EfPoint>,
     /// The store's nearest-neighbour search (through the index when there is one), query
     /// vectors given.
     pub nearest: Percentiles,
@@ -74,6 +81,56 @@ pub struct HybridResult {
     pub search_process: Option<SearchProcess>,
 }
 
+/// The index's accuracy and speed at one search breadth (ef).
+#[derive(Debug, Serialize)]
+pub struct EfPoint {
+    pub ef: usize,
+    pub recall_at_10: f64,
+    pub recall_at_10_ties: f64,
+    pub similarity_ratio: f64,
+    pub nearest: Percentiles,
+}
+
+/// What the index returns against the exact top 10, summed over queries.
+#[derive(Default)]
+struct IndexAccuracy {
+    queries: usize,
+    found: usize,
+    found_or_tied: usize,
+    returned_similarity: f64,
+    exact_similarity: f64,
+}
+
+impl IndexAccuracy {
+    fn add(&mut self, exact: &[SignalHit], returned: &[SignalHit]) {
+        self.queries += 1;
+        self.found += exact
+            .iter()
+            .filter(|e| returned.iter().any(|hit| hit.id == e.id))
+            .count();
+        if let Some(tenth) = exact.last() {
+            self.found_or_tied += returned
+                .iter()
+                .filter(|hit| hit.raw >= tenth.raw - TIE)
+                .count();
+        }
+        self.returned_similarity += returned.iter().map(|hit| hit.raw).sum::<f64>();
+        self.exact_similarity += exact.iter().map(|hit| hit.raw).sum::<f64>();
+    }
+
+    fn recall(&self) -> f64 {
+        self.found as f64 / (self.queries * 10).max(1) as f64
+    }
+
+    fn recall_with_ties(&self) -> f64 {
+        self.found_or_tied as f64 / (self.queries * 10).max(1) as f64
+    }
+
+    fn similarity_ratio(&self) -> f64 {
+        self.returned_similarity / self.exact_similarity.max(f64::MIN_POSITIVE)
+    }
+}
+
 /// The real binary answering one hybrid search per process on the finished store.
 #[derive(Debug, Serialize)]
 pub struct SearchProcess {
@@ -84,8 +141,11 @@ pub struct SearchProcess {
 
 /// Weight of the second real vector in a blend.
 const BLEND: f32 = 0.5;
-/// Per-dimension noise added to a blend (a norm of about 0.5 over 384 dimensions).
-const BLEND_NOISE: f64 = 0.025;
+/// Per-dimension noise added to a blend by default (a norm of about 0.5 over 384 dimensions).
+pub const BLEND_NOISE: f64 = 0.025;
+/// How much less similar than the exact 10th neighbour a returned one may be and still count in
+/// [`HybridResult::index_recall_at_10_ties`]: ann-benchmarks' epsilon (1e-3 of distance).
+pub const TIE: f64 = 1e-3;
 
 /// One run's workload.
 pub struct HybridOptions {
@@ -93,6 +153,10 @@ pub struct HybridOptions {
     pub size: u64,
     /// Memories embedded for real.
     pub embed: u64,
+    /// Per-dimension standard deviation of the noise in each blend ([`BLEND_NOISE`]).
+    pub blend_noise: f64,
+    /// Other search breadths (ef) to measure the built index at, against the same exact scan.
+    pub ef_sweep: Vec<usize>,
     /// Searches per mode.
     pub searches: usize,
     pub seed: u64,
@@ -113,6 +177,8 @@ pub fn run(
     let HybridOptions {
         size,
         embed,
+        blend_noise,
+        ef_sweep: ref breadths,
         searches,
         seed,
         ref ann,
@@ -171,7 +237,7 @@ pub fn run(
                     true => original.clone(),
                     false => {
                         let other = &vectors[noise.below(vectors.len())];
-                        blended(original, other, &mut noise)
+                        blended(original, other, blend_noise, &mut noise)
                     }
                 };
                 (p.id, p.updated_at, vector)
@@ -215,8 +281,9 @@ pub fn run(
     let in_project = MemoryFilter::in_scope(ScopeFilter::ProjectAndGlobal(ProjectName::new(
         corpus.a_project(),
     )?));
-    let (mut through_store, mut exact_scan, mut found) = (Vec::new(), Vec::new(), 0usize);
-    let (mut returned_similarity, mut exact_similarity) = (0.0, 0.0);
+    let (mut through_store, mut exact_scan) = (Vec::new(), Vec::new());
+    let mut accuracy = IndexAccuracy::default();
+    let mut exacts = Vec::with_capacity(query_vectors.len());
     let mut project_samples = Vec::new();
     for vector in &query_vectors {
         let start = Instant::now();
@@ -228,20 +295,43 @@ pub fn run(
         let start = Instant::now();
         let exact = measured.nearest_exact(vector, &filter, now, 10)?;
         exact_scan.push(start.elapsed());
-        found += exact
-            .iter()
-            .filter(|e| hits.iter().any(|hit| hit.id == e.id))
-            .count();
-        returned_similarity += hits.iter().map(|hit| hit.raw).sum::<f64>();
-        exact_similarity += exact.iter().map(|hit| hit.raw).sum::<f64>();
+        accuracy.add(&exact, &hits);
+        exacts.push(exact);
+    }
+    let mut ef_sweep = Vec::new();
+    for &ef in breadths {
+        progress(&format!("{size}: the index at ef {ef}"));
+        let swept = Measured::open(
+            &target,
+            &AnnSettings {
+                expansion_search: ef,
+                ..ann.clone()
+            },
+        )?;
+        let (mut accuracy, mut samples) = (IndexAccuracy::default(), Vec::new());
+        for (vector, exact) in query_vectors.iter().zip(&exacts) {
+            let start = Instant::now();
+            let hits = swept.store().nearest(TEXT, vector, &filter, now, 10)?;
+            samples.push(start.elapsed());
+            accuracy.add(exact, &hits);
+        }
+        ef_sweep.push(EfPoint {
+            ef,
+            recall_at_10: accuracy.recall(),
+            recall_at_10_ties: accuracy.recall_with_ties(),
+            similarity_ratio: accuracy.similarity_ratio(),
+            nearest: Percentiles::of(&samples),
+        });
     }
     Ok(HybridResult {
         memories: size,
         embedded_for_real: vectors.len() as u64,
         embed_per_second: vectors.len() as f64 / embed_seconds.max(f64::MIN_POSITIVE),
         index_build_seconds,
-        index_recall_at_10: found as f64 / (query_vectors.len() * 10).max(1) as f64,
-        index_similarity_ratio: returned_similarity / exact_similarity.max(f64::MIN_POSITIVE),
+        index_recall_at_10: accuracy.recall(),
+        index_recall_at_10_ties: accuracy.recall_with_ties(),
+        index_similarity_ratio: accuracy.similarity_ratio(),
+        ef_sweep,
         nearest: Percentiles::of(&through_store),
         exact_scan: Percentiles::of(&exact_scan),
         nearest_in_project: Percentiles::of(&project_samples),
@@ -301,12 +391,12 @@ fn search_processes(
     })
 }
 
-/// `main + BLEND × other`, plus Gaussian noise of `BLEND_NOISE` per dimension, normalised.
-fn blended(main: &[f32], other: &[f32], rng: &mut Rng) -> Vec<f32> {
+/// `main + BLEND × other`, plus Gaussian noise of `noise` per dimension, normalised.
+fn blended(main: &[f32], other: &[f32], noise: f64, rng: &mut Rng) -> Vec<f32> {
     let noisy: Vec<f32> = main
         .iter()
         .zip(other)
-        .map(|(x, y)| x + BLEND * y + (rng.gaussian() * BLEND_NOISE) as f32)
+        .map(|(x, y)| x + BLEND * y + (rng.gaussian() * noise) as f32)
         .collect();
     let norm = noisy.iter().map(|x| x * x).sum::<f32>().sqrt();
     noisy.into_iter().map(|x| x / norm).collect()

@@ -135,6 +135,10 @@ enum Command {
         /// hybrid.rs).
         #[arg(long, default_value_t = 2000)]
         embed: u64,
+        /// Standard deviation, per dimension, of the random noise in each blend: the larger, the
+        /// more the exact top 10 among blends is decided by noise rather than by the real vectors.
+        #[arg(long, default_value_t = hybrid::BLEND_NOISE)]
+        blend_noise: f64,
         /// Stores with at least this many vectors get the HNSW index (0 forces it, to measure the
         /// crossover against the exact scan).
         #[arg(long, default_value_t = AnnSettings::default().min_vectors)]
@@ -146,6 +150,10 @@ enum Command {
         /// and 400 for PostgreSQL's).
         #[arg(long)]
         ef_search: Option<usize>,
+        /// Also search the built index at these breadths (comma-separated), against the same
+        /// exact top 10: recall and latency for each, from one build.
+        #[arg(long, value_delimiter = ',')]
+        ef_sweep: Vec<usize>,
         /// The index's breadth while inserting (efConstruction): build time against recall.
         #[arg(long, default_value_t = AnnSettings::default().expansion_add)]
         ef_add: usize,
@@ -931,9 +939,11 @@ fn main() -> Result<()> {
         Command::Hybrid {
             sizes,
             embed,
+            blend_noise,
             index_from,
             quantization,
             ef_search,
+            ef_sweep,
             ef_add,
             connectivity,
             searches,
@@ -960,6 +970,8 @@ fn main() -> Result<()> {
                 let options = hybrid::HybridOptions {
                     size,
                     embed: embed.min(size).max(1),
+                    blend_noise,
+                    ef_sweep: ef_sweep.clone(),
                     searches: searches.max(1),
                     seed,
                     ann: AnnSettings {
@@ -987,11 +999,12 @@ fn main() -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&results)?);
             } else {
                 println!(
-                    "{:>9} {:>8} {:>9} {:>9} {:>9} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>8} {:>18} {:>11}",
+                    "{:>9} {:>8} {:>9} {:>9} {:>9} {:>9} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>8} {:>18} {:>11}",
                     "memories",
                     "embed/s",
                     "index s",
                     "recall10",
+                    "w/ ties",
                     "sim ratio",
                     "nearest p50/p99",
                     "exact scan p50/p99",
@@ -1009,12 +1022,13 @@ fn main() -> Result<()> {
                         format!("{:.2} / {:.2} ms", p.p50_ms, p.p99_ms)
                     };
                     println!(
-                        "{:>9} {:>8.0} {:>9} {:>9.3} {:>9.4} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>8.0} {:>18} {:>11}",
+                        "{:>9} {:>8.0} {:>9} {:>9.3} {:>9.3} {:>9.4} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>8.0} {:>18} {:>11}",
                         r.memories,
                         r.embed_per_second,
                         r.index_build_seconds
                             .map_or("-".to_string(), |s| format!("{s:.1}")),
                         r.index_recall_at_10,
+                        r.index_recall_at_10_ties,
                         r.index_similarity_ratio,
                         pair(&r.nearest),
                         pair(&r.exact_scan),
@@ -1031,6 +1045,28 @@ fn main() -> Result<()> {
                             .as_ref()
                             .map_or("-".to_string(), |p| format!("{:.0}", p.peak_rss_mib)),
                     );
+                }
+                if results.iter().any(|r| !r.ef_sweep.is_empty()) {
+                    println!(
+                        "\n{:>9} {:>6} {:>9} {:>9} {:>9} {:>20}",
+                        "memories", "ef", "recall10", "w/ ties", "sim ratio", "nearest p50/p99"
+                    );
+                    for r in &results {
+                        for point in &r.ef_sweep {
+                            println!(
+                                "{:>9} {:>6} {:>9.3} {:>9.3} {:>9.4} {:>20}",
+                                r.memories,
+                                point.ef,
+                                point.recall_at_10,
+                                point.recall_at_10_ties,
+                                point.similarity_ratio,
+                                format!(
+                                    "{:.2} / {:.2} ms",
+                                    point.nearest.p50_ms, point.nearest.p99_ms
+                                )
+                            );
+                        }
+                    }
                 }
             }
         }
