@@ -10,6 +10,13 @@
 //! any order is as good). What the rankings return for the synthetic texts means nothing and is
 //! not reported.
 //!
+//! The index is measured against the exact scan three ways: recall@10 (the exact top 10's ids),
+//! recall@10 with near ties counted (ann-benchmarks' definition: a returned neighbour within
+//! [`TIE`] of the exact 10th's similarity is correct), and the similarity ratio (how close what
+//! it returns is, on average). The blends' noise (`--blend-noise`) is isotropic, so the more of
+//! it, the more the exact top 10 among a million blends is decided by noise that no graph's
+//! neighbourhoods follow; `--ef-sweep` searches the one built index at other breadths.
+//!
 //! The in-process figures share one process with the import, the embedding and the index build,
 //! so its peak RSS is the benchmark's, not a searcher's. A search process is measured apart: the
 //! real `cairn search --mode hybrid` run on the finished store, one process per query (model
