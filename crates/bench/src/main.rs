@@ -135,8 +135,9 @@ enum Command {
         /// hybrid.rs).
         #[arg(long, default_value_t = 2000)]
         embed: u64,
-        /// Standard deviation, per dimension, of the random noise in each blend: the larger, the
-        /// more the exact top 10 among blends is decided by noise rather than by the real vectors.
+        /// Standard deviation, per dimension, of Gaussian noise added to each blend (none by
+        /// default; 0.025 gives the blends measured before November 2026): the larger, the more
+        /// the exact top 10 among blends is decided by noise rather than by the real vectors.
         #[arg(long, default_value_t = hybrid::BLEND_NOISE)]
         blend_noise: f64,
         /// Stores with at least this many vectors get the HNSW index (0 forces it, to measure the
@@ -146,8 +147,8 @@ enum Command {
         /// Precision of the vectors inside the index.
         #[arg(long, value_enum, default_value_t = Quantization::I8)]
         quantization: Quantization,
-        /// The index's search breadth (ef; default: the store's own, 1,024 for SQLite's index
-        /// and 400 for PostgreSQL's).
+        /// The index's search breadth (ef; default: the store's own: for SQLite's index 1,024,
+        /// one per 250 vectors past 256,000 (4,000 at a million); 400 for PostgreSQL's).
         #[arg(long)]
         ef_search: Option<usize>,
         /// Also search the built index at these breadths (comma-separated), against the same
@@ -983,6 +984,11 @@ fn main() -> Result<()> {
                         }),
                         expansion_add: ef_add,
                         connectivity,
+                        // A breadth given is used as given; the default grows with the index.
+                        vectors_per_expansion: match ef_search {
+                            Some(_) => 0,
+                            None => AnnSettings::default().vectors_per_expansion,
+                        },
                         ..AnnSettings::default()
                     },
                     postgres: store.clone(),

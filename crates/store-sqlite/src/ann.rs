@@ -59,13 +59,39 @@ pub struct AnnSettings {
     pub connectivity: usize,
     /// Candidate list size while inserting (efConstruction).
     pub expansion_add: usize,
-    /// Candidate list size while searching (ef), raised to the number of candidates asked for.
-    /// Measured at 100,000 vectors (`cairn-bench hybrid`, medians of three, one sitting):
-    /// recall@10 against the exact scan 0.871 at 256, 0.928 at 512, 0.949 at 768 and 0.960 at
-    /// 1,024, the index search p50 2.5 ms at 256 and 5.9 ms at 1,024 (hybrid search with the
-    /// query's embedding 7.3 and 12.2 ms). The neighbours missed at lower settings are near ties
-    /// (found/true similarity 0.997), but a search should find what the exact scan finds.
+    /// Candidate list size while searching (ef) in an index of up to
+    /// `expansion_search × vectors_per_expansion` vectors; always raised to the number of
+    /// candidates asked for. Measured at 100,000 vectors (`cairn-bench hybrid`, medians of
+    /// three, one sitting): recall@10 against the exact scan 0.871 at 256, 0.928 at 512, 0.949
+    /// at 768 and 0.960 at 1,024, the index search p50 2.5 ms at 256 and 5.9 ms at 1,024 (hybrid
+    /// search with the query's embedding 7.3 and 12.2 ms). The neighbours missed at lower
+    /// settings are near ties (found/true similarity 0.997), but a search should find what the
+    /// exact scan finds.
     pub expansion_search: usize,
+    /// A larger graph needs a wider search for the same recall, so past that size the breadth
+    /// is one candidate per this many vectors, up to [`MAX_EXPANSION_SEARCH`] (0: it never
+    /// grows). Measured at 1,000,000 vectors (`cairn-bench hybrid --ef-sweep`, one build):
+    /// recall@10 0.902 at 1,024, 0.955 at 2,048 and 0.971 at 4,096, the index search p50 3.7,
+    /// 4.5 and 8.1 ms; a second build gave 0.905 and 0.942 at the first two. 250 gives 4,000
+    /// at a million and leaves every store of up to 256,000 vectors at 1,024.
+    pub vectors_per_expansion: usize,
+}
+
+/// The widest search breadth the size rule gives ([`AnnSettings::vectors_per_expansion`]):
+/// about 20 ms of index search on two cores, at 8 million vectors and up.
+pub const MAX_EXPANSION_SEARCH: usize = 8_192;
+
+impl AnnSettings {
+    /// The search breadth (ef) for an index holding `size` vectors.
+    pub fn search_breadth(&self, size: usize) -> usize {
+        match self.vectors_per_expansion {
+            0 => self.expansion_search,
+            per => (size / per).clamp(
+                self.expansion_search,
+                MAX_EXPANSION_SEARCH.max(self.expansion_search),
+            ),
+        }
+    }
 }
 
 impl Default for AnnSettings {
@@ -77,6 +103,7 @@ impl Default for AnnSettings {
             connectivity: 16,
             expansion_add: 128,
             expansion_search: 1_024,
+            vectors_per_expansion: 250,
         }
     }
 }
@@ -181,7 +208,7 @@ impl AnnIndex {
         loop {
             loaded
                 .index
-                .change_expansion_search(self.settings.expansion_search.max(wanted));
+                .change_expansion_search(self.settings.search_breadth(size).max(wanted));
             let found = loaded
                 .index
                 .search(query, wanted)
@@ -616,4 +643,31 @@ fn index_error(action: &str, error: impl std::fmt::Display) -> Error {
         ),
         std::io::Error::other(error.to_string()),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_search_widens_with_the_index_past_its_floor() {
+        let settings = AnnSettings::default();
+        assert_eq!(settings.search_breadth(5_000), 1_024);
+        assert_eq!(settings.search_breadth(100_000), 1_024);
+        assert_eq!(settings.search_breadth(256_000), 1_024);
+        assert_eq!(settings.search_breadth(1_000_000), 4_000);
+        assert_eq!(settings.search_breadth(50_000_000), MAX_EXPANSION_SEARCH);
+        let fixed = AnnSettings {
+            expansion_search: 300,
+            vectors_per_expansion: 0,
+            ..AnnSettings::default()
+        };
+        assert_eq!(fixed.search_breadth(1_000_000), 300);
+        // A floor above the ceiling is kept: the ceiling bounds the growth, not the setting.
+        let wide = AnnSettings {
+            expansion_search: 10_000,
+            ..AnnSettings::default()
+        };
+        assert_eq!(wide.search_breadth(100_000_000), 10_000);
+    }
 }
