@@ -136,8 +136,8 @@ enum Command {
         #[arg(long, default_value_t = 2000)]
         embed: u64,
         /// Standard deviation, per dimension, of Gaussian noise added to each blend (none by
-        /// default; 0.025 gives the blends measured before November 2026): the larger, the more
-        /// the exact top 10 among blends is decided by noise rather than by the real vectors.
+        /// default; 0.025 is the noise of the blends measured before November 2026): the larger,
+        /// the more the exact top 10 among blends is decided by noise, not by the real vectors.
         #[arg(long, default_value_t = hybrid::BLEND_NOISE)]
         blend_noise: f64,
         /// Stores with at least this many vectors get the HNSW index (0 forces it, to measure the
