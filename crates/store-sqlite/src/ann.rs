@@ -69,7 +69,7 @@ pub struct AnnSettings {
     /// exact scan finds.
     pub expansion_search: usize,
     /// A larger graph needs a wider search for the same recall, so past that size the breadth
-    /// is one candidate per this many vectors, up to [`MAX_EXPANSION_SEARCH`] (0: it never
+    /// is one candidate per this many vectors, up to 8,192 (`MAX_EXPANSION_SEARCH`; 0: it never
     /// grows). Measured at 1,000,000 vectors (`cairn-bench hybrid --ef-sweep`, one build):
     /// recall@10 0.902 at 1,024, 0.955 at 2,048 and 0.971 at 4,096, the index search p50 3.7,
     /// 4.5 and 8.1 ms; a second build gave 0.905 and 0.942 at the first two. 250 gives 4,000
