@@ -152,7 +152,8 @@ enum Command {
         #[arg(long)]
         ef_search: Option<usize>,
         /// Also search the built index at these breadths (comma-separated), against the same
-        /// exact top 10: recall and latency for each, from one build.
+        /// exact top 10: recall and latency for each, from one build (at most 1,000 with
+        /// --store: pgvector's limit).
         #[arg(long, value_delimiter = ',')]
         ef_sweep: Vec<usize>,
         /// The index's breadth while inserting (efConstruction): build time against recall.
@@ -955,6 +956,12 @@ fn main() -> Result<()> {
             model,
             json,
         } => {
+            if let Some(wide) = ef_sweep.iter().find(|&&ef| ef > 1_000 && store.is_some()) {
+                bail!(
+                    "--ef-sweep {wide}: PostgreSQL's index searches at most 1,000 wide \
+                     (pgvector's ef_search limit)"
+                );
+            }
             let Some(embedder) = model.embedder()? else {
                 bail!("the hybrid benchmark needs the model: cairn model install");
             };
