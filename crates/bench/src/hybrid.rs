@@ -40,13 +40,13 @@ use std::time::Instant;
 
 use anyhow::Result;
 use cairn_core::config::{Config, Limits};
-use cairn_core::embedding::Embedder;
 use cairn_core::embedding::VectorSpace;
+use cairn_core::embedding::{Embedder, MemoryVector, SentenceVectors};
 use cairn_core::memory::MemoryFilter;
 use cairn_core::memory::SignalHit;
 use cairn_core::search::{SearchMode, SearchRequest};
 use cairn_core::store::Store;
-use cairn_core::{MemoryId, MemoryService, ProjectName, ScopeFilter, ServiceParts};
+use cairn_core::{MemoryService, ProjectName, ScopeFilter, ServiceParts};
 use cairn_store_postgres::PostgresStore;
 use cairn_store_sqlite::{AnnSettings, SqliteStore};
 use jiff::Timestamp;
@@ -229,8 +229,13 @@ pub fn run(
     let sample = direct.pending_embeddings(TEXT, embed as usize)?;
     let texts: Vec<&str> = sample.iter().map(|p| p.text.as_str()).collect();
     let started = Instant::now();
-    let vectors = embedder.embed(&texts)?;
+    let passages = embedder.embed_passages(&texts)?;
     let embed_seconds = started.elapsed().as_secs_f64();
+    let sentences: Vec<SentenceVectors> = passages
+        .iter()
+        .map(|passage| SentenceVectors::encode(&passage.sentences))
+        .collect();
+    let vectors: Vec<Vec<f32>> = passages.into_iter().map(|p| p.vector).collect();
     direct.write(&mut |tx| {
         tx.set_embedding_model(TEXT, embedder.identity())?;
         Ok(())
@@ -245,7 +250,9 @@ pub fn run(
         if pending.is_empty() {
             break;
         }
-        let rows: Vec<(MemoryId, jiff::Timestamp, Vec<f32>)> = pending
+        // A blend keeps the sentence vectors of the memory it starts from, so that re-scoring
+        // by sentences reads as much per memory as in a store of real texts.
+        let rows: Vec<MemoryVector> = pending
             .iter()
             .enumerate()
             .map(|(i, p)| {
@@ -258,7 +265,12 @@ pub fn run(
                         blended([original, other, third], blend_noise, &mut noise)
                     }
                 };
-                (p.id, p.updated_at, vector)
+                MemoryVector {
+                    id: p.id,
+                    updated_at: p.updated_at,
+                    vector,
+                    sentences: sentences[i % vectors.len()].clone(),
+                }
             })
             .collect();
         first = false;
@@ -479,6 +491,7 @@ impl Measured {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cairn_core::MemoryId;
 
     #[test]
     fn a_blend_is_the_three_vectors_weighted_and_normalised() {

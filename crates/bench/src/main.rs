@@ -185,7 +185,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Embedding throughput (every turn of a LoCoMo-format file, all cores), one-question
+    /// Embedding throughput (every turn of a LoCoMo-format file embedded as the queue embeds a
+    /// memory: headline and text, whole and sentence by sentence; all cores), one-question
     /// latency, and agreement with the f32 reference.
     Embed {
         /// A LoCoMo-format JSON file, e.g. ../shared/bench-data/locomo-dev.json.

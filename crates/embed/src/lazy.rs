@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use cairn_core::embedding::{Embedder, ModelIdentity};
+use cairn_core::embedding::{Embedder, ModelIdentity, Passage};
 use cairn_core::{Error, Result};
 
 use crate::sentence::{SentenceEmbedder, read_identity};
@@ -73,5 +73,9 @@ impl Embedder for LazyEmbedder {
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         self.model()?.embed(texts)
+    }
+
+    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Passage>> {
+        self.model()?.embed_passages(texts)
     }
 }

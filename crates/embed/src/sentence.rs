@@ -2,18 +2,21 @@
 //!
 //! Texts are tokenised, sorted by length and cut into batches of about [`BATCH_TOKENS`] tokens;
 //! the threads (one per core) take batches from a shared counter until none is left, each with
-//! its own workspace. One short text, as a query is, runs on the calling thread.
+//! its own workspace. One short text, as a query is, runs on the calling thread. A memory's
+//! sentences are pooled from the same pass ([`Embedder::embed_passages`]): the tokenizer's
+//! offsets say which tokens each sentence holds.
 
 use std::io::Read;
+use std::ops::Range;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use cairn_core::embedding::{Embedder, ModelIdentity};
+use cairn_core::embedding::{Embedder, ModelIdentity, Passage, sentence_spans};
 use cairn_core::{Error, Result};
 use sha2::{Digest, Sha256};
 use tokenizers::{Tokenizer, TruncationParams};
 
-use crate::encoder::{Encoder, Sequence, Workspace};
+use crate::encoder::{Encoder, Pooled, Sequence, Workspace};
 
 /// The longest text, in tokens, that is embedded; the rest of a longer text is cut. The model's
 /// tokenizer.json says 128, which would ignore half of a typical memory.
@@ -72,16 +75,27 @@ impl SentenceEmbedder {
     }
 }
 
-impl Embedder for SentenceEmbedder {
-    fn identity(&self) -> &ModelIdentity {
-        &self.identity
-    }
-
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+impl SentenceEmbedder {
+    /// Each text pooled whole and, when `sentences`, over each of its sentences' tokens
+    /// ([`sentence_spans`]) from the same pass.
+    fn pooled(&self, texts: &[&str], sentences: bool) -> Result<Vec<Pooled>> {
         let encodings = self
             .tokenizer
             .encode_batch(texts.to_vec(), true)
             .map_err(|err| model_error("tokenizing", err))?;
+        let parts: Vec<Vec<Range<usize>>> = match sentences {
+            true => texts
+                .iter()
+                .zip(&encodings)
+                .map(|(text, encoding)| {
+                    sentence_spans(text)
+                        .iter()
+                        .filter_map(|span| token_range(encoding.get_offsets(), span))
+                        .collect()
+                })
+                .collect(),
+            false => vec![Vec::new(); texts.len()],
+        };
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| encodings[i].len());
         let mut batches: Vec<&[usize]> = Vec::new();
@@ -96,12 +110,13 @@ impl Embedder for SentenceEmbedder {
         if start < order.len() {
             batches.push(&order[start..]);
         }
-        let run = |batch: &[usize], work: &mut Workspace| -> Vec<(usize, Vec<f32>)> {
+        let run = |batch: &[usize], work: &mut Workspace| -> Vec<(usize, Pooled)> {
             let sequences: Vec<Sequence<'_>> = batch
                 .iter()
                 .map(|&i| Sequence {
                     ids: encodings[i].get_ids(),
                     type_ids: encodings[i].get_type_ids(),
+                    parts: &parts[i],
                 })
                 .collect();
             batch
@@ -120,7 +135,7 @@ impl Embedder for SentenceEmbedder {
             }
             done
         };
-        let done: Vec<(usize, Vec<f32>)> = if threads <= 1 {
+        let done: Vec<(usize, Pooled)> = if threads <= 1 {
             worker()
         } else {
             std::thread::scope(|scope| {
@@ -136,12 +151,50 @@ impl Embedder for SentenceEmbedder {
                 done
             })
         };
-        let mut out = vec![Vec::new(); texts.len()];
-        for (i, vector) in done {
-            out[i] = vector;
+        let mut out: Vec<Option<Pooled>> = (0..texts.len()).map(|_| None).collect();
+        for (i, pooled) in done {
+            out[i] = Some(pooled);
         }
-        Ok(out)
+        Ok(out
+            .into_iter()
+            .map(|pooled| pooled.expect("every text is in one batch"))
+            .collect())
     }
+}
+
+impl Embedder for SentenceEmbedder {
+    fn identity(&self) -> &ModelIdentity {
+        &self.identity
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        Ok(self
+            .pooled(texts, false)?
+            .into_iter()
+            .map(|pooled| pooled.whole)
+            .collect())
+    }
+
+    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Passage>> {
+        Ok(self
+            .pooled(texts, true)?
+            .into_iter()
+            .map(|pooled| Passage {
+                vector: pooled.whole,
+                sentences: pooled.parts,
+            })
+            .collect())
+    }
+}
+
+/// The tokens whose characters lie within the byte range `span` of the text (special tokens,
+/// which have no characters, never do); `None` when the text was cut before it.
+fn token_range(offsets: &[(usize, usize)], span: &Range<usize>) -> Option<Range<usize>> {
+    let inside =
+        |&(start, end): &(usize, usize)| end > start && start >= span.start && end <= span.end;
+    let first = offsets.iter().position(inside)?;
+    let last = offsets.iter().rposition(inside)?;
+    Some(first..last + 1)
 }
 
 pub(crate) fn read_file(dir: &Path, file: &str) -> Result<Vec<u8>> {

@@ -88,3 +88,50 @@ fn threads_and_batches_do_not_change_a_vector() {
     let alone = load().embed(&[texts[7]]).unwrap();
     assert_eq!(alone[0], one[7]);
 }
+
+#[test]
+fn a_memorys_sentences_are_pooled_from_the_same_pass_and_each_keeps_its_meaning() {
+    let Some(model) = model_for_tests() else {
+        return;
+    };
+    let text = cairn_core::embedding::embedding_text(
+        None,
+        "Notes from the Tuesday sync. The office coffee machine is broken again. The quarterly \
+         report is due on Friday. My cat sleeps on the warm router all afternoon.",
+    );
+    let spans = cairn_core::embedding::sentence_spans(&text);
+    assert_eq!(spans.len(), 4);
+    let passage = model.embed_passages(&[&text]).unwrap().remove(0);
+    // The whole vector is the one `embed` gives: sentences take no second pass and change nothing.
+    assert_eq!(passage.vector, model.embed(&[&text]).unwrap()[0]);
+    assert_eq!(passage.sentences.len(), spans.len());
+    for sentence in &passage.sentences {
+        let norm = dot(sentence, sentence).sqrt();
+        assert!((norm - 1.0).abs() < 1e-4, "norm {norm}");
+    }
+    // The sentence that answers is nearer the question than the whole memory is.
+    let query = model
+        .embed(&["where does the kitten nap"])
+        .unwrap()
+        .remove(0);
+    let whole = dot(&query, &passage.vector);
+    let by_sentence: Vec<f32> = passage.sentences.iter().map(|s| dot(&query, s)).collect();
+    let best = by_sentence.iter().copied().fold(f32::MIN, f32::max);
+    assert_eq!(best, by_sentence[3], "{by_sentence:?}");
+    assert!(
+        best > whole + 0.05,
+        "sentence {best:.3} vs whole {whole:.3}"
+    );
+    // A one-sentence memory has no sentence vectors; a text cut at 256 tokens keeps those read.
+    let single = model
+        .embed_passages(&["Deploys\nDeploys go blue-green."])
+        .unwrap();
+    assert!(single[0].sentences.is_empty());
+    let long = format!("Log\nFirst line. {}Last line.", "word ".repeat(400));
+    let cut = model.embed_passages(&[&long]).unwrap().remove(0);
+    assert_eq!(
+        cut.sentences.len(),
+        2,
+        "the first sentence and the part of the second read"
+    );
+}

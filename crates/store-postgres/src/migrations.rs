@@ -24,6 +24,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
         5,
         include_str!("../migrations/0005_vocabulary_trigrams_gin.sql"),
     ),
+    (6, include_str!("../migrations/0006_sentence_vectors.sql")),
 ];
 
 /// The schema version this build writes.

@@ -1,5 +1,6 @@
 //! Vectors for semantic search, per vector space: each space's model, each memory's vector in
-//! it (a pgvector `vector` beside its memory, deleted with it), what is pending (the
+//! it (a pgvector `vector` beside its memory, deleted with it) and its sentence vectors
+//! (`memory_sentence_vectors`, one bytea, written and deleted with the vector), what is pending (the
 //! `embedding_queue`, as in SQLite), and the nearest vectors under the same filter as every
 //! other read.
 //!
@@ -18,7 +19,7 @@
 //! AVX-512 (its `<#>` kills the server process with SIGILL elsewhere); 0.1.5, which `.ci/postgres`
 //! installs, runs on AVX2.
 
-use cairn_core::embedding::{EmbeddingCounts, PendingEmbedding};
+use cairn_core::embedding::{EmbeddingCounts, MemoryVector, PendingEmbedding, SentenceVectors};
 use std::collections::HashMap;
 
 use crate::sql::{CachedClient, Sql};
@@ -132,12 +133,12 @@ fn model(client: &mut impl Sql, space: VectorSpace) -> Result<Option<ModelIdenti
 /// any) goes, and it joins that queue.
 pub fn queue(client: &mut impl Sql, seq: i64) -> Result<()> {
     let space = VectorSpace::Text.as_str();
-    client
-        .execute(
-            "DELETE FROM memory_vectors WHERE memory_seq = $1 AND space = $2",
-            &[&seq, &space],
-        )
-        .sql()?;
+    for delete in [
+        "DELETE FROM memory_vectors WHERE memory_seq = $1 AND space = $2",
+        "DELETE FROM memory_sentence_vectors WHERE memory_seq = $1 AND space = $2",
+    ] {
+        client.execute(delete, &[&seq, &space]).sql()?;
+    }
     client
         .execute(
             "INSERT INTO embedding_queue (memory_seq, space) VALUES ($1, $2) \
@@ -150,12 +151,12 @@ pub fn queue(client: &mut impl Sql, seq: i64) -> Result<()> {
 
 /// Drops every vector of the space and queues every memory in it.
 fn clear(client: &mut impl Sql, space: VectorSpace) -> Result<()> {
-    client
-        .execute(
-            "DELETE FROM memory_vectors WHERE space = $1",
-            &[&space.as_str()],
-        )
-        .sql()?;
+    for delete in [
+        "DELETE FROM memory_vectors WHERE space = $1",
+        "DELETE FROM memory_sentence_vectors WHERE space = $1",
+    ] {
+        client.execute(delete, &[&space.as_str()]).sql()?;
+    }
     client
         .execute(
             "INSERT INTO embedding_queue (memory_seq, space) SELECT seq, $1 FROM memories \
@@ -261,6 +262,31 @@ impl VectorStore for PostgresStore {
                 let id: String = get(row, 0)?;
                 let vector: Vector = get(row, 1)?;
                 Ok((id.parse().map_err(corrupt)?, vector.to_vec()))
+            })
+            .collect()
+    }
+
+    fn sentence_vectors(
+        &self,
+        space: VectorSpace,
+        ids: &[MemoryId],
+    ) -> Result<Vec<(MemoryId, SentenceVectors)>> {
+        let ids: Vec<String> = ids.iter().map(MemoryId::to_string).collect();
+        self.reader()?
+            .query(
+                "SELECT m.id, s.vectors FROM memories m JOIN memory_sentence_vectors s \
+                 ON s.memory_seq = m.seq WHERE m.id = ANY($1) AND s.space = $2",
+                &[&ids, &space.as_str()],
+            )
+            .sql()?
+            .iter()
+            .map(|row| {
+                let id: String = get(row, 0)?;
+                let bytes: Vec<u8> = get(row, 1)?;
+                Ok((
+                    id.parse().map_err(corrupt)?,
+                    SentenceVectors::from_bytes(bytes),
+                ))
             })
             .collect()
     }
@@ -572,13 +598,15 @@ impl VectorTx for PostgresTx<'_, '_> {
         clear(&mut self.tx, space)
     }
 
-    fn put_embeddings(
-        &mut self,
-        space: VectorSpace,
-        vectors: &[(MemoryId, Timestamp, Vec<f32>)],
-    ) -> Result<usize> {
+    fn put_embeddings(&mut self, space: VectorSpace, vectors: &[MemoryVector]) -> Result<usize> {
         let mut stored = 0;
-        for (id, updated_at, vector) in vectors {
+        for MemoryVector {
+            id,
+            updated_at,
+            vector,
+            sentences,
+        } in vectors
+        {
             // Only a memory unchanged since it was read for embedding gets this vector.
             let written = self
                 .tx
@@ -597,6 +625,19 @@ impl VectorTx for PostgresTx<'_, '_> {
                 .sql()?;
             if let Some(row) = written {
                 let seq: i64 = row.get(0);
+                match sentences.is_empty() {
+                    true => self.tx.execute(
+                        "DELETE FROM memory_sentence_vectors WHERE memory_seq = $1 AND space = $2",
+                        &[&seq, &space.as_str()],
+                    ),
+                    false => self.tx.execute(
+                        "INSERT INTO memory_sentence_vectors (memory_seq, space, vectors) \
+                         VALUES ($1, $2, $3) \
+                         ON CONFLICT (memory_seq, space) DO UPDATE SET vectors = excluded.vectors",
+                        &[&seq, &space.as_str(), &sentences.as_bytes()],
+                    ),
+                }
+                .sql()?;
                 self.tx
                     .execute(
                         "DELETE FROM embedding_queue WHERE memory_seq = $1 AND space = $2",

@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use cairn_core::config::Config;
-use cairn_core::embedding::{ModelIdentity, VectorSpace, VectorStore};
+use cairn_core::embedding::{MemoryVector, ModelIdentity, VectorSpace, VectorStore};
 use cairn_core::memory::{MemoryFilter, SignalHit, Visibility};
 use cairn_core::store::Store;
 use cairn_core::tag::Tag;
@@ -150,7 +150,14 @@ fn put(store: &PostgresStore, memory: &Memory, vector: Vec<f32>) {
         .write(&mut |tx| {
             tx.set_embedding_model(TEXT, &identity(dimensions))?;
             assert_eq!(
-                tx.put_embeddings(TEXT, &[(memory.id, memory.updated_at, vector.clone())])?,
+                tx.put_embeddings(
+                    TEXT,
+                    &[MemoryVector::whole(
+                        memory.id,
+                        memory.updated_at,
+                        vector.clone()
+                    )],
+                )?,
                 1
             );
             Ok(())

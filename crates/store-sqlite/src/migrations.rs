@@ -37,6 +37,7 @@ const MIGRATIONS: &[(u32, &str)] = &[
         include_str!("../migrations/0016_image_clip_vectors.sql"),
     ),
     (17, include_str!("../migrations/0017_access_tokens.sql")),
+    (18, include_str!("../migrations/0018_sentence_vectors.sql")),
 ];
 
 /// The schema version this build writes.

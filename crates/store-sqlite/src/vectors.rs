@@ -3,13 +3,15 @@
 //!
 //! A vector is `dimensions` little-endian f32 in a BLOB beside its memory (`memory_vectors`,
 //! keyed by memory and space), so it is written, replaced and deleted in the same transactions
-//! as the memory itself. Pending memories sit in `embedding_queue` (per space; [`queue`]) until
+//! as the memory itself; its sentence vectors (core's `SentenceVectors`, one BLOB) sit in
+//! `memory_sentence_vectors` (migration 0018) and go wherever it goes. Pending memories sit in `embedding_queue` (per space; [`queue`]) until
 //! their vector is [`put`], numbered by the vector clock (one clock for every space).
 //! `vector_models` records each space's model (migration 0007). [`nearest`] asks the HNSW index (ann.rs) when the store has one and scans
 //! exactly what it does not hold; the [`scan`] reads every vector under the filter and keeps the
 //! best `depth` (core's `Nearest`).
 
-use cairn_core::embedding::{EmbeddingCounts, Nearest, PendingEmbedding};
+use cairn_core::embedding::SentenceVectors;
+use cairn_core::embedding::{EmbeddingCounts, MemoryVector, Nearest, PendingEmbedding};
 use cairn_core::embedding::{ModelIdentity, embedding_text_with_images};
 use cairn_core::embedding::{VectorIndexReport, VectorSpace, VectorStore, VectorTx};
 use cairn_core::memory::SignalHit;
@@ -72,6 +74,10 @@ pub fn queue(conn: &Connection, seq: i64) -> Result<(), SqliteError> {
     conn.prepare_cached("DELETE FROM memory_vectors WHERE memory_seq = ?1 AND space = ?2")?
         .execute((seq, space))?;
     conn.prepare_cached(
+        "DELETE FROM memory_sentence_vectors WHERE memory_seq = ?1 AND space = ?2",
+    )?
+    .execute((seq, space))?;
+    conn.prepare_cached(
         "INSERT OR IGNORE INTO embedding_queue (memory_seq, space) VALUES (?1, ?2)",
     )?
     .execute((seq, space))?;
@@ -80,10 +86,12 @@ pub fn queue(conn: &Connection, seq: i64) -> Result<(), SqliteError> {
 
 /// Drops every vector of the space and queues every memory in it.
 pub fn clear(conn: &Connection, space: VectorSpace) -> Result<()> {
-    conn.prepare_cached("DELETE FROM memory_vectors WHERE space = ?1")
-        .sql()?
-        .execute([space.as_str()])
-        .sql()?;
+    for table in ["memory_vectors", "memory_sentence_vectors"] {
+        conn.prepare_cached(&format!("DELETE FROM {table} WHERE space = ?1"))
+            .sql()?
+            .execute([space.as_str()])
+            .sql()?;
+    }
     conn.prepare_cached(
         "INSERT OR IGNORE INTO embedding_queue (memory_seq, space) SELECT seq, ?1 FROM memories",
     )
@@ -94,12 +102,9 @@ pub fn clear(conn: &Connection, space: VectorSpace) -> Result<()> {
 }
 
 /// Stores the vectors of memories unchanged since they were read for embedding, each under the
-/// next number of the vector clock (see ann.rs), and takes them off the queue.
-pub fn put(
-    conn: &Connection,
-    space: VectorSpace,
-    vectors: &[(MemoryId, Timestamp, Vec<f32>)],
-) -> Result<usize> {
+/// next number of the vector clock (see ann.rs), with their sentence vectors (replacing the old
+/// ones, or deleting them when there are none), and takes them off the queue.
+pub fn put(conn: &Connection, space: VectorSpace, vectors: &[MemoryVector]) -> Result<usize> {
     let mut unchanged = conn
         .prepare_cached("SELECT seq FROM memories WHERE id = ?1 AND updated_at = ?2")
         .sql()?;
@@ -110,20 +115,37 @@ pub fn put(
         )
         .sql()?;
     let (_, mut written) = crate::ann::clock(conn)?;
+    let mut put_sentences = conn
+        .prepare_cached(
+            "INSERT OR REPLACE INTO memory_sentence_vectors (memory_seq, space, vectors) \
+             VALUES (?1, ?2, ?3)",
+        )
+        .sql()?;
+    let mut drop_sentences = conn
+        .prepare_cached("DELETE FROM memory_sentence_vectors WHERE memory_seq = ?1 AND space = ?2")
+        .sql()?;
     let mut dequeue = conn
         .prepare_cached("DELETE FROM embedding_queue WHERE memory_seq = ?1 AND space = ?2")
         .sql()?;
     let mut stored = 0;
-    for (id, updated_at, vector) in vectors {
+    for row in vectors {
         let seq: Option<i64> = unchanged
-            .query_row((id.to_string(), millis(*updated_at)), |row| row.get(0))
+            .query_row((row.id.to_string(), millis(row.updated_at)), |row| {
+                row.get(0)
+            })
             .optional()
             .sql()?;
         if let Some(seq) = seq {
             written += 1;
             insert
-                .execute((seq, space.as_str(), to_blob(vector), written))
+                .execute((seq, space.as_str(), to_blob(&row.vector), written))
                 .sql()?;
+            match row.sentences.is_empty() {
+                true => drop_sentences.execute((seq, space.as_str())).sql()?,
+                false => put_sentences
+                    .execute((seq, space.as_str(), row.sentences.as_bytes()))
+                    .sql()?,
+            };
             dequeue.execute((seq, space.as_str())).sql()?;
             stored += 1;
         }
@@ -339,6 +361,33 @@ pub fn vectors(
     Ok(found)
 }
 
+pub fn sentence_vectors(
+    conn: &Connection,
+    space: VectorSpace,
+    ids: &[MemoryId],
+) -> Result<Vec<(MemoryId, SentenceVectors)>> {
+    let mut found = Vec::new();
+    let mut statement = conn
+        .prepare_cached(
+            "SELECT s.vectors FROM memories m \
+             JOIN memory_sentence_vectors s ON s.memory_seq = m.seq \
+             WHERE m.id = ?1 AND s.space = ?2",
+        )
+        .sql()?;
+    for id in ids {
+        let blob: Option<Vec<u8>> = statement
+            .query_row(rusqlite::params![id.to_string(), space.as_str()], |row| {
+                row.get(0)
+            })
+            .optional()
+            .sql()?;
+        if let Some(blob) = blob {
+            found.push((*id, SentenceVectors::from_bytes(blob)));
+        }
+    }
+    Ok(found)
+}
+
 fn to_blob(vector: &[f32]) -> Vec<u8> {
     vector.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
@@ -379,6 +428,14 @@ impl VectorStore for SqliteStore {
         vectors(&self.reader(), space, ids)
     }
 
+    fn sentence_vectors(
+        &self,
+        space: VectorSpace,
+        ids: &[MemoryId],
+    ) -> Result<Vec<(MemoryId, SentenceVectors)>> {
+        sentence_vectors(&self.reader(), space, ids)
+    }
+
     fn nearest(
         &self,
         space: VectorSpace,
@@ -417,11 +474,7 @@ impl VectorTx for SqliteTx<'_, '_> {
         clear(&self.tx, space)
     }
 
-    fn put_embeddings(
-        &mut self,
-        space: VectorSpace,
-        vectors: &[(MemoryId, Timestamp, Vec<f32>)],
-    ) -> Result<usize> {
+    fn put_embeddings(&mut self, space: VectorSpace, vectors: &[MemoryVector]) -> Result<usize> {
         put(&self.tx, space, vectors)
     }
 }

@@ -7,7 +7,9 @@
 //! that queries can be aimed at exact stored vectors; the model plays no part in the index.
 
 use cairn_core::config::Config;
-use cairn_core::embedding::{ModelIdentity, VectorIndexReport, VectorSpace, VectorStore};
+use cairn_core::embedding::{
+    MemoryVector, ModelIdentity, VectorIndexReport, VectorSpace, VectorStore,
+};
 use cairn_core::memory::{MemoryFilter, SignalHit, Visibility};
 use cairn_core::store::Store;
 use cairn_core::tag::Tag;
@@ -116,7 +118,14 @@ impl Fixture {
             .write(&mut |tx| {
                 tx.set_embedding_model(TEXT, &identity())?;
                 assert_eq!(
-                    tx.put_embeddings(TEXT, &[(memory.id, memory.updated_at, vector.clone())])?,
+                    tx.put_embeddings(
+                        TEXT,
+                        &[MemoryVector::whole(
+                            memory.id,
+                            memory.updated_at,
+                            vector.clone()
+                        )],
+                    )?,
                     1
                 );
                 Ok(())

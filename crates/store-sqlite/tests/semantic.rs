@@ -5,7 +5,9 @@
 
 use std::sync::{Arc, OnceLock};
 
-use cairn_core::embedding::{Embedder, ModelIdentity};
+use cairn_core::embedding::{
+    Embedder, ModelIdentity, SentenceVectors, VectorSpace, dot, embedding_text,
+};
 use cairn_core::memory::MemoryFilter;
 use cairn_core::search::{SearchMode, SearchRequest, SignalKind};
 use cairn_core::store::Store;
@@ -109,6 +111,94 @@ fn hybrid_fuses_keyword_and_meaning_and_explains_both() {
         .find(|s| s.signal == SignalKind::Semantic)
         .unwrap();
     assert!(semantic.raw > 0.3 && semantic.raw <= 1.0, "{semantic:?}");
+}
+
+/// The stored sentence vectors of `memory`, if it has some.
+fn sentences_of(h: &Harness, memory: &Memory) -> Option<SentenceVectors> {
+    let mut found = h
+        .service
+        .backend()
+        .sentence_vectors(VectorSpace::Text, &[memory.id])
+        .unwrap();
+    found.pop().map(|(_, sentences)| sentences)
+}
+
+#[test]
+fn a_memory_is_as_near_as_its_nearest_sentence_and_its_sentences_follow_its_text() {
+    let Some(h) = harness() else { return };
+    let model = model().unwrap();
+    let content = "Notes from the Tuesday sync. The office coffee machine is broken again. The \
+                   quarterly report is due on Friday. My cat sleeps on the warm router all \
+                   afternoon.";
+    let notes = h.add(content, &[]);
+    h.add("Deploys go through the blue-green pipeline", &[]);
+    assert_eq!(embed_all(&h), 2);
+    assert!(sentences_of(&h, &notes).is_some(), "the queue stores them");
+    let query = "where does the kitten nap";
+    let q = model.embed(&[query]).unwrap().remove(0);
+    let passage = model
+        .embed_passages(&[&embedding_text(None, content)])
+        .unwrap()
+        .remove(0);
+    let best_sentence = passage
+        .sentences
+        .iter()
+        .map(|s| dot(&q, s))
+        .fold(f32::MIN, f32::max);
+    let whole = dot(&q, &passage.vector);
+    assert!(best_sentence > whole + 0.05, "{best_sentence} vs {whole}");
+    let request = SearchRequest {
+        mode: Some(SearchMode::Semantic),
+        ..SearchRequest::new(query, MemoryFilter::default(), 5)
+    };
+    let results = h.service.search(&request).unwrap();
+    assert_eq!(results.hits[0].memory.id, notes.id);
+    let raw = results.hits[0].signals[0].raw;
+    assert!(
+        (raw - f64::from(best_sentence)).abs() < 2e-3,
+        "scored {raw}: its best sentence is {best_sentence}, its whole text {whole}"
+    );
+    // Hybrid search fuses the whole memory's similarity (see `search::semantic`).
+    let request = SearchRequest {
+        mode: Some(SearchMode::Hybrid),
+        ..request
+    };
+    let results = h.service.search(&request).unwrap();
+    let fused = results
+        .hits
+        .iter()
+        .find(|hit| hit.memory.id == notes.id)
+        .and_then(|hit| {
+            hit.signals
+                .iter()
+                .find(|s| s.signal == SignalKind::Semantic)
+        })
+        .expect("found by meaning in hybrid search");
+    assert!(
+        (fused.raw - f64::from(whole)).abs() < 1e-4,
+        "{fused:?} vs {whole}"
+    );
+
+    // A person's write embeds itself with its sentences; a new text of one sentence drops them.
+    let written = h.add(
+        "Standup moved to 10:00. The cat now naps in the server room.",
+        &[],
+    );
+    assert_eq!(h.service.embedding_status().unwrap().counts.pending, 0);
+    assert!(
+        sentences_of(&h, &written).is_some(),
+        "the write stores them"
+    );
+    h.service
+        .update(
+            &IdRef::Full(notes.id),
+            MemoryPatch {
+                content: Some("The coffee machine is fixed".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(sentences_of(&h, &notes), None);
 }
 
 #[test]

@@ -5,6 +5,8 @@
 //! - [`space`]: [`VectorSpace`], what kind of vector a vector is (each space its own model,
 //!   queue and index);
 //! - [`nearest`]: [`Nearest`], the best few of an exact scan;
+//! - [`sentences`]: which sentences of a memory get a vector of their own, and
+//!   [`SentenceVectors`], how they are stored and scored;
 //! - [`queue`]: [`Embeddings`], pending memories embedded in batches outside any transaction;
 //! - [`store`]: what a backend provides ([`VectorStore`], [`VectorTx`]).
 //!
@@ -17,13 +19,18 @@
 pub mod model;
 pub mod nearest;
 pub mod queue;
+pub mod sentences;
 pub mod space;
 pub mod store;
 
 pub use model::{
-    Embedder, HOW_TO_ENABLE, ModelIdentity, dot, embedding_text, embedding_text_with_images,
+    Embedder, HOW_TO_ENABLE, ModelIdentity, Passage, dot, embedding_text,
+    embedding_text_with_images,
 };
 pub use nearest::Nearest;
 pub use queue::{EmbedProgress, EmbedReport, EmbedStage, EmbeddingStatus, Embeddings};
+pub use sentences::{MAX_SENTENCES, SentenceVectors, sentence_spans};
 pub use space::VectorSpace;
-pub use store::{EmbeddingCounts, PendingEmbedding, VectorIndexReport, VectorStore, VectorTx};
+pub use store::{
+    EmbeddingCounts, MemoryVector, PendingEmbedding, VectorIndexReport, VectorStore, VectorTx,
+};

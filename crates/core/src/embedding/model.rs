@@ -42,6 +42,30 @@ pub trait Embedder: Send + Sync {
     fn identity(&self) -> &ModelIdentity;
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+
+    /// Each text's vector and its sentence vectors (the sentences of
+    /// [`sentence_spans`](crate::embedding::sentence_spans), pooled from the same pass; see
+    /// [`crate::embedding::sentences`]). Without an implementation a text has no sentence
+    /// vectors, and its memory is scored by its whole vector alone.
+    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Passage>> {
+        Ok(self
+            .embed(texts)?
+            .into_iter()
+            .map(|vector| Passage {
+                vector,
+                sentences: Vec::new(),
+            })
+            .collect())
+    }
+}
+
+/// A text embedded whole and sentence by sentence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Passage {
+    pub vector: Vec<f32>,
+    /// One vector per sentence of the text's content, in order; empty when it has fewer than
+    /// two.
+    pub sentences: Vec<Vec<f32>>,
 }
 
 /// The text of a memory that is embedded: a headline, then the content. The headline is the

@@ -7,7 +7,8 @@
 //! `relation::operations`). Hooks and imports never wait for the model. Each batch is read, embedded outside any
 //! transaction, and written in one short transaction that keeps a vector only if its memory was
 //! not changed meanwhile (so a concurrent update is never overwritten with a stale vector; the
-//! memory is simply pending again). Before the first batch the model's identity is recorded in
+//! memory is simply pending again). Each memory's sentence vectors come from the same pass and
+//! are stored with its vector (`embedding::sentences`). Before the first batch the model's identity is recorded in
 //! the store; a different model there means every old vector is dropped and re-embedded. After
 //! the last batch the store's vector index (if it keeps one) takes in the new vectors.
 
@@ -16,8 +17,9 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::embedding::model::{Embedder, HOW_TO_ENABLE, ModelIdentity};
+use crate::embedding::sentences::SentenceVectors;
 use crate::embedding::space::VectorSpace;
-use crate::embedding::store::{EmbeddingCounts, VectorIndexReport};
+use crate::embedding::store::{EmbeddingCounts, MemoryVector, VectorIndexReport};
 use crate::error::{Error, Result};
 use crate::store::Store;
 
@@ -132,11 +134,16 @@ impl<'a> Embeddings<'a> {
         progress(EmbedProgress { stage, done, total });
         while !batch.is_empty() {
             let texts: Vec<&str> = batch.iter().map(|p| p.text.as_str()).collect();
-            let vectors = embedder.embed(&texts)?;
+            let passages = embedder.embed_passages(&texts)?;
             let rows: Vec<_> = batch
                 .iter()
-                .zip(vectors)
-                .map(|(pending, vector)| (pending.id, pending.updated_at, vector))
+                .zip(passages)
+                .map(|(pending, passage)| MemoryVector {
+                    id: pending.id,
+                    updated_at: pending.updated_at,
+                    vector: passage.vector,
+                    sentences: SentenceVectors::encode(&passage.sentences),
+                })
                 .collect();
             let mut stored = 0;
             self.store.write(&mut |tx| {

@@ -5,12 +5,13 @@
 //! identity, and a different model drops every vector of that space (they are not comparable).
 //! Every new memory, and every change of its title or content, waits in the text space's queue
 //! for a vector until the embedding queue (`embedding::queue`) stores one. Each space has its
-//! own queue and its own index.
+//! own queue and its own index. A memory's [`SentenceVectors`] are stored, replaced and deleted
+//! with its vector; the index holds only the vector.
 
 use jiff::Timestamp;
 use serde::Serialize;
 
-use crate::embedding::{ModelIdentity, VectorSpace};
+use crate::embedding::{ModelIdentity, SentenceVectors, VectorSpace};
 use crate::error::Result;
 use crate::id::MemoryId;
 use crate::memory::{MemoryFilter, SignalHit};
@@ -30,6 +31,14 @@ pub trait VectorStore: Send + Sync {
 
     /// The stored vectors of the space for those of `ids` that have one, in no particular order.
     fn vectors(&self, space: VectorSpace, ids: &[MemoryId]) -> Result<Vec<(MemoryId, Vec<f32>)>>;
+
+    /// The stored sentence vectors of the space for those of `ids` that have some, in no
+    /// particular order.
+    fn sentence_vectors(
+        &self,
+        space: VectorSpace,
+        ids: &[MemoryId],
+    ) -> Result<Vec<(MemoryId, SentenceVectors)>>;
 
     /// The `depth` memories under the filter whose vectors of the space are nearest `query`
     /// (highest dot product first, the similarity as the raw score).
@@ -68,13 +77,31 @@ pub trait VectorTx {
     /// Deletes every vector of the space: every memory becomes pending in it.
     fn clear_embeddings(&mut self, space: VectorSpace) -> Result<()>;
 
-    /// Stores each vector in the space for its memory if the memory still has that
-    /// `updated_at` (it was not changed since its text was read); returns how many were stored.
-    fn put_embeddings(
-        &mut self,
-        space: VectorSpace,
-        vectors: &[(MemoryId, Timestamp, Vec<f32>)],
-    ) -> Result<usize>;
+    /// Stores each vector and its sentence vectors in the space for its memory if the memory
+    /// still has that `updated_at` (it was not changed since its text was read), replacing what
+    /// the memory had (sentence vectors too: none replaces some); returns how many were stored.
+    fn put_embeddings(&mut self, space: VectorSpace, vectors: &[MemoryVector]) -> Result<usize>;
+}
+
+/// A memory's vectors, to be stored if the memory is still as it was when its text was read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryVector {
+    pub id: MemoryId,
+    pub updated_at: Timestamp,
+    pub vector: Vec<f32>,
+    pub sentences: SentenceVectors,
+}
+
+impl MemoryVector {
+    /// A vector without sentence vectors.
+    pub fn whole(id: MemoryId, updated_at: Timestamp, vector: Vec<f32>) -> Self {
+        MemoryVector {
+            id,
+            updated_at,
+            vector,
+            sentences: SentenceVectors::default(),
+        }
+    }
 }
 
 /// A memory waiting for its vector: the text to embed, and when the memory was last written (a

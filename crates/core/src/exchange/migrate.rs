@@ -7,7 +7,7 @@
 //! records, each batch its own transaction written exactly as an import writes
 //! (`import::RecordWriter`: validated, merged with what is there). So an interrupted move keeps what it committed, and
 //! running it again passes over those records (each is found unchanged) and finishes the rest.
-//! Then the vectors of every moved memory follow, with their space's model, and the access
+//! Then the vectors of every moved memory follow (sentence vectors with them), with their space's model, and the access
 //! tokens (their hashes: the same secrets keep working; a token revoked in the source is revoked
 //! in the target). Last, both stores are read again and compared kind by kind: how many
 //! records, and a digest of them as the export writes them (the sum of each record's SHA-256,
@@ -25,7 +25,7 @@ use sha2::{Digest, Sha256};
 
 use crate::access::{AccessToken, TokenId};
 use crate::config::Limits;
-use crate::embedding::VectorSpace;
+use crate::embedding::{MemoryVector, SentenceVectors, VectorSpace};
 use crate::error::{Error, Result};
 use crate::exchange::export::record_of;
 use crate::exchange::format::KINDS;
@@ -205,10 +205,17 @@ fn move_vectors(
         for (index, chunk) in memories.chunks(VECTOR_BATCH).enumerate() {
             let written: HashMap<MemoryId, jiff::Timestamp> = chunk.iter().copied().collect();
             let ids: Vec<MemoryId> = chunk.iter().map(|(id, _)| *id).collect();
+            let mut sentences: HashMap<MemoryId, SentenceVectors> =
+                source.sentence_vectors(space, &ids)?.into_iter().collect();
             let vectors: Vec<_> = source
                 .vectors(space, &ids)?
                 .into_iter()
-                .map(|(id, vector)| (id, written[&id], vector))
+                .map(|(id, vector)| MemoryVector {
+                    id,
+                    updated_at: written[&id],
+                    vector,
+                    sentences: sentences.remove(&id).unwrap_or_default(),
+                })
                 .collect();
             copied += in_transaction(target, |tx| tx.put_embeddings(space, &vectors))? as u64;
             progress(MigrateProgress {
@@ -300,10 +307,15 @@ fn tally(store: &dyn Store, ids: &mut Vec<MemoryId>, collect: bool) -> Result<Ve
     for &space in VectorSpace::ALL {
         let mut vectors = Tally::default();
         for chunk in ids.chunks(VECTOR_BATCH) {
+            let mut sentences: HashMap<MemoryId, SentenceVectors> =
+                store.sentence_vectors(space, chunk)?.into_iter().collect();
             for (id, vector) in store.vectors(space, chunk)? {
                 line.clear();
                 line.extend_from_slice(id.to_string().as_bytes());
                 line.extend(vector.iter().flat_map(|x| x.to_le_bytes()));
+                if let Some(sentences) = sentences.remove(&id) {
+                    line.extend_from_slice(sentences.as_bytes());
+                }
                 vectors.add(&line);
             }
         }

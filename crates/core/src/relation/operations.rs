@@ -15,7 +15,9 @@ use std::collections::HashSet;
 use jiff::Timestamp;
 
 use crate::config::ConflictsConfig;
-use crate::embedding::{Embedder, VectorSpace, embedding_text};
+use crate::embedding::{
+    Embedder, MemoryVector, Passage, SentenceVectors, VectorSpace, embedding_text,
+};
 use crate::error::{Error, Result};
 use crate::id::{IdRef, MemoryId, RelationId, RelationRef};
 use crate::memory::validate;
@@ -170,23 +172,28 @@ impl<'a> Relations<'a> {
         detection: Detection,
     ) -> Result<Vec<ConflictCandidate>> {
         let now = self.now();
-        let vector = match detection {
-            Detection::Full => self.vector_of(memory),
+        let passage = match detection {
+            Detection::Full => self.passage_of(memory),
             Detection::Words => None,
         };
         let related = self.related_to(&memory.id, now)?;
-        let found = self
-            .detector(now)
-            .candidates(memory, vector.as_deref(), &related)?;
-        if found.is_empty() && vector.is_none() {
+        let found = self.detector(now).candidates(
+            memory,
+            passage.as_ref().map(|p| p.vector.as_slice()),
+            &related,
+        )?;
+        if found.is_empty() && passage.is_none() {
             return Ok(Vec::new());
         }
+        let stored = passage.map(|passage| MemoryVector {
+            id: memory.id,
+            updated_at: memory.updated_at,
+            vector: passage.vector,
+            sentences: SentenceVectors::encode(&passage.sentences),
+        });
         in_transaction(self.store(), |tx| {
-            if let Some(vector) = &vector {
-                tx.put_embeddings(
-                    VectorSpace::Text,
-                    &[(memory.id, memory.updated_at, vector.clone())],
-                )?;
+            if let Some(stored) = &stored {
+                tx.put_embeddings(VectorSpace::Text, std::slice::from_ref(stored))?;
             }
             let mut candidates = Vec::new();
             for neighbour in &found {
@@ -214,17 +221,19 @@ impl<'a> Relations<'a> {
     /// The memory's vector in the text space, embedded now, when a model is at hand and the
     /// store's vectors are that model's. A model that fails leaves detection to words (the
     /// write has happened; the embedding queue will try again).
-    fn vector_of(&self, memory: &Memory) -> Option<Vec<f32>> {
+    fn passage_of(&self, memory: &Memory) -> Option<Passage> {
         let embedder = self.embedder?;
         let stored = self.store().embedding_model(VectorSpace::Text).ok()??;
         if &stored != embedder.identity() {
             return None;
         }
         let text = embedding_text(memory.title.as_deref(), &memory.content);
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| embedder.embed(&[&text])))
-            .ok()?
-            .ok()?
-            .pop()
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            embedder.embed_passages(&[&text])
+        }))
+        .ok()?
+        .ok()?
+        .pop()
     }
 
     fn detector(&self, now: Timestamp) -> Detector<'a> {

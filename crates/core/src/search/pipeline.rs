@@ -146,6 +146,7 @@ impl<'a> Searcher<'a> {
                 signals.push(Box::new(SemanticSignal {
                     query_vector,
                     min_similarity: self.config.semantic_min_similarity,
+                    by_sentence: mode == SearchMode::Semantic,
                 }));
             }
             let mut found: Vec<SignalRanking> = Vec::new();

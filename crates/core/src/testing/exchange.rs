@@ -416,7 +416,7 @@ pub fn an_observation_needs_its_session_first(factory: StoreFactory) {
 
 pub fn a_whole_store_moves_into_another_and_a_second_run_changes_nothing(factory: StoreFactory) {
     use crate::access::{NewToken, Right};
-    use crate::embedding::{ModelIdentity, VectorSpace};
+    use crate::embedding::{MemoryVector, ModelIdentity, SentenceVectors, VectorSpace};
     use crate::exchange::{ExportItem, MigrateStage, migrate};
 
     let source = Harness::new(factory);
@@ -441,7 +441,16 @@ pub fn a_whole_store_moves_into_another_and_a_second_run_changes_nothing(factory
     let vectors: Vec<_> = memories
         .iter()
         .enumerate()
-        .map(|(i, (id, at))| (*id, *at, vec![i as f32 + 0.125, 0.5, -1.25]))
+        .map(|(i, (id, at))| MemoryVector {
+            id: *id,
+            updated_at: *at,
+            vector: vec![i as f32 + 0.125, 0.5, -1.25],
+            // Every other memory has sentence vectors: they move with it.
+            sentences: match i % 2 {
+                0 => SentenceVectors::encode(&[vec![0.6, 0.8, 0.0], vec![0.0, i as f32, 1.0]]),
+                _ => SentenceVectors::default(),
+            },
+        })
         .collect();
     source
         .service
@@ -501,6 +510,14 @@ pub fn a_whole_store_moves_into_another_and_a_second_run_changes_nothing(factory
         found
     };
     assert_eq!(sorted(to), sorted(from));
+    let sentences = |store: &dyn crate::store::Store| {
+        let mut found = store.sentence_vectors(VectorSpace::Text, &ids).unwrap();
+        found.sort_by_key(|(id, _)| *id);
+        found
+    };
+    let moved = sentences(to);
+    assert_eq!(moved.len(), memories.len().div_ceil(2));
+    assert_eq!(moved, sentences(from));
     assert_eq!(to.embedding_model(VectorSpace::Text).unwrap(), Some(model));
     assert_eq!(
         to.embedding_counts(VectorSpace::Text).unwrap(),

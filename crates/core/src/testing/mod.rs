@@ -36,6 +36,7 @@ mod relation;
 mod search;
 mod session;
 mod slot;
+mod vectors;
 pub use access::*;
 pub use exchange::*;
 pub use files::*;
@@ -45,6 +46,7 @@ pub use relation::*;
 pub use search::*;
 pub use session::*;
 pub use slot::*;
+pub use vectors::*;
 
 /// Makes a fresh, empty store.
 pub type StoreFactory = fn() -> Box<dyn Store>;
@@ -151,6 +153,7 @@ macro_rules! store_behaviour_suite {
             tokens_are_issued_listed_authenticated_and_revoked,
             a_token_reads_only_its_project_and_the_global_scope,
             a_write_token_writes_only_its_own_project,
+            sentence_vectors_live_and_die_with_their_memorys_vector,
         );
     };
     (@tests $factory:expr, $ready:expr; $($name:ident),* $(,)?) => {

@@ -65,6 +65,16 @@ pub struct Encoder {
 pub struct Sequence<'a> {
     pub ids: &'a [u32],
     pub type_ids: &'a [u32],
+    /// Ranges of its tokens that are also pooled on their own (its sentences), each non-empty
+    /// and within the sequence.
+    pub parts: &'a [Range<usize>],
+}
+
+/// A sequence's embedding: the mean of all its tokens, and the mean of each of its parts, all
+/// L2-normalised.
+pub struct Pooled {
+    pub whole: Vec<f32>,
+    pub parts: Vec<Vec<f32>>,
 }
 
 /// The buffers of one forward pass, reused across batches by one thread.
@@ -166,8 +176,8 @@ impl Encoder {
         })
     }
 
-    /// The mean-pooled, L2-normalised embedding of each sequence.
-    pub fn embed(&self, sequences: &[Sequence<'_>], work: &mut Workspace) -> Vec<Vec<f32>> {
+    /// The mean-pooled, L2-normalised embedding of each sequence and of each of its parts.
+    pub fn embed(&self, sequences: &[Sequence<'_>], work: &mut Workspace) -> Vec<Pooled> {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
@@ -181,12 +191,12 @@ impl Encoder {
     /// so the element-wise loops run eight lanes wide.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn embed_avx2(&self, sequences: &[Sequence<'_>], work: &mut Workspace) -> Vec<Vec<f32>> {
+    unsafe fn embed_avx2(&self, sequences: &[Sequence<'_>], work: &mut Workspace) -> Vec<Pooled> {
         self.forward(sequences, work)
     }
 
     #[inline(always)]
-    fn forward(&self, sequences: &[Sequence<'_>], work: &mut Workspace) -> Vec<Vec<f32>> {
+    fn forward(&self, sequences: &[Sequence<'_>], work: &mut Workspace) -> Vec<Pooled> {
         let hidden = self.config.hidden_size;
         let spans = spans(sequences);
         let tokens = spans.last().map_or(0, |s| s.end);
@@ -224,17 +234,19 @@ impl Encoder {
         debug_assert_eq!(work.hidden.len(), tokens * hidden);
         spans
             .iter()
-            .map(|span| {
-                let mut mean = vec![0f32; hidden];
-                for row in work.hidden[span.start * hidden..span.end * hidden].chunks_exact(hidden)
-                {
-                    for (m, x) in mean.iter_mut().zip(row) {
-                        *m += x;
-                    }
+            .zip(sequences)
+            .map(|(span, sequence)| {
+                let rows = &work.hidden[span.start * hidden..span.end * hidden];
+                Pooled {
+                    whole: unit_mean(rows, hidden),
+                    parts: sequence
+                        .parts
+                        .iter()
+                        .map(|part| {
+                            unit_mean(&rows[part.start * hidden..part.end * hidden], hidden)
+                        })
+                        .collect(),
                 }
-                let norm = math::dot(&mean, &mean).sqrt().max(f32::MIN_POSITIVE);
-                mean.iter_mut().for_each(|m| *m /= norm);
-                mean
             })
             .collect()
     }
@@ -406,6 +418,20 @@ fn add_and_norm(hidden: &mut [f32], update: &[f32], norm: &Norm, epsilon: f32) {
 }
 
 /// The rows of each sequence in the batch's token matrix.
+/// The mean of `rows` (each `hidden` wide), L2-normalised.
+#[inline(always)]
+fn unit_mean(rows: &[f32], hidden: usize) -> Vec<f32> {
+    let mut mean = vec![0f32; hidden];
+    for row in rows.chunks_exact(hidden) {
+        for (m, x) in mean.iter_mut().zip(row) {
+            *m += x;
+        }
+    }
+    let norm = math::dot(&mean, &mean).sqrt().max(f32::MIN_POSITIVE);
+    mean.iter_mut().for_each(|m| *m /= norm);
+    mean
+}
+
 fn spans(sequences: &[Sequence<'_>]) -> Vec<Range<usize>> {
     let mut start = 0;
     sequences

@@ -3,7 +3,8 @@
 //! The model is the standard BERT encoder (word, position and type embeddings; layers of
 //! self-attention and a GELU feed-forward block, each followed by a residual sum and layer
 //! normalisation), mean-pooled over the tokens and L2-normalised, as sentence-transformers
-//! defines all-MiniLM-L6-v2. Nearly all the work is in the dense layers; they run as integer
+//! defines all-MiniLM-L6-v2; parts of a sequence (its sentences) can be pooled from the same
+//! pass as well. Nearly all the work is in the dense layers; they run as integer
 //! products ([`linear`], [`kernel`]), everything else in `f32` ([`math`]).
 //!
 //! Sequences are not padded: the tokens of a whole batch are rows of one matrix for the dense
@@ -15,4 +16,4 @@ pub mod kernel;
 mod linear;
 pub mod math;
 
-pub use bert::{Encoder, Sequence, Workspace};
+pub use bert::{Encoder, Pooled, Sequence, Workspace};
