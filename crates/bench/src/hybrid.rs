@@ -7,8 +7,10 @@
 //! real and gives every other memory a blend of three of those N vectors (`main + ½ other + ¼
 //! third`), normalised: every vector is distinct (N³ combinations) and lies among real
 //! embeddings, so the graph has real structure to search and the index's recall means something
-//! (plain copies would make clusters of near-ties in which any order is as good). What the
-//! rankings return for the synthetic texts means nothing and is not reported.
+//! (plain copies would make clusters of near-ties in which any order is as good). A blend keeps
+//! the sentence vectors of its first memory, so that semantic search's re-scoring by sentences
+//! (`search::semantic`) reads as much per memory as in a store of real texts. What the rankings
+//! return for the synthetic texts means nothing and is not reported.
 //!
 //! Until November 2026 a blend was two vectors plus Gaussian noise of 0.025 per dimension. That
 //! noise does not lie among real embeddings: real MiniLM vectors keep 1.7% of their variance

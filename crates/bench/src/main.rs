@@ -131,8 +131,8 @@ enum Command {
         /// Corpus sizes (memories), comma-separated.
         #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
         sizes: Vec<u64>,
-        /// Memories embedded for real; the rest get noisy blends of their vectors (see
-        /// hybrid.rs).
+        /// Memories embedded for real; the rest get blends of three of their vectors, with the
+        /// sentence vectors of the first (see hybrid.rs).
         #[arg(long, default_value_t = 2000)]
         embed: u64,
         /// Standard deviation, per dimension, of Gaussian noise added to each blend (none by

@@ -73,9 +73,7 @@ impl SentenceEmbedder {
         self.threads = threads.max(1);
         self
     }
-}
 
-impl SentenceEmbedder {
     /// Each text pooled whole and, when `sentences`, over each of its sentences' tokens
     /// ([`sentence_spans`]) from the same pass.
     fn pooled(&self, texts: &[&str], sentences: bool) -> Result<Vec<Pooled>> {

@@ -1,8 +1,8 @@
 //! Vectors for semantic search, per vector space: each space's model, each memory's vector in
 //! it (a pgvector `vector` beside its memory, deleted with it) and its sentence vectors
-//! (`memory_sentence_vectors`, one bytea, written and deleted with the vector), what is pending (the
-//! `embedding_queue`, as in SQLite), and the nearest vectors under the same filter as every
-//! other read.
+//! (`memory_sentence_vectors`, one bytea, written and deleted with the vector), what is pending
+//! (the `embedding_queue`, as in SQLite), and the nearest vectors under the same filter as
+//! every other read.
 //!
 //! The database finds the candidates: a query orders the filtered vectors by pgvector's inner
 //! product (`<#>`) and takes the best few, through the space's HNSW index once the store holds

@@ -4,8 +4,9 @@
 //! A vector is `dimensions` little-endian f32 in a BLOB beside its memory (`memory_vectors`,
 //! keyed by memory and space), so it is written, replaced and deleted in the same transactions
 //! as the memory itself; its sentence vectors (core's `SentenceVectors`, one BLOB) sit in
-//! `memory_sentence_vectors` (migration 0018) and go wherever it goes. Pending memories sit in `embedding_queue` (per space; [`queue`]) until
-//! their vector is [`put`], numbered by the vector clock (one clock for every space).
+//! `memory_sentence_vectors` (migration 0018) and go wherever it goes. Pending memories sit in
+//! `embedding_queue` (per space; [`queue`]) until their vector is [`put`], numbered by the
+//! vector clock (one clock for every space).
 //! `vector_models` records each space's model (migration 0007). [`nearest`] asks the HNSW index (ann.rs) when the store has one and scans
 //! exactly what it does not hold; the [`scan`] reads every vector under the filter and keeps the
 //! best `depth` (core's `Nearest`).
@@ -128,9 +129,9 @@ pub fn put(conn: &Connection, space: VectorSpace, vectors: &[MemoryVector]) -> R
         .prepare_cached("DELETE FROM embedding_queue WHERE memory_seq = ?1 AND space = ?2")
         .sql()?;
     let mut stored = 0;
-    for row in vectors {
+    for memory in vectors {
         let seq: Option<i64> = unchanged
-            .query_row((row.id.to_string(), millis(row.updated_at)), |row| {
+            .query_row((memory.id.to_string(), millis(memory.updated_at)), |row| {
                 row.get(0)
             })
             .optional()
@@ -138,12 +139,12 @@ pub fn put(conn: &Connection, space: VectorSpace, vectors: &[MemoryVector]) -> R
         if let Some(seq) = seq {
             written += 1;
             insert
-                .execute((seq, space.as_str(), to_blob(&row.vector), written))
+                .execute((seq, space.as_str(), to_blob(&memory.vector), written))
                 .sql()?;
-            match row.sentences.is_empty() {
+            match memory.sentences.is_empty() {
                 true => drop_sentences.execute((seq, space.as_str())).sql()?,
                 false => put_sentences
-                    .execute((seq, space.as_str(), row.sentences.as_bytes()))
+                    .execute((seq, space.as_str(), memory.sentences.as_bytes()))
                     .sql()?,
             };
             dequeue.execute((seq, space.as_str())).sql()?;

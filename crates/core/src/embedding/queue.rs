@@ -8,9 +8,10 @@
 //! transaction, and written in one short transaction that keeps a vector only if its memory was
 //! not changed meanwhile (so a concurrent update is never overwritten with a stale vector; the
 //! memory is simply pending again). Each memory's sentence vectors come from the same pass and
-//! are stored with its vector (`embedding::sentences`). Before the first batch the model's identity is recorded in
-//! the store; a different model there means every old vector is dropped and re-embedded. After
-//! the last batch the store's vector index (if it keeps one) takes in the new vectors.
+//! are stored with its vector (`embedding::sentences`). Before the first batch the model's
+//! identity is recorded in the store; a different model there means every old vector is dropped
+//! and re-embedded. After the last batch the store's vector index (if it keeps one) takes in the
+//! new vectors.
 
 use std::time::Instant;
 

@@ -114,7 +114,7 @@ impl SentenceVectors {
     /// another model is never compared: its vectors are dropped with the model).
     pub fn best_similarity(&self, query: &[f32]) -> Option<f32> {
         let width = 4 + query.len();
-        if query.is_empty() || self.0.is_empty() || self.0.len() % width != 0 {
+        if query.is_empty() || self.0.is_empty() || !self.0.len().is_multiple_of(width) {
             return None;
         }
         self.0

@@ -164,8 +164,8 @@ impl<'a> Relations<'a> {
         outcome
     }
 
-    /// Finds the candidates of `memory` and records a pending relation for each (and, with a
-    /// vector embedded now, stores it).
+    /// Finds the candidates of `memory` and records a pending relation for each (and, with
+    /// vectors embedded now, stores them).
     fn record_candidates(
         &self,
         memory: &Memory,
@@ -218,8 +218,8 @@ impl<'a> Relations<'a> {
         })
     }
 
-    /// The memory's vector in the text space, embedded now, when a model is at hand and the
-    /// store's vectors are that model's. A model that fails leaves detection to words (the
+    /// The memory's vector and sentence vectors in the text space, embedded now, when a model
+    /// is at hand and the store's vectors are that model's. A model that fails leaves detection to words (the
     /// write has happened; the embedding queue will try again).
     fn passage_of(&self, memory: &Memory) -> Option<Passage> {
         let embedder = self.embedder?;
