@@ -168,6 +168,33 @@ fn clear(client: &mut impl Sql, space: VectorSpace) -> Result<()> {
 }
 
 impl PostgresStore {
+    /// `column` of `table` (keyed by memory and space) for those of `ids` that have a row in
+    /// the space, in one query.
+    fn by_memory<T: for<'a> postgres::types::FromSql<'a>>(
+        &self,
+        table: &str,
+        column: &str,
+        space: VectorSpace,
+        ids: &[MemoryId],
+    ) -> Result<Vec<(MemoryId, T)>> {
+        let ids: Vec<String> = ids.iter().map(MemoryId::to_string).collect();
+        self.reader()?
+            .query(
+                &format!(
+                    "SELECT m.id, t.{column} FROM memories m JOIN {table} t \
+                     ON t.memory_seq = m.seq WHERE m.id = ANY($1) AND t.space = $2"
+                ),
+                &[&ids, &space.as_str()],
+            )
+            .sql()?
+            .iter()
+            .map(|row| {
+                let id: String = get(row, 0)?;
+                Ok((id.parse().map_err(corrupt)?, get(row, 1)?))
+            })
+            .collect()
+    }
+
     /// The `depth` nearest memories by the exact scan alone, whatever index the store has: the
     /// reference the index's recall is measured against.
     pub fn nearest_exact(
@@ -249,21 +276,12 @@ impl VectorStore for PostgresStore {
     }
 
     fn vectors(&self, space: VectorSpace, ids: &[MemoryId]) -> Result<Vec<(MemoryId, Vec<f32>)>> {
-        let ids: Vec<String> = ids.iter().map(MemoryId::to_string).collect();
-        self.reader()?
-            .query(
-                "SELECT m.id, v.vector FROM memories m JOIN memory_vectors v \
-                 ON v.memory_seq = m.seq WHERE m.id = ANY($1) AND v.space = $2",
-                &[&ids, &space.as_str()],
-            )
-            .sql()?
-            .iter()
-            .map(|row| {
-                let id: String = get(row, 0)?;
-                let vector: Vector = get(row, 1)?;
-                Ok((id.parse().map_err(corrupt)?, vector.to_vec()))
-            })
-            .collect()
+        let found: Vec<(MemoryId, Vector)> =
+            self.by_memory("memory_vectors", "vector", space, ids)?;
+        Ok(found
+            .into_iter()
+            .map(|(id, vector)| (id, vector.to_vec()))
+            .collect())
     }
 
     fn sentence_vectors(
@@ -271,24 +289,12 @@ impl VectorStore for PostgresStore {
         space: VectorSpace,
         ids: &[MemoryId],
     ) -> Result<Vec<(MemoryId, SentenceVectors)>> {
-        let ids: Vec<String> = ids.iter().map(MemoryId::to_string).collect();
-        self.reader()?
-            .query(
-                "SELECT m.id, s.vectors FROM memories m JOIN memory_sentence_vectors s \
-                 ON s.memory_seq = m.seq WHERE m.id = ANY($1) AND s.space = $2",
-                &[&ids, &space.as_str()],
-            )
-            .sql()?
-            .iter()
-            .map(|row| {
-                let id: String = get(row, 0)?;
-                let bytes: Vec<u8> = get(row, 1)?;
-                Ok((
-                    id.parse().map_err(corrupt)?,
-                    SentenceVectors::from_bytes(bytes),
-                ))
-            })
-            .collect()
+        let found: Vec<(MemoryId, Vec<u8>)> =
+            self.by_memory("memory_sentence_vectors", "vectors", space, ids)?;
+        Ok(found
+            .into_iter()
+            .map(|(id, bytes)| (id, SentenceVectors::from_bytes(bytes)))
+            .collect())
     }
 
     fn nearest(

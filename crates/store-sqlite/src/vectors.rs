@@ -341,25 +341,11 @@ pub fn vectors(
     space: VectorSpace,
     ids: &[MemoryId],
 ) -> Result<Vec<(MemoryId, Vec<f32>)>> {
-    let mut found = Vec::with_capacity(ids.len());
-    let mut statement = conn
-        .prepare_cached(
-            "SELECT v.vector FROM memories m JOIN memory_vectors v ON v.memory_seq = m.seq \
-             WHERE m.id = ?1 AND v.space = ?2",
-        )
-        .sql()?;
-    for id in ids {
-        let blob: Option<Vec<u8>> = statement
-            .query_row(rusqlite::params![id.to_string(), space.as_str()], |row| {
-                row.get(0)
-            })
-            .optional()
-            .sql()?;
-        if let Some(blob) = blob {
-            found.push((*id, from_blob(&blob)));
-        }
-    }
-    Ok(found)
+    let found = blobs(conn, "memory_vectors", "vector", space, ids)?;
+    Ok(found
+        .into_iter()
+        .map(|(id, blob)| (id, from_blob(&blob)))
+        .collect())
 }
 
 pub fn sentence_vectors(
@@ -367,13 +353,28 @@ pub fn sentence_vectors(
     space: VectorSpace,
     ids: &[MemoryId],
 ) -> Result<Vec<(MemoryId, SentenceVectors)>> {
-    let mut found = Vec::new();
+    let found = blobs(conn, "memory_sentence_vectors", "vectors", space, ids)?;
+    Ok(found
+        .into_iter()
+        .map(|(id, blob)| (id, SentenceVectors::from_bytes(blob)))
+        .collect())
+}
+
+/// The BLOB `column` of `table` (keyed by memory and space) for those of `ids` that have a row
+/// in the space, one indexed lookup each.
+fn blobs(
+    conn: &Connection,
+    table: &str,
+    column: &str,
+    space: VectorSpace,
+    ids: &[MemoryId],
+) -> Result<Vec<(MemoryId, Vec<u8>)>> {
+    let mut found = Vec::with_capacity(ids.len());
     let mut statement = conn
-        .prepare_cached(
-            "SELECT s.vectors FROM memories m \
-             JOIN memory_sentence_vectors s ON s.memory_seq = m.seq \
-             WHERE m.id = ?1 AND s.space = ?2",
-        )
+        .prepare_cached(&format!(
+            "SELECT t.{column} FROM memories m JOIN {table} t ON t.memory_seq = m.seq \
+             WHERE m.id = ?1 AND t.space = ?2"
+        ))
         .sql()?;
     for id in ids {
         let blob: Option<Vec<u8>> = statement
@@ -383,7 +384,7 @@ pub fn sentence_vectors(
             .optional()
             .sql()?;
         if let Some(blob) = blob {
-            found.push((*id, SentenceVectors::from_bytes(blob)));
+            found.push((*id, blob));
         }
     }
     Ok(found)
