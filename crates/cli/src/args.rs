@@ -830,7 +830,8 @@ pub enum ModeArg {
     Lexical,
     /// Near-spellings alone.
     Fuzzy,
-    /// Meaning alone (needs a model: cairn model install).
+    /// Meaning alone: a memory is as near as its whole text or its nearest sentence (needs a
+    /// model: cairn model install).
     Semantic,
     /// Keywords, near-spellings and meaning fused (the default when a model is installed).
     Hybrid,

@@ -62,11 +62,11 @@ pub struct AnnSettings {
     /// Candidate list size while searching (ef) in an index of up to
     /// `expansion_search × vectors_per_expansion` vectors; always raised to the number of
     /// candidates asked for. Measured at 100,000 vectors (`cairn-bench hybrid` on its earlier,
-    /// noisy blends, medians of three, one sitting): recall@10 against the exact scan 0.871 at 256, 0.928 at 512, 0.949
-    /// at 768 and 0.960 at 1,024, the index search p50 2.5 ms at 256 and 5.9 ms at 1,024 (hybrid
-    /// search with the query's embedding 7.3 and 12.2 ms). The neighbours missed at lower
-    /// settings are near ties (found/true similarity 0.997), but a search should find what the
-    /// exact scan finds.
+    /// noisy blends, medians of three, one sitting): recall@10 against the exact scan 0.871 at
+    /// 256, 0.928 at 512, 0.949 at 768 and 0.960 at 1,024, the index search p50 2.5 ms at 256
+    /// and 5.9 ms at 1,024 (hybrid search with the query's embedding 7.3 and 12.2 ms). The
+    /// neighbours missed at lower settings are near ties (found/true similarity 0.997), but a
+    /// search should find what the exact scan finds.
     pub expansion_search: usize,
     /// A larger graph needs a wider search for the same recall, so past that size the breadth
     /// is one candidate per this many vectors, up to 8,192 (`MAX_EXPANSION_SEARCH`; 0: it never

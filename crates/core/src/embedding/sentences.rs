@@ -17,13 +17,17 @@
 //!   same pass that embeds the whole text ("late chunking"), so every sentence is read in its
 //!   memory's context and costs no extra pass of the model.
 //! - **How they are stored**: [`SentenceVectors`], each vector as one scale and a byte per
-//!   dimension (a quarter of f32's size); scores agree with f32's within 2·10⁻³.
+//!   dimension (the look vectors' 8-bit form, a quarter of f32's size); scores agree with f32's
+//!   within 2·10⁻³.
 //!
 //! Measured (`cairn-bench locomo`, LoCoMo dev turns as memories; `cairn-bench cranfield`):
 //! semantic recall_any@5 0.508 → 0.546 and MRR 0.352 → 0.398 on LoCoMo, MAP 0.4219 → 0.4276 on
 //! Cranfield.
 
 use std::ops::Range;
+
+use crate::embedding::dot;
+use crate::image::look_vector::{self, Quantised};
 
 /// The most sentences of one memory that get a vector of their own: the model reads at most
 /// 256 tokens, which rarely hold more, and the bound keeps a memory's row small whatever its
@@ -73,26 +77,21 @@ fn push_trimmed(text: &str, range: Range<usize>, spans: &mut Vec<Range<usize>>) 
     }
 }
 
-/// A memory's sentence vectors as stored: for each sentence, its scale (f32, little-endian) and
-/// one signed byte per dimension, the vector being byte × scale. Empty when the memory has none.
+/// A memory's sentence vectors as stored: one after another, each in the 8-bit form look vectors
+/// are stored in ([`Quantised`]: its scale as a little-endian f32, then a signed byte per
+/// dimension). Empty when the memory has none.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SentenceVectors(Vec<u8>);
 
 impl SentenceVectors {
-    /// Encodes unit-length vectors of one dimension. Each is scaled so that its largest
-    /// component is ±127.
+    /// Encodes vectors of one dimension.
     pub fn encode(vectors: &[Vec<f32>]) -> Self {
-        let mut bytes = Vec::new();
-        for vector in vectors {
-            let largest = vector.iter().fold(0f32, |m, x| m.max(x.abs()));
-            let scale = match largest > 0.0 {
-                true => largest / 127.0,
-                false => 1.0,
-            };
-            bytes.extend_from_slice(&scale.to_le_bytes());
-            bytes.extend(vector.iter().map(|x| (x / scale).round() as i8 as u8));
-        }
-        SentenceVectors(bytes)
+        SentenceVectors(
+            vectors
+                .iter()
+                .flat_map(|vector| Quantised::of(vector).to_bytes())
+                .collect(),
+        )
     }
 
     /// Stored bytes, as [`SentenceVectors::as_bytes`] gave them.
@@ -108,9 +107,9 @@ impl SentenceVectors {
         self.0.is_empty()
     }
 
-    /// The highest dot product of `query` with a sentence vector; `None` when there is none,
-    /// or when the bytes are not whole vectors of the query's dimension (a store written by
-    /// another model is never compared: its vectors are dropped with the model).
+    /// The highest dot product of `query` (kept in f32) with a sentence vector; `None` when
+    /// there is none, or when the bytes are not whole vectors of the query's dimension (a store
+    /// written by another model is never compared: its vectors are dropped with the model).
     pub fn best_similarity(&self, query: &[f32]) -> Option<f32> {
         let width = 4 + query.len();
         if query.is_empty() || self.0.is_empty() || !self.0.len().is_multiple_of(width) {
@@ -118,16 +117,8 @@ impl SentenceVectors {
         }
         self.0
             .chunks_exact(width)
-            .map(|sentence| {
-                let (scale, bytes) = sentence.split_at(4);
-                let scale = f32::from_le_bytes(scale.try_into().expect("four bytes"));
-                let dot: f32 = query
-                    .iter()
-                    .zip(bytes)
-                    .map(|(q, &b)| q * f32::from(b as i8))
-                    .sum();
-                dot * scale
-            })
+            .filter_map(|sentence| look_vector::from_bytes(sentence).ok())
+            .map(|vector| dot(query, &vector))
             .reduce(f32::max)
     }
 }
@@ -188,8 +179,7 @@ mod tests {
     }
 
     fn unit(values: &[f32]) -> Vec<f32> {
-        let norm = values.iter().map(|x| x * x).sum::<f32>().sqrt();
-        values.iter().map(|x| x / norm).collect()
+        look_vector::normalised(values.to_vec())
     }
 
     #[test]

@@ -7,12 +7,12 @@
 //! records, each batch its own transaction written exactly as an import writes
 //! (`import::RecordWriter`: validated, merged with what is there). So an interrupted move keeps what it committed, and
 //! running it again passes over those records (each is found unchanged) and finishes the rest.
-//! Then the vectors of every moved memory follow (sentence vectors with them), with their space's model, and the access
-//! tokens (their hashes: the same secrets keep working; a token revoked in the source is revoked
-//! in the target). Last, both stores are read again and compared kind by kind: how many
-//! records, and a digest of them as the export writes them (the sum of each record's SHA-256,
-//! so the order two databases list them in does not matter), and the same for each vector
-//! space's vectors and for the tokens.
+//! Then the vectors of every moved memory follow (sentence vectors with them), with their
+//! space's model, and the access tokens (their hashes: the same secrets keep working; a token
+//! revoked in the source is revoked in the target). Last, both stores are read again and
+//! compared kind by kind: how many records, and a digest of them as the export writes them (the
+//! sum of each record's SHA-256, so the order two databases list them in does not matter), and
+//! the same for each vector space's vectors (with their sentence vectors) and for the tokens.
 //!
 //! Not moved: images (their files stay in the image directory of the machine that stored
 //! them) and markdown workspaces (the files are the truth; `cairn files init` again); the

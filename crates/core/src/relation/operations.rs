@@ -219,8 +219,8 @@ impl<'a> Relations<'a> {
     }
 
     /// The memory's vector and sentence vectors in the text space, embedded now, when a model
-    /// is at hand and the store's vectors are that model's. A model that fails leaves detection to words (the
-    /// write has happened; the embedding queue will try again).
+    /// is at hand and the store's vectors are that model's. A model that fails leaves detection
+    /// to words (the write has happened; the embedding queue will try again).
     fn passage_of(&self, memory: &Memory) -> Option<Passage> {
         let embedder = self.embedder?;
         let stored = self.store().embedding_model(VectorSpace::Text).ok()??;
