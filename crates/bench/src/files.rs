@@ -139,7 +139,7 @@ fn timed_syncs(
     let file = first_file(&workspace.directory())?;
     for round in 0..syncs {
         let started = Instant::now();
-        let report = service.sync_files(workspace)?;
+        let report = service.sync_files(workspace, false)?;
         unchanged.push(started.elapsed());
         anyhow::ensure!(
             report.updated == 0,
@@ -156,7 +156,7 @@ fn timed_syncs(
             format!("{} (edit {round}){}", &text[..end], &text[end..]),
         )?;
         let started = Instant::now();
-        let report = service.sync_files(workspace)?;
+        let report = service.sync_files(workspace, false)?;
         edited.push(started.elapsed());
         anyhow::ensure!(
             report.updated == 1,

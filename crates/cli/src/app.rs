@@ -9,6 +9,7 @@ use cairn_core::access::Access;
 use cairn_core::api::{Api, Caller, FilterInput};
 use cairn_core::config::{Config, ConfigSources};
 use cairn_core::image::ImageDir;
+use cairn_core::input::{Bounded, MAX_TEXT_INPUT_BYTES};
 use cairn_core::memory::MemoryFilter;
 use cairn_core::project::detect_project;
 use cairn_core::store::Store;
@@ -246,14 +247,19 @@ pub fn text_or_file(text: Option<&String>, file: Option<&PathBuf>) -> Result<Opt
     }
 }
 
-/// The text of a `--file` argument: a path, or `-` for standard input.
+/// The text of a `--file` argument: a path, or `-` for standard input, read up to
+/// [`MAX_TEXT_INPUT_BYTES`] (so `/dev/zero` or an endless pipe stops there) and as UTF-8.
 fn read_content_file(path: &Path) -> Result<String> {
+    let bounded = Bounded {
+        field: "content",
+        limit: MAX_TEXT_INPUT_BYTES,
+        setting: "the most cairn reads for one text; a memory holds far less: \
+                  limits.max_content_bytes",
+    };
     if path == Path::new("-") {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-            .context("content: cannot read standard input as UTF-8 text")?;
-        return Ok(text);
+        return Ok(bounded.read_text(&mut std::io::stdin().lock(), "standard input")?);
     }
-    std::fs::read_to_string(path)
-        .with_context(|| format!("content: cannot read {}", path.display()))
+    let mut file = std::fs::File::open(path)
+        .with_context(|| format!("content: cannot read {}", path.display()))?;
+    Ok(bounded.read_text(&mut file, &path.display().to_string())?)
 }

@@ -81,7 +81,8 @@ pub enum Command {
     Get(GetArgs),
     /// Change a memory; its previous state is kept in its history.
     Update(UpdateArgs),
-    /// Forget a memory (hidden from every read); --purge deletes it for good.
+    /// Forget a memory (hidden from every read); --purge deletes it for good, --undo brings a
+    /// forgotten one back.
     Forget(ForgetArgs),
     /// List memories, newest first.
     List(ListArgs),
@@ -277,7 +278,7 @@ pub enum FilesCommand {
     Init(FilesInitArgs),
     /// Read the files back: hand edits, deletions and new units reach the store.
     #[command(
-        after_help = "Examples:\n  cairn files sync                     # this project\n  cairn files sync --all --format json\n\nWhat cannot be read as a unit (an unclosed block, a broken header) is reported and\nleft as it is; a memory whose unit sat in such a file is kept."
+        after_help = "Examples:\n  cairn files sync                     # this project\n  cairn files sync --dry-run           # what it would change and forget, changing nothing\n  cairn files sync --all --format json\n\nA unit cut from a file by hand forgets its memory (`cairn forget --undo ID` brings it\nback, and so does putting the unit back). A unit missing because git put another version\nof its file in place (a branch switch, a stash, a reset, a checkout of an old file) is\nnot a deletion: its memory is kept, and nothing is written back. While git is in the\nmiddle of a merge or a rebase, nothing is read. What cannot be read as a unit (an\nunclosed block, a broken header) is reported and left as it is; a memory whose unit sat\nin such a file is kept."
     )]
     Sync(FilesSyncArgs),
     /// Write the project's shareable memories that are not in the files yet (those from before
@@ -323,6 +324,9 @@ pub struct FilesSyncArgs {
     /// Every project that keeps files.
     #[arg(long)]
     pub all: bool,
+    /// Change nothing: say what a sync would do, and name each memory it would forget.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// Which scope's relations.
@@ -986,8 +990,13 @@ pub struct ForgetArgs {
     /// Id or short handle.
     pub id: String,
     /// Delete for good, with its history, instead of hiding it.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "undo")]
     pub purge: bool,
+    /// Bring a forgotten memory back as it was (forgotten by `cairn forget`, or because its
+    /// unit was cut from a markdown file); in a project that keeps files, its unit is written
+    /// again.
+    #[arg(long)]
+    pub undo: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -6,6 +6,8 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
+#[path = "cli/branches.rs"]
+mod branches;
 #[path = "cli/conflicts.rs"]
 mod conflicts;
 #[path = "cli/files.rs"]

@@ -265,6 +265,12 @@ pub struct ServerConfig {
     pub max_body_bytes: usize,
     /// Largest import body, in bytes.
     pub max_import_bytes: usize,
+    /// Origins (`https://tools.example.com`) whose web pages may call the server, besides the
+    /// server's own (its viewer). Every other page is refused, loopback or not.
+    pub allowed_origins: Vec<String>,
+    /// Seconds a client may take to send a request's headers (also how long an idle
+    /// connection stays open) or leave a request's body silent.
+    pub read_timeout_secs: u64,
 }
 
 impl Default for ServerConfig {
@@ -274,6 +280,8 @@ impl Default for ServerConfig {
             token: None,
             max_body_bytes: 1 << 20,
             max_import_bytes: 256 << 20,
+            allowed_origins: Vec::new(),
+            read_timeout_secs: 30,
         }
     }
 }

@@ -22,6 +22,15 @@ pub enum Error {
     #[error("{field}: {message}")]
     TooLarge { field: String, message: String },
 
+    /// Text that is not UTF-8 (a file, a body, an import line); nothing was read from it.
+    #[error("{field}: {message}")]
+    InvalidUtf8 { field: String, message: String },
+
+    /// The disk holding `path` is full: the write did not happen, and what was stored before
+    /// is kept. HTTP clients hear 507.
+    #[error("disk full: {message}")]
+    DiskFull { path: String, message: String },
+
     /// No visible memory has this id (it never existed, was forgotten, or has expired).
     #[error("id: no memory matches '{id}' (it may have been forgotten or have expired)")]
     NotFound { id: String },
@@ -138,6 +147,7 @@ impl Error {
         match self {
             Error::Invalid { field, .. }
             | Error::TooLarge { field, .. }
+            | Error::InvalidUtf8 { field, .. }
             | Error::Missing { field, .. }
             | Error::Conflict { field, .. }
             | Error::ReadOnly { field, .. }

@@ -37,6 +37,7 @@ pub mod exchange;
 pub mod files;
 pub mod id;
 pub mod image;
+pub mod input;
 pub mod memory;
 #[cfg(test)]
 mod module_graph;

@@ -383,6 +383,15 @@ impl MemoryService {
         Ok(memory)
     }
 
+    /// Brings back a forgotten memory; in a project that keeps files, its unit is written
+    /// again.
+    pub fn restore_memory(&self, target: &IdRef) -> Result<Memory> {
+        self.check_writable(target)?;
+        let memory = self.memory_ops().restore(target)?;
+        self.land(&[memory.id]);
+        Ok(memory)
+    }
+
     /// Removes a memory for good, in whatever state, with its history.
     pub fn purge(&self, target: &IdRef) -> Result<Memory> {
         self.check_writable(target)?;
@@ -558,9 +567,10 @@ impl MemoryService {
         self.files_ops().unit_path(memory)
     }
 
-    /// Reads a workspace's files back into the store (edits, deletions, new units).
-    pub fn sync_files(&self, workspace: &Workspace) -> Result<SyncReport> {
-        self.files_ops().sync(workspace)
+    /// Reads a workspace's files back into the store (edits, deletions, new units); a dry run
+    /// only says what it would do.
+    pub fn sync_files(&self, workspace: &Workspace, dry_run: bool) -> Result<SyncReport> {
+        self.files_ops().sync(workspace, dry_run)
     }
 
     /// Refuses to change a RAW memory (a markdown file's own text), whatever the entry point.
@@ -613,7 +623,7 @@ impl MemoryService {
             Err(e) => return tracing::warn!(error = %e, "memory files not synced"),
         };
         for workspace in workspaces {
-            if let Err(e) = self.files_ops().sync(&workspace) {
+            if let Err(e) = self.files_ops().sync(&workspace, false) {
                 tracing::warn!(project = %workspace.project, error = %e, "memory files not synced");
             }
         }

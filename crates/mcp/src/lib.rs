@@ -18,6 +18,7 @@
 //! inside this crate.
 
 pub mod resources;
+pub mod stdio;
 pub mod tools;
 
 use std::sync::Arc;
@@ -218,18 +219,23 @@ impl ServerHandler for CairnMcp {
     }
 }
 
-/// Serves MCP on standard input and output until the client disconnects. Logs must go to
-/// stderr: stdout carries the protocol.
+/// Serves MCP on standard input and output until the client disconnects, every line checked
+/// first (see [`stdio`]). Logs must go to stderr: stdout carries the protocol.
 pub async fn serve_stdio(context: McpContext) -> Result<(), Error> {
-    let running = CairnMcp::new(context)
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|error| Error::Io(std::io::Error::other(error.to_string())))?;
-    running
-        .waiting()
-        .await
-        .map_err(|error| Error::Io(std::io::Error::other(error.to_string())))?;
-    Ok(())
+    let io = |error: &dyn std::fmt::Display| Error::Io(std::io::Error::other(error.to_string()));
+    stdio::framed(
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        |input, output| async move {
+            let running = CairnMcp::new(context)
+                .serve((input, output))
+                .await
+                .map_err(|error| io(&error))?;
+            running.waiting().await.map_err(|error| io(&error))?;
+            Ok::<(), Error>(())
+        },
+    )
+    .await?
 }
 
 /// The streamable-HTTP MCP endpoint as a tower service, to be mounted at `/mcp`. `allowed_hosts`

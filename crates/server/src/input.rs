@@ -15,6 +15,7 @@ use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Query, Request};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
+use axum::response::{IntoResponse, Response};
 use query_pairs::coerce;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -34,6 +35,8 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
             .map_err(|rejection| {
                 if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
                     ApiError::body_too_large(state.options.max_body_bytes)
+                } else if timed_out(&rejection) {
+                    ApiError::body_timed_out()
                 } else {
                     ApiError::bad_body(rejection.body_text())
                 }
@@ -45,6 +48,49 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
             .map(JsonBody)
             .map_err(|error| ApiError::bad_body(format!("not the JSON this route takes: {error}")))
     }
+}
+
+/// The layer of a route that reads no query parameters: any given are refused by name.
+pub async fn no_query(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let names: Vec<String> = match Query::<Vec<(String, String)>>::try_from_uri(request.uri()) {
+        Ok(Query(pairs)) => pairs.into_iter().map(|(name, _)| name).collect(),
+        Err(_) => vec![request.uri().query().unwrap_or_default().to_string()],
+    };
+    let names: Vec<String> = names.into_iter().filter(|n| !n.is_empty()).collect();
+    if names.is_empty() {
+        return next.run(request).await;
+    }
+    let mut error = ApiError::bad_body(format!(
+        "this route takes no query parameters, but got {}; send them in the JSON body \
+         (GET /v1/openapi.json lists each route's parameters)",
+        names
+            .iter()
+            .map(|n| format!("'{n}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    error.field = Some(names[0].clone());
+    error.into_response()
+}
+
+/// True when an error was caused by the body going silent (the router's body timeout).
+pub fn timed_out(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if error.is::<tower_http::timeout::TimeoutError>() {
+            return true;
+        }
+        // An I/O error's `source` skips the error it wraps: look at that one too.
+        if let Some(inner) = error
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+            && timed_out(inner)
+        {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
 }
 
 /// Query parameters read as the JSON input `T`.

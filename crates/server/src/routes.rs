@@ -185,6 +185,16 @@ async fn delete_memory(
     ))
 }
 
+async fn restore_memory(
+    request: Authorized,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let memory = blocking(&request, move |api, caller| api.restore_memory(caller, &id)).await?;
+    Ok(Json(
+        json!({"status": "restored", "memory": MemoryDocument::of(&memory)}),
+    ))
+}
+
 async fn run_search(request: Authorized, input: SearchInput) -> Result<Json<Value>, ApiError> {
     let query = input.query.clone();
     let found = blocking(&request, move |api, caller| api.search(caller, input)).await?;
@@ -446,25 +456,30 @@ async fn import(
     let limited = Body::new(http_body_util::Limited::new(body, limit));
     let stream = limited.into_data_stream().map_err(std::io::Error::other);
     let reader = tokio_util::io::StreamReader::new(stream);
-    let report = blocking(&request, move |api, caller| {
+    let caller = request.caller.clone();
+    let imported = tokio::task::spawn_blocking(move || {
         let bridge = tokio_util::io::SyncIoBridge::new(reader);
-        api.import(caller, &mut std::io::BufReader::new(bridge), &mut |_| {})
-            .map_err(|error| match error {
-                // The body limit cut the stream off, and the import was rolled back.
-                Error::Io(io) if io.to_string().contains("length limit exceeded") => {
-                    Error::TooLarge {
-                        field: "body".into(),
-                        message: format!(
-                            "the import is over the limit of {limit} bytes \
-                             (server.max_import_bytes); nothing was imported"
-                        ),
-                    }
-                }
-                other => other,
-            })
+        request
+            .api
+            .import(&caller, &mut std::io::BufReader::new(bridge), &mut |_| {})
     })
-    .await?;
-    Ok(Json(report))
+    .await
+    .map_err(ApiError::internal)?;
+    match imported {
+        Ok(report) => Ok(Json(report)),
+        // The body was cut off (over the limit, or silent too long): the import rolled back.
+        Err(Error::Io(io)) if crate::input::timed_out(&io) => Err(ApiError::body_timed_out()),
+        Err(Error::Io(io)) if io.to_string().contains("length limit exceeded") => {
+            Err(ApiError::from(Error::TooLarge {
+                field: "body".into(),
+                message: format!(
+                    "the import is over the limit of {limit} bytes (server.max_import_bytes); \
+                     nothing was imported"
+                ),
+            }))
+        }
+        Err(error) => Err(error.into()),
+    }
 }
 
 async fn list_conflicts(
@@ -668,6 +683,16 @@ pub fn routes() -> Vec<Route> {
             success: &[(200, "forgotten or purged")],
             authenticated: true,
             handler: delete(delete_memory),
+        },
+        Route {
+            method: Method::POST,
+            path: "/v1/memories/{id}/restore",
+            summary: "Bring back a forgotten memory as it was (forgotten through cairn, or because its unit was cut from a markdown file). 409 when a live memory now holds its text or topic key.",
+            body: RequestBody::None,
+            query: None,
+            success: &[(200, "restored")],
+            authenticated: true,
+            handler: post(restore_memory),
         },
         Route {
             method: Method::GET,

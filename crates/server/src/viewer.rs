@@ -40,6 +40,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../viewer/views/conflicts.js"),
     ),
     (
+        "/viewer/views/forgotten.js",
+        JS,
+        include_str!("../viewer/views/forgotten.js"),
+    ),
+    (
         "/viewer/views/images.js",
         JS,
         include_str!("../viewer/views/images.js"),

@@ -18,14 +18,18 @@ export function authorization() {
   return token ? { Authorization: `Bearer ${token}` } : {};
 }
 
-/** `method path` with an optional JSON body; the JSON answer, or an ApiError. */
+/**
+ * `method path` with an optional JSON body; the JSON answer, or an ApiError. Every POST, PUT
+ * and PATCH says it carries JSON, body or not: the server refuses any other (a web page on
+ * another site could send those).
+ */
 export async function call(method, path, body) {
   const headers = authorization();
   const init = { method, headers };
-  if (body !== undefined) {
+  if (body !== undefined || ["POST", "PUT", "PATCH"].includes(method)) {
     headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
   }
+  if (body !== undefined) init.body = JSON.stringify(body);
   const response = await fetch(path, init);
   const text = await response.text();
   let data = null;

@@ -10,6 +10,7 @@
 import { TOKEN_KEY } from "./api.js";
 import { el, failure } from "./dom.js";
 import { conflictsView } from "./views/conflicts.js";
+import { forgottenView } from "./views/forgotten.js";
 import { imagesView } from "./views/images.js";
 import { loginView } from "./views/login.js";
 import { memoryView } from "./views/memory.js";
@@ -42,6 +43,7 @@ const VIEWS = [
   [/^\/conflicts$/, "conflicts", () => conflictsView()],
   [/^\/images$/, "images", (m, params) => imagesView(params)],
   [/^\/stats$/, "stats", () => statsView()],
+  [/^\/forgotten$/, "forgotten", () => forgottenView()],
 ];
 
 /** Which render is the latest: a view that finishes after the address changed again is dropped. */

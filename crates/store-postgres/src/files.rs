@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use cairn_core::files::{FilesStore, FilesTx, UnitLocation, Workspace};
+use cairn_core::files::{FilesStore, FilesTx, UnitLocation, UnitState, Workspace};
 use cairn_core::{MemoryId, ProjectName, Result};
 use postgres::Row;
 
@@ -13,8 +13,8 @@ use crate::rows::{get, millis, time};
 use crate::sql::Sql;
 use crate::tx::PostgresTx;
 
-const WORKSPACE_COLUMNS: &str = "project, root, dir, created_at, stamp";
-const LOCATION_COLUMNS: &str = "memory_id, project, file, raw_hash";
+const WORKSPACE_COLUMNS: &str = "project, root, dir, created_at, stamp, head";
+const LOCATION_COLUMNS: &str = "memory_id, project, file, raw_hash, state";
 
 fn workspace_from_row(row: &Row) -> Result<Workspace> {
     Ok(Workspace {
@@ -23,6 +23,7 @@ fn workspace_from_row(row: &Row) -> Result<Workspace> {
         dir: get(row, 2)?,
         created_at: time(get(row, 3)?)?,
         synced_stamp: get(row, 4)?,
+        synced_head: get(row, 5)?,
     })
 }
 
@@ -32,6 +33,7 @@ fn location_from_row(row: &Row) -> Result<UnitLocation> {
         project: ProjectName::new(&get::<String>(row, 1)?).map_err(corrupt)?,
         file: get(row, 2)?,
         raw_hash: get(row, 3)?,
+        state: UnitState::parse(&get::<String>(row, 4)?),
     })
 }
 
@@ -89,16 +91,17 @@ impl FilesTx for PostgresTx<'_, '_> {
     fn put_workspace(&mut self, workspace: &Workspace) -> Result<()> {
         self.tx
             .execute(
-                "INSERT INTO file_workspaces (project, root, dir, created_at, stamp) \
-                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (project) DO UPDATE SET \
+                "INSERT INTO file_workspaces (project, root, dir, created_at, stamp, head) \
+                 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (project) DO UPDATE SET \
                  root = excluded.root, dir = excluded.dir, created_at = excluded.created_at, \
-                 stamp = excluded.stamp",
+                 stamp = excluded.stamp, head = excluded.head",
                 &[
                     &workspace.project.as_str(),
                     &workspace.root.to_string_lossy().as_ref(),
                     &workspace.dir,
                     &millis(workspace.created_at),
                     &workspace.synced_stamp,
+                    &workspace.synced_head,
                 ],
             )
             .sql()?;
@@ -110,6 +113,16 @@ impl FilesTx for PostgresTx<'_, '_> {
             .execute(
                 "UPDATE file_workspaces SET stamp = $2 WHERE project = $1",
                 &[&project.as_str(), &stamp],
+            )
+            .sql()?;
+        Ok(())
+    }
+
+    fn set_head(&mut self, project: &ProjectName, head: Option<&str>) -> Result<()> {
+        self.tx
+            .execute(
+                "UPDATE file_workspaces SET head = $2 WHERE project = $1",
+                &[&project.as_str(), &head],
             )
             .sql()?;
         Ok(())
@@ -141,14 +154,16 @@ impl FilesTx for PostgresTx<'_, '_> {
     fn put_location(&mut self, location: &UnitLocation) -> Result<()> {
         self.tx
             .execute(
-                "INSERT INTO file_units (memory_id, project, file, raw_hash) \
-                 VALUES ($1, $2, $3, $4) ON CONFLICT (memory_id) DO UPDATE SET \
-                 project = excluded.project, file = excluded.file, raw_hash = excluded.raw_hash",
+                "INSERT INTO file_units (memory_id, project, file, raw_hash, state) \
+                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (memory_id) DO UPDATE SET \
+                 project = excluded.project, file = excluded.file, raw_hash = excluded.raw_hash, \
+                 state = excluded.state",
                 &[
                     &location.id.to_string(),
                     &location.project.as_str(),
                     &location.file,
                     &location.raw_hash,
+                    &location.state.as_str(),
                 ],
             )
             .sql()?;

@@ -25,6 +25,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
         include_str!("../migrations/0005_vocabulary_trigrams_gin.sql"),
     ),
     (6, include_str!("../migrations/0006_sentence_vectors.sql")),
+    (7, include_str!("../migrations/0007_unit_states.sql")),
 ];
 
 /// The schema version this build writes.

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use cairn_core::files::{FilesStore, FilesTx, UnitLocation, Workspace};
+use cairn_core::files::{FilesStore, FilesTx, UnitLocation, UnitState, Workspace};
 use cairn_core::{MemoryId, ProjectName, Result};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
@@ -13,7 +13,8 @@ use crate::error::SqlResult;
 use crate::rows::{corrupt, millis, time};
 use crate::tx::SqliteTx;
 
-const WORKSPACE_COLUMNS: &str = "project, root, dir, created_at, stamp";
+const WORKSPACE_COLUMNS: &str = "project, root, dir, created_at, stamp, head";
+const LOCATION_COLUMNS: &str = "memory_id, project, file, raw_hash, state";
 
 fn workspace_from_row(row: &Row<'_>) -> rusqlite::Result<Workspace> {
     Ok(Workspace {
@@ -22,6 +23,7 @@ fn workspace_from_row(row: &Row<'_>) -> rusqlite::Result<Workspace> {
         dir: row.get(2)?,
         created_at: time(row.get(3)?)?,
         synced_stamp: row.get(4)?,
+        synced_head: row.get(5)?,
     })
 }
 
@@ -31,6 +33,7 @@ fn location_from_row(row: &Row<'_>) -> rusqlite::Result<UnitLocation> {
         project: ProjectName::new(&row.get::<_, String>(1)?).map_err(corrupt)?,
         file: row.get(2)?,
         raw_hash: row.get(3)?,
+        state: UnitState::parse(&row.get::<_, String>(4)?),
     })
 }
 
@@ -66,9 +69,9 @@ impl FilesStore for SqliteStore {
 
     fn unit_locations(&self, project: &ProjectName) -> Result<Vec<UnitLocation>> {
         self.reader()
-            .prepare_cached(
-                "SELECT memory_id, project, file, raw_hash FROM file_units WHERE project = ?1",
-            )
+            .prepare_cached(&format!(
+                "SELECT {LOCATION_COLUMNS} FROM file_units WHERE project = ?1"
+            ))
             .sql()?
             .query_map([project.as_str()], location_from_row)
             .sql()?
@@ -84,8 +87,7 @@ impl FilesStore for SqliteStore {
             let values = chunk.iter().map(|id| Value::Text(id.to_string()));
             let rows: Vec<UnitLocation> = conn
                 .prepare_cached(&format!(
-                    "SELECT memory_id, project, file, raw_hash FROM file_units \
-                     WHERE memory_id IN ({marks})"
+                    "SELECT {LOCATION_COLUMNS} FROM file_units WHERE memory_id IN ({marks})"
                 ))
                 .sql()?
                 .query_map(params_from_iter(values), location_from_row)
@@ -102,8 +104,8 @@ impl FilesTx for SqliteTx<'_, '_> {
     fn put_workspace(&mut self, workspace: &Workspace) -> Result<()> {
         self.tx
             .prepare_cached(
-                "INSERT OR REPLACE INTO file_workspaces (project, root, dir, created_at, stamp) \
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT OR REPLACE INTO file_workspaces \
+                 (project, root, dir, created_at, stamp, head) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )
             .sql()?
             .execute(params![
@@ -111,7 +113,8 @@ impl FilesTx for SqliteTx<'_, '_> {
                 workspace.root.to_string_lossy(),
                 workspace.dir,
                 millis(workspace.created_at),
-                workspace.synced_stamp
+                workspace.synced_stamp,
+                workspace.synced_head
             ])
             .sql()?;
         Ok(())
@@ -122,6 +125,15 @@ impl FilesTx for SqliteTx<'_, '_> {
             .prepare_cached("UPDATE file_workspaces SET stamp = ?2 WHERE project = ?1")
             .sql()?
             .execute(params![project.as_str(), stamp])
+            .sql()?;
+        Ok(())
+    }
+
+    fn set_head(&mut self, project: &ProjectName, head: Option<&str>) -> Result<()> {
+        self.tx
+            .prepare_cached("UPDATE file_workspaces SET head = ?2 WHERE project = ?1")
+            .sql()?
+            .execute(params![project.as_str(), head])
             .sql()?;
         Ok(())
     }
@@ -153,15 +165,16 @@ impl FilesTx for SqliteTx<'_, '_> {
     fn put_location(&mut self, location: &UnitLocation) -> Result<()> {
         self.tx
             .prepare_cached(
-                "INSERT OR REPLACE INTO file_units (memory_id, project, file, raw_hash) \
-                 VALUES (?1, ?2, ?3, ?4)",
+                "INSERT OR REPLACE INTO file_units (memory_id, project, file, raw_hash, state) \
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
             )
             .sql()?
             .execute(params![
                 location.id.to_string(),
                 location.project.as_str(),
                 location.file,
-                location.raw_hash
+                location.raw_hash,
+                location.state.as_str()
             ])
             .sql()?;
         Ok(())

@@ -38,6 +38,7 @@ const MIGRATIONS: &[(u32, &str)] = &[
     ),
     (17, include_str!("../migrations/0017_access_tokens.sql")),
     (18, include_str!("../migrations/0018_sentence_vectors.sql")),
+    (19, include_str!("../migrations/0019_unit_states.sql")),
 ];
 
 /// The schema version this build writes.

@@ -26,7 +26,7 @@ pub fn run(app: &App, command: &FilesCommand) -> Result<Outcome> {
         }
         FilesCommand::Sync(args) => {
             let caller = caller(app, args.project.as_deref())?;
-            let reports = api.sync_files(&caller, args.all)?;
+            let reports = api.sync_files(&caller, args.all, args.dry_run)?;
             app.out.print(&View::FilesSynced(&reports))?;
         }
         FilesCommand::Export(args) => {

@@ -53,6 +53,11 @@ pub fn update(app: &App, args: &UpdateArgs) -> Result<Outcome> {
 }
 
 pub fn forget(app: &App, args: &ForgetArgs) -> Result<Outcome> {
+    if args.undo {
+        let memory = app.api.restore_memory(&app.operator(), &args.id)?;
+        app.out.print(&View::Unforgotten(&memory))?;
+        return Ok(Outcome::Done);
+    }
     let memory = app.api.forget(&app.operator(), &args.id, args.purge)?;
     app.out.print(&View::Forgotten {
         memory: &memory,

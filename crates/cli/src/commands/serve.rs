@@ -43,6 +43,10 @@ pub fn run(app: &App, args: &ServeArgs) -> Result<Outcome> {
                 cairn_core::image::input::inline_body_allowance(app.config.images.max_bytes),
             ),
             max_import_bytes: app.config.server.max_import_bytes,
+            allowed_origins: app.config.server.allowed_origins.clone(),
+            read_timeout: std::time::Duration::from_secs(
+                app.config.server.read_timeout_secs.max(1),
+            ),
         }),
     };
     let watcher = FilesWatcher::start(app.api.clone());

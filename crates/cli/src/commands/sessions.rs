@@ -1,9 +1,7 @@
 //! `cairn context`, `cairn sessions`, `cairn extract`: what hooks recorded, and what a session
 //! should know.
 
-use std::io::Read;
-
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use cairn_core::context::ContextRequest;
 use cairn_core::session::{SessionFilter, SessionKey};
 use cairn_core::{ProjectName, Scope};
@@ -63,11 +61,16 @@ pub fn sessions(app: &App, args: &SessionsArgs) -> Result<Outcome> {
     })
 }
 
+/// The most `cairn extract` reads from standard input: an agent's whole message, with room.
+const EXTRACT_INPUT_BYTES: u64 = 16 << 20;
+
 pub fn extract(app: &App, args: &ExtractArgs) -> Result<Outcome> {
-    let mut text = String::new();
-    std::io::stdin()
-        .read_to_string(&mut text)
-        .context("cannot read standard input as UTF-8 text")?;
+    let bounded = cairn_core::input::Bounded {
+        field: "text",
+        limit: EXTRACT_INPUT_BYTES,
+        setting: "the most `cairn extract` reads",
+    };
+    let text = bounded.read_text(&mut std::io::stdin().lock(), "standard input")?;
     let scope = if args.project.global {
         Scope::Global
     } else {

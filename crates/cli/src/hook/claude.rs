@@ -126,7 +126,8 @@ fn last_message(payload: &Value, transcript_key: &str) -> Option<String> {
 fn last_assistant_text(path: &std::path::Path) -> Option<String> {
     use std::io::{Read, Seek, SeekFrom};
     const TAIL: u64 = 256 * 1024;
-    let mut file = std::fs::File::open(path).ok()?;
+    // A FIFO or a device in its place would block the hook (and the agent) forever.
+    let mut file = cairn_core::input::open_regular(path).ok()?;
     let length = file.metadata().ok()?.len();
     file.seek(SeekFrom::Start(length.saturating_sub(TAIL)))
         .ok()?;

@@ -17,7 +17,7 @@ mod claude;
 mod opencode;
 pub mod spool;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
@@ -27,6 +27,7 @@ use cairn_core::api::{Api, Caller};
 use cairn_core::config::Config;
 use cairn_core::context::ContextRequest;
 use cairn_core::image::ImageDir;
+use cairn_core::input::Bounded;
 use cairn_core::project::{detect_project, project_root};
 use cairn_core::session::{AgentEvent, EventKind, HOOK_GUARD_ENV, SessionKey};
 use cairn_core::{MemoryService, ProjectName, ServiceParts, Source};
@@ -40,28 +41,32 @@ use crate::summarizer::summarizer_part;
 use claude::Parsed;
 use spool::Spool;
 
-/// The largest payload read; the rest is ignored (tool outputs are truncated anyway).
+/// The largest payload read; a larger one is refused whole (tool outputs are truncated anyway).
 const MAX_PAYLOAD_BYTES: u64 = 16 << 20;
 /// How long a hook waits for another process's write lock before spooling.
 const LOCK_WAIT: Duration = Duration::from_millis(50);
 
 pub fn run(cli: &Cli, args: &HookArgs) -> Result<Outcome> {
     // Read the payload even when guarded, so the agent never writes into a closed pipe.
-    let mut payload = String::new();
-    let read = std::io::stdin()
-        .take(MAX_PAYLOAD_BYTES)
-        .read_to_string(&mut payload);
+    let read = Bounded {
+        field: "payload",
+        limit: MAX_PAYLOAD_BYTES,
+        setting: "the most a hook reads",
+    }
+    .read_text(&mut std::io::stdin().lock(), "the hook payload");
     if std::env::var_os(HOOK_GUARD_ENV).is_some() {
         return Ok(Outcome::Done);
     }
     let config = std::env::current_dir()
         .context("cannot read the current directory")
         .and_then(|cwd| load_config(cli, &cwd));
-    let outcome = config.and_then(|config| {
-        read.context("the hook payload is not UTF-8 text")?;
-        record(&config, args, &payload)
-    });
+    let outcome = config.and_then(|config| record(&config, args, &read?));
     if let Err(error) = outcome {
+        if error.chain().any(|e| e.is::<spool::NotSpooled>()) {
+            // Neither recorded nor kept: the agent's user must hear it (the log may be on the
+            // same full disk).
+            eprintln!("cairn: {} {}: {error:#}", args.agent.name(), args.event);
+        }
         log_failure(cli, args, &error);
     }
     Ok(Outcome::Done)

@@ -13,9 +13,32 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use cairn_core::api::Api;
 use cairn_core::session::AgentEvent;
+
+/// An event that could be neither recorded nor spooled.
+#[derive(Debug)]
+pub struct NotSpooled {
+    spool: PathBuf,
+    error: std::io::Error,
+}
+
+impl std::fmt::Display for NotSpooled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let why = match self.error.kind() {
+            std::io::ErrorKind::StorageFull => "the disk is full".to_string(),
+            _ => self.error.to_string(),
+        };
+        write!(
+            f,
+            "the event could not be spooled in {} either ({why}); it is lost",
+            self.spool.display()
+        )
+    }
+}
+
+impl std::error::Error for NotSpooled {}
 
 /// Events recorded per transaction when draining.
 const BATCH: usize = 500;
@@ -58,17 +81,21 @@ impl Spool {
         self.dir.join(format!("{}.json", event.event_id))
     }
 
-    /// Keeps `event` until a drain records it.
+    /// Keeps `event` until a drain records it. On failure (a full disk) nothing is left
+    /// behind and the error is a [`NotSpooled`]: the event is lost, and the hook says so.
     pub fn push(&self, event: &AgentEvent) -> Result<()> {
-        std::fs::create_dir_all(&self.dir)
-            .with_context(|| format!("cannot create the spool {}", self.dir.display()))?;
         let file = self.file_of(event);
         let partial = file.with_extension("partial");
-        std::fs::write(&partial, serde_json::to_vec(event)?)
-            .with_context(|| format!("cannot write {}", partial.display()))?;
-        std::fs::rename(&partial, &file)
-            .with_context(|| format!("cannot write {}", file.display()))?;
-        Ok(())
+        let written = std::fs::create_dir_all(&self.dir)
+            .and_then(|()| std::fs::write(&partial, serde_json::to_vec(event)?))
+            .and_then(|()| std::fs::rename(&partial, &file));
+        written.map_err(|error| {
+            let _ = std::fs::remove_file(&partial);
+            anyhow::Error::new(NotSpooled {
+                spool: self.dir.clone(),
+                error,
+            })
+        })
     }
 
     /// Records every spooled event, oldest first; returns how many. A file that is not an event

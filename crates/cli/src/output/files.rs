@@ -90,14 +90,27 @@ fn unit_line(unit: &AddedUnit) -> String {
 fn synced(out: &mut String, report: &SyncReport) {
     let _ = writeln!(
         out,
-        "{}: {} units in {} files under {}",
-        report.project, report.units, report.files, report.directory
+        "{}: {} units in {} files under {}{}",
+        report.project,
+        report.units,
+        report.files,
+        report.directory,
+        if report.dry_run {
+            " (dry run: nothing changed; a sync would do this)"
+        } else {
+            ""
+        }
     );
     let counts = [
         ("created from new units", report.created),
         ("imported with their ids", report.imported),
         ("updated from edits", report.updated),
-        ("forgotten (unit deleted)", report.forgotten),
+        ("forgotten (unit cut from its file)", report.forgotten),
+        ("restored (unit back in its file)", report.restored),
+        (
+            "kept though missing from this checkout's files (a branch switch, stash or reset)",
+            report.absent,
+        ),
         ("written into the files", report.written),
         ("removed from the files", report.removed),
         (
@@ -121,6 +134,30 @@ fn synced(out: &mut String, report: &SyncReport) {
                 let _ = writeln!(out, "  {line}");
             }
         }
+    }
+    for forgotten in &report.forgets {
+        let handle = forgotten.id.handle();
+        let _ = writeln!(
+            out,
+            "  {} {handle} \"{}\" (cut from {} by {}{})",
+            if report.dry_run {
+                "would forget"
+            } else {
+                "forgot"
+            },
+            forgotten.headline,
+            forgotten.file,
+            if forgotten.cut_by == "commit" {
+                "a commit"
+            } else {
+                "an edit"
+            },
+            if report.dry_run {
+                String::new()
+            } else {
+                format!("; `cairn forget --undo {handle}` brings it back")
+            }
+        );
     }
     for warning in &report.warnings {
         let _ = writeln!(out, "  warning: {}: {}", warning.file, warning.reason);

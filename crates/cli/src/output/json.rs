@@ -95,6 +95,7 @@ pub fn render(view: &View<'_>) -> String {
             "status": if *purged { "purged" } else { "forgotten" },
             "memory": memory(m),
         }),
+        View::Unforgotten(m) => json!({"status": "restored", "memory": memory(m)}),
         View::Prune(report) => json!({
             "deleted": report.deleted,
             "rule": report.rule,

@@ -102,6 +102,9 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
                 m.id
             );
         }
+        View::Unforgotten(m) => {
+            let _ = writeln!(out, "**restored** `{}`", m.id);
+        }
         View::Prune(report) => {
             let verb = if report.deleted {
                 "Deleted"

@@ -68,6 +68,8 @@ pub enum View<'a> {
         memory: &'a Memory,
         purged: bool,
     },
+    /// A forgotten memory brought back (`cairn forget --undo`).
+    Unforgotten(&'a Memory),
     Prune(&'a PruneReport),
     Stats {
         stats: &'a StoreStats,

@@ -171,6 +171,13 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
                 memory.id.handle()
             ),
         ),
+        View::Unforgotten(memory) => line(
+            &mut out,
+            &format!(
+                "restored {}: visible again, as it was when it was forgotten",
+                memory.id.handle()
+            ),
+        ),
         View::Prune(report) => {
             let n = report.memories.len();
             let which = match report.rule {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::Sandbox;
 
 /// `git args…` in `dir`, with an identity and no user configuration.
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(super) fn git(dir: &Path, args: &[&str]) -> String {
     let output = Command::new("git")
         .args([
             "-c",
@@ -33,7 +33,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
 }
 
 /// A sandbox whose project directory is a fresh clone of `origin`.
-fn clone_of(origin: &Path) -> Sandbox {
+pub(super) fn clone_of(origin: &Path) -> Sandbox {
     let s = Sandbox::new();
     std::fs::remove_dir_all(&s.project).unwrap();
     git(
@@ -44,7 +44,7 @@ fn clone_of(origin: &Path) -> Sandbox {
 }
 
 /// True when `git` runs here; the sharing tests skip visibly without it.
-fn have_git() -> bool {
+pub(super) fn have_git() -> bool {
     let found = Command::new("git")
         .arg("--version")
         .output()
@@ -62,7 +62,7 @@ fn have_git() -> bool {
 
 /// An empty bare repository, and Alice's clone of it whose `.cairn.toml` turns files on (not
 /// committed yet).
-fn shared_repository() -> (tempfile::TempDir, std::path::PathBuf, Sandbox) {
+pub(super) fn shared_repository() -> (tempfile::TempDir, std::path::PathBuf, Sandbox) {
     let scratch = tempfile::tempdir().unwrap();
     let origin = scratch.path().join("origin.git");
     std::fs::create_dir(&origin).unwrap();
@@ -77,7 +77,7 @@ fn shared_repository() -> (tempfile::TempDir, std::path::PathBuf, Sandbox) {
 }
 
 /// The contents of the project's visible memories, sorted.
-fn contents(s: &Sandbox) -> Vec<String> {
+pub(super) fn contents(s: &Sandbox) -> Vec<String> {
     let listed = s.ok_json(&["list", "--limit", "100"]);
     let mut contents: Vec<String> = listed["memories"]
         .as_array()
@@ -89,7 +89,7 @@ fn contents(s: &Sandbox) -> Vec<String> {
     contents
 }
 
-fn memory_files(project: &Path) -> Vec<std::path::PathBuf> {
+pub(super) fn memory_files(project: &Path) -> Vec<std::path::PathBuf> {
     let dir = project.join(".cairn/memory");
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .unwrap()

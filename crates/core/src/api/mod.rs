@@ -402,6 +402,15 @@ impl Api {
         }
     }
 
+    /// Brings back a forgotten memory (`cairn forget --undo`), as it was.
+    pub fn restore_memory(&self, caller: &Caller, id: &str) -> Result<Memory> {
+        let target = IdRef::parse(id)?;
+        self.writable(caller, &target, true)?;
+        let memory = self.service.restore_memory(&target)?;
+        self.written(true);
+        Ok(memory)
+    }
+
     pub fn search(&self, caller: &Caller, input: SearchInput) -> Result<Found> {
         if input.observations {
             return Ok(Found::Observations(
@@ -601,8 +610,8 @@ impl Api {
     }
 
     /// Reads the caller's project's files back into the store, or every workspace's with
-    /// `all`.
-    pub fn sync_files(&self, caller: &Caller, all: bool) -> Result<Vec<SyncReport>> {
+    /// `all`; with `dry_run`, only says what that would do (what it would forget, above all).
+    pub fn sync_files(&self, caller: &Caller, all: bool, dry_run: bool) -> Result<Vec<SyncReport>> {
         let workspaces = match all {
             true => {
                 caller.access.whole_store("syncing every workspace")?;
@@ -612,8 +621,8 @@ impl Api {
         };
         let mut reports = Vec::new();
         for workspace in &workspaces {
-            let report = self.service.sync_files(workspace)?;
-            self.written(report.changed_text());
+            let report = self.service.sync_files(workspace, dry_run)?;
+            self.written(!dry_run && report.changed_text());
             reports.push(report);
         }
         Ok(reports)

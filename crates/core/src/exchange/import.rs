@@ -12,6 +12,7 @@ use crate::error::{Error, RecordAt, Result};
 use crate::exchange::format::Record;
 use crate::exchange::format::{FORMAT, KINDS, VERSION};
 use crate::exchange::{Counts, Header, PlainMemory, merge};
+use crate::input::{BOM, Bounded, MAX_RECORD_BYTES};
 use crate::memory::MemoryRecord;
 use crate::memory::write::{import_many, store_in, validate_record};
 use crate::memory::{WriteOutcome, WriteStatus};
@@ -124,24 +125,48 @@ pub fn import(
         };
         let (array, blank_lines) = opening(input)?;
         if array {
-            let mut text = String::new();
-            input.read_to_string(&mut text)?;
+            let bounded = Bounded {
+                field: "json",
+                limit: MAX_ARRAY_BYTES,
+                setting: "the most one JSON array of records may hold; JSON Lines has no limit",
+            };
+            let text = bounded.read_text(input, "the import")?;
             let elements: Vec<serde_json::Value> =
                 serde_json::from_str(&text).map_err(|e| Error::invalid("json", e))?;
             for (index, element) in elements.iter().enumerate() {
                 reading.record(&element.to_string(), RecordAt::Element(index as u64 + 1))?;
             }
         } else {
-            let mut line = String::new();
+            let mut line = Vec::new();
             let mut number = blank_lines;
             loop {
-                line.clear();
-                if input.read_line(&mut line)? == 0 {
+                let at = RecordAt::Line(number + 1);
+                let bounded = Bounded {
+                    field: "line",
+                    limit: MAX_RECORD_BYTES,
+                    setting: "the most one record may hold",
+                };
+                let more = bounded
+                    .read_line(input, &mut line, "this line")
+                    .map_err(|e| at_record(at, e))?;
+                if !more {
                     break;
                 }
                 number += 1;
-                if !line.trim().is_empty() {
-                    reading.record(&line, RecordAt::Line(number))?;
+                let text = std::str::from_utf8(&line).map_err(|e| {
+                    at_record(
+                        at,
+                        Error::InvalidUtf8 {
+                            field: "line".into(),
+                            message: format!(
+                                "is not UTF-8 text (the byte at offset {} of the line is not)",
+                                e.valid_up_to()
+                            ),
+                        },
+                    )
+                })?;
+                if !text.trim().is_empty() {
+                    reading.record(text, at)?;
                 }
             }
         }
@@ -149,6 +174,21 @@ pub fn import(
     })?;
     progress(&imported.report);
     Ok(imported)
+}
+
+/// The most a JSON array of records may hold: it is read whole before its first record.
+pub const MAX_ARRAY_BYTES: u64 = 256 << 20;
+
+/// An error of the record at `at`; a failure to read the input itself stays as it is (a
+/// server looks into it for a body cut off by its limit).
+fn at_record(at: RecordAt, error: Error) -> Error {
+    match error {
+        Error::Io(_) => error,
+        other => Error::ImportRecord {
+            at,
+            source: Box::new(other),
+        },
+    }
 }
 
 /// How many memory records in a row an import holds back to write together.
@@ -241,10 +281,24 @@ impl<'l> RecordWriter<'l> {
 /// and how many lines the skipped space held (so line numbers stay true).
 fn opening(input: &mut dyn BufRead) -> Result<(bool, u64)> {
     let mut lines = 0;
+    let mut skipped = 0u64;
+    // A byte order mark some editors write first.
+    if input.fill_buf()?.starts_with(BOM.as_bytes()) {
+        input.consume(BOM.len());
+    }
     loop {
         let buffer = input.fill_buf()?;
         if buffer.is_empty() {
             return Ok((false, lines));
+        }
+        if skipped > MAX_RECORD_BYTES {
+            return Err(Error::TooLarge {
+                field: "json".into(),
+                message: format!(
+                    "the import opens with over {MAX_RECORD_BYTES} bytes of white space; \
+                     nothing was imported"
+                ),
+            });
         }
         let blank = buffer
             .iter()
@@ -252,6 +306,7 @@ fn opening(input: &mut dyn BufRead) -> Result<(bool, u64)> {
             .count();
         lines += buffer[..blank].iter().filter(|b| **b == b'\n').count() as u64;
         let opens = buffer.get(blank).map(|b| *b == b'[');
+        skipped += blank as u64;
         input.consume(blank);
         if let Some(opens) = opens {
             return Ok((opens, lines));

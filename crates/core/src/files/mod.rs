@@ -19,6 +19,7 @@
 //! from a file forgets its memory only when that file was read whole; session summaries and
 //! global memories and memories tagged `private` stay out of the files.
 
+pub mod git;
 pub mod layout;
 pub mod model;
 pub mod operations;
@@ -28,7 +29,8 @@ pub mod store;
 pub mod unit;
 
 pub use model::{
-    DEFAULT_DIR, ExportedUnit, FileWarning, FilesExport, SyncReport, UnitLocation, Workspace,
+    DEFAULT_DIR, ExportedUnit, FileWarning, FilesExport, ForgottenUnit, SyncReport, UnitLocation,
+    UnitState, Workspace,
 };
 pub use operations::{Files, PRIVATE_TAG, WRITE_SETTLE};
 pub use store::{FilesStore, FilesTx};

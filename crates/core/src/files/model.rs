@@ -25,6 +25,10 @@ pub struct Workspace {
     /// The files' stamp (names, sizes, modification times) when they were last synced: a
     /// different stamp now means someone changed them since.
     pub synced_stamp: Option<i64>,
+    /// The git commit checked out at the last sync, when the files are in a repository: a unit
+    /// gone since is cut by a commit only if `HEAD` moved on from this one (see
+    /// [`super::git`]).
+    pub synced_head: Option<String>,
 }
 
 impl Workspace {
@@ -35,8 +39,8 @@ impl Workspace {
 }
 
 /// The file (a path inside the workspace's directory) that holds a memory's unit, as cairn
-/// last wrote or read it. A memory with a location whose unit is gone from that file was
-/// deleted by hand; a visible memory without one has not been written yet.
+/// last wrote or read it, and whether the unit is there now ([`UnitState`]). A visible memory
+/// without a location has not been written yet.
 ///
 /// A RAW memory — text of a file outside any unit, indexed so search and duplicate detection
 /// see it, but read-only — has a location too, with the hash of its text: sync keeps it while
@@ -48,12 +52,59 @@ pub struct UnitLocation {
     pub file: String,
     /// `Some(hash of the text)` for a RAW memory; `None` for a unit.
     pub raw_hash: Option<i64>,
+    pub state: UnitState,
 }
 
 impl UnitLocation {
     pub fn is_raw(&self) -> bool {
         self.raw_hash.is_some()
     }
+}
+
+/// Whether a memory's unit is in its file, as the last sync found it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnitState {
+    /// In the file when cairn last wrote or read it.
+    #[default]
+    Present,
+    /// Not in this checkout's files, because git put another version of its file in place (a
+    /// branch switch, a stash, a reset): the memory is kept as it is, and its unit is found
+    /// again when the file holds it once more. Nothing is written back for it.
+    Absent,
+    /// Cut from its file by an edit (or by a commit pulled in), so its memory was forgotten;
+    /// if the unit comes back (an undo, a checkout of the old file), the memory does too.
+    Cut,
+}
+
+impl UnitState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnitState::Present => "present",
+            UnitState::Absent => "absent",
+            UnitState::Cut => "cut",
+        }
+    }
+
+    /// The state stored as [`UnitState::as_str`]; anything else reads as present.
+    pub fn parse(text: &str) -> UnitState {
+        match text {
+            "absent" => UnitState::Absent,
+            "cut" => UnitState::Cut,
+            _ => UnitState::Present,
+        }
+    }
+}
+
+/// A memory a sync forgot (or, in a dry run, would forget) because its unit was cut.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ForgottenUnit {
+    pub id: MemoryId,
+    /// The file the unit was cut from.
+    pub file: String,
+    pub headline: String,
+    /// `edit`: the file was changed in the work tree; `commit`: a commit pulled in removed it.
+    pub cut_by: &'static str,
 }
 
 /// Something in a file that sync could not read as a unit, left as it is.
@@ -76,16 +127,28 @@ pub struct SyncReport {
     pub imported: u64,
     /// Units edited by hand: their memory revised (the previous state kept in its history).
     pub updated: u64,
-    /// Units deleted by hand: their memory forgotten.
+    /// Units cut by hand (or by a commit pulled in): their memory forgotten. `forgets` names
+    /// them.
     pub forgotten: u64,
+    /// Units missing because git put another version of their file in place (a branch switch,
+    /// a stash, a reset): their memories are kept, untouched.
+    pub absent: u64,
+    /// Units back in the files after they were cut: their memories are visible again.
+    pub restored: u64,
     /// Memories of the project written into the files (not there yet, or forgotten there).
     pub written: u64,
-    /// Units removed from the files because their memory was forgotten or purged in cairn.
+    /// Units removed from the files because their memory was forgotten or purged in cairn
+    /// (only by cairn's own writes; a sync never removes a unit git put there).
     pub removed: u64,
     /// RAW memories: stretches of text outside units, indexed read-only (new this sync).
     pub raw_indexed: u64,
     /// RAW memories whose text is gone from the files (deleted).
     pub raw_dropped: u64,
+    /// The memories forgotten because their unit was cut (each can be brought back with
+    /// `cairn forget --undo`).
+    pub forgets: Vec<ForgottenUnit>,
+    /// True when nothing was changed: the report says what a sync would do.
+    pub dry_run: bool,
     pub warnings: Vec<FileWarning>,
 }
 

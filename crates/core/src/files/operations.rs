@@ -15,9 +15,11 @@ use jiff::Timestamp;
 
 use crate::config::FilesConfig;
 use crate::error::{Error, Result};
+use crate::files::git;
 use crate::files::layout::{self, FileText};
 use crate::files::model::{
-    ExportedUnit, FileWarning, FilesExport, SyncReport, UnitLocation, Workspace,
+    ExportedUnit, FileWarning, FilesExport, ForgottenUnit, SyncReport, UnitLocation, UnitState,
+    Workspace,
 };
 use crate::files::raw::{self, RawPiece};
 use crate::files::rewrite::{self, Edit};
@@ -138,10 +140,11 @@ impl<'a> Files<'a> {
             dir,
             created_at,
             synced_stamp: None,
+            synced_head: None,
         };
         layout::prepare(&workspace.directory())?;
         in_transaction(self.store(), |tx| tx.put_workspace(&workspace))?;
-        self.sync(&workspace)
+        self.sync(&workspace, false)
     }
 
     /// Brings the units of these memories in line with the store, in the files of their
@@ -196,10 +199,18 @@ impl<'a> Files<'a> {
                 }
                 match (memory, location) {
                     (Some(memory), Some(location)) => {
+                        // Rewritten where it is, or appended to its file when this checkout's
+                        // file lacks it: cairn's own write of the memory's new state.
                         plans
                             .file(&location.file)
                             .by_id
                             .insert(*id, Some(unit::render_memory(memory)));
+                        if location.state != UnitState::Present {
+                            put.push(UnitLocation {
+                                state: UnitState::Present,
+                                ..location.clone()
+                            });
+                        }
                     }
                     (Some(memory), None) => {
                         let file = layout::day_file(memory.created_at, now.time_zone());
@@ -209,13 +220,23 @@ impl<'a> Files<'a> {
                             project: project.clone(),
                             file,
                             raw_hash: None,
+                            state: UnitState::Present,
                         });
                     }
-                    (None, Some(location)) => {
+                    (None, Some(location)) if location.state == UnitState::Present => {
                         plans.file(&location.file).by_id.insert(*id, None);
-                        removed.push(*id);
+                        match current.contains_key(id) {
+                            true => removed.push(*id),
+                            // Purged: the location stays behind, so the unit another branch's
+                            // file still holds is never stored again.
+                            false => put.push(UnitLocation {
+                                state: UnitState::Absent,
+                                ..location.clone()
+                            }),
+                        }
                     }
-                    (None, None) => {}
+                    // Not in this checkout's files: nothing to remove.
+                    (None, Some(_)) | (None, None) => {}
                 }
             }
             let written = plans.write(&dir)?;
@@ -277,13 +298,15 @@ impl<'a> Files<'a> {
 
     /// Rebuilds the project's index from its files alone: every memory the files hold (units
     /// and RAW text) is deleted, with its history and relations, and read again from the files
-    /// (units keep their ids). Memories the files never held (session summaries, private ones)
-    /// are left as they are.
+    /// (units keep their ids). Memories the files do not hold on this checkout (session
+    /// summaries, private ones, units absent after a branch switch or cut by hand) are left as
+    /// they are.
     pub fn rebuild(&self, workspace: &Workspace) -> Result<SyncReport> {
         let ids: Vec<MemoryId> = self
             .store()
             .unit_locations(&workspace.project)?
             .into_iter()
+            .filter(|l| l.state == UnitState::Present)
             .map(|l| l.id)
             .collect();
         {
@@ -293,15 +316,22 @@ impl<'a> Files<'a> {
                 store_locations(tx, &[], &ids)
             })?;
         }
-        self.sync(workspace)
+        self.sync(workspace, false)
     }
 
     /// Reads every markdown file of the workspace and brings the store in line with them: a
-    /// unit edited by hand revises its memory, a unit deleted by hand forgets it, a new unit is
-    /// stored and its id written back, a unit with an id the store does not know (a teammate's)
-    /// is stored with that id; then writes the project's memories that are not in the files
-    /// yet. Nothing in a file that cannot be read as a unit is changed or lost: it is reported.
-    pub fn sync(&self, workspace: &Workspace) -> Result<SyncReport> {
+    /// unit edited by hand revises its memory, a unit cut by hand forgets it (and brings it
+    /// back if it returns), a unit missing because git put another version of its file in
+    /// place leaves its memory alone, a new unit is stored and its id written back, a unit with
+    /// an id the store does not know (a teammate's) is stored with that id; then writes the
+    /// project's memories that are not in the files yet. Nothing in a file that cannot be read
+    /// as a unit is changed or lost: it is reported. With `dry_run`, nothing changes: the
+    /// report says what the sync would do.
+    ///
+    /// While git is in the middle of a merge, rebase, cherry-pick or revert, the files are half
+    /// of one state and half of another: the sync reads nothing and says so, and the next one
+    /// runs once the operation ended.
+    pub fn sync(&self, workspace: &Workspace, dry_run: bool) -> Result<SyncReport> {
         let store = self.store();
         let project = &workspace.project;
         let dir = workspace.directory();
@@ -311,8 +341,19 @@ impl<'a> Files<'a> {
         let mut report = SyncReport {
             project: project.to_string(),
             directory: dir.display().to_string(),
+            dry_run,
             ..SyncReport::default()
         };
+        if let Some(operation) = git::operation_under_way(&dir) {
+            report.warnings.push(warning(
+                ".",
+                &format!(
+                    "git is in the middle of a {operation}: the files are read once it ends; \
+                     nothing was changed"
+                ),
+            ));
+            return Ok(report);
+        }
 
         // The files' stamp as read, before reading them: a hand edit made while this sync runs
         // then leaves the stamp stale, and the next refresh syncs again. (Stamped after the
@@ -327,7 +368,7 @@ impl<'a> Files<'a> {
         for location in store.unit_locations(project)? {
             match location.raw_hash {
                 None => {
-                    locations.insert(location.id, location.file);
+                    locations.insert(location.id, (location.file, location.state));
                 }
                 Some(hash) => {
                     raw_locations.insert(location.id, (location.file, hash));
@@ -395,16 +436,11 @@ impl<'a> Files<'a> {
                 merged.push(unit);
                 continue;
             }
+            let state = locations.get(&unit.id).map(|(_, state)| *state);
             match known.get(&unit.id) {
-                // Known to this workspace once, gone from the store: purged here.
-                None if locations.contains_key(&unit.id) => {
-                    plans.file(file).edits.push(Edit {
-                        span: unit.span.clone(),
-                        replacement: None,
-                    });
-                    report.removed += 1;
-                    changes.push(Change::Unlocate(unit.id));
-                }
+                // Known to this workspace once, gone from the store: purged here. The unit
+                // stays as git has it, and is not stored again.
+                None if state.is_some() => {}
                 None => match imported(unit, project, limits, timestamp) {
                     Ok(memory) => changes.push(Change::Import(memory, unit.file)),
                     Err(e) => report.warnings.push(warning(file, &e.to_string())),
@@ -429,15 +465,15 @@ impl<'a> Files<'a> {
                             }
                             Err(e) => report.warnings.push(warning(file, &e.to_string())),
                         }
+                    } else if current.deleted_at.is_some() && state == Some(UnitState::Cut) {
+                        // Cut from the files, and back (an undo, a checkout of the old file).
+                        changes.push(Change::Revive(unit.id, unit.file));
                     } else if current.deleted_at.is_some()
                         || !self.belongs(current, project, timestamp)
                     {
-                        plans.file(file).edits.push(Edit {
-                            span: unit.span.clone(),
-                            replacement: None,
-                        });
-                        report.removed += 1;
-                        changes.push(Change::Unlocate(unit.id));
+                        // Forgotten, expired or private in cairn: the unit stays as git has
+                        // it (cairn removes units only when it writes the change itself).
+                        changes.push(Change::Locate(unit.id, unit.file));
                     } else if file_is_current {
                         match edited(current, &unit.unit, limits, timestamp) {
                             Ok(revised) if !same_state(current, &revised) => {
@@ -469,20 +505,25 @@ impl<'a> Files<'a> {
             }
         }
         let in_files: HashSet<MemoryId> = found.with_id.iter().map(|u| u.id).collect();
-        for (id, file) in &locations {
-            if in_files.contains(id) {
+        let mut witness = Witness::new(&dir, workspace.synced_head.as_deref());
+        for (id, (file, state)) in &locations {
+            if in_files.contains(id) || *state != UnitState::Present {
                 continue;
             }
-            match found.sound(file) {
-                true => changes.push(Change::Forget(*id)),
-                false => report.warnings.push(warning(
+            if !found.sound(file) {
+                report.warnings.push(warning(
                     file,
                     &format!(
                         "memory {} is kept: its unit is not found and the file could not be \
                          read whole",
                         id.handle()
                     ),
-                )),
+                ));
+                continue;
+            }
+            match witness.removal(file, id) {
+                Removal::View => changes.push(Change::Absent(*id, file.clone())),
+                Removal::Cut(by) => changes.push(Change::Forget(*id, file.clone(), by)),
             }
         }
         let missing: Vec<&Memory> = listed
@@ -529,9 +570,14 @@ impl<'a> Files<'a> {
                 changes.extend(ids.into_iter().map(Change::DropRaw));
             }
         }
+        if dry_run {
+            preview(&mut report, &changes, &known);
+            report.written = missing.len() as u64;
+            return Ok(report);
+        }
 
         // One transaction for every change the files asked for.
-        let applied = in_transaction(store, |tx| {
+        let mut applied = in_transaction(store, |tx| {
             let mut applied = Applied::default();
             for change in &changes {
                 apply(tx, change, &in_files, timestamp, &mut applied)?;
@@ -540,7 +586,10 @@ impl<'a> Files<'a> {
         })?;
         report.imported = applied.imported;
         report.updated = applied.updated;
-        report.forgotten = applied.forgotten;
+        report.forgotten = applied.forgets.len() as u64;
+        report.forgets = std::mem::take(&mut applied.forgets);
+        report.absent = applied.absent;
+        report.restored = applied.restored;
         report.created = applied.created;
         report.raw_indexed = applied.raw_indexed;
         report.raw_dropped = applied.raw_dropped;
@@ -578,7 +627,15 @@ impl<'a> Files<'a> {
                 project: project.clone(),
                 file: found.names[*file].clone(),
                 raw_hash: *raw_hash,
+                state: UnitState::Present,
             })
+            .chain(applied.marked.iter().map(|(id, file, state)| UnitLocation {
+                id: *id,
+                project: project.clone(),
+                file: file.clone(),
+                raw_hash: None,
+                state: *state,
+            }))
             .collect();
         for memory in missing {
             let file = layout::day_file(memory.created_at, now.time_zone());
@@ -588,6 +645,7 @@ impl<'a> Files<'a> {
                 project: project.clone(),
                 file,
                 raw_hash: None,
+                state: UnitState::Present,
             });
             report.written += 1;
         }
@@ -596,11 +654,13 @@ impl<'a> Files<'a> {
         put.retain(|l| {
             l.raw_hash.is_some() || !written.failed.contains(&l.file) || in_files.contains(&l.id)
         });
-        // As read, plus this sync's own writes.
+        // As read, plus this sync's own writes; and the commit the files were read at.
         let stamp = stamp_read ^ written.stamp_change;
+        let head = witness.head();
         in_transaction(store, |tx| {
             store_locations(tx, &put, &applied.unlocated)?;
-            tx.set_stamp(project, stamp)
+            tx.set_stamp(project, stamp)?;
+            tx.set_head(project, head.as_deref())
         })?;
         Ok(report)
     }
@@ -618,7 +678,7 @@ impl<'a> Files<'a> {
         if workspace.synced_stamp == Some(listing.stamp) || listing.modified_within(settle) {
             return Ok(None);
         }
-        self.sync(&workspace).map(Some)
+        self.sync(&workspace, false).map(Some)
     }
 }
 
@@ -808,10 +868,14 @@ enum Change {
     Create(FoundUnit, Memory),
     /// A unit that matches its memory: record where it is.
     Locate(MemoryId, usize),
-    /// A unit whose memory is forgotten or gone: it is removed, and so is its location.
+    /// A RAW memory whose memory is gone: its location goes (the text is indexed again).
     Unlocate(MemoryId),
-    /// A memory whose unit was deleted by hand.
-    Forget(MemoryId),
+    /// A memory whose unit was cut from its file (by an edit, or a commit pulled in).
+    Forget(MemoryId, String, &'static str),
+    /// A memory whose unit is not in this checkout's files (git put another version there).
+    Absent(MemoryId, String),
+    /// A memory forgotten because its unit was cut, whose unit is back in this file.
+    Revive(MemoryId, usize),
     /// A new piece of RAW text in a file (index), with its hash: the memory that indexes it.
     Raw(usize, i64, Memory),
     /// A RAW memory whose text is gone from its file.
@@ -824,7 +888,11 @@ struct Applied {
     imported: u64,
     updated: u64,
     created: u64,
-    forgotten: u64,
+    forgets: Vec<ForgottenUnit>,
+    absent: u64,
+    restored: u64,
+    /// Locations whose unit is not in its file: absent, or cut.
+    marked: Vec<(MemoryId, String, UnitState)>,
     /// Units to rewrite after the commit (`None`: remove).
     rewrite: Vec<(Rewrite, Option<Memory>)>,
     /// Things to tell about a file (by index).
@@ -903,15 +971,36 @@ fn apply(
         }
         Change::Locate(id, file) => applied.located.push((*id, *file, None)),
         Change::Unlocate(id) => applied.unlocated.push(*id),
-        Change::Forget(id) => {
-            if let Some(mut memory) = tx.get(id)?
-                && crate::memory::Visibility::VISIBLE.shows(&memory, now)
-            {
-                memory.deleted_at = Some(now);
-                tx.replace(&memory)?;
-                applied.forgotten += 1;
+        Change::Forget(id, file, cut_by) => {
+            match tx.get(id)? {
+                Some(mut memory) if crate::memory::Visibility::VISIBLE.shows(&memory, now) => {
+                    memory.deleted_at = Some(now);
+                    tx.replace(&memory)?;
+                    applied.forgets.push(ForgottenUnit {
+                        id: *id,
+                        file: file.clone(),
+                        headline: memory.headline().to_string(),
+                        cut_by,
+                    });
+                    applied.marked.push((*id, file.clone(), UnitState::Cut));
+                }
+                // Hidden already (forgotten in cairn, expired): nothing to bring back later.
+                _ => applied.unlocated.push(*id),
             }
-            applied.unlocated.push(*id);
+        }
+        Change::Absent(id, file) => {
+            applied.absent += 1;
+            applied.marked.push((*id, file.clone(), UnitState::Absent));
+        }
+        Change::Revive(id, file) => {
+            if let Some(mut memory) = tx.get(id)?
+                && memory.deleted_at.is_some()
+            {
+                memory.deleted_at = None;
+                tx.replace(&memory)?;
+                applied.restored += 1;
+            }
+            applied.located.push((*id, *file, None));
         }
         Change::Raw(file, hash, candidate) => {
             let outcome = store_in(tx, candidate, now)?;
@@ -991,6 +1080,116 @@ fn imported(
         .unwrap_or(now)
         .max(memory.created_at);
     Ok(memory)
+}
+
+/// What a dry run reports: the changes a sync would make, counted, and the memories it would
+/// forget named.
+fn preview(report: &mut SyncReport, changes: &[Change], known: &HashMap<MemoryId, Memory>) {
+    for change in changes {
+        match change {
+            Change::Import(..) => report.imported += 1,
+            Change::Revise(..) => report.updated += 1,
+            Change::Create(..) => report.created += 1,
+            Change::Forget(id, file, cut_by) => {
+                if let Some(memory) = known.get(id).filter(|m| m.deleted_at.is_none()) {
+                    report.forgets.push(ForgottenUnit {
+                        id: *id,
+                        file: file.clone(),
+                        headline: memory.headline().to_string(),
+                        cut_by,
+                    });
+                }
+            }
+            Change::Absent(..) => report.absent += 1,
+            Change::Revive(..) => report.restored += 1,
+            Change::Raw(..) => report.raw_indexed += 1,
+            Change::DropRaw(..) => report.raw_dropped += 1,
+            Change::Locate(..) | Change::Unlocate(..) => {}
+        }
+    }
+    report.forgotten = report.forgets.len() as u64;
+}
+
+/// Why a unit is missing from a file that was read whole.
+enum Removal {
+    /// Cut: by an edit in the work tree (`"edit"`), or by a commit pulled in (`"commit"`).
+    Cut(&'static str),
+    /// Git put another version of the file in place: this checkout's view.
+    View,
+}
+
+/// Asks git (once per file, and only when a unit is missing) why a unit is missing; see
+/// [`super::git`].
+///
+/// - Outside a repository every change is an edit: the unit was cut.
+/// - A file that differs from its committed version (modified, deleted, untracked, ignored)
+///   was edited: cut.
+/// - A file exactly as committed at `HEAD` was put there by git. If `HEAD` moved on from the
+///   commit of the last sync (a pull, a merge, a commit) and the unit was in the file at that
+///   commit, a commit removed it: cut (the deletion a teammate committed reaches this store).
+///   Otherwise (a branch switch, a reset, a rebase, a stash, a restored file, or a unit that
+///   was never committed): this branch's view, and the memory is left alone.
+struct Witness<'a> {
+    dir: &'a Path,
+    synced_head: Option<&'a str>,
+    checkout: Option<Option<git::Checkout>>,
+    committed: HashMap<String, bool>,
+    before: HashMap<String, Option<String>>,
+}
+
+impl<'a> Witness<'a> {
+    fn new(dir: &'a Path, synced_head: Option<&'a str>) -> Self {
+        Witness {
+            dir,
+            synced_head,
+            checkout: None,
+            committed: HashMap::new(),
+            before: HashMap::new(),
+        }
+    }
+
+    fn checkout(&mut self) -> Option<&git::Checkout> {
+        let dir = self.dir;
+        self.checkout
+            .get_or_insert_with(|| git::Checkout::of(dir))
+            .as_ref()
+    }
+
+    fn removal(&mut self, file: &str, id: &MemoryId) -> Removal {
+        let synced_head = self.synced_head;
+        let Some(checkout) = self.checkout().cloned() else {
+            return Removal::Cut("edit");
+        };
+        let committed = *self
+            .committed
+            .entry(file.to_string())
+            .or_insert_with(|| checkout.is_committed(file));
+        if !committed {
+            return Removal::Cut("edit");
+        }
+        let Some(before) = synced_head.filter(|before| {
+            checkout.head.as_deref().is_some_and(|now| now != *before)
+                && checkout.descends_from(before)
+        }) else {
+            return Removal::View;
+        };
+        let text = self
+            .before
+            .entry(file.to_string())
+            .or_insert_with(|| checkout.file_at(before, file));
+        match text {
+            Some(text) if text.contains(&id.to_string()) => Removal::Cut("commit"),
+            _ => Removal::View,
+        }
+    }
+
+    /// The commit checked out now, to record with the sync.
+    fn head(&mut self) -> Option<String> {
+        match &self.checkout {
+            Some(checkout) => checkout.as_ref().and_then(|c| c.head.clone()),
+            None => git::head_of(self.dir),
+        }
+    }
 }
 
 fn warning(file: &str, reason: &str) -> FileWarning {

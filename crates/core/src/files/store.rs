@@ -30,6 +30,9 @@ pub trait FilesTx {
     /// Records the stamp of a project's files as of a sync.
     fn set_stamp(&mut self, project: &ProjectName, stamp: i64) -> Result<()>;
 
+    /// Records the git commit a project's files were read at (`None` outside a repository).
+    fn set_head(&mut self, project: &ProjectName, head: Option<&str>) -> Result<()>;
+
     /// Applies a writer's change to the stamp (XOR with `delta`), if the project has one.
     fn change_stamp(&mut self, project: &ProjectName, delta: i64) -> Result<()>;
 

@@ -17,7 +17,9 @@ use crate::memory::model::{Memory, Revision, WriteOutcome, WriteStatus};
 use crate::memory::new::{MemoryPatch, NewMemory};
 use crate::memory::store::{StoreStats, TagCount};
 use crate::memory::validate;
-use crate::memory::write::{apply_patch, candidate, revise, same_state, store_in, visible_in};
+use crate::memory::write::{
+    apply_patch, candidate, revise, same_state, store_in, unforget, visible_in,
+};
 use crate::scope::Scope;
 use crate::store::{Store, in_transaction};
 
@@ -186,6 +188,14 @@ impl<'a> Memories<'a> {
             tx.replace(&memory)?;
             Ok(memory)
         })
+    }
+
+    /// Brings back a forgotten memory as it was (`cairn forget --undo`); see
+    /// `write::unforget` for when it is refused.
+    pub fn restore(&self, target: &IdRef) -> Result<Memory> {
+        let now = self.clock.timestamp();
+        let id = self.resolve(target, true)?.id;
+        in_transaction(self.store, |tx| unforget(tx, &id, now))
     }
 
     /// Removes a memory for good, in whatever state, with its history.

@@ -110,6 +110,45 @@ pub(crate) fn visible_in(tx: &mut dyn MemoryTx, id: &MemoryId, now: Timestamp) -
         .ok_or_else(|| Error::NotFound { id: id.to_string() })
 }
 
+/// Makes a forgotten memory visible again, unless a live memory of its scope now stands for it
+/// (the same text, or its topic key): then nothing changes and that one is named.
+pub(crate) fn unforget(tx: &mut dyn MemoryTx, id: &MemoryId, now: Timestamp) -> Result<Memory> {
+    let mut memory = tx
+        .get(id)?
+        .ok_or_else(|| Error::NotFound { id: id.to_string() })?;
+    if memory.deleted_at.is_none() {
+        return Err(Error::invalid(
+            "id",
+            format!(
+                "memory {} is not forgotten; there is nothing to undo",
+                id.handle()
+            ),
+        ));
+    }
+    let by_key = match &memory.topic_key {
+        Some(key) => tx.find_by_topic(&memory.scope, key, now)?,
+        None => None,
+    };
+    let twin = by_key.or(tx
+        .find_by_content_hash(&memory.scope, content_hash(&memory.content), now)?
+        .into_iter()
+        .find(|m| same_content(&m.content, &memory.content)));
+    if let Some(twin) = twin.filter(|twin| twin.id != *id) {
+        return Err(Error::Conflict {
+            field: "id".into(),
+            message: format!(
+                "memory {} stands for memory {} now (the same text or topic key, and live); \
+                 change that one instead",
+                twin.id.handle(),
+                id.handle()
+            ),
+        });
+    }
+    memory.deleted_at = None;
+    tx.replace(&memory)?;
+    Ok(memory)
+}
+
 /// The store rules inside the transaction: topic key first, then content duplicate, then new.
 pub(crate) fn store_in(
     tx: &mut dyn MemoryTx,

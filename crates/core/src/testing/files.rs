@@ -67,7 +67,20 @@ impl Files {
     }
 
     fn sync(&self) -> SyncReport {
-        self.h.service.sync_files(&self.workspace).expect("sync")
+        self.sync_with(false)
+    }
+
+    fn sync_with(&self, dry_run: bool) -> SyncReport {
+        let workspace = self
+            .h
+            .service
+            .workspace(&acme())
+            .expect("read")
+            .expect("a workspace");
+        self.h
+            .service
+            .sync_files(&workspace, dry_run)
+            .expect("sync")
     }
 
     fn visible(&self) -> Vec<String> {
@@ -241,6 +254,120 @@ pub fn a_teammates_unit_is_imported_with_its_id_and_a_purged_memory_leaves_the_f
     f.h.service.purge(&by_ref(&mine)).expect("purge");
     assert!(!f.text().contains(&mine.id.to_string()));
     assert!(f.text().contains(&theirs.to_string()));
+}
+
+/// The text of `text` without the unit of `id`.
+fn without_unit(text: &str, id: &crate::id::MemoryId) -> String {
+    let start = text
+        .find(&format!("<!-- cairn:unit {{\"id\":\"{id}"))
+        .expect("unit");
+    let end = start + text[start..].find("<!-- cairn:end -->\n").expect("end") + 19;
+    format!("{}{}", &text[..start], &text[end..])
+}
+
+pub fn a_cut_unit_forgets_its_memory_until_it_comes_back_and_a_dry_run_changes_nothing(
+    factory: StoreFactory,
+) {
+    let f = Files::new(factory);
+    f.store("Releases are tagged from main");
+    let cut = f.store("The staging cluster is in eu-west-1");
+    let whole = f.text();
+    f.edit(|text| without_unit(&text, &cut.id));
+    let edited = f.text();
+
+    // A dry run names what a sync would forget, and changes nothing.
+    let preview = f.sync_with(true);
+    assert!(preview.dry_run);
+    assert_eq!(preview.forgotten, 1);
+    assert_eq!(preview.forgets[0].id, cut.id);
+    assert_eq!(preview.forgets[0].cut_by, "edit");
+    assert_eq!(
+        preview.forgets[0].headline,
+        "The staging cluster is in eu-west-1"
+    );
+    assert_eq!(f.visible().len(), 2, "nothing forgotten yet");
+    assert_eq!(f.text(), edited);
+
+    let report = f.sync();
+    assert_eq!((report.forgotten, report.forgets.len()), (1, 1));
+    assert_eq!(f.visible(), ["Releases are tagged from main"]);
+
+    // The unit back (an undo in the editor, a checkout of the old file): the memory too, and
+    // the file is left as it was put back.
+    std::fs::write(f.day_file(), &whole).expect("write");
+    let back = f.sync();
+    assert_eq!((back.restored, back.forgotten), (1, 0));
+    assert_eq!(
+        f.visible(),
+        [
+            "Releases are tagged from main",
+            "The staging cluster is in eu-west-1"
+        ]
+    );
+    assert_eq!(f.text(), whole);
+}
+
+pub fn a_unit_of_a_memory_forgotten_in_cairn_is_left_where_git_put_it(factory: StoreFactory) {
+    let f = Files::new(factory);
+    let kept = f.store("Feature branches are rebased, never merged");
+    let gone = f.store("The old CI ran on Jenkins");
+    let with_both = f.text();
+    f.h.service.forget(&by_ref(&gone)).expect("forget");
+    assert!(
+        !f.text().contains(&gone.id.to_string()),
+        "cairn's own forget removes the unit"
+    );
+    // Another version of the file comes back with the unit (another branch's): the memory
+    // stays forgotten, and the file is not rewritten without it.
+    std::fs::write(f.day_file(), &with_both).expect("write");
+    let report = f.sync();
+    assert_eq!((report.removed, report.restored), (0, 0));
+    assert_eq!(
+        f.text(),
+        with_both,
+        "a sync never drops a unit git put there"
+    );
+    assert_eq!(f.visible(), ["Feature branches are rebased, never merged"]);
+    assert_eq!(f.sync().removed, 0);
+    assert_eq!(f.text(), with_both);
+
+    // A purged memory's unit is left there too, and never stored again.
+    f.h.service.purge(&by_ref(&gone)).expect("purge");
+    std::fs::write(f.day_file(), &with_both).expect("write");
+    let report = f.sync();
+    assert_eq!((report.imported, report.removed), (0, 0));
+    assert_eq!(f.text(), with_both);
+    assert_eq!(f.visible(), ["Feature branches are rebased, never merged"]);
+    assert!(f.text().contains(&kept.id.to_string()));
+}
+
+pub fn forget_undo_brings_a_memory_and_its_unit_back(factory: StoreFactory) {
+    let f = Files::new(factory);
+    let memory = f.store("Migrations run before the deploy, never after");
+    let before = f.text();
+    f.h.service.forget(&by_ref(&memory)).expect("forget");
+    assert!(!f.text().contains(&memory.id.to_string()));
+
+    let restored = f.h.service.restore_memory(&by_ref(&memory)).expect("undo");
+    assert_eq!(restored.id, memory.id);
+    assert!(restored.deleted_at.is_none());
+    assert_eq!(
+        f.visible(),
+        ["Migrations run before the deploy, never after"]
+    );
+    assert_eq!(f.text().matches(&memory.id.to_string()).count(), 1);
+    assert_eq!(f.text(), before, "the unit is written back as it was");
+
+    // Undo of a memory that is not forgotten, or whose text a live memory now holds.
+    let error = f.h.service.restore_memory(&by_ref(&memory)).unwrap_err();
+    assert!(matches!(error, crate::Error::Invalid { .. }), "{error}");
+    f.h.service.forget(&by_ref(&memory)).expect("forget");
+    let twin = f.store("Migrations run before the deploy, never after");
+    assert_ne!(twin.id, memory.id);
+    let error = f.h.service.restore_memory(&by_ref(&memory)).unwrap_err();
+    assert!(matches!(error, crate::Error::Conflict { .. }), "{error}");
+    assert!(error.to_string().contains(&twin.id.handle()), "{error}");
+    assert_eq!(f.visible().len(), 1);
 }
 
 pub fn a_file_that_cannot_be_read_whole_never_forgets_a_memory(factory: StoreFactory) {

@@ -102,9 +102,12 @@ impl TestServer {
         path: &str,
         body: Option<Value>,
     ) -> (StatusCode, Value) {
+        let writes = [Method::POST, Method::PUT, Method::PATCH].contains(&method);
         let mut request = self.request(method, path).bearer_auth(token);
         if let Some(body) = body {
             request = request.json(&body);
+        } else if writes {
+            request = request.header("content-type", "application/json");
         }
         self.send(request).await
     }
@@ -142,6 +145,7 @@ async fn a_store_token_reaches_only_its_project_on_every_route() {
     let (m, o, j, i) = (&beta.memory, &beta.other, &beta.judgment, &beta.image);
     let outside: Vec<(Method, String, Option<Value>)> = vec![
         (Method::DELETE, format!("/v1/memories/{m}"), None),
+        (Method::POST, format!("/v1/memories/{m}/restore"), None),
         (
             Method::DELETE,
             "/v1/slots/guidance?project=beta".into(),

@@ -1,9 +1,11 @@
 //! The HTTP server over a real loopback socket: every route, every error status, auth, body
 //! limits, the OpenAPI document, concurrent clients and graceful shutdown; store tokens and
-//! their scopes on every route in [`access`]. The store is a real SQLite file in a temporary
-//! directory, with an image directory beside it.
+//! their scopes on every route in [`access`]; what a web page or a slow client can do in
+//! [`web`]. The store is a real SQLite file in a temporary directory, with an image directory
+//! beside it.
 
 mod access;
+mod web;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -45,6 +47,8 @@ struct Setup {
     token: Option<&'static str>,
     max_body_bytes: usize,
     max_import_bytes: usize,
+    allowed_origins: Vec<String>,
+    read_timeout: std::time::Duration,
 }
 
 impl Default for Setup {
@@ -53,6 +57,8 @@ impl Default for Setup {
             token: None,
             max_body_bytes: 1 << 20,
             max_import_bytes: 64 << 20,
+            allowed_origins: Vec::new(),
+            read_timeout: std::time::Duration::from_secs(30),
         }
     }
 }
@@ -73,6 +79,8 @@ impl TestServer {
                 token: setup.token.map(String::from),
                 max_body_bytes: setup.max_body_bytes,
                 max_import_bytes: setup.max_import_bytes,
+                allowed_origins: setup.allowed_origins.clone(),
+                read_timeout: setup.read_timeout,
             }),
         };
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -93,6 +101,17 @@ impl TestServer {
         self.client.request(method, format!("{}{path}", self.base))
     }
 
+    /// The server's address, for raw connections.
+    fn address(&self) -> SocketAddr {
+        self.base.trim_start_matches("http://").parse().unwrap()
+    }
+
+    /// `POST /v1/import` with the JSON Lines content type; the body is the caller's.
+    fn import_request(&self) -> reqwest::RequestBuilder {
+        self.request(Method::POST, "/v1/import")
+            .header("content-type", "application/x-ndjson")
+    }
+
     /// Sends and returns the status and the JSON body (`Null` when there is none).
     async fn send(&self, request: reqwest::RequestBuilder) -> (StatusCode, Value) {
         let response = request.send().await.expect("the server answers");
@@ -106,10 +125,15 @@ impl TestServer {
         (status, body)
     }
 
+    /// `method path` as a client that follows the server's rules: JSON, and every POST, PUT or
+    /// PATCH saying so even without a body.
     async fn call(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let writes = [Method::POST, Method::PUT, Method::PATCH].contains(&method);
         let mut request = self.request(method, path);
         if let Some(body) = body {
             request = request.json(&body);
+        } else if writes {
+            request = request.header("content-type", "application/json");
         }
         self.send(request).await
     }
@@ -277,11 +301,7 @@ async fn every_route_works_over_a_real_socket() {
     let header: Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
     assert_eq!(header["sessions"], true);
     let (status, imported) = server
-        .send(
-            server
-                .request(Method::POST, "/v1/import")
-                .body(lines.clone()),
-        )
+        .send(server.import_request().body(lines.clone()))
         .await;
     assert_eq!(status, StatusCode::OK, "{imported}");
     assert_eq!(
@@ -333,6 +353,7 @@ async fn every_error_status_comes_back_in_one_json_shape() {
         .send(
             server
                 .request(Method::POST, "/v1/memories")
+                .header("content-type", "application/json")
                 .body("{not json"),
         )
         .await;
@@ -376,9 +397,7 @@ async fn every_error_status_comes_back_in_one_json_shape() {
     // 409: a handle that matches two memories.
     // Two ids that share their first eight digits (every `export_line` id does).
     let lines = export_line(0xabcd_0001, "one") + &export_line(0xabcd_0002, "two");
-    let (status, body) = server
-        .send(server.request(Method::POST, "/v1/import").body(lines))
-        .await;
+    let (status, body) = server.send(server.import_request().body(lines)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let (status, body) = server
         .call(Method::GET, "/v1/memories/00000000", None)
@@ -401,7 +420,12 @@ async fn every_error_status_comes_back_in_one_json_shape() {
             Some(json!({"content": "x".repeat(100_000)})),
         )
         .await;
-    assert_error(status, &body, StatusCode::PAYLOAD_TOO_LARGE, "too_large");
+    assert_error(
+        status,
+        &body,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "payload_too_large",
+    );
     assert_eq!(body["error"]["field"], "body");
     // 503: meaning without a model.
     let (status, body) = server
@@ -565,6 +589,7 @@ async fn the_openapi_document_lists_exactly_the_routes_that_answer() {
         "POST /v1/import",
         "POST /v1/memories",
         "POST /v1/memories/add",
+        "POST /v1/memories/{id}/restore",
         "POST /v1/search",
         "POST /v1/sessions/summary",
         "POST /v1/sessions/{agent}/{id}/reflect",
@@ -583,7 +608,12 @@ async fn the_openapi_document_lists_exactly_the_routes_that_answer() {
             .replace("{id}", &id)
             .replace("{label}", "guidance");
         let (status, body) = server
-            .send(server.request(method.parse().unwrap(), &path).body("{}"))
+            .send(
+                server
+                    .request(method.parse().unwrap(), &path)
+                    .header("content-type", "application/json")
+                    .body("{}"),
+            )
             .await;
         assert_ne!(status, StatusCode::METHOD_NOT_ALLOWED, "{operation}");
         assert!(
@@ -673,7 +703,7 @@ async fn shutdown_lets_a_write_in_flight_finish() {
     // The body arrives in two parts; the server is told to stop between them.
     let (parts, body) = tokio::sync::mpsc::channel::<Result<String, std::io::Error>>(2);
     let body = reqwest::Body::wrap_stream(tokio_stream::wrappers::ReceiverStream::new(body));
-    let import = tokio::spawn(server.request(Method::POST, "/v1/import").body(body).send());
+    let import = tokio::spawn(server.import_request().body(body).send());
     let half = lines.len() / 2;
     let cut = lines[..half].rfind('\n').unwrap() + 1;
     parts.send(Ok(lines[..cut].to_string())).await.unwrap();
@@ -728,10 +758,13 @@ async fn an_import_over_its_limit_is_refused_whole() {
         .map(|n| export_line(n, "too many to import"))
         .collect();
     assert!(lines.len() > 16 * 1024);
-    let (status, body) = server
-        .send(server.request(Method::POST, "/v1/import").body(lines))
-        .await;
-    assert_error(status, &body, StatusCode::PAYLOAD_TOO_LARGE, "too_large");
+    let (status, body) = server.send(server.import_request().body(lines)).await;
+    assert_error(
+        status,
+        &body,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "payload_too_large",
+    );
     assert_eq!(body["error"]["field"], "body");
     assert!(
         body["error"]["message"]
