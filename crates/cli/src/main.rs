@@ -7,6 +7,7 @@
 
 mod app;
 mod args;
+mod background;
 mod commands;
 mod hook;
 mod output;
@@ -63,10 +64,14 @@ fn init_logging(verbose: bool) {
     } else {
         tracing::Level::WARN
     };
+    // Colour only for a person at a terminal: a hook's log, a pipe or a file gets plain text.
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && std::env::var_os("NO_COLOR").is_none();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_max_level(level)
         .with_target(false)
+        .with_ansi(colour)
         .init();
 }
 

@@ -704,6 +704,11 @@ impl MemoryService {
     }
 
     /// Brings the store's vector index up to date, or builds it anew when `rebuild`.
+    /// Why the text space's index is not used, when a search found it damaged.
+    pub fn vector_index_damage(&self) -> Option<String> {
+        self.embedding_ops().vector_index_damage()
+    }
+
     pub fn update_vector_index(
         &self,
         rebuild: bool,

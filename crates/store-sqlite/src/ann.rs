@@ -12,7 +12,15 @@
 //! - merges the two (disjoint by construction).
 //!
 //! So a stale index is never wrong, only slower, and a missing or unreadable one means the exact
-//! scan. When the filter keeps too few candidates even after widening the search, the exact scan
+//! scan. A file is never trusted blindly: its metadata records the store it was built from
+//! (`store_key`), the vectors' watermark, its size and CRC-32 and the file's identity just after
+//! it was written (device, inode, times); a file whose identity changed since (anyone wrote to
+//! it, or it was copied back) is read whole and checked byte by byte before usearch sees it
+//! ([`crate::index_file`]). A damaged file, another store's, or one built from vectors the
+//! database no longer has (a database copied back from before it: its watermark is ahead of
+//! the database's clock) is not used: searches scan exactly, the process warns once, and the
+//! next update builds the index anew (`cairn serve`'s worker does it at once; a one-shot
+//! command asks `cairn reindex --vector-index` to run in the background). When the filter keeps too few candidates even after widening the search, the exact scan
 //! answers instead. [`AnnIndex::update`] adds the tail once it passes `tail_limit`, and builds the
 //! index anew when none is valid or too many of its entries are stale (or when asked); stores
 //! with fewer than `min_vectors` vectors get none. Other processes' updates are picked up by
@@ -35,6 +43,7 @@ use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
 use crate::error::SqlResult;
 use crate::filter::condition;
+use crate::index_file;
 use crate::rows::corrupt;
 use crate::vectors::{self, Scored, dot_with_blob, from_blob};
 
@@ -127,6 +136,46 @@ struct IndexMeta {
     watermark: i64,
     count: u64,
     bytes: u64,
+    /// CRC-32 of the file as written (absent in metadata from before files were checked).
+    #[serde(default)]
+    checksum: Option<u32>,
+    /// The file's identity right after it was written: while it still has it, nobody wrote
+    /// to it since, and it is used without reading it whole.
+    #[serde(default)]
+    written: Option<FileIdentity>,
+}
+
+/// Which file this is and whether anyone wrote to it: every write changes the change time,
+/// and a copy is another inode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct FileIdentity {
+    device: u64,
+    inode: u64,
+    len: u64,
+    modified_ns: i128,
+    changed_ns: i128,
+}
+
+impl FileIdentity {
+    #[cfg(unix)]
+    fn of(file: &Path) -> Option<FileIdentity> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(file).ok()?;
+        let ns = |secs: i64, nanos: i64| i128::from(secs) * 1_000_000_000 + i128::from(nanos);
+        Some(FileIdentity {
+            device: meta.dev(),
+            inode: meta.ino(),
+            len: meta.len(),
+            modified_ns: ns(meta.mtime(), meta.mtime_nsec()),
+            changed_ns: ns(meta.ctime(), meta.ctime_nsec()),
+        })
+    }
+
+    /// Elsewhere no identity is trusted: every file is checked.
+    #[cfg(not(unix))]
+    fn of(_file: &Path) -> Option<FileIdentity> {
+        None
+    }
 }
 
 struct Loaded {
@@ -146,6 +195,9 @@ pub struct AnnIndex {
     file: Option<PathBuf>,
     settings: AnnSettings,
     state: Mutex<Option<Loaded>>,
+    /// Why the index file on disk cannot be used, once a search found it so (warned once);
+    /// the next update builds it anew and clears this.
+    damage: Mutex<Option<String>>,
 }
 
 /// Candidates found through the index, and the watermark the tail starts above.
@@ -170,7 +222,33 @@ impl AnnIndex {
             file,
             settings,
             state: Mutex::new(None),
+            damage: Mutex::new(None),
         }
+    }
+
+    /// Why the index on disk is not used (damaged, another store's, or ahead of the
+    /// database), when a search found it so and no update has rebuilt it yet.
+    pub fn damage(&self) -> Option<String> {
+        self.damage
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    /// Records that the file cannot be used, warning the first time.
+    fn damaged(&self, file: &Path, why: &str) {
+        let mut damage = self
+            .damage
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if damage.is_none() {
+            tracing::warn!(
+                "the vector index {} cannot be used ({why}); searching exactly while it is \
+                 rebuilt (cairn reindex --vector-index)",
+                file.display()
+            );
+        }
+        *damage = Some(why.to_string());
     }
 
     fn state(&self) -> MutexGuard<'_, Option<Loaded>> {
@@ -257,8 +335,7 @@ impl AnnIndex {
             *state = None;
             return Ok(None);
         };
-        let (store_key, _) = clock(conn)?;
-        let valid = |meta: &IndexMeta| meta.store_key == store_key && meta.model == model;
+        let (store_key, last_write) = clock(conn)?;
         if let Some(file) = &self.file {
             let stamp = stamp(&meta_path(file));
             let fresh = state
@@ -269,29 +346,98 @@ impl AnnIndex {
                     Some(_) => match self.open(file, false) {
                         Ok(loaded) => Some(loaded),
                         Err(e) => {
-                            tracing::warn!(file = %file.display(), error = %e,
-                                "the vector index is unreadable; searching exactly until it is rebuilt");
+                            self.damaged(file, &e.to_string());
                             None
                         }
                     },
                     None => None,
                 };
+                if let Some(loaded) = state.as_ref()
+                    && let Err(why) = usable(&loaded.meta, &store_key, &model, last_write)
+                {
+                    // Another model's index is the normal state after a switch; the rest
+                    // means the file does not belong to this database as it is now.
+                    if loaded.meta.model == model {
+                        self.damaged(file, &why);
+                    }
+                }
             }
         }
-        Ok(state.as_mut().filter(|l| valid(&l.meta)))
+        Ok(state
+            .as_mut()
+            .filter(|l| usable(&l.meta, &store_key, &model, last_write).is_ok()))
     }
 
-    /// Opens the index file: mapped (`writable` false) or read whole.
+    /// Opens the index file: mapped (`writable` false) or read whole. A file whose identity is
+    /// the one recorded when it was written is used as it is; any other is read whole, its
+    /// checksum and every byte of its structure checked, and loaded from what was checked.
     fn open(&self, file: &Path, writable: bool) -> Result<Loaded> {
         let (meta, stamp) = read_meta(file)?;
-        let bytes = file_len(file).unwrap_or(0);
+        let identity = FileIdentity::of(file);
         let index = self.empty_index(meta.model.dimensions)?;
-        let path = utf8(file)?;
-        match writable {
-            true => index.load(path),
-            false => index.view(path),
+        let untouched = meta.written.is_some() && meta.written == identity;
+        let bytes = if untouched {
+            let path = utf8(file)?;
+            match writable {
+                true => index.load(path),
+                false => index.view(path),
+            }
+            .map_err(|e| index_error("open", e))?;
+            // Replaced between the look and the open: read the new one with the checks.
+            if FileIdentity::of(file) != identity {
+                return self.open_checked(file, meta, stamp, writable);
+            }
+            identity.map_or(0, |i| i.len)
+        } else {
+            return self.open_checked(file, meta, stamp, writable);
+        };
+        self.loaded(file, index, meta, stamp, writable, bytes)
+    }
+
+    /// Reads the file whole, checks it and loads what was checked.
+    fn open_checked(
+        &self,
+        file: &Path,
+        meta: IndexMeta,
+        stamp: Option<(SystemTime, u64)>,
+        writable: bool,
+    ) -> Result<Loaded> {
+        let bytes = std::fs::read(file)
+            .map_err(|e| Error::storage(format!("{}: {e}", file.display()), e))?;
+        let damaged = |why: String| {
+            Error::storage(
+                format!("{} is damaged: {why}", file.display()),
+                std::io::Error::other("damaged vector index"),
+            )
+        };
+        if bytes.len() as u64 != meta.bytes {
+            return Err(damaged(format!(
+                "{} bytes, where its metadata says {}",
+                bytes.len(),
+                meta.bytes
+            )));
         }
-        .map_err(|e| index_error("open", e))?;
+        if let Some(expected) = meta.checksum
+            && index_file::checksum(&bytes) != expected
+        {
+            return Err(damaged("its checksum does not match".into()));
+        }
+        let index = self.empty_index(meta.model.dimensions)?;
+        let layout = index_file::layout_of(&self.options(meta.model.dimensions))
+            .map_err(|e| index_error("describe", e))?;
+        index_file::load(&index, &bytes, &layout).map_err(damaged)?;
+        self.loaded(file, index, meta, stamp, writable, bytes.len() as u64)
+    }
+
+    fn loaded(
+        &self,
+        file: &Path,
+        index: Index,
+        meta: IndexMeta,
+        stamp: Option<(SystemTime, u64)>,
+        writable: bool,
+        bytes: u64,
+    ) -> Result<Loaded> {
         if bytes != meta.bytes || index.size() as u64 != meta.count {
             return Err(Error::storage(
                 format!(
@@ -309,8 +455,8 @@ impl AnnIndex {
         })
     }
 
-    fn empty_index(&self, dimensions: usize) -> Result<Index> {
-        let options = IndexOptions {
+    fn options(&self, dimensions: usize) -> IndexOptions {
+        IndexOptions {
             dimensions,
             metric: MetricKind::IP,
             quantization: self.settings.quantization,
@@ -318,8 +464,11 @@ impl AnnIndex {
             expansion_add: self.settings.expansion_add,
             expansion_search: self.settings.expansion_search,
             multi: false,
-        };
-        Index::new(&options).map_err(|e| index_error("create", e))
+        }
+    }
+
+    fn empty_index(&self, dimensions: usize) -> Result<Index> {
+        Index::new(&self.options(dimensions)).map_err(|e| index_error("create", e))
     }
 
     /// Brings the index up to date (see the module docs); `rebuild` builds it anew regardless.
@@ -337,8 +486,9 @@ impl AnnIndex {
         let (store_key, last_write) = clock(conn)?;
         let mut state = self.state();
         // Deciding needs only the metadata: a process that merely stored a memory never opens
-        // the index itself.
-        let valid = |meta: &IndexMeta| meta.store_key == store_key && meta.model == model;
+        // the index itself. A file a search found damaged is built anew.
+        let valid = |meta: &IndexMeta| usable(meta, &store_key, &model, last_write).is_ok();
+        let rebuild = rebuild || self.damage().is_some();
         let current = match (rebuild, &self.file) {
             (true, _) => None,
             (false, Some(file)) => read_meta(file)
@@ -408,19 +558,35 @@ impl AnnIndex {
             } => {
                 // The index in memory if it is the one decided on and takes additions; else
                 // the file, read whole.
-                let index = match state.take() {
+                let opened = match state.take() {
                     Some(l) if l.writable && l.stamp == stamp && l.meta.watermark == watermark => {
-                        l.index
+                        Ok(l.index)
                     }
                     _ => {
                         let file = self.file.as_deref().expect("a saved index has a file");
-                        self.open(file, true)?.index
+                        self.open(file, true).map(|loaded| loaded.index)
                     }
                 };
-                let range = (Some(watermark), last_write);
-                let added =
-                    add_vectors(conn, self.space, &index, range.0, range.1, tail, progress)?;
-                (index, added, false)
+                match opened {
+                    Ok(index) => {
+                        let range = (Some(watermark), last_write);
+                        let added = add_vectors(
+                            conn, self.space, &index, range.0, range.1, tail, progress,
+                        )?;
+                        (index, added, false)
+                    }
+                    // The file on disk turned out damaged: build it anew instead.
+                    Err(error) => {
+                        let file = self.file.as_deref().expect("a saved index has a file");
+                        self.damaged(file, &error.to_string());
+                        let stored = stored()?;
+                        let index = self.empty_index(model.dimensions)?;
+                        let added = add_vectors(
+                            conn, self.space, &index, None, last_write, stored, progress,
+                        )?;
+                        (index, added, true)
+                    }
+                }
             }
         };
         let mut meta = IndexMeta {
@@ -429,6 +595,8 @@ impl AnnIndex {
             watermark: last_write,
             count: index.size() as u64,
             bytes: 0,
+            checksum: None,
+            written: None,
         };
         let stamp = match &self.file {
             Some(file) => Some(save(&index, file, &mut meta)?),
@@ -448,6 +616,10 @@ impl AnnIndex {
             stamp: stamp.flatten(),
             writable: true,
         });
+        *self
+            .damage
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
         Ok(Some(report))
     }
 
@@ -562,24 +734,67 @@ fn add_in_parallel(index: &Index, chunk: &[(u64, Vec<f32>)], threads: usize) -> 
 /// Writes the index and then its metadata, each to a temporary file renamed into place, and
 /// returns the metadata file's stamp.
 fn save(index: &Index, file: &Path, meta: &mut IndexMeta) -> Result<Option<(SystemTime, u64)>> {
-    let io = |e: std::io::Error| Error::storage(format!("{}: {e}", file.display()), e);
     let temporary = |path: &Path| {
         let mut name = path.as_os_str().to_owned();
         name.push(format!(".tmp-{}", std::process::id()));
         PathBuf::from(name)
     };
     let staged = temporary(file);
-    index
-        .save(utf8(&staged)?)
-        .map_err(|e| index_error("save", e))?;
-    meta.bytes = std::fs::metadata(&staged).map_err(io)?.len();
-    std::fs::rename(&staged, file).map_err(io)?;
     let meta_file = meta_path(file);
     let staged_meta = temporary(&meta_file);
-    let json = serde_json::to_vec_pretty(meta).expect("index metadata serialises");
-    std::fs::write(&staged_meta, json).map_err(io)?;
-    std::fs::rename(&staged_meta, &meta_file).map_err(io)?;
-    Ok(stamp(&meta_file))
+    let saved = write_index(index, file, &staged, meta).and_then(|()| {
+        let json = serde_json::to_vec_pretty(meta).expect("index metadata serialises");
+        std::fs::write(&staged_meta, json)
+            .and_then(|()| std::fs::rename(&staged_meta, &meta_file))
+            .map_err(|e| Error::storage(format!("{}: {e}", meta_file.display()), e))
+    });
+    if saved.is_err() {
+        // Nothing half-written is left behind (a full disk, a read-only directory).
+        let _ = std::fs::remove_file(&staged);
+        let _ = std::fs::remove_file(&staged_meta);
+    }
+    saved.map(|()| stamp(&meta_file))
+}
+
+/// Writes the index to `staged`, records its size and checksum, and puts it in place; then
+/// records the file's identity there.
+fn write_index(index: &Index, file: &Path, staged: &Path, meta: &mut IndexMeta) -> Result<()> {
+    let io = |e: std::io::Error| Error::storage(format!("{}: {e}", file.display()), e);
+    index
+        .save(utf8(staged)?)
+        .map_err(|e| index_error("save", e))?;
+    let bytes = std::fs::read(staged).map_err(io)?;
+    meta.bytes = bytes.len() as u64;
+    meta.checksum = Some(index_file::checksum(&bytes));
+    drop(bytes);
+    std::fs::rename(staged, file).map_err(io)?;
+    meta.written = FileIdentity::of(file);
+    Ok(())
+}
+
+/// Whether an index built as `meta` says can serve this database now: built from this store's
+/// vectors by this model, and not from vectors the database no longer has (its watermark
+/// ahead of the database's last vector write: the database was copied back from before).
+fn usable(
+    meta: &IndexMeta,
+    store_key: &str,
+    model: &ModelIdentity,
+    last_write: i64,
+) -> std::result::Result<(), String> {
+    if meta.store_key != store_key {
+        return Err("it was built for another store".into());
+    }
+    if meta.model != *model {
+        return Err("it was built with another model".into());
+    }
+    if meta.watermark > last_write {
+        return Err(format!(
+            "it holds vectors up to number {}, but the database's last is {last_write}: the \
+             database is older than the index (copied or restored from before it)",
+            meta.watermark
+        ));
+    }
+    Ok(())
 }
 
 /// The metadata saved beside `file`, and its stamp.

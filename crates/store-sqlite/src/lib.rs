@@ -22,6 +22,7 @@ mod exchange;
 mod files;
 mod filter;
 mod image;
+pub mod index_file;
 mod memory;
 pub mod migrations;
 mod read;

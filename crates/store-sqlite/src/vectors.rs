@@ -465,6 +465,10 @@ impl VectorStore for SqliteStore {
     ) -> Result<Option<VectorIndexReport>> {
         self.ann(space).update(&self.reader(), rebuild, progress)
     }
+
+    fn vector_index_damage(&self, space: VectorSpace) -> Option<String> {
+        self.ann(space).damage()
+    }
 }
 
 impl VectorTx for SqliteTx<'_, '_> {

@@ -10,6 +10,7 @@ use cairn_core::config::Config;
 use cairn_core::embedding::{
     MemoryVector, ModelIdentity, VectorIndexReport, VectorSpace, VectorStore,
 };
+use cairn_core::exchange::ExchangeStore;
 use cairn_core::memory::{MemoryFilter, SignalHit, Visibility};
 use cairn_core::store::Store;
 use cairn_core::tag::Tag;
@@ -316,6 +317,113 @@ fn a_damaged_index_file_is_ignored_then_rebuilt() {
     let report = f.update(&fresh, false).unwrap();
     assert!(report.rebuilt);
     assert_eq!(report.indexed, MIN_VECTORS);
+}
+
+/// A tiny seeded generator, so every run damages the same bytes.
+struct Seeded(u64);
+
+impl Seeded {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[test]
+fn damage_that_keeps_the_files_size_never_crashes_a_search_and_is_rebuilt() {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut f = Fixture::new();
+    f.add(MIN_VECTORS as usize, &[]);
+    f.update(&f.reader, false).expect("an index");
+    let mut random = Seeded(0x9e37_79b9_7f4a_7c15);
+    let size = std::fs::metadata(f.index_file()).unwrap().len();
+    for round in 0..60 {
+        // A few bytes changed in place: the size, the metadata and the name stay.
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(f.index_file())
+            .unwrap();
+        for _ in 0..1 + round % 4 {
+            file.seek(SeekFrom::Start(random.next() % size)).unwrap();
+            file.write_all(&[random.next() as u8 | 1]).unwrap();
+        }
+        drop(file);
+        assert_eq!(std::fs::metadata(f.index_file()).unwrap().len(), size);
+
+        let fresh = open(&f.dir);
+        let query = unit(10_000 + round);
+        let found =
+            ids(fresh.nearest(TEXT, &query, &MemoryFilter::default(), Timestamp::now(), 10));
+        let exact = f.exact(&query, &MemoryFilter::default());
+        assert_eq!(found, exact, "round {round}: the exact scan answers");
+        let damage = fresh
+            .vector_index_damage(TEXT)
+            .expect("the damage is known");
+        assert!(damage.contains("damaged"), "round {round}: {damage}");
+        let report = f.update(&fresh, false).unwrap();
+        assert!(report.rebuilt, "round {round}: rebuilt by the next update");
+        assert_eq!(fresh.vector_index_damage(TEXT), None);
+        assert_eq!(
+            std::fs::metadata(f.index_file()).unwrap().len(),
+            size,
+            "the same vectors, the same size"
+        );
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(f.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn a_database_copied_back_beside_a_newer_index_never_hides_new_memories() {
+    let mut f = Fixture::new();
+    f.add(MIN_VECTORS as usize, &[]);
+    f.update(&f.reader, false).expect("an index");
+    let copy = f.dir.path().join("copy.db");
+    f.reader.backup(&copy).unwrap();
+    // The index moves on past the copy: its watermark is ahead of the copy's vectors.
+    f.add(TAIL_LIMIT as usize, &[]);
+    f.update(&f.reader, false).unwrap();
+    let Fixture {
+        dir,
+        service,
+        reader,
+        ..
+    } = f;
+    drop((service, reader));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(dir.path().join(format!("cairn.db{suffix}")));
+    }
+    std::fs::rename(&copy, dir.path().join("cairn.db")).unwrap();
+
+    // New memories in the copied-back database take vector numbers the index already used.
+    let again = Fixture {
+        service: MemoryService::new(ServiceParts::new(Box::new(open(&dir))), &Config::default()),
+        reader: open(&dir),
+        dir,
+        memories: Vec::new(),
+    };
+    for i in 0..5 {
+        let new = NewMemory::new(format!("after the copy, {i}"), project("acme"), Source::Cli);
+        let memory = again.service.store(new).expect("store").memory;
+        let vector = unit(90_000 + i);
+        again.put(&memory, vector.clone());
+        assert_eq!(
+            again.nearest(&vector, &MemoryFilter::default())[0],
+            memory.id,
+            "a memory written after the copy came back is found"
+        );
+    }
+    let damage = again.reader.vector_index_damage(TEXT).expect("known");
+    assert!(damage.contains("older than the index"), "{damage}");
+    let report = again.update(&again.reader, false).unwrap();
+    assert!(report.rebuilt);
+    assert_eq!(report.indexed, MIN_VECTORS + 5);
 }
 
 #[test]

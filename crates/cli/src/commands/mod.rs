@@ -134,9 +134,26 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         }
     }?;
     // What the command wrote gets its images read and its embedding before the process ends
-    // (an image's text first: it is embedded with its memory).
-    model::read_written_images(&app)?;
-    model::embed_written(&app)?;
+    // (an image's text first: it is embedded with its memory). The command's own work is done
+    // and stays done: what fails here waits for the next run, and the command still succeeds.
+    if let Err(error) = model::read_written_images(&app) {
+        app.out.notice(&format!(
+            "stored, but its images are not read yet ({error:#}); cairn reindex --images reads them"
+        ));
+    }
+    if let Err(error) = model::embed_written(&app) {
+        app.out.notice(&format!(
+            "stored, but not embedded yet ({error:#}); the next command that embeds (or cairn \
+             reindex --embeddings) does it, and keyword search finds it meanwhile"
+        ));
+    }
+    // A search found the vector index damaged: rebuilt in the background, not on the way out.
+    if !serving
+        && app.api.vector_index_damage().is_some()
+        && let Ok(db) = app.config.database_path()
+    {
+        crate::background::reindex(&db, &["--vector-index"], "rebuilding the vector index");
+    }
     Ok(outcome)
 }
 

@@ -221,24 +221,9 @@ fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
 }
 
 /// Starts `cairn reindex --images` on its own, so a screenshot a tool returned gets its look
-/// and text (and its memory its embedding) without the agent waiting for the OCR model. The
-/// hook does not wait for it; a failure to start is logged, and the next command or server
-/// that looks at pending images does it instead.
+/// and text (and its memory its embedding) without the agent waiting for the OCR model.
 fn look_at_images_later(db: &Path) {
-    let started = std::env::current_exe().and_then(|cairn| {
-        std::process::Command::new(cairn)
-            .arg("--db")
-            .arg(db)
-            .args(["reindex", "--images", "--quiet"])
-            .env(HOOK_GUARD_ENV, "1")
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-    });
-    if let Err(error) = started {
-        tracing::warn!(%error, "could not start looking at a kept screenshot; it stays pending");
-    }
+    crate::background::reindex(db, &["--images"], "looking at a kept screenshot");
 }
 
 /// The event as the service takes it: who, where, when.

@@ -995,7 +995,14 @@ impl Api {
     ) -> Result<SearchResults> {
         let mut request = request.clone();
         caller.access.narrow(&mut request.filter.scope)?;
-        self.service.search(&request)
+        let results = self.service.search(&request);
+        // A damaged index found by this search is rebuilt by the worker, when there is one.
+        if let Some(worker) = &self.worker
+            && self.service.vector_index_damage().is_some()
+        {
+            worker.nudge();
+        }
+        results
     }
 
     /// Context as the service takes the request.
@@ -1087,6 +1094,13 @@ impl Api {
     }
 
     /// Brings the store's vector index up to date, or builds it anew when `rebuild`.
+    /// Why the vector index is not used, when a search of this process found it damaged (a
+    /// one-shot command then asks for a rebuild in the background; a serving process's worker
+    /// rebuilds it itself).
+    pub fn vector_index_damage(&self) -> Option<String> {
+        self.service.vector_index_damage()
+    }
+
     pub fn update_vector_index(
         &self,
         rebuild: bool,

@@ -172,7 +172,14 @@ impl<'a> Embeddings<'a> {
             }
             batch = self.store.pending_embeddings(self.space, self.batch)?;
         }
-        let index = self.update_vector_index(false, progress)?;
+        // The vectors are stored: an index that cannot be written (a full disk, a read-only
+        // directory) only makes searches exact until it can; it never fails the embedding.
+        let index = self
+            .update_vector_index(false, progress)
+            .unwrap_or_else(|error| {
+                tracing::warn!(%error, "the vector index was not updated; searches scan exactly");
+                None
+            });
         Ok(EmbedReport {
             model: embedder.identity().clone(),
             embedded: done,
@@ -198,6 +205,12 @@ impl<'a> Embeddings<'a> {
                     total,
                 })
             })
+    }
+
+    /// Why the store's index of this space is not used, when a search found it damaged (see
+    /// [`crate::embedding::VectorStore::vector_index_damage`]).
+    pub fn vector_index_damage(&self) -> Option<String> {
+        self.store.vector_index_damage(self.space)
     }
 
     /// Drops every vector and embeds every memory again with the current model.

@@ -66,6 +66,15 @@ pub trait VectorStore: Send + Sync {
         let _ = (space, rebuild, progress);
         Ok(None)
     }
+
+    /// Why the backend's own index of the space cannot be used, when a search found it so (a
+    /// damaged file, another store's, one ahead of the database): searches are exact meanwhile,
+    /// and [`VectorStore::update_vector_index`] builds it anew. `None` when it is sound, or the
+    /// backend keeps none.
+    fn vector_index_damage(&self, space: VectorSpace) -> Option<String> {
+        let _ = space;
+        None
+    }
 }
 
 /// The write side of vector storage, inside one transaction.
