@@ -230,7 +230,20 @@ pub fn open_store(
     }
     let path = config.database_path()?;
     tracing::debug!(db = %path.display(), "opening store");
-    Ok(Box::new(sqlite(SqliteStore::open(&path)?)?))
+    let store = SqliteStore::open(&path)?;
+    if let Some(upgrade) = store.upgrade() {
+        // Once, by the process that upgraded: the older cairn cannot read it any more.
+        eprintln!(
+            "cairn: upgraded {} from schema {} to {}; the database as it was is kept at {} \
+             (cairn restore {} goes back to it)",
+            path.display(),
+            upgrade.from,
+            upgrade.to,
+            upgrade.backup.display(),
+            upgrade.backup.display()
+        );
+    }
+    Ok(Box::new(sqlite(store)?))
 }
 
 /// A comma-separated flag value as raw items; the service normalises and validates them.

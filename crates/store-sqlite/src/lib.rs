@@ -25,6 +25,7 @@ mod image;
 pub mod index_file;
 mod memory;
 pub mod migrations;
+mod opening;
 mod read;
 mod relation;
 mod rows;
@@ -79,39 +80,89 @@ pub struct SqliteStore {
     ann: Vec<ann::AnnIndex>,
     /// How many times a write tries to take the lock, each waiting the busy timeout.
     write_attempts: u32,
+    /// Why the database cannot be written, when it cannot (opened for reading only).
+    read_only: Option<String>,
+    /// The schema upgrade this process made when it opened the store.
+    upgrade: Option<migrations::Upgrade>,
 }
 
 impl SqliteStore {
-    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date,
+    /// keeping a copy of an older database first (see [`migrations`]). An empty file, a file
+    /// that is not a SQLite database or a directory is refused, naming the path (see
+    /// [`opening`]); a database that cannot be written is opened for reading.
     pub fn open(path: &Path) -> Result<Self, SqliteError> {
-        let open_error = |source: Box<dyn std::error::Error + Send + Sync>| SqliteError::Open {
-            path: path.to_path_buf(),
-            source,
-        };
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|e| open_error(Box::new(e)))?;
+            std::fs::create_dir_all(parent).map_err(|e| SqliteError::Open {
+                path: parent.to_path_buf(),
+                source: Box::new(e),
+            })?;
         }
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| open_error(Box::new(e)))?;
-        Self::prepare(conn, Some(path.to_path_buf()))
+        let opened = opening::open(path)?;
+        let named = |error: SqliteError| match error {
+            SqliteError::Sql(e) if error::is_corrupt(&e) => SqliteError::NotADatabase {
+                path: path.to_path_buf(),
+                why: format!("SQLite cannot read it ({e})"),
+            },
+            SqliteError::Sql(e) => SqliteError::Open {
+                path: path.to_path_buf(),
+                source: Box::new(e),
+            },
+            SqliteError::Migration {
+                step,
+                name,
+                backup,
+                source,
+                ..
+            } => SqliteError::Migration {
+                path: path.to_path_buf(),
+                step,
+                name,
+                backup,
+                source,
+            },
+            other => other,
+        };
+        Self::prepare(opened.conn, Some(path.to_path_buf()), opened.read_only).map_err(named)
     }
 
     /// A private in-memory store (tests, benchmarks).
     pub fn open_in_memory() -> Result<Self, SqliteError> {
-        Self::prepare(Connection::open_in_memory()?, None)
+        Self::prepare(Connection::open_in_memory()?, None, None)
     }
 
-    fn prepare(mut conn: Connection, path: Option<PathBuf>) -> Result<Self, SqliteError> {
+    fn prepare(
+        mut conn: Connection,
+        path: Option<PathBuf>,
+        read_only: Option<String>,
+    ) -> Result<Self, SqliteError> {
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "cache_size", -CACHE_KIB)?;
-        if path.is_some() {
-            enable_wal(&conn)?;
-        }
-        migrations::migrate(&mut conn)?;
+        let upgrade = match (&path, &read_only) {
+            (Some(path), None) => {
+                enable_wal(&conn)?;
+                migrations::migrate_file(&mut conn, path)?
+            }
+            (Some(path), Some(why)) => {
+                let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+                if version != migrations::SCHEMA_VERSION {
+                    return Err(SqliteError::ReadOnly {
+                        path: path.clone(),
+                        why: format!(
+                            "{why}, and it needs an upgrade from schema {version} to {} first",
+                            migrations::SCHEMA_VERSION
+                        ),
+                    });
+                }
+                None
+            }
+            (None, _) => {
+                migrations::migrate(&mut conn)?;
+                None
+            }
+        };
         Ok(SqliteStore {
             conn: Mutex::new(conn),
             readers: Vec::new(),
@@ -120,7 +171,19 @@ impl SqliteStore {
             ann: ann_indexes(path.as_deref(), &AnnSettings::default()),
             path,
             write_attempts: WRITE_ATTEMPTS,
+            read_only,
+            upgrade,
         })
+    }
+
+    /// The schema upgrade opening this store made, if it made one (to say so once).
+    pub fn upgrade(&self) -> Option<&migrations::Upgrade> {
+        self.upgrade.as_ref()
+    }
+
+    /// Why the database cannot be written, when it was opened for reading only.
+    pub fn read_only(&self) -> Option<&str> {
+        self.read_only.as_deref()
     }
 
     /// Verifies the database file and that the full-text index matches the memories exactly.
@@ -297,6 +360,52 @@ fn enable_wal(conn: &Connection) -> Result<(), SqliteError> {
 
 impl Store for SqliteStore {
     fn write(&self, work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<()>) -> Result<()> {
+        if let (Some(why), Some(path)) = (&self.read_only, &self.path) {
+            return Err(SqliteError::ReadOnly {
+                path: path.clone(),
+                why: why.clone(),
+            }
+            .into());
+        }
+        self.write_once(work).map_err(|error| self.explain(error))
+    }
+
+    fn location(&self) -> String {
+        self.path
+            .as_ref()
+            .map_or_else(|| ":memory:".to_string(), |p| p.display().to_string())
+    }
+}
+
+impl SqliteStore {
+    /// A failed write as the user should read it: a full disk says so, with the path.
+    fn explain(&self, error: cairn_core::Error) -> cairn_core::Error {
+        let Some(path) = &self.path else {
+            return error;
+        };
+        let cause = std::error::Error::source(&error)
+            .and_then(|source| source.downcast_ref::<SqliteError>());
+        let full = match cause {
+            Some(SqliteError::Sql(e)) => {
+                e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull)
+                    || (error::may_be_disk_full(e) && opening::disk_full(path))
+            }
+            _ => false,
+        };
+        match full {
+            true => cairn_core::Error::DiskFull {
+                path: path.display().to_string(),
+                message: format!(
+                    "the disk holding {} has no room left; the write did not happen and every \
+                     memory stored before is kept. Free some space, then try again",
+                    path.display()
+                ),
+            },
+            false => error,
+        }
+    }
+
+    fn write_once(&self, work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<()>) -> Result<()> {
         let mut conn = self.conn();
         let mut attempt = 1;
         let tx = loop {
@@ -331,11 +440,5 @@ impl Store for SqliteStore {
         // Only now, committed, are the new words really stored.
         known.extend(added);
         Ok(())
-    }
-
-    fn location(&self) -> String {
-        self.path
-            .as_ref()
-            .map_or_else(|| ":memory:".to_string(), |p| p.display().to_string())
     }
 }

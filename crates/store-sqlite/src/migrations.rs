@@ -4,7 +4,15 @@
 //! re-reads the version after taking the write lock, so several processes opening a new store at
 //! once apply each migration exactly once. Migrations are only ever added, never edited.
 //! Opening a database written by a newer cairn is refused rather than guessed at.
+//!
+//! An upgrade keeps a way back: before a database file is migrated, it is copied whole with
+//! SQLite's online backup to `<db>.v<old version>.bak` (the two newest such copies are kept),
+//! and the caller says so once ([`Upgrade`]); a migration that fails names its step and that
+//! copy, never its SQL. `cairn restore` takes such a copy.
 
+use std::path::{Path, PathBuf};
+
+use rusqlite::backup::{Backup, StepResult};
 use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::SqliteError;
@@ -44,8 +52,137 @@ const MIGRATIONS: &[(u32, &str)] = &[
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS[MIGRATIONS.len() - 1].0;
 
+/// What a migration does, from its file's first comment line (`-- cairn schema v19: …`).
+fn step_name(sql: &'static str) -> &'static str {
+    sql.lines()
+        .next()
+        .and_then(|line| line.strip_prefix("-- "))
+        .map_or("a schema change", |line| {
+            line.split_once(": ").map_or(line, |(_, what)| what)
+        })
+}
+
 fn version(conn: &Connection) -> Result<u32, SqliteError> {
     Ok(conn.query_row("PRAGMA user_version", [], |row| row.get(0))?)
+}
+
+/// An upgrade this process made: from which schema, and where the database as it was is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Upgrade {
+    pub from: u32,
+    pub to: u32,
+    pub backup: PathBuf,
+}
+
+/// How many `.v<N>.bak` copies are kept beside a database.
+const KEPT_BACKUPS: usize = 2;
+
+/// Brings the schema of the database file at `path` up to [`SCHEMA_VERSION`], first copying an
+/// older database to `<db>.v<old>.bak`. `None` when nothing was upgraded (current already, or
+/// new).
+pub fn migrate_file(conn: &mut Connection, path: &Path) -> Result<Option<Upgrade>, SqliteError> {
+    let current = version(conn)?;
+    if current == SCHEMA_VERSION || current == 0 || current > SCHEMA_VERSION {
+        migrate(conn)?;
+        return Ok(None);
+    }
+    let backup = backup_name(path, current);
+    if !backup.exists() {
+        keep_copy(conn, &backup, current)?;
+    }
+    prune_backups(path);
+    migrate(conn).map_err(|error| match error {
+        SqliteError::Migration {
+            step, name, source, ..
+        } => SqliteError::Migration {
+            path: path.to_path_buf(),
+            step,
+            name,
+            backup: Some(backup.clone()),
+            source,
+        },
+        other => other,
+    })?;
+    Ok(Some(Upgrade {
+        from: current,
+        to: SCHEMA_VERSION,
+        backup,
+    }))
+}
+
+/// `<db>.v<version>.bak`.
+pub fn backup_name(path: &Path, version: u32) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".v{version}.bak"));
+    PathBuf::from(name)
+}
+
+/// Copies the database whole to `backup`, unless another process migrated it meanwhile (then
+/// that process kept the copy).
+fn keep_copy(conn: &Connection, backup: &Path, version_then: u32) -> Result<(), SqliteError> {
+    let mut staged = backup.as_os_str().to_owned();
+    staged.push(format!(".{}.partial", std::process::id()));
+    let staged = PathBuf::from(staged);
+    let copied = (|| -> Result<bool, SqliteError> {
+        let mut target = Connection::open(&staged)?;
+        match Backup::new(conn, &mut target)?.step(-1)? {
+            StepResult::Done => {}
+            _ => {
+                return Err(SqliteError::Sql(rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+                    Some("the database stayed locked while it was being copied".into()),
+                )));
+            }
+        }
+        let copied_version = version(&target)?;
+        target.close().map_err(|(_, e)| SqliteError::from(e))?;
+        Ok(copied_version == version_then)
+    })();
+    let placed = match copied {
+        Ok(true) => match std::fs::hard_link(&staged, backup) {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(SqliteError::Open {
+                path: backup.to_path_buf(),
+                source: Box::new(e),
+            }),
+            _ => Ok(()),
+        },
+        Ok(false) => Ok(()),
+        Err(error) => Err(error),
+    };
+    let _ = std::fs::remove_file(&staged);
+    placed
+}
+
+/// Deletes all but the newest [`KEPT_BACKUPS`] `.v<N>.bak` copies beside the database.
+fn prune_backups(path: &Path) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return;
+    };
+    let prefix = format!("{}.v", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    }) else {
+        return;
+    };
+    let mut copies: Vec<(u32, PathBuf)> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|entry| {
+            let file = entry.file_name().to_string_lossy().into_owned();
+            let number = file
+                .strip_prefix(&prefix)?
+                .strip_suffix(".bak")?
+                .parse()
+                .ok()?;
+            Some((number, entry.path()))
+        })
+        .collect();
+    copies.sort();
+    let extra = copies.len().saturating_sub(KEPT_BACKUPS);
+    for (_, copy) in copies.into_iter().take(extra) {
+        let _ = std::fs::remove_file(copy);
+    }
 }
 
 /// Brings the schema up to [`SCHEMA_VERSION`].
@@ -63,8 +200,16 @@ pub fn migrate(conn: &mut Connection) -> Result<(), SqliteError> {
     }
     for (number, sql) in MIGRATIONS.iter().filter(|(n, _)| *n > current) {
         tracing::debug!(migration = number, "applying schema migration");
-        tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", number)?;
+        let failed = |source| SqliteError::Migration {
+            path: PathBuf::new(),
+            step: *number,
+            name: step_name(sql),
+            backup: None,
+            source: Box::new(source),
+        };
+        tx.execute_batch(sql).map_err(failed)?;
+        tx.pragma_update(None, "user_version", number)
+            .map_err(failed)?;
     }
     tx.commit()?;
     Ok(())

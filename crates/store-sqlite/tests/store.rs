@@ -823,6 +823,17 @@ mod upgrade {
             assert_eq!(nearest[0].id, id, "a memory is nearest its own vector");
             assert!(nearest[0].raw > 0.999, "{}", nearest[0].raw);
         }
+        // The store as it was is kept beside it, and opening again copies nothing more.
+        let upgrade = store.upgrade().expect("an upgrade was made").clone();
+        assert_eq!((upgrade.from, upgrade.to), (6, SCHEMA_VERSION));
+        assert_eq!(upgrade.backup, dir.path().join("cairn.db.v6.bak"));
+        let kept_copy = Connection::open(&upgrade.backup).unwrap();
+        let version: u32 = kept_copy
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(version, 6);
+        assert_eq!(rows(&kept_copy, MEMORIES), memories);
+        assert!(SqliteStore::open(&path).unwrap().upgrade().is_none());
         let acme = Scope::Project(ProjectName::new("acme").unwrap());
         let kept = store.slots(&[acme, Scope::Global]).unwrap();
         assert_eq!(kept.len(), slots.len());
@@ -832,6 +843,273 @@ mod upgrade {
                     && slot.content.contains("ship the release notes")),
             "{kept:?}"
         );
+    }
+}
+
+/// What a file must be before it is opened, and what a store does when it cannot write.
+mod files_that_are_not_stores {
+    use cairn_core::{MemoryService, NewMemory, Scope, ServiceParts, Source, config::Config};
+    use cairn_store_sqlite::{SqliteStore, migrations};
+
+    fn refusal(path: &std::path::Path) -> String {
+        match SqliteStore::open(path) {
+            Ok(_) => panic!("{} was opened", path.display()),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    #[test]
+    fn an_empty_file_a_stranger_or_a_directory_is_refused_naming_it_and_never_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("cairn.db");
+        std::fs::write(&empty, b"").unwrap();
+        let message = refusal(&empty);
+        assert!(
+            message.contains(&empty.display().to_string()) && message.contains("empty"),
+            "{message}"
+        );
+        assert_eq!(
+            std::fs::metadata(&empty).unwrap().len(),
+            0,
+            "not made a store"
+        );
+
+        let stranger = dir.path().join("notes.db");
+        std::fs::write(
+            &stranger,
+            b"my shopping list, not a database
+",
+        )
+        .unwrap();
+        let message = refusal(&stranger);
+        assert!(
+            message.contains("does not start like a SQLite database"),
+            "{message}"
+        );
+        assert_eq!(
+            std::fs::read(&stranger).unwrap(),
+            b"my shopping list, not a database
+"
+        );
+        let message = refusal(dir.path());
+        assert!(message.contains("directory"), "{message}");
+    }
+
+    #[test]
+    fn a_new_store_is_never_an_empty_file_and_many_openers_share_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cairn.db");
+        std::thread::scope(|scope| {
+            for _ in 0..6 {
+                scope.spawn(|| SqliteStore::open(&path).expect("open or create"));
+            }
+        });
+        assert!(std::fs::metadata(&path).unwrap().len() > 0);
+        let leftovers: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.contains(".new-"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+
+    /// Makes `dir` read-only for this process: a read-only mount when running as root (which
+    /// permission bits do not stop), else the directory's and file's permission bits. Returns
+    /// what undoes it.
+    fn make_read_only(dir: &std::path::Path, file: &std::path::Path) -> Box<dyn FnOnce()> {
+        use std::os::unix::fs::PermissionsExt;
+        if unsafe { libc::geteuid() } == 0 {
+            let remount = |mode: &str| {
+                let status = std::process::Command::new("mount")
+                    .args(["-o", &format!("remount,{mode}")])
+                    .arg(dir)
+                    .status()
+                    .expect("mount runs");
+                assert!(status.success(), "mount -o remount,{mode}");
+            };
+            remount("ro");
+            let dir = dir.to_path_buf();
+            return Box::new(move || {
+                let status = std::process::Command::new("mount")
+                    .args(["-o", "remount,rw"])
+                    .arg(&dir)
+                    .status()
+                    .unwrap();
+                assert!(status.success());
+            });
+        }
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let dir = dir.to_path_buf();
+        Box::new(move || {
+            std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        })
+    }
+
+    /// A directory of its own file system when running as root (a small tmpfs, unmounted on
+    /// drop), else a temporary directory.
+    struct Scratch {
+        dir: tempfile::TempDir,
+        mounted: bool,
+    }
+
+    impl Scratch {
+        fn new(size: &str) -> Scratch {
+            let dir = tempfile::tempdir().unwrap();
+            let mounted = unsafe { libc::geteuid() } == 0
+                && std::process::Command::new("mount")
+                    .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+                    .arg(dir.path())
+                    .status()
+                    .is_ok_and(|s| s.success());
+            Scratch { dir, mounted }
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            if self.mounted {
+                let _ = std::process::Command::new("umount")
+                    .arg(self.dir.path())
+                    .status();
+            }
+        }
+    }
+
+    #[test]
+    fn a_read_only_directory_allows_reads_and_names_why_writes_fail() {
+        let scratch = Scratch::new("4m");
+        let path = scratch.dir.path().join("cairn.db");
+        {
+            let service = MemoryService::new(
+                ServiceParts::new(Box::new(SqliteStore::open(&path).unwrap())),
+                &Config::default(),
+            );
+            service
+                .store(NewMemory::new(
+                    "Kept while read-only",
+                    Scope::Global,
+                    Source::Cli,
+                ))
+                .unwrap();
+        }
+        let undo = make_read_only(scratch.dir.path(), &path);
+        let opened = SqliteStore::open(&path);
+        let outcome = opened.map(|store| {
+            assert!(store.read_only().is_some());
+            let service =
+                MemoryService::new(ServiceParts::new(Box::new(store)), &Config::default());
+            let count = service.stats().map(|s| s.memories);
+            let refused = service
+                .store(NewMemory::new("not written", Scope::Global, Source::Cli))
+                .unwrap_err();
+            (count, refused)
+        });
+        undo();
+        let (count, refused) = outcome.expect("a read-only store opens for reading");
+        assert_eq!(count.expect("reads work"), 1);
+        assert!(
+            matches!(refused, cairn_core::Error::ReadOnly { .. }),
+            "{refused}"
+        );
+        assert!(refused.to_string().contains("read-only"), "{refused}");
+    }
+
+    #[test]
+    fn a_full_disk_is_named_and_loses_nothing() {
+        let scratch = Scratch::new("1m");
+        if !scratch.mounted {
+            // Only a file system of its own can fill up without filling the machine's.
+            let why = "a full disk needs a small tmpfs mounted, which needs root";
+            assert!(
+                std::env::var_os("CAIRN_REQUIRE_MOUNTS").is_none(),
+                "{why} (required: CAIRN_REQUIRE_MOUNTS is set)"
+            );
+            eprintln!("skipped: {why}");
+            return;
+        }
+        let path = scratch.dir.path().join("cairn.db");
+        let service = MemoryService::new(
+            ServiceParts::new(Box::new(SqliteStore::open(&path).unwrap())),
+            &Config::default(),
+        );
+        let mut stored = Vec::new();
+        let mut full = None;
+        for n in 0..10_000 {
+            let text = format!("memory {n}: {}", "words that take room ".repeat(40));
+            match service.store(NewMemory::new(text, Scope::Global, Source::Cli)) {
+                Ok(outcome) => stored.push(outcome.memory.id),
+                Err(error) => {
+                    full = Some(error);
+                    break;
+                }
+            }
+        }
+        let error = full.expect("a 1 MiB disk fills up");
+        assert!(
+            matches!(error, cairn_core::Error::DiskFull { .. }),
+            "{error}"
+        );
+        let message = error.to_string();
+        assert!(
+            message.contains("disk full") && message.contains(&path.display().to_string()),
+            "{message}"
+        );
+        // Everything acknowledged is there, read back by another handle.
+        drop(service);
+        let reader = MemoryService::new(
+            ServiceParts::new(Box::new(SqliteStore::open(&path).unwrap())),
+            &Config::default(),
+        );
+        assert_eq!(reader.stats().unwrap().memories, stored.len() as u64);
+    }
+
+    #[test]
+    fn only_the_two_newest_upgrade_copies_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cairn.db");
+        SqliteStore::open(&path).unwrap();
+        for version in [3, 4, 5] {
+            std::fs::write(migrations::backup_name(&path, version), b"old copy").unwrap();
+        }
+        // An older schema forces an upgrade (and a copy of it).
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.pragma_update(None, "user_version", migrations::SCHEMA_VERSION - 1)
+            .unwrap();
+        drop(conn);
+        let _ = SqliteStore::open(&path);
+        let mut kept: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.ends_with(".bak"))
+            .collect();
+        kept.sort();
+        let mut expected = vec![
+            "cairn.db.v5.bak".to_string(),
+            format!("cairn.db.v{}.bak", migrations::SCHEMA_VERSION - 1),
+        ];
+        expected.sort();
+        assert_eq!(kept, expected);
+    }
+
+    #[test]
+    fn a_failed_upgrade_names_its_step_and_the_copy_not_its_sql() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cairn.db");
+        SqliteStore::open(&path).unwrap();
+        // The last migration's work is already there, so applying it again fails.
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.pragma_update(None, "user_version", migrations::SCHEMA_VERSION - 1)
+            .unwrap();
+        drop(conn);
+        let message = refusal(&path);
+        let step = migrations::SCHEMA_VERSION;
+        assert!(message.contains(&format!("step {step}")), "{message}");
+        assert!(
+            message.contains(&format!(".v{}.bak", step - 1)),
+            "{message}"
+        );
+        assert!(!message.contains("ALTER TABLE"), "no SQL: {message}");
     }
 }
 

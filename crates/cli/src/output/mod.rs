@@ -15,6 +15,7 @@ pub(crate) mod text;
 mod tokens;
 mod vision;
 
+use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -281,6 +282,42 @@ pub struct Style {
 }
 
 pub fn render(view: &View<'_>, style: &Style) -> String {
+    let rendered = render_raw(view, style);
+    match style.format {
+        // JSON escapes every control character itself.
+        Format::Json => rendered,
+        Format::Text | Format::Markdown => printable(&rendered)
+            .replace(BOLD_ON, "\x1b[1m")
+            .replace(BOLD_OFF, "\x1b[0m"),
+    }
+}
+
+/// Where the text renderer wants bold on and off (a terminal's escape codes, added after the
+/// stored text was made printable).
+pub const BOLD_ON: char = '\u{E000}';
+pub const BOLD_OFF: char = '\u{E001}';
+
+/// `text` with every control character but line ends and tabs shown as an escape (`\x1b`):
+/// stored text (an agent's tool output, a web page's words) can hold a terminal's escape
+/// sequences, which would otherwise move the cursor, rewrite what is on screen or retitle the
+/// window of whoever reads it.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\r' if chars.peek() == Some(&'\n') => {}
+            c if c.is_control() => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn render_raw(view: &View<'_>, style: &Style) -> String {
     match style.format {
         Format::Text | Format::Markdown if view.is_session_view() => {
             sessions::render(view, &style.tz)

@@ -409,3 +409,47 @@ fn relations() {
         applied: false,
     })));
 }
+
+#[test]
+fn stored_terminal_escapes_are_shown_never_sent() {
+    let mut memory = decision();
+    memory.content = "done\u{1b}]0;owned\u{7}\u{1b}[2J\r\nnext line\rover\u{9b}31m".into();
+    memory.title = Some("title\u{1b}[31m".into());
+    for format in [Format::Text, Format::Markdown] {
+        let style = Style {
+            format,
+            quiet: false,
+            tz: TimeZone::UTC,
+            color: true,
+        };
+        let view = View::Memories {
+            memories: std::slice::from_ref(&memory),
+            relations: &[],
+            images: &[],
+        };
+        let shown = render(&view, &style);
+        assert!(
+            !shown
+                .chars()
+                .any(|c| c.is_control() && c != '\n' && c != '\t'),
+            "{format:?}: {shown:?}"
+        );
+        assert!(shown.contains("done\\x1b]0;owned\\x07\\x1b[2J"), "{shown}");
+        assert!(shown.contains("next line\\x0dover\\x9b31m"), "{shown}");
+        assert!(shown.contains("title\\x1b[31m"), "{shown}");
+    }
+    let json = render(
+        &View::Memories {
+            memories: std::slice::from_ref(&memory),
+            relations: &[],
+            images: &[],
+        },
+        &Style {
+            format: Format::Json,
+            quiet: false,
+            tz: TimeZone::UTC,
+            color: false,
+        },
+    );
+    assert!(json.contains("\\u001b]0;owned"), "{json}");
+}

@@ -550,9 +550,9 @@ fn search_block(
         line(&mut out, &format!("    {title}"));
     }
     let (on, off) = if style.color {
-        ("\x1b[1m", "\x1b[0m")
+        (super::BOLD_ON.to_string(), super::BOLD_OFF.to_string())
     } else {
-        ("**", "**")
+        ("**".to_string(), "**".to_string())
     };
     let snippet: String = snippet(&m.content, matched_words, 240)
         .into_iter()

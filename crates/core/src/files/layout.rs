@@ -192,7 +192,12 @@ pub fn read_text(path: &Path) -> std::result::Result<String, String> {
         Ok(_) => {}
     }
     let bytes = fs::read(path).map_err(|e| e.to_string())?;
-    String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text ({e})"))
+    let mut text = String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text ({e})"))?;
+    // A byte order mark some editors write first is not text (and is not written back).
+    if text.starts_with(crate::input::BOM) {
+        text.drain(..crate::input::BOM.len());
+    }
+    Ok(text)
 }
 
 /// The first [`RAW_PREFIX_BYTES`] of a file, decoded leniently (invalid bytes and NUL, which no

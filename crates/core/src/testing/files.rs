@@ -209,6 +209,22 @@ pub fn hand_edits_deletions_and_new_units_reach_the_store(factory: StoreFactory)
     assert_eq!((again.updated, again.created, again.written), (0, 0, 0));
     assert_eq!(f.text(), settled);
 
+    // An editor that writes a byte order mark first changes nothing.
+    let settled = f.text();
+    std::fs::write(f.day_file(), format!("\u{FEFF}{settled}")).expect("write");
+    let marked = f.sync();
+    assert_eq!(
+        (
+            marked.updated,
+            marked.created,
+            marked.forgotten,
+            marked.raw_indexed
+        ),
+        (0, 0, 0, 0),
+        "{marked:?}"
+    );
+    assert!(marked.warnings.is_empty(), "{:?}", marked.warnings);
+
     // A unit deleted by hand forgets its memory.
     f.edit(|text| {
         let id = fly.id.to_string();
