@@ -177,6 +177,12 @@ pub enum Command {
     /// Access tokens for a shared server: each reads, or reads and writes, one project.
     #[command(subcommand)]
     Token(TokenCommand),
+    /// Check the store and everything derived from it, explain what is wrong, and repair what
+    /// can be rebuilt.
+    #[command(
+        after_help = "Examples:\n  cairn doctor                 # every check; exit 1 when something needs attention\n  cairn doctor --quick         # what costs nothing (the server's /v1/health runs these)\n  cairn doctor --repair        # rebuild what is derived, recover a damaged database\n  cairn doctor --format json\n\nChecks: the database file (SQLite's integrity and foreign-key checks), the full-text index\nagainst its table, vectors against memories, the vector index file, the image files against\ntheir records, each project's markdown files against the store, pending work, the schema,\nfree disk and permissions. Each finding says what it means and what repairs it.\n\n--repair rebuilds the full-text and vector indexes, deletes rows pointing at nothing,\nqueues memories whose vectors are missing, removes stray thumbnails, and copies what can\nstill be read of a damaged database into a new file beside it (<db>.recovered-<time>.db),\nnever in place: `cairn restore` switches to it.\n\nExit status: 0 healthy (notes only), 1 with findings, 2 when it cannot run."
+    )]
+    Doctor(DoctorArgs),
     /// Record an agent hook event (its JSON on stdin). `cairn setup` installs the hooks.
     #[command(
         after_help = "Events: Claude Code and Codex: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,\nPostToolUseFailure, PreCompact, SubagentStop, Stop, SessionEnd, Notification. OpenCode (through\ncairn's plugin): session.created, chat.message, tool.execute.before, tool.execute.after,\nsession.compacting, session.compacted, session.idle, session.deleted, session.error.\n\nAlways exits 0 and prints only what the agent should read (context at SessionStart and\nPreCompact). Failures go to logs/hooks.log beside the database; when the store is busy the\nevent waits in a spool that the next command records."
@@ -983,6 +989,16 @@ pub struct UpdateArgs {
     pub expires: Option<String>,
     #[arg(long, value_name = "1-5")]
     pub importance: Option<i64>,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Only the checks that cost nothing in proportion to the store's size.
+    #[arg(long, conflicts_with = "repair")]
+    pub quick: bool,
+    /// Repair what is derived, and recover a damaged database into a new file beside it.
+    #[arg(long)]
+    pub repair: bool,
 }
 
 #[derive(Debug, Args)]

@@ -40,7 +40,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(Outcome::Done) => ExitCode::SUCCESS,
-        Ok(Outcome::NothingFound) => ExitCode::from(1),
+        Ok(Outcome::NothingFound | Outcome::Findings) => ExitCode::from(1),
         Ok(Outcome::Refused) => ExitCode::from(2),
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {

@@ -10,6 +10,8 @@ use serde_json::Value;
 mod branches;
 #[path = "cli/conflicts.rs"]
 mod conflicts;
+#[path = "cli/doctor.rs"]
+mod doctor;
 #[path = "cli/files.rs"]
 mod files;
 #[path = "cli/hooks.rs"]

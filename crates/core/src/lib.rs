@@ -17,6 +17,8 @@
 //! - [`slot`]: labelled, size-limited blocks agents keep, and reflection of ended sessions;
 //! - [`context`]: what a session should know, packed into a token budget (reads only);
 //! - [`exchange`]: export and import of everything a store holds, plain records, backups;
+//! - [`health`]: `cairn doctor` — every check of the store and what it derives, and the
+//!   repairs of what is derived;
 //! - [`access`]: who may do what — access tokens scoped to one project, and the
 //!   [`access::Access`] every request carries and every operation checks.
 //!
@@ -35,6 +37,7 @@ pub mod embedding;
 pub mod error;
 pub mod exchange;
 pub mod files;
+pub mod health;
 pub mod id;
 pub mod image;
 pub mod input;

@@ -27,6 +27,7 @@ use crate::exchange::{
     self, Counts, ExportOptions, ImportReport, MigrateProgress, MigrationReport, import::Importer,
 };
 use crate::files::{Files, FilesExport, SyncReport, Workspace};
+use crate::health::{Doctor, HealthReport};
 use crate::id::{IdRef, MemoryId, RelationRef};
 use crate::image::screenshots::screenshot_memories;
 use crate::image::{
@@ -151,6 +152,15 @@ impl MemoryService {
 
     fn files_ops(&self) -> Files<'_> {
         Files::new(self.memory_ops(), &self.config.files)
+    }
+
+    fn doctor(&self) -> Doctor<'_> {
+        Doctor::new(
+            self.store.as_ref(),
+            self.images.as_ref(),
+            self.files_ops(),
+            self.embedder.is_some(),
+        )
     }
 
     fn search_ops(&self) -> Searcher<'_> {
@@ -703,18 +713,30 @@ impl MemoryService {
         self.embedding_ops().embed_pending(progress)
     }
 
-    /// Brings the store's vector index up to date, or builds it anew when `rebuild`.
     /// Why the text space's index is not used, when a search found it damaged.
     pub fn vector_index_damage(&self) -> Option<String> {
         self.embedding_ops().vector_index_damage()
     }
 
+    /// Brings the store's vector index up to date, or builds it anew when `rebuild`.
     pub fn update_vector_index(
         &self,
         rebuild: bool,
         progress: &mut dyn FnMut(EmbedProgress),
     ) -> Result<Option<VectorIndexReport>> {
         self.embedding_ops().update_vector_index(rebuild, progress)
+    }
+
+    // Health (`health::operations`).
+
+    /// Every check of the store (the cheap ones alone with `quick`), explained.
+    pub fn examine(&self, quick: bool) -> Result<HealthReport> {
+        self.doctor().examine(quick)
+    }
+
+    /// Repairs what the report's findings say `--repair` repairs; what was done, line by line.
+    pub fn repair(&self, report: &HealthReport) -> Vec<String> {
+        self.doctor().repair(report)
     }
 
     /// Drops every vector and embeds every memory again with the current model.

@@ -3,7 +3,7 @@
 //! Each domain declares what it needs of a backend beside its model — [`MemoryStore`] and
 //! [`MemoryTx`] in `memory/store.rs`, [`VectorStore`]/[`VectorTx`] in `embedding/store.rs`,
 //! [`SessionStore`]/[`SessionTx`] in `session/store.rs`, [`SlotStore`]/[`SlotTx`] in
-//! `slot/store.rs`, [`RelationStore`]/[`RelationTx`] in `relation/store.rs`, [`FilesStore`]/[`FilesTx`] in `files/store.rs`, [`ImageStore`]/[`ImageTx`] in `image/store.rs`, [`ExchangeStore`] in `exchange/store.rs`, [`AccessStore`]/[`AccessTx`] in `access/store.rs` — and a backend implements each in a file of its own. This module adds only
+//! `slot/store.rs`, [`RelationStore`]/[`RelationTx`] in `relation/store.rs`, [`FilesStore`]/[`FilesTx`] in `files/store.rs`, [`ImageStore`]/[`ImageTx`] in `image/store.rs`, [`ExchangeStore`] in `exchange/store.rs`, [`AccessStore`]/[`AccessTx`] in `access/store.rs`, [`HealthStore`] in `health/store.rs` — and a backend implements each in a file of its own. This module adds only
 //! what spans them: one write transaction ([`Store::write`]) in which the service's closure sees
 //! every domain at once (a session summary and the memory that holds it commit together), and
 //! where the data lives.
@@ -18,6 +18,7 @@ use crate::embedding::{VectorStore, VectorTx};
 use crate::error::{Error, Result};
 use crate::exchange::ExchangeStore;
 use crate::files::{FilesStore, FilesTx};
+use crate::health::HealthStore;
 use crate::image::{ImageStore, ImageTx};
 use crate::memory::{MemoryStore, MemoryTx};
 use crate::relation::{RelationStore, RelationTx};
@@ -35,6 +36,7 @@ pub trait Store:
     + ImageStore
     + ExchangeStore
     + AccessStore
+    + HealthStore
 {
     /// Runs `work` in one write transaction: committed if it returns `Ok`, rolled back
     /// otherwise. Waiting for other writers is the backend's job; `work` runs once. When the

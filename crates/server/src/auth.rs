@@ -28,8 +28,8 @@ use crate::AppState;
 use crate::error::ApiError;
 
 /// The bearer token a request presents: `None` without an `Authorization` header.
-fn presented(parts: &Request) -> Result<Option<String>, ApiError> {
-    let Some(value) = parts.headers().get(header::AUTHORIZATION) else {
+fn presented(headers: &axum::http::HeaderMap) -> Result<Option<String>, ApiError> {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
         return Ok(None);
     };
     value
@@ -73,6 +73,14 @@ async fn access_of(state: &AppState, given: Option<String>) -> Result<Access, Ap
     }
 }
 
+/// The caller of a route that needs no token (health): the access its token (or loopback
+/// without tokens) would grant, or none at all when it presents nothing usable.
+pub async fn optional_caller(state: &AppState, headers: &axum::http::HeaderMap) -> Option<Caller> {
+    let given = presented(headers).ok()?;
+    let access = access_of(state, given).await.ok()?;
+    Some(state.caller.clone().granted(access))
+}
+
 /// Runs blocking work against the API on tokio's blocking pool (the service blocks on its
 /// store); the one place the server leaves its async runtime for the store.
 pub(crate) async fn blocking<T: Send + 'static>(
@@ -91,7 +99,7 @@ pub async fn authorize(
     mut request: Request,
     next: Next,
 ) -> Response {
-    let access = match presented(&request) {
+    let access = match presented(request.headers()) {
         Ok(given) => access_of(&state, given).await,
         Err(error) => Err(error),
     };

@@ -75,14 +75,30 @@ fn write_response(outcome: &WriteOutcome) -> Response {
     (status, Json(body)).into_response()
 }
 
-async fn health(State(state): State<AppState>) -> Json<Value> {
-    let api = &state.api;
-    Json(json!({
-        "status": "ok",
+/// Up, and the doctor's quick checks: `status` is `ok` when nothing needs attention, else
+/// `degraded` with the findings. The store's location only for a caller who may see the whole
+/// store (the local user on loopback, the operator's token).
+async fn health(State(state): State<AppState>, headers: axum::http::HeaderMap) -> Response {
+    let caller = crate::auth::optional_caller(&state, &headers).await;
+    let checked = crate::auth::blocking(state.api.clone(), move |api| {
+        api.quick_health(caller.as_ref())
+    })
+    .await;
+    let report = match checked {
+        Ok(report) => report,
+        Err(error) => return error.into_response(),
+    };
+    let mut body = json!({
+        "status": if report.healthy() { "ok" } else { "degraded" },
         "version": env!("CARGO_PKG_VERSION"),
-        "semantic_search": api.has_model(),
-        "store": api.store_location(),
-    }))
+        "semantic_search": state.api.has_model(),
+        "checked": report.checked,
+        "findings": report.findings,
+    });
+    if !report.location.is_empty() {
+        body["store"] = json!(report.location);
+    }
+    Json(body).into_response()
 }
 
 async fn create_memory(

@@ -112,6 +112,16 @@ impl ImageStore for PostgresStore {
         image(&mut *self.reader()?, id)
     }
 
+    fn images(&self) -> Result<Vec<Image>> {
+        images(
+            &mut *self.reader()?,
+            &format!(
+                "SELECT {IMAGE_COLUMNS} FROM images i {IMAGE_TEXT} ORDER BY i.created_at, i.id"
+            ),
+            &Params::default(),
+        )
+    }
+
     fn memory_images(&self, memories: &[MemoryId]) -> Result<Vec<MemoryImage>> {
         if memories.is_empty() {
             return Ok(Vec::new());

@@ -35,6 +35,7 @@ mod error;
 mod exchange;
 mod files;
 mod filter;
+mod health;
 mod image;
 mod memory;
 pub mod migrations;

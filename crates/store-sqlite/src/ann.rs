@@ -235,6 +235,41 @@ impl AnnIndex {
             .clone()
     }
 
+    /// Reads the index file whole and checks it (checksum, structure, which store and vectors
+    /// it was built from), whatever its identity says: `cairn doctor`. `None` when it is sound
+    /// or there is none; else why it cannot be used (also recorded, so the next update
+    /// rebuilds it).
+    pub fn check(&self, conn: &Connection) -> Result<Option<String>> {
+        let Some(file) = &self.file else {
+            return Ok(None);
+        };
+        let Some(model) = vectors::model(conn, self.space)? else {
+            return Ok(None);
+        };
+        if !meta_path(file).exists() && !file.exists() {
+            return Ok(None);
+        }
+        let why = match read_meta(file) {
+            Err(error) => Some(error.to_string()),
+            Ok((meta, stamp)) => {
+                let (store_key, last_write) = clock(conn)?;
+                match usable(&meta, &store_key, &model, last_write) {
+                    Err(why) if meta.model == model => Some(why),
+                    // Another model's index: replaced by the next update, as after any switch.
+                    Err(_) => None,
+                    Ok(()) => self
+                        .open_checked(file, meta, stamp, false)
+                        .err()
+                        .map(|e| e.to_string()),
+                }
+            }
+        };
+        if let Some(why) = &why {
+            self.damaged(file, why);
+        }
+        Ok(why)
+    }
+
     /// Records that the file cannot be used, warning the first time.
     fn damaged(&self, file: &Path, why: &str) {
         let mut damage = self

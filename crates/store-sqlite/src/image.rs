@@ -237,6 +237,18 @@ impl ImageStore for SqliteStore {
         image(&self.reader(), id)
     }
 
+    fn images(&self) -> Result<Vec<Image>> {
+        self.reader()
+            .prepare_cached(&format!(
+                "SELECT {IMAGE_COLUMNS} FROM images i {IMAGE_TEXT} ORDER BY i.created_at, i.id"
+            ))
+            .sql()?
+            .query_map([], image_from_row)
+            .sql()?
+            .collect::<rusqlite::Result<_>>()
+            .sql()
+    }
+
     fn memory_images(&self, memories: &[MemoryId]) -> Result<Vec<MemoryImage>> {
         let conn = self.reader();
         let mut found = Vec::new();

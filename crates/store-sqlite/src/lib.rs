@@ -21,6 +21,7 @@ mod error;
 mod exchange;
 mod files;
 mod filter;
+mod health;
 mod image;
 pub mod index_file;
 mod memory;
@@ -50,6 +51,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 pub use ann::AnnSettings;
 pub use error::SqliteError;
+pub use health::{Recovery, recover};
 pub use usearch::ScalarKind;
 
 /// How long one statement waits for another process's write lock before giving up.

@@ -186,25 +186,30 @@ fn open_error(path: &Path, error: impl std::error::Error + Send + Sync + 'static
 }
 
 /// Whether the disk holding `path` is (nearly) full: less free space than a few pages.
-#[cfg(unix)]
 pub fn disk_full(path: &Path) -> bool {
+    free_bytes(path).is_some_and(|free| free < 256 * 1024)
+}
+
+/// The space left for this user on the disk holding `path`; `None` when it cannot be read.
+#[cfg(unix)]
+pub fn free_bytes(path: &Path) -> Option<u64> {
     use std::os::unix::ffi::OsStrExt;
-    let directory = path.parent().unwrap_or(path);
-    let Ok(name) = std::ffi::CString::new(directory.as_os_str().as_bytes()) else {
-        return false;
-    };
+    let directory = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(path);
+    let name = std::ffi::CString::new(directory.as_os_str().as_bytes()).ok()?;
     // SAFETY: `stat` is written by the call; `name` is a valid NUL-terminated string.
     let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
     if unsafe { libc::statvfs(name.as_ptr(), &mut stat) } != 0 {
-        return false;
+        return None;
     }
     // The field types differ between platforms (u32 or u64).
     #[allow(clippy::unnecessary_cast)]
-    let free = (stat.f_bavail as u64).saturating_mul(stat.f_frsize as u64);
-    free < 256 * 1024
+    Some((stat.f_bavail as u64).saturating_mul(stat.f_frsize as u64))
 }
 
 #[cfg(not(unix))]
-pub fn disk_full(_path: &Path) -> bool {
-    false
+pub fn free_bytes(_path: &Path) -> Option<u64> {
+    None
 }

@@ -1113,6 +1113,129 @@ mod files_that_are_not_stores {
     }
 }
 
+/// Damage to the database file: seen by the doctor's checks, and recovered into a new file.
+mod damage {
+    use cairn_core::health::{HealthStore, Repair, Severity};
+    use cairn_core::{MemoryService, NewMemory, Scope, ServiceParts, Source, config::Config};
+    use cairn_store_sqlite::SqliteStore;
+
+    const PAGE: u64 = 4096;
+
+    /// A store of `n` memories (long enough to span many pages), closed.
+    fn store_of(dir: &std::path::Path, n: usize) -> (std::path::PathBuf, Vec<String>) {
+        let path = dir.join("cairn.db");
+        let service = MemoryService::new(
+            ServiceParts::new(Box::new(SqliteStore::open(&path).unwrap())),
+            &Config::default(),
+        );
+        let contents: Vec<String> = (0..n)
+            .map(|i| {
+                format!(
+                    "memory {i}: {}",
+                    "the release train leaves on time ".repeat(8)
+                )
+            })
+            .collect();
+        for content in &contents {
+            service
+                .store(NewMemory::new(content.clone(), Scope::Global, Source::Cli))
+                .unwrap();
+        }
+        drop(service);
+        (path, contents)
+    }
+
+    fn zero_page(path: &std::path::Path, page: u64) {
+        use std::io::{Seek, SeekFrom, Write};
+        let mut file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        file.seek(SeekFrom::Start(page * PAGE)).unwrap();
+        file.write_all(&[0; PAGE as usize]).unwrap();
+    }
+
+    #[test]
+    fn a_zeroed_page_is_seen_and_everything_else_is_recovered_into_a_new_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, contents) = store_of(dir.path(), 400);
+        let healthy = SqliteStore::open(&path)
+            .unwrap()
+            .check_health(false)
+            .unwrap();
+        assert!(healthy.is_empty(), "{healthy:?}");
+        let pages = std::fs::metadata(&path).unwrap().len() / PAGE;
+        zero_page(&path, pages / 2);
+        let damaged_bytes = std::fs::read(&path).unwrap();
+
+        let store = SqliteStore::open(&path).unwrap();
+        let findings = store.check_health(false).unwrap();
+        let database = findings
+            .iter()
+            .find(|f| f.check == "database")
+            .unwrap_or_else(|| panic!("the damage is seen: {findings:?}"));
+        assert_eq!(database.severity, Severity::Problem);
+        assert_eq!(database.repair, Some(Repair::RecoverDatabase));
+
+        let done = store.repair(Repair::RecoverDatabase).unwrap();
+        assert!(done.contains("recovered"), "{done}");
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            damaged_bytes,
+            "never in place"
+        );
+        let recovered_path = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().contains(".recovered-"))
+            .expect("a recovered file beside the database");
+        let recovered = SqliteStore::open(&recovered_path).unwrap();
+        let after = recovered.check_health(false).unwrap();
+        assert!(after.is_empty(), "{after:?}");
+        let service =
+            MemoryService::new(ServiceParts::new(Box::new(recovered)), &Config::default());
+        let listed = cairn_core::testing::export_all(&service);
+        let kept: Vec<&String> = contents
+            .iter()
+            .filter(|c| listed.contains(&format!("\"{}\"", c.trim_end())))
+            .collect();
+        assert!(!listed.is_empty());
+        // One page holds a few of these memories; the rest all come across, whole.
+        assert!(
+            kept.len() + 10 >= contents.len() && kept.len() < contents.len() + 1,
+            "{} of {} recovered",
+            kept.len(),
+            contents.len()
+        );
+        let hits = service
+            .search(&cairn_core::search::SearchRequest::new(
+                "release train",
+                cairn_core::memory::MemoryFilter::default(),
+                5,
+            ))
+            .unwrap()
+            .hits;
+        assert_eq!(hits.len(), 5, "the full-text index was rebuilt");
+    }
+
+    #[test]
+    fn a_damaged_full_text_index_is_seen_and_rebuilt() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, _) = store_of(dir.path(), 50);
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute("DELETE FROM memories_fts_data WHERE id > 10", [])
+            .unwrap();
+        drop(conn);
+        let store = SqliteStore::open(&path).unwrap();
+        let findings = store.check_health(false).unwrap();
+        assert!(
+            findings
+                .iter()
+                .any(|f| f.check == "full_text" && f.repair == Some(Repair::RebuildFullText)),
+            "{findings:?}"
+        );
+        store.repair(Repair::RebuildFullText).unwrap();
+        assert!(store.check_health(false).unwrap().is_empty());
+    }
+}
+
 mod backup {
     use cairn_core::testing::export_all as export;
     use cairn_core::{MemoryService, NewMemory, Scope, ServiceParts, Source, config::Config};

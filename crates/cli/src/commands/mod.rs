@@ -2,6 +2,7 @@
 //! service, and prints a [`View`](crate::output::View) — no rules of its own.
 
 mod conflicts;
+mod doctor;
 mod exchange;
 mod files;
 mod list;
@@ -81,6 +82,8 @@ pub enum Outcome {
     Done,
     /// A search that found nothing (exit status 1).
     NothingFound,
+    /// `cairn doctor` found something that needs attention (exit status 1).
+    Findings,
     /// An answer that says nothing was written for the input (exit status 2; the answer is
     /// already printed).
     Refused,
@@ -101,7 +104,12 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         return Ok(outcome);
     }
     let serving = matches!(command, Command::Serve(_) | Command::Mcp(_));
-    let app = App::open(cli, serving)?;
+    let app = match (App::open(cli, serving), command) {
+        (Ok(app), _) => app,
+        // The doctor says what it can of a store that will not open.
+        (Err(error), Command::Doctor(args)) => return doctor::unopened(cli, args, error),
+        (Err(error), _) => return Err(error),
+    };
     let outcome = match command {
         Command::Store(args) => store::run(&app, args),
         Command::Get(args) => memory::get(&app, args),
@@ -129,6 +137,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         Command::Vision(command) => vision::run(&app, command),
         Command::Add(args) => files::add(&app, args),
         Command::Token(command) => tokens::run(&app, command),
+        Command::Doctor(args) => doctor::run(&app, args),
         Command::Hook(_) | Command::Setup(_) | Command::MigrateStore(_) => {
             unreachable!("handled before the store opens")
         }

@@ -51,6 +51,7 @@ pub fn render(view: &View<'_>) -> String {
         View::Scan(report) => json!(report),
         View::Added(outcome) => json!(outcome),
         View::FilesSynced(reports) => json!(reports),
+        View::Health(report) => json!(report),
         View::FilesExported(export) => json!(export),
         View::Workspaces(workspaces) => json!(
             workspaces

@@ -238,6 +238,7 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
         View::Vision(_) | View::ImagesRead(_) => {
             unreachable!("image views are rendered by output::vision")
         }
+        View::Health(_) => unreachable!("the doctor's view is rendered by output::health"),
         View::TokenIssued(_) | View::Tokens(_) | View::TokenRevoked(_) => {
             unreachable!("token views are rendered by output::tokens")
         }

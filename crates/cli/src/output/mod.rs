@@ -6,6 +6,7 @@
 //! and every field, plus each memory's short `handle`.
 
 mod files;
+mod health;
 mod json;
 mod markdown;
 mod relations;
@@ -26,6 +27,7 @@ use cairn_core::embedding::VectorIndexReport;
 use cairn_core::embedding::{EmbedReport, EmbeddingStatus};
 use cairn_core::exchange::{Counts, ImportReport, MigrationReport};
 use cairn_core::files::{FilesExport, SyncReport, Workspace};
+use cairn_core::health::HealthReport;
 use cairn_core::image::{ImageTotals, ReadReport};
 use cairn_core::memory::{MemoryHistory, PruneReport};
 use cairn_core::memory::{StoreStats, TagCount};
@@ -71,6 +73,8 @@ pub enum View<'a> {
     },
     /// A forgotten memory brought back (`cairn forget --undo`).
     Unforgotten(&'a Memory),
+    /// What `cairn doctor` found (and repaired).
+    Health(&'a HealthReport),
     Prune(&'a PruneReport),
     Stats {
         stats: &'a StoreStats,
@@ -340,6 +344,7 @@ fn render_raw(view: &View<'_>, style: &Style) -> String {
         {
             vision::render(view)
         }
+        Format::Text | Format::Markdown if matches!(view, View::Health(_)) => health::render(view),
         Format::Json => json::render(view),
         Format::Markdown => markdown::render(view, &style.tz),
         Format::Text => text::render(view, style),

@@ -49,6 +49,7 @@ use crate::embedding::{EmbedProgress, EmbedReport, EmbeddingStatus, VectorIndexR
 use crate::error::{Error, Result};
 use crate::exchange::{Counts, ExportOptions, ImportReport, MigrateProgress, MigrationReport};
 use crate::files::{FilesExport, SyncReport, Workspace};
+use crate::health::HealthReport;
 use crate::id::{IdRef, MemoryId, RelationRef};
 use crate::image::{ImageId, ImageSource, ImageTotals, ReadProgress, ReadReport};
 use crate::memory::{
@@ -1094,6 +1095,33 @@ impl Api {
     }
 
     /// Brings the store's vector index up to date, or builds it anew when `rebuild`.
+    /// `cairn doctor`: every check of the whole store (the cheap ones alone with `quick`).
+    pub fn examine(&self, caller: &Caller, quick: bool) -> Result<HealthReport> {
+        caller.access.whole_store("a health check")?;
+        self.service.examine(quick)
+    }
+
+    /// `cairn doctor --repair`: repairs what `report` found that is derived; the report comes
+    /// back with what was done, and the store examined again.
+    pub fn repair(&self, caller: &Caller, report: &HealthReport) -> Result<HealthReport> {
+        caller.access.whole_store("a repair")?;
+        let repaired = self.service.repair(report);
+        let mut after = self.service.examine(report.quick)?;
+        after.repaired = repaired;
+        Ok(after)
+    }
+
+    /// The quick checks for a server's health endpoint, for anyone who may reach it: the
+    /// store's location is left out unless the caller (if it could be told) may see the whole
+    /// store.
+    pub fn quick_health(&self, caller: Option<&Caller>) -> Result<HealthReport> {
+        let mut report = self.service.examine(true)?;
+        if caller.is_none_or(|caller| caller.access != Access::Full) {
+            report.location = String::new();
+        }
+        Ok(report)
+    }
+
     /// Why the vector index is not used, when a search of this process found it damaged (a
     /// one-shot command then asks for a rebuild in the background; a serving process's worker
     /// rebuilds it itself).

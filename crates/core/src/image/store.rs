@@ -18,6 +18,9 @@ pub trait ImageStore: Send + Sync {
     /// The image with this id.
     fn image(&self, id: &ImageId) -> Result<Option<Image>>;
 
+    /// Every stored image's record, oldest first (the doctor checks each has its file).
+    fn images(&self) -> Result<Vec<Image>>;
+
     /// The images these memories reference, each with its memory, oldest image first.
     fn memory_images(&self, memories: &[MemoryId]) -> Result<Vec<MemoryImage>>;
 

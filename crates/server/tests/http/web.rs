@@ -274,3 +274,33 @@ async fn slow_and_idle_clients_are_cut_off() {
     assert!(answer.contains("request_timeout"), "{answer}");
     assert_eq!(memories(&server).await, 0);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn health_runs_the_quick_checks_and_names_the_store_only_to_who_may_see_it() {
+    let server = TestServer::start(Setup {
+        token: Some(super::TOKEN),
+        ..Setup::default()
+    })
+    .await;
+    let (status, health) = server.call(Method::GET, "/v1/health", None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(health["status"], "ok", "{health}");
+    assert!(health["checked"].to_string().contains("disk"), "{health}");
+    assert!(
+        health.get("store").is_none(),
+        "no path without the token: {health}"
+    );
+    let (_, health) = server
+        .send(
+            server
+                .request(Method::GET, "/v1/health")
+                .bearer_auth(super::TOKEN),
+        )
+        .await;
+    assert!(
+        health["store"]
+            .as_str()
+            .is_some_and(|path| path.ends_with("cairn.db")),
+        "{health}"
+    );
+}
