@@ -12,6 +12,8 @@ mod branches;
 mod conflicts;
 #[path = "cli/doctor.rs"]
 mod doctor;
+#[path = "cli/endless.rs"]
+mod endless;
 #[path = "cli/files.rs"]
 mod files;
 #[path = "cli/hooks.rs"]
