@@ -149,17 +149,27 @@ fn strip_images(value: &mut Value) {
     }
 }
 
-fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
+/// What the payload `raw` of `agent`'s `event` says happened: its JSON and the event it makes,
+/// or `None` for an event cairn knowingly ignores. Reads nothing else (the fuzz target
+/// `hook_payloads` drives it with arbitrary bytes).
+pub fn read_payload(agent: AgentArg, event: &str, raw: &str) -> Result<Option<(Value, EventKind)>> {
     let payload: Value = if raw.trim().is_empty() {
         Value::Object(Default::default())
     } else {
         serde_json::from_str(raw).context("the hook payload is not JSON")?
     };
-    let parsed = match args.agent {
-        AgentArg::ClaudeCode | AgentArg::Codex => claude::parse(&args.event, &payload)?,
-        AgentArg::Opencode => opencode::parse(&args.event, &payload)?,
+    let parsed = match agent {
+        AgentArg::ClaudeCode | AgentArg::Codex => claude::parse(event, &payload)?,
+        AgentArg::Opencode => opencode::parse(event, &payload)?,
     };
-    let Parsed::Event(kind) = parsed else {
+    Ok(match parsed {
+        Parsed::Event(kind) => Some((payload, kind)),
+        Parsed::Ignored => None,
+    })
+}
+
+fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
+    let Some((payload, kind)) = read_payload(args.agent, &args.event, raw)? else {
         return Ok(());
     };
     let event = event(config, args.agent, &payload, kind)?;
