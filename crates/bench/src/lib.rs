@@ -10,6 +10,7 @@ pub mod corpus;
 pub mod cranfield;
 pub mod embedding;
 pub mod exchange;
+pub mod faults;
 pub mod files;
 pub mod hybrid;
 pub mod images;

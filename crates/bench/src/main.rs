@@ -103,6 +103,25 @@ enum Command {
         #[arg(long, default_value_t = 50)]
         contexts: usize,
     },
+    /// Faults through the real binary: killed writers (CLI, HTTP, hooks), a full disk, a
+    /// damaged database and a damaged vector index; prints what was acknowledged, what was
+    /// found after, crashes, hangs and what the doctor detected.
+    Faults {
+        /// Rounds of each kind (disk-full rounds: at most 5).
+        #[arg(long, default_value_t = 20)]
+        rounds: usize,
+        /// The cairn binary (default: the one beside this program).
+        #[arg(long)]
+        cairn: Option<PathBuf>,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Directory for the scratch stores (default: the system temp dir).
+        #[arg(long)]
+        workdir: Option<PathBuf>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a synthetic corpus as JSON Lines (the `cairn import` format).
     Corpus {
         #[arg(long)]
@@ -1082,6 +1101,32 @@ fn main() -> Result<()> {
                         }
                     }
                 }
+            }
+        }
+        Command::Faults {
+            rounds,
+            cairn,
+            seed,
+            workdir,
+            json,
+        } => {
+            let model_dir =
+                cairn_embed::locate(None, cairn_embed::DEFAULT_MODEL)?.map(|location| location.dir);
+            let options = cairn_bench::faults::FaultsOptions {
+                rounds: rounds.max(1),
+                // Absolute: every process runs in a store's own directory.
+                cairn: std::path::absolute(match cairn {
+                    Some(path) => path,
+                    None => sibling_cairn()?,
+                })?,
+                seed,
+                workdir,
+                model_dir,
+            };
+            let results = cairn_bench::faults::run(&options, &mut |step| eprintln!("… {step}"))?;
+            match json {
+                true => println!("{}", serde_json::to_string_pretty(&results)?),
+                false => print!("{}", cairn_bench::faults::table(&results)),
             }
         }
         Command::Corpus { count, seed, out } => {

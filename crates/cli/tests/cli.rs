@@ -26,6 +26,8 @@ mod migrate;
 mod ocr;
 #[path = "cli/postgres.rs"]
 mod postgres;
+#[path = "cli/schema.rs"]
+mod schema;
 #[path = "cli/slots.rs"]
 mod slots;
 #[path = "cli/tokens.rs"]

@@ -11,12 +11,53 @@ use crate::routes::{RequestBody, Route};
 
 /// The statuses any route may answer besides its own, with the shared error body.
 const ERRORS: &[(u16, &str)] = &[
-    (400, "invalid input; `field` names what to fix"),
+    (
+        400,
+        "invalid input (a body that is not UTF-8: invalid_utf8); `field` names what to fix",
+    ),
     (401, "missing or wrong bearer token"),
+    (
+        403,
+        "outside the token's scope, a read-only target, or a web page of another origin",
+    ),
     (404, "no such memory"),
+    (408, "the body went silent for server.read_timeout_secs"),
     (409, "a short handle matches several memories"),
     (413, "a value or the body is over its limit"),
-    (503, "not available here (semantic search without a model)"),
+    (
+        415,
+        "a POST, PUT or PATCH without Content-Type: application/json",
+    ),
+    (
+        421,
+        "a Host that is not this loopback server's (DNS rebinding)",
+    ),
+    (
+        503,
+        "not available here (semantic search without a model), or the store is busy",
+    ),
+    (507, "the disk is full; nothing was written"),
+];
+
+/// Every error code, as `crate::error` gives them.
+const ERROR_CODES: &[&str] = &[
+    "invalid",
+    "invalid_utf8",
+    "unauthorized",
+    "forbidden",
+    "read_only",
+    "wrong_origin",
+    "not_found",
+    "request_timeout",
+    "conflict",
+    "too_large",
+    "payload_too_large",
+    "unsupported_media_type",
+    "wrong_host",
+    "unavailable",
+    "busy",
+    "disk_full",
+    "internal",
 ];
 
 fn error_schema() -> Value {
@@ -27,7 +68,7 @@ fn error_schema() -> Value {
             "type": "object",
             "required": ["code", "message"],
             "properties": {
-                "code": {"type": "string", "enum": ["invalid", "unauthorized", "not_found", "conflict", "too_large", "unavailable", "internal"]},
+                "code": {"type": "string", "enum": ERROR_CODES},
                 "message": {"type": "string"},
                 "field": {"type": ["string", "null"]},
             },
@@ -49,19 +90,15 @@ fn operation(route: &Route) -> Value {
             json!({"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}),
         );
     }
-    let mut parameters = Vec::new();
-    if route.path.contains("{id}") {
-        let named = match route.path {
-            p if p.starts_with("/v1/conflicts") => "A judgment id or its first 8 hex digits",
-            p if p.starts_with("/v1/images") => "An image id (64 hex digits, as results give it)",
-            _ => "A full memory id or a short handle (at least 8 hex digits)",
-        };
-        parameters.push(json!({
-            "name": "id", "in": "path", "required": true,
-            "description": named,
-            "schema": {"type": "string"},
-        }));
-    }
+    let mut parameters: Vec<Value> = path_parameters(route.path)
+        .map(|name| {
+            let (description, schema) = path_parameter(route.path, name);
+            json!({
+                "name": name, "in": "path", "required": true,
+                "description": description, "schema": schema,
+            })
+        })
+        .collect();
     if let Some(query) = route.query {
         let schema = query();
         let required: Vec<&str> = schema
@@ -108,10 +145,17 @@ fn operation(route: &Route) -> Value {
         RequestBody::Json(schema) => {
             Some(json!({"application/json": {"schema": Value::Object(schema())}}))
         }
-        RequestBody::JsonLines => Some(json!({"application/x-ndjson": {"schema": {
-            "type": "string",
-            "description": "JSON Lines, one memory record per line, as GET /v1/export writes them",
-        }}})),
+        RequestBody::JsonLines => Some(json!({
+            "application/x-ndjson": {"schema": {
+                "type": "string",
+                "description": "JSON Lines, one record per line, as GET /v1/export writes them",
+            }},
+            "application/json": {"schema": {
+                "type": "array",
+                "description": "Plain records in one JSON array: each at least {\"content\": …}",
+                "items": {"type": "object"},
+            }},
+        })),
     };
     if let Some(content) = content {
         operation["requestBody"] = json!({"required": true, "content": content});
@@ -120,6 +164,45 @@ fn operation(route: &Route) -> Value {
         operation["security"] = json!([]);
     }
     operation
+}
+
+/// The `{name}`s of a path, in order.
+fn path_parameters(path: &str) -> impl Iterator<Item = &str> {
+    path.split('{')
+        .skip(1)
+        .filter_map(|rest| rest.split_once('}').map(|(name, _)| name))
+}
+
+/// What a path parameter is: its description and schema.
+fn path_parameter(path: &str, name: &str) -> (&'static str, Value) {
+    let hex_id = json!({"type": "string", "pattern": "^[0-9a-fA-F-]{8,36}$"});
+    match name {
+        "id" if path.starts_with("/v1/conflicts") => {
+            ("A judgment id or its first 8 hex digits", hex_id)
+        }
+        "id" if path.starts_with("/v1/images") => (
+            "An image id (64 hex digits, as results give it)",
+            json!({"type": "string", "pattern": "^[0-9a-f]{64}$"}),
+        ),
+        "id" if path.starts_with("/v1/sessions") => (
+            "The agent's own session id",
+            json!({"type": "string", "minLength": 1}),
+        ),
+        "id" => (
+            "A full memory id or a short handle (at least 8 hex digits)",
+            hex_id,
+        ),
+        "label" => (
+            "A slot's label: a lowercase letter, then lowercase letters, digits and _ \
+             (persona, pending_items …)",
+            json!({"type": "string", "pattern": "^[a-z][a-z0-9_]{0,63}$"}),
+        ),
+        "agent" => (
+            "The agent whose session it is (claude-code, codex, opencode …)",
+            json!({"type": "string", "minLength": 1}),
+        ),
+        _ => ("", json!({"type": "string"})),
+    }
 }
 
 fn property_is_array(schema: &Value) -> bool {

@@ -13,8 +13,7 @@
 //! - SessionStart prints the context for the new session (as `additionalContext` for Claude
 //!   Code and Codex, as text for OpenCode); PreCompact prints it as text before compaction.
 
-mod claude;
-mod opencode;
+pub mod payload;
 pub mod spool;
 
 use std::io::Write;
@@ -38,7 +37,7 @@ use crate::app::load_config;
 use crate::args::{AgentArg, Cli, HookArgs};
 use crate::commands::Outcome;
 use crate::summarizer::summarizer_part;
-use claude::Parsed;
+use payload::Shape;
 use spool::Spool;
 
 /// The largest payload read; a larger one is refused whole (tool outputs are truncated anyway).
@@ -72,104 +71,12 @@ pub fn run(cli: &Cli, args: &HookArgs) -> Result<Outcome> {
     Ok(Outcome::Done)
 }
 
-/// A text rendering of any JSON value: strings as they are, the rest as compact JSON; a tool
-/// response's `stdout`/`stderr` joined.
-pub fn text_of(value: &Value) -> String {
-    match value {
-        Value::Null => String::new(),
-        Value::String(text) => text.clone(),
-        Value::Object(map) if map.contains_key("stdout") || map.contains_key("stderr") => {
-            ["stdout", "stderr"]
-                .iter()
-                .filter_map(|key| map.get(*key).and_then(Value::as_str))
-                .filter(|text| !text.is_empty())
-                .collect::<Vec<_>>()
-                .join("\n")
-        }
-        other => other.to_string(),
-    }
-}
-
-/// The pictures a tool's response holds, as data URLs (or raw base64): MCP image content
-/// (`{"type": "image", "data": …, "mimeType": …}`), image blocks (`{"type": "image", "source":
-/// {"type": "base64", "media_type": …, "data": …}}`), an image file a tool read (`{"type":
-/// "image", "file": {"base64": …}}`), and any string that is an image data URL. The store
-/// checks each (size, format) when it keeps it.
-pub fn images_in(value: &Value) -> Vec<String> {
-    let mut found = Vec::new();
-    visit_images(value, &mut |payload| found.push(payload.to_string()));
-    found
-}
-
-/// `value` with every picture's payload replaced by `[image]`: the observation keeps the
-/// words, not megabytes of base64.
-pub fn without_images(value: &Value) -> Value {
-    let mut value = value.clone();
-    strip_images(&mut value);
-    value
-}
-
-/// Where a picture's payload sits in an image object.
-const IMAGE_PAYLOADS: [&[&str]; 3] = [&["data"], &["source", "data"], &["file", "base64"]];
-
-fn payload_at<'a>(object: &'a Value, path: &[&str]) -> Option<&'a str> {
-    path.iter()
-        .try_fold(object, |value, key| value.get(key))
-        .and_then(Value::as_str)
-}
-
-fn is_image_object(value: &Value) -> bool {
-    value.get("type").and_then(Value::as_str) == Some("image")
-}
-
-fn visit_images(value: &Value, found: &mut dyn FnMut(&str)) {
-    match value {
-        Value::String(text) if text.starts_with("data:image/") => found(text),
-        Value::Object(_) if is_image_object(value) => {
-            if let Some(payload) = IMAGE_PAYLOADS
-                .iter()
-                .find_map(|path| payload_at(value, path))
-            {
-                found(payload);
-            }
-        }
-        Value::Object(map) => map.values().for_each(|v| visit_images(v, found)),
-        Value::Array(items) => items.iter().for_each(|v| visit_images(v, found)),
-        _ => {}
-    }
-}
-
-fn strip_images(value: &mut Value) {
-    match value {
-        Value::String(text) if text.starts_with("data:image/") => *text = "[image]".into(),
-        Value::Object(_) if is_image_object(value) => *value = Value::String("[image]".into()),
-        Value::Object(map) => map.values_mut().for_each(strip_images),
-        Value::Array(items) => items.iter_mut().for_each(strip_images),
-        _ => {}
-    }
-}
-
-/// What the payload `raw` of `agent`'s `event` says happened: its JSON and the event it makes,
-/// or `None` for an event cairn knowingly ignores. Reads nothing else (the fuzz target
-/// `hook_payloads` drives it with arbitrary bytes).
-pub fn read_payload(agent: AgentArg, event: &str, raw: &str) -> Result<Option<(Value, EventKind)>> {
-    let payload: Value = if raw.trim().is_empty() {
-        Value::Object(Default::default())
-    } else {
-        serde_json::from_str(raw).context("the hook payload is not JSON")?
-    };
-    let parsed = match agent {
-        AgentArg::ClaudeCode | AgentArg::Codex => claude::parse(event, &payload)?,
-        AgentArg::Opencode => opencode::parse(event, &payload)?,
-    };
-    Ok(match parsed {
-        Parsed::Event(kind) => Some((payload, kind)),
-        Parsed::Ignored => None,
-    })
-}
-
 fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
-    let Some((payload, kind)) = read_payload(args.agent, &args.event, raw)? else {
+    let shape = match args.agent {
+        AgentArg::ClaudeCode | AgentArg::Codex => Shape::Claude,
+        AgentArg::Opencode => Shape::OpenCode,
+    };
+    let Some((payload, kind)) = payload::read(shape, &args.event, raw)? else {
         return Ok(());
     };
     let event = event(config, args.agent, &payload, kind)?;

@@ -64,7 +64,10 @@ fn dev_zero_and_endless_pipes_stop_at_their_limit_and_write_nothing() {
         let run = finish(child, Duration::from_secs(120), &args.join(" "));
         let stderr = String::from_utf8_lossy(&run.stderr);
         assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(stderr.contains("limit") || stderr.contains("UTF-8"), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("limit") || stderr.contains("UTF-8"),
+            "{args:?}: {stderr}"
+        );
     }
     for (args, byte) in [
         (&["store", "--file", "-"][..], b'a'),
@@ -75,7 +78,10 @@ fn dev_zero_and_endless_pipes_stop_at_their_limit_and_write_nothing() {
         let run = endless_stdin(&s, args, byte);
         let stderr = String::from_utf8_lossy(&run.stderr);
         assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(stderr.contains("limit") || stderr.contains("over"), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("limit") || stderr.contains("over"),
+            "{args:?}: {stderr}"
+        );
     }
     let listed = s.ok_json(&["list"]);
     assert_eq!(listed["total"], 1, "only what was there: {listed}");
@@ -150,8 +156,15 @@ fn mcp_answers_a_line_too_long_or_not_json_and_keeps_serving() {
         .unwrap();
     let welcome = answer();
     assert_eq!(welcome["id"], 1, "{welcome}");
-    assert!(welcome["result"]["serverInfo"]["name"] == "cairn", "{welcome}");
+    assert!(
+        welcome["result"]["serverInfo"]["name"] == "cairn",
+        "{welcome}"
+    );
     drop(input);
-    let run = finish(child, Duration::from_secs(30), "cairn mcp after its input closed");
+    let run = finish(
+        child,
+        Duration::from_secs(30),
+        "cairn mcp after its input closed",
+    );
     assert!(run.status.success(), "{run:?}");
 }
