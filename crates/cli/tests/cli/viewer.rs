@@ -113,6 +113,19 @@ fn with_memories() -> Sandbox {
 }
 
 #[test]
+fn a_page_of_another_site_in_the_same_browser_writes_and_reads_nothing() {
+    let Some(browser) = browser() else {
+        return;
+    };
+    let s = with_memories();
+    // Loopback without a token: the default, and the one a page could hope to reach.
+    let served = Served::without_token(&s, &[]);
+    drive(&browser, &served, None, "hostile");
+    let listed = s.ok_json(&["list", "--all-projects", "--limit", "100"]);
+    assert_eq!(listed["total"], 2, "only what the test stored: {listed}");
+}
+
+#[test]
 fn signing_in_with_the_token_opens_the_viewer_and_a_wrong_one_is_refused() {
     let Some(browser) = browser() else {
         return;

@@ -168,14 +168,14 @@ pub fn parse(source: &str) -> Vec<Piece> {
         if let Some(text) = text_start.take() {
             pieces.push(Piece::Text { span: text..start });
         }
-        if bare.starts_with(OPEN) && bare.ends_with(COMMENT_END) {
+        if is_opening(bare) {
             let piece = match read_unit(&mut lines, source) {
                 Read::Unclosed(first, span) => {
                     // A unit cut short by the next one: both sides of a merge, when that one
                     // closes and has the same id.
                     let next = lines
                         .peek()
-                        .filter(|(_, next)| self::bare(next).starts_with(OPEN))
+                        .filter(|(_, next)| is_opening(self::bare(next)))
                         .map(|_| read_unit(&mut lines, source));
                     match next {
                         Some(Read::Piece(Piece::Unit { unit, span: second }))
@@ -233,7 +233,11 @@ fn unclosed(span: Range<usize>) -> Piece {
 /// Reads from an opening marker line to its closing one.
 fn read_unit(lines: &mut Lines<'_>, source: &str) -> Read {
     let (start, open) = lines.next().expect("called on an opening line");
-    let header_text = bare(open)[OPEN.len()..bare(open).len() - COMMENT_END.len()].trim();
+    let header_text = bare(open)
+        .strip_prefix(OPEN)
+        .and_then(|rest| rest.strip_suffix(COMMENT_END))
+        .unwrap_or_default()
+        .trim();
     let mut text = String::new();
     loop {
         let Some((at, line)) = lines.peek() else {
@@ -300,6 +304,11 @@ fn looks_like_marker(line: &str) -> bool {
 }
 
 /// A line without its line ending (`\n` or `\r\n`).
+/// True for a unit's opening line: `<!-- cairn:unit`, a header, `-->`.
+fn is_opening(bare: &str) -> bool {
+    bare.starts_with(OPEN) && bare.ends_with(COMMENT_END)
+}
+
 fn bare(line: &str) -> &str {
     let line = line.strip_suffix('\n').unwrap_or(line);
     line.strip_suffix('\r').unwrap_or(line)
@@ -362,6 +371,24 @@ mod tests {
                 unit.clone()
             }
             other => panic!("expected one unit, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_unit_cut_short_by_a_line_that_only_starts_like_an_opening_is_read_whole() {
+        // Found by the markdown_units fuzz target: the line after an unclosed unit starts like
+        // an opening but has no header's end, and reading it as one sliced out of bounds.
+        for source in [
+            "<!-- cairn:unit {\"category\":\"fact\"} -->\ntext\n<!-- cairn:unit.\nmore\n",
+            "<!-- cairn:unit {} -->\na\n<!-- cairn:unit\n",
+            "<!-- cairn:unit-->\n<!-- cairn:unit->\n",
+        ] {
+            let mut at = 0;
+            for piece in parse(source) {
+                assert_eq!(piece.span().start, at, "{source:?}");
+                at = piece.span().end;
+            }
+            assert_eq!(at, source.len(), "{source:?}");
         }
     }
 
