@@ -123,6 +123,7 @@ fn wait(mut child: Child, limit: Duration) -> End {
 }
 
 /// A scratch home for one store.
+#[derive(Clone)]
 struct Home {
     dir: PathBuf,
     cairn: PathBuf,
@@ -160,6 +161,17 @@ impl Home {
             Ok(child) => wait(child, limit),
             Err(error) => End::Crashed(format!("could not start: {error}")),
         }
+    }
+
+    /// `cairn hook claude-code EVENT` started with `payload` on its standard input.
+    fn hook(&self, event: &str, payload: &Value) -> std::io::Result<Child> {
+        let mut command = self.command(&["hook", "claude-code", event]);
+        command.stdin(Stdio::piped());
+        let mut child = command.spawn()?;
+        if let Some(mut input) = child.stdin.take() {
+            input.write_all(payload.to_string().as_bytes())?;
+        }
+        Ok(child)
     }
 
     fn database(&self) -> PathBuf {
@@ -234,11 +246,7 @@ fn kill_rounds(options: &FaultsOptions, scratch: &Path, rng: &mut Rng) -> Result
     let mut acknowledged_ids = Vec::new();
     let mut acknowledged_hooks = 0u64;
     for round in 0..options.rounds {
-        let stop = Arc::new(AtomicBool::new(false));
-        let running: Arc<Mutex<HashSet<u32>>> = Arc::default();
-        let crashed: Arc<Mutex<FaultCounts>> = Arc::default();
-        let acknowledged: Arc<Mutex<Vec<String>>> = Arc::default();
-        let hooks = Arc::new(Mutex::new(0u64));
+        let shared = Arc::new(Round::default());
         let mut server = home
             .command(&["serve", "--bind", "127.0.0.1:0"])
             .spawn()
@@ -246,92 +254,55 @@ fn kill_rounds(options: &FaultsOptions, scratch: &Path, rng: &mut Rng) -> Result
         let address = listening(&mut server)?;
         let mut workers = Vec::new();
         for writer in 0..4 {
-            let (stop, running, acknowledged, crashed) = (
-                stop.clone(),
-                running.clone(),
-                acknowledged.clone(),
-                crashed.clone(),
-            );
-            let home = Home {
-                dir: home.dir.clone(),
-                cairn: home.cairn.clone(),
-                model_dir: None,
-            };
-            workers.push(std::thread::spawn(move || {
-                let mut n = 0;
-                while !stop.load(Ordering::SeqCst) {
-                    let text = format!("round {round} writer {writer} write {n}");
-                    let Ok(child) = home.command(&["store", &text, "--quiet"]).spawn() else {
-                        break;
-                    };
-                    match watched(&running, child) {
-                        End::Exited(0, stdout, _) => {
-                            acknowledged.lock().unwrap().extend(first_word(&stdout));
-                        }
-                        end => count_end(&end, &mut crashed.lock().unwrap()),
+            let home = home.clone();
+            workers.push(until_stopped(&shared, move |shared, n| {
+                let text = format!("round {round} writer {writer} write {n}");
+                let child = home.command(&["store", &text, "--quiet"]).spawn().ok()?;
+                match watched(&shared.running, child) {
+                    End::Exited(0, stdout, _) => {
+                        shared
+                            .acknowledged
+                            .lock()
+                            .unwrap()
+                            .extend(first_word(&stdout));
                     }
-                    n += 1;
+                    end => count_end(&end, &mut shared.crashed.lock().unwrap()),
                 }
+                Some(())
             }));
         }
         for poster in 0..2 {
-            let (stop, acknowledged, address) =
-                (stop.clone(), acknowledged.clone(), address.clone());
-            workers.push(std::thread::spawn(move || {
-                let mut n = 0;
-                while !stop.load(Ordering::SeqCst) {
-                    let body =
-                        json!({"content": format!("round {round} poster {poster} post {n}")});
-                    if let Some(id) = post(&address, &body) {
-                        acknowledged.lock().unwrap().push(id);
-                    }
-                    n += 1;
+            let address = address.clone();
+            workers.push(until_stopped(&shared, move |shared, n| {
+                let body = json!({"content": format!("round {round} poster {poster} post {n}")});
+                if let Some(id) = post(&address, &body) {
+                    shared.acknowledged.lock().unwrap().push(id);
                 }
+                Some(())
             }));
         }
         {
-            let (stop, running, hooks, crashed) = (
-                stop.clone(),
-                running.clone(),
-                hooks.clone(),
-                crashed.clone(),
-            );
-            let home = Home {
-                dir: home.dir.clone(),
-                cairn: home.cairn.clone(),
-                model_dir: None,
-            };
-            workers.push(std::thread::spawn(move || {
-                let mut n = 0;
-                while !stop.load(Ordering::SeqCst) {
-                    let payload = json!({
-                        "session_id": format!("faults-{round}"), "cwd": home.dir,
-                        "hook_event_name": "PostToolUse", "tool_name": "Bash",
-                        "tool_input": {"command": format!("step {n}")},
-                        "tool_response": {"stdout": "ok"},
-                    });
-                    let mut command = home.command(&["hook", "claude-code", "PostToolUse"]);
-                    command.stdin(Stdio::piped());
-                    let Ok(mut child) = command.spawn() else {
-                        break;
-                    };
-                    let _ = child
-                        .stdin
-                        .take()
-                        .map(|mut input| input.write_all(payload.to_string().as_bytes()));
-                    match watched(&running, child) {
-                        End::Exited(0, ..) => *hooks.lock().unwrap() += 1,
-                        end => count_end(&end, &mut crashed.lock().unwrap()),
-                    }
-                    n += 1;
+            let home = home.clone();
+            workers.push(until_stopped(&shared, move |shared, n| {
+                let payload = json!({
+                    "session_id": format!("faults-{round}"), "cwd": home.dir,
+                    "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                    "tool_input": {"command": format!("step {n}")},
+                    "tool_response": {"stdout": "ok"},
+                });
+                let child = home.hook("PostToolUse", &payload).ok()?;
+                match watched(&shared.running, child) {
+                    End::Exited(0, ..) => *shared.hooks.lock().unwrap() += 1,
+                    end => count_end(&end, &mut shared.crashed.lock().unwrap()),
                 }
+                Some(())
             }));
         }
         // Run for a random moment, then kill everything at once.
         std::thread::sleep(Duration::from_millis(300 + rng.below(900) as u64));
-        stop.store(true, Ordering::SeqCst);
+        shared.stop.store(true, Ordering::SeqCst);
         let _ = server.kill();
-        for pid in running.lock().unwrap().iter() {
+        for pid in shared.running.lock().unwrap().iter() {
             // SAFETY: a plain kill(2) of a process this bench started and has not reaped.
             unsafe { libc::kill(*pid as libc::pid_t, libc::SIGKILL) };
         }
@@ -347,11 +318,11 @@ fn kill_rounds(options: &FaultsOptions, scratch: &Path, rng: &mut Rng) -> Result
                 counts.crashes += 1;
             }
         }
-        let crashed = crashed.lock().unwrap();
+        let crashed = shared.crashed.lock().unwrap();
         counts.crashes += crashed.crashes;
         counts.hangs += crashed.hangs;
-        acknowledged_ids.extend(acknowledged.lock().unwrap().drain(..));
-        acknowledged_hooks += *hooks.lock().unwrap();
+        acknowledged_ids.extend(shared.acknowledged.lock().unwrap().drain(..));
+        acknowledged_hooks += *shared.hooks.lock().unwrap();
     }
     let found = home.ids()?;
     counts.acknowledged = acknowledged_ids.len() as u64 + acknowledged_hooks;
@@ -364,6 +335,33 @@ fn kill_rounds(options: &FaultsOptions, scratch: &Path, rng: &mut Rng) -> Result
         .sum();
     counts.found_after += recorded.min(acknowledged_hooks);
     Ok(counts)
+}
+
+/// What the workers of one kill round share.
+#[derive(Default)]
+struct Round {
+    stop: AtomicBool,
+    /// The processes running now, which the killer kills.
+    running: Mutex<HashSet<u32>>,
+    crashed: Mutex<FaultCounts>,
+    /// Ids of the memories whose write was acknowledged.
+    acknowledged: Mutex<Vec<String>>,
+    /// Hook events acknowledged (the hook exited 0).
+    hooks: Mutex<u64>,
+}
+
+/// A worker that does `work` (its `n`th time) until the round stops or the work gives up.
+fn until_stopped(
+    round: &Arc<Round>,
+    mut work: impl FnMut(&Round, u64) -> Option<()> + Send + 'static,
+) -> std::thread::JoinHandle<()> {
+    let round = Arc::clone(round);
+    std::thread::spawn(move || {
+        let mut n = 0;
+        while !round.stop.load(Ordering::SeqCst) && work(&round, n).is_some() {
+            n += 1;
+        }
+    })
 }
 
 /// Waits for `child` while its pid is in `running`, where the killer finds it.
@@ -473,14 +471,10 @@ fn disk_full_rounds(options: &FaultsOptions, scratch: &Path) -> Result<FaultCoun
             }
             let payload = json!({"session_id": format!("full-{round}"), "cwd": dir,
                 "hook_event_name": "UserPromptSubmit", "prompt": format!("prompt {n}")});
-            let mut command = home.command(&["hook", "claude-code", "UserPromptSubmit"]);
-            command.stdin(Stdio::piped());
-            let mut child = command.spawn()?;
-            let _ = child
-                .stdin
-                .take()
-                .map(|mut input| input.write_all(payload.to_string().as_bytes()));
-            match wait(child, Duration::from_secs(60)) {
+            match wait(
+                home.hook("UserPromptSubmit", &payload)?,
+                Duration::from_secs(60),
+            ) {
                 End::Exited(0, ..) => hooks += 1,
                 end => count_end(&end, &mut counts),
             }

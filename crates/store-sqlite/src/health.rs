@@ -62,16 +62,7 @@ impl HealthStore for SqliteStore {
         vectors(&conn, &mut findings)?;
         drop(conn);
         if let Some(why) = self.ann(VectorSpace::Text).check(&self.reader())? {
-            findings.push(
-                Finding::new(
-                    "vector_index",
-                    Severity::Problem,
-                    format!("the vector index cannot be used: {why}"),
-                    "searches by meaning scan every vector instead (slower, never wrong) until \
-                     it is rebuilt",
-                )
-                .repaired_by(Repair::RebuildVectorIndex),
-            );
+            findings.push(Finding::vector_index_unusable(&why));
         }
         Ok(findings)
     }

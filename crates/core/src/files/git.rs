@@ -106,11 +106,42 @@ impl Checkout {
 }
 
 /// The commit checked out in the repository `dir` is in; `None` outside one, in one without
-/// commits, or without git.
+/// commits, or without git. Read from the repository's files (`HEAD`, the branch's ref, or
+/// `packed-refs`) when they say it plainly, so a sync in a repository costs no process; asked
+/// of git otherwise.
 pub fn head_of(dir: &Path) -> Option<String> {
-    git(dir, &["rev-parse", "-q", "--verify", "HEAD^{commit}"])
-        .map(|head| head.trim().to_string())
-        .filter(|head| !head.is_empty())
+    let git_dir = git_dir_of(dir)?;
+    match head_from_files(&git_dir) {
+        Some(head) => Some(head),
+        None => git(dir, &["rev-parse", "-q", "--verify", "HEAD^{commit}"])
+            .map(|head| head.trim().to_string())
+            .filter(|head| !head.is_empty()),
+    }
+}
+
+/// `HEAD` as the files hold it: a commit id, or a branch whose ref file or `packed-refs` line
+/// holds one (a worktree's refs live in the common directory).
+fn head_from_files(git_dir: &Path) -> Option<String> {
+    let is_id = |text: &str| text.len() >= 40 && text.bytes().all(|b| b.is_ascii_hexdigit());
+    let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    let head = head.trim();
+    let Some(branch) = head.strip_prefix("ref:").map(str::trim) else {
+        return is_id(head).then(|| head.to_string());
+    };
+    let common = std::fs::read_to_string(git_dir.join("commondir"))
+        .map(|c| git_dir.join(c.trim()))
+        .unwrap_or_else(|_| git_dir.to_path_buf());
+    for base in [git_dir, common.as_path()] {
+        if let Ok(id) = std::fs::read_to_string(base.join(branch)) {
+            let id = id.trim();
+            return is_id(id).then(|| id.to_string());
+        }
+    }
+    let packed = std::fs::read_to_string(common.join("packed-refs")).ok()?;
+    packed.lines().find_map(|line| {
+        let (id, name) = line.split_once(' ')?;
+        (name == branch && is_id(id)).then(|| id.to_string())
+    })
 }
 
 /// A git command's standard output when it succeeded.
@@ -143,4 +174,62 @@ fn command(dir: &Path, args: &[&str]) -> Command {
         .stdin(Stdio::null())
         .stderr(Stdio::null());
     command
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(dir: &Path, args: &[&str]) -> String {
+        let output = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@cairn.invalid"])
+            .args(["-c", "init.defaultBranch=main"])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .expect("git runs");
+        assert!(output.status.success(), "git {args:?}: {output:?}");
+        String::from_utf8(output.stdout).unwrap().trim().to_string()
+    }
+
+    #[test]
+    fn the_head_read_from_the_files_is_the_one_git_names() {
+        let repo = tempfile::tempdir().unwrap();
+        let dir = repo.path();
+        run(dir, &["init", "-q"]);
+        assert_eq!(head_of(dir), None, "no commit yet");
+        std::fs::create_dir_all(dir.join(".cairn/memory")).unwrap();
+        std::fs::write(dir.join(".cairn/memory/day.md"), "a\n").unwrap();
+        run(dir, &["add", "-A"]);
+        run(dir, &["commit", "-qm", "one"]);
+        let memory = dir.join(".cairn/memory");
+        let first = run(dir, &["rev-parse", "HEAD"]);
+        assert_eq!(head_of(&memory).as_deref(), Some(first.as_str()));
+        run(dir, &["pack-refs", "--all"]);
+        assert_eq!(head_of(&memory).as_deref(), Some(first.as_str()), "packed");
+        std::fs::write(dir.join(".cairn/memory/day.md"), "b\n").unwrap();
+        run(dir, &["commit", "-qam", "two"]);
+        let second = run(dir, &["rev-parse", "HEAD"]);
+        assert_eq!(head_of(&memory).as_deref(), Some(second.as_str()));
+        run(dir, &["checkout", "-q", "--detach", &first]);
+        assert_eq!(
+            head_of(&memory).as_deref(),
+            Some(first.as_str()),
+            "detached"
+        );
+        let worktree = tempfile::tempdir().unwrap();
+        let other = worktree.path().join("other");
+        run(
+            dir,
+            &["worktree", "add", "-q", other.to_str().unwrap(), "main"],
+        );
+        assert_eq!(
+            head_of(&other).as_deref(),
+            Some(second.as_str()),
+            "a worktree"
+        );
+        let outside = tempfile::tempdir().unwrap();
+        assert_eq!(head_of(outside.path()), None);
+    }
 }

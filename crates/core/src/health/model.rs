@@ -83,6 +83,18 @@ impl Finding {
         }
     }
 
+    /// The vector index cannot be used (damaged, another store's, ahead of the database).
+    pub fn vector_index_unusable(why: &str) -> Self {
+        Finding::new(
+            "vector_index",
+            Severity::Problem,
+            format!("the vector index cannot be used: {why}"),
+            "searches by meaning scan every vector instead (slower, never wrong) until it is \
+             rebuilt",
+        )
+        .repaired_by(Repair::RebuildVectorIndex)
+    }
+
     /// The same finding, repaired by `repair`.
     pub fn repaired_by(mut self, repair: Repair) -> Self {
         self.command = Some(repair.command().to_string());

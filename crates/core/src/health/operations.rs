@@ -55,16 +55,7 @@ impl<'a> Doctor<'a> {
             .vector_index_damage(VectorSpace::Text)
             .filter(|_| !reported)
         {
-            report.findings.push(
-                Finding::new(
-                    "vector_index",
-                    Severity::Problem,
-                    format!("the vector index cannot be used: {why}"),
-                    "searches by meaning scan every vector instead (slower, never wrong) until \
-                     it is rebuilt",
-                )
-                .repaired_by(Repair::RebuildVectorIndex),
-            );
+            report.findings.push(Finding::vector_index_unusable(&why));
         }
         report.checked.push("queues");
         self.queues(&mut report.findings)?;
