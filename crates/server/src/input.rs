@@ -5,7 +5,8 @@
 //! `POST /v1/search {"query": "x", "tags": ["a", "b"], "limit": 5}` are one input with one
 //! validation. The input type's own schema says how to read each parameter: booleans and numbers
 //! are parsed, list fields take comma-separated or repeated values, and unknown parameters are
-//! refused by name.
+//! refused by name — on a route that reads none too ([`no_query`]). A body cut off by the
+//! router's timeout is told apart from a malformed one ([`timed_out`], 408).
 
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -60,7 +61,7 @@ pub async fn no_query(request: axum::extract::Request, next: axum::middleware::N
     if names.is_empty() {
         return next.run(request).await;
     }
-    let mut error = ApiError::bad_body(format!(
+    let error = ApiError::bad_body(format!(
         "this route takes no query parameters, but got {}; send them in the JSON body \
          (GET /v1/openapi.json lists each route's parameters)",
         names
@@ -69,8 +70,7 @@ pub async fn no_query(request: axum::extract::Request, next: axum::middleware::N
             .collect::<Vec<_>>()
             .join(", ")
     ));
-    error.field = Some(names[0].clone());
-    error.into_response()
+    error.with_field(names[0].clone()).into_response()
 }
 
 /// True when an error was caused by the body going silent (the router's body timeout).
@@ -150,9 +150,7 @@ mod query_pairs {
                 .and_then(Value::as_str)
                 .unwrap_or("string");
             let bad = |what: &str| {
-                let mut error = ApiError::bad_body(format!("{key}: '{text}' is not {what}"));
-                error.field = Some(key.clone());
-                error
+                ApiError::bad_body(format!("{key}: '{text}' is not {what}")).with_field(key.clone())
             };
             let value = match kind {
                 "boolean" => match text.as_str() {

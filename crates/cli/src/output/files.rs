@@ -112,7 +112,6 @@ fn synced(out: &mut String, report: &SyncReport) {
             report.absent,
         ),
         ("written into the files", report.written),
-        ("removed from the files", report.removed),
         (
             "pieces of text outside units indexed (read-only)",
             report.raw_indexed,

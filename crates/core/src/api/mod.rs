@@ -1094,7 +1094,6 @@ impl Api {
         self.service.reindex_embeddings(progress)
     }
 
-    /// Brings the store's vector index up to date, or builds it anew when `rebuild`.
     /// `cairn doctor`: every check of the whole store (the cheap ones alone with `quick`).
     pub fn examine(&self, caller: &Caller, quick: bool) -> Result<HealthReport> {
         caller.access.whole_store("a health check")?;
@@ -1129,6 +1128,7 @@ impl Api {
         self.service.vector_index_damage()
     }
 
+    /// Brings the store's vector index up to date, or builds it anew when `rebuild`.
     pub fn update_vector_index(
         &self,
         rebuild: bool,

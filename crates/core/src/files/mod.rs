@@ -7,17 +7,23 @@
 //! - [`rewrite`]: a file changed unit by unit, every other byte copied;
 //! - [`layout`]: which file a unit goes to (its creation day in the user's time zone), the
 //!   directory's lock, atomic file replacement;
-//! - [`model`]: [`Workspace`] (a project, its root and directory), [`UnitLocation`] (where a
-//!   memory's unit was last written or read), [`SyncReport`];
-//! - [`operations`]: [`Files`] — `init`, `land` (after a write), `sync` (files → store);
+//! - [`model`]: [`Workspace`] (a project, its root and directory, the commit last read),
+//!   [`UnitLocation`] (where a memory's unit was last written or read, and its [`UnitState`]),
+//!   [`SyncReport`];
+//! - [`git`]: what git says about a file — the witness that tells a cut from a branch's view;
+//! - [`operations`]: [`Files`] — `init`, `land` (after a write), `sync` (files → store, or a dry
+//!   run that only reports);
 //! - [`store`]: what a backend provides ([`FilesStore`], [`FilesTx`]).
 //!
 //! Invariants: a unit changed through cairn rewrites exactly its block (byte-identical
 //! elsewhere); a write never fails because its file could not be written (the next sync
 //! repairs the file); a unit whose memory was written by cairn after the unit was (its header's
-//! `updated` is older) is rewritten from the store, never read back over it; a unit missing
-//! from a file forgets its memory only when that file was read whole; session summaries and
-//! global memories and memories tagged `private` stay out of the files.
+//! `updated` is older) is rewritten from the store, never read back over it; absence is not
+//! deletion: a unit missing from a file forgets its memory only when that file was read whole
+//! and cut by an edit (or by a commit pulled in), never because git put another version of the
+//! file in place, and a cut unit that comes back brings its memory back; a sync never removes a
+//! unit from a file (only cairn's own write of a forget, purge or prune does); session
+//! summaries and global memories and memories tagged `private` stay out of the files.
 
 pub mod git;
 pub mod layout;

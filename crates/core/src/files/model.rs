@@ -137,9 +137,6 @@ pub struct SyncReport {
     pub restored: u64,
     /// Memories of the project written into the files (not there yet, or forgotten there).
     pub written: u64,
-    /// Units removed from the files because their memory was forgotten or purged in cairn
-    /// (only by cairn's own writes; a sync never removes a unit git put there).
-    pub removed: u64,
     /// RAW memories: stretches of text outside units, indexed read-only (new this sync).
     pub raw_indexed: u64,
     /// RAW memories whose text is gone from the files (deleted).
