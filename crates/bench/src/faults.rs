@@ -609,8 +609,13 @@ fn index_rounds(
             use std::io::{Seek, SeekFrom};
             let mut file = std::fs::OpenOptions::new().write(true).open(&index)?;
             for _ in 0..1 + rng.below(4) {
-                file.seek(SeekFrom::Start(rng.below(size as usize) as u64))?;
-                file.write_all(&[1 + rng.below(255) as u8])?;
+                let at = rng.below(size as usize) as u64;
+                let mut byte = [0u8];
+                let mut reader = std::fs::File::open(&index)?;
+                reader.seek(SeekFrom::Start(at))?;
+                reader.read_exact(&mut byte)?;
+                file.seek(SeekFrom::Start(at))?;
+                file.write_all(&[byte[0] ^ (1 + rng.below(255) as u8)])?;
             }
         }
         // The search must answer, and say once that it did not use the index (it starts the
@@ -625,8 +630,33 @@ fn index_rounds(
         // A sound index again for the next round, whatever the background rebuild has done.
         let end = home.run(&["reindex", "--vector-index"]);
         count_end(&end, &mut counts);
+        // The rebuild the search started in the background must not replace the next round's
+        // damaged file before that round's search has seen it.
+        wait_for_background_rebuilds(&home.dir);
     }
     Ok(counts)
+}
+
+/// Waits (at most a minute) until no `cairn … reindex` started for a store under `dir` runs.
+fn wait_for_background_rebuilds(dir: &Path) {
+    let needle = dir.to_string_lossy().into_owned();
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(60) {
+        let running = std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|entry| {
+                std::fs::read(entry.path().join("cmdline")).is_ok_and(|cmdline| {
+                    let cmdline = String::from_utf8_lossy(&cmdline);
+                    cmdline.contains("reindex") && cmdline.contains(&needle)
+                })
+            });
+        if !running {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 pub fn table(results: &[FaultCounts]) -> String {
