@@ -6,8 +6,9 @@
 //!   store that printed its id, a POST answered 201, a hook that exited 0) must be found
 //!   afterwards — a hook's event possibly through the spool, which the next command drains.
 //! - **disk full** (root only: a small tmpfs of its own): writers and hooks until the disk is
-//!   full; every acknowledged write must be found, every refusal must say "disk full", no
-//!   spool file may be left empty.
+//!   full; every acknowledged write must be found, every refusal must say "disk full" (a hook
+//!   exits 0 whatever happens, so one that says its event is lost is a refusal, not an
+//!   acknowledgement), no spool file may be left empty.
 //! - **database damage**: a page of a copy of the store zeroed or bytes flipped; `cairn
 //!   search`, `stats` and `doctor` run on it: none may crash or hang, and doctor must see the
 //!   damage.
@@ -41,6 +42,8 @@ pub struct FaultsOptions {
     pub workdir: Option<PathBuf>,
     /// The embedding model's directory, for the index rounds (`None` skips them).
     pub model_dir: Option<PathBuf>,
+    /// Which kinds of rounds run: `kill`, `disk`, `database`, `index` (all when empty).
+    pub kinds: Vec<String>,
 }
 
 /// What one kind of round found.
@@ -211,15 +214,24 @@ pub fn run(options: &FaultsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
         None => tempfile::tempdir()?,
     };
     let mut rng = Rng::new(options.seed);
+    let wanted = |kind: &str| options.kinds.is_empty() || options.kinds.iter().any(|k| k == kind);
     let mut results = Vec::new();
-    progress("kill rounds");
-    results.push(kill_rounds(options, scratch.path(), &mut rng)?);
-    progress("disk-full rounds");
-    results.push(disk_full_rounds(options, scratch.path())?);
-    progress("database damage rounds");
-    results.push(database_rounds(options, scratch.path(), &mut rng)?);
-    progress("index damage rounds");
-    results.push(index_rounds(options, scratch.path(), &mut rng, progress)?);
+    if wanted("kill") {
+        progress("kill rounds");
+        results.push(kill_rounds(options, scratch.path(), &mut rng)?);
+    }
+    if wanted("disk") {
+        progress("disk-full rounds");
+        results.push(disk_full_rounds(options, scratch.path())?);
+    }
+    if wanted("database") {
+        progress("database damage rounds");
+        results.push(database_rounds(options, scratch.path(), &mut rng)?);
+    }
+    if wanted("index") {
+        progress("index damage rounds");
+        results.push(index_rounds(options, scratch.path(), &mut rng, progress)?);
+    }
     Ok(results)
 }
 
@@ -476,6 +488,11 @@ fn disk_full_rounds(options: &FaultsOptions, scratch: &Path) -> Result<FaultCoun
                 home.hook("UserPromptSubmit", &payload)?,
                 Duration::from_secs(60),
             ) {
+                // A hook always exits 0 (an agent must never wait on it); one that could
+                // neither record nor spool its event says so, and that is no acknowledgement.
+                End::Exited(0, _, stderr) if stderr.contains("it is lost") => {
+                    counts.refusals += u64::from(stderr.contains("disk is full"));
+                }
                 End::Exited(0, ..) => hooks += 1,
                 end => count_end(&end, &mut counts),
             }

@@ -110,6 +110,9 @@ enum Command {
         /// Rounds of each kind (disk-full rounds: at most 5).
         #[arg(long, default_value_t = 20)]
         rounds: usize,
+        /// Only these kinds of rounds, comma-separated: kill, disk, database, index.
+        #[arg(long, value_delimiter = ',')]
+        kinds: Vec<String>,
         /// The cairn binary (default: the one beside this program).
         #[arg(long)]
         cairn: Option<PathBuf>,
@@ -1105,6 +1108,7 @@ fn main() -> Result<()> {
         }
         Command::Faults {
             rounds,
+            kinds,
             cairn,
             seed,
             workdir,
@@ -1122,6 +1126,7 @@ fn main() -> Result<()> {
                 seed,
                 workdir,
                 model_dir,
+                kinds,
             };
             let results = cairn_bench::faults::run(&options, &mut |step| eprintln!("… {step}"))?;
             match json {

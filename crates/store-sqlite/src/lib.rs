@@ -92,7 +92,7 @@ impl SqliteStore {
     /// Opens (creating if needed) the database at `path` and brings its schema up to date,
     /// keeping a copy of an older database first (see [`migrations`]). An empty file, a file
     /// that is not a SQLite database or a directory is refused, naming the path (see
-    /// [`opening`]); a database that cannot be written is opened for reading.
+    /// the `opening` module); a database that cannot be written is opened for reading.
     pub fn open(path: &Path) -> Result<Self, SqliteError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| SqliteError::Open {

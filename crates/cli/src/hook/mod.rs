@@ -1,9 +1,9 @@
 //! `cairn hook <agent> <event>`: record one agent hook event, fast, and never get in the way.
 //!
 //! The agent runs this for each event with the event's JSON on stdin. The payload is read in
-//! the agent's own shape ([`claude`] for Claude Code and Codex, [`opencode`] for cairn's
-//! OpenCode plugin) into one [`AgentEvent`], which the service records (redaction, truncation,
-//! summaries and extraction are its business). Whatever happens, the command exits 0 and prints
+//! the agent's own shape ([`payload::claude`] for Claude Code and Codex,
+//! [`payload::opencode`] for cairn's OpenCode plugin) into one [`AgentEvent`], which the
+//! service records (redaction, truncation, summaries and extraction are its business). Whatever happens, the command exits 0 and prints
 //! nothing but what the agent should see; failures go to `logs/hooks.log` beside the database:
 //! - the store is opened without a model and with a short lock timeout; when it is busy (a long
 //!   import, say) the event goes to the [`spool`] instead, and the next command records it;
