@@ -61,7 +61,9 @@ pub fn run(cli: &Cli, args: &HookArgs) -> Result<Outcome> {
         .and_then(|cwd| load_config(cli, &cwd));
     let outcome = config.and_then(|config| record(&config, args, &read?));
     if let Err(error) = outcome {
-        if error.chain().any(|e| e.is::<spool::NotSpooled>()) {
+        if error.downcast_ref::<Lost>().is_some()
+            || error.chain().any(|e| e.is::<spool::NotSpooled>())
+        {
             // Neither recorded nor kept: the agent's user must hear it (the log may be on the
             // same full disk).
             eprintln!("cairn: {} {}: {error:#}", args.agent.name(), args.event);
@@ -69,6 +71,17 @@ pub fn run(cli: &Cli, args: &HookArgs) -> Result<Outcome> {
         log_failure(cli, args, &error);
     }
     Ok(Outcome::Done)
+}
+
+/// An event the store refused for what it is (not for the store's state), so spooling it
+/// would only refuse it again: it is lost, and the agent's user must hear it.
+#[derive(Debug)]
+struct Lost;
+
+impl std::fmt::Display for Lost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the event could not be recorded; it is lost")
+    }
 }
 
 fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
@@ -111,8 +124,13 @@ fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
     match recorded {
         Ok(()) => {}
         // The event is kept for the next command: quietly when another writer held the lock
-        // (Busy), reported when the store failed otherwise.
-        Err(error @ (cairn_core::Error::Busy { .. } | cairn_core::Error::Storage { .. })) => {
+        // (Busy), reported when the store failed otherwise (a full disk: the spool may still
+        // have room, and when it has not, the hook says the event is lost).
+        Err(
+            error @ (cairn_core::Error::Busy { .. }
+            | cairn_core::Error::Storage { .. }
+            | cairn_core::Error::DiskFull { .. }),
+        ) => {
             if !spool.is_queued(&event) {
                 spool.push(&event)?;
             }
@@ -123,7 +141,10 @@ fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
             }
             tracing::debug!(%error, "store busy; event spooled");
         }
-        Err(error) => return Err(error.into()),
+        Err(error) if spool.is_queued(&event) => {
+            return Err(anyhow::Error::from(error).context("the spool could not be drained"));
+        }
+        Err(error) => return Err(anyhow::Error::from(error).context(Lost)),
     }
     if api.has_images_to_read() {
         look_at_images_later(&db);

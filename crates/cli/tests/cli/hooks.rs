@@ -4,8 +4,8 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
-use std::path::Path;
-use std::process::Stdio;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
@@ -943,4 +943,123 @@ fn a_screenshot_a_tool_returns_is_kept_as_a_memory_of_the_session_and_found_by_i
         "another",
     ]);
     assert_eq!(elsewhere.code, 1, "{}", elsewhere.stdout);
+}
+
+/// The sandbox's data directory on a small tmpfs of its own (root only), unmounted on drop.
+struct SmallDisk {
+    dir: PathBuf,
+}
+
+impl SmallDisk {
+    /// Mounts a `size` tmpfs on `dir`, or says why it cannot (a test then skips, visibly,
+    /// unless `CAIRN_REQUIRE_MOUNTS` says this machine must be able to).
+    fn mount(dir: &Path, size: &str) -> Option<SmallDisk> {
+        std::fs::create_dir_all(dir).unwrap();
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if mounted {
+            return Some(SmallDisk {
+                dir: dir.to_path_buf(),
+            });
+        }
+        let why = "a full disk needs a small tmpfs mounted, which needs root";
+        assert!(
+            std::env::var_os("CAIRN_REQUIRE_MOUNTS").is_none(),
+            "{why} (required: CAIRN_REQUIRE_MOUNTS is set)"
+        );
+        eprintln!("skipped: {why}");
+        None
+    }
+
+    fn grow(&self, size: &str) {
+        let grown = Command::new("mount")
+            .args(["-o", &format!("remount,size={size}")])
+            .arg(&self.dir)
+            .status()
+            .unwrap();
+        assert!(grown.success());
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.dir).status();
+    }
+}
+
+/// Hooks fired while the store's disk fills up, and once not a byte is left: each either
+/// records its event (directly or through the spool) or says on stderr that the event is lost;
+/// every event a hook kept quiet about is there afterwards, once the disk has room again.
+#[test]
+fn a_hook_on_a_full_disk_keeps_its_event_or_says_it_is_lost() {
+    let s = Sandbox::new();
+    let Some(disk) = SmallDisk::mount(&s.home, "1m") else {
+        return;
+    };
+    let mut kept = Vec::new();
+    let mut hook = |n: usize| {
+        let payload = claude(
+            "full",
+            &s.project,
+            "UserPromptSubmit",
+            json!({"prompt": format!("prompt {n}")}),
+        );
+        let hook = s.hook("claude-code", "UserPromptSubmit", &payload);
+        assert_eq!(
+            hook.code, 0,
+            "a hook never fails its agent: {}",
+            hook.stderr
+        );
+        assert_eq!(hook.stdout, "");
+        let lost = hook.stderr.contains("it is lost");
+        if lost {
+            assert!(hook.stderr.contains("disk is full"), "{}", hook.stderr);
+        } else {
+            assert_eq!(hook.stderr, "", "a hook says nothing else");
+            kept.push(format!("prompt {n}"));
+        }
+        lost
+    };
+    // Until the store refuses a memory for want of room.
+    let mut n = 0;
+    loop {
+        let filler = s.run(&["store", &format!("filler {n}: {}", "room ".repeat(80))]);
+        hook(n);
+        n += 1;
+        if filler.code != 0 {
+            assert!(filler.stderr.contains("disk full"), "{}", filler.stderr);
+            break;
+        }
+        assert!(n < 5_000, "a 1 MiB disk fills up");
+    }
+    // Then not a byte left, not even for the spool: every hook says its event is lost.
+    let mut rest = std::fs::File::create(s.home.join("the-rest")).unwrap();
+    let chunk = vec![0u8; 4096];
+    while rest.write_all(&chunk).is_ok() {}
+    while rest.write_all(&chunk[..1]).is_ok() {}
+    for _ in 0..3 {
+        assert!(
+            hook(n),
+            "prompt {n}: nowhere to keep it, and the hook says so"
+        );
+        n += 1;
+    }
+    drop(rest);
+    std::fs::remove_file(s.home.join("the-rest")).unwrap();
+    disk.grow("64m");
+    let prompts: Vec<String> = s.session("claude-code/full")["observations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["input"].as_str().unwrap().to_string())
+        .collect();
+    let missing: Vec<&String> = kept.iter().filter(|p| !prompts.contains(p)).collect();
+    assert!(
+        missing.is_empty(),
+        "acknowledged but not recorded: {missing:?}"
+    );
 }
