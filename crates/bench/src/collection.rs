@@ -180,8 +180,15 @@ impl Collection {
     }
 
     /// The keys of the top `k` results for `query` in `mode`, each with the raw score of the
-    /// first signal that found it (BM25, similarity, cosine).
+    /// first signal that found it (BM25, similarity, cosine). A question cairn refuses (an
+    /// invalid query) finds nothing: a miss, not a crash.
     pub fn scored(&self, query: &str, k: usize, mode: Mode) -> Result<Vec<(String, f64)>> {
+        Ok(self.ranked(query, k, mode)?.unwrap_or_default())
+    }
+
+    /// What [`Collection::scored`] finds, or `None` when cairn refuses `query` as invalid (what
+    /// a user would see as an error).
+    pub fn ranked(&self, query: &str, k: usize, mode: Mode) -> Result<Option<Vec<(String, f64)>>> {
         let (search_mode, fuzzy) = mode.request();
         let request = SearchRequest {
             fuzzy,
@@ -190,16 +197,16 @@ impl Collection {
         };
         let hits = match self.service.search(&request) {
             Ok(results) => results.hits,
-            // A question with nothing searchable in it finds nothing; that is a miss, not a crash.
-            Err(cairn_core::Error::Invalid { .. }) => Vec::new(),
+            Err(cairn_core::Error::Invalid { .. }) => return Ok(None),
             Err(other) => return Err(other.into()),
         };
-        Ok(hits
-            .iter()
-            .filter_map(|hit| {
-                let key = self.keys.get(&hit.memory.id)?.clone();
-                Some((key, hit.signals.first().map_or(0.0, |s| s.raw)))
-            })
-            .collect())
+        Ok(Some(
+            hits.iter()
+                .filter_map(|hit| {
+                    let key = self.keys.get(&hit.memory.id)?.clone();
+                    Some((key, hit.signals.first().map_or(0.0, |s| s.raw)))
+                })
+                .collect(),
+        ))
     }
 }

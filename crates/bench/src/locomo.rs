@@ -34,6 +34,8 @@ pub struct LocomoReport {
 #[derive(Debug, Serialize)]
 pub struct ModeReport {
     pub mode: Mode,
+    /// Questions cairn refused as invalid queries (each counted as a miss).
+    pub refused: usize,
     pub overall: Summary,
     pub by_category: BTreeMap<String, Summary>,
 }
@@ -145,6 +147,7 @@ pub fn run(
         bail!("{} holds no conversations", path.display());
     }
     let mut all: BTreeMap<&str, Vec<QueryScores>> = BTreeMap::new();
+    let mut refused: BTreeMap<&str, usize> = BTreeMap::new();
     let mut by_category: BTreeMap<(&str, String), Vec<QueryScores>> = BTreeMap::new();
     let (mut turns_total, mut skipped, mut unmatched, mut questions) = (0, 0, 0, 0);
     let mut embed_seconds = 0.0;
@@ -212,7 +215,12 @@ pub fn run(
             }
             let name = format!("{category}-{}", CATEGORY_NAMES[category as usize - 1]);
             for &mode in &modes {
-                let scores = score(&collection.search(question, 10, mode)?, &judged);
+                let found = collection.ranked(question, 10, mode)?.unwrap_or_else(|| {
+                    *refused.entry(mode.name()).or_default() += 1;
+                    Vec::new()
+                });
+                let keys: Vec<String> = found.into_iter().map(|(key, _)| key).collect();
+                let scores = score(&keys, &judged);
                 all.entry(mode.name()).or_default().push(scores);
                 by_category
                     .entry((mode.name(), name.clone()))
@@ -231,6 +239,7 @@ pub fn run(
         .into_iter()
         .map(|mode| ModeReport {
             mode,
+            refused: refused.get(mode.name()).copied().unwrap_or(0),
             overall: Summary::of(&all[mode.name()]),
             by_category: by_category
                 .iter()

@@ -640,6 +640,15 @@ fn main() -> Result<()> {
                     }
                     row("overall", &mode.overall);
                 }
+                let refused: Vec<String> = report
+                    .modes
+                    .iter()
+                    .map(|m| format!("{} {}", m.mode.name(), m.refused))
+                    .collect();
+                println!(
+                    "questions refused as invalid queries (counted as misses): {}",
+                    refused.join(", ")
+                );
             }
         }
         Command::Embed {

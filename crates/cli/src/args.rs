@@ -1045,7 +1045,8 @@ pub struct ListArgs {
 #[derive(Debug, Args)]
 pub struct SearchArgs {
     /// What to look for. Plain words: memories holding all of them first, then those holding
-    /// fewer (stop words ignored). Also: "exact phrase", prefix*, AND, OR, NOT, parentheses.
+    /// fewer (stop words ignored); a plain question is never a syntax error (`.get()`, `--force`
+    /// and `C++` are read as words). Also: "exact phrase", prefix*, AND, OR, NOT, parentheses.
     #[arg(required = true, num_args = 1.., value_name = "QUERY")]
     pub query: Vec<String>,
     /// Only memories holding every word of a plain query.

@@ -14,6 +14,10 @@
 //! ignored. `NOT x` excludes from the conjunction it stands in, so it needs something to exclude
 //! from.
 //!
+//! A *plain* query — no operator, no quotes — is text and is never refused: its parentheses
+//! are punctuation, so `should I use .get()?` or `f(x` search for their words. Only a query
+//! that uses the syntax can be malformed.
+//!
 //! A query without `AND` or `OR` (the natural-language case) is *soft*: memories holding every
 //! item rank first, then memories holding some. Stop words are dropped from its bare words, a
 //! typed word the index splits (`high-speed`) counts as separate words, and parentheses only
@@ -53,6 +57,28 @@ impl SearchQuery {
         Ok(SearchQuery {
             text: text.trim().to_string(),
             parsed: ParsedQuery::parse(text, strict)?,
+        })
+    }
+
+    /// `text` as its words alone, operators, quotes and parentheses read as text: what meaning
+    /// still searches for when the query's syntax is malformed. Refused, like any query, over
+    /// the size limit or without a word.
+    pub fn words_only(text: &str) -> Result<Self> {
+        let plain: String = text
+            .chars()
+            .map(|c| if matches!(c, '"' | '(' | ')') { ' ' } else { c })
+            .collect::<String>()
+            .split_whitespace()
+            .map(|word| match word {
+                "AND" | "OR" | "NOT" => word.to_lowercase(),
+                _ => word.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        let query = SearchQuery::parse(&plain, false)?;
+        Ok(SearchQuery {
+            text: text.trim().to_string(),
+            ..query
         })
     }
 }
@@ -105,7 +131,26 @@ pub enum ParsedQuery {
 impl ParsedQuery {
     /// Parses `text`; `strict` turns an implicit AND into an exact one.
     pub fn parse(text: &str, strict: bool) -> Result<Self, Error> {
-        let tokens = tokenize(text)?;
+        let mut tokens = tokenize(text);
+        // A plain query (no operator, no quoted phrase) is text, never a syntax error: its
+        // parentheses and a lone quote are punctuation (`.get()`, `f(x`, `a 5" screen`), like
+        // the dots and dashes in words.
+        let plain = !tokens.iter().any(|t| {
+            matches!(
+                t.kind,
+                TokenKind::And | TokenKind::Or | TokenKind::Not | TokenKind::Phrase(_)
+            )
+        });
+        if plain {
+            tokens.retain(|t| {
+                !matches!(
+                    t.kind,
+                    TokenKind::Open | TokenKind::Close | TokenKind::UnclosedQuote
+                )
+            });
+        } else if let Some(quote) = tokens.iter().find(|t| t.kind == TokenKind::UnclosedQuote) {
+            return Err(query_error(quote.position, "this quote is never closed"));
+        }
         if tokens.is_empty() {
             return Err(Error::invalid(
                 "query",
@@ -242,13 +287,18 @@ impl fmt::Display for Match {
 
 #[derive(Debug, Clone, PartialEq)]
 enum TokenKind {
-    Word { text: String, prefix: bool },
+    Word {
+        text: String,
+        prefix: bool,
+    },
     Phrase(String),
     And,
     Or,
     Not,
     Open,
     Close,
+    /// A quote with no closing one: punctuation in a plain query, an error in any other.
+    UnclosedQuote,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -262,7 +312,7 @@ fn query_error(position: usize, message: &str) -> Error {
     Error::invalid("query", format!("at character {position}: {message}"))
 }
 
-fn tokenize(text: &str) -> Result<Vec<Token>, Error> {
+fn tokenize(text: &str) -> Vec<Token> {
     let chars: Vec<char> = text.chars().collect();
     let mut tokens = Vec::new();
     let mut i = 0;
@@ -282,16 +332,23 @@ fn tokenize(text: &str) -> Result<Vec<Token>, Error> {
             });
             i += 1;
         } else if c == '"' {
-            let end = chars[i + 1..]
-                .iter()
-                .position(|&c| c == '"')
-                .ok_or_else(|| query_error(position, "this quote is never closed"))?;
-            let phrase: String = chars[i + 1..i + 1 + end].iter().collect();
-            tokens.push(Token {
-                kind: TokenKind::Phrase(phrase),
-                position,
-            });
-            i += end + 2;
+            match chars[i + 1..].iter().position(|&c| c == '"') {
+                Some(end) => {
+                    let phrase: String = chars[i + 1..i + 1 + end].iter().collect();
+                    tokens.push(Token {
+                        kind: TokenKind::Phrase(phrase),
+                        position,
+                    });
+                    i += end + 2;
+                }
+                None => {
+                    tokens.push(Token {
+                        kind: TokenKind::UnclosedQuote,
+                        position,
+                    });
+                    i += 1;
+                }
+            }
         } else {
             let start = i;
             while i < chars.len()
@@ -319,7 +376,7 @@ fn tokenize(text: &str) -> Result<Vec<Token>, Error> {
             tokens.push(Token { kind, position });
         }
     }
-    Ok(tokens)
+    tokens
 }
 
 struct Parser<'a> {
@@ -473,6 +530,9 @@ impl Parser<'_> {
                 Err(self.error_at(token.position, "an operator needs a word on each side"))
             }
             TokenKind::Close => Err(self.error_at(token.position, "unexpected ')'")),
+            TokenKind::UnclosedQuote => {
+                Err(self.error_at(token.position, "this quote is never closed"))
+            }
         }
     }
 }
@@ -508,6 +568,14 @@ mod tests {
                 excluded.iter().map(ToString::to_string).collect(),
             ),
             strict => panic!("{text} parsed as {strict:?}"),
+        }
+    }
+
+    /// `text` with `--all`.
+    fn strict_all(text: &str) -> String {
+        match ParsedQuery::parse(text, true).unwrap() {
+            ParsedQuery::Strict(m) => m.to_string(),
+            soft => panic!("{text} parsed as {soft:?}"),
         }
     }
 
@@ -591,15 +659,52 @@ mod tests {
 
     #[test]
     fn malformed_queries_name_the_position() {
-        assert!(error("\"open phrase").contains("at character 1: this quote is never closed"));
+        assert!(error("a OR \"open phrase").contains("at character 6: this quote is never closed"));
+        assert!(error("\"a b\" \"c").contains("at character 7: this quote is never closed"));
         assert!(error("a AND").contains("at character 3: AND needs a word after it"));
         assert!(error("OR a").contains("at character 1: OR needs a word before it"));
         assert!(error("a OR").contains("OR needs a word after it"));
         assert!(error("(a OR b").contains("at character 1: this parenthesis is never closed"));
-        assert!(error("a)").contains("at character 2: unexpected ')'"));
-        assert!(error("()").contains("empty parentheses"));
+        assert!(error("a) OR b").contains("at character 2: unexpected ')'"));
+        assert!(error("() OR a").contains("empty parentheses"));
         assert!(error("NOT a").contains("NOT needs something to exclude from"));
         assert!(error("?!").contains("no words"));
+    }
+
+    #[test]
+    fn plain_queries_with_code_in_them_are_their_words() {
+        let cases: [(&str, &[&str]); 8] = [
+            (
+                "should I use .get() when the key is guaranteed?",
+                &["use", "get", "key", "guaranteed"],
+            ),
+            ("git push --force", &["git", "push", "force"]),
+            ("C++ build flags", &["c", "build", "flags"]),
+            ("std::vec::Vec or a slice", &["std", "vec", "slice"]),
+            ("who owns src/app.rs", &["owns", "src", "app", "rs"]),
+            ("fix for #1234)", &["fix", "1234"]),
+            ("f(x( and g))", &["f", "x", "g"]),
+            (
+                "when did she watch \"Eternal Sunshine?",
+                &["watch", "eternal", "sunshine"],
+            ),
+        ];
+        for (query, expected) in cases {
+            let (items, excluded) = soft(query);
+            assert_eq!(items, expected, "{query}");
+            assert!(excluded.is_empty());
+        }
+        // `--all` makes the same words exact, still without a syntax error.
+        assert_eq!(strict_all("foo() bar"), "(foo AND bar)");
+        assert!(error("()").contains("no words"));
+    }
+
+    #[test]
+    fn a_malformed_query_keeps_its_words_for_meaning() {
+        let query = SearchQuery::words_only("deploy AND (staging OR").unwrap();
+        assert_eq!(query.text, "deploy AND (staging OR");
+        assert_eq!(query.parsed.positive_terms(), ["deploy", "staging"]);
+        assert!(SearchQuery::words_only("( \" ) ?").is_err_and(|e| e.field() == Some("query")));
     }
 
     #[test]

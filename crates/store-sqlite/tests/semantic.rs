@@ -494,3 +494,39 @@ fn a_write_finds_a_contradiction_by_meaning_alone_and_stores_its_own_vector() {
         .unwrap();
     assert!(blind.candidates.is_empty(), "{:?}", blind.candidates);
 }
+
+/// A malformed operator query is still searched for its words' meaning where meaning is asked
+/// for (hybrid says the words themselves were not searched); lexical refuses it, naming the query.
+#[test]
+fn a_malformed_operator_query_still_finds_by_meaning() {
+    let Some(h) = harness() else { return };
+    let cat = h.add("The cat sits on the mat", &[]);
+    h.add("Quarterly revenue grew 5%", &[]);
+    assert_eq!(embed_all(&h), 2);
+    let malformed = "(kitten AND rug";
+    let request = |mode| SearchRequest {
+        mode: Some(mode),
+        ..SearchRequest::new(malformed, MemoryFilter::default(), 10)
+    };
+    let hybrid = h.service.search(&request(SearchMode::Hybrid)).unwrap();
+    assert_eq!(hybrid.hits.first().map(|hit| hit.memory.id), Some(cat.id));
+    assert!(
+        hybrid.hits[0]
+            .signals
+            .iter()
+            .all(|s| s.signal == SignalKind::Semantic),
+        "{:?}",
+        hybrid.hits[0].signals
+    );
+    assert_eq!(hybrid.notices.len(), 1, "{:?}", hybrid.notices);
+    assert!(
+        hybrid.notices[0].contains("never closed")
+            && hybrid.notices[0].contains("only meaning was searched"),
+        "{}",
+        hybrid.notices[0]
+    );
+    let semantic = h.service.search(&request(SearchMode::Semantic)).unwrap();
+    assert_eq!(semantic.hits.first().map(|hit| hit.memory.id), Some(cat.id));
+    let lexical = h.service.search(&request(SearchMode::Lexical)).unwrap_err();
+    assert_eq!(lexical.field(), Some("query"), "{lexical}");
+}

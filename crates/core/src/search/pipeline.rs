@@ -84,9 +84,20 @@ impl<'a> Searcher<'a> {
             ));
         }
         let mode = self.search_mode(request.mode)?;
-        let query = SearchQuery::parse(&request.query, request.strict)?;
-        let now = self.clock.timestamp();
         let mut notices = Vec::new();
+        // A malformed operator query is an error, except where meaning is searched: its words'
+        // meaning still is (a hybrid search says why the words themselves were not).
+        let (query, malformed) = match SearchQuery::parse(&request.query, request.strict) {
+            Ok(query) => (query, None),
+            Err(error) if mode.is_semantic() && self.embedder.is_some() => {
+                match SearchQuery::words_only(&request.query) {
+                    Ok(query) => (query, Some(error)),
+                    Err(_) => return Err(error),
+                }
+            }
+            Err(error) => return Err(error),
+        };
+        let now = self.clock.timestamp();
         // Fused signals rank deeper than the page (see `fusion`); a lone signal ranks the page.
         let depth = match mode {
             SearchMode::Hybrid => (request.offset + request.limit).max(self.fusion.candidates),
@@ -108,15 +119,25 @@ impl<'a> Searcher<'a> {
             },
             _ => None,
         };
+        let words_searched = malformed.is_none();
+        if let Some(error) = malformed {
+            if embedder.is_none() {
+                return Err(error);
+            }
+            if mode == SearchMode::Hybrid {
+                notices.push(format!("{error}; only meaning was searched"));
+            }
+        }
         let found = std::thread::scope(|scope| -> Result<Vec<SignalRanking>> {
             // The signals of the mode, in order; each sees what the ones before it found.
             let mut signals: Vec<Box<dyn Signal>> = Vec::new();
-            if matches!(mode, SearchMode::Lexical | SearchMode::Hybrid) {
+            if words_searched && matches!(mode, SearchMode::Lexical | SearchMode::Hybrid) {
                 signals.push(Box::new(LexicalSignal {
                     probe: self.config.fuzzy_min_results,
                 }));
             }
             let fuzzy = match (mode, request.fuzzy) {
+                _ if !words_searched => None,
                 (SearchMode::Semantic, _) => None,
                 (SearchMode::Fuzzy, _) | (_, FuzzyMode::Always) => Some(FuzzyWhen::Always),
                 (_, FuzzyMode::Never) => None,
