@@ -349,8 +349,10 @@ impl Default for Limits {
 pub struct SearchConfig {
     /// Results returned when no `--limit` is given.
     pub default_limit: usize,
-    /// Fuzzy search runs by itself when exact search finds fewer memories than this (and for any
-    /// query word found in no memory).
+    /// No longer used: fuzzy search runs by itself only for the query words no memory holds,
+    /// however many memories exact search found. Accepted so that config files written for
+    /// earlier versions still load.
+    #[serde(skip_serializing)]
     pub fuzzy_min_results: usize,
     /// How alike (0–1, normalised edit distance) a word must be to count as a typo of another.
     pub fuzzy_threshold: f64,

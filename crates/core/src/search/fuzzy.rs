@@ -7,8 +7,17 @@
 //! or above the threshold become the alternatives searched for. The search itself is an ordinary
 //! full-text query over the alternatives, under the same filter as every signal, so a forgotten
 //! or expired memory can never come back this way.
+//!
+//! Unasked (a default search), fuzzy search is for typos only: it expands just the words no
+//! memory holds (a word the store holds is no typo, however few memories exact search found),
+//! and an alternative must also lie within a typo's [`edit_budget`] — one edit up to five
+//! letters, two beyond, a swap of neighbours counting as one — so `package` never becomes `page`
+//! nor `resolved` `resolver`… unless `resolved` is in no memory. Asked for (`--fuzzy`, fuzzy
+//! mode), it expands every bare word, and the threshold alone decides. Either way a memory found
+//! only by a near-spelling ranks below every memory found by a word or by meaning (see the
+//! pipeline).
 
-use rapidfuzz::distance::indel;
+use rapidfuzz::distance::{indel, osa};
 
 use crate::error::Result;
 use crate::query::{Match, SearchQuery};
@@ -31,19 +40,30 @@ pub struct FuzzySignal {
 pub enum FuzzyWhen {
     /// On every word typed bare (`--fuzzy`, or fuzzy mode).
     Always,
-    /// On every word typed bare when exact search found fewer than `min_results` memories;
-    /// else only on the words found in no memory at all (a word the store holds is no typo);
-    /// else not at all.
-    Auto { min_results: usize },
+    /// Only on the words exact search found in no memory at all (a word the store holds is no
+    /// typo), each within a typo's [`edit_budget`]; not at all when every word is known.
+    Typos,
 }
 
 /// Which query words the fuzzy signal expands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FuzzyWords {
-    /// Every word typed bare.
+    /// Every word typed bare, to any alternative at or above the threshold (fuzzy asked for).
     AllBare,
-    /// Only these (the words found in no memory: a word the store holds is no typo).
-    Only(Vec<String>),
+    /// Only these typos (the words found in no memory: a word the store holds is no typo), each
+    /// to alternatives within its [`edit_budget`] too.
+    Typos(Vec<String>),
+}
+
+/// The most edits a typo of `word` holds: one up to five letters, two beyond (an insertion, a
+/// deletion, a substitution or a swap of neighbours each count as one).
+pub fn edit_budget(word: &str) -> usize {
+    if word.chars().count() <= 5 { 1 } else { 2 }
+}
+
+/// Whether `candidate` is within a typo's [`edit_budget`] of `word`.
+pub fn within_typo(word: &str, candidate: &str) -> bool {
+    osa::distance(word.chars(), candidate.chars()) <= edit_budget(word)
 }
 
 /// Normalised Indel similarity of two words, 0 (nothing shared) to 1 (equal).
@@ -59,9 +79,9 @@ pub fn alternatives(
     threshold: f64,
 ) -> Result<Vec<String>> {
     let mut out: Vec<String> = Vec::new();
-    let terms = match words {
-        FuzzyWords::AllBare => query.parsed.bare_terms(),
-        FuzzyWords::Only(words) => words.clone(),
+    let (terms, typos_only) = match words {
+        FuzzyWords::AllBare => (query.parsed.bare_terms(), false),
+        FuzzyWords::Typos(words) => (words.clone(), true),
     };
     for term in terms {
         if term.chars().count() < 3 || !term.chars().any(char::is_alphabetic) {
@@ -70,7 +90,7 @@ pub fn alternatives(
         let mut scored: Vec<(f64, String)> = store
             .similar_words(&term, CANDIDATES_PER_WORD)?
             .into_iter()
-            .filter(|word| *word != term)
+            .filter(|word| *word != term && (!typos_only || within_typo(&term, word)))
             .map(|word| (similarity(&term, &word), word))
             .filter(|(score, _)| *score >= threshold)
             .collect();
@@ -88,15 +108,11 @@ impl FuzzySignal {
     /// The words to look for near-spellings of, given what exact search found; `None` when the
     /// signal does not run.
     fn words(&self, earlier: &[SignalRanking]) -> Option<FuzzyWords> {
-        let FuzzyWhen::Auto { min_results } = self.when else {
+        if self.when == FuzzyWhen::Always {
             return Some(FuzzyWords::AllBare);
-        };
-        let exact = earlier.iter().find(|r| r.kind == SignalKind::Lexical);
-        match exact {
-            Some(exact) if exact.found >= min_results => (!exact.unknown_words.is_empty())
-                .then(|| FuzzyWords::Only(exact.unknown_words.clone())),
-            _ => Some(FuzzyWords::AllBare),
         }
+        let exact = earlier.iter().find(|r| r.kind == SignalKind::Lexical)?;
+        (!exact.unknown_words.is_empty()).then(|| FuzzyWords::Typos(exact.unknown_words.clone()))
     }
 }
 
@@ -139,5 +155,26 @@ mod tests {
         assert!(similarity("kuberntes", "kubernetes") >= 0.8);
         assert!(similarity("postgrse", "postgres") >= 0.8);
         assert!(similarity("banana", "docker") < 0.5);
+    }
+
+    #[test]
+    fn a_typo_is_one_edit_up_to_five_letters_and_two_beyond() {
+        for (typed, meant) in [
+            ("dokcer", "docker"), // a swap of neighbours is one edit
+            ("kuberntes", "kubernetes"),
+            ("pnmp", "pnpm"),
+            ("carg", "cargo"),
+            ("postgrse", "postgres"),
+            ("resolvd", "resolved"),
+        ] {
+            assert!(within_typo(typed, meant), "{typed} → {meant}");
+        }
+        assert!(!within_typo("package", "page"));
+        assert!(!within_typo("state", "taste"));
+        assert!(!within_typo("list", "listen"));
+        assert!(
+            within_typo("shared", "shard"),
+            "two edits allowed from six letters"
+        );
     }
 }

@@ -50,11 +50,8 @@ pub fn window_for(expression: &Match) -> usize {
     }
 }
 
-/// BM25 over the store's full-text index, looking at least `probe` hits deep (so the fuzzy
-/// signal after it can tell whether exact search found enough).
-pub struct LexicalSignal {
-    pub probe: usize,
-}
+/// BM25 over the store's full-text index.
+pub struct LexicalSignal;
 
 impl Signal for LexicalSignal {
     fn kind(&self) -> SignalKind {
@@ -63,28 +60,25 @@ impl Signal for LexicalSignal {
 
     fn rank(&self, input: &SignalInput<'_>) -> Result<Option<SignalRanking>> {
         let (store, query) = (input.store, input.query);
-        let probe = input.depth.max(self.probe);
-        let (mut hits, unknown_words) = match &query.parsed {
+        let depth = input.depth;
+        let (hits, unknown_words) = match &query.parsed {
             ParsedQuery::Strict(expression) => (
                 store.lexical(
                     expression,
                     input.filter,
                     input.now,
-                    probe,
+                    depth,
                     window_for(expression),
                 )?,
                 unknown(store, query.parsed.bare_terms())?,
             ),
             ParsedQuery::Soft { items, excluded } => {
-                soft_hits(store, items, excluded, input.filter, input.now, probe)?
+                soft_hits(store, items, excluded, input.filter, input.now, depth)?
             }
         };
-        let found = hits.len();
-        hits.truncate(input.depth);
         Ok(Some(SignalRanking {
             kind: SignalKind::Lexical,
             hits,
-            found,
             matched_words: query.parsed.positive_terms(),
             unknown_words,
         }))

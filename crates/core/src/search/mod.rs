@@ -59,9 +59,6 @@ impl fmt::Display for SignalKind {
 pub struct SignalRanking {
     pub kind: SignalKind,
     pub hits: Vec<SignalHit>,
-    /// How many hits the signal found before they were cut to the page (the lexical signal
-    /// looks a little deeper, so the fuzzy one can tell whether exact search found enough).
-    pub found: usize,
     pub matched_words: Vec<String>,
     pub unknown_words: Vec<String>,
 }
@@ -71,7 +68,6 @@ impl SignalRanking {
     pub fn of(kind: SignalKind, hits: Vec<SignalHit>) -> Self {
         SignalRanking {
             kind,
-            found: hits.len(),
             hits,
             matched_words: Vec::new(),
             unknown_words: Vec::new(),
@@ -97,7 +93,7 @@ pub trait Signal {
     fn kind(&self) -> SignalKind;
 
     /// At most `input.depth` hits, best first, never a memory the filter excludes; `None` when
-    /// the signal does not run for this search (fuzzy, when exact search found enough).
+    /// the signal does not run for this search (fuzzy, when every word is in some memory).
     fn rank(&self, input: &SignalInput<'_>) -> Result<Option<SignalRanking>>;
 }
 
@@ -105,8 +101,7 @@ pub trait Signal {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FuzzyMode {
-    /// When exact search finds fewer than `search.fuzzy_min_results` memories, or a word of the
-    /// query is in no memory at all.
+    /// For the words of the query no memory holds (typos), each within a typo's edit budget.
     #[default]
     Auto,
     /// Always, beside exact search (`--fuzzy`).
@@ -215,6 +210,13 @@ pub struct SearchHit {
     pub annotations: Vec<Annotation>,
     /// The images the memory shows (the service adds them to a page of results).
     pub images: Vec<Image>,
+}
+
+impl SearchHit {
+    /// Whether only the fuzzy signal found this memory (by a near-spelling of a query word).
+    pub fn near_spelling_only(&self) -> bool {
+        self.signals.iter().all(|s| s.signal == SignalKind::Fuzzy)
+    }
 }
 
 /// A page of results and the words they were matched on (query words and fuzzy alternatives).

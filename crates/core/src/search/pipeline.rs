@@ -1,8 +1,8 @@
 //! The search pipeline: one query through the signals of its mode, fused into one ranking.
 //!
 //! [`Searcher::search`] parses the query and runs the signals of the mode as a list, in order,
-//! each seeing what the ones before it found: lexical; fuzzy, when asked for or when lexical
-//! finds too little (or a word typed is in no memory at all); semantic, when a model is
+//! each seeing what the ones before it found: lexical; fuzzy, when asked for or when a word
+//! typed is in no memory at all (a typo); semantic, when a model is
 //! installed and the store's vectors are that model's (the query is embedded on its own thread
 //! while the signals before it run). [`Fusion`] merges what they found, the recency and
 //! importance boosts are added, and the requested page is cut. A new signal implements
@@ -71,9 +71,10 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// Runs the signals of the mode under the filter — lexical; fuzzy when asked for or when
-    /// lexical finds too little; semantic when a model is present — fuses their rankings, adds
-    /// the recency and importance boosts, and returns the requested page.
+    /// Runs the signals of the mode under the filter — lexical; fuzzy when asked for or for the
+    /// words no memory holds; semantic when a model is present — fuses their rankings, adds the
+    /// recency and importance boosts, ranks memories found only by a near-spelling last, and
+    /// returns the requested page.
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResults> {
         validate::page(request.limit, request.offset)?;
         let threshold = request.threshold.unwrap_or(self.config.fuzzy_threshold);
@@ -132,18 +133,14 @@ impl<'a> Searcher<'a> {
             // The signals of the mode, in order; each sees what the ones before it found.
             let mut signals: Vec<Box<dyn Signal>> = Vec::new();
             if words_searched && matches!(mode, SearchMode::Lexical | SearchMode::Hybrid) {
-                signals.push(Box::new(LexicalSignal {
-                    probe: self.config.fuzzy_min_results,
-                }));
+                signals.push(Box::new(LexicalSignal));
             }
             let fuzzy = match (mode, request.fuzzy) {
                 _ if !words_searched => None,
                 (SearchMode::Semantic, _) => None,
                 (SearchMode::Fuzzy, _) | (_, FuzzyMode::Always) => Some(FuzzyWhen::Always),
                 (_, FuzzyMode::Never) => None,
-                (_, FuzzyMode::Auto) => Some(FuzzyWhen::Auto {
-                    min_results: self.config.fuzzy_min_results,
-                }),
+                (_, FuzzyMode::Auto) => Some(FuzzyWhen::Typos),
             };
             if let Some(when) = fuzzy {
                 signals.push(Box::new(FuzzySignal { threshold, when }));
@@ -220,7 +217,12 @@ impl<'a> Searcher<'a> {
                 })
             })
             .collect();
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+        // A memory found only by a near-spelling ranks below any found by a word or by meaning.
+        hits.sort_by(|a, b| {
+            a.near_spelling_only()
+                .cmp(&b.near_spelling_only())
+                .then_with(|| b.score.total_cmp(&a.score))
+        });
         let hits = annotate(self.store, hits, now)?;
         let hits = hits
             .into_iter()

@@ -267,18 +267,34 @@ pub fn fuzzy_never_returns_expired_or_forgotten_memories(factory: StoreFactory) 
     assert!(ids.contains(&m[0].id) && ids.contains(&fleeting.id));
 }
 
-pub fn fuzzy_runs_by_itself_only_when_exact_search_finds_little(factory: StoreFactory) {
+pub fn fuzzy_runs_by_itself_only_for_words_no_memory_holds(factory: StoreFactory) {
     let h = Harness::new(factory);
     for i in 0..6 {
         h.add(&format!("docker note {i}"), &[]);
     }
     h.add("dockers are a kind of trousers", &[]);
-    let plenty = fuzzy_search(&h, "docker", FuzzyMode::Auto, None, MemoryFilter::default());
-    assert!(plenty.hits.iter().all(|hit| {
-        hit.signals
+    h.add("the package manager is pnpm", &[]);
+    h.add("the page size is 4096", &[]);
+    h.add("the linter runs in ci", &[]);
+    let only = |results: &crate::search::SearchResults, kind| {
+        results
+            .hits
             .iter()
-            .all(|s| s.signal == crate::search::SignalKind::Lexical)
-    }));
+            .all(|hit| hit.signals.iter().all(|s| s.signal == kind))
+    };
+    let plenty = fuzzy_search(&h, "docker", FuzzyMode::Auto, None, MemoryFilter::default());
+    assert!(only(&plenty, crate::search::SignalKind::Lexical));
+    // A word the store holds is no typo, however few memories hold it: `package` finds the one
+    // memory that says it, not `page` (0.73 alike, above the threshold, three edits away).
+    let few = fuzzy_search(
+        &h,
+        "package",
+        FuzzyMode::Auto,
+        None,
+        MemoryFilter::default(),
+    );
+    assert_eq!(few.hits.len(), 1, "{:?}", few.matched_words);
+    assert!(only(&few, crate::search::SignalKind::Lexical));
     // A word found nowhere is a typo even when the others find plenty.
     let typo = fuzzy_search(
         &h,
@@ -297,6 +313,22 @@ pub fn fuzzy_runs_by_itself_only_when_exact_search_finds_little(factory: StoreFa
             .iter()
             .any(|hit| hit.memory.content.contains("trousers"))
     );
+    // Unasked, a near-spelling must be a typo's distance away: `lints` is two edits from
+    // `linter` (0.73 alike), too many for five letters. Asked for, the threshold alone decides.
+    let unasked = fuzzy_search(&h, "lints", FuzzyMode::Auto, None, MemoryFilter::default());
+    assert!(unasked.hits.is_empty(), "{:?}", unasked.matched_words);
+    let asked = fuzzy_search(
+        &h,
+        "lints",
+        FuzzyMode::Always,
+        None,
+        MemoryFilter::default(),
+    );
+    assert!(
+        asked.matched_words.contains(&"linter".to_string()),
+        "{:?}",
+        asked.matched_words
+    );
     let forced = fuzzy_search(
         &h,
         "docker",
@@ -309,6 +341,31 @@ pub fn fuzzy_runs_by_itself_only_when_exact_search_finds_little(factory: StoreFa
             .iter()
             .any(|s| s.signal == crate::search::SignalKind::Fuzzy)
     }));
+}
+
+pub fn a_memory_found_only_by_a_near_spelling_ranks_below_every_exact_match(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    // Exact matches, the second weak (its normalised lexical score is the ranking's lowest),
+    // and a memory holding only a near-spelling of the word.
+    h.add("kubernetes kubernetes kubernetes: the cluster", &[]);
+    h.add(
+        "kubernetes appears once in this much longer note about many other unrelated things",
+        &[],
+    );
+    h.add("kubernates", &[]);
+    let results = fuzzy_search(
+        &h,
+        "kubernetes",
+        FuzzyMode::Always,
+        None,
+        MemoryFilter::default(),
+    );
+    let kinds: Vec<bool> = results
+        .hits
+        .iter()
+        .map(|hit| hit.near_spelling_only())
+        .collect();
+    assert_eq!(kinds, [false, false, true], "{:?}", results.hits);
 }
 
 pub fn filters_compose_with_fuzzy_search(factory: StoreFactory) {
