@@ -40,6 +40,36 @@ pub struct ModeReport {
     pub by_category: BTreeMap<String, Summary>,
 }
 
+impl LocomoReport {
+    /// Where fusion (hybrid) ranks worse than one of its signals alone (lexical, semantic) on
+    /// R@1, R@5 or MRR overall, e.g. `R@1 0.816 < semantic 0.857`; empty when it never does
+    /// (or when hybrid did not run).
+    pub fn fusion_shortfalls(&self) -> Vec<String> {
+        let find = |name: &str| self.modes.iter().find(|m| m.mode.name() == name);
+        let Some(hybrid) = find("hybrid") else {
+            return Vec::new();
+        };
+        let measures: [(&str, fn(&Summary) -> f64); 3] = [
+            ("R@1", |s| s.mean.recall_any_1),
+            ("R@5", |s| s.mean.recall_any_5),
+            ("MRR", |s| s.mean.mrr),
+        ];
+        let mut out = Vec::new();
+        for signal in ["lexical", "semantic"].into_iter().filter_map(find) {
+            for (measure, value) in measures {
+                let (fused, alone) = (value(&hybrid.overall), value(&signal.overall));
+                if fused < alone {
+                    out.push(format!(
+                        "{measure} {fused:.3} < {} {alone:.3}",
+                        signal.mode.name()
+                    ));
+                }
+            }
+        }
+        out
+    }
+}
+
 const CATEGORY_NAMES: [&str; 5] = [
     "multi-hop",
     "temporal",
@@ -262,6 +292,44 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fusion_shortfalls_name_the_measure_and_the_signal() {
+        let mode = |mode, r1, r5, mrr| ModeReport {
+            mode,
+            refused: 0,
+            overall: Summary {
+                queries: 10,
+                mean: QueryScores {
+                    recall_any_1: r1,
+                    recall_any_5: r5,
+                    mrr,
+                    ..QueryScores::default()
+                },
+            },
+            by_category: BTreeMap::new(),
+        };
+        let report = |modes| LocomoReport {
+            conversations: 1,
+            turns: 1,
+            questions: 10,
+            skipped_questions_without_evidence: 0,
+            unmatched_evidence_ids: 0,
+            embedding: None,
+            modes,
+        };
+        let worse = report(vec![
+            mode(Mode::Lexical, 0.7, 0.9, 0.8),
+            mode(Mode::Semantic, 0.8, 0.9, 0.85),
+            mode(Mode::Hybrid, 0.75, 0.95, 0.85),
+        ]);
+        assert_eq!(worse.fusion_shortfalls(), ["R@1 0.750 < semantic 0.800"]);
+        let better = report(vec![
+            mode(Mode::Lexical, 0.7, 0.9, 0.8),
+            mode(Mode::Hybrid, 0.75, 0.95, 0.85),
+        ]);
+        assert!(better.fusion_shortfalls().is_empty());
+    }
 
     #[test]
     fn session_dates_parse() {

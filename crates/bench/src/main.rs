@@ -649,6 +649,16 @@ fn main() -> Result<()> {
                     "questions refused as invalid queries (counted as misses): {}",
                     refused.join(", ")
                 );
+                if report.modes.iter().any(|m| m.mode.name() == "hybrid") {
+                    let shortfalls = report.fusion_shortfalls();
+                    match shortfalls.is_empty() {
+                        true => println!("fusion never worse than a signal alone: yes"),
+                        false => println!(
+                            "fusion never worse than a signal alone: no ({})",
+                            shortfalls.join("; ")
+                        ),
+                    }
+                }
             }
         }
         Command::Embed {
