@@ -40,6 +40,9 @@ pub struct ModeReport {
     pub by_category: BTreeMap<String, Summary>,
 }
 
+/// A measure of a summary, by name.
+type Measure = (&'static str, fn(&Summary) -> f64);
+
 impl LocomoReport {
     /// Where fusion (hybrid) ranks worse than one of its signals alone (lexical, semantic) on
     /// R@1, R@5 or MRR overall, e.g. `R@1 0.816 < semantic 0.857`; empty when it never does
@@ -49,7 +52,7 @@ impl LocomoReport {
         let Some(hybrid) = find("hybrid") else {
             return Vec::new();
         };
-        let measures: [(&str, fn(&Summary) -> f64); 3] = [
+        let measures: [Measure; 3] = [
             ("R@1", |s| s.mean.recall_any_1),
             ("R@5", |s| s.mean.recall_any_5),
             ("MRR", |s| s.mean.mrr),
