@@ -48,12 +48,7 @@ pub struct SearchQuery {
 impl SearchQuery {
     /// Parses `text`; `strict` makes an implicit AND exact (the CLI's `--all`).
     pub fn parse(text: &str, strict: bool) -> Result<Self> {
-        if text.len() > MAX_QUERY_BYTES {
-            return Err(Error::invalid(
-                "query",
-                format!("is {} bytes; the limit is {MAX_QUERY_BYTES}", text.len()),
-            ));
-        }
+        within_limit(text)?;
         Ok(SearchQuery {
             text: text.trim().to_string(),
             parsed: ParsedQuery::parse(text, strict)?,
@@ -64,6 +59,7 @@ impl SearchQuery {
     /// still searches for when the query's syntax is malformed. Refused, like any query, over
     /// the size limit or without a word.
     pub fn words_only(text: &str) -> Result<Self> {
+        within_limit(text)?;
         let plain: String = text
             .chars()
             .map(|c| if matches!(c, '"' | '(' | ')') { ' ' } else { c })
@@ -80,6 +76,17 @@ impl SearchQuery {
             text: text.trim().to_string(),
             ..query
         })
+    }
+}
+
+/// Refuses a query over [`MAX_QUERY_BYTES`].
+fn within_limit(text: &str) -> Result<()> {
+    match text.len() > MAX_QUERY_BYTES {
+        true => Err(Error::invalid(
+            "query",
+            format!("is {} bytes; the limit is {MAX_QUERY_BYTES}", text.len()),
+        )),
+        false => Ok(()),
     }
 }
 
@@ -705,6 +712,9 @@ mod tests {
         assert_eq!(query.text, "deploy AND (staging OR");
         assert_eq!(query.parsed.positive_terms(), ["deploy", "staging"]);
         assert!(SearchQuery::words_only("( \" ) ?").is_err_and(|e| e.field() == Some("query")));
+        // The limit holds for the text as typed, not for what is left of it.
+        let long = format!("a AND {}", "(".repeat(MAX_QUERY_BYTES));
+        assert!(SearchQuery::words_only(&long).is_err_and(|e| e.to_string().contains("limit")));
     }
 
     #[test]

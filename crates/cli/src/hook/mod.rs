@@ -3,8 +3,10 @@
 //! The agent runs this for each event with the event's JSON on stdin. The payload is read in
 //! the agent's own shape ([`payload::claude`] for Claude Code and Codex,
 //! [`payload::opencode`] for cairn's OpenCode plugin) into one [`AgentEvent`], which the
-//! service records (redaction, truncation, summaries and extraction are its business). Whatever happens, the command exits 0 and prints
-//! nothing but what the agent should see; failures go to `logs/hooks.log` beside the database:
+//! service records (redaction, truncation, summaries and extraction are its business).
+//! Whatever happens, the command exits 0 and prints nothing but what the agent should see;
+//! failures go to `logs/hooks.log` beside the database, and an event neither recorded nor
+//! spooled is also said on stderr (the log may be on the same full disk):
 //! - the store is opened without a model and with a short lock timeout; when it is busy (a long
 //!   import, say) the event goes to the [`spool`] instead, and the next command records it;
 //! - while the spool holds events, new ones join it, so events are recorded in order;
