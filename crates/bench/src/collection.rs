@@ -46,7 +46,7 @@ pub enum Mode {
     Lexical,
     /// Typo-tolerant search only.
     Fuzzy,
-    /// What cairn does without a model: lexical, with fuzzy when lexical finds too little.
+    /// What cairn does without a model: lexical, with fuzzy for the words no memory holds.
     LexicalFuzzy,
     /// Meaning only.
     Semantic,

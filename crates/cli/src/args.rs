@@ -1052,9 +1052,9 @@ pub struct SearchArgs {
     /// Only memories holding every word of a plain query.
     #[arg(long)]
     pub all: bool,
-    /// Also search near-spellings of the words (typos), beside exact matches. By default they
-    /// are searched only when exact search finds fewer than 5 memories, or for a word that is in
-    /// no memory at all.
+    /// Also search near-spellings of every word, beside exact matches (the threshold alone
+    /// decides). By default only a word that is in no memory at all is read as a typo, and its
+    /// near-spellings must be a typo away (one edit up to five letters, two beyond).
     #[arg(long, conflicts_with = "no_fuzzy")]
     pub fuzzy: bool,
     /// Never search near-spellings.

@@ -995,6 +995,7 @@ impl Drop for SmallDisk {
 /// records its event (directly or through the spool) or says on stderr that the event is lost;
 /// every event a hook kept quiet about is there afterwards, once the disk has room again.
 #[test]
+#[ignore = "needs root to mount a small tmpfs (a full disk); .ci/run runs it"]
 fn a_hook_on_a_full_disk_keeps_its_event_or_says_it_is_lost() {
     let s = Sandbox::new();
     let Some(disk) = SmallDisk::mount(&s.home, "1m") else {

@@ -45,6 +45,8 @@ fn schemathesis_finds_no_server_error_on_any_route() {
         .args(["--seed", "20261127"])
         .args(["--header", &format!("Authorization: Bearer {TOKEN}")])
         .env("NO_COLOR", "1")
+        // schemathesis keeps a cache in its working directory: the sandbox's, not the checkout.
+        .current_dir(&s.project)
         .output()
         .expect("schemathesis runs");
     let report = String::from_utf8_lossy(&output.stdout);
