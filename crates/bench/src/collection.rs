@@ -11,6 +11,7 @@ use cairn_core::config::{Config, Limits, SearchConfig};
 use cairn_core::embedding::Embedder;
 use cairn_core::memory::MemoryFilter;
 use cairn_core::memory::MemoryRecord;
+use cairn_core::scope::ProjectName;
 use cairn_core::search::{FuzzyMode, SearchMode, SearchRequest};
 use cairn_core::store::Store;
 use cairn_core::{Category, Memory, MemoryId, MemoryService, Scope, ServiceParts, Source};
@@ -99,6 +100,8 @@ pub struct Document {
     pub title: Option<String>,
     pub content: String,
     pub created_at: Timestamp,
+    /// The project it is stored in; global when unset.
+    pub project: Option<ProjectName>,
 }
 
 pub struct Collection {
@@ -143,7 +146,7 @@ impl Collection {
                 category: Category::Fact,
                 ..Memory::plain(
                     document.content,
-                    Scope::Global,
+                    document.project.map_or(Scope::Global, Scope::Project),
                     Source::Import,
                     document.created_at,
                 )
@@ -173,26 +176,40 @@ impl Collection {
     /// The keys of the top `k` results for `query` in `mode`.
     pub fn search(&self, query: &str, k: usize, mode: Mode) -> Result<Vec<String>> {
         Ok(self
-            .scored(query, k, mode)?
+            .scored(query, k, mode, None)?
             .into_iter()
             .map(|(key, _)| key)
             .collect())
     }
 
-    /// The keys of the top `k` results for `query` in `mode`, each with the raw score of the
-    /// first signal that found it (BM25, similarity, cosine). A question cairn refuses (an
-    /// invalid query) finds nothing: a miss, not a crash.
-    pub fn scored(&self, query: &str, k: usize, mode: Mode) -> Result<Vec<(String, f64)>> {
-        Ok(self.ranked(query, k, mode)?.unwrap_or_default())
+    /// The keys of the top `k` results for `query` in `mode`, searched over every project from
+    /// `from` (when given), each with the raw score of the first signal that found it (BM25,
+    /// similarity, cosine). A question cairn refuses (an invalid query) finds nothing: a miss,
+    /// not a crash.
+    pub fn scored(
+        &self,
+        query: &str,
+        k: usize,
+        mode: Mode,
+        from: Option<&ProjectName>,
+    ) -> Result<Vec<(String, f64)>> {
+        Ok(self.ranked(query, k, mode, from)?.unwrap_or_default())
     }
 
     /// What [`Collection::scored`] finds, or `None` when cairn refuses `query` as invalid (what
     /// a user would see as an error).
-    pub fn ranked(&self, query: &str, k: usize, mode: Mode) -> Result<Option<Vec<(String, f64)>>> {
+    pub fn ranked(
+        &self,
+        query: &str,
+        k: usize,
+        mode: Mode,
+        from: Option<&ProjectName>,
+    ) -> Result<Option<Vec<(String, f64)>>> {
         let (search_mode, fuzzy) = mode.request();
         let request = SearchRequest {
             fuzzy,
             mode: Some(search_mode),
+            from_project: from.cloned(),
             ..SearchRequest::new(query, MemoryFilter::default(), k)
         };
         let hits = match self.service.search(&request) {

@@ -111,6 +111,7 @@ pub fn run(
                 .filter(|w| !w.is_empty())
                 .unwrap_or_else(|| "(empty)".into()),
             created_at: epoch,
+            project: None,
         })
         .collect();
     let queries: Vec<String> = records(&read("cran.qry")?)

@@ -3,14 +3,21 @@
 //! categories 1–4 with evidence, a search with the question text. A hit is a returned turn whose
 //! `dia_id` is in the evidence. Evidence ids that match no turn are counted and skipped; a question
 //! left with no evidence is counted and skipped. Works on any file of the LoCoMo format.
+//!
+//! A file whose sessions are projects (codemem's global file: one developer's store holding many
+//! repositories' rules) is read with [`Sessions::Projects`]: session `n`'s turns are stored in
+//! project `session-n`, and each question is asked from the project of its evidence over every
+//! project's memories, as `cairn search --all-projects` run in that project would; a rule of
+//! another project that also answers counts as a miss.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use cairn_core::config::SearchConfig;
 use cairn_core::embedding::Embedder;
+use cairn_core::scope::ProjectName;
 use jiff::Timestamp;
 use jiff::civil::DateTime;
 use serde::Serialize;
@@ -81,6 +88,18 @@ const CATEGORY_NAMES: [&str; 5] = [
     "adversarial",
 ];
 
+/// What a file's sessions are.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Sessions {
+    /// Parts of one conversation (LoCoMo): every turn is a global memory, and a question is
+    /// asked from no project.
+    #[default]
+    Conversation,
+    /// Projects: session `n` is project `session-n`, and a question is asked from the project
+    /// of its evidence.
+    Projects,
+}
+
 /// `1:56 pm on 8 May, 2023` → a timestamp (taken as UTC; only the order matters here).
 fn session_time(text: &str) -> Result<Timestamp> {
     let normalised = text.trim().to_uppercase().replace("  ", " ");
@@ -89,7 +108,7 @@ fn session_time(text: &str) -> Result<Timestamp> {
     Ok(parsed.to_zoned(jiff::tz::TimeZone::UTC)?.timestamp())
 }
 
-fn turns(conversation: &Value) -> Result<Vec<Document>> {
+fn turns(conversation: &Value, sessions: Sessions) -> Result<Vec<Document>> {
     let object = conversation
         .as_object()
         .context("conversation is not an object")?;
@@ -106,6 +125,10 @@ fn turns(conversation: &Value) -> Result<Vec<Document>> {
             .and_then(Value::as_str)
             .with_context(|| format!("session_{number} has no date"))?;
         let created_at = session_time(date)?;
+        let project = match sessions {
+            Sessions::Conversation => None,
+            Sessions::Projects => Some(ProjectName::new(&format!("session-{number}"))?),
+        };
         for turn in session.as_array().context("a session is not a list")? {
             let (Some(speaker), Some(dia_id), Some(text)) = (
                 turn.get("speaker").and_then(Value::as_str),
@@ -119,6 +142,7 @@ fn turns(conversation: &Value) -> Result<Vec<Document>> {
                 title: None,
                 content: format!("{speaker}: {text}"),
                 created_at,
+                project: project.clone(),
             });
         }
     }
@@ -137,7 +161,11 @@ pub fn texts(path: &Path) -> Result<(Vec<String>, Vec<String>)> {
         let conversation = sample
             .get("conversation")
             .context("a sample has no conversation")?;
-        turns_out.extend(turns(conversation)?.into_iter().map(|d| d.content));
+        turns_out.extend(
+            turns(conversation, Sessions::Conversation)?
+                .into_iter()
+                .map(|d| d.content),
+        );
         questions.extend(
             sample
                 .get("qa")
@@ -166,6 +194,7 @@ pub struct Embedding {
 /// Runs every question in every mode that can run (the semantic ones with `embedder`).
 pub fn run(
     path: &Path,
+    sessions: Sessions,
     embedder: Option<Arc<dyn Embedder>>,
     search: &SearchConfig,
     backend: &Backend,
@@ -189,8 +218,12 @@ pub fn run(
             sample
                 .get("conversation")
                 .context("a sample has no conversation")?,
+            sessions,
         )?;
-        let known: HashSet<String> = documents.iter().map(|d| d.key.clone()).collect();
+        let known: HashMap<String, Option<ProjectName>> = documents
+            .iter()
+            .map(|d| (d.key.clone(), d.project.clone()))
+            .collect();
         turns_total += documents.len();
         let collection = Collection::load(documents, embedder.clone(), search, backend)?;
         embed_seconds += collection.embed_seconds;
@@ -209,6 +242,8 @@ pub fn run(
                 .and_then(Value::as_str)
                 .unwrap_or_default();
             let mut judged = Judgments::new();
+            // Asked from the project of its (first) evidence, when sessions are projects.
+            let mut from: Option<ProjectName> = None;
             for evidence in qa
                 .get("evidence")
                 .and_then(Value::as_array)
@@ -222,8 +257,9 @@ pub fn run(
                     .map(str::trim)
                     .filter(|s| !s.is_empty())
                 {
-                    if known.contains(id) {
+                    if let Some(project) = known.get(id) {
                         judged.insert(id.to_string(), 1.0);
+                        from = from.or_else(|| project.clone());
                     } else {
                         unmatched += 1;
                     }
@@ -241,17 +277,23 @@ pub fn run(
                     "relevant": judged.keys().collect::<Vec<_>>(),
                 });
                 for &mode in &modes {
-                    line[mode.name()] =
-                        serde_json::json!(collection.scored(question, DUMP_DEPTH, mode)?);
+                    line[mode.name()] = serde_json::json!(collection.scored(
+                        question,
+                        DUMP_DEPTH,
+                        mode,
+                        from.as_ref()
+                    )?);
                 }
                 writeln!(out, "{line}")?;
             }
             let name = format!("{category}-{}", CATEGORY_NAMES[category as usize - 1]);
             for &mode in &modes {
-                let found = collection.ranked(question, 10, mode)?.unwrap_or_else(|| {
-                    *refused.entry(mode.name()).or_default() += 1;
-                    Vec::new()
-                });
+                let found = collection
+                    .ranked(question, 10, mode, from.as_ref())?
+                    .unwrap_or_else(|| {
+                        *refused.entry(mode.name()).or_default() += 1;
+                        Vec::new()
+                    });
                 let keys: Vec<String> = found.into_iter().map(|(key, _)| key).collect();
                 let scores = score(&keys, &judged);
                 all.entry(mode.name()).or_default().push(scores);

@@ -145,6 +145,11 @@ enum Command {
         /// file as JSON Lines, for analysis outside the harness.
         #[arg(long)]
         dump: Option<PathBuf>,
+        /// The file's sessions are projects (codemem-global-dev.json): session n's turns are
+        /// stored in project `session-n`, and each question is asked from its evidence's project
+        /// over every project's memories (`cairn search --all-projects` run in that project).
+        #[arg(long)]
+        sessions_are_projects: bool,
         #[arg(long)]
         json: bool,
     },
@@ -579,6 +584,7 @@ fn main() -> Result<()> {
             file,
             retrieval,
             dump,
+            sessions_are_projects,
             json,
         } => {
             let mut dump = match dump {
@@ -587,6 +593,10 @@ fn main() -> Result<()> {
             };
             let report = locomo::run(
                 &file,
+                match sessions_are_projects {
+                    true => locomo::Sessions::Projects,
+                    false => locomo::Sessions::Conversation,
+                },
                 retrieval.model.embedder()?,
                 &retrieval.search()?,
                 &retrieval.backend(),

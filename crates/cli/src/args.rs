@@ -88,7 +88,7 @@ pub enum Command {
     List(ListArgs),
     /// Find memories by keyword, near-spelling and meaning, fused into one ranking.
     #[command(
-        after_help = "Examples:\n  cairn search how do we deploy the api        # plain words: all of them first, then some\n  cairn search why was the release slow --mode semantic   # by meaning alone\n  cairn search docker compose --all            # only memories holding both\n  cairn search '\"connection refused\" AND (postgres OR pg*) NOT staging'\n  cairn search docker --tags ci --after \"2 weeks ago\" --format json\n\nOperators are upper-case; NOT binds tightest, then AND, then OR.\nExit status 1 when nothing is found."
+        after_help = "Examples:\n  cairn search how do we deploy the api        # plain words: all of them first, then some\n  cairn search why was the release slow --mode semantic   # by meaning alone\n  cairn search docker compose --all            # only memories holding both\n  cairn search '\"connection refused\" AND (postgres OR pg*) NOT staging'\n  cairn search docker --tags ci --after \"2 weeks ago\" --format json\n  cairn search which package manager --all-projects   # every project's, this one's first\n\nOperators are upper-case; NOT binds tightest, then AND, then OR.\nAmong comparable hits, memories of the project you search from (or --project) come first.\nExit status 1 when nothing is found."
     )]
     Search(SearchArgs),
     /// Delete expired memories for good (or, with --before, every memory created before a
@@ -1066,7 +1066,9 @@ pub struct SearchArgs {
     /// Which signals to use (default: hybrid when a model is installed, else lexical).
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
-    /// Show how each result was ranked: each signal's rank and raw score, the boosts, the score.
+    /// Show how each result was ranked: each signal's rank and raw score (and, where words are
+    /// fused with meaning, how much of the query the memory holds), the boosts (recency,
+    /// importance, project), the score.
     #[arg(long)]
     pub explain: bool,
     /// Keep the output within about N tokens (for agents); results that do not fit are left out.

@@ -373,6 +373,10 @@ pub struct SearchConfig {
     pub recency_half_life_days: f64,
     /// Largest importance boost, in first places, for importance 5 (1 gets the negative).
     pub importance_weight: f64,
+    /// Boost, in first places, for a memory of the project a search is made from: among
+    /// comparable hits that project's memories come first, while a memory of another project
+    /// (or a global one) that answers clearly better still ranks above them.
+    pub project_weight: f64,
 }
 
 impl Default for SearchConfig {
@@ -388,6 +392,7 @@ impl Default for SearchConfig {
             recency_weight: 0.05,
             recency_half_life_days: 30.0,
             importance_weight: 0.05,
+            project_weight: 0.2,
         }
     }
 }

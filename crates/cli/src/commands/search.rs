@@ -26,6 +26,11 @@ pub fn run(app: &App, args: &SearchArgs) -> Result<Outcome> {
         },
         threshold: args.threshold,
         mode: args.mode.map(SearchMode::from),
+        // Searching every project from one still ranks that project's memories first.
+        from_project: match args.filter.project.global {
+            true => None,
+            false => Some(app.project(&args.filter.project)?),
+        },
     };
     let results = app.api.search_request(&app.operator(), &request)?;
     for notice in &results.notices {

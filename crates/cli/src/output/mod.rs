@@ -407,13 +407,23 @@ pub fn explanation(hit: &SearchHit) -> String {
     let signals: Vec<String> = hit
         .signals
         .iter()
-        .map(|s| format!("{} #{} (score {:.3})", s.signal, s.rank, s.raw))
+        .map(|s| match s.held {
+            Some(held) => format!(
+                "{} #{} (score {:.3}, holds {:.0}% of the query)",
+                s.signal,
+                s.rank,
+                s.raw,
+                held * 100.0
+            ),
+            None => format!("{} #{} (score {:.3})", s.signal, s.rank, s.raw),
+        })
         .collect();
     format!(
-        "{}; recency {:+.4}, importance {:+.4} (in first places) -> score {:.5}",
+        "{}; recency {:+.4}, importance {:+.4}, project {:+.4} (in first places) -> score {:.5}",
         signals.join(", "),
         hit.boosts.recency,
         hit.boosts.importance,
+        hit.boosts.project,
         hit.score
     )
 }

@@ -187,16 +187,19 @@ fn listing_and_search() {
                     signal: SignalKind::Lexical,
                     rank: index + 1,
                     raw: 4.25 - index as f64,
+                    held: Some(1.0),
                 },
                 SignalScore {
                     signal: SignalKind::Fuzzy,
                     rank: 2 - index,
                     raw: 1.5,
+                    held: None,
                 },
             ],
             boosts: Boosts {
                 recency: 0.0125,
                 importance: if index == 0 { 0.025 } else { 0.0 },
+                project: 0.2,
             },
             annotations: annotations(&[m.id], &[superseding(), pending()])
                 .remove(&m.id)

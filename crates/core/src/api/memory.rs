@@ -75,7 +75,8 @@ pub struct StoreInput {
 pub struct FilterInput {
     /// Read one project's memories (and the global ones); the caller's project when omitted.
     pub project: Option<String>,
-    /// Read every project.
+    /// Read every project (a search still ranks the caller's project's memories first among
+    /// comparable hits).
     pub all_projects: bool,
     /// Read only global memories.
     pub global: bool,
@@ -325,7 +326,13 @@ impl SearchInput {
         service: &MemoryService,
         caller: &Caller,
     ) -> Result<SearchRequest> {
+        // Searching every project from one still ranks that project's memories first.
+        let from_project = match self.filter.global {
+            true => None,
+            false => project(self.filter.project.as_deref())?.or(caller.default_project.clone()),
+        };
         Ok(SearchRequest {
+            from_project,
             limit: page_limit("limit", self.limit, service.search_config().default_limit)?,
             offset: self.offset,
             strict: self.all_words,

@@ -18,11 +18,16 @@
 //! the depth were chosen once on the LoCoMo dev conversations and checked on Cranfield (see
 //! ARCHITECTURE.md, Retrieval); they are not per-query.
 //!
-//! After fusion the service adds two small boosts, in units of [`Fusion::first_place`] (the
-//! score of a first place in a signal of weight 1), so that they reorder near-ties but never
+//! After fusion the service adds boosts, in units of [`Fusion::first_place`] (the score of a
+//! first place in a signal of weight 1), so that they reorder comparable hits but never
 //! overrule a clear ranking:
 //! - recency: `recency_weight × 0.5^(age / recency_half_life_days)`, by last update;
-//! - importance: `importance_weight × (importance − 3) / 2`, from −w to +w.
+//! - importance: `importance_weight × (importance − 3) / 2`, from −w to +w;
+//! - project: `project_weight` for a memory of the project the search is made from, so that
+//!   among comparable hits that project's come first (0.2: on codemem's all-projects store,
+//!   where the answer is always the asking project's, the first hit came from another project
+//!   in a third of questions without it; a hit of another project still wins when it leads by
+//!   more than a fifth of a first place — e.g. the first place of a signal over its fifth).
 //!
 //! All weights live in the `[search]` config section.
 
@@ -59,13 +64,28 @@ impl Fusion {
         1.0
     }
 
-    /// Merges ranked lists (each best first) into one ranking, best first.
-    pub fn fuse(&self, rankings: Vec<(SignalKind, f64, Vec<SignalHit>)>) -> Vec<Fused> {
+    /// Merges ranked lists (each best first) into one ranking, best first. `held` is, per
+    /// memory, the share of the query's words it holds: when lexical's ranking is fused with
+    /// another, it weighs lexical's vote (see [`HELD_FLOOR`]).
+    pub fn fuse(
+        &self,
+        rankings: Vec<(SignalKind, f64, Vec<SignalHit>)>,
+        held: &HashMap<MemoryId, f64>,
+    ) -> Vec<Fused> {
+        let fusing = rankings.len() > 1;
         let mut fused: Vec<Fused> = Vec::new();
         let mut position: HashMap<MemoryId, usize> = HashMap::new();
         for (signal, weight, hits) in rankings {
             let normalised = normalised(&hits);
             for (index, (hit, score)) in hits.into_iter().zip(normalised).enumerate() {
+                let share = match (signal, fusing) {
+                    (SignalKind::Lexical, true) => held.get(&hit.id).copied(),
+                    _ => None,
+                };
+                let score = match share {
+                    Some(share) => score * (HELD_FLOOR + (1.0 - HELD_FLOOR) * share),
+                    None => score,
+                };
                 let slot = *position.entry(hit.id).or_insert_with(|| {
                     fused.push(Fused {
                         id: hit.id,
@@ -80,6 +100,7 @@ impl Fusion {
                     signal,
                     rank: index + 1,
                     raw: hit.raw,
+                    held: share,
                 });
             }
         }
@@ -88,6 +109,15 @@ impl Fusion {
         fused
     }
 }
+
+/// The part of a lexical vote that counts whatever share of the query's words the memory holds,
+/// when lexical is fused with another signal; the rest counts in proportion to that share. A
+/// lexical first place holding one word of four then weighs 0.625 of a first place: it no longer
+/// outvotes meaning's first choice on a question asked in other words, where the one or two
+/// words a memory shares with it are the common ones ("use", "need", "first"). Chosen on the
+/// development data (ARCHITECTURE.md, Retrieval): codemem, LoCoMo and Cranfield all gain at 0.5;
+/// below it LoCoMo, whose answers often hold only a name from the question, loses.
+pub const HELD_FLOOR: f64 = 0.5;
 
 /// How much lower than the one above it each normalised score is at least: a signal's order is
 /// kept even where its raw scores tie or rise (a new coordination level), so that only the
@@ -143,11 +173,14 @@ mod tests {
     fn a_single_signal_keeps_its_order_and_records_ranks() {
         let [a, b, c] = ids();
         // A rise in raw score (a new coordination level) does not reorder the ranking.
-        let fused = Fusion::default().fuse(vec![(
-            SignalKind::Lexical,
-            1.0,
-            scored(&[(a, 9.0), (b, 4.0), (c, 6.0)]),
-        )]);
+        let fused = Fusion::default().fuse(
+            vec![(
+                SignalKind::Lexical,
+                1.0,
+                scored(&[(a, 9.0), (b, 4.0), (c, 6.0)]),
+            )],
+            &HashMap::new(),
+        );
         let order: Vec<_> = fused.iter().map(|f| f.id).collect();
         assert_eq!(order, [a, b, c]);
         assert_eq!(fused[2].signals[0].rank, 3);
@@ -161,18 +194,20 @@ mod tests {
     #[test]
     fn scores_keep_their_proportions_between_first_and_last() {
         let [a, b, c] = ids();
-        let fused = Fusion::default().fuse(vec![(
-            SignalKind::Semantic,
-            0.5,
-            scored(&[(a, 0.8), (b, 0.7), (c, 0.4)]),
-        )]);
+        let fused = Fusion::default().fuse(
+            vec![(
+                SignalKind::Semantic,
+                0.5,
+                scored(&[(a, 0.8), (b, 0.7), (c, 0.4)]),
+            )],
+            &HashMap::new(),
+        );
         assert!((fused[1].score - 0.5 * 0.75).abs() < 1e-12);
         // One hit alone is a full first place; equal scores step down from it.
-        let fused = Fusion::default().fuse(vec![(
-            SignalKind::Fuzzy,
-            0.3,
-            scored(&[(a, 0.2), (b, 0.2)]),
-        )]);
+        let fused = Fusion::default().fuse(
+            vec![(SignalKind::Fuzzy, 0.3, scored(&[(a, 0.2), (b, 0.2)]))],
+            &HashMap::new(),
+        );
         assert_eq!(fused[0].score, 0.3);
         assert_eq!(fused[1].id, b);
         assert!((fused[1].score - 0.3 * (1.0 - RANK_STEP)).abs() < 1e-12);
@@ -181,18 +216,21 @@ mod tests {
     #[test]
     fn a_clear_winner_stays_ahead_of_a_memory_that_is_merely_in_both_lists() {
         let [winner, both, x, y] = ids();
-        let fused = Fusion::default().fuse(vec![
-            (
-                SignalKind::Lexical,
-                0.6,
-                scored(&[(winner, 20.0), (both, 8.0), (x, 7.5), (y, 7.0)]),
-            ),
-            (
-                SignalKind::Semantic,
-                0.4,
-                scored(&[(x, 0.62), (both, 0.58), (y, 0.30)]),
-            ),
-        ]);
+        let fused = Fusion::default().fuse(
+            vec![
+                (
+                    SignalKind::Lexical,
+                    0.6,
+                    scored(&[(winner, 20.0), (both, 8.0), (x, 7.5), (y, 7.0)]),
+                ),
+                (
+                    SignalKind::Semantic,
+                    0.4,
+                    scored(&[(x, 0.62), (both, 0.58), (y, 0.30)]),
+                ),
+            ],
+            &HashMap::new(),
+        );
         assert_eq!(fused[0].id, winner);
         assert_eq!(fused[0].signals.len(), 1);
     }
@@ -200,15 +238,49 @@ mod tests {
     #[test]
     fn agreement_between_signals_outranks_one_signals_near_tie() {
         let [a, b, c] = ids();
-        let fused = Fusion::default().fuse(vec![
-            (
-                SignalKind::Lexical,
-                0.6,
-                scored(&[(a, 10.0), (b, 9.9), (c, 1.0)]),
-            ),
-            (SignalKind::Semantic, 0.4, scored(&[(b, 0.7), (c, 0.3)])),
-        ]);
+        let fused = Fusion::default().fuse(
+            vec![
+                (
+                    SignalKind::Lexical,
+                    0.6,
+                    scored(&[(a, 10.0), (b, 9.9), (c, 1.0)]),
+                ),
+                (SignalKind::Semantic, 0.4, scored(&[(b, 0.7), (c, 0.3)])),
+            ],
+            &HashMap::new(),
+        );
         assert_eq!(fused[0].id, b);
         assert_eq!(fused[0].signals.len(), 2);
+    }
+
+    #[test]
+    fn a_lexical_first_place_holding_little_of_the_query_yields_to_meanings_first_choice() {
+        let [partial, meant, full, other] = ids();
+        let rankings = |first: MemoryId| {
+            vec![
+                (
+                    SignalKind::Lexical,
+                    0.6,
+                    scored(&[(first, 9.0), (other, 5.0), (meant, 1.0)]),
+                ),
+                (
+                    SignalKind::Semantic,
+                    0.4,
+                    scored(&[(meant, 0.6), (other, 0.3), (first, 0.2)]),
+                ),
+            ]
+        };
+        let held = HashMap::from([(partial, 0.25), (full, 1.0), (meant, 0.25), (other, 0.5)]);
+        // One word of four: 0.6 × 0.625 = 0.375 against meaning's 0.4.
+        let fused = Fusion::default().fuse(rankings(partial), &held);
+        assert_eq!(fused[0].id, meant, "{fused:?}");
+        assert_eq!(fused[1].signals[0].held, Some(0.25));
+        // Every word of the query: lexical's first place still leads.
+        let fused = Fusion::default().fuse(rankings(full), &held);
+        assert_eq!(fused[0].id, full, "{fused:?}");
+        // Alone, lexical keeps its order whatever its hits hold.
+        let alone = Fusion::default().fuse(rankings(partial).into_iter().take(1).collect(), &held);
+        assert_eq!(alone[0].id, partial);
+        assert_eq!(alone[0].signals[0].held, None);
     }
 }

@@ -251,3 +251,50 @@ impl Levels {
             .extend(level.into_iter().filter(|hit| !seen.contains(&hit.id)));
     }
 }
+
+/// The share (0–1) of `terms` (a query's words) that `memory`'s title and text hold, each word
+/// matched as snippets match it (equal, or one a prefix of the other from four letters, as the
+/// index's stemming would). 1 when there are no terms.
+pub fn share_held(memory: &crate::memory::model::Memory, terms: &[String]) -> f64 {
+    if terms.is_empty() {
+        return 1.0;
+    }
+    let mut held = crate::search::snippet::matched_in(&memory.content, terms);
+    if let Some(title) = &memory.title {
+        held.extend(crate::search::snippet::matched_in(title, terms));
+        held.sort();
+        held.dedup();
+    }
+    held.len() as f64 / terms.len() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::model::{Memory, Source};
+    use crate::scope::Scope;
+
+    #[test]
+    fn the_share_held_counts_each_query_word_once_in_title_or_text() {
+        let terms = |words: &[&str]| words.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        let mut memory = Memory::plain(
+            "Use pnpm, never npm; deployments go through CI",
+            Scope::Global,
+            Source::Cli,
+            Timestamp::UNIX_EPOCH,
+        );
+        assert_eq!(
+            share_held(&memory, &terms(&["package", "manager", "pnpm"])),
+            1.0 / 3.0
+        );
+        // A stem of four letters or more meets its longer forms, as the index's stemming does.
+        assert_eq!(share_held(&memory, &terms(&["deploy", "pnpm"])), 1.0);
+        assert_eq!(share_held(&memory, &terms(&["package"])), 0.0);
+        memory.title = Some("Package manager".into());
+        assert_eq!(
+            share_held(&memory, &terms(&["package", "manager", "pnpm"])),
+            1.0
+        );
+        assert_eq!(share_held(&memory, &[]), 1.0);
+    }
+}

@@ -29,6 +29,7 @@ use crate::memory::model::Memory;
 use crate::memory::store::SignalHit;
 use crate::query::SearchQuery;
 use crate::relation::Annotation;
+use crate::scope::ProjectName;
 use crate::store::Store;
 
 pub use lexical::{LexicalSignal, RANKING_WINDOW, window_for};
@@ -160,6 +161,9 @@ pub struct SearchRequest {
     pub threshold: Option<f64>,
     /// Which signals run; unset means hybrid when a model is present, else lexical.
     pub mode: Option<SearchMode>,
+    /// The project the search is made from: its memories rank first among comparable hits
+    /// (`search.project_weight`). Unset, it is the filter's project, if the filter names one.
+    pub from_project: Option<ProjectName>,
 }
 
 impl SearchRequest {
@@ -174,6 +178,7 @@ impl SearchRequest {
             fuzzy: FuzzyMode::Auto,
             threshold: None,
             mode: None,
+            from_project: None,
         }
     }
 }
@@ -187,6 +192,10 @@ pub struct SignalScore {
     /// The signal's own score (BM25 for lexical, similarity for fuzzy and semantic; higher is
     /// better).
     pub raw: f64,
+    /// Lexical, fused with another signal: the share (0–1) of the query's words the memory
+    /// holds, which weighs the vote (see [`fusion`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held: Option<f64>,
 }
 
 /// The small boosts added to a fused score, in units of one first place (see
@@ -195,6 +204,15 @@ pub struct SignalScore {
 pub struct Boosts {
     pub recency: f64,
     pub importance: f64,
+    /// For a memory of the project the search is made from.
+    pub project: f64,
+}
+
+impl Boosts {
+    /// Every boost together.
+    pub fn total(&self) -> f64 {
+        self.recency + self.importance + self.project
+    }
 }
 
 /// One search result.

@@ -22,9 +22,10 @@ use crate::memory::model::Memory;
 use crate::memory::validate;
 use crate::query::SearchQuery;
 use crate::relation::{annotations, successors};
+use crate::scope::{ProjectName, Scope, ScopeFilter};
 use crate::search::fusion::Fusion;
 use crate::search::fuzzy::{FuzzySignal, FuzzyWhen};
-use crate::search::lexical::LexicalSignal;
+use crate::search::lexical::{LexicalSignal, share_held};
 use crate::search::semantic::SemanticSignal;
 use crate::search::{
     Boosts, FuzzyMode, SearchHit, SearchMode, SearchRequest, SearchResults, Signal, SignalInput,
@@ -187,26 +188,51 @@ impl<'a> Searcher<'a> {
             .iter()
             .flat_map(|ranking| ranking.matched_words.iter().cloned())
             .collect();
+        // Every candidate is loaded once: lexical's votes are weighed by how much of the query
+        // each memory holds, and the page is built from them.
+        let mut candidates: Vec<MemoryId> = Vec::new();
+        let mut seen_ids = HashSet::new();
+        for ranking in &found {
+            for hit in &ranking.hits {
+                if seen_ids.insert(hit.id) {
+                    candidates.push(hit.id);
+                }
+            }
+        }
+        let mut loaded: HashMap<MemoryId, Memory> = self
+            .store
+            .get(&candidates)?
+            .into_iter()
+            .map(|m| (m.id, m))
+            .collect();
+        let terms = query.parsed.positive_terms();
+        let held: HashMap<MemoryId, f64> = match found.len() > 1 {
+            true => loaded
+                .values()
+                .map(|memory| (memory.id, share_held(memory, &terms)))
+                .collect(),
+            false => HashMap::new(),
+        };
         let fused = self.fusion.fuse(
             found
                 .into_iter()
                 .map(|ranking| (ranking.kind, self.weight(ranking.kind), ranking.hits))
                 .collect(),
+            &held,
         );
-        let ids: Vec<MemoryId> = fused.iter().map(|f| f.id).collect();
-        let mut loaded: HashMap<MemoryId, Memory> = self
-            .store
-            .get(&ids)?
-            .into_iter()
-            .map(|m| (m.id, m))
-            .collect();
+        let home = request
+            .from_project
+            .as_ref()
+            .or(match &request.filter.scope {
+                ScopeFilter::ProjectAndGlobal(project) => Some(project),
+                _ => None,
+            });
         let mut hits: Vec<SearchHit> = fused
             .into_iter()
             .filter_map(|fused| {
                 let memory = loaded.remove(&fused.id)?;
-                let boosts = self.boosts(&memory, now);
-                let score =
-                    fused.score + (boosts.recency + boosts.importance) * self.fusion.first_place();
+                let boosts = self.boosts(&memory, now, home);
+                let score = fused.score + boosts.total() * self.fusion.first_place();
                 Some(SearchHit {
                     memory,
                     score,
@@ -248,8 +274,9 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// The recency and importance boosts of a memory, in first places (see `fusion`).
-    fn boosts(&self, memory: &Memory, now: Timestamp) -> Boosts {
+    /// The recency, importance and project boosts of a memory, in first places (see `fusion`);
+    /// `home` is the project the search is made from.
+    fn boosts(&self, memory: &Memory, now: Timestamp, home: Option<&ProjectName>) -> Boosts {
         let age_days = (now.as_millisecond() - memory.updated_at.as_millisecond()).max(0) as f64
             / 86_400_000.0;
         let half_life = self.config.recency_half_life_days.max(f64::MIN_POSITIVE);
@@ -257,6 +284,12 @@ impl<'a> Searcher<'a> {
             recency: self.config.recency_weight * 0.5f64.powf(age_days / half_life),
             importance: self.config.importance_weight * (f64::from(memory.importance.get()) - 3.0)
                 / 2.0,
+            project: match (&memory.scope, home) {
+                (Scope::Project(project), Some(home)) if project == home => {
+                    self.config.project_weight
+                }
+                _ => 0.0,
+            },
         }
     }
 }

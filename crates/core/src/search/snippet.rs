@@ -13,22 +13,26 @@ pub struct Fragment {
 
 fn matches(word: &str, matched_words: &[String]) -> bool {
     let word = word.to_lowercase();
-    matched_words.iter().any(|m| {
-        *m == word
-            || (m.chars().count() >= 4 && word.starts_with(m.as_str()))
-            || (word.chars().count() >= 4 && m.starts_with(word.as_str()))
-    })
+    matched_words.iter().any(|m| same_word(&word, m))
+}
+
+/// Whether a lower-case word of a text is `matched` by the rule above.
+fn same_word(word: &str, matched: &str) -> bool {
+    matched == word
+        || (matched.chars().count() >= 4 && word.starts_with(matched))
+        || (word.chars().count() >= 4 && matched.starts_with(word))
 }
 
 /// The matched words that occur in `text` (by the rule above), in their order.
 pub fn matched_in(text: &str, matched_words: &[String]) -> Vec<String> {
-    let words: Vec<&str> = text
+    let words: Vec<String> = text
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
         .collect();
     matched_words
         .iter()
-        .filter(|m| words.iter().any(|w| matches(w, std::slice::from_ref(m))))
+        .filter(|m| words.iter().any(|w| same_word(w, m)))
         .cloned()
         .collect()
 }

@@ -100,6 +100,7 @@ macro_rules! store_behaviour_suite {
             fuzzy_never_returns_expired_or_forgotten_memories,
             fuzzy_runs_by_itself_only_for_words_no_memory_holds,
             a_memory_found_only_by_a_near_spelling_ranks_below_every_exact_match,
+            a_search_from_a_project_ranks_its_memories_first_among_comparable_hits,
             filters_compose_with_fuzzy_search,
             lexical_ranking_over_a_window_considers_only_the_newest_matches,
             a_rarer_word_outweighs_a_common_one_in_a_large_store,

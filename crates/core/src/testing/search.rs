@@ -479,3 +479,53 @@ pub fn a_rarer_word_outweighs_a_common_one_in_a_large_store(factory: StoreFactor
         );
     }
 }
+
+pub fn a_search_from_a_project_ranks_its_memories_first_among_comparable_hits(
+    factory: StoreFactory,
+) {
+    let h = Harness::new(factory);
+    let in_scope = |content: &str, scope: Scope| {
+        h.service
+            .store(NewMemory::new(content, scope, Source::Cli))
+            .expect("store")
+            .memory
+            .id
+    };
+    let text = "releases go through the staging pipeline first";
+    let acme = in_scope(text, project("acme"));
+    let zeta = in_scope(text, project("zeta"));
+    let global = in_scope(text, Scope::Global);
+    // Clearly the better answer to "kubernetes upgrade", in another project.
+    let clear = in_scope("kubernetes upgrade: drain each node first", project("zeta"));
+    let weak = in_scope(
+        "a long note about the office move, the new coffee machine, the parking rules, and \
+         that someone mentioned kubernetes once",
+        project("acme"),
+    );
+    let ranked = |query: &str, scope: ScopeFilter, from: Option<&str>| -> Vec<crate::MemoryId> {
+        let request = SearchRequest {
+            fuzzy: FuzzyMode::Never,
+            mode: Some(crate::search::SearchMode::Lexical),
+            from_project: from.map(|name| ProjectName::new(name).unwrap()),
+            ..SearchRequest::new(query, MemoryFilter::in_scope(scope), 10)
+        };
+        let results = h.service.search(&request).expect("search");
+        results.hits.iter().map(|hit| hit.memory.id).collect()
+    };
+    // Over every project, the one searched from comes first, whichever it is; the global
+    // memory and the other project's follow.
+    let from_acme = ranked("staging pipeline", ScopeFilter::All, Some("acme"));
+    assert_eq!(from_acme[0], acme, "{from_acme:?}");
+    let from_zeta = ranked("staging pipeline", ScopeFilter::All, Some("zeta"));
+    assert_eq!(from_zeta[0], zeta, "{from_zeta:?}");
+    // The default scope of a read made in a project: that project, then the global memory.
+    let in_acme = ranked(
+        "staging pipeline",
+        ScopeFilter::ProjectAndGlobal(ProjectName::new("acme").unwrap()),
+        None,
+    );
+    assert_eq!(in_acme, [acme, global]);
+    // A memory of another project that clearly answers better still comes first.
+    let clearly = ranked("kubernetes upgrade", ScopeFilter::All, Some("acme"));
+    assert_eq!(clearly, [clear, weak]);
+}
