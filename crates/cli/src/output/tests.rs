@@ -199,7 +199,7 @@ fn listing_and_search() {
             boosts: Boosts {
                 recency: 0.0125,
                 importance: if index == 0 { 0.025 } else { 0.0 },
-                project: 0.2,
+                project: if index == 0 { 0.2 } else { 0.0 },
             },
             annotations: annotations(&[m.id], &[superseding(), pending()])
                 .remove(&m.id)
