@@ -65,8 +65,9 @@ impl Fusion {
     }
 
     /// Merges ranked lists (each best first) into one ranking, best first. `held` is, per
-    /// memory, the share of the query's words it holds: when lexical's ranking is fused with
-    /// another, it weighs lexical's vote (see [`HELD_FLOOR`]).
+    /// memory, the share of a natural-language query's words it holds: when lexical's ranking
+    /// is fused with another, it weighs lexical's vote (see [`HELD_FLOOR`]); a memory without
+    /// an entry (a strict query's hit) keeps its whole vote.
     pub fn fuse(
         &self,
         rankings: Vec<(SignalKind, f64, Vec<SignalHit>)>,

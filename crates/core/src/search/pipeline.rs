@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::id::MemoryId;
 use crate::memory::model::Memory;
 use crate::memory::validate;
-use crate::query::SearchQuery;
+use crate::query::{ParsedQuery, SearchQuery};
 use crate::relation::{annotations, successors};
 use crate::scope::{ProjectName, Scope, ScopeFilter};
 use crate::search::fusion::Fusion;
@@ -205,13 +205,17 @@ impl<'a> Searcher<'a> {
             .into_iter()
             .map(|m| (m.id, m))
             .collect();
-        let terms = query.parsed.positive_terms();
-        let held: HashMap<MemoryId, f64> = match found.len() > 1 {
-            true => loaded
-                .values()
-                .map(|memory| (memory.id, share_held(memory, &terms)))
-                .collect(),
-            false => HashMap::new(),
+        // A natural-language query's words are weighed by how many a memory holds; a strict
+        // query's every hit holds what it asks for.
+        let held: HashMap<MemoryId, f64> = match (&query.parsed, found.len() > 1) {
+            (ParsedQuery::Soft { .. }, true) => {
+                let terms = query.parsed.positive_terms();
+                loaded
+                    .values()
+                    .map(|memory| (memory.id, share_held(memory, &terms)))
+                    .collect()
+            }
+            _ => HashMap::new(),
         };
         let fused = self.fusion.fuse(
             found

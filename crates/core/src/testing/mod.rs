@@ -101,6 +101,7 @@ macro_rules! store_behaviour_suite {
             fuzzy_runs_by_itself_only_for_words_no_memory_holds,
             a_memory_found_only_by_a_near_spelling_ranks_below_every_exact_match,
             a_search_from_a_project_ranks_its_memories_first_among_comparable_hits,
+            a_keyword_hit_records_the_share_of_a_plain_query_it_holds,
             filters_compose_with_fuzzy_search,
             lexical_ranking_over_a_window_considers_only_the_newest_matches,
             a_rarer_word_outweighs_a_common_one_in_a_large_store,

@@ -529,3 +529,35 @@ pub fn a_search_from_a_project_ranks_its_memories_first_among_comparable_hits(
     let clearly = ranked("kubernetes upgrade", ScopeFilter::All, Some("acme"));
     assert_eq!(clearly, [clear, weak]);
 }
+
+pub fn a_keyword_hit_records_the_share_of_a_plain_query_it_holds(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    h.add("deployments go through the staging pipeline", &[]);
+    h.add("the staging database is PostgreSQL", &[]);
+    let held = |query: &str| -> Vec<Option<f64>> {
+        // Near-spellings on every word make a second signal, so lexical's vote is fused.
+        let request = SearchRequest {
+            fuzzy: FuzzyMode::Always,
+            mode: Some(crate::search::SearchMode::Lexical),
+            ..SearchRequest::new(query, MemoryFilter::default(), 10)
+        };
+        let results = h.service.search(&request).expect("search");
+        let mut shares: Vec<Option<f64>> = results
+            .hits
+            .iter()
+            .flat_map(|hit| &hit.signals)
+            .filter(|signal| signal.signal == crate::search::SignalKind::Lexical)
+            .map(|signal| signal.held)
+            .collect();
+        shares.sort_by(|a, b| b.partial_cmp(a).unwrap());
+        shares
+    };
+    // "deploy" meets "deployments" as the index's stemming does; the second memory holds one
+    // word of three.
+    assert_eq!(
+        held("deploy staging pipeline"),
+        [Some(1.0), Some(1.0 / 3.0)]
+    );
+    // A strict query's hits hold what it asks for: their votes are not weighed.
+    assert_eq!(held("staging AND (pipeline OR database)"), [None, None]);
+}
