@@ -1,5 +1,6 @@
 //! Score fusion: each signal's ranking becomes scores from 0 to 1, and a memory's fused score is
-//! the weighted sum of its scores over the signals.
+//! the weighted sum of its scores over the signals — lexical's weighed, for a natural-language
+//! query, by how much of the query the memory holds ([`HELD_FLOOR`]).
 //!
 //! Within one ranking (best first), raw scores are first made non-increasing (a score may not
 //! exceed the one above it: the lexical signal ranks by coordination level before BM25, so its

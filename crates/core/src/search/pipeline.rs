@@ -4,8 +4,10 @@
 //! each seeing what the ones before it found: lexical; fuzzy, when asked for or when a word
 //! typed is in no memory at all (a typo); semantic, when a model is
 //! installed and the store's vectors are that model's (the query is embedded on its own thread
-//! while the signals before it run). [`Fusion`] merges what they found, the recency and
-//! importance boosts are added, and the requested page is cut. A new signal implements
+//! while the signals before it run). The memories they found are loaded once; [`Fusion`]
+//! merges the rankings (weighing each keyword vote by the share of the query its memory
+//! holds), the recency, importance and project boosts are added, and the requested page is
+//! cut. A new signal implements
 //! [`Signal`] and joins the list; the loop and fusion stay as they are.
 
 use std::collections::{HashMap, HashSet};
