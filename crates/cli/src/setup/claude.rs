@@ -1,11 +1,14 @@
-//! Claude Code: hooks in `~/.claude/settings.json`, the MCP server in `~/.claude.json` (where
-//! `claude mcp add --scope user` puts it), and the protocol as the skill
+//! Claude Code: hooks in `~/.claude/settings.json`, with a permission rule there for cairn's
+//! MCP tools (a headless `claude -p` denies any tool no rule allows), the MCP server in
+//! `~/.claude.json` (where `claude mcp add --scope user` puts it), and the protocol as the skill
 //! `~/.claude/skills/cairn-memory/SKILL.md`.
 
 use anyhow::Result;
 use serde_json::json;
 
-use super::edit::{JsonFile, add_hooks, remove_entry, remove_hooks, set_entry};
+use super::edit::{
+    JsonFile, add_hooks, add_to_list, remove_entry, remove_from_list, remove_hooks, set_entry,
+};
 use super::{Change, PROTOCOL, Target, owned_file};
 use crate::args::AgentArg;
 
@@ -23,6 +26,9 @@ pub const EVENTS: &[&str] = &[
     "Notification",
 ];
 
+/// The permission rule allowing every tool of the MCP server named `cairn`, without a prompt.
+pub const TOOLS_RULE: &str = "mcp__cairn";
+
 const SKILL_HEADER: &str = "---\nname: cairn-memory\ndescription: Persistent memory across \
 sessions with cairn. Use before work that may overlap earlier work, after decisions, bug fixes, \
 discoveries, configuration changes or stated preferences, when the user says \"remember\", \
@@ -35,9 +41,11 @@ pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {
     let mut state = JsonFile::load(&state_path)?;
     if uninstall {
         remove_hooks(&mut settings.value, AgentArg::ClaudeCode);
+        remove_from_list(&mut settings.value, "permissions", "allow", TOOLS_RULE);
         remove_entry(&mut state.value, "mcpServers", "cairn");
     } else {
         add_hooks(&mut settings.value, target, AgentArg::ClaudeCode, EVENTS);
+        add_to_list(&mut settings.value, "permissions", "allow", TOOLS_RULE);
         set_entry(
             &mut state.value,
             "mcpServers",
@@ -46,9 +54,12 @@ pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {
         );
     }
     let hooks_what = if uninstall {
-        "remove cairn's hooks".to_string()
+        format!("remove cairn's hooks and the permission rule {TOOLS_RULE}")
     } else {
-        format!("hooks for {}", EVENTS.join(", "))
+        format!(
+            "hooks for {}; permission rule {TOOLS_RULE} (cairn's MCP tools run without a prompt)",
+            EVENTS.join(", ")
+        )
     };
     Ok(vec![
         settings.change(&settings_path, hooks_what),

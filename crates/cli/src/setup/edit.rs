@@ -208,6 +208,42 @@ fn remove_hooks_where(root: &mut Value, agent: AgentArg, event_matches: impl Fn(
     }
 }
 
+/// Adds `item` to the list `root[object][list]` (creating both as needed) unless it is there.
+/// A `list` that is not a list is left alone: it is the user's, and cairn does not guess.
+pub fn add_to_list(root: &mut Value, object: &str, list: &str, item: &str) {
+    let map = root
+        .as_object_mut()
+        .expect("roots are objects")
+        .entry(object)
+        .or_insert_with(|| json!({}));
+    let Some(map) = map.as_object_mut() else {
+        return;
+    };
+    if let Some(items) = map.entry(list).or_insert_with(|| json!([])).as_array_mut()
+        && !items.iter().any(|existing| existing == item)
+    {
+        items.push(json!(item));
+    }
+}
+
+/// Removes `item` from the list `root[object][list]`, then the list and the object when that
+/// leaves them empty.
+pub fn remove_from_list(root: &mut Value, object: &str, list: &str, item: &str) {
+    let root = root.as_object_mut().expect("roots are objects");
+    let Some(map) = root.get_mut(object).and_then(Value::as_object_mut) else {
+        return;
+    };
+    if let Some(items) = map.get_mut(list).and_then(Value::as_array_mut) {
+        items.retain(|existing| existing != item);
+        if items.is_empty() {
+            map.remove(list);
+        }
+    }
+    if map.is_empty() {
+        root.remove(object);
+    }
+}
+
 const BLOCK_BEGIN: &str = "<!-- cairn:memory-protocol:begin -->";
 const BLOCK_END: &str = "<!-- cairn:memory-protocol:end -->";
 
@@ -267,6 +303,27 @@ mod tests {
             assert_eq!(render_like(Some(&written), &undone), original);
         }
         assert_eq!(render_like(None, &json!({"a": 1})), "{\n  \"a\": 1\n}\n");
+    }
+
+    #[test]
+    fn a_list_item_is_added_once_and_removed_with_the_containers_it_emptied() {
+        let mut settings = json!({"permissions": {"allow": ["Bash(ls:*)"]}});
+        add_to_list(&mut settings, "permissions", "allow", "mcp__cairn");
+        add_to_list(&mut settings, "permissions", "allow", "mcp__cairn");
+        assert_eq!(
+            settings,
+            json!({"permissions": {"allow": ["Bash(ls:*)", "mcp__cairn"]}})
+        );
+        remove_from_list(&mut settings, "permissions", "allow", "mcp__cairn");
+        assert_eq!(settings, json!({"permissions": {"allow": ["Bash(ls:*)"]}}));
+        let mut fresh = json!({"theme": "dark"});
+        add_to_list(&mut fresh, "permissions", "allow", "mcp__cairn");
+        remove_from_list(&mut fresh, "permissions", "allow", "mcp__cairn");
+        assert_eq!(fresh, json!({"theme": "dark"}));
+        // A value of another shape is the user's: left as it is.
+        let mut odd = json!({"permissions": {"allow": "everything"}});
+        add_to_list(&mut odd, "permissions", "allow", "mcp__cairn");
+        assert_eq!(odd, json!({"permissions": {"allow": "everything"}}));
     }
 
     #[test]

@@ -583,7 +583,7 @@ fn setup_merges_backs_up_is_idempotent_and_uninstall_restores_the_original() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     };
-    let settings_before = r#"{"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}"#;
+    let settings_before = r#"{"model": "opus", "permissions": {"allow": ["Bash(ls:*)"]}, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}"#;
     write(".claude/settings.json", settings_before);
     write(
         ".claude.json",
@@ -623,6 +623,11 @@ fn setup_merges_backs_up_is_idempotent_and_uninstall_restores_the_original() {
             .ends_with(" hook claude-code Stop")
     );
     assert!(settings["hooks"]["SessionStart"].is_array());
+    // cairn's MCP tools are allowed beside the user's own rules (headless runs deny the rest).
+    assert_eq!(
+        settings["permissions"]["allow"],
+        json!(["Bash(ls:*)", "mcp__cairn"])
+    );
     let state: Value = serde_json::from_str(&read(".claude.json")).unwrap();
     assert_eq!(state["numStartups"], 12);
     assert_eq!(state["mcpServers"]["github"]["command"], "gh-mcp");
