@@ -208,7 +208,13 @@ impl Lab {
     }
 
     /// Runs an agent to its end (at most three minutes); its standard output.
-    fn run_agent(&self, mut command: Command) -> String {
+    fn run_agent(&self, command: Command) -> String {
+        self.run_agent_saying(command).0
+    }
+
+    /// Runs an agent to its end, which must be a success; what it printed on stdout and on
+    /// stderr.
+    fn run_agent_saying(&self, mut command: Command) -> (String, String) {
         let started = Instant::now();
         let mut child = command.spawn().expect("start the agent");
         let stdout = child.stdout.take().unwrap();
@@ -235,7 +241,7 @@ impl Lab {
             "{:?} failed ({status}): {stderr}\n{stdout}",
             command.get_program()
         );
-        stdout
+        (stdout, stderr)
     }
 
     /// The bytes of each file (`None`: it does not exist).

@@ -123,12 +123,13 @@ pub fn add_hooks(root: &mut Value, target: &Target, agent: AgentArg, events: &[&
     remove_hooks_where(root, agent, |event| !events.contains(&event));
     for event in events {
         let command = hook_command(target, agent, event);
+        let timeout = hook_timeout_secs(agent, event);
         let installed = root["hooks"][*event].as_array().is_some_and(|groups| {
             groups.iter().any(|group| {
                 group["hooks"].as_array().is_some_and(|handlers| {
-                    handlers
-                        .iter()
-                        .any(|h| h["command"].as_str() == Some(&command))
+                    handlers.iter().any(|h| {
+                        h["command"].as_str() == Some(&command) && h["timeout"] == json!(timeout)
+                    })
                 })
             })
         });
@@ -147,9 +148,18 @@ pub fn add_hooks(root: &mut Value, target: &Target, agent: AgentArg, events: &[&
             .and_then(Value::as_array_mut)
         {
             groups.push(json!({
-                "hooks": [{ "type": "command", "command": command, "timeout": 30 }]
+                "hooks": [{ "type": "command", "command": command, "timeout": timeout }]
             }));
         }
+    }
+}
+
+/// How long the agent lets cairn's hook for `event` run: 30 s, except where the agent allows
+/// less — Codex clamps a SessionEnd hook to 3 s and warns on every run when asked for more.
+fn hook_timeout_secs(agent: AgentArg, event: &str) -> u64 {
+    match (agent, event) {
+        (AgentArg::Codex, "SessionEnd") => 3,
+        _ => 30,
     }
 }
 

@@ -23,6 +23,13 @@ fn codex(lab: &Lab, agents: &Agents) -> Command {
 
 /// `codex exec … PROMPT`; what it printed.
 fn exec(lab: &Lab, agents: &Agents, prompt: &str) -> String {
+    let (stdout, stderr) = lab.run_agent_saying(exec_command(lab, agents, prompt));
+    // Codex warns on stderr about hook settings it will not honour (a timeout it clamps).
+    assert!(!stderr.contains("hook timeout"), "{stderr}");
+    stdout
+}
+
+fn exec_command(lab: &Lab, agents: &Agents, prompt: &str) -> Command {
     let mut command = codex(lab, agents);
     command.args([
         "exec",
@@ -31,7 +38,7 @@ fn exec(lab: &Lab, agents: &Agents, prompt: &str) -> String {
         "--dangerously-bypass-hook-trust",
         prompt,
     ]);
-    lab.run_agent(command)
+    command
 }
 
 pub fn story(agents: &Agents) {
