@@ -2,6 +2,11 @@
 //! `[mcp_servers.cairn]` in `~/.codex/config.toml` (edited in place, comments and order kept),
 //! and the protocol as a marked block in `~/.codex/AGENTS.md`.
 //!
+//! Codex starts an MCP server with a short allow-list of the environment (PATH, HOME, …), so
+//! the server entry names the variables cairn reads ([`PASSED_ENV`]) for Codex to pass through
+//! (`env_vars`): without them `cairn mcp` would not find a model kept under `HF_HUB_CACHE` and
+//! would search by keyword only.
+//!
 //! Codex runs a hook only once the user has trusted it: the next time it starts it asks to
 //! review new hooks, and records each trusted one in `config.toml` as
 //! `[hooks.state."<hooks.json>:<event>:<group>:<handler>"]`. Setup says so ([`NOTICE`]);
@@ -24,6 +29,23 @@ pub const EVENTS: &[&str] = &[
     "PreCompact",
     "Stop",
     "SessionEnd",
+];
+
+/// The environment variables Codex passes to `cairn mcp` when they are set: where the models
+/// are, whether each is on, and which configuration and project apply.
+pub const PASSED_ENV: &[&str] = &[
+    "HF_HOME",
+    "HF_HUB_CACHE",
+    "CAIRN_CONFIG",
+    "CAIRN_PROJECT",
+    "CAIRN_MODEL_DIR",
+    "CAIRN_EMBEDDING",
+    "CAIRN_OCR_DIR",
+    "CAIRN_OCR",
+    "CAIRN_LOOK_DIR",
+    "CAIRN_LOOK",
+    "CAIRN_CLIP_DIR",
+    "CAIRN_CLIP",
 ];
 
 /// What a user must do before Codex runs the hooks setup installed.
@@ -174,21 +196,31 @@ fn set_mcp_server(config: &mut DocumentMut, target: &Target, uninstall: bool) {
         args.push(arg.as_str());
     }
     let wanted_command = target.exe.as_str();
+    let same = |item: Option<&Item>, wanted: &[&str]| {
+        item.and_then(Item::as_array).is_some_and(|a| {
+            a.iter()
+                .map(|v| v.as_str())
+                .eq(wanted.iter().map(|w| Some(*w)))
+        })
+    };
     let current = servers.get("cairn").and_then(Item::as_table);
+    let wanted_arg_strs: Vec<&str> = wanted_args.iter().map(String::as_str).collect();
     let up_to_date = current.is_some_and(|t| {
         t.get("command").and_then(Item::as_str) == Some(wanted_command)
-            && t.get("args").and_then(Item::as_array).is_some_and(|a| {
-                a.iter()
-                    .map(|v| v.as_str())
-                    .eq(wanted_args.iter().map(|w| Some(w.as_str())))
-            })
+            && same(t.get("args"), &wanted_arg_strs)
+            && same(t.get("env_vars"), PASSED_ENV)
     });
     if up_to_date {
         return;
     }
+    let mut passed = Array::new();
+    for name in PASSED_ENV {
+        passed.push(*name);
+    }
     let mut server = Table::new();
     server.insert("command", value(wanted_command));
     server.insert("args", value(args));
+    server.insert("env_vars", value(passed));
     servers.insert("cairn", Item::Table(server));
 }
 
@@ -238,6 +270,32 @@ mod tests {
         );
         assert!(!after.contains(":stop:1:0"), "{after}");
         assert!(!after.contains("session_start"), "{after}");
+    }
+
+    #[test]
+    fn the_mcp_server_is_passed_the_variables_that_locate_the_model() {
+        let home = tempfile::tempdir().unwrap();
+        let target = Target {
+            home: home.path().to_path_buf(),
+            exe: "/usr/local/bin/cairn".into(),
+            leading_args: Vec::new(),
+        };
+        let changes = plan(&target, false).unwrap();
+        let config = changes
+            .iter()
+            .find(|c| c.path.ends_with("config.toml"))
+            .unwrap();
+        let config: toml_edit::DocumentMut = config.after.as_deref().unwrap().parse().unwrap();
+        let passed: Vec<&str> = config["mcp_servers"]["cairn"]["env_vars"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|v| v.as_str())
+            .collect();
+        assert!(
+            passed.contains(&"HF_HUB_CACHE") && passed.contains(&"CAIRN_MODEL_DIR"),
+            "{passed:?}"
+        );
     }
 
     #[test]

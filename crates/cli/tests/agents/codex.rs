@@ -23,7 +23,12 @@ fn codex(lab: &Lab, agents: &Agents) -> Command {
 
 /// `codex exec … PROMPT`; what it printed.
 fn exec(lab: &Lab, agents: &Agents, prompt: &str) -> String {
-    let (stdout, stderr) = lab.run_agent_saying(exec_command(lab, agents, prompt));
+    run_exec(lab, exec_command(lab, agents, prompt))
+}
+
+/// Runs a `codex exec` command; what it printed.
+fn run_exec(lab: &Lab, command: Command) -> String {
+    let (stdout, stderr) = lab.run_agent_saying(command);
     // Codex warns on stderr about hook settings it will not honour (a timeout it clamps).
     assert!(!stderr.contains("hook timeout"), "{stderr}");
     stdout
@@ -89,11 +94,30 @@ pub fn story(agents: &Agents) {
         ),
         Step::say(&super::final_answer()),
     ]);
-    let answer = exec(&lab, agents, PROMPT);
+    // The model where users keep it, under HF_HUB_CACHE (when this run has it there): Codex
+    // passes MCP servers only an allow-list of the environment, and setup names the rest.
+    let model_cache = std::env::var_os("HF_HUB_CACHE").filter(|cache| {
+        cairn_embed::testing::model_dir_for_tests().is_some_and(|dir| dir.starts_with(cache))
+    });
+    let mut command = exec_command(&lab, agents, PROMPT);
+    if let Some(cache) = &model_cache {
+        command
+            .env("HF_HUB_CACHE", cache)
+            .env_remove("CAIRN_EMBEDDING");
+    }
+    let answer = run_exec(&lab, command);
     assert!(answer.contains(super::REMEMBERED), "{answer}");
 
     let turns = lab.model.turns();
     super::assert_results_reached_the_model(&turns, 0);
+    if model_cache.is_some() {
+        let searched = turns[2].tool_result(1).unwrap();
+        assert!(
+            // The tool's JSON answer, as a string inside Codex's request.
+            searched.contains(r#"\"mode\":\"hybrid\""#),
+            "cairn mcp under Codex found the model: {searched}"
+        );
+    }
     let first = &turns[0];
     assert!(
         first.text().contains(SEED),
