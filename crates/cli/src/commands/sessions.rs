@@ -54,6 +54,11 @@ pub fn sessions(app: &App, args: &SessionsArgs) -> Result<Outcome> {
         },
     )?;
     app.out.print(&View::Sessions(&sessions))?;
+    if sessions.is_empty()
+        && let Some(home) = dirs::home_dir()
+    {
+        app.out.notice(&crate::setup::hooks_advice(&home));
+    }
     Ok(if sessions.is_empty() {
         Outcome::NothingFound
     } else {

@@ -16,9 +16,7 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
             out.push_str("nothing to say yet: no memories in this project\n")
         }
         View::Context(context) => out.push_str(&context.text),
-        View::Sessions([]) => {
-            out.push_str("no sessions recorded (install the hooks with `cairn setup <agent>`)\n")
-        }
+        View::Sessions([]) => out.push_str("no sessions recorded\n"),
         View::Sessions(sessions) => {
             for s in sessions.iter() {
                 let state = match s.ended_at {

@@ -121,6 +121,28 @@ pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {
     ])
 }
 
+/// Whether Codex has trusted cairn's hooks in `home`: `None` when none are installed, else
+/// whether its config records trust in every one of them (Codex runs none it has not trusted).
+pub fn hooks_trusted(home: &Path) -> Result<Option<bool>> {
+    let hooks_path = home.join(".codex/hooks.json");
+    let hooks = JsonFile::load(&hooks_path)?;
+    let keys = trust_keys(&hooks_path, &hooks.value);
+    if keys.is_empty() {
+        return Ok(None);
+    }
+    let config: DocumentMut = read(&home.join(".codex/config.toml"))?
+        .unwrap_or_default()
+        .parse()
+        .unwrap_or_default();
+    let state = config
+        .get("hooks")
+        .and_then(|hooks| hooks.get("state"))
+        .and_then(Item::as_table_like);
+    Ok(Some(state.is_some_and(|state| {
+        keys.iter().all(|key| state.contains_key(key))
+    })))
+}
+
 /// The keys under which Codex records its trust in each of cairn's hooks in `hooks`.
 fn trust_keys(hooks_path: &Path, hooks: &Value) -> Vec<String> {
     let mut keys = Vec::new();
@@ -296,6 +318,41 @@ mod tests {
             passed.contains(&"HF_HUB_CACHE") && passed.contains(&"CAIRN_MODEL_DIR"),
             "{passed:?}"
         );
+    }
+
+    #[test]
+    fn hooks_count_as_trusted_once_codex_recorded_trust_in_every_one() {
+        let home = tempfile::tempdir().unwrap();
+        let target = Target {
+            home: home.path().to_path_buf(),
+            exe: "/usr/local/bin/cairn".into(),
+            leading_args: Vec::new(),
+        };
+        assert_eq!(hooks_trusted(home.path()).unwrap(), None);
+        std::fs::create_dir_all(home.path().join(".codex")).unwrap();
+        for change in plan(&target, false).unwrap() {
+            std::fs::write(&change.path, change.after.unwrap()).unwrap();
+        }
+        assert_eq!(hooks_trusted(home.path()).unwrap(), Some(false));
+        let hooks_path = home.path().join(".codex/hooks.json");
+        let hooks: Value =
+            serde_json::from_str(&std::fs::read_to_string(&hooks_path).unwrap()).unwrap();
+        let keys = trust_keys(&hooks_path, &hooks);
+        let config_path = home.path().join(".codex/config.toml");
+        let mut config = std::fs::read_to_string(&config_path).unwrap();
+        config.push_str("\n[hooks.state]\n");
+        for (i, key) in keys.iter().enumerate() {
+            config.push_str(&format!(
+                "\n[hooks.state.\"{key}\"]\ntrusted_hash = \"sha256:{i}\"\n"
+            ));
+            std::fs::write(&config_path, &config).unwrap();
+            // Trusted only once every one of them is.
+            assert_eq!(
+                hooks_trusted(home.path()).unwrap(),
+                Some(i + 1 == keys.len()),
+                "{i}"
+            );
+        }
     }
 
     #[test]

@@ -163,6 +163,27 @@ fn hook_timeout_secs(agent: AgentArg, event: &str) -> u64 {
     }
 }
 
+/// Whether `root.hooks` (Claude Code's and Codex's shape) runs a cairn command of `agent`.
+pub fn has_cairn_hook(root: &Value, agent: AgentArg) -> bool {
+    root["hooks"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .any(|(_, groups)| {
+            groups.as_array().into_iter().flatten().any(|group| {
+                group["hooks"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|handler| {
+                        handler["command"]
+                            .as_str()
+                            .is_some_and(|command| is_cairn_hook(command, agent))
+                    })
+            })
+        })
+}
+
 /// Removes every cairn command of `agent` from `root.hooks`, and the groups, events and the
 /// `hooks` table that only held them.
 pub fn remove_hooks(root: &mut Value, agent: AgentArg) {

@@ -11,11 +11,16 @@
 //! - **exact uninstall**: cairn's entries are recognised by the command `cairn … hook <agent>`,
 //!   the server name `cairn` and the marked protocol block; uninstall removes those (and the
 //!   containers that only held them), and files that only cairn wrote.
+//!
+//! [`hooks_advice`] reads an installed setup back, for commands that find nothing recorded.
 
 mod claude;
 mod codex;
 mod edit;
+mod installed;
 mod opencode;
+
+pub use installed::hooks_advice;
 
 use std::path::{Path, PathBuf};
 

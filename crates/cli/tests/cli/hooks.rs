@@ -1069,3 +1069,41 @@ fn a_hook_on_a_full_disk_keeps_its_event_or_says_it_is_lost() {
         "acknowledged but not recorded: {missing:?}"
     );
 }
+
+/// With no session recorded, `cairn sessions` says why: no agent has cairn's hooks, Codex has
+/// them but has not trusted them yet, or they are installed and no agent has run here.
+#[test]
+fn sessions_with_nothing_recorded_say_whether_the_hooks_are_missing_untrusted_or_installed() {
+    let s = Sandbox::new();
+    let home = s.home.join("user-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let home_arg = home.to_str().unwrap();
+    let sessions = || {
+        let output = s
+            .command(&s.home, &["sessions"])
+            .env("HOME", &home)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "nothing found");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stdout),
+            "no sessions recorded\n"
+        );
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let said = sessions();
+    assert!(
+        said.contains("install them with `cairn setup <agent>`"),
+        "{said}"
+    );
+    s.ok(&["setup", "codex", "--home", home_arg]);
+    let said = sessions();
+    assert!(said.contains("does not trust them yet"), "{said}");
+    s.ok(&["setup", "codex", "--home", home_arg, "--uninstall"]);
+    s.ok(&["setup", "claude-code", "--home", home_arg]);
+    let said = sessions();
+    assert!(
+        said.contains("installed for claude-code") && !said.contains("cairn setup"),
+        "{said}"
+    );
+}
