@@ -536,6 +536,18 @@ fn a_configured_summariser_writes_the_summary_from_cairns_digest() {
             json!({"prompt": "fix the login retries"}),
         ),
     );
+    // A tool use: the session is worth a summary.
+    s.hook(
+        "claude-code",
+        "PostToolUse",
+        &claude(
+            "m1",
+            &cwd,
+            "PostToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "cargo test login"},
+                   "tool_response": {"stdout": "test result: ok"}}),
+        ),
+    );
     let end = s.hook(
         "claude-code",
         "SessionEnd",
@@ -815,6 +827,11 @@ fn a_broken_summariser_setting_costs_nothing_but_the_model_summary() {
     let cwd = s.project.clone();
     for (event, extra) in [
         ("UserPromptSubmit", json!({"prompt": "tidy the imports"})),
+        (
+            "PostToolUse",
+            json!({"tool_name": "Edit", "tool_input": {"file_path": "src/lib.rs"},
+                   "tool_response": {"success": true}}),
+        ),
         ("SessionEnd", json!({"reason": "exit"})),
     ] {
         let run = s.hook("claude-code", event, &claude("b1", &cwd, event, extra));

@@ -3,7 +3,9 @@
 //! The agent's own summary (`memory_session_summary`) is kept and never replaced; otherwise a
 //! configured [`Summarizer`](crate::session::Summarizer) (a language model) writes one from cairn's digest, else cairn's
 //! own digest is the summary: the goal (first prompt), files touched, commands, errors,
-//! memories stored, counts. A summary is recorded on the session and kept as a memory (tag
+//! memories stored, counts. A session that holds nothing a later one could use (no tool use,
+//! no memory stored, a few words asked) gets no summary. A summary is recorded on the session
+//! and kept as a memory (tag
 //! [`SUMMARY_TAG`], one topic key per session, so a later summary
 //! revises it), which makes it searchable and lets context show recent sessions.
 
@@ -27,6 +29,11 @@ use crate::tag::Tag;
 /// The tag every session summary memory carries.
 pub const SUMMARY_TAG: &str = "session-summary";
 
+/// How many characters of prompts a session without tool use or stored memories needs before
+/// its summary is worth keeping: about two sentences — a question or a task stated, not a
+/// greeting ("Say hello", "thanks").
+pub const WORTH_A_SUMMARY_CHARS: usize = 120;
+
 /// A summary an agent writes of its own session (`memory_session_summary`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AgentSummary {
@@ -48,26 +55,12 @@ fn summary_topic(key: &SessionKey) -> String {
 }
 
 impl Sessions<'_> {
-    /// Writes a session's summary, unless its agent wrote one or nothing happened in it (no
-    /// prompt, no tool use, no subagent result: `claude mcp list` starts such a session): the
-    /// configured model's, else cairn's own. Recorded on the session and as its summary memory.
+    /// Writes a session's summary, unless its agent wrote one or it holds nothing a later
+    /// session could use ([`Sessions::worth_a_summary`]): the configured model's, else cairn's
+    /// own. Recorded on the session and as its summary memory.
     pub fn summarize_session(&self, key: &SessionKey) -> Result<Option<WriteOutcome>> {
         let session = self.session(key)?;
-        if session.summary_by == Some(SummaryAuthor::Agent) {
-            return Ok(None);
-        }
-        let happened = |kind: ObservationKind| {
-            matches!(
-                kind,
-                ObservationKind::Prompt
-                    | ObservationKind::ToolUse
-                    | ObservationKind::ToolFailure
-                    | ObservationKind::SubagentResult
-            )
-        };
-        if session.first_prompt.is_none()
-            && !self.observations(key)?.iter().any(|o| happened(o.kind))
-        {
+        if session.summary_by == Some(SummaryAuthor::Agent) || !self.worth_a_summary(&session)? {
             return Ok(None);
         }
         let derived = self.derived_summary(&session)?;
@@ -83,6 +76,40 @@ impl Sessions<'_> {
             None => (derived, SummaryAuthor::Cairn),
         };
         self.write_summary(session, &text, author).map(Some)
+    }
+
+    /// Whether a session did something a later one could use: it used a tool (or one failed,
+    /// or a subagent reported), a memory was stored while it ran (an agent's `memory_store`, a
+    /// `*Remember*:` line), or what was asked in it runs to [`WORTH_A_SUMMARY_CHARS`]. A "Say
+    /// hello" session, or one `claude mcp list` starts, is not: its summary would be noise in
+    /// search and context.
+    fn worth_a_summary(&self, session: &Session) -> Result<bool> {
+        let observations = self.observations(&session.key)?;
+        let acted = observations.iter().any(|o| {
+            matches!(
+                o.kind,
+                ObservationKind::ToolUse
+                    | ObservationKind::ToolFailure
+                    | ObservationKind::SubagentResult
+            )
+        });
+        let asked: usize = observations
+            .iter()
+            .filter(|o| o.kind == ObservationKind::Prompt)
+            .filter_map(|o| o.input.as_deref())
+            .map(|text| text.trim().chars().count())
+            .sum::<usize>()
+            .max(
+                session
+                    .first_prompt
+                    .as_deref()
+                    .map_or(0, |p| p.trim().chars().count()),
+            );
+        if acted || asked >= WORTH_A_SUMMARY_CHARS {
+            return Ok(true);
+        }
+        let end = session.ended_at.unwrap_or(session.last_seen_at);
+        Ok(!self.memories_stored_in(session, end)?.is_empty())
     }
 
     /// Stores an agent's summary of its session; it is never replaced by a derived one.
