@@ -56,7 +56,7 @@ fn summary_topic(key: &SessionKey) -> String {
 
 impl Sessions<'_> {
     /// Writes a session's summary, unless its agent wrote one or it holds nothing a later
-    /// session could use ([`Sessions::worth_a_summary`]): the configured model's, else cairn's
+    /// session could use (see `worth_a_summary`): the configured model's, else cairn's
     /// own. Recorded on the session and as its summary memory.
     pub fn summarize_session(&self, key: &SessionKey) -> Result<Option<WriteOutcome>> {
         let session = self.session(key)?;
