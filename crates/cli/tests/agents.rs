@@ -370,18 +370,21 @@ fn store_input() -> Value {
 }
 
 #[test]
+#[ignore = "needs the pinned agent CLIs (CAIRN_AGENTS_DIR, npm install in crates/cli/tests/agents); .ci/run runs it"]
 fn claude_code_end_to_end() {
     let Some(agents) = Agents::find() else { return };
     claude::story(&agents);
 }
 
 #[test]
+#[ignore = "needs the pinned agent CLIs (CAIRN_AGENTS_DIR, npm install in crates/cli/tests/agents); .ci/run runs it"]
 fn codex_end_to_end() {
     let Some(agents) = Agents::find() else { return };
     codex::story(&agents);
 }
 
 #[test]
+#[ignore = "needs the pinned agent CLIs (CAIRN_AGENTS_DIR, npm install in crates/cli/tests/agents); .ci/run runs it"]
 fn opencode_end_to_end() {
     let Some(agents) = Agents::find() else { return };
     opencode::story(&agents);

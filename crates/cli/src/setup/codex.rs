@@ -250,14 +250,19 @@ fn set_mcp_server(config: &mut DocumentMut, target: &Target, uninstall: bool) {
 mod tests {
     use super::*;
 
+    /// Setup aimed at `home`, running an installed cairn.
+    fn target_in(home: &Path) -> Target {
+        Target {
+            home: home.to_path_buf(),
+            exe: "/usr/local/bin/cairn".into(),
+            leading_args: Vec::new(),
+        }
+    }
+
     #[test]
     fn uninstall_removes_codexs_trust_in_cairns_hooks_and_only_that() {
         let home = tempfile::tempdir().unwrap();
-        let target = Target {
-            home: home.path().to_path_buf(),
-            exe: "/usr/local/bin/cairn".into(),
-            leading_args: Vec::new(),
-        };
+        let target = target_in(home.path());
         std::fs::create_dir_all(home.path().join(".codex")).unwrap();
         for change in plan(&target, false).unwrap() {
             std::fs::write(&change.path, change.after.unwrap()).unwrap();
@@ -297,11 +302,7 @@ mod tests {
     #[test]
     fn the_mcp_server_is_passed_the_variables_that_locate_the_model() {
         let home = tempfile::tempdir().unwrap();
-        let target = Target {
-            home: home.path().to_path_buf(),
-            exe: "/usr/local/bin/cairn".into(),
-            leading_args: Vec::new(),
-        };
+        let target = target_in(home.path());
         let changes = plan(&target, false).unwrap();
         let config = changes
             .iter()
@@ -323,11 +324,7 @@ mod tests {
     #[test]
     fn hooks_count_as_trusted_once_codex_recorded_trust_in_every_one() {
         let home = tempfile::tempdir().unwrap();
-        let target = Target {
-            home: home.path().to_path_buf(),
-            exe: "/usr/local/bin/cairn".into(),
-            leading_args: Vec::new(),
-        };
+        let target = target_in(home.path());
         assert_eq!(hooks_trusted(home.path()).unwrap(), None);
         std::fs::create_dir_all(home.path().join(".codex")).unwrap();
         for change in plan(&target, false).unwrap() {

@@ -99,6 +99,10 @@ pub fn story(agents: &Agents) {
     let model_cache = std::env::var_os("HF_HUB_CACHE").filter(|cache| {
         cairn_embed::testing::model_dir_for_tests().is_some_and(|dir| dir.starts_with(cache))
     });
+    assert!(
+        model_cache.is_some() || std::env::var("CAIRN_REQUIRE_MODELS").as_deref() != Ok("1"),
+        "CAIRN_REQUIRE_MODELS=1 but the default model is not under HF_HUB_CACHE"
+    );
     let mut command = exec_command(&lab, agents, PROMPT);
     if let Some(cache) = &model_cache {
         command
