@@ -17,13 +17,19 @@
 //! their scores, read through a second connection), which gives the whole precision/recall
 //! curve the thresholds were chosen from. Without a model detection is by words alone.
 //!
+//! The pairs above are where the rules were chosen; `conflict-pairs-fresh.jsonl` was written
+//! apart and runs the same way. **Rules** (`--codemem DIR`) stores the real projects' rules
+//! of codemem's development file one by one, as an agent's writes with the model, one project
+//! per repository and then all in one: they contradict nothing, so every pending judgment
+//! they raise is noise, reported per 100 memories.
+//!
 //! **Cost** (`--overhead-size`): a store of that many synthetic memories, all in one project
 //! (the worst case: detection looks only in the memory's own scope), then writes of new
 //! synthetic memories, in alternating blocks of 50, by a service that detects and one that
 //! does not (each a long-lived process's connection); the difference of their medians is what
 //! detection adds to a write (no model: by words).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -42,8 +48,12 @@ use serde::{Deserialize, Serialize};
 use crate::corpus::Corpus;
 use crate::measure::Percentiles;
 
-/// The labelled pairs, kept in the repository.
+/// The labelled pairs, kept in the repository: the thresholds were chosen on these.
 pub const PAIRS: &str = include_str!("../data/conflict-pairs.jsonl");
+/// Pairs written apart, after the first set and before the disagreement rules were chosen,
+/// for what those rules were not tuned on: the same subject with other values, with the
+/// other polarity, and near misses that share a domain or a rule's form.
+pub const FRESH_PAIRS: &str = include_str!("../data/conflict-pairs-fresh.jsonl");
 /// Facts on other subjects every pair is detected among, one a line.
 pub const BACKGROUND: &str = include_str!("../data/conflict-background.txt");
 
@@ -62,20 +72,30 @@ impl Pair {
     }
 }
 
+/// The pairs the thresholds were chosen on.
 pub fn pairs() -> Result<Vec<Pair>> {
-    PAIRS
-        .lines()
+    pairs_of(PAIRS, "conflict-pairs.jsonl")
+}
+
+/// The pairs written apart.
+pub fn fresh_pairs() -> Result<Vec<Pair>> {
+    pairs_of(FRESH_PAIRS, "conflict-pairs-fresh.jsonl")
+}
+
+fn pairs_of(text: &str, file: &str) -> Result<Vec<Pair>> {
+    text.lines()
         .filter(|l| !l.trim().is_empty())
         .enumerate()
         .map(|(n, line)| {
-            serde_json::from_str(line)
-                .with_context(|| format!("conflict-pairs.jsonl line {}", n + 1))
+            serde_json::from_str(line).with_context(|| format!("{file} line {}", n + 1))
         })
         .collect()
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct QualityReport {
+    /// Which pairs: `chosen on` (the thresholds were) or `written apart`.
+    pub set: String,
     /// `words` (no model) or `words+meaning`.
     pub detection: String,
     pub pairs: usize,
@@ -111,14 +131,20 @@ fn project() -> Scope {
 
 /// Runs the labelled pairs through a store in `dir`, with `embedder` when given.
 pub fn quality(
+    set: &str,
     pairs: &[Pair],
     embedder: Option<Arc<dyn Embedder>>,
     dir: &Path,
+    dump: &mut Vec<DumpRow>,
 ) -> Result<QualityReport> {
-    let path = dir.join(match embedder {
-        Some(_) => "conflicts-meaning.db",
-        None => "conflicts-words.db",
-    });
+    let path = dir.join(format!(
+        "conflicts-{}-{}.db",
+        set.replace(' ', "-"),
+        match embedder {
+            Some(_) => "meaning",
+            None => "words",
+        }
+    ));
     let with_model = embedder.is_some();
     let service = MemoryService::new(
         ServiceParts {
@@ -173,6 +199,27 @@ pub fn quality(
         let neighbours =
             detector.candidates(&outcome.memory, vector.as_deref(), &HashSet::new())?;
         scored.push(neighbours);
+        let reported: HashSet<MemoryId> = outcome.candidates.iter().map(|c| c.id).collect();
+        for n in floorless(&reader)
+            .neighbours(&outcome.memory, vector.as_deref(), &HashSet::new())?
+            .into_iter()
+            .take(DUMP_DEPTH)
+        {
+            dump.push(DumpRow {
+                run: format!(
+                    "{set}, {}",
+                    if with_model { "words+meaning" } else { "words" }
+                ),
+                kind: pair.kind.clone(),
+                newer: pair.newer.clone(),
+                older: n.memory.content.clone(),
+                score: n.score,
+                lexical: n.lexical,
+                semantic: n.semantic,
+                reported: reported.contains(&n.memory.id),
+                partner: n.memory.id == first.memory.id,
+            });
+        }
         service.purge(&IdRef::Full(outcome.memory.id))?;
         service.purge(&IdRef::Full(first.memory.id))?;
     }
@@ -217,6 +264,7 @@ pub fn quality(
         })
         .collect();
     Ok(QualityReport {
+        set: set.into(),
         detection: if with_model { "words+meaning" } else { "words" }.into(),
         pairs: pairs.len(),
         should_be_found: should,
@@ -245,6 +293,154 @@ pub fn quality(
             })
             .collect(),
     })
+}
+
+/// How many judgments rules that do not contradict each other raise: real projects'
+/// instruction files (codemem), stored one rule at a time as an agent would.
+#[derive(Debug, Clone, Serialize)]
+pub struct RulesReport {
+    pub file: String,
+    /// `one per repository` or `all in one project`.
+    pub stores: String,
+    pub detection: String,
+    pub memories: usize,
+    /// Pending judgments the writes recorded.
+    pub judgments: usize,
+    pub per_100_memories: f64,
+    pub write: Percentiles,
+    /// The highest-scoring judgments: (score, newer, older).
+    pub worst: Vec<(f64, String, String)>,
+}
+
+/// A scored neighbour with both texts, for `--dump`.
+#[derive(Debug, Clone, Serialize)]
+pub struct DumpRow {
+    /// Which set and detection, or which codemem store.
+    pub run: String,
+    /// The pair's kind, or `rules` for codemem's writes.
+    pub kind: String,
+    pub newer: String,
+    pub older: String,
+    pub score: f64,
+    pub lexical: f64,
+    pub semantic: Option<f64>,
+    /// Whether the write reported it.
+    pub reported: bool,
+    /// Whether it is the pair's older memory.
+    pub partner: bool,
+}
+
+/// Stores every rule of `path` (a codemem file) in order, one project per repository or all
+/// in one, each through the service as an agent's write, and counts the pending judgments.
+pub fn rules(
+    path: &Path,
+    one_project: bool,
+    embedder: Option<Arc<dyn Embedder>>,
+    dir: &Path,
+    dump: &mut Vec<DumpRow>,
+) -> Result<RulesReport> {
+    let groups = crate::locomo::sessions_texts(path)?;
+    let with_model = embedder.is_some();
+    let db = dir.join(format!(
+        "rules-{}-{}.db",
+        usize::from(one_project),
+        usize::from(with_model)
+    ));
+    let service = MemoryService::new(
+        ServiceParts {
+            embedder,
+            ..ServiceParts::new(Box::new(SqliteStore::open(&db)?))
+        },
+        &Config::default(),
+    );
+    let reader = SqliteStore::open(&db)?;
+    if with_model {
+        service.embed_pending(&mut |_| {})?;
+    }
+    let (mut memories, mut judgments) = (0, 0);
+    let mut writes = Vec::new();
+    let mut worst = Vec::new();
+    for (index, group) in groups.iter().enumerate() {
+        let name = match one_project {
+            true => "all-rules".to_string(),
+            false => format!("repository-{}", index + 1),
+        };
+        let scope = Scope::Project(ProjectName::new(&name)?);
+        for rule in group {
+            let started = Instant::now();
+            let outcome = service.store(NewMemory::new(rule, scope.clone(), Source::Cli))?;
+            writes.push(started.elapsed());
+            if outcome.status != cairn_core::WriteStatus::Created {
+                continue;
+            }
+            memories += 1;
+            judgments += outcome.candidates.len();
+            let texts: HashMap<MemoryId, String> = (&reader as &dyn Store)
+                .get(&outcome.candidates.iter().map(|c| c.id).collect::<Vec<_>>())?
+                .into_iter()
+                .map(|m| (m.id, m.content))
+                .collect();
+            for c in &outcome.candidates {
+                worst.push((c.score, rule.clone(), texts[&c.id].clone()));
+            }
+            let vector = match with_model {
+                true => reader
+                    .vectors(VectorSpace::Text, &[outcome.memory.id])?
+                    .pop()
+                    .map(|(_, v)| v),
+                false => None,
+            };
+            let reported: HashSet<MemoryId> = outcome.candidates.iter().map(|c| c.id).collect();
+            for n in floorless(&reader)
+                .neighbours(&outcome.memory, vector.as_deref(), &HashSet::new())?
+                .into_iter()
+                .take(DUMP_DEPTH)
+            {
+                dump.push(DumpRow {
+                    run: format!("codemem, {name}"),
+                    kind: "rules".into(),
+                    newer: rule.clone(),
+                    older: n.memory.content.clone(),
+                    score: n.score,
+                    lexical: n.lexical,
+                    semantic: n.semantic,
+                    reported: reported.contains(&n.memory.id),
+                    partner: false,
+                });
+            }
+        }
+    }
+    worst.sort_by(|a, b| b.0.total_cmp(&a.0));
+    worst.truncate(5);
+    Ok(RulesReport {
+        file: path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        stores: match one_project {
+            true => "all in one project",
+            false => "one per repository",
+        }
+        .into(),
+        detection: if with_model { "words+meaning" } else { "words" }.into(),
+        memories,
+        judgments,
+        per_100_memories: 100.0 * judgments as f64 / memories.max(1) as f64,
+        write: Percentiles::of(&writes),
+        worst,
+    })
+}
+
+/// Neighbours dumped per write.
+const DUMP_DEPTH: usize = 5;
+
+/// A detector that reads every neighbour, for the curve and the dump.
+fn floorless(reader: &SqliteStore) -> Detector<'_> {
+    Detector {
+        store: reader as &dyn Store,
+        now: jiff::Timestamp::now(),
+        max: 10,
+        floor: Some(0.0),
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -323,11 +519,16 @@ pub fn overhead(
     })
 }
 
-pub fn table(quality: &[QualityReport], overhead: &[OverheadReport]) -> String {
+pub fn table(
+    quality: &[QualityReport],
+    rules: &[RulesReport],
+    overhead: &[OverheadReport],
+) -> String {
     let mut out = String::new();
     for q in quality {
         out += &format!(
-            "conflict candidates, detection by {} ({} pairs, {} to be found)\n  shipped thresholds: precision {:.3}, recall {:.3} ({} true, {} false positives)\n",
+            "conflict candidates, pairs {}, detection by {} ({} pairs, {} to be found)\n  shipped thresholds: precision {:.3}, recall {:.3} ({} true, {} false positives)\n",
+            q.set,
             q.detection,
             q.pairs,
             q.should_be_found,
@@ -348,6 +549,22 @@ pub fn table(quality: &[QualityReport], overhead: &[OverheadReport]) -> String {
             q.write.p50_ms, q.write.p95_ms
         );
     }
+    for r in rules {
+        out += &format!(
+            "judgments raised by rules that do not contradict ({}, {}, detection by {})\n  {} memories, {} pending judgments: {:.1} per 100 memories; write p50 {:.2} ms\n",
+            r.file,
+            r.stores,
+            r.detection,
+            r.memories,
+            r.judgments,
+            r.per_100_memories,
+            r.write.p50_ms
+        );
+        for (score, newer, older) in &r.worst {
+            out += &format!("  {score:.2}  {} | {}\n", clip(newer), clip(older));
+        }
+        out += "\n";
+    }
     for o in overhead {
         out += &format!(
             "write overhead at {} memories in one project ({} writes each way, no model)\n  with detection    p50 {:.3} ms  p95 {:.3} ms\n  without           p50 {:.3} ms  p95 {:.3} ms\n  extra p50 {:.3} ms; {:.2} candidates per write\n",
@@ -362,4 +579,11 @@ pub fn table(quality: &[QualityReport], overhead: &[OverheadReport]) -> String {
         );
     }
     out
+}
+
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
 }

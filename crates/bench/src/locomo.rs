@@ -179,6 +179,39 @@ pub fn texts(path: &Path) -> Result<(Vec<String>, Vec<String>)> {
     Ok((turns_out, questions))
 }
 
+/// The turns' texts (without the speaker) of a LoCoMo-format file, one list per session of
+/// each sample, in order: codemem's repositories, each one project's rules.
+pub fn sessions_texts(path: &Path) -> Result<Vec<Vec<String>>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let samples: Vec<Value> =
+        serde_json::from_str(&text).context("not a LoCoMo JSON file (a list of samples)")?;
+    let mut groups = Vec::new();
+    for sample in &samples {
+        let conversation = sample
+            .get("conversation")
+            .and_then(Value::as_object)
+            .context("a sample has no conversation")?;
+        for (key, session) in conversation {
+            if !key
+                .strip_prefix("session_")
+                .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
+            {
+                continue;
+            }
+            let texts = session
+                .as_array()
+                .context("a session is not a list")?
+                .iter()
+                .filter_map(|turn| turn.get("text").and_then(Value::as_str))
+                .map(str::to_string)
+                .collect();
+            groups.push(texts);
+        }
+    }
+    Ok(groups)
+}
+
 /// How deep each mode's ranking is written by `--dump`.
 pub const DUMP_DEPTH: usize = 50;
 

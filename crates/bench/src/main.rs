@@ -247,6 +247,13 @@ enum Command {
         /// Writes timed each way for the overhead.
         #[arg(long, default_value_t = 300)]
         writes: usize,
+        /// codemem's folder: count the judgments its rules raise, one store per repository
+        /// and all in one project.
+        #[arg(long)]
+        codemem: Option<PathBuf>,
+        /// Write every write's best neighbours with both texts here (JSON lines).
+        #[arg(long)]
+        dump: Option<PathBuf>,
         #[arg(long, default_value_t = 42)]
         seed: u64,
         #[arg(long)]
@@ -926,15 +933,58 @@ fn main() -> Result<()> {
             model,
             overhead_size,
             writes,
+            codemem,
+            dump,
             seed,
             workdir,
             json,
         } => {
             let scratch = scratch_dir(workdir, "cairn-bench-conflicts-")?;
-            let pairs = conflicts::pairs()?;
-            let mut quality = vec![conflicts::quality(&pairs, None, scratch.path())?];
-            if let Some(embedder) = model.embedder()? {
-                quality.push(conflicts::quality(&pairs, Some(embedder), scratch.path())?);
+            let mut rows = Vec::new();
+            let embedder = model.embedder()?;
+            let mut quality = Vec::new();
+            for (set, pairs) in [
+                ("chosen on", conflicts::pairs()?),
+                ("written apart", conflicts::fresh_pairs()?),
+            ] {
+                quality.push(conflicts::quality(
+                    set,
+                    &pairs,
+                    None,
+                    scratch.path(),
+                    &mut rows,
+                )?);
+                if let Some(embedder) = &embedder {
+                    quality.push(conflicts::quality(
+                        set,
+                        &pairs,
+                        Some(embedder.clone()),
+                        scratch.path(),
+                        &mut rows,
+                    )?);
+                }
+            }
+            let mut rules = Vec::new();
+            if let Some(dir) = &codemem {
+                let file = dir.join("codemem-projects-dev.json");
+                for one_project in [false, true] {
+                    rules.push(conflicts::rules(
+                        &file,
+                        one_project,
+                        embedder.clone(),
+                        scratch.path(),
+                        &mut rows,
+                    )?);
+                }
+            }
+            if let Some(path) = &dump {
+                let mut out = String::new();
+                for row in &rows {
+                    out += &serde_json::to_string(row)?;
+                    out.push('\n');
+                }
+                std::fs::write(path, out)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
             }
             let mut overhead = Vec::new();
             if overhead_size > 0 {
@@ -951,11 +1001,12 @@ fn main() -> Result<()> {
                     "{}",
                     serde_json::to_string_pretty(&serde_json::json!({
                         "quality": quality,
+                        "rules": rules,
                         "overhead": overhead,
                     }))?
                 );
             } else {
-                print!("{}", conflicts::table(&quality, &overhead));
+                print!("{}", conflicts::table(&quality, &rules, &overhead));
             }
         }
         Command::Cranfield {

@@ -236,7 +236,7 @@ pub enum ConflictsCommand {
     Compare(ConflictCompareArgs),
     /// Walk a project for pairs of memories never checked (a dry run unless --apply).
     #[command(
-        after_help = "Examples:\n  cairn conflicts scan                    # what would be recorded, nothing written\n  cairn conflicts scan --apply --max-insert 50\n\nUseful after an import, or for memories written before conflict detection existed."
+        after_help = "Examples:\n  cairn conflicts scan --dry-run          # how many pairs, and which, nothing written\n  cairn conflicts scan --apply --max-insert 50\n\nUseful after an import, or for memories written before conflict detection existed."
     )]
     Scan(ConflictScanArgs),
 }
@@ -419,6 +419,9 @@ pub struct ConflictScanArgs {
     /// Record a pending judgment for each pair found.
     #[arg(long)]
     pub apply: bool,
+    /// Count and list the pairs, write nothing (what happens without --apply).
+    #[arg(long, conflicts_with = "apply")]
+    pub dry_run: bool,
     /// The most judgments recorded.
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub max_insert: usize,

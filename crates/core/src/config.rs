@@ -177,6 +177,9 @@ pub struct ConflictsConfig {
     pub detect: bool,
     /// The most candidates one write reports (and records as pending judgments).
     pub max_candidates: usize,
+    /// Days a pending judgment marks both memories "contested" in search results; older ones
+    /// are still listed by `cairn conflicts list` but stop annotating (0: never annotate).
+    pub annotate_pending_days: u32,
 }
 
 impl Default for ConflictsConfig {
@@ -184,6 +187,7 @@ impl Default for ConflictsConfig {
         ConflictsConfig {
             detect: true,
             max_candidates: 3,
+            annotate_pending_days: 14,
         }
     }
 }

@@ -170,6 +170,7 @@ impl MemoryService {
             self.embedder.as_deref(),
             &self.clock,
         )
+        .annotating_pending_for(self.config.conflicts.annotate_pending_days)
     }
 
     fn embedding_ops(&self) -> Embeddings<'_> {

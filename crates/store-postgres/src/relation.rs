@@ -80,6 +80,7 @@ fn views(client: &mut impl Sql, condition: &str, params: &Params) -> Result<Vec<
                 relation: relation_from_row(row)?,
                 source_title: title(9)?,
                 target_title: title(12)?,
+                reason: None,
             })
         })
         .collect()

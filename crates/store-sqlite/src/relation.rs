@@ -82,6 +82,7 @@ fn view_from_row(row: &Row<'_>) -> rusqlite::Result<RelationView> {
         relation: relation_from_row(row)?,
         source_title: title(9)?,
         target_title: title(12)?,
+        reason: None,
     })
 }
 

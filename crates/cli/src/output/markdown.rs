@@ -21,11 +21,12 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
                 for c in &outcome.candidates {
                     let _ = writeln!(
                         out,
-                        "- `{}` {} (score {:.2}, judgment `{}`)",
+                        "- `{}` {} (score {:.2}, judgment `{}`): {}",
                         c.id.handle(),
                         c.title,
                         c.score,
-                        c.judgment_id
+                        c.judgment_id,
+                        c.reason
                     );
                 }
                 out.push('\n');

@@ -50,6 +50,17 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
             }
         }
         View::Scan(report) => {
+            let _ = writeln!(
+                out,
+                "{} memories scanned, {} pair{} never checked; {}",
+                report.memories,
+                report.pairs.len(),
+                if report.pairs.len() == 1 { "" } else { "s" },
+                match report.applied {
+                    true => format!("{} pending judgments recorded", report.recorded),
+                    false => "nothing written (--apply records them)".to_string(),
+                }
+            );
             for pair in &report.pairs {
                 let _ = writeln!(
                     out,
@@ -63,18 +74,10 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
                         .map(|id| format!("  (judgment {})", id.handle()))
                         .unwrap_or_default()
                 );
-            }
-            let _ = writeln!(
-                out,
-                "{} memories scanned, {} pair{} never checked; {}",
-                report.memories,
-                report.pairs.len(),
-                if report.pairs.len() == 1 { "" } else { "s" },
-                match report.applied {
-                    true => format!("{} pending judgments recorded", report.recorded),
-                    false => "nothing written (--apply records them)".to_string(),
+                if !pair.reason.is_empty() {
+                    let _ = writeln!(out, "      {}", pair.reason);
                 }
-            );
+            }
         }
         _ => unreachable!("not a relation view"),
     }
@@ -141,6 +144,9 @@ fn detail(out: &mut String, view: &RelationView, tz: &TimeZone) {
             "  found  {}, score {score:.2}",
             local_time(r.created_at, tz)
         );
+    }
+    if let Some(reason) = &view.reason {
+        let _ = writeln!(out, "  why    {reason}");
     }
     if let Some(verdict) = &r.verdict {
         let _ = writeln!(out, "verdict: {}", verdict_line(verdict, tz));

@@ -93,6 +93,7 @@ fn superseding() -> RelationView {
         },
         source_title: Some("Package manager".into()),
         target_title: Some("Prefers tabs over spaces".into()),
+        reason: Some("both speak of indentation; the newer says something changed".into()),
     }
 }
 
@@ -103,6 +104,7 @@ fn pending() -> RelationView {
     view.relation.verdict = None;
     view.relation.history = Vec::new();
     view.target_title = None;
+    view.reason = None;
     view
 }
 
@@ -144,6 +146,7 @@ fn write_outcomes() {
         title: "Prefers tabs over spaces".into(),
         category: Category::Preference,
         score: 0.625,
+        reason: "both speak of indentation; one negates what the other states (tabs)".into(),
     });
     insta::assert_snapshot!("write_created_with_candidates", all(View::Write(&flagged)));
     let outcome = WriteOutcome::new(WriteStatus::Created, decision());
@@ -406,6 +409,7 @@ fn relations() {
             target: preference().id,
             target_title: "Prefers tabs over spaces".into(),
             score: 0.5,
+            reason: "both speak of package, manager; values differ (pnpm against npm)".into(),
             judgment_id: None,
         }],
         recorded: 0,

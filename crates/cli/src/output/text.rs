@@ -616,6 +616,9 @@ fn candidates(out: &mut String, outcome: &cairn_core::WriteOutcome) {
                 c.judgment_id.handle()
             ),
         );
+        if !c.reason.is_empty() {
+            line(out, &format!("      {}", c.reason));
+        }
     }
 }
 

@@ -88,6 +88,12 @@ fn a_write_reports_candidates_and_conflicts_commands_settle_them() {
         shown.contains("verdict: supersedes by user dana"),
         "{shown}"
     );
+    // The judgment says why it was asked: the subject and what differs.
+    assert!(
+        shown.contains("  why    both speak of event, postgresql, store")
+            && shown.contains("the newer says something changed"),
+        "{shown}"
+    );
 }
 
 #[test]
@@ -180,6 +186,16 @@ fn a_scan_finds_pairs_written_before_detection_and_records_them_only_with_apply(
     let dry = s.ok_json(&["conflicts", "scan"]);
     assert_eq!(dry["pairs"].as_array().unwrap().len(), 1, "{dry}");
     assert_eq!(dry["recorded"], 0);
+    let counted = s.ok(&["conflicts", "scan", "--dry-run"]).stdout;
+    assert!(
+        counted.starts_with("2 memories scanned, 1 pair never checked; nothing written"),
+        "{counted}"
+    );
+    assert_eq!(
+        s.run(&["conflicts", "scan", "--dry-run", "--apply"]).code,
+        2,
+        "--dry-run and --apply together are refused"
+    );
     assert!(
         s.ok_json(&["conflicts", "list"])["conflicts"]
             .as_array()

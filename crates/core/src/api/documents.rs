@@ -216,13 +216,14 @@ pub fn compact_write(outcome: &WriteOutcome) -> serde_json::Value {
     answer
 }
 
-/// The answer to a search, in the compact form: each hit with its fused score.
+/// The answer to a search, in the compact form: each hit with its fused score and, when it
+/// has relations, one short line of them (`relations`).
 pub fn compact_search(results: &SearchResults) -> serde_json::Value {
     let hit = |hit: &SearchHit| {
         let mut value = serde_json::to_value(CompactMemory::of(&hit.memory)).expect("serialises");
         value["score"] = serde_json::json!((hit.score * 10_000.0).round() / 10_000.0);
-        if !hit.annotations.is_empty() {
-            value["annotations"] = serde_json::json!(hit.annotations);
+        if let Some(line) = crate::relation::one_line(&hit.annotations) {
+            value["relations"] = serde_json::json!(line);
         }
         if !hit.images.is_empty() {
             value["images"] = serde_json::json!(hit.images);

@@ -434,6 +434,9 @@ pub struct ConflictCandidate {
     pub category: Category,
     /// How alike the two memories are, 0–1 (see `relation::candidates`).
     pub score: f64,
+    /// Why it may be contradicted: the subject both speak of and what differs (see
+    /// `relation::disagreement`).
+    pub reason: String,
 }
 
 #[cfg(test)]

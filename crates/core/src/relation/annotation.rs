@@ -11,7 +11,9 @@
 //! `<title>` is the other memory's headline, or `deleted` once it is gone or hidden. A pending
 //! judgment reads `contested by` on both of its memories; `related`, `compatible`, `scoped` and
 //! `not_conflict` verdicts add no line. A memory's lines come in that order (supersedes,
-//! superseded_by, conflicts, contested), then by the other memory's handle.
+//! superseded_by, conflicts, contested), then by the other memory's handle. A pending
+//! judgment annotates for `conflicts.annotate_pending_days` after it was found (the search
+//! pipeline leaves older ones out); answers that must stay small carry [`one_line`].
 
 use std::collections::HashMap;
 use std::fmt;
@@ -97,6 +99,36 @@ pub fn annotations(
     lines
 }
 
+/// A memory's annotations as one short line, for answers that must stay small (MCP): the
+/// other memories by handle only, grouped by kind — `supersedes #a; contested by #b, #c
+/// (pending)`. `None` without annotations.
+pub fn one_line(annotations: &[Annotation]) -> Option<String> {
+    let mut parts = Vec::new();
+    for kind in [
+        AnnotationKind::Supersedes,
+        AnnotationKind::SupersededBy,
+        AnnotationKind::Conflicts,
+        AnnotationKind::Contested,
+    ] {
+        let handles: Vec<String> = annotations
+            .iter()
+            .filter(|a| a.kind == kind)
+            .map(|a| format!("#{}", a.other.handle()))
+            .collect();
+        if handles.is_empty() {
+            continue;
+        }
+        let handles = handles.join(", ");
+        parts.push(match kind {
+            AnnotationKind::Supersedes => format!("supersedes {handles}"),
+            AnnotationKind::SupersededBy => format!("superseded by {handles}"),
+            AnnotationKind::Conflicts => format!("conflicts with {handles}"),
+            AnnotationKind::Contested => format!("contested by {handles} (pending)"),
+        });
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
 /// The visible memories that supersede `id`, from its relations.
 pub fn successors(id: &MemoryId, relations: &[RelationView]) -> Vec<MemoryId> {
     relations
@@ -108,4 +140,39 @@ pub fn successors(id: &MemoryId, relations: &[RelationView]) -> Vec<MemoryId> {
         })
         .map(|v| v.relation.source)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_groups_the_other_memories_by_kind() {
+        let line = |kind, other| Annotation {
+            kind,
+            other,
+            other_title: Some("a title that stays out".into()),
+        };
+        let (a, b, c) = (
+            MemoryId::generate(),
+            MemoryId::generate(),
+            MemoryId::generate(),
+        );
+        let found = one_line(&[
+            line(AnnotationKind::Supersedes, a),
+            line(AnnotationKind::Contested, b),
+            line(AnnotationKind::Contested, c),
+        ])
+        .unwrap();
+        assert_eq!(
+            found,
+            format!(
+                "supersedes #{}; contested by #{}, #{} (pending)",
+                a.handle(),
+                b.handle(),
+                c.handle()
+            )
+        );
+        assert_eq!(one_line(&[]), None);
+    }
 }

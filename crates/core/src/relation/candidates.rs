@@ -35,12 +35,15 @@ use jiff::Timestamp;
 
 use crate::embedding::{VectorSpace, dot};
 use crate::error::Result;
+use crate::files::UnitLocation;
 use crate::id::MemoryId;
 use crate::memory::normalise::same_content;
 use crate::memory::{Memory, MemoryFilter};
 use crate::query::stopwords::is_stop_word;
 use crate::query::{Match, word_spans};
+use crate::relation::disagreement::{Disagreement, Reading, disagreement, stem};
 use crate::scope::ScopeFilter;
+use crate::session::SUMMARY_TAG;
 use crate::store::Store;
 
 /// Full-text neighbours scored per write.
@@ -58,8 +61,12 @@ pub const LEXICAL_WINDOW: usize = 2_000;
 pub const MIN_SCORE: f64 = 0.32;
 /// The lowest score of a candidate found by words alone (no model).
 pub const MIN_SCORE_LEXICAL: f64 = 0.25;
-/// A candidate scores at least this share of the best neighbour's score.
-pub const NEAR_TIE: f64 = 0.95;
+/// A memory that only says something changed is a candidate of neighbours scoring at least
+/// this share of the floor (its words may differ from what it replaces)…
+pub const CHANGE_FLOOR_SHARE: f64 = 0.8;
+/// …and of those scoring at least this share of the best such neighbour: a revision usually
+/// revises one fact.
+pub const NEAR_TIE: f64 = 0.85;
 
 /// A stored memory that looks like the one written, and how much.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,6 +77,8 @@ pub struct Neighbour {
     pub lexical: f64,
     /// The cosine of the two vectors, when both have one.
     pub semantic: Option<f64>,
+    /// How it disagrees with the memory written (set on candidates).
+    pub disagreement: Option<Disagreement>,
 }
 
 /// Finds candidates over one store at one moment.
@@ -84,9 +93,12 @@ pub struct Detector<'a> {
 }
 
 impl Detector<'_> {
-    /// The candidates of `memory` (stored or about to be), best first: visible memories of its
-    /// scope other than itself, the ids in `skip` and duplicates of it. `vector` is its
-    /// embedding in the text space, when it has one.
+    /// The candidates of `memory` (stored or about to be), best first: the [`neighbours`]
+    /// that disagree with it (`relation::disagreement`) and reach the floor — or, when the
+    /// memory only says something changed, [`CHANGE_FLOOR_SHARE`] of it, and then only near
+    /// ties ([`NEAR_TIE`]) of the best such neighbour.
+    ///
+    /// [`neighbours`]: Detector::neighbours
     pub fn candidates(
         &self,
         memory: &Memory,
@@ -96,6 +108,43 @@ impl Detector<'_> {
         if self.max == 0 {
             return Ok(Vec::new());
         }
+        let floor = self.floor.unwrap_or(match vector {
+            Some(_) => MIN_SCORE,
+            None => MIN_SCORE_LEXICAL,
+        });
+        let mine = Reading::of(memory.title.as_deref(), &memory.content);
+        let mut best_change: Option<f64> = None;
+        let mut candidates = Vec::new();
+        for mut neighbour in self.neighbours(memory, vector, skip)? {
+            if neighbour.score < CHANGE_FLOOR_SHARE * floor || candidates.len() == self.max {
+                break;
+            }
+            let theirs = Reading::of(neighbour.memory.title.as_deref(), &neighbour.memory.content);
+            let Some(found) = disagreement(&mine, &theirs, neighbour.score >= floor) else {
+                continue;
+            };
+            if found.is_change_only() {
+                let best = *best_change.get_or_insert(neighbour.score);
+                if neighbour.score < NEAR_TIE * best {
+                    continue;
+                }
+            }
+            neighbour.disagreement = Some(found);
+            candidates.push(neighbour);
+        }
+        Ok(candidates)
+    }
+
+    /// Every neighbour of `memory` found by words or by meaning, scored, best first: visible
+    /// memories of its scope that can conflict with it ([`can_conflict`]) other than itself,
+    /// the ids in `skip` and duplicates of it. `vector` is its embedding in the text space,
+    /// when it has one.
+    pub fn neighbours(
+        &self,
+        memory: &Memory,
+        vector: Option<&[f32]>,
+        skip: &HashSet<MemoryId>,
+    ) -> Result<Vec<Neighbour>> {
         let filter = MemoryFilter::in_scope(ScopeFilter::only(&memory.scope));
         let words = significant_words(memory.title.as_deref(), &memory.content);
         let mut found: Vec<MemoryId> = Vec::new();
@@ -129,6 +178,13 @@ impl Detector<'_> {
         if found.is_empty() {
             return Ok(Vec::new());
         }
+        let raw: HashSet<MemoryId> = self
+            .store
+            .locations_of(&found)?
+            .into_iter()
+            .filter(UnitLocation::is_raw)
+            .map(|location| location.id)
+            .collect();
         let vectors: HashMap<MemoryId, Vec<f32>> = match vector {
             Some(_) => self
                 .store
@@ -142,6 +198,7 @@ impl Detector<'_> {
             .store
             .get(&found)?
             .into_iter()
+            .filter(|other| !raw.contains(&other.id) && can_conflict(other))
             .filter(|other| !same_content(&other.content, &memory.content))
             .map(|other| {
                 let theirs = stems_of(other.title.as_deref(), &other.content);
@@ -156,23 +213,25 @@ impl Detector<'_> {
                     score,
                     lexical,
                     semantic,
+                    disagreement: None,
                 }
             })
             .collect();
-        let floor = self.floor.unwrap_or(match vector {
-            Some(_) => MIN_SCORE,
-            None => MIN_SCORE_LEXICAL,
-        });
         neighbours.sort_by(|a, b| {
             b.score
                 .total_cmp(&a.score)
                 .then_with(|| b.memory.updated_at.cmp(&a.memory.updated_at))
         });
-        let best = neighbours.first().map_or(0.0, |n| n.score);
-        neighbours.retain(|n| n.score >= floor && n.score >= NEAR_TIE * best);
-        neighbours.truncate(self.max);
         Ok(neighbours)
     }
+}
+
+/// Whether a memory states something a later write could contradict: not a session's
+/// summary (a record of what happened, which a later decision does not make wrong). RAW text
+/// of a markdown file is read-only and follows its file; the detector leaves it out by its
+/// location.
+pub fn can_conflict(memory: &Memory) -> bool {
+    !memory.tags.iter().any(|tag| tag.as_str() == SUMMARY_TAG)
 }
 
 impl Detector<'_> {
@@ -213,23 +272,6 @@ fn stems(words: &[String]) -> HashSet<String> {
     words.iter().map(|w| stem(w)).collect()
 }
 
-/// A light English stem, enough to let `deploys`/`deployed`/`deploying` meet `deploy`.
-fn stem(word: &str) -> String {
-    let n = word.chars().count();
-    for (suffix, min, replacement) in [
-        ("ies", 5, "y"),
-        ("ing", 6, ""),
-        ("ed", 5, ""),
-        ("es", 5, ""),
-        ("s", 4, ""),
-    ] {
-        if n >= min && word.ends_with(suffix) && !word.ends_with("ss") {
-            return format!("{}{replacement}", &word[..word.len() - suffix.len()]);
-        }
-    }
-    word.to_string()
-}
-
 /// The Dice coefficient of two sets: 2·|A∩B| / (|A|+|B|).
 fn dice(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
     if a.is_empty() || b.is_empty() {
@@ -252,16 +294,6 @@ mod tests {
             ),
             vec!["event", "store", "postgresql", "database"]
         );
-    }
-
-    #[test]
-    fn stems_let_inflections_meet() {
-        assert_eq!(stem("deploys"), "deploy");
-        assert_eq!(stem("deploying"), "deploy");
-        assert_eq!(stem("deployed"), "deploy");
-        assert_eq!(stem("libraries"), "library");
-        assert_eq!(stem("class"), "class");
-        assert_eq!(stem("is"), "is");
     }
 
     #[test]

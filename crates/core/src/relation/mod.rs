@@ -8,8 +8,11 @@
 //!   `compatible`, `scoped`, `conflicts_with`, `supersedes`, `not_conflict`) with reason,
 //!   evidence, confidence and the [`Actor`] who said so; a new verdict keeps the old one in
 //!   the relation's history;
-//! - [`candidates`]: which memories a write may contradict, refine or replace — by words and
-//!   by meaning, in the memory's own scope;
+//! - [`candidates`]: which memories a write may contradict, refine or replace — neighbours
+//!   found by words and by meaning in the memory's own scope, of those that can conflict;
+//! - [`disagreement`]: which of them it disagrees with, and how (a change, a flipped
+//!   polarity, other values for the same subject, a refinement) — the decision, from the two
+//!   texts alone;
 //! - [`operations`]: [`Relations`] — writes that record one pending relation per candidate,
 //!   `judge`, `compare`, `list`, `show`, `stats`, `scan`;
 //! - [`annotation`]: the lines a search result carries (`supersedes: #id (title)` …);
@@ -22,12 +25,14 @@
 
 pub mod annotation;
 pub mod candidates;
+pub mod disagreement;
 pub mod model;
 pub mod operations;
 pub mod store;
 
-pub use annotation::{Annotation, AnnotationKind, annotations, successors};
+pub use annotation::{Annotation, AnnotationKind, annotations, one_line, successors};
 pub use candidates::{Detector, Neighbour};
+pub use disagreement::{Disagreement, Signal};
 pub use model::{Actor, ActorKind, Relation, RelationKind, RelationStatus, Verdict};
 pub use operations::{
     CompareStatus, Compared, Detection, NewVerdict, Relations, ScanReport, ScannedPair,

@@ -27,6 +27,7 @@ use crate::memory::{
 };
 use crate::redact::redact;
 use crate::relation::candidates::{Detector, Neighbour};
+use crate::relation::disagreement::{Reading, disagreement};
 use crate::relation::model::{Actor, Relation, RelationKind, Verdict};
 use crate::relation::store::{RelationFilter, RelationStats, RelationView};
 use crate::scope::{Scope, ScopeFilter};
@@ -85,6 +86,8 @@ pub struct ScannedPair {
     pub target: MemoryId,
     pub target_title: String,
     pub score: f64,
+    /// How the newer disagrees with the older.
+    pub reason: String,
     /// The pending judgment recorded for it (`--apply`).
     pub judgment_id: Option<RelationId>,
 }
@@ -380,10 +383,23 @@ impl<'a> Relations<'a> {
             })
     }
 
-    /// One judgment with both memories' headlines.
+    /// One judgment with both memories' headlines and, while both are there, how they
+    /// disagree.
     pub fn show(&self, reference: &RelationRef) -> Result<RelationView> {
         let id = self.resolve(reference)?;
-        self.view(&id, self.now())
+        let mut view = self.view(&id, self.now())?;
+        let (source, target) = (view.relation.source, view.relation.target);
+        let memories = self.store().get(&[source, target])?;
+        let reading = |id: MemoryId| {
+            memories
+                .iter()
+                .find(|m| m.id == id)
+                .map(|m| Reading::of(m.title.as_deref(), &m.content))
+        };
+        if let (Some(newer), Some(older)) = (reading(source), reading(target)) {
+            view.reason = disagreement(&newer, &older, true).map(|d| d.describe());
+        }
+        Ok(view)
     }
 
     /// Relations under the filter, the most recently changed first.
@@ -453,6 +469,11 @@ impl<'a> Relations<'a> {
                         target: older.id,
                         target_title: older.headline().to_string(),
                         score: neighbour.score,
+                        reason: neighbour
+                            .disagreement
+                            .as_ref()
+                            .map(|d| d.describe())
+                            .unwrap_or_default(),
                         judgment_id: None,
                     });
                 }
@@ -502,6 +523,11 @@ fn candidate(relation: &Relation, neighbour: &Neighbour) -> ConflictCandidate {
         title: neighbour.memory.headline().to_string(),
         category: neighbour.memory.category,
         score: (neighbour.score * 10_000.0).round() / 10_000.0,
+        reason: neighbour
+            .disagreement
+            .as_ref()
+            .map(|d| d.describe())
+            .unwrap_or_default(),
     }
 }
 

@@ -23,6 +23,11 @@ pub struct RelationView {
     pub relation: Relation,
     pub source_title: Option<String>,
     pub target_title: Option<String>,
+    /// How the newer memory disagrees with the older (the subject both speak of and what
+    /// differs), read from their current text when one judgment is shown; `None` in listings
+    /// and when the texts show no disagreement (a pair related by hand).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl RelationView {

@@ -42,6 +42,8 @@ pub struct Searcher<'a> {
     embedder: Option<&'a dyn Embedder>,
     clock: &'a Clock,
     fusion: Fusion,
+    /// How long a pending judgment annotates its memories (`conflicts.annotate_pending_days`).
+    pending_annotates: jiff::SignedDuration,
 }
 
 impl<'a> Searcher<'a> {
@@ -57,7 +59,14 @@ impl<'a> Searcher<'a> {
             embedder,
             clock,
             fusion: Fusion::default(),
+            pending_annotates: jiff::SignedDuration::from_hours(24 * 14),
         }
+    }
+
+    /// Pending judgments annotate their memories for `days` after they were found (0: never).
+    pub fn annotating_pending_for(mut self, days: u32) -> Self {
+        self.pending_annotates = jiff::SignedDuration::from_hours(24 * i64::from(days));
+        self
     }
 
     /// The mode a search runs in: the one asked for, else hybrid when a model is present and
@@ -255,7 +264,8 @@ impl<'a> Searcher<'a> {
                 .cmp(&b.near_spelling_only())
                 .then_with(|| b.score.total_cmp(&a.score))
         });
-        let hits = annotate(self.store, hits, now)?;
+        let pending_since = now - self.pending_annotates;
+        let hits = annotate(self.store, hits, now, pending_since)?;
         let hits = hits
             .into_iter()
             .skip(request.offset)
@@ -303,9 +313,16 @@ impl<'a> Searcher<'a> {
 /// Gives every hit its annotations (one read for all of them) and moves each superseded hit
 /// to just below its successor when both were found: a superseded memory never ranks above the
 /// memory that replaced it, and it is never dropped.
-fn annotate(store: &dyn Store, hits: Vec<SearchHit>, now: Timestamp) -> Result<Vec<SearchHit>> {
+/// A pending judgment found before `pending_since` no longer annotates.
+fn annotate(
+    store: &dyn Store,
+    hits: Vec<SearchHit>,
+    now: Timestamp,
+    pending_since: Timestamp,
+) -> Result<Vec<SearchHit>> {
     let ids: Vec<MemoryId> = hits.iter().map(|h| h.memory.id).collect();
-    let relations = store.relations_of(&ids, now)?;
+    let mut relations = store.relations_of(&ids, now)?;
+    relations.retain(|v| v.relation.verdict.is_some() || v.relation.created_at > pending_since);
     if relations.is_empty() {
         return Ok(hits);
     }

@@ -38,7 +38,7 @@ fn full_store(h: &Harness) {
     h.service.store(topic).unwrap();
     h.add("prefers tabs", &["style"]);
     // A pending judgment, settled: a relation with a verdict and one earlier verdict.
-    let spaces = h.add("prefers spaces in python", &["style"]);
+    let spaces = h.add("prefers spaces now, in python", &["style"]);
     let judgment = relation_of(h, &spaces);
     for relation in [RelationKind::Related, RelationKind::Scoped] {
         h.service

@@ -122,6 +122,7 @@ macro_rules! store_behaviour_suite {
             reflection_can_be_turned_off_and_skips_deleted_or_read_only_slots,
             pinned_slots_lead_the_context_within_its_budget,
             a_write_reports_candidates_and_records_pending_judgments,
+            only_memories_that_disagree_become_candidates,
             detection_honours_its_settings,
             verdicts_settle_judgments_keep_history_and_refuse_bad_input,
             compare_is_idempotent_per_actor_and_refuses_cross_project_pairs,

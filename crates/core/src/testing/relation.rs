@@ -102,6 +102,70 @@ pub fn a_write_reports_candidates_and_records_pending_judgments(factory: StoreFa
     assert_eq!(all_relations(&h).len(), 1);
 }
 
+/// A project's rules that share a domain, a verb or a form raise nothing; a changed fact, a
+/// flipped rule and other values for the same subject do, each with the reason; a session's
+/// summary is never a candidate, however alike.
+pub fn only_memories_that_disagree_become_candidates(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let acme = || project("acme");
+    for rule in [
+        "Use type instead of interface",
+        "Never use default exports - use named exports",
+        "Use @emotion/styled for styling components",
+        "Unit tests: `tests/unit` (no network calls allowed)",
+    ] {
+        write(&h, rule, acme());
+    }
+    for rule in [
+        "Use optional chaining (?.) instead of &&",
+        "Never use direct CSS classes or Tailwind",
+        "Prefix styled components with 'Styled'",
+        "Integration tests: `tests/integration` (network calls allowed)",
+    ] {
+        let outcome = write(&h, rule, acme());
+        assert!(
+            outcome.candidates.is_empty(),
+            "{rule}: {:?}",
+            outcome.candidates
+        );
+    }
+    assert!(all_relations(&h).is_empty());
+
+    let squash = write(&h, "Always squash-merge pull requests", acme()).memory;
+    let never = write(&h, "Never squash pull requests; keep every commit", acme());
+    assert_eq!(never.candidates.len(), 1, "{:?}", never.candidates);
+    assert_eq!(never.candidates[0].id, squash.id);
+    assert!(
+        never.candidates[0]
+            .reason
+            .contains("negates what the other states (squash)"),
+        "{}",
+        never.candidates[0].reason
+    );
+    let timeout = write(&h, "Session cookies expire after 30 minutes", acme()).memory;
+    let longer = write(&h, "Session cookies expire after 8 hours", acme());
+    assert_eq!(longer.candidates.len(), 1, "{:?}", longer.candidates);
+    assert_eq!(longer.candidates[0].id, timeout.id);
+    assert!(
+        longer.candidates[0].reason.contains(
+            "both speak of after, cookies, expire, session; values differ (8 against 30)"
+        ),
+        "{}",
+        longer.candidates[0].reason
+    );
+
+    // A summary that mentions the event store is not what a decision about it contradicts.
+    let mut summary = NewMemory::new(
+        "Session summary: moved the event store to PostgreSQL and tuned its replication",
+        acme(),
+        Source::Hook,
+    );
+    summary.tags = vec![crate::session::SUMMARY_TAG.into()];
+    h.service.store(summary).unwrap();
+    let decision = write(&h, "The event store moved to MySQL now", acme());
+    assert!(decision.candidates.is_empty(), "{:?}", decision.candidates);
+}
+
 pub fn detection_honours_its_settings(factory: StoreFactory) {
     let mut config = Config::default();
     config.conflicts.max_candidates = 1;
@@ -326,6 +390,12 @@ pub fn search_results_carry_annotations_and_superseded_memories_rank_below_succe
         pending[1].1,
         vec![format!("conflict: contested by #{o} (pending)")]
     );
+    // A judgment left pending past `conflicts.annotate_pending_days` (14) stops marking its
+    // memories, and is still listed.
+    h.clock.advance(jiff::Span::new().hours(24 * 14 + 1));
+    let stale = search(&h, "event store");
+    assert!(stale.iter().all(|(_, lines)| lines.is_empty()), "{stale:?}");
+    assert_eq!(all_relations(&h).len(), 1);
 
     h.service
         .judge(
