@@ -236,8 +236,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Conflict candidates: precision and recall over the labelled pairs (with and without the
-    /// model), and what detection adds to a write in a large project.
+    /// Conflict candidates: precision and recall over the labelled pairs (those the rules were
+    /// chosen on and those written apart; with and without the model), the judgments real
+    /// projects' rules raise (--codemem), and what detection adds to a write in a large project.
     Conflicts {
         #[command(flatten)]
         model: ModelArgs,

@@ -261,7 +261,7 @@ fn cranfield_lexical_search_scores_like_standard_bm25() {
 /// a write reports only pairs that disagree, so at most one in ten compatible or unrelated
 /// pairs is reported, by words alone and with the model, on the pairs the rules were chosen
 /// on and on those written apart; with the model most contradictions (three in four of the
-/// first set, half of the second) are found. Before candidates had to disagree, 15 of 25
+/// first set, two in three of the second: 36 of 45 and 15 of 20 measured) are found. Before candidates had to disagree, 15 of 25
 /// compatible pairs and 6 of 25 unrelated ones were reported with the model.
 #[test]
 fn conflict_candidates_meet_their_bar_on_the_labelled_pairs() {
@@ -287,7 +287,7 @@ fn conflict_candidates_meet_their_bar_on_the_labelled_pairs() {
         reports.push(quality(set, labelled, None, dir.path(), &mut Vec::new()).unwrap());
         if let Some(model) = model() {
             let meaning = quality(set, labelled, Some(model), dir.path(), &mut Vec::new()).unwrap();
-            let least = if set == "chosen on" { 0.7 } else { 0.5 };
+            let least = if set == "chosen on" { 0.75 } else { 0.65 };
             assert!(
                 contradictions(&meaning) >= least,
                 "{set}, with the model: {:?}",

@@ -52,6 +52,7 @@ pub const EXTENDS_COVER: f64 = 0.9;
 const CHANGE_WORDS: &[&str] = &[
     "anymore",
     "decommissioned",
+    "ended",
     "migrated",
     "moved",
     "now",
@@ -74,9 +75,13 @@ const NEGATIONS: &[&str] = &[
 ];
 /// Words a rule's form is made of, never its subject.
 const RULE_WORDS: &[&str] = &[
-    "add", "all", "always", "code", "every", "file", "files", "instead", "make", "must", "need",
-    "needs", "new", "only", "prefer", "prefers", "run", "runs", "sure", "use", "used", "uses",
-    "using",
+    "add", "all", "always", "any", "code", "each", "every", "file", "files", "instead", "make",
+    "may", "must", "need", "needs", "new", "only", "per", "prefer", "prefers", "run", "runs",
+    "sure", "up", "use", "used", "uses", "using",
+];
+/// Numbers written as words, which are values like digits.
+const NUMBER_WORDS: &[&str] = &[
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve",
 ];
 
 static PASSIVE_CHANGE: LazyLock<Regex> = LazyLock::new(|| {
@@ -92,6 +97,10 @@ static HEAD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*[*`]*([^:\n]{2,60}?)[*`]*\s*(?::[*`]*\s|\s--?\s|\s[–—]\s)")
         .expect("a valid pattern")
 });
+static REPLACED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:instead of|rather than|replaced|replacing|replaces)\s+(\S+)")
+        .expect("a valid pattern")
+});
 static CODE_SPAN: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"`[^`]*`|\w+\(\)").expect("a valid pattern"));
 
@@ -105,6 +114,8 @@ pub struct Reading {
     values: Vec<Value>,
     head: Option<HashSet<String>>,
     change: bool,
+    /// The stems of values it says were replaced ("Biome instead of ESLint").
+    replaced: HashSet<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -133,6 +144,12 @@ impl Reading {
                 .captures(content)
                 .map(|c| significant_stems(c.get(1).map_or("", |m| m.as_str()))),
             change: says_changed(&plain.to_lowercase()),
+            replaced: REPLACED
+                .captures_iter(&plain)
+                .filter_map(|c| c.get(1))
+                .flat_map(|m| values(m.as_str()))
+                .flat_map(|v| v.stems)
+                .collect(),
         }
     }
 }
@@ -219,7 +236,7 @@ pub fn disagreement(newer: &Reading, older: &Reading, alike: bool) -> Option<Dis
         .map(|w| stem(w))
         .collect();
     let mut signals = Vec::new();
-    if newer.change {
+    if newer.change || newer.replaced.iter().any(|s| b.contains(s)) {
         signals.push(Signal::Change);
     }
     let mut found = Disagreement {
@@ -383,7 +400,8 @@ fn values(text: &str) -> Vec<Value> {
         let starts_sentence = at == 0 || tokens[at - 1].ends_with(['.', ':']);
         let capital = core.chars().skip(1).any(char::is_uppercase)
             || (first.is_uppercase() && !starts_sentence);
-        if !(code || digit || capital) {
+        let number = NUMBER_WORDS.contains(&core.to_lowercase().as_str());
+        if !(code || digit || capital || number) {
             continue;
         }
         let stems: Vec<String> = lower_words(core)
@@ -414,8 +432,8 @@ fn says_changed(lowered: &str) -> bool {
         .any(|m| !CONDITION.is_match(&lowered[..m.start()]))
 }
 
-/// A light English stem, enough to let `deploys`/`deployed`/`deploying` meet `deploy` and
-/// `running` meet `run`.
+/// A light English stem, enough to let `deploys`/`deployed`/`deploying` meet `deploy`,
+/// `running` meet `run` and `cached` meet `cache`.
 pub fn stem(word: &str) -> String {
     let n = word.chars().count();
     for (suffix, min, replacement) in [
@@ -437,7 +455,13 @@ pub fn stem(word: &str) -> String {
             return stemmed;
         }
     }
-    word.to_string()
+    // `cache`/`cached`, `rebase`/`rebased`: the final e goes where -ed and -ing took it.
+    match word.strip_suffix('e') {
+        Some(stemmed) if n >= 5 && !stemmed.ends_with(['e', 'i', 'o', 'u', 'a']) => {
+            stemmed.to_string()
+        }
+        _ => word.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -479,6 +503,21 @@ mod tests {
                 "The monorepo is built with Bazel"
             )
             .contains(&Signal::Change)
+        );
+        // Naming what a value replaced says so too, when the older memory holds that value.
+        assert!(
+            signals(
+                "We lint JavaScript with Biome instead of ESLint",
+                "The linter is ESLint with the Airbnb config"
+            )
+            .contains(&Signal::Change)
+        );
+        assert_eq!(
+            between(
+                "Use type instead of interface",
+                "Regenerate code when interface definitions change"
+            ),
+            None
         );
         // A condition states no change, and code is not prose.
         assert!(
@@ -585,6 +624,9 @@ mod tests {
         assert_eq!(stem("deployed"), "deploy");
         assert_eq!(stem("libraries"), "library");
         assert_eq!(stem("running"), "run");
+        assert_eq!(stem("cache"), stem("cached"));
+        assert_eq!(stem("rebase"), stem("rebased"));
+        assert_eq!(stem("free"), "free");
         assert_eq!(stem("class"), "class");
         assert_eq!(stem("is"), "is");
     }
