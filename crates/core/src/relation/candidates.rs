@@ -18,16 +18,21 @@
 //! then scores every neighbour found either way on both measures: `lexical`, the Dice overlap
 //! of the two memories' significant words (lightly stemmed), and `semantic`, the cosine of the
 //! two vectors. The score is the larger of the two (alike by meaning or by words, whichever
-//! says more; the lexical overlap alone without a model). A neighbour is a candidate when its
-//! score reaches the floor ([`MIN_SCORE`], or [`MIN_SCORE_LEXICAL`] by words alone) and is a
-//! near tie of the best neighbour's ([`NEAR_TIE`]): a write usually revises one fact, and a
-//! neighbour clearly less alike than the best is background sharing a subject word with it.
-//! Best first, at most the configured number. Duplicates (the same normalised content) are not
-//! candidates: the write path already answered them.
+//! says more; the lexical overlap alone without a model). Session summaries and the RAW text of
+//! markdown files are never neighbours ([`can_conflict`]), nor are duplicates (the same
+//! normalised content: the write path already answered them).
 //!
-//! The score, the near-tie ratio and both floors were chosen once, on the labelled pairs in
-//! `crates/bench/data/conflict-pairs.jsonl` (`cairn-bench conflicts` prints precision and
-//! recall with and without a model, and the curve over the floor).
+//! Looking alike only finds and ranks: a neighbour is a candidate when the pair *disagrees*
+//! (`relation::disagreement`) and its score reaches the floor ([`MIN_SCORE`], or
+//! [`MIN_SCORE_LEXICAL`] by words alone). A memory that only says something changed may
+//! replace a fact worded otherwise, so its neighbours count down to [`CHANGE_FLOOR_SHARE`] of
+//! the floor, but only near ties of the best of them ([`NEAR_TIE`]): a write usually revises
+//! one fact. Best first, at most the configured number.
+//!
+//! The floors and ratios were chosen once, on the labelled pairs in
+//! `crates/bench/data/conflict-pairs.jsonl` and codemem's development rules (`cairn-bench
+//! conflicts` prints precision and recall with and without a model, the curve over the floor
+//! and the judgments real rules raise).
 
 use std::collections::{HashMap, HashSet};
 
