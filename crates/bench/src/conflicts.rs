@@ -146,19 +146,7 @@ pub fn quality(
         }
     ));
     let with_model = embedder.is_some();
-    let service = MemoryService::new(
-        ServiceParts {
-            embedder,
-            ..ServiceParts::new(Box::new(SqliteStore::open(&path)?))
-        },
-        &Config::default(),
-    );
-    // A second connection reads the neighbours with no floor, as the service committed them.
-    let reader = SqliteStore::open(&path)?;
-    if with_model {
-        // Records the model, so every write below embeds itself (as a warm server's would).
-        service.embed_pending(&mut |_| {})?;
-    }
+    let (service, reader) = service_and_reader(&path, embedder)?;
     for fact in BACKGROUND.lines().filter(|l| !l.trim().is_empty()) {
         service.store(NewMemory::new(fact, project(), Source::Cli))?;
     }
@@ -182,44 +170,22 @@ pub fn quality(
             );
         }
         reported.push(outcome.candidates.iter().map(|c| c.id).collect());
-        let vector = match with_model {
-            true => reader
-                .vectors(VectorSpace::Text, &[outcome.memory.id])?
-                .pop()
-                .map(|(_, v)| v),
-            false => None,
-        };
-        let detector = Detector {
-            store: &reader as &dyn Store,
-            now: jiff::Timestamp::now(),
-            // Deeper than a write reports, for the dump; the curve keeps a write's best few.
-            max: 10,
-            floor: Some(0.0),
-        };
+        let vector = stored_vector(&reader, outcome.memory.id, with_model)?;
+        // The curve keeps a write's best few of these.
         let neighbours =
-            detector.candidates(&outcome.memory, vector.as_deref(), &HashSet::new())?;
+            floorless(&reader).candidates(&outcome.memory, vector.as_deref(), &HashSet::new())?;
         scored.push(neighbours);
-        let reported: HashSet<MemoryId> = outcome.candidates.iter().map(|c| c.id).collect();
-        for n in floorless(&reader)
-            .neighbours(&outcome.memory, vector.as_deref(), &HashSet::new())?
-            .into_iter()
-            .take(DUMP_DEPTH)
-        {
-            dump.push(DumpRow {
-                run: format!(
-                    "{set}, {}",
-                    if with_model { "words+meaning" } else { "words" }
-                ),
-                kind: pair.kind.clone(),
-                newer: pair.newer.clone(),
-                older: n.memory.content.clone(),
-                score: n.score,
-                lexical: n.lexical,
-                semantic: n.semantic,
-                reported: reported.contains(&n.memory.id),
-                partner: n.memory.id == first.memory.id,
-            });
-        }
+        let run = format!(
+            "{set}, {}",
+            if with_model { "words+meaning" } else { "words" }
+        );
+        dump.extend(dumped(
+            &reader,
+            &outcome,
+            vector.as_deref(),
+            (&run, &pair.kind),
+            Some(first.memory.id),
+        )?);
         service.purge(&IdRef::Full(outcome.memory.id))?;
         service.purge(&IdRef::Full(first.memory.id))?;
     }
@@ -346,17 +312,7 @@ pub fn rules(
         usize::from(one_project),
         usize::from(with_model)
     ));
-    let service = MemoryService::new(
-        ServiceParts {
-            embedder,
-            ..ServiceParts::new(Box::new(SqliteStore::open(&db)?))
-        },
-        &Config::default(),
-    );
-    let reader = SqliteStore::open(&db)?;
-    if with_model {
-        service.embed_pending(&mut |_| {})?;
-    }
+    let (service, reader) = service_and_reader(&db, embedder)?;
     let (mut memories, mut judgments) = (0, 0);
     let mut writes = Vec::new();
     let mut worst = Vec::new();
@@ -383,31 +339,14 @@ pub fn rules(
             for c in &outcome.candidates {
                 worst.push((c.score, rule.clone(), texts[&c.id].clone()));
             }
-            let vector = match with_model {
-                true => reader
-                    .vectors(VectorSpace::Text, &[outcome.memory.id])?
-                    .pop()
-                    .map(|(_, v)| v),
-                false => None,
-            };
-            let reported: HashSet<MemoryId> = outcome.candidates.iter().map(|c| c.id).collect();
-            for n in floorless(&reader)
-                .neighbours(&outcome.memory, vector.as_deref(), &HashSet::new())?
-                .into_iter()
-                .take(DUMP_DEPTH)
-            {
-                dump.push(DumpRow {
-                    run: format!("codemem, {name}"),
-                    kind: "rules".into(),
-                    newer: rule.clone(),
-                    older: n.memory.content.clone(),
-                    score: n.score,
-                    lexical: n.lexical,
-                    semantic: n.semantic,
-                    reported: reported.contains(&n.memory.id),
-                    partner: false,
-                });
-            }
+            let vector = stored_vector(&reader, outcome.memory.id, with_model)?;
+            dump.extend(dumped(
+                &reader,
+                &outcome,
+                vector.as_deref(),
+                (&format!("codemem, {name}"), "rules"),
+                None,
+            )?);
         }
     }
     worst.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -428,6 +367,67 @@ pub fn rules(
         write: Percentiles::of(&writes),
         worst,
     })
+}
+
+/// A service writing to `path` and a second connection reading what it committed. With
+/// `embedder` the model is recorded first, so every write embeds itself (as a warm server's
+/// would).
+fn service_and_reader(
+    path: &Path,
+    embedder: Option<Arc<dyn Embedder>>,
+) -> Result<(MemoryService, SqliteStore)> {
+    let with_model = embedder.is_some();
+    let service = MemoryService::new(
+        ServiceParts {
+            embedder,
+            ..ServiceParts::new(Box::new(SqliteStore::open(path)?))
+        },
+        &Config::default(),
+    );
+    let reader = SqliteStore::open(path)?;
+    if with_model {
+        service.embed_pending(&mut |_| {})?;
+    }
+    Ok((service, reader))
+}
+
+/// The text vector a written memory was stored with, when a model is in use.
+fn stored_vector(reader: &SqliteStore, id: MemoryId, with_model: bool) -> Result<Option<Vec<f32>>> {
+    if !with_model {
+        return Ok(None);
+    }
+    Ok(reader
+        .vectors(VectorSpace::Text, &[id])?
+        .pop()
+        .map(|(_, v)| v))
+}
+
+/// The best neighbours of a written memory with both texts, for `--dump`: `(run, kind)`
+/// label them; `partner` is the pair's older memory, if any.
+fn dumped(
+    reader: &SqliteStore,
+    outcome: &cairn_core::WriteOutcome,
+    vector: Option<&[f32]>,
+    (run, kind): (&str, &str),
+    partner: Option<MemoryId>,
+) -> Result<Vec<DumpRow>> {
+    let reported: HashSet<MemoryId> = outcome.candidates.iter().map(|c| c.id).collect();
+    Ok(floorless(reader)
+        .neighbours(&outcome.memory, vector, &HashSet::new())?
+        .into_iter()
+        .take(DUMP_DEPTH)
+        .map(|n| DumpRow {
+            run: run.to_string(),
+            kind: kind.to_string(),
+            newer: outcome.memory.content.clone(),
+            older: n.memory.content.clone(),
+            score: n.score,
+            lexical: n.lexical,
+            semantic: n.semantic,
+            reported: reported.contains(&n.memory.id),
+            partner: Some(n.memory.id) == partner,
+        })
+        .collect())
 }
 
 /// Neighbours dumped per write.
