@@ -138,6 +138,9 @@ pub struct SessionsConfig {
     pub max_output_chars: usize,
     /// Store `*Remember*: …` facts from the agent's last message when a turn stops.
     pub extract_on_stop: bool,
+    /// Days a session's summary memory is kept; it then expires like any memory with an expiry
+    /// (hidden from every read, deleted by `prune`). 0: kept until deleted.
+    pub summary_retention_days: u32,
 }
 
 impl Default for SessionsConfig {
@@ -147,6 +150,7 @@ impl Default for SessionsConfig {
             max_input_chars: 2_000,
             max_output_chars: 2_000,
             extract_on_stop: true,
+            summary_retention_days: 90,
         }
     }
 }

@@ -6,7 +6,8 @@
 //! 1. **relevant now** — memories that search finds for what the session is about (its first
 //!    prompt or a query, and the names of the files in play);
 //! 2. **important decisions and preferences** (importance 4 or 5);
-//! 3. **recent sessions** — the latest summaries of this project's sessions;
+//! 3. **recent sessions** — the latest summaries of this project's sessions (a summary is
+//!    offered here only, never as relevant or recent);
 //! 4. the other decisions and preferences, then the **most recently updated** memories.
 //!
 //! Each memory appears once, in the first place that offers it. Packing is greedy in that order:
@@ -34,6 +35,7 @@ use crate::search::pipeline::Searcher;
 use crate::search::{FuzzyMode, SearchRequest};
 use crate::session::model::SessionKey;
 use crate::session::recording::Sessions;
+use crate::session::summary::is_summary;
 use crate::slot::operations::Slots;
 use crate::tokens;
 
@@ -246,8 +248,10 @@ impl<'a> ContextBuilder<'a> {
         }
         let mut seen = HashSet::new();
         let mut candidates = Vec::new();
+        // A session's summary is offered only among the recent sessions, after what agents and
+        // people wrote.
         let mut offer = |memory: Memory, section: Section| {
-            if seen.insert(memory.id) {
+            if (section == Section::Sessions || !is_summary(&memory)) && seen.insert(memory.id) {
                 candidates.push((memory, section));
             }
         };

@@ -48,7 +48,7 @@ use crate::query::stopwords::is_stop_word;
 use crate::query::{Match, word_spans};
 use crate::relation::disagreement::{Disagreement, Reading, disagreement, stem};
 use crate::scope::ScopeFilter;
-use crate::session::SUMMARY_TAG;
+use crate::session::is_summary;
 use crate::store::Store;
 
 /// Full-text neighbours scored per write.
@@ -236,7 +236,7 @@ impl Detector<'_> {
 /// of a markdown file is read-only and follows its file; the detector leaves it out by its
 /// location.
 pub fn can_conflict(memory: &Memory) -> bool {
-    !memory.tags.iter().any(|tag| tag.as_str() == SUMMARY_TAG)
+    !is_summary(memory)
 }
 
 impl Detector<'_> {

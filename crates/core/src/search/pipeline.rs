@@ -33,6 +33,7 @@ use crate::search::{
     Boosts, FuzzyMode, SearchHit, SearchMode, SearchRequest, SearchResults, Signal, SignalInput,
     SignalKind, SignalRanking,
 };
+use crate::session::{SUMMARY_TAG, is_summary};
 use crate::store::Store;
 
 /// Search over one store, with the settings and the model (when one is installed) it runs with.
@@ -242,6 +243,12 @@ impl<'a> Searcher<'a> {
                 ScopeFilter::ProjectAndGlobal(project) => Some(project),
                 _ => None,
             });
+        let summaries_asked = request
+            .filter
+            .tags_all
+            .iter()
+            .chain(&request.filter.tags_any)
+            .any(|tag| tag.as_str() == SUMMARY_TAG);
         let mut hits: Vec<SearchHit> = fused
             .into_iter()
             .filter_map(|fused| {
@@ -259,9 +266,13 @@ impl<'a> Searcher<'a> {
             })
             .collect();
         // A memory found only by a near-spelling ranks below any found by a word or by meaning.
+        // Hits found only by near spelling come last, and session summaries after what agents
+        // and people wrote, unless the search asks for summaries.
+        let summary_last = |hit: &SearchHit| !summaries_asked && is_summary(&hit.memory);
         hits.sort_by(|a, b| {
             a.near_spelling_only()
                 .cmp(&b.near_spelling_only())
+                .then_with(|| summary_last(a).cmp(&summary_last(b)))
                 .then_with(|| b.score.total_cmp(&a.score))
         });
         let pending_since = now - self.pending_annotates;

@@ -26,4 +26,4 @@ pub use model::{
 };
 pub use recording::{RecordReport, Sessions, clip};
 pub use store::{SessionStore, SessionTx};
-pub use summary::{AgentSummary, SUMMARY_TAG};
+pub use summary::{AgentSummary, SUMMARY_TAG, is_summary};

@@ -29,6 +29,12 @@ use crate::tag::Tag;
 /// The tag every session summary memory carries.
 pub const SUMMARY_TAG: &str = "session-summary";
 
+/// Whether a memory is a session's summary (it carries [`SUMMARY_TAG`]): a record of what
+/// happened, which ranks below what an agent or person wrote and never conflicts.
+pub fn is_summary(memory: &Memory) -> bool {
+    memory.tags.iter().any(|tag| tag.as_str() == SUMMARY_TAG)
+}
+
 /// How many characters of prompts a session without tool use or stored memories needs before
 /// its summary is worth keeping: about two sentences — a question or a task stated, not a
 /// greeting ("Say hello", "thanks").
@@ -218,6 +224,10 @@ impl Sessions<'_> {
             new.source = Source::Mcp;
         }
         let now = self.now_ts();
+        if self.config.summary_retention_days > 0 {
+            let days = i64::from(self.config.summary_retention_days);
+            new.expires_at = Some(now + jiff::SignedDuration::from_hours(24 * days));
+        }
         let candidate = self.memories.candidate(new, now)?;
         session.summary = Some(candidate.content.clone());
         session.summary_by = Some(author);

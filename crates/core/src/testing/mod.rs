@@ -106,6 +106,7 @@ macro_rules! store_behaviour_suite {
             lexical_ranking_over_a_window_considers_only_the_newest_matches,
             a_rarer_word_outweighs_a_common_one_in_a_large_store,
             events_record_a_session_its_observations_and_a_summary,
+            summaries_rank_below_written_memories_and_expire,
             a_replayed_event_is_recorded_once,
             observations_are_redacted_truncated_searchable_and_expire,
             remember_lines_become_memories_when_a_turn_stops,

@@ -129,6 +129,62 @@ pub fn events_record_a_session_its_observations_and_a_summary(factory: StoreFact
     assert_eq!(found[0].content, summary);
 }
 
+/// A session's summary ranks below what an agent wrote about the same thing, unless the
+/// search asks for summaries; context shows it only among the recent sessions; it expires after
+/// `sessions.summary_retention_days` (90).
+pub fn summaries_rank_below_written_memories_and_expire(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    record_session(&h, "s1");
+    let written = h
+        .service
+        .store(NewMemory::new(
+            "The flaky login test fails because the session cache is shared",
+            project("acme"),
+            Source::Mcp,
+        ))
+        .unwrap()
+        .memory;
+    let summary = h.service.session(&key("s1")).unwrap();
+    assert!(summary.summary.is_some());
+
+    let found = h.search("flaky login test", crate::memory::MemoryFilter::default());
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(found[0].id, written.id, "the written memory comes first");
+    let asked = h.search(
+        "flaky login test",
+        crate::memory::MemoryFilter {
+            tags_all: vec![crate::tag::Tag::new(SUMMARY_TAG).unwrap()],
+            ..Default::default()
+        },
+    );
+    assert_eq!(asked.len(), 1);
+    let request = |query: &str| ContextRequest {
+        project: Some(acme()),
+        query: Some(query.into()),
+        budget: 2_000,
+        ..Default::default()
+    };
+    let context = h.service.context(&request("flaky login test")).unwrap();
+    let sections: Vec<(crate::id::MemoryId, Section)> =
+        context.items.iter().map(|i| (i.id, i.section)).collect();
+    assert!(
+        sections.contains(&(written.id, Section::Relevant)),
+        "{sections:?}"
+    );
+    assert!(
+        sections.contains(&(asked[0].id, Section::Sessions)),
+        "{sections:?}"
+    );
+    assert_eq!(
+        asked[0].expires_at,
+        Some(asked[0].created_at + Span::new().hours(24 * 90))
+    );
+
+    h.clock.advance(Span::new().hours(24 * 90 + 1));
+    let later = h.search("flaky login test", crate::memory::MemoryFilter::default());
+    assert_eq!(later.iter().map(|m| m.id).collect::<Vec<_>>(), [written.id]);
+}
+
 pub fn a_replayed_event_is_recorded_once(factory: StoreFactory) {
     let h = Harness::new(factory);
     let prompt = event(
