@@ -1,8 +1,11 @@
 // cairn for OpenCode: records this session through `cairn hook opencode <event>` and merges
 // cairn's memory protocol, and what cairn knows about the project, into the system prompt that
-// OpenCode already sends (never as a second system message). Before a compaction, cairn's
-// context joins the compaction prompt. Text inside <private>…</private> is stripped before
-// anything leaves OpenCode. Installed, and removed, by `cairn setup opencode`.
+// OpenCode already sends (never as a second system message; never into OpenCode's own side
+// requests: titles, summaries, compaction). Before a compaction, cairn's context joins the
+// compaction prompt. Every session this process saw is ended when OpenCode disposes of its
+// instance or exits (so it is summarised), or when it is deleted. Text inside
+// <private>…</private> is stripped before anything leaves OpenCode. Installed, and removed, by
+// `cairn setup opencode`.
 import type { Plugin } from "@opencode-ai/plugin"
 
 const CAIRN = "__CAIRN_EXE__"
@@ -13,6 +16,17 @@ const stripPrivate = (text: string): string =>
   text.replace(/<private>[\s\S]*?(?:<\/private>|$)/gi, "[REDACTED]")
 
 type Part = { type: string; text?: string }
+
+// The openings of the system prompts of OpenCode's own side requests, which are not the
+// conversation and get nothing from cairn.
+const SIDE_REQUESTS = [
+  "You are a title generator",
+  "You are a helpful AI assistant tasked with summarizing conversations",
+  "Summarize what was done in this conversation",
+]
+
+const isSideRequest = (system: ReadonlyArray<string>): boolean =>
+  SIDE_REQUESTS.some((opening) => (system[0] ?? "").includes(opening))
 
 const textOf = (parts: ReadonlyArray<Part>): string =>
   parts
@@ -32,6 +46,8 @@ const toolResult = (output: unknown): { text: string; failed: boolean } => {
 
 export const CairnPlugin: Plugin = async ({ client, directory }) => {
   const contexts = new Map<string, string>()
+  // Sessions seen and not yet ended.
+  const open = new Set<string>()
 
   // Runs the hook and returns what it printed; never throws, so OpenCode never stops on cairn.
   const hook = async (event: string, payload: Record<string, unknown>): Promise<string> => {
@@ -49,6 +65,29 @@ export const CairnPlugin: Plugin = async ({ client, directory }) => {
     }
   }
 
+  // Ends every open session: when OpenCode disposes of this instance, and (synchronously, as
+  // nothing async runs then) when the process exits.
+  const endAll = async () => {
+    for (const sessionID of [...open]) {
+      open.delete(sessionID)
+      await hook("session.ended", { sessionID })
+    }
+  }
+  process.on("exit", () => {
+    for (const sessionID of open) {
+      try {
+        Bun.spawnSync([CAIRN, ...CAIRN_ARGS, "hook", "opencode", "session.ended"], {
+          stdin: new TextEncoder().encode(JSON.stringify({ directory, sessionID })),
+          stdout: "ignore",
+          stderr: "ignore",
+        })
+      } catch {
+        // Never stop OpenCode on cairn.
+      }
+    }
+    open.clear()
+  })
+
   const lastAssistantText = async (sessionID: string): Promise<string | undefined> => {
     try {
       const messages = await client.session.messages({ path: { id: sessionID } })
@@ -64,6 +103,7 @@ export const CairnPlugin: Plugin = async ({ client, directory }) => {
       switch (event.type) {
         case "session.created": {
           const sessionID = event.properties.info.id
+          open.add(sessionID)
           const context = await hook("session.created", { sessionID })
           if (context.trim()) contexts.set(sessionID, context)
           break
@@ -81,7 +121,11 @@ export const CairnPlugin: Plugin = async ({ client, directory }) => {
           break
         }
         case "session.deleted":
+          open.delete(event.properties.info.id)
           await hook("session.deleted", { sessionID: event.properties.info.id })
+          break
+        case "server.instance.disposed":
+          await endAll()
           break
         case "session.error":
           if (event.properties.sessionID) {
@@ -94,6 +138,7 @@ export const CairnPlugin: Plugin = async ({ client, directory }) => {
       }
     },
     "chat.message": async (input, output) => {
+      open.add(input.sessionID)
       await hook("chat.message", { sessionID: input.sessionID, text: stripPrivate(textOf(output.parts)) })
     },
     "tool.execute.after": async (input, output) => {
@@ -111,6 +156,7 @@ export const CairnPlugin: Plugin = async ({ client, directory }) => {
       if (context.trim()) output.context.push(context)
     },
     "experimental.chat.system.transform": async (input, output) => {
+      if (isSideRequest(output.system)) return
       const context = input.sessionID ? (contexts.get(input.sessionID) ?? "") : ""
       const extra = [PROTOCOL, context].filter((text) => text.trim()).join("\n\n")
       if (output.system.length === 0) output.system.push(extra)

@@ -3,7 +3,8 @@
 //!
 //! cairn reaches OpenCode through its plugin, which merges the protocol and cairn's context
 //! into the system prompt OpenCode already sends: the test checks that the first turn's system
-//! message carries both. (OpenCode installs its plugin API package into its configuration
+//! message carries both, that OpenCode's title request carries neither, and that the run's
+//! session is ended and summarised when `opencode run` exits. (OpenCode installs its plugin API package into its configuration
 //! directory the first time it finds a plugin there, from the npm registry.)
 
 use std::process::Command;
@@ -83,8 +84,23 @@ pub fn story(agents: &Agents) {
     let answer = run(&lab, agents, PROMPT);
     assert!(answer.contains(super::REMEMBERED), "{answer}");
 
+    let requests = lab.model.requests();
     let turns = lab.model.turns();
     super::assert_results_reached_the_model(&turns, 0);
+    // OpenCode's own side requests (the title) carry nothing of cairn's.
+    let side: Vec<&super::model_server::Request> =
+        requests.iter().filter(|r| !r.is_turn()).collect();
+    assert!(
+        !side.is_empty(),
+        "OpenCode asked for a title: {requests:#?}"
+    );
+    for request in side {
+        assert!(
+            !request.body.to_string().contains("Memory protocol (cairn)"),
+            "a side request carries cairn's protocol: {:#}",
+            request.body
+        );
+    }
     let system: Vec<&Value> = turns[0].body["messages"]
         .as_array()
         .unwrap()
@@ -131,6 +147,15 @@ pub fn story(agents: &Agents) {
         "an MCP tool's result is recorded: {store_output}"
     );
     lab.assert_memories_kept();
+    // The run is over: its session ended and was summarised.
+    let session = &shown["session"];
+    assert!(!session["ended_at"].is_null(), "{session:#}");
+    assert!(
+        session["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("Goal:")),
+        "{session:#}"
+    );
 
     // 4. Uninstalled: the agent still runs, and cairn records nothing more.
     lab.cairn(&["setup", AGENT, "--uninstall"]);

@@ -325,6 +325,14 @@ fn codex_and_opencode_shapes_are_read_where_they_differ() {
     assert_eq!(kinds, ["prompt", "tool_use", "tool_failure", "compaction"]);
     assert_eq!(shown["observations"][1]["files"], json!(["src/config.ts"]));
     assert!(shown["session"]["ended_at"].is_string());
+
+    // A session OpenCode still held when it exited is ended by the plugin's `session.ended`.
+    let exited = json!({"sessionID": "ses_2", "directory": cwd});
+    for event in ["session.created", "chat.message", "session.ended"] {
+        assert_eq!(s.hook("opencode", event, &exited).code, 0);
+    }
+    assert_eq!(s.hook_log(), "");
+    assert!(s.session("opencode/ses_2")["session"]["ended_at"].is_string());
 }
 
 #[test]

@@ -53,6 +53,10 @@ pub fn parse(name: &str, payload: &Value) -> Result<Parsed> {
         "session.deleted" => EventKind::SessionEnd {
             reason: Some("deleted".into()),
         },
+        // The plugin ends the sessions it saw when OpenCode disposes of its instance or exits.
+        "session.ended" => EventKind::SessionEnd {
+            reason: Some("exit".into()),
+        },
         "session.error" => EventKind::Notification {
             text: text_of(payload.get("error").unwrap_or(&Value::Null)),
         },
