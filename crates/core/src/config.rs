@@ -138,6 +138,11 @@ pub struct SessionsConfig {
     pub max_output_chars: usize,
     /// Store `*Remember*: …` facts from the agent's last message when a turn stops.
     pub extract_on_stop: bool,
+    /// When a session of an agent starts, that agent's other sessions in the project that never
+    /// recorded an end and have been idle this many minutes are ended (with a note) and
+    /// summarised: an agent that was quit without its end hook (Codex's background server after
+    /// `/quit`, a killed process) leaves none open. 0: never.
+    pub close_idle_minutes: u32,
     /// Days a session's summary memory is kept; it then expires like any memory with an expiry
     /// (hidden from every read, deleted by `prune`). 0: kept until deleted.
     pub summary_retention_days: u32,
@@ -150,6 +155,7 @@ impl Default for SessionsConfig {
             max_input_chars: 2_000,
             max_output_chars: 2_000,
             extract_on_stop: true,
+            close_idle_minutes: 120,
             summary_retention_days: 90,
         }
     }

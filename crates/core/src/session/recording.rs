@@ -17,7 +17,7 @@
 
 use std::collections::BTreeSet;
 
-use jiff::Timestamp;
+use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
 use crate::config::SessionsConfig;
@@ -106,9 +106,15 @@ impl<'a> Sessions<'a> {
     /// compacted. An event already recorded (same event id) changes nothing.
     pub fn record_events(&self, events: &[AgentEvent]) -> Result<RecordReport> {
         let now = self.now_ts();
+        let stale = self.stale_sessions(events)?;
         let (mut report, summarize) = in_transaction(self.store, |tx| {
             let mut report = RecordReport::default();
             let mut summarize = Vec::new();
+            for (key, idle_since) in &stale {
+                if close_stale(tx, key, *idle_since)? {
+                    summarize.push((key.clone(), true));
+                }
+            }
             for event in events {
                 self.record_in(tx, event, now, &mut report, &mut summarize)?;
             }
@@ -124,6 +130,40 @@ impl<'a> Sessions<'a> {
             }
         }
         Ok(report)
+    }
+
+    /// For each session start among `events`: the same agent's other sessions of the project
+    /// that recorded no end and have been idle `sessions.close_idle_minutes` by then, with the
+    /// start that finds them.
+    fn stale_sessions(&self, events: &[AgentEvent]) -> Result<Vec<(SessionKey, Timestamp)>> {
+        let minutes = i64::from(self.config.close_idle_minutes);
+        let mut stale: Vec<(SessionKey, Timestamp)> = Vec::new();
+        if minutes == 0 {
+            return Ok(stale);
+        }
+        for event in events {
+            if !matches!(event.kind, EventKind::SessionStart { .. }) {
+                continue;
+            }
+            let idle_before = event.at - SignedDuration::from_mins(minutes);
+            let open = self.store.sessions(&SessionFilter {
+                project: Some(event.project.clone()),
+                agent: Some(event.session.agent.clone()),
+                id: None,
+                limit: STALE_LOOKED_AT,
+                offset: 0,
+            })?;
+            for session in open {
+                if session.ended_at.is_none()
+                    && session.key != event.session
+                    && session.last_seen_at <= idle_before
+                    && !stale.iter().any(|(key, _)| *key == session.key)
+                {
+                    stale.push((session.key, event.at));
+                }
+            }
+        }
+        Ok(stale)
     }
 
     fn record_in(
@@ -337,4 +377,41 @@ mod tests {
         assert!(clipped.starts_with("key [REDACTE"), "{clipped}");
         assert!(!clipped.contains("sk-proj"), "{clipped}");
     }
+}
+
+/// The most recent sessions of an agent in a project looked at for stale ones when a session
+/// starts.
+const STALE_LOOKED_AT: usize = 20;
+
+/// Ends a session that is still open (under the write lock: its end may have arrived since) at
+/// its last event, with a note of why; false when there was nothing to do.
+fn close_stale(tx: &mut dyn StoreTx, key: &SessionKey, found_at: Timestamp) -> Result<bool> {
+    let Some(mut session) = tx.session(key)? else {
+        return Ok(false);
+    };
+    if session.ended_at.is_some() {
+        return Ok(false);
+    }
+    session.ended_at = Some(session.last_seen_at);
+    tx.put_session(&session)?;
+    let idle = found_at.duration_since(session.last_seen_at).as_mins();
+    tx.add_observation(
+        key,
+        &Observation {
+            event_id: format!("cairn-closed-{}", found_at.as_millisecond()),
+            at: session.last_seen_at,
+            kind: ObservationKind::Notification,
+            tool: None,
+            input: Some(format!(
+                "closed by cairn: no end was recorded, and it had been idle {idle} minutes when \
+                 a later session of {} started",
+                key.agent
+            )),
+            output: None,
+            files: Vec::new(),
+            error: false,
+            importance: Importance::new(2)?,
+        },
+    )?;
+    Ok(true)
 }

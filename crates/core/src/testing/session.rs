@@ -185,6 +185,65 @@ pub fn summaries_rank_below_written_memories_and_expire(factory: StoreFactory) {
     assert_eq!(later.iter().map(|m| m.id).collect::<Vec<_>>(), [written.id]);
 }
 
+/// A session that never recorded its end (Codex's background server after `/quit`, a killed
+/// agent) is ended, with a note, and summarised when a later session of the same agent starts
+/// in the project after `sessions.close_idle_minutes` (120) of idleness; one idle for less, or
+/// another agent's, stays open.
+pub fn a_session_left_open_is_closed_by_the_next_start_after_its_idle_time(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let open = |id: &str, agent: &str| {
+        let events: Vec<AgentEvent> = [
+            EventKind::SessionStart { source: None },
+            EventKind::Prompt {
+                text: "Rename the config loader".into(),
+            },
+            tool_use(
+                "Edit",
+                "{\"file_path\":\"src/config.rs\"}",
+                "ok",
+                &["src/config.rs"],
+            ),
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(n, kind)| AgentEvent {
+            session: SessionKey::new(agent, id).unwrap(),
+            ..event(&h, id, n, kind)
+        })
+        .collect();
+        h.service.record_events(&events).unwrap();
+    };
+    open("quit", "codex");
+    open("other-agent", "claude-code");
+    h.clock.advance(Span::new().minutes(119));
+    open("recent", "codex");
+    h.clock.advance(Span::new().minutes(2));
+    open("next", "codex");
+
+    let session = |id: &str, agent: &str| {
+        h.service
+            .session(&SessionKey::new(agent, id).unwrap())
+            .unwrap()
+    };
+    let closed = session("quit", "codex");
+    assert_eq!(closed.ended_at, Some(closed.last_seen_at), "{closed:?}");
+    assert!(closed.summary.is_some(), "summarised");
+    let notes = h
+        .service
+        .observations(&SessionKey::new("codex", "quit").unwrap())
+        .unwrap();
+    assert!(
+        notes.iter().any(|o| o.kind == ObservationKind::Notification
+            && o.input.as_deref().is_some_and(|t| t.contains(
+                "closed by cairn: no end was recorded, and it had been idle 121 minutes"
+            ))),
+        "{notes:?}"
+    );
+    assert_eq!(session("recent", "codex").ended_at, None, "idle 2 minutes");
+    assert_eq!(session("other-agent", "claude-code").ended_at, None);
+    assert_eq!(session("next", "codex").ended_at, None);
+}
+
 pub fn a_replayed_event_is_recorded_once(factory: StoreFactory) {
     let h = Harness::new(factory);
     let prompt = event(
