@@ -364,21 +364,6 @@ fn clean_files(files: &[String]) -> Vec<String> {
         .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn clip_redacts_before_it_cuts_and_says_how_much_was_cut() {
-        assert_eq!(clip("  short  ", 10), "short");
-        assert_eq!(clip("abcdefghij", 4), "abcd… [6 more characters]");
-        // A secret cut in half would leak its first half: redaction comes first.
-        let clipped = clip("key sk-proj-abcdefghijklmnopqrstuvwx1234 and more", 12);
-        assert!(clipped.starts_with("key [REDACTE"), "{clipped}");
-        assert!(!clipped.contains("sk-proj"), "{clipped}");
-    }
-}
-
 /// The most recent sessions of an agent in a project looked at for stale ones when a session
 /// starts.
 const STALE_LOOKED_AT: usize = 20;
@@ -414,4 +399,19 @@ fn close_stale(tx: &mut dyn StoreTx, key: &SessionKey, found_at: Timestamp) -> R
         },
     )?;
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_redacts_before_it_cuts_and_says_how_much_was_cut() {
+        assert_eq!(clip("  short  ", 10), "short");
+        assert_eq!(clip("abcdefghij", 4), "abcd… [6 more characters]");
+        // A secret cut in half would leak its first half: redaction comes first.
+        let clipped = clip("key sk-proj-abcdefghijklmnopqrstuvwx1234 and more", 12);
+        assert!(clipped.starts_with("key [REDACTE"), "{clipped}");
+        assert!(!clipped.contains("sk-proj"), "{clipped}");
+    }
 }
