@@ -76,7 +76,7 @@ pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {
             format!("{SKILL_HEADER}{PROTOCOL}"),
             "the memory protocol skill",
             uninstall,
-            true,
+            2,
         )?,
     ])
 }

@@ -105,7 +105,7 @@ pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {
             },
             before: config_before,
             after: config_after,
-            own_directory: false,
+            empty_parents: 0,
         },
         Change {
             path: agents_path,
@@ -116,7 +116,7 @@ pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {
             },
             before: agents_before,
             after: agents_after,
-            own_directory: false,
+            empty_parents: 0,
         },
     ])
 }

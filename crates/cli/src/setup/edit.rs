@@ -52,7 +52,7 @@ impl JsonFile {
             what,
             before: self.before,
             after,
-            own_directory: false,
+            empty_parents: 0,
         }
     }
 }

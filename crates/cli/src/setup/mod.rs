@@ -10,7 +10,11 @@
 //! - **backed up**: a file that exists is copied to `<file>.cairn-backup` before it changes;
 //! - **exact uninstall**: cairn's entries are recognised by the command `cairn … hook <agent>`,
 //!   the server name `cairn` and the marked protocol block; uninstall removes those (and the
-//!   containers that only held them), and files that only cairn wrote.
+//!   containers that only held them), and files that only cairn wrote. When what is left says
+//!   the same as the backup (nothing else changed since), the backup's own bytes are written
+//!   back, so a hand-formatted file comes back as it was; uninstall leaves no backup, and the
+//!   directories that held only cairn's files (`skills/cairn-memory`, and `skills/` or
+//!   `plugin/` when that left them empty) go too.
 //!
 //! [`hooks_advice`] reads an installed setup back, for commands that find nothing recorded.
 
@@ -82,9 +86,11 @@ pub struct Change {
     /// `None` deletes the file.
     #[serde(skip)]
     pub after: Option<String>,
-    /// The file's directory is cairn's own: removed with the file when left empty.
+    /// How many of the file's directories, from its own up, are removed with it when that
+    /// leaves them empty (those setup creates for cairn's files: `skills/cairn-memory/` and
+    /// `skills/`, OpenCode's `plugin/`).
     #[serde(skip)]
-    pub own_directory: bool,
+    pub empty_parents: usize,
 }
 
 impl Change {
@@ -115,7 +121,7 @@ pub fn run(cli: &Cli, args: &SetupArgs) -> Result<Outcome> {
     let changes = plan(&target, args.agent, args.uninstall)?;
     if !args.dry_run {
         for change in &changes {
-            apply(change)?;
+            apply(change, args.uninstall)?;
         }
     }
     let notice = (!args.uninstall && !changes.is_empty())
@@ -176,24 +182,54 @@ fn notice(agent: AgentArg) -> Option<&'static str> {
 
 /// The changes that would set up (or remove) cairn for `agent` in `target`.
 pub fn plan(target: &Target, agent: AgentArg, uninstall: bool) -> Result<Vec<Change>> {
-    let changes = match agent {
+    let mut changes = match agent {
         AgentArg::ClaudeCode => claude::plan(target, uninstall)?,
         AgentArg::Codex => codex::plan(target, uninstall)?,
         AgentArg::Opencode => opencode::plan(target, uninstall)?,
     };
+    if uninstall {
+        for change in &mut changes {
+            if let Some(original) = restorable(change)? {
+                change.after = Some(original);
+            }
+        }
+    }
     Ok(changes
         .into_iter()
         .filter(|change| change.before != change.after)
         .collect())
 }
 
-/// Writes one change, backing up what it replaces.
-fn apply(change: &Change) -> Result<()> {
+/// The backup's text, when the file an uninstall leaves says the same thing (the same JSON
+/// value; for other files, the same text): the file as it was before cairn, byte for byte.
+fn restorable(change: &Change) -> Result<Option<String>> {
+    let Some(after) = &change.after else {
+        return Ok(None);
+    };
+    let Some(original) = read(&backup_path(&change.path))? else {
+        return Ok(None);
+    };
+    let same = match change.path.extension().and_then(|e| e.to_str()) {
+        Some("json") => matches!(
+            (
+                serde_json::from_str::<serde_json::Value>(after),
+                serde_json::from_str::<serde_json::Value>(&original),
+            ),
+            (Ok(a), Ok(b)) if a == b
+        ),
+        _ => *after == original,
+    };
+    Ok(same.then_some(original))
+}
+
+/// Writes one change, backing up what it replaces; an uninstall takes no backup and removes
+/// the one setup left.
+fn apply(change: &Change, uninstall: bool) -> Result<()> {
     let path = &change.path;
     // A file that is removed is cairn's own (or was created by it): only changes to files
     // that hold other things are backed up. So a backup also marks a file that existed before
     // cairn touched it.
-    if change.before.is_some() && change.after.is_some() {
+    if !uninstall && change.before.is_some() && change.after.is_some() {
         let backup = backup_path(path);
         std::fs::copy(path, &backup).with_context(|| {
             format!("cannot back up {} to {}", path.display(), backup.display())
@@ -214,12 +250,19 @@ fn apply(change: &Change) -> Result<()> {
         None => {
             std::fs::remove_file(path)
                 .with_context(|| format!("cannot remove {}", path.display()))?;
-            if change.own_directory
-                && let Some(parent) = path.parent()
-            {
-                // Fails, harmlessly, when something else is in it.
-                let _ = std::fs::remove_dir(parent);
+            // Each stops, harmlessly, at a directory something else is in.
+            for dir in path.ancestors().skip(1).take(change.empty_parents) {
+                if std::fs::remove_dir(dir).is_err() {
+                    break;
+                }
             }
+        }
+    }
+    if uninstall {
+        let backup = backup_path(path);
+        if backup.exists() {
+            std::fs::remove_file(&backup)
+                .with_context(|| format!("cannot remove {}", backup.display()))?;
         }
     }
     Ok(())
@@ -288,13 +331,13 @@ fn shell_quote(text: &str) -> String {
 }
 
 /// A file only cairn writes: created with `content` on setup, removed on uninstall (with its
-/// directory, when `own_directory` and nothing else is in it).
+/// `empty_parents` directories, from its own up, that this leaves empty).
 fn owned_file(
     path: PathBuf,
     content: String,
     what: &str,
     uninstall: bool,
-    own_directory: bool,
+    empty_parents: usize,
 ) -> Result<Change> {
     let before = read(&path)?;
     let after = if uninstall { None } else { Some(content) };
@@ -312,7 +355,7 @@ fn owned_file(
         path,
         before,
         after,
-        own_directory,
+        empty_parents,
     })
 }
 

@@ -49,7 +49,7 @@ pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {
             plugin,
             "the cairn plugin (hooks, protocol in the system prompt)",
             uninstall,
-            false,
+            1,
         )?,
     ])
 }

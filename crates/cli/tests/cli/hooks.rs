@@ -699,22 +699,42 @@ fn setup_merges_backs_up_is_idempotent_and_uninstall_restores_the_original() {
         assert_eq!(again.stdout, "", "{agent}: {}", again.stdout);
     }
     assert_eq!(snapshot(&home), installed);
-    // Uninstall leaves the original configuration.
+    // Uninstall leaves the original configuration byte for byte (the hand-formatted JSON
+    // too), no backup, and no directory setup created.
     for agent in ["claude-code", "codex", "opencode"] {
         s.ok(&["setup", agent, "--home", home_arg, "--uninstall"]);
     }
-    let after = snapshot(&home);
-    assert_eq!(after.len(), original.len(), "{after:?}");
-    for ((path, before), (same_path, now)) in original.iter().zip(&after) {
-        assert_eq!(path, same_path);
-        if path.ends_with(".json") {
-            let before: Value = serde_json::from_str(before).unwrap();
-            let now: Value = serde_json::from_str(now).unwrap();
-            assert_eq!(before, now, "{path}");
-        } else {
-            assert_eq!(before, now, "{path}");
+    assert_eq!(snapshot(&home), original);
+    let mut left = vec![home.clone()];
+    while let Some(dir) = left.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            assert!(
+                !path.to_string_lossy().ends_with(".cairn-backup"),
+                "a backup is left: {}",
+                path.display()
+            );
+            if path.is_dir() {
+                left.push(path);
+            }
         }
     }
+    for dir in [".claude/skills", ".config/opencode/plugin"] {
+        assert!(!home.join(dir).exists(), "{dir} is left");
+    }
+    // Changed since setup, a file keeps the change; cairn's entries still go.
+    for agent in ["claude-code", "opencode"] {
+        s.ok(&["setup", agent, "--home", home_arg]);
+    }
+    let mut edited: Value = serde_json::from_str(&read(".claude/settings.json")).unwrap();
+    edited["model"] = json!("sonnet");
+    write(".claude/settings.json", &edited.to_string());
+    for agent in ["claude-code", "opencode"] {
+        s.ok(&["setup", agent, "--home", home_arg, "--uninstall"]);
+    }
+    let kept: Value = serde_json::from_str(&read(".claude/settings.json")).unwrap();
+    assert_eq!(kept["model"], "sonnet");
+    assert!(!kept.to_string().contains("cairn"), "{kept}");
     // A file that does not parse is never overwritten.
     write(".claude/settings.json", "{ broken");
     let refused = s.run(&["setup", "claude-code", "--home", home_arg]);
