@@ -185,7 +185,7 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// Record an agent hook event (its JSON on stdin). `cairn setup` installs the hooks.
     #[command(
-        after_help = "Events: Claude Code and Codex: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,\nPostToolUseFailure, PreCompact, SubagentStop, Stop, SessionEnd, Notification. OpenCode (through\ncairn's plugin): session.created, chat.message, tool.execute.before, tool.execute.after,\nsession.compacting, session.compacted, session.idle, session.deleted, session.ended (when OpenCode\ndisposes of its instance or exits), session.error.\n\nAlways exits 0 and prints only what the agent should read (context at SessionStart and\nPreCompact). Failures go to logs/hooks.log beside the database; when the store is busy the\nevent waits in a spool that the next command records."
+        after_help = "Events: Claude Code and Codex: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,\nPostToolUseFailure, PermissionDenied (Claude Code: a refused call, recorded as a failure), PreCompact,\nSubagentStop, Stop, SessionEnd, Notification. OpenCode (through\ncairn's plugin): session.created, chat.message, tool.execute.before, tool.execute.after,\nsession.compacting, session.compacted, session.idle, session.deleted, session.ended (when OpenCode\ndisposes of its instance or exits), session.error.\n\nAlways exits 0 and prints only what the agent should read (context at SessionStart and\nPreCompact). Failures go to logs/hooks.log beside the database; when the store is busy the\nevent waits in a spool that the next command records."
     )]
     Hook(HookArgs),
     /// Install cairn into an agent: hooks, the MCP server and the memory protocol.

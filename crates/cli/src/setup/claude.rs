@@ -19,6 +19,7 @@ pub const EVENTS: &[&str] = &[
     "UserPromptSubmit",
     "PostToolUse",
     "PostToolUseFailure",
+    "PermissionDenied",
     "PreCompact",
     "SubagentStop",
     "Stop",

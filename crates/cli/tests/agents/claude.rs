@@ -160,6 +160,40 @@ pub fn story(agents: &Agents) {
         .count();
     assert_eq!(compactions, 1, "the compaction is recorded: {shown:#}");
 
+    // A call the permissions refuse is recorded as a failed call and counted in the summary.
+    lab.model.play(vec![
+        Step::call(
+            "Bash",
+            json!({"command": "touch denied-marker", "description": "Create a file"}),
+        ),
+        Step::say("The command was not allowed."),
+    ]);
+    let denied = run(&lab, agents, &["Create the file denied-marker"]);
+    assert_eq!(
+        denied["permission_denials"][0]["tool_name"], "Bash",
+        "{denied:#}"
+    );
+    let shown = lab.session(&json!({"agent": AGENT, "id": denied["session_id"]}));
+    let failure = shown["observations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["kind"] == "tool_failure")
+        .unwrap_or_else(|| panic!("the denial is recorded: {shown:#}"));
+    assert_eq!(failure["tool"], "Bash");
+    assert!(
+        failure["output"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("permission denied")),
+        "{failure:#}"
+    );
+    assert!(
+        shown["session"]["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("failures: 1")),
+        "{shown:#}"
+    );
+
     // 4. Uninstalled: the agent still runs, and cairn records nothing more.
     lab.cairn(&["setup", "claude-code", "--uninstall"]);
     let settings = std::fs::read_to_string(&files[0]).unwrap_or_default();

@@ -22,7 +22,8 @@ pub mod summary;
 
 pub use model::{
     AgentEvent, EventKind, HOOK_GUARD_ENV, Observation, ObservationFilter, ObservationHit,
-    ObservationKind, Session, SessionFilter, SessionKey, Summarizer, SummaryAuthor, is_shell_tool,
+    ObservationKind, RefusedCall, Session, SessionFilter, SessionKey, Summarizer, SummaryAuthor,
+    is_shell_tool,
 };
 pub use recording::{RecordReport, Sessions, clip};
 pub use store::{SessionStore, SessionTx};

@@ -220,6 +220,17 @@ pub struct AgentEvent {
     pub kind: EventKind,
 }
 
+/// A tool call the agent's permissions refused.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RefusedCall {
+    /// The agent's id of the call: the same call is recorded once however often it is read.
+    pub id: String,
+    pub tool: String,
+    pub input: String,
+    /// What the agent told the model.
+    pub reason: String,
+}
+
 /// What happened, normalised across agents.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -254,8 +265,15 @@ pub enum EventKind {
     Notification { text: String },
     /// The context is about to be compacted.
     Compaction { trigger: Option<String> },
-    /// The agent finished a turn; its last message is read for `*Remember*:` facts.
-    Stop { last_message: Option<String> },
+    /// The agent finished a turn; its last message is read for `*Remember*:` facts. `refused`
+    /// are calls the agent's permissions refused in the session that no tool hook reported
+    /// (Claude Code's headless runs), read from its transcript: each is recorded once, as a
+    /// failed call.
+    Stop {
+        last_message: Option<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        refused: Vec<RefusedCall>,
+    },
     /// The session ended.
     SessionEnd { reason: Option<String> },
 }

@@ -266,11 +266,30 @@ impl<'a> Sessions<'a> {
                     None,
                 ))
             }
-            EventKind::Stop { last_message } => {
+            EventKind::Stop {
+                last_message,
+                refused,
+            } => {
                 if limits.extract_on_stop
                     && let Some(message) = last_message
                 {
                     self.extract_in(tx, message, &session, now, report)?;
+                }
+                for call in refused {
+                    let failure = Observation {
+                        event_id: format!("refused-{}", clip(&call.id, 200)),
+                        error: true,
+                        importance: Importance::new(4)?,
+                        ..observation(
+                            ObservationKind::ToolFailure,
+                            Some(&call.tool),
+                            Some(&call.input),
+                            Some(&format!("permission denied: {}", call.reason)),
+                        )
+                    };
+                    if tx.add_observation(&session.key, &failure)? {
+                        report.observations += 1;
+                    }
                 }
                 None
             }

@@ -356,6 +356,7 @@ pub fn remember_lines_become_memories_when_a_turn_stops(factory: StoreFactory) {
             0,
             EventKind::Stop {
                 last_message: Some(message.into()),
+                refused: Vec::new(),
             },
         )])
         .unwrap();

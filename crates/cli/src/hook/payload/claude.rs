@@ -10,7 +10,7 @@ use anyhow::{Result, bail};
 use cairn_core::session::EventKind;
 use serde_json::Value;
 
-use super::{images_in, text_of, without_images};
+use super::{images_in, text_of, tool_input_text, transcript, without_images};
 
 /// What an event becomes: recorded, or knowingly ignored.
 pub enum Parsed {
@@ -53,6 +53,20 @@ pub fn parse(name: &str, payload: &Value) -> Result<Parsed> {
                 tool,
             }
         }
+        // A call a permission rule, the mode or a hook refused: a failed call, counted as one.
+        "PermissionDenied" => {
+            let tool = tool();
+            let input = input();
+            EventKind::ToolFailure {
+                input: tool_input_text(&input),
+                error: match field("reason") {
+                    Some(reason) => format!("permission denied: {reason}"),
+                    None => "permission denied".into(),
+                },
+                files: files_of(&input),
+                tool,
+            }
+        }
         "PreCompact" => EventKind::Compaction {
             trigger: field("trigger"),
         },
@@ -66,6 +80,9 @@ pub fn parse(name: &str, payload: &Value) -> Result<Parsed> {
         },
         "Stop" => EventKind::Stop {
             last_message: last_message(payload, "transcript_path"),
+            refused: transcript::tail(payload, "transcript_path")
+                .map(|tail| transcript::refused_calls(&tail))
+                .unwrap_or_default(),
         },
         "SessionEnd" => EventKind::SessionEnd {
             reason: field("reason"),
@@ -77,17 +94,6 @@ pub fn parse(name: &str, payload: &Value) -> Result<Parsed> {
         "PostCompact" | "PermissionRequest" => return Ok(Parsed::Ignored),
         other => bail!("unknown event '{other}'"),
     }))
-}
-
-/// The tool input as a person reads it: the command of a shell tool, the patch of
-/// `apply_patch`, else compact JSON.
-fn tool_input_text(input: &Value) -> String {
-    for key in ["command", "cmd", "patch", "input"] {
-        if let Some(value) = input.get(key) {
-            return text_of(value);
-        }
-    }
-    text_of(input)
 }
 
 /// Paths a tool input names: `file_path`, `path`, `notebook_path`, `filePath`, and the files of
@@ -118,35 +124,5 @@ fn last_message(payload: &Value, transcript_key: &str) -> Option<String> {
     {
         return Some(message.to_string());
     }
-    let path = payload.get(transcript_key)?.as_str()?;
-    last_assistant_text(std::path::Path::new(path))
-}
-
-/// The text of the last assistant entry of a JSON Lines transcript, reading only its tail.
-fn last_assistant_text(path: &std::path::Path) -> Option<String> {
-    use std::io::{Read, Seek, SeekFrom};
-    const TAIL: u64 = 256 * 1024;
-    // A FIFO or a device in its place would block the hook (and the agent) forever.
-    let mut file = cairn_core::input::open_regular(path).ok()?;
-    let length = file.metadata().ok()?.len();
-    file.seek(SeekFrom::Start(length.saturating_sub(TAIL)))
-        .ok()?;
-    let mut tail = String::new();
-    file.take(TAIL).read_to_string(&mut tail).ok()?;
-    tail.lines().rev().find_map(|line| {
-        let entry: Value = serde_json::from_str(line).ok()?;
-        let message = entry.get("message")?;
-        let role = message.get("role").or_else(|| entry.get("type"))?;
-        if role != "assistant" {
-            return None;
-        }
-        let text: Vec<&str> = message
-            .get("content")?
-            .as_array()?
-            .iter()
-            .filter(|part| part.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|part| part.get("text").and_then(Value::as_str))
-            .collect();
-        (!text.is_empty()).then(|| text.join("\n"))
-    })
+    transcript::last_assistant_text(&transcript::tail(payload, transcript_key)?)
 }

@@ -6,6 +6,7 @@
 
 pub mod claude;
 pub mod opencode;
+pub mod transcript;
 
 use anyhow::{Context as _, Result};
 use cairn_core::session::EventKind;
@@ -116,4 +117,15 @@ pub fn read(shape: Shape, event: &str, raw: &str) -> Result<Option<(Value, Event
         Parsed::Event(kind) => Some((payload, kind)),
         Parsed::Ignored => None,
     })
+}
+
+/// The tool input as a person reads it: the command of a shell tool, the patch of
+/// `apply_patch`, else compact JSON.
+fn tool_input_text(input: &Value) -> String {
+    for key in ["command", "cmd", "patch", "input"] {
+        if let Some(value) = input.get(key) {
+            return text_of(value);
+        }
+    }
+    text_of(input)
 }

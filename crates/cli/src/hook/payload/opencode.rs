@@ -49,6 +49,7 @@ pub fn parse(name: &str, payload: &Value) -> Result<Parsed> {
         },
         "session.idle" => EventKind::Stop {
             last_message: field("text"),
+            refused: Vec::new(),
         },
         "session.deleted" => EventKind::SessionEnd {
             reason: Some("deleted".into()),
