@@ -203,6 +203,19 @@ impl<'a> Sessions<'a> {
                 error: false,
                 importance: Importance::default(),
             };
+        // A failed call matters more than one that worked.
+        let failure = |tool: &str, input: &str, error: &str| -> Result<Observation> {
+            Ok(Observation {
+                error: true,
+                importance: Importance::new(4)?,
+                ..observation(
+                    ObservationKind::ToolFailure,
+                    Some(tool),
+                    Some(input),
+                    Some(error),
+                )
+            })
+        };
         let recorded = match &event.kind {
             EventKind::SessionStart { .. } => {
                 // A resumed session is open again.
@@ -238,14 +251,7 @@ impl<'a> Sessions<'a> {
                 files,
             } => Some(Observation {
                 files: clean_files(files),
-                error: true,
-                importance: Importance::new(4)?,
-                ..observation(
-                    ObservationKind::ToolFailure,
-                    Some(tool),
-                    Some(input),
-                    Some(error),
-                )
+                ..failure(tool, input, error)?
             }),
             EventKind::SubagentResult { text } => Some(observation(
                 ObservationKind::SubagentResult,
@@ -278,14 +284,11 @@ impl<'a> Sessions<'a> {
                 for call in refused {
                     let failure = Observation {
                         event_id: format!("refused-{}", clip(&call.id, 200)),
-                        error: true,
-                        importance: Importance::new(4)?,
-                        ..observation(
-                            ObservationKind::ToolFailure,
-                            Some(&call.tool),
-                            Some(&call.input),
-                            Some(&format!("permission denied: {}", call.reason)),
-                        )
+                        ..failure(
+                            &call.tool,
+                            &call.input,
+                            &format!("permission denied: {}", call.reason),
+                        )?
                     };
                     if tx.add_observation(&session.key, &failure)? {
                         report.observations += 1;

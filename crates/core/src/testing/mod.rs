@@ -107,6 +107,7 @@ macro_rules! store_behaviour_suite {
             a_rarer_word_outweighs_a_common_one_in_a_large_store,
             events_record_a_session_its_observations_and_a_summary,
             summaries_rank_below_written_memories_and_expire,
+            refused_calls_are_failures_recorded_once,
             a_session_left_open_is_closed_by_the_next_start_after_its_idle_time,
             a_replayed_event_is_recorded_once,
             observations_are_redacted_truncated_searchable_and_expire,

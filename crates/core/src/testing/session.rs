@@ -244,6 +244,61 @@ pub fn a_session_left_open_is_closed_by_the_next_start_after_its_idle_time(facto
     assert_eq!(session("next", "codex").ended_at, None);
 }
 
+/// A call the agent's permissions refused, reported with a turn's end, is a failed call of
+/// the session, recorded once however many turns report it, and counted in its summary.
+pub fn refused_calls_are_failures_recorded_once(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let refused = vec![crate::session::RefusedCall {
+        id: "toolu_1".into(),
+        tool: "Bash".into(),
+        input: "touch denied-marker".into(),
+        reason: "touch needs approval".into(),
+    }];
+    let stop = |n| {
+        event(
+            &h,
+            "s1",
+            n,
+            EventKind::Stop {
+                last_message: None,
+                refused: refused.clone(),
+            },
+        )
+    };
+    let events = [
+        event(
+            &h,
+            "s1",
+            0,
+            EventKind::Prompt {
+                text: "Create the file".into(),
+            },
+        ),
+        stop(1),
+        stop(2),
+        event(&h, "s1", 3, EventKind::SessionEnd { reason: None }),
+    ];
+    h.service.record_events(&events).unwrap();
+    let observations = h.service.observations(&key("s1")).unwrap();
+    let failures: Vec<_> = observations
+        .iter()
+        .filter(|o| o.kind == ObservationKind::ToolFailure)
+        .collect();
+    assert_eq!(failures.len(), 1, "{observations:?}");
+    assert_eq!(failures[0].tool.as_deref(), Some("Bash"));
+    assert_eq!(
+        failures[0].output.as_deref(),
+        Some("permission denied: touch needs approval")
+    );
+    let summary = h
+        .service
+        .session(&key("s1"))
+        .unwrap()
+        .summary
+        .expect("a summary");
+    assert!(summary.contains("failures: 1"), "{summary}");
+}
+
 pub fn a_replayed_event_is_recorded_once(factory: StoreFactory) {
     let h = Harness::new(factory);
     let prompt = event(
