@@ -110,7 +110,7 @@ impl Detector<'_> {
         vector: Option<&[f32]>,
         skip: &HashSet<MemoryId>,
     ) -> Result<Vec<Neighbour>> {
-        if self.max == 0 {
+        if self.max == 0 || !can_conflict(memory) {
             return Ok(Vec::new());
         }
         let floor = self.floor.unwrap_or(match vector {
@@ -231,10 +231,10 @@ impl Detector<'_> {
     }
 }
 
-/// Whether a memory states something a later write could contradict: not a session's
-/// summary (a record of what happened, which a later decision does not make wrong). RAW text
-/// of a markdown file is read-only and follows its file; the detector leaves it out by its
-/// location.
+/// Whether a memory states something a later write could contradict, or could contradict
+/// others: not a session's summary (a record of what happened, which a later decision does not
+/// make wrong). RAW text of a markdown file is read-only and follows its file; the detector
+/// leaves it out by its location (and file syncs never detect).
 pub fn can_conflict(memory: &Memory) -> bool {
     !is_summary(memory)
 }

@@ -84,6 +84,16 @@ const NUMBER_WORDS: &[&str] = &[
     "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve",
 ];
 
+/// The stems of the words a rule's form is made of (rule words, negations, change words): set
+/// aside when two texts' subjects and the rest of them are compared.
+static FORM_STEMS: LazyLock<HashSet<String>> = LazyLock::new(|| {
+    RULE_WORDS
+        .iter()
+        .chain(NEGATIONS)
+        .chain(CHANGE_WORDS)
+        .map(|w| stem(w))
+        .collect()
+});
 static PASSIVE_CHANGE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"\b(?:was|were|has been|have been|is|are|got)(?: now)? (?:removed|deleted|dropped|retired|replaced|decommissioned|changed|lifted|disabled|shut down|turned off|moved|migrated)\b",
@@ -179,7 +189,7 @@ impl Signal {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Disagreement {
     pub signals: Vec<Signal>,
-    /// The significant words (stemmed) both hold.
+    /// The significant words both hold (other than a rule's form), as the newer writes them.
     pub subject: Vec<String>,
     /// Values only the newer holds, and only the older (for `values`).
     pub newer_values: Vec<String>,
@@ -229,12 +239,7 @@ pub fn disagreement(newer: &Reading, older: &Reading, alike: bool) -> Option<Dis
         return None;
     }
     let (a, b) = (&newer.stems, &older.stems);
-    let rule: HashSet<String> = RULE_WORDS
-        .iter()
-        .chain(NEGATIONS)
-        .chain(CHANGE_WORDS)
-        .map(|w| stem(w))
-        .collect();
+    let rule = &*FORM_STEMS;
     let mut signals = Vec::new();
     if newer.change || newer.replaced.iter().any(|s| b.contains(s)) {
         signals.push(Signal::Change);
@@ -264,7 +269,7 @@ pub fn disagreement(newer: &Reading, older: &Reading, alike: bool) -> Option<Dis
                 )
                 .cloned(),
         );
-        if !flipped.is_empty() && dice_without(a, b, &rule) >= SAME_REST {
+        if !flipped.is_empty() && dice_without(a, b, rule) >= SAME_REST {
             signals.push(Signal::Polarity);
             found.negated = flipped;
         }
@@ -291,7 +296,7 @@ pub fn disagreement(newer: &Reading, older: &Reading, alike: bool) -> Option<Dis
             }
         }
         if !signals.contains(&Signal::Values)
-            && let Some((newer_words, older_words)) = substitution(newer, older, &rule)
+            && let Some((newer_words, older_words)) = substitution(newer, older, rule)
             && found.subject.len() >= SUBSTITUTION_SUBJECT
         {
             signals.push(Signal::Values);

@@ -154,16 +154,20 @@ pub fn only_memories_that_disagree_become_candidates(factory: StoreFactory) {
         longer.candidates[0].reason
     );
 
-    // A summary that mentions the event store is not what a decision about it contradicts.
+    // A session's summary neither asks about a decision nor is asked about.
+    let decision = write(&h, "The event store moved to MySQL now", acme());
+    assert!(decision.candidates.is_empty(), "{:?}", decision.candidates);
     let mut summary = NewMemory::new(
         "Session summary: moved the event store to PostgreSQL and tuned its replication",
         acme(),
         Source::Hook,
     );
     summary.tags = vec![crate::session::SUMMARY_TAG.into()];
-    h.service.store(summary).unwrap();
-    let decision = write(&h, "The event store moved to MySQL now", acme());
-    assert!(decision.candidates.is_empty(), "{:?}", decision.candidates);
+    let summary = h.service.store(summary).unwrap();
+    assert!(summary.candidates.is_empty(), "{:?}", summary.candidates);
+    let later = write(&h, "The event store moved back to PostgreSQL", acme());
+    let found: Vec<_> = later.candidates.iter().map(|c| c.id).collect();
+    assert_eq!(found, [decision.memory.id], "{:?}", later.candidates);
 }
 
 pub fn detection_honours_its_settings(factory: StoreFactory) {
