@@ -462,19 +462,24 @@ fn a_model_that_panics_on_the_query_fails_the_search_with_a_model_error() {
 #[test]
 fn a_write_finds_a_contradiction_by_meaning_alone_and_stores_its_own_vector() {
     use cairn_core::relation::candidates::significant_words;
+    use cairn_core::relation::disagreement::stem;
     let Some(h) = harness() else { return };
     // Vectors are the installed model's once anything was embedded.
     embed_all(&h);
     let old = h.add("The cache layer is Memcached", &[]);
     h.add("Quarterly revenue grew 5%", &[]);
     h.add("The office plants are watered on Mondays", &[]);
-    let text = "Caching moved to Redis";
-    let theirs = significant_words(None, &old.content);
-    assert!(
+    let text = "We switched the in-memory tier to Redis";
+    let stems = |text: &str| -> Vec<String> {
         significant_words(None, text)
             .iter()
-            .all(|w| !theirs.contains(w)),
-        "the pair must share no word for this test to mean anything"
+            .map(|w| stem(w))
+            .collect()
+    };
+    let theirs = stems(&old.content);
+    assert!(
+        stems(text).iter().all(|w| !theirs.contains(w)),
+        "the pair must share no word, however inflected, for this test to mean anything"
     );
     let new = h
         .service
