@@ -174,17 +174,6 @@ pub enum Signal {
     Extends,
 }
 
-impl Signal {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Signal::Change => "change",
-            Signal::Polarity => "polarity",
-            Signal::Values => "values",
-            Signal::Extends => "extends",
-        }
-    }
-}
-
 /// How a newer memory disagrees with an older one.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Disagreement {

@@ -78,12 +78,17 @@ pub fn parse(name: &str, payload: &Value) -> Result<Parsed> {
                 )
             }),
         },
-        "Stop" => EventKind::Stop {
-            last_message: last_message(payload, "transcript_path"),
-            refused: transcript::tail(payload, "transcript_path")
-                .map(|tail| transcript::refused_calls(&tail))
-                .unwrap_or_default(),
-        },
+        "Stop" => {
+            // The transcript's tail is read once, for both.
+            let tail = transcript::tail(payload, "transcript_path");
+            EventKind::Stop {
+                last_message: given_last_message(payload)
+                    .or_else(|| tail.as_deref().and_then(transcript::last_assistant_text)),
+                refused: tail
+                    .map(|tail| transcript::refused_calls(&tail))
+                    .unwrap_or_default(),
+            }
+        }
         "SessionEnd" => EventKind::SessionEnd {
             reason: field("reason"),
         },
@@ -118,11 +123,14 @@ pub fn files_of(input: &Value) -> Vec<String> {
 /// The agent's last message: the payload's `last_assistant_message`, else the last assistant
 /// text in the transcript named by `transcript_key`.
 fn last_message(payload: &Value, transcript_key: &str) -> Option<String> {
-    if let Some(message) = payload
+    given_last_message(payload)
+        .or_else(|| transcript::last_assistant_text(&transcript::tail(payload, transcript_key)?))
+}
+
+/// The payload's own `last_assistant_message`, when the agent sends one.
+fn given_last_message(payload: &Value) -> Option<String> {
+    payload
         .get("last_assistant_message")
         .and_then(Value::as_str)
-    {
-        return Some(message.to_string());
-    }
-    transcript::last_assistant_text(&transcript::tail(payload, transcript_key)?)
+        .map(String::from)
 }
