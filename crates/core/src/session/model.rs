@@ -274,8 +274,13 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         refused: Vec<RefusedCall>,
     },
-    /// The session ended.
-    SessionEnd { reason: Option<String> },
+    /// The session ended. `refused` as for [`EventKind::Stop`]: read again at the end, when
+    /// the agent has written its whole transcript.
+    SessionEnd {
+        reason: Option<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        refused: Vec<RefusedCall>,
+    },
 }
 
 impl EventKind {

@@ -29,8 +29,8 @@ use crate::memory::write::store_in;
 use crate::redact::redact;
 use crate::scope::Scope;
 use crate::session::model::{
-    AgentEvent, EventKind, Observation, ObservationKind, Session, SessionFilter, SessionKey,
-    Summarizer,
+    AgentEvent, EventKind, Observation, ObservationKind, RefusedCall, Session, SessionFilter,
+    SessionKey, Summarizer,
 };
 use crate::store::{Store, StoreTx, in_transaction};
 
@@ -216,6 +216,8 @@ impl<'a> Sessions<'a> {
                 )
             })
         };
+        // Calls the agent reports refused (at a turn's end or the session's).
+        let mut refused: &[RefusedCall] = &[];
         let recorded = match &event.kind {
             EventKind::SessionStart { .. } => {
                 // A resumed session is open again.
@@ -274,34 +276,37 @@ impl<'a> Sessions<'a> {
             }
             EventKind::Stop {
                 last_message,
-                refused,
+                refused: calls,
             } => {
                 if limits.extract_on_stop
                     && let Some(message) = last_message
                 {
                     self.extract_in(tx, message, &session, now, report)?;
                 }
-                for call in refused {
-                    let failure = Observation {
-                        event_id: format!("refused-{}", clip(&call.id, 200)),
-                        ..failure(
-                            &call.tool,
-                            &call.input,
-                            &format!("permission denied: {}", call.reason),
-                        )?
-                    };
-                    if tx.add_observation(&session.key, &failure)? {
-                        report.observations += 1;
-                    }
-                }
+                refused = calls;
                 None
             }
-            EventKind::SessionEnd { .. } => {
+            EventKind::SessionEnd { refused: calls, .. } => {
+                refused = calls;
                 session.ended_at = Some(event.at);
                 summarize.push((session.key.clone(), true));
                 None
             }
         };
+        // Each refused call once, by its id, as a failed call.
+        for call in refused {
+            let refusal = Observation {
+                event_id: format!("refused-{}", clip(&call.id, 200)),
+                ..failure(
+                    &call.tool,
+                    &call.input,
+                    &format!("permission denied: {}", call.reason),
+                )?
+            };
+            if tx.add_observation(&session.key, &refusal)? {
+                report.observations += 1;
+            }
+        }
         tx.put_session(&session)?;
         report.events += 1;
         if let Some(observation) = recorded {

@@ -69,6 +69,7 @@ pub(super) fn record_session(h: &Harness, id: &str) {
         tool_use("Bash", "cargo test login", "test result: ok", &[]),
         EventKind::SessionEnd {
             reason: Some("exit".into()),
+            refused: Vec::new(),
         },
     ];
     let events: Vec<AgentEvent> = kinds
@@ -244,8 +245,9 @@ pub fn a_session_left_open_is_closed_by_the_next_start_after_its_idle_time(facto
     assert_eq!(session("next", "codex").ended_at, None);
 }
 
-/// A call the agent's permissions refused, reported with a turn's end, is a failed call of
-/// the session, recorded once however many turns report it, and counted in its summary.
+/// A call the agent's permissions refused, reported with a turn's end or the session's, is a
+/// failed call of the session, recorded once however often it is reported, and counted in its
+/// summary.
 pub fn refused_calls_are_failures_recorded_once(factory: StoreFactory) {
     let h = Harness::new(factory);
     let refused = vec![crate::session::RefusedCall {
@@ -276,7 +278,15 @@ pub fn refused_calls_are_failures_recorded_once(factory: StoreFactory) {
         ),
         stop(1),
         stop(2),
-        event(&h, "s1", 3, EventKind::SessionEnd { reason: None }),
+        event(
+            &h,
+            "s1",
+            3,
+            EventKind::SessionEnd {
+                reason: None,
+                refused: refused.clone(),
+            },
+        ),
     ];
     h.service.record_events(&events).unwrap();
     let observations = h.service.observations(&key("s1")).unwrap();
@@ -460,7 +470,15 @@ pub fn an_agent_summary_is_kept_over_a_derived_one(factory: StoreFactory) {
     assert_eq!(stored.status, WriteStatus::Created);
     h.clock.advance(Span::new().minutes(5));
     h.service
-        .record_events(&[event(&h, "s1", 1, EventKind::SessionEnd { reason: None })])
+        .record_events(&[event(
+            &h,
+            "s1",
+            1,
+            EventKind::SessionEnd {
+                reason: None,
+                refused: Vec::new(),
+            },
+        )])
         .unwrap();
     let session = h.service.session(&key("s1")).unwrap();
     assert_eq!(session.summary_by, Some(SummaryAuthor::Agent));
@@ -610,6 +628,7 @@ pub fn a_session_in_which_nothing_happened_leaves_no_summary(factory: StoreFacto
         },
         EventKind::SessionEnd {
             reason: Some("exit".into()),
+            refused: Vec::new(),
         },
     ];
     let events: Vec<AgentEvent> = kinds
@@ -636,6 +655,7 @@ pub fn a_session_in_which_nothing_happened_leaves_no_summary(factory: StoreFacto
             },
             EventKind::SessionEnd {
                 reason: Some("exit".into()),
+                refused: Vec::new(),
             },
         ];
         let events: Vec<AgentEvent> = kinds
@@ -681,6 +701,7 @@ pub fn a_short_session_that_stored_a_memory_is_summarised(factory: StoreFactory)
             2,
             EventKind::SessionEnd {
                 reason: Some("exit".into()),
+                refused: Vec::new(),
             },
         )])
         .expect("record");

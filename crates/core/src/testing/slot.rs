@@ -433,7 +433,10 @@ fn reflective_session(h: &Harness, id: &str) {
             error: "1 failed".into(),
             files: vec!["/elsewhere/notes.md".into()],
         },
-        EventKind::SessionEnd { reason: None },
+        EventKind::SessionEnd {
+            reason: None,
+            refused: Vec::new(),
+        },
     ];
     let events: Vec<AgentEvent> = kinds
         .into_iter()
@@ -516,7 +519,10 @@ pub fn reflection_at_session_end_fills_pending_items_patterns_and_context(factor
     };
     let events: Vec<AgentEvent> = [
         later("src/retry.rs"),
-        EventKind::SessionEnd { reason: None },
+        EventKind::SessionEnd {
+            reason: None,
+            refused: Vec::new(),
+        },
     ]
     .into_iter()
     .enumerate()

@@ -89,8 +89,10 @@ pub fn parse(name: &str, payload: &Value) -> Result<Parsed> {
                     .unwrap_or_default(),
             }
         }
+        // Read again at the end: a turn's Stop may come before its results reach the file.
         "SessionEnd" => EventKind::SessionEnd {
             reason: field("reason"),
+            refused: refused_in(payload),
         },
         "Notification" => EventKind::Notification {
             text: field("message").unwrap_or_default(),
@@ -125,6 +127,13 @@ pub fn files_of(input: &Value) -> Vec<String> {
 fn last_message(payload: &Value, transcript_key: &str) -> Option<String> {
     given_last_message(payload)
         .or_else(|| transcript::last_assistant_text(&transcript::tail(payload, transcript_key)?))
+}
+
+/// The calls the transcript's tail shows refused.
+fn refused_in(payload: &Value) -> Vec<cairn_core::session::RefusedCall> {
+    transcript::tail(payload, "transcript_path")
+        .map(|tail| transcript::refused_calls(&tail))
+        .unwrap_or_default()
 }
 
 /// The payload's own `last_assistant_message`, when the agent sends one.

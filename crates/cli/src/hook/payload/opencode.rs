@@ -53,10 +53,12 @@ pub fn parse(name: &str, payload: &Value) -> Result<Parsed> {
         },
         "session.deleted" => EventKind::SessionEnd {
             reason: Some("deleted".into()),
+            refused: Vec::new(),
         },
         // The plugin ends the sessions it saw when OpenCode disposes of its instance or exits.
         "session.ended" => EventKind::SessionEnd {
             reason: Some("exit".into()),
+            refused: Vec::new(),
         },
         "session.error" => EventKind::Notification {
             text: text_of(payload.get("error").unwrap_or(&Value::Null)),
