@@ -107,10 +107,10 @@ pub enum Command {
         after_help = "Examples:\n  cairn export memory.jsonl              # memories and slots\n  cairn export all.jsonl --sessions      # and what agents did\n  cairn export - | gzip > memory.jsonl.gz\n\nThe first line is a header (format version, cairn version, counts per kind); import checks\nthe counts, so a file cut short imports nothing. Vectors are not exported: the model makes\nthem again. For the database's own bytes, see cairn backup."
     )]
     Export(ExportArgs),
-    /// Read an export, or plain records ({\"content\": …} per line, or a JSON array of them);
-    /// all or nothing, and importing twice changes nothing.
+    /// Read an export, or plain records ({"content": …} per line, or a JSON array of them),
+    /// all or nothing; or, with --agent, an agent's own history. Importing twice changes nothing.
     #[command(
-        after_help = "Examples:\n  cairn import memory.jsonl\n  cairn import notes.json --project acme   # plain records without a project go to acme\n  echo '{\"content\": \"Deploys go out on Wednesdays\", \"tags\": [\"release\"]}' | cairn import -\n\nA plain record has content and any of title, tags, category, importance, expires, entered_by,\nproject (null: global) and created_at; it is validated, redacted and deduplicated like\ncairn store. Without a project it goes to the detected project (or --project, --global).\nA bad record anywhere imports nothing; the error names its line (or array element) and field."
+        after_help = "Examples:\n  cairn import memory.jsonl\n  cairn import notes.json --project acme   # plain records without a project go to acme\n  cairn import --agent claude-code --dry-run   # what an agent's own history holds\n  cairn import --agent codex --since \"90 days ago\"\n  echo '{\"content\": \"Deploys go out on Wednesdays\", \"tags\": [\"release\"]}' | cairn import -\n\nA plain record has content and any of title, tags, category, importance, expires, entered_by,\nproject (null: global) and created_at; it is validated, redacted and deduplicated like\ncairn store. Without a project it goes to the detected project (or --project, --global).\nA bad record anywhere imports nothing; the error names its line (or array element) and field.\n\nWith --agent, the agent's sessions from before cairn (Claude Code: $CLAUDE_CONFIG_DIR or\n~/.claude/projects; Codex: $CODEX_HOME or ~/.codex/sessions; OpenCode: its opencode.db under\n$XDG_DATA_HOME or ~/.local/share/opencode) become cairn sessions in their projects (from each\nsession's directory), with prompts, tool uses, failures and files, then summaries and\n*Remember*: facts, as the hooks would have recorded them. A session cairn already has is left\nas it is, so importing twice changes nothing; a line that cannot be read is skipped and counted."
     )]
     Import(ImportArgs),
     /// Write a consistent copy of the database file (SQLite's online backup) while cairn runs.
@@ -1134,11 +1134,28 @@ pub struct ExportArgs {
 #[derive(Debug, Args)]
 pub struct ImportArgs {
     /// File to read, or `-` for standard input.
-    #[arg(value_name = "FILE|-")]
-    pub file: PathBuf,
-    /// Where plain records without a project go.
+    #[arg(
+        value_name = "FILE|-",
+        required_unless_present = "agent",
+        conflicts_with = "agent"
+    )]
+    pub file: Option<PathBuf>,
+    /// Where plain records without a project go; with --agent, only that project's sessions.
     #[command(flatten)]
     pub project: ProjectArgs,
+    /// Import an agent's own history from before cairn: Claude Code's transcripts, Codex's
+    /// session logs, OpenCode's database, recorded as the hooks would have recorded them.
+    #[arg(long, value_enum, conflicts_with = "global")]
+    pub agent: Option<AgentArg>,
+    /// Where the agent's history is (a directory or one file), instead of where it keeps it.
+    #[arg(long, value_name = "PATH", requires = "agent")]
+    pub path: Option<PathBuf>,
+    /// Only sessions active since (ISO 8601 or e.g. "90 days ago").
+    #[arg(long, value_name = "WHEN", requires = "agent")]
+    pub since: Option<String>,
+    /// Say what would be imported; write nothing.
+    #[arg(long, requires = "agent")]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args)]

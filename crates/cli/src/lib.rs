@@ -10,6 +10,7 @@ mod app;
 pub mod args;
 mod background;
 mod commands;
+mod history;
 pub mod hook;
 mod output;
 mod setup;

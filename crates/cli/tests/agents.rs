@@ -18,6 +18,8 @@
 //!    cairn injected;
 //! 4. uninstalled again, the agent still runs, and cairn records nothing more.
 //!
+//! Beside the stories, each agent's history from before cairn is imported (`agents/import.rs`).
+//!
 //! The versions are pinned in `agents/package.json` and printed when the suite runs. `.ci/run`
 //! installs exactly those and sets `CAIRN_AGENTS_DIR` (and `CAIRN_REQUIRE_AGENTS=1`, so a
 //! missing agent fails there); elsewhere the suite skips with a message saying how to run it.
@@ -26,6 +28,8 @@
 mod claude;
 #[path = "agents/codex.rs"]
 mod codex;
+#[path = "agents/import.rs"]
+mod import;
 #[path = "agents/model_server.rs"]
 mod model_server;
 #[path = "agents/opencode.rs"]
@@ -388,4 +392,25 @@ fn codex_end_to_end() {
 fn opencode_end_to_end() {
     let Some(agents) = Agents::find() else { return };
     opencode::story(&agents);
+}
+
+#[test]
+#[ignore = "needs the pinned agent CLIs (CAIRN_AGENTS_DIR, npm install in crates/cli/tests/agents); .ci/run runs it"]
+fn claude_code_history_imports() {
+    let Some(agents) = Agents::find() else { return };
+    import::claude_code(&agents);
+}
+
+#[test]
+#[ignore = "needs the pinned agent CLIs (CAIRN_AGENTS_DIR, npm install in crates/cli/tests/agents); .ci/run runs it"]
+fn codex_history_imports() {
+    let Some(agents) = Agents::find() else { return };
+    import::codex(&agents);
+}
+
+#[test]
+#[ignore = "needs the pinned agent CLIs (CAIRN_AGENTS_DIR, npm install in crates/cli/tests/agents); .ci/run runs it"]
+fn opencode_history_imports() {
+    let Some(agents) = Agents::find() else { return };
+    import::opencode(&agents);
 }

@@ -89,11 +89,13 @@ pub fn export(app: &App, args: &ExportArgs) -> Result<Outcome> {
 }
 
 pub fn import(app: &App, args: &ImportArgs) -> Result<Outcome> {
-    let mut input: Box<dyn BufRead> = if args.file == Path::new("-") {
+    let Some(path) = &args.file else {
+        anyhow::bail!("import reads a FILE (or - for standard input), or --agent's history");
+    };
+    let mut input: Box<dyn BufRead> = if path == Path::new("-") {
         Box::new(BufReader::new(io::stdin().lock()))
     } else {
-        let file = File::open(&args.file)
-            .with_context(|| format!("cannot read {}", args.file.display()))?;
+        let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
         Box::new(BufReader::with_capacity(1 << 16, file))
     };
     let bar = if io::stderr().is_terminal() {

@@ -5,6 +5,7 @@ mod conflicts;
 mod doctor;
 mod exchange;
 mod files;
+mod history;
 mod list;
 mod mcp;
 mod memory;
@@ -121,6 +122,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         Command::Prune(args) => prune::run(&app, args),
         Command::Stats(args) => stats::run(&app, args),
         Command::Export(args) => exchange::export(&app, args),
+        Command::Import(args) if args.agent.is_some() => history::import(&app, args),
         Command::Import(args) => exchange::import(&app, args),
         Command::Backup(args) => exchange::backup(&app, args),
         Command::Restore(args) => exchange::restore(&app, args),

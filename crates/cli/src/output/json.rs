@@ -135,6 +135,7 @@ pub fn render(view: &View<'_>) -> String {
         View::VectorIndex(report) => json!({ "vector_index": report }),
         View::Context(context) => json!(context),
         View::Sessions(sessions) => json!(sessions),
+        View::HistoryImported(report) => json!(report),
         View::Session {
             session,
             observations,

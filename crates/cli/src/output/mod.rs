@@ -43,6 +43,7 @@ use jiff::tz::TimeZone;
 use serde::Serialize;
 
 pub use crate::args::Format;
+use crate::history::HistoryReport;
 
 /// Something a command produced, ready to render.
 pub enum View<'a> {
@@ -145,6 +146,8 @@ pub enum View<'a> {
     TokenRevoked(&'a AccessToken),
     /// What `cairn migrate-store` moved, and its check.
     Migrated(&'a MigrationReport),
+    /// What importing an agent's history did (`cairn import --agent`).
+    HistoryImported(&'a HistoryReport),
 }
 
 impl View<'_> {
@@ -181,6 +184,7 @@ impl View<'_> {
                 | View::Session { .. }
                 | View::Observations(_)
                 | View::Extracted(_)
+                | View::HistoryImported(_)
         )
     }
 }

@@ -8,6 +8,7 @@ use cairn_core::session::{Observation, Session};
 use jiff::tz::TimeZone;
 
 use super::{View, local_time, preview};
+use crate::history::HistoryReport;
 
 pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
     let mut out = String::new();
@@ -68,9 +69,91 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
                 );
             }
         }
+        View::HistoryImported(report) => history_imported(&mut out, report),
         _ => unreachable!("not a session view"),
     }
     out
+}
+
+fn history_imported(out: &mut String, r: &HistoryReport) {
+    let s = |n: usize| if n == 1 { "" } else { "s" };
+    if r.found == 0 {
+        let _ = writeln!(out, "no {} sessions found at {}", r.agent, r.location);
+        return;
+    }
+    let _ = write!(
+        out,
+        "{} {} of {} {} session{} from {}",
+        if r.dry_run {
+            "would import"
+        } else {
+            "imported"
+        },
+        r.imported,
+        r.found,
+        r.agent,
+        s(r.found),
+        r.location
+    );
+    let mut left: Vec<String> = Vec::new();
+    if r.already_recorded > 0 {
+        left.push(format!("{} already recorded", r.already_recorded));
+    }
+    if r.not_selected > 0 {
+        left.push(format!("{} not selected", r.not_selected));
+    }
+    if r.empty > 0 {
+        left.push(format!("{} empty", r.empty));
+    }
+    if !left.is_empty() {
+        let _ = write!(out, " ({})", left.join(", "));
+    }
+    if r.dry_run {
+        let _ = writeln!(out, ": {} events; nothing written", r.events);
+    } else {
+        let _ = writeln!(
+            out,
+            ": {} observation{}, {} fact{} remembered, {} summar{} ({:.1} s)",
+            r.observations,
+            s(r.observations),
+            r.remembered,
+            s(r.remembered),
+            r.summarized,
+            if r.summarized == 1 { "y" } else { "ies" },
+            r.seconds
+        );
+    }
+    if r.skipped_lines > 0 {
+        let named: Vec<String> = r
+            .skipped_in
+            .iter()
+            .map(|(name, n)| format!("{name} ({n})"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "skipped {} line{} that could not be read: {}",
+            r.skipped_lines,
+            s(r.skipped_lines),
+            named.join(", ")
+        );
+    }
+    for why in &r.unreadable {
+        let _ = writeln!(out, "could not read {why}");
+    }
+    if r.beyond_retention > 0 {
+        let _ = writeln!(
+            out,
+            "{} session{} ended before sessions.retention_days: {} observations are hidden as \
+             the hooks' would be by now; summaries and remembered facts are kept",
+            r.beyond_retention,
+            s(r.beyond_retention),
+            if r.beyond_retention == 1 {
+                "its"
+            } else {
+                "their"
+            }
+        );
+    }
 }
 
 fn session_detail(out: &mut String, s: &Session, observations: &[Observation], tz: &TimeZone) {

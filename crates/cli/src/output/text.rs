@@ -282,7 +282,10 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
         | View::Sessions(_)
         | View::Session { .. }
         | View::Observations(_)
-        | View::Extracted(_) => unreachable!("session views are rendered by output::sessions"),
+        | View::Extracted(_)
+        | View::HistoryImported(_) => {
+            unreachable!("session views are rendered by output::sessions")
+        }
         View::Slots(_) | View::Slot { .. } | View::SlotsReset(_) | View::Reflection(_) => {
             unreachable!("slot views are rendered by output::slots")
         }

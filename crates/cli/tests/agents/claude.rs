@@ -14,7 +14,7 @@ use super::{Agents, Lab, PROMPT, SEED, SHELL_MARKER};
 
 const AGENT: &str = "claude-code";
 
-fn claude(lab: &Lab, agents: &Agents, args: &[&str]) -> Command {
+pub fn claude(lab: &Lab, agents: &Agents, args: &[&str]) -> Command {
     let mut command = lab.command(&agents.bin("claude"));
     command
         .args(["-p", "--output-format", "json"])
@@ -28,7 +28,7 @@ fn claude(lab: &Lab, agents: &Agents, args: &[&str]) -> Command {
 }
 
 /// Runs `claude -p … PROMPT`; its JSON result.
-fn run(lab: &Lab, agents: &Agents, args: &[&str]) -> Value {
+pub fn run(lab: &Lab, agents: &Agents, args: &[&str]) -> Value {
     let stdout = lab.run_agent(claude(lab, agents, args));
     let result: Value = serde_json::from_str(&stdout)
         .unwrap_or_else(|e| panic!("claude printed no JSON result ({e}): {stdout}"));

@@ -5,6 +5,7 @@
 //! interactively); `codex exec` here passes `--dangerously-bypass-hook-trust`, which Codex
 //! offers for automation that vets its hooks itself — this suite installed them.
 
+use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::json;
@@ -22,7 +23,7 @@ fn codex(lab: &Lab, agents: &Agents) -> Command {
 }
 
 /// `codex exec … PROMPT`; what it printed.
-fn exec(lab: &Lab, agents: &Agents, prompt: &str) -> String {
+pub fn exec(lab: &Lab, agents: &Agents, prompt: &str) -> String {
     run_exec(lab, exec_command(lab, agents, prompt))
 }
 
@@ -46,17 +47,8 @@ fn exec_command(lab: &Lab, agents: &Agents, prompt: &str) -> Command {
     command
 }
 
-pub fn story(agents: &Agents) {
-    let lab = Lab::new();
-    let version = lab.run_agent({
-        let mut command = codex(&lab, agents);
-        command.arg("--version");
-        command
-    });
-    assert!(
-        version.contains(&super::pinned("@openai/codex")),
-        "the pinned Codex runs: {version}"
-    );
+/// Points Codex at the scripted model; its `config.toml`.
+pub fn configure(lab: &Lab) -> PathBuf {
     let config = lab.home.join(".codex/config.toml");
     std::fs::create_dir_all(config.parent().unwrap()).unwrap();
     std::fs::write(
@@ -70,6 +62,22 @@ pub fn story(agents: &Agents) {
         ),
     )
     .unwrap();
+
+    config
+}
+
+pub fn story(agents: &Agents) {
+    let lab = Lab::new();
+    let version = lab.run_agent({
+        let mut command = codex(&lab, agents);
+        command.arg("--version");
+        command
+    });
+    assert!(
+        version.contains(&super::pinned("@openai/codex")),
+        "the pinned Codex runs: {version}"
+    );
+    let config = configure(&lab);
 
     // 1. Before cairn: the agent answers the scripted model.
     assert!(exec(&lab, agents, "Say hello").contains(HELLO));

@@ -7,6 +7,7 @@
 //! session is ended and summarised when `opencode run` exits. (OpenCode installs its plugin API package into its configuration
 //! directory the first time it finds a plugin there, from the npm registry.)
 
+use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::{Value, json};
@@ -26,23 +27,14 @@ fn opencode(lab: &Lab, agents: &Agents) -> Command {
 }
 
 /// `opencode run PROMPT`; what it printed.
-fn run(lab: &Lab, agents: &Agents, prompt: &str) -> String {
+pub fn run(lab: &Lab, agents: &Agents, prompt: &str) -> String {
     let mut command = opencode(lab, agents);
     command.args(["run", prompt]);
     lab.run_agent(command)
 }
 
-pub fn story(agents: &Agents) {
-    let lab = Lab::new();
-    let version = lab.run_agent({
-        let mut command = opencode(&lab, agents);
-        command.arg("--version");
-        command
-    });
-    assert!(
-        version.contains(&super::pinned("opencode-ai")),
-        "the pinned OpenCode runs: {version}"
-    );
+/// Points OpenCode at the scripted model; its `opencode.json`.
+pub fn configure(lab: &Lab) -> PathBuf {
     let config = lab.home.join(".config/opencode/opencode.json");
     std::fs::create_dir_all(config.parent().unwrap()).unwrap();
     let provider = json!({
@@ -58,6 +50,22 @@ pub fn story(agents: &Agents) {
         "share": "disabled",
     });
     std::fs::write(&config, serde_json::to_string_pretty(&provider).unwrap()).unwrap();
+
+    config
+}
+
+pub fn story(agents: &Agents) {
+    let lab = Lab::new();
+    let version = lab.run_agent({
+        let mut command = opencode(&lab, agents);
+        command.arg("--version");
+        command
+    });
+    assert!(
+        version.contains(&super::pinned("opencode-ai")),
+        "the pinned OpenCode runs: {version}"
+    );
+    let config = configure(&lab);
 
     // 1. Before cairn: the agent answers the scripted model.
     assert!(run(&lab, agents, "Say hello").contains(HELLO));

@@ -52,7 +52,7 @@ pub struct RecordReport {
     pub replayed: usize,
     /// Memories stored from `*Remember*:` lines.
     pub extracted: Vec<WriteOutcome>,
-    /// Sessions summarised after the batch.
+    /// Sessions summarised after the batch (one that held nothing worth a summary is not).
     pub summarized: Vec<SessionKey>,
     /// Sessions that ended in the batch, in order (each once).
     pub ended: Vec<SessionKey>,
@@ -120,10 +120,13 @@ impl<'a> Sessions<'a> {
             }
             Ok((report, summarize))
         })?;
+        let mut considered: Vec<SessionKey> = Vec::new();
         for (key, ended) in summarize {
-            if !report.summarized.contains(&key) {
-                self.summarize_session(&key)?;
-                report.summarized.push(key.clone());
+            if !considered.contains(&key) {
+                if self.summarize_session(&key)?.is_some() {
+                    report.summarized.push(key.clone());
+                }
+                considered.push(key.clone());
             }
             if ended && !report.ended.contains(&key) {
                 report.ended.push(key);

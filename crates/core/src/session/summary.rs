@@ -90,7 +90,9 @@ impl Sessions<'_> {
     /// hello" session, or one `claude mcp list` starts, is not: its summary would be noise in
     /// search and context.
     fn worth_a_summary(&self, session: &Session) -> Result<bool> {
-        let observations = self.observations(&session.key)?;
+        // All of them, as the summary reads them: a session imported from an agent's history
+        // can be older than the observations' retention.
+        let observations = self.store.observations(&session.key, Timestamp::MIN)?;
         let acted = observations.iter().any(|o| {
             matches!(
                 o.kind,
@@ -303,24 +305,34 @@ impl Sessions<'_> {
         Ok(lines.join("\n"))
     }
 
-    /// `[handle] title` of the memories stored in the session's project while it ran (its own
-    /// summary aside).
+    /// `[handle] title` of the memories stored in the session's project while it ran, or
+    /// from it (its `*Remember*:` facts, recorded later when the session was imported), its
+    /// own summary aside.
     fn memories_stored_in(&self, session: &Session, end: Timestamp) -> Result<Vec<String>> {
         let summary = Tag::new(SUMMARY_TAG)?;
-        let query = ListQuery {
-            filter: MemoryFilter {
-                created_after: Some(session.started_at),
-                created_before: end.checked_add(SignedDuration::from_millis(1)).ok(),
-                ..MemoryFilter::in_scope(ScopeFilter::ProjectAndGlobal(session.project.clone()))
-            },
+        let query = |filter: MemoryFilter| ListQuery {
+            filter,
             sort: SortKey::Created,
             order: SortOrder::Asc,
             limit: 50,
             offset: 0,
         };
-        Ok(self
-            .memories
-            .list(&query)?
+        let scope =
+            || MemoryFilter::in_scope(ScopeFilter::ProjectAndGlobal(session.project.clone()));
+        let mut stored = self.memories.list(&query(MemoryFilter {
+            created_after: Some(session.started_at),
+            created_before: end.checked_add(SignedDuration::from_millis(1)).ok(),
+            ..scope()
+        }))?;
+        for memory in self.memories.list(&query(MemoryFilter {
+            session: Some(session.key.id.clone()),
+            ..scope()
+        }))? {
+            if !stored.iter().any(|m| m.id == memory.id) {
+                stored.push(memory);
+            }
+        }
+        Ok(stored
             .into_iter()
             .filter(|m| !m.tags.contains(&summary))
             .map(|m| {

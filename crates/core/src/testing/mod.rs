@@ -151,6 +151,7 @@ macro_rules! store_behaviour_suite {
             session_summaries_reach_the_files_only_when_configured,
             a_session_in_which_nothing_happened_leaves_no_summary,
             a_short_session_that_stored_a_memory_is_summarised,
+            a_session_recorded_long_after_it_ran_is_judged_by_all_it_did,
             an_image_is_stored_once_by_content_and_shown_by_every_memory_that_uses_it,
             the_same_words_with_another_picture_is_a_new_memory,
             a_revision_by_topic_key_keeps_its_pictures_and_gains_the_new_one,

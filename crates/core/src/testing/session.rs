@@ -711,3 +711,72 @@ pub fn a_short_session_that_stored_a_memory_is_summarised(factory: StoreFactory)
         .expect("a session that stored a memory is summarised");
     assert!(summary.contains("Releases ship on Fridays"), "{summary}");
 }
+
+/// An agent's history imported long after it ran: the session is judged by everything it did
+/// (its observations are older than their retention), its `*Remember*:` fact counts as a
+/// memory stored in it, and only sessions given a summary are reported summarised.
+pub fn a_session_recorded_long_after_it_ran_is_judged_by_all_it_did(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    let ran = h.now() - jiff::SignedDuration::from_hours(24 * 60);
+    let past = |id: &str, n: usize, kind: EventKind| AgentEvent {
+        at: ran + jiff::SignedDuration::from_secs(n as i64),
+        ..event(&h, id, n, kind)
+    };
+    let end = || EventKind::SessionEnd {
+        reason: Some("imported".into()),
+        refused: Vec::new(),
+    };
+    let report = h
+        .service
+        .record_events(&[
+            past(
+                "old",
+                0,
+                EventKind::Prompt {
+                    text: "Check the release".into(),
+                },
+            ),
+            past("old", 1, tool_use("Bash", "make release-check", "ok", &[])),
+            past(
+                "old",
+                2,
+                EventKind::Stop {
+                    last_message: Some("Done.\n*Remember*: release checks need VPN".into()),
+                    refused: Vec::new(),
+                },
+            ),
+            past("old", 3, end()),
+        ])
+        .expect("record");
+    assert_eq!(report.report.summarized, [key("old")]);
+    let summary = h
+        .service
+        .session(&key("old"))
+        .expect("recorded")
+        .summary
+        .expect("summarised");
+    assert!(summary.contains("make release-check"), "{summary}");
+    assert!(
+        summary.contains("Memories stored (1)") && summary.contains("release checks need VPN"),
+        "{summary}"
+    );
+    let report = h
+        .service
+        .record_events(&[
+            past(
+                "hi",
+                0,
+                EventKind::Prompt {
+                    text: "Say hello".into(),
+                },
+            ),
+            past("hi", 1, end()),
+        ])
+        .expect("record");
+    assert!(
+        report.report.summarized.is_empty(),
+        "{:?}",
+        report.report.summarized
+    );
+    assert_eq!(report.report.ended, [key("hi")]);
+}

@@ -121,7 +121,7 @@ pub fn read(shape: Shape, event: &str, raw: &str) -> Result<Option<(Value, Event
 
 /// The tool input as a person reads it: the command of a shell tool, the patch of
 /// `apply_patch`, else compact JSON.
-fn tool_input_text(input: &Value) -> String {
+pub fn tool_input_text(input: &Value) -> String {
     for key in ["command", "cmd", "patch", "input"] {
         if let Some(value) = input.get(key) {
             return text_of(value);

@@ -38,7 +38,7 @@ fn entries(tail: &str) -> impl DoubleEndedIterator<Item = Value> + '_ {
         .filter_map(|line| serde_json::from_str(line).ok())
 }
 
-fn parts<'e>(entry: &'e Value, kind: &'e str) -> impl Iterator<Item = &'e Value> + 'e {
+pub fn parts<'e>(entry: &'e Value, kind: &'e str) -> impl Iterator<Item = &'e Value> + 'e {
     entry
         .get("message")
         .and_then(|m| m.get("content"))
@@ -75,22 +75,10 @@ pub fn refused_calls(tail: &str) -> Vec<RefusedCall> {
                 calls.insert(id.to_string(), (name.to_string(), input));
             }
         }
-        let decided_no = entry.get("toolDenialKind").is_some()
-            || matches!(
-                entry
-                    .get("permissionDecision")
-                    .and_then(|d| d.get("decision"))
-                    .and_then(Value::as_str),
-                Some("reject" | "deny")
-            );
         for result in parts(&entry, "tool_result") {
-            if result.get("is_error").and_then(Value::as_bool) != Some(true) {
+            let Some(reason) = refusal(&entry, result) else {
                 continue;
-            }
-            let reason = result_text(result.get("content").unwrap_or(&Value::Null));
-            if !decided_no && !REFUSALS.iter().any(|words| reason.contains(words)) {
-                continue;
-            }
+            };
             let Some(id) = result.get("tool_use_id").and_then(Value::as_str) else {
                 continue;
             };
@@ -109,8 +97,26 @@ pub fn refused_calls(tail: &str) -> Vec<RefusedCall> {
     refused
 }
 
+/// Why the permissions refused the call `result` answers (an entry's `tool_result` part), or
+/// `None` when they did not (the call ran, or failed for itself).
+pub fn refusal(entry: &Value, result: &Value) -> Option<String> {
+    if result.get("is_error").and_then(Value::as_bool) != Some(true) {
+        return None;
+    }
+    let decided_no = entry.get("toolDenialKind").is_some()
+        || matches!(
+            entry
+                .get("permissionDecision")
+                .and_then(|d| d.get("decision"))
+                .and_then(Value::as_str),
+            Some("reject" | "deny")
+        );
+    let reason = result_text(result.get("content").unwrap_or(&Value::Null));
+    (decided_no || REFUSALS.iter().any(|words| reason.contains(words))).then_some(reason)
+}
+
 /// A tool result's content: a string, or text parts.
-fn result_text(content: &Value) -> String {
+pub fn result_text(content: &Value) -> String {
     match content {
         Value::String(text) => text.clone(),
         Value::Array(items) => items

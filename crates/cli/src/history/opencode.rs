@@ -1,0 +1,200 @@
+//! OpenCode's storage: one SQLite database, `<data dir>/opencode/opencode.db` (tables
+//! `session`, `message`, `part`, each row's `data` JSON), opened read only while OpenCode may be
+//! running. What cairn reads of it:
+//! - sessions with no parent (a child session is a subagent's; its result reaches the parent
+//!   as the result of the call that started it), with their `directory`;
+//! - a user message's text parts (not synthetic ones: attached file contents) are its prompt;
+//! - an assistant message's `tool` parts are calls with their outcome (`completed`, or `error`
+//!   with its message), its text parts the turn's last message so far;
+//! - a `compaction` part is a compaction.
+//!
+//! A row whose JSON cannot be read is counted and skipped.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context as _, Result, bail};
+use cairn_core::session::EventKind;
+use jiff::Timestamp;
+use rusqlite::{Connection, OpenFlags, params};
+use serde_json::Value;
+
+use super::{Entry, Transcript, Turn};
+use crate::hook::payload::claude::files_of;
+use crate::hook::payload::{text_of, tool_input_text};
+
+/// OpenCode's database, open read only.
+pub struct Database {
+    connection: Connection,
+}
+
+impl Database {
+    /// The database at `path` (or `opencode.db` in the directory `path`).
+    pub fn open(path: &Path) -> Result<Database> {
+        let file = if path.is_dir() {
+            path.join("opencode.db")
+        } else {
+            path.to_path_buf()
+        };
+        let connection = Connection::open_with_flags(
+            &file,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .with_context(|| format!("cannot open OpenCode's database {}", file.display()))?;
+        connection.busy_timeout(Duration::from_secs(5))?;
+        let tables: i64 = connection
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' \
+                 AND name IN ('session', 'message', 'part')",
+                [],
+                |row| row.get(0),
+            )
+            .with_context(|| format!("{} is not a database SQLite can read", file.display()))?;
+        if tables != 3 {
+            bail!(
+                "{} is not OpenCode's database as cairn knows it (tables session, message and \
+                 part); OpenCode 1.x keeps its sessions there",
+                file.display()
+            );
+        }
+        Ok(Database { connection })
+    }
+
+    /// Every top-level session's id, oldest first.
+    pub fn sessions(&self) -> Result<Vec<String>> {
+        let mut statement = self
+            .connection
+            .prepare("SELECT id FROM session WHERE parent_id IS NULL ORDER BY time_created, id")?;
+        let ids = statement
+            .query_map([], |row| row.get::<_, String>(0))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(ids)
+    }
+
+    /// One session, read.
+    pub fn read(&self, id: &str) -> Result<Transcript> {
+        let directory: Option<String> = self
+            .connection
+            .query_row(
+                "SELECT directory FROM session WHERE id = ?1",
+                params![id],
+                |row| row.get(0),
+            )
+            .with_context(|| format!("OpenCode session {id} could not be read"))?;
+        let mut transcript = Transcript {
+            session_id: id.to_string(),
+            cwd: directory.filter(|d| !d.is_empty()).map(Into::into),
+            ..Transcript::default()
+        };
+        let mut statement = self.connection.prepare(
+            "SELECT m.id, m.time_created, m.data, p.id, p.time_created, p.data \
+             FROM message m LEFT JOIN part p ON p.message_id = m.id \
+             WHERE m.session_id = ?1 ORDER BY m.time_created, m.id, p.id",
+        )?;
+        let mut rows = statement.query(params![id])?;
+        let mut turn = Turn::default();
+        let mut role_of: Option<(String, String)> = None;
+        while let Some(row) = rows.next()? {
+            let message_id: String = row.get(0)?;
+            let message_at: i64 = row.get(1)?;
+            let message_data: String = row.get(2)?;
+            let role = match &role_of {
+                Some((id, role)) if *id == message_id => role.clone(),
+                _ => {
+                    let role = match serde_json::from_str::<Value>(&message_data) {
+                        Ok(data) => data
+                            .get("role")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string(),
+                        Err(_) => {
+                            transcript.skipped += 1;
+                            String::new()
+                        }
+                    };
+                    role_of = Some((message_id.clone(), role.clone()));
+                    role
+                }
+            };
+            let Some(part_id) = row.get::<_, Option<String>>(3)? else {
+                continue;
+            };
+            let part_at: i64 = row.get::<_, Option<i64>>(4)?.unwrap_or(message_at);
+            let Ok(part) = serde_json::from_str::<Value>(&row.get::<_, String>(5)?) else {
+                transcript.skipped += 1;
+                continue;
+            };
+            let Ok(at) = Timestamp::from_millisecond(part_at) else {
+                transcript.skipped += 1;
+                continue;
+            };
+            let field = |key: &str| part.get(key).and_then(Value::as_str);
+            match (role.as_str(), field("type")) {
+                ("user", Some("text"))
+                    if part.get("synthetic").and_then(Value::as_bool) != Some(true) =>
+                {
+                    let text = field("text").unwrap_or("").to_string();
+                    if !text.trim().is_empty() {
+                        turn.end(&mut transcript.entries);
+                        transcript.entries.push(Entry {
+                            id: part_id,
+                            at,
+                            kind: EventKind::Prompt { text },
+                        });
+                    }
+                }
+                ("assistant", Some("text")) => turn.said(&part_id, at, field("text").unwrap_or("")),
+                ("assistant", Some("tool")) => {
+                    if let Some(kind) = tool_event(&part) {
+                        transcript.entries.push(Entry {
+                            id: part_id,
+                            at,
+                            kind,
+                        });
+                    }
+                }
+                (_, Some("compaction")) => transcript.entries.push(Entry {
+                    id: part_id,
+                    at,
+                    kind: EventKind::Compaction {
+                        trigger: part
+                            .get("auto")
+                            .and_then(Value::as_bool)
+                            .map(|auto| if auto { "auto" } else { "manual" }.to_string()),
+                    },
+                }),
+                _ => {}
+            }
+        }
+        turn.end(&mut transcript.entries);
+        Ok(transcript)
+    }
+}
+
+/// A tool part that finished: its use or its failure (one still running, or never run, is
+/// nothing yet).
+fn tool_event(part: &Value) -> Option<EventKind> {
+    let state = part.get("state")?;
+    let tool = part
+        .get("tool")
+        .and_then(Value::as_str)
+        .unwrap_or("tool")
+        .to_string();
+    let input = state.get("input").cloned().unwrap_or(Value::Null);
+    match state.get("status").and_then(Value::as_str)? {
+        "completed" => Some(EventKind::ToolUse {
+            tool,
+            output: text_of(state.get("output").unwrap_or(&Value::Null)),
+            files: files_of(&input),
+            input: tool_input_text(&input),
+            images: Vec::new(),
+        }),
+        "error" => Some(EventKind::ToolFailure {
+            tool,
+            error: text_of(state.get("error").unwrap_or(&Value::Null)),
+            files: files_of(&input),
+            input: tool_input_text(&input),
+        }),
+        _ => None,
+    }
+}
