@@ -194,22 +194,33 @@ enum Item {
 
 impl Histories {
     /// The agent's history at `path`, else where the agent keeps it by default (its
-    /// environment variable, then the usual place under the home directory). A location that
-    /// does not exist holds no sessions.
+    /// environment variable, then the usual place under the home directory).
     pub fn find(agent: AgentArg, path: Option<&Path>) -> Result<Histories> {
-        let location = match path {
-            Some(path) => path.to_path_buf(),
-            None => default_location(agent)?,
-        };
+        match path {
+            Some(path) => Self::find_at(agent, path),
+            None => Self::find_at(
+                agent,
+                &default_location(
+                    agent,
+                    &dirs::home_dir()
+                        .context("cannot tell the home directory; name the history with --path")?,
+                ),
+            ),
+        }
+    }
+
+    /// The agent's history at `location`; a location that does not exist holds no sessions.
+    pub fn find_at(agent: AgentArg, location: &Path) -> Result<Histories> {
         let mut histories = Histories {
             agent,
-            location: location.clone(),
+            location: location.to_path_buf(),
             items: Vec::new(),
             opencode: None,
         };
         if !location.exists() {
             return Ok(histories);
         }
+        let location = location.to_path_buf();
         match agent {
             AgentArg::ClaudeCode => {
                 histories.items = claude::transcripts(&location)?
@@ -263,26 +274,26 @@ impl Histories {
     }
 }
 
-/// Where an agent keeps its history unless told otherwise.
-fn default_location(agent: AgentArg) -> Result<PathBuf> {
-    let home =
-        || dirs::home_dir().context("cannot tell the home directory; name the history with --path");
+/// Where an agent whose user's home is `home` keeps its history unless told otherwise: under
+/// its own environment variable's directory when set (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`,
+/// `XDG_DATA_HOME`), else its usual place in `home`.
+pub fn default_location(agent: AgentArg, home: &Path) -> PathBuf {
     let from_env = |name: &str| {
         std::env::var_os(name)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     };
-    Ok(match agent {
+    match agent {
         AgentArg::ClaudeCode => from_env("CLAUDE_CONFIG_DIR")
-            .map_or_else(|| home().map(|h| h.join(".claude")), Ok)?
+            .unwrap_or_else(|| home.join(".claude"))
             .join("projects"),
         AgentArg::Codex => from_env("CODEX_HOME")
-            .map_or_else(|| home().map(|h| h.join(".codex")), Ok)?
+            .unwrap_or_else(|| home.join(".codex"))
             .join("sessions"),
         AgentArg::Opencode => from_env("XDG_DATA_HOME")
-            .map_or_else(|| home().map(|h| h.join(".local/share")), Ok)?
+            .unwrap_or_else(|| home.join(".local/share"))
             .join("opencode/opencode.db"),
-    })
+    }
 }
 
 /// What importing an agent's history did (or, in a dry run, would do).

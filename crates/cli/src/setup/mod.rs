@@ -33,6 +33,7 @@ use serde::Serialize;
 
 use crate::args::{AgentArg, Cli, Format, SetupArgs};
 use crate::commands::Outcome;
+use crate::history::{Histories, default_location};
 
 /// The memory protocol every agent is taught.
 pub const PROTOCOL: &str = include_str!("protocol.md");
@@ -127,12 +128,19 @@ pub fn run(cli: &Cli, args: &SetupArgs) -> Result<Outcome> {
     let notice = (!args.uninstall && !changes.is_empty())
         .then(|| notice(args.agent))
         .flatten();
+    // The agent's sessions from before cairn, offered for import.
+    let history = match args.uninstall || args.dry_run {
+        true => 0,
+        false => Histories::find_at(args.agent, &default_location(args.agent, &target.home))
+            .map_or(0, |found| found.len()),
+    };
     if cli.format == Format::Json {
         let report = serde_json::json!({
             "agent": args.agent.name(),
             "dry_run": args.dry_run,
             "uninstall": args.uninstall,
             "notice": notice,
+            "sessions_before_cairn": history,
             "changes": changes.iter().map(|c| serde_json::json!({
                 "path": c.path, "action": c.action(), "what": c.what,
             })).collect::<Vec<_>>(),
@@ -168,6 +176,15 @@ pub fn run(cli: &Cli, args: &SetupArgs) -> Result<Outcome> {
     }
     if let Some(notice) = notice {
         eprintln!("{notice}");
+    }
+    if history > 0 {
+        eprintln!(
+            "found {history} {} session{} from before cairn; `cairn import --agent {}` records \
+             them (add --dry-run to see what first)",
+            args.agent.name(),
+            if history == 1 { "" } else { "s" },
+            args.agent.name()
+        );
     }
     Ok(Outcome::Done)
 }

@@ -1,7 +1,7 @@
 //! An agent's history from before cairn: each agent runs two sessions with no cairn installed —
 //! one that runs a shell command and ends with a `*Remember*:` line, one that says hello —
 //! then `cairn import --agent …` reads what the agent kept (its transcripts, session logs or
-//! database) after a line of it was replaced by garbage and its last line cut short (a row
+//! database; `cairn setup` counts them and offers the import) after a line of it was replaced by garbage and its last line cut short (a row
 //! broken, for OpenCode's database). The dry run writes nothing; the import records both
 //! sessions in the project with their prompts, the command and the remembered fact, summarises
 //! the one worth it and not the hello, says what it skipped; the prompt is found by
@@ -68,6 +68,10 @@ fn import(lab: &Lab, agent: &str, extra: &[&str]) -> Value {
 
 /// The import of the damaged history, checked end to end.
 fn assert_imports(lab: &Lab, agent: &str, skipped: usize) {
+    // Setup offers the import.
+    let setup: Value =
+        serde_json::from_str(&lab.cairn(&["setup", agent, "--format", "json"])).unwrap();
+    assert_eq!(setup["sessions_before_cairn"], 2, "{setup:#}");
     let dry = import(lab, agent, &["--dry-run"]);
     assert_eq!(dry["imported"], 2, "{dry:#}");
     assert!(lab.sessions().is_empty(), "a dry run writes nothing");
