@@ -1156,6 +1156,11 @@ pub struct ImportArgs {
     /// Say what would be imported; write nothing.
     #[arg(long, requires = "agent")]
     pub dry_run: bool,
+    /// Also keep the rules agents already follow — each project's CLAUDE.md, .claude/CLAUDE.md,
+    /// AGENTS.md and Claude Code's auto-memory MEMORY.md — as read-only memories that follow
+    /// their files (read again at every session start).
+    #[arg(long, requires = "agent")]
+    pub instructions: bool,
 }
 
 #[derive(Debug, Args)]

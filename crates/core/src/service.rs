@@ -26,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::exchange::{
     self, Counts, ExportOptions, ImportReport, MigrateProgress, MigrationReport, import::Importer,
 };
-use crate::files::{Files, FilesExport, SyncReport, Workspace};
+use crate::files::{Files, FilesExport, FollowReport, FollowedFile, SyncReport, Workspace};
 use crate::health::{Doctor, HealthReport};
 use crate::id::{IdRef, MemoryId, RelationRef};
 use crate::image::screenshots::screenshot_memories;
@@ -573,9 +573,26 @@ impl MemoryService {
         self.files_ops().rebuild(workspace)
     }
 
-    /// Where a memory's unit is, relative to its project's root, if it has one.
+    /// Where a memory's unit is, relative to its project's root (a followed file's absolute
+    /// path), if it has one.
     pub fn unit_path(&self, memory: &Memory) -> Result<Option<String>> {
         self.files_ops().unit_path(memory)
+    }
+
+    /// Brings a project's memories of the files its agents follow in line with the files (see
+    /// `files::followed`); a dry run only counts.
+    pub fn follow_files(
+        &self,
+        project: &ProjectName,
+        files: &[FollowedFile],
+        dry_run: bool,
+    ) -> Result<FollowReport> {
+        self.files_ops().follow(project, files, dry_run)
+    }
+
+    /// Whether a project follows any file.
+    pub fn follows_files(&self, project: &ProjectName) -> Result<bool> {
+        self.files_ops().follows_files(project)
     }
 
     /// Reads a workspace's files back into the store (edits, deletions, new units); a dry run

@@ -140,10 +140,14 @@ impl FilesTx for PostgresTx<'_, '_> {
     }
 
     fn remove_workspace(&mut self, project: &ProjectName) -> Result<()> {
-        for table in ["file_workspaces", "file_units"] {
+        // A followed file's locations (absolute paths) are not the workspace's: they stay.
+        for (table, also) in [
+            ("file_workspaces", ""),
+            ("file_units", " AND file NOT LIKE '/%'"),
+        ] {
             self.tx
                 .execute(
-                    &format!("DELETE FROM {table} WHERE project = $1"),
+                    &format!("DELETE FROM {table} WHERE project = $1{also}"),
                     &[&project.as_str()],
                 )
                 .sql()?;

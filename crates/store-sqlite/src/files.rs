@@ -152,9 +152,13 @@ impl FilesTx for SqliteTx<'_, '_> {
     }
 
     fn remove_workspace(&mut self, project: &ProjectName) -> Result<()> {
-        for table in ["file_workspaces", "file_units"] {
+        // A followed file's locations (absolute paths) are not the workspace's: they stay.
+        for (table, also) in [
+            ("file_workspaces", ""),
+            ("file_units", " AND file NOT LIKE '/%'"),
+        ] {
             self.tx
-                .prepare_cached(&format!("DELETE FROM {table} WHERE project = ?1"))
+                .prepare_cached(&format!("DELETE FROM {table} WHERE project = ?1{also}"))
                 .sql()?
                 .execute([project.as_str()])
                 .sql()?;

@@ -6,9 +6,11 @@
 //! git or the directory), and recorded in one transaction with its end, so summaries and
 //! `*Remember*:` extraction run as they do when a session ends. A session cairn already has —
 //! recorded by the hooks, or by an earlier import — is left as it is: importing twice changes
-//! nothing. A session that cannot be read is named in the report and the rest go on.
+//! nothing. A session that cannot be read is named in the report and the rest go on. With
+//! `--instructions`, each selected project's instruction files (and the current project's) are
+//! followed too (`history::instructions`, `files::followed`).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -16,13 +18,14 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use cairn_core::ProjectName;
 use cairn_core::config::{Config, ConfigSources};
-use cairn_core::project::detect_project;
+use cairn_core::project::{detect_project, project_root};
 use indicatif::{ProgressBar, ProgressStyle};
 use jiff::SignedDuration;
 
 use crate::app::App;
 use crate::args::ImportArgs;
 use crate::commands::Outcome;
+use crate::history::instructions::instruction_files;
 use crate::history::{Histories, HistoryReport};
 use crate::output::View;
 
@@ -55,6 +58,8 @@ pub fn import(app: &App, args: &ImportArgs) -> Result<Outcome> {
         .then(|| app.api.now().timestamp() - SignedDuration::from_hours(24 * i64::from(retention)));
     let bar = progress(histories.len());
     let mut projects = Projects::default();
+    // Each selected project's root, for --instructions.
+    let mut roots: BTreeMap<ProjectName, PathBuf> = BTreeMap::new();
     let operator = app.operator();
     for index in 0..histories.len() {
         if let Some(bar) = &bar {
@@ -87,6 +92,11 @@ pub fn import(app: &App, args: &ImportArgs) -> Result<Outcome> {
         {
             report.not_selected += 1;
             continue;
+        }
+        if let Some(cwd) = &transcript.cwd {
+            roots
+                .entry(project.clone())
+                .or_insert_with(|| project_root(cwd));
         }
         if transcript.session_id.trim().is_empty() {
             report
@@ -126,6 +136,22 @@ pub fn import(app: &App, args: &ImportArgs) -> Result<Outcome> {
     }
     if let Some(bar) = bar {
         bar.finish_and_clear();
+    }
+    if args.instructions {
+        let here = app.project(&Default::default())?;
+        if only_project.as_ref().is_none_or(|p| *p == here) {
+            roots.entry(here).or_insert_with(|| app.project_root());
+        }
+        let home = dirs::home_dir().unwrap_or_default();
+        for (project, root) in &roots {
+            let files = instruction_files(root, &home);
+            report.instructions.push(app.api.follow_instructions(
+                &operator,
+                project,
+                &files,
+                args.dry_run,
+            )?);
+        }
     }
     report.seconds = started.elapsed().as_secs_f64();
     app.out.print(&View::HistoryImported(&report))?;

@@ -45,7 +45,9 @@ pub fn hint(error: &anyhow::Error) -> Option<String> {
     };
     match error {
         cairn_core::Error::Unavailable { .. } => Some(HOW_TO_ENABLE.into()),
-        cairn_core::Error::ReadOnly { field, .. } if field == "id" => {
+        cairn_core::Error::ReadOnly { field, message }
+            if field == "id" && !message.contains("a file agents follow") =>
+        {
             Some("edit the markdown file, then `cairn files sync`".into())
         }
         cairn_core::Error::Invalid { field, message }

@@ -7,6 +7,9 @@
 //! - [`claude`] reads Claude Code's transcripts (`<config>/projects/<dir>/<session>.jsonl`),
 //!   [`codex`] Codex's session logs (`<home>/sessions/YYYY/MM/DD/rollout-….jsonl`), [`opencode`]
 //!   OpenCode's database (`<data>/opencode/opencode.db`, read only);
+//! - [`instructions`]: the files a project's agents follow (`CLAUDE.md`, `AGENTS.md`, Claude
+//!   Code's auto-memory), which `--instructions` and the SessionStart hook keep as read-only
+//!   memories;
 //! - [`Histories`]: where an agent keeps them (the usual default, its environment variable, or
 //!   a path given), listed without reading them, and each read on demand.
 //!
@@ -17,6 +20,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod instructions;
 pub mod opencode;
 
 use std::io::BufRead;
@@ -328,6 +332,9 @@ pub struct HistoryReport {
     pub remembered: usize,
     /// Sessions summarised.
     pub summarized: usize,
+    /// With `--instructions`: what following each project's instruction files did.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub instructions: Vec<cairn_core::files::FollowReport>,
     /// Imported sessions older than `sessions.retention_days`: their observations are hidden
     /// (as the hooks' would be by now); their summaries and facts are kept.
     pub beyond_retention: usize,

@@ -12,7 +12,8 @@
 //! - while the spool holds events, new ones join it, so events are recorded in order;
 //! - with `CAIRN_HOOK_GUARD` set (cairn sets it for every process it starts), nothing happens,
 //!   so a hook can never feed on itself;
-//! - SessionStart prints the context for the new session (as `additionalContext` for Claude
+//! - SessionStart reads the project's instruction files again when it follows them
+//!   ([`crate::history::instructions`]), then prints the context for the new session (as `additionalContext` for Claude
 //!   Code and Codex, as text for OpenCode); PreCompact prints it as text before compaction.
 
 pub mod payload;
@@ -151,6 +152,9 @@ fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
     if api.has_images_to_read() {
         look_at_images_later(&db);
     }
+    if matches!(event.kind, EventKind::SessionStart { .. }) {
+        follow_instructions(&api, &caller, &event.project, &project_root(&root));
+    }
     if matches!(
         event.kind,
         EventKind::SessionStart { .. } | EventKind::Compaction { .. }
@@ -158,6 +162,26 @@ fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
         print_context(&api, &event, args)?;
     }
     Ok(())
+}
+
+/// A project that follows its instruction files (`cairn import --instructions` started it)
+/// reads them again as a session starts, so its memories of them follow the files. A failure
+/// is logged: it must not cost the session its context.
+fn follow_instructions(api: &Api, caller: &Caller, project: &ProjectName, root: &Path) {
+    let followed = api
+        .follows_instructions(caller, project)
+        .and_then(|follows| {
+            if !follows {
+                return Ok(());
+            }
+            let home = dirs::home_dir().unwrap_or_default();
+            let files = crate::history::instructions::instruction_files(root, &home);
+            api.follow_instructions(caller, project, &files, false)
+                .map(drop)
+        });
+    if let Err(error) = followed {
+        tracing::warn!(%error, "the project's instruction files could not be read again");
+    }
 }
 
 /// Starts `cairn reindex --images` on its own, so a screenshot a tool returned gets its look

@@ -79,8 +79,63 @@ fn history_imported(out: &mut String, r: &HistoryReport) {
     let s = |n: usize| if n == 1 { "" } else { "s" };
     if r.found == 0 {
         let _ = writeln!(out, "no {} sessions found at {}", r.agent, r.location);
-        return;
+    } else {
+        imported_sessions(out, r);
     }
+    if r.skipped_lines > 0 {
+        let named: Vec<String> = r
+            .skipped_in
+            .iter()
+            .map(|(name, n)| format!("{name} ({n})"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "skipped {} line{} that could not be read: {}",
+            r.skipped_lines,
+            s(r.skipped_lines),
+            named.join(", ")
+        );
+    }
+    for why in &r.unreadable {
+        let _ = writeln!(out, "could not read {why}");
+    }
+    for followed in &r.instructions {
+        if followed.files.is_empty() && followed.dropped == 0 {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "instructions of {}: {} piece{} {}, {} dropped, {} unchanged ({})",
+            followed.project,
+            followed.indexed,
+            s(followed.indexed),
+            if r.dry_run { "to index" } else { "indexed" },
+            followed.dropped,
+            followed.unchanged,
+            followed.files.join(", ")
+        );
+        for warning in &followed.warnings {
+            let _ = writeln!(out, "could not read {}: {}", warning.file, warning.reason);
+        }
+    }
+    if r.beyond_retention > 0 {
+        let _ = writeln!(
+            out,
+            "{} session{} ended before sessions.retention_days: {} observations are hidden as \
+             the hooks' would be by now; summaries and remembered facts are kept",
+            r.beyond_retention,
+            s(r.beyond_retention),
+            if r.beyond_retention == 1 {
+                "its"
+            } else {
+                "their"
+            }
+        );
+    }
+}
+
+fn imported_sessions(out: &mut String, r: &HistoryReport) {
+    let s = |n: usize| if n == 1 { "" } else { "s" };
     let _ = write!(
         out,
         "{} {} of {} {} session{} from {}",
@@ -121,37 +176,6 @@ fn history_imported(out: &mut String, r: &HistoryReport) {
             r.summarized,
             if r.summarized == 1 { "y" } else { "ies" },
             r.seconds
-        );
-    }
-    if r.skipped_lines > 0 {
-        let named: Vec<String> = r
-            .skipped_in
-            .iter()
-            .map(|(name, n)| format!("{name} ({n})"))
-            .collect();
-        let _ = writeln!(
-            out,
-            "skipped {} line{} that could not be read: {}",
-            r.skipped_lines,
-            s(r.skipped_lines),
-            named.join(", ")
-        );
-    }
-    for why in &r.unreadable {
-        let _ = writeln!(out, "could not read {why}");
-    }
-    if r.beyond_retention > 0 {
-        let _ = writeln!(
-            out,
-            "{} session{} ended before sessions.retention_days: {} observations are hidden as \
-             the hooks' would be by now; summaries and remembered facts are kept",
-            r.beyond_retention,
-            s(r.beyond_retention),
-            if r.beyond_retention == 1 {
-                "its"
-            } else {
-                "their"
-            }
         );
     }
 }

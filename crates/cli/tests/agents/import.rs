@@ -140,6 +140,32 @@ fn assert_imports(lab: &Lab, agent: &str, skipped: usize) {
     assert_eq!(listed["total"], 2, "{listed:#}");
 }
 
+/// `--instructions`: the project's `AGENTS.md` (and, for Claude Code, its auto-memory) become
+/// read-only memories found by search.
+fn assert_instructions(lab: &Lab, agent: &str, files: &[(PathBuf, &str)]) {
+    for (path, text) in files {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let report = import(lab, agent, &["--instructions"]);
+    assert_eq!(report["imported"], 0, "{report:#}");
+    let followed = &report["instructions"][0];
+    assert_eq!(followed["indexed"], files.len(), "{report:#}");
+    for (_, text) in files {
+        let word = text
+            .split_whitespace()
+            .last()
+            .unwrap()
+            .trim_end_matches('.');
+        let found = lab.search(word);
+        assert!(
+            found.iter().any(|m| m["memory"]["content"] == text.trim()
+                && m["memory"]["tags"] == json!(["instructions"])),
+            "{word}: {found:#?}"
+        );
+    }
+}
+
 pub fn claude_code(agents: &Agents) {
     let lab = Lab::new();
     run_sessions(
@@ -154,8 +180,22 @@ pub fn claude_code(agents: &Agents) {
             );
         },
     );
-    damage(&transcript_with(&lab.home.join(".claude/projects"), PROMPT));
+    let transcript = transcript_with(&lab.home.join(".claude/projects"), PROMPT);
+    damage(&transcript);
     assert_imports(&lab, "claude-code", 2);
+    // Claude Code keeps the project's auto-memory beside its transcripts.
+    let auto_memory = transcript.parent().unwrap().join("memory/MEMORY.md");
+    assert_instructions(
+        &lab,
+        "claude-code",
+        &[
+            (
+                lab.project.join("CLAUDE.md"),
+                "Releases are cut from trunk only.",
+            ),
+            (auto_memory, "The staging cluster is called osprey."),
+        ],
+    );
 }
 
 pub fn codex(agents: &Agents) {
@@ -171,6 +211,11 @@ pub fn codex(agents: &Agents) {
     );
     damage(&transcript_with(&lab.home.join(".codex/sessions"), PROMPT));
     assert_imports(&lab, "codex", 2);
+    assert_instructions(
+        &lab,
+        "codex",
+        &[(lab.project.join("AGENTS.md"), "Use pnpm, never npm.")],
+    );
 }
 
 pub fn opencode(agents: &Agents) {

@@ -1152,3 +1152,70 @@ fn sessions_with_nothing_recorded_say_whether_the_hooks_are_missing_untrusted_or
         "{said}"
     );
 }
+
+#[test]
+fn instruction_files_an_import_follows_are_read_again_as_a_session_starts() {
+    let s = Sandbox::new();
+    let agents_md = s.project.join("AGENTS.md");
+    std::fs::write(&agents_md, "Use pnpm for every package, never npm.\n").unwrap();
+    let start = || {
+        let run = s.hook(
+            "claude-code",
+            "SessionStart",
+            &claude(
+                "s1",
+                &s.project,
+                "SessionStart",
+                json!({"source": "startup"}),
+            ),
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    };
+    let found = |words: &str| {
+        let run = s.run(&["search", words, "--format", "json"]);
+        run.json()["results"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    // Not followed until an import of instructions starts it.
+    start();
+    assert!(found("pnpm").is_empty(), "followed before any import");
+
+    let empty = s.home.join("no-history");
+    std::fs::create_dir_all(&empty).unwrap();
+    let path = empty.display().to_string();
+    let report = s.ok_json(&[
+        "import",
+        "--agent",
+        "codex",
+        "--path",
+        &path,
+        "--instructions",
+    ]);
+    assert_eq!(report["found"], 0, "{report:#}");
+    assert_eq!(report["instructions"][0]["indexed"], 1, "{report:#}");
+    let rule = found("pnpm");
+    assert_eq!(rule.len(), 1, "{rule:#?}");
+    assert_eq!(rule[0]["memory"]["title"], "AGENTS.md");
+    // Read-only, and the error says where to change it.
+    let id = rule[0]["memory"]["id"].as_str().unwrap();
+    let refused = s.run(&["update", id, "Use yarn"]);
+    assert_eq!(refused.code, 2);
+    assert!(refused.stderr.contains("AGENTS.md"), "{}", refused.stderr);
+
+    // The file changes; the next session's start takes the change.
+    std::fs::write(&agents_md, "Use bun for every package, never npm.\n").unwrap();
+    start();
+    let now = found("package manager bun pnpm");
+    let contents: Vec<&str> = now
+        .iter()
+        .filter_map(|hit| hit["memory"]["content"].as_str())
+        .collect();
+    assert_eq!(
+        contents,
+        ["Use bun for every package, never npm."],
+        "the old rule is gone, the new one found: {}",
+        s.hook_log()
+    );
+}

@@ -48,7 +48,7 @@ use crate::context::{Context, ContextRequest};
 use crate::embedding::{EmbedProgress, EmbedReport, EmbeddingStatus, VectorIndexReport};
 use crate::error::{Error, Result};
 use crate::exchange::{Counts, ExportOptions, ImportReport, MigrateProgress, MigrationReport};
-use crate::files::{FilesExport, SyncReport, Workspace};
+use crate::files::{FilesExport, FollowReport, FollowedFile, SyncReport, Workspace};
 use crate::health::HealthReport;
 use crate::id::{IdRef, MemoryId, RelationRef};
 use crate::image::{ImageId, ImageSource, ImageTotals, ReadProgress, ReadReport};
@@ -650,6 +650,31 @@ impl Api {
             self.written(report.changed_text());
         }
         Ok(())
+    }
+
+    /// Follows the files `project`'s agents follow (`CLAUDE.md`, `AGENTS.md`, `MEMORY.md`):
+    /// read-only memories kept in line with them (see `files::followed`).
+    pub fn follow_instructions(
+        &self,
+        caller: &Caller,
+        project: &ProjectName,
+        files: &[FollowedFile],
+        dry_run: bool,
+    ) -> Result<FollowReport> {
+        caller
+            .access
+            .write(&Scope::Project(project.clone()), "project")?;
+        let report = self.service.follow_files(project, files, dry_run)?;
+        self.written(!dry_run && report.changed());
+        Ok(report)
+    }
+
+    /// Whether `project` follows any file (an import of instructions started it).
+    pub fn follows_instructions(&self, caller: &Caller, project: &ProjectName) -> Result<bool> {
+        caller
+            .access
+            .read(&Scope::Project(project.clone()), "project")?;
+        self.service.follows_files(project)
     }
 
     /// Rebuilds the caller's project's memories from its markdown files alone.

@@ -13,6 +13,8 @@
 //! - [`git`]: what git says about a file — the witness that tells a cut from a branch's view;
 //! - [`operations`]: [`Files`] — `init`, `land` (after a write), `sync` (files → store, or a dry
 //!   run that only reports);
+//! - [`followed`]: files agents already follow (`CLAUDE.md`, `AGENTS.md`, `MEMORY.md`), kept as
+//!   read-only memories in line with the files, outside any workspace;
 //! - [`store`]: what a backend provides ([`FilesStore`], [`FilesTx`]).
 //!
 //! Invariants: a unit changed through cairn rewrites exactly its block (byte-identical
@@ -25,6 +27,7 @@
 //! unit from a file (only cairn's own write of a forget, purge or prune does); session
 //! summaries and global memories and memories tagged `private` stay out of the files.
 
+pub mod followed;
 pub mod git;
 pub mod layout;
 pub mod model;
@@ -34,6 +37,7 @@ pub mod rewrite;
 pub mod store;
 pub mod unit;
 
+pub use followed::{FollowReport, FollowedFile, INSTRUCTIONS_TAG};
 pub use model::{
     DEFAULT_DIR, ExportedUnit, FileWarning, FilesExport, ForgottenUnit, SyncReport, UnitLocation,
     UnitState, Workspace,

@@ -15,6 +15,7 @@ use jiff::Timestamp;
 
 use crate::config::FilesConfig;
 use crate::error::{Error, Result};
+use crate::files::followed::is_followed;
 use crate::files::git;
 use crate::files::layout::{self, FileText};
 use crate::files::model::{
@@ -35,7 +36,7 @@ use crate::store::{Store, StoreTx, in_transaction};
 
 /// The files operations over one store.
 pub struct Files<'a> {
-    memories: Memories<'a>,
+    pub(super) memories: Memories<'a>,
     settings: &'a FilesConfig,
 }
 
@@ -55,7 +56,7 @@ impl<'a> Files<'a> {
             })
     }
 
-    fn store(&self) -> &'a dyn Store {
+    pub(super) fn store(&self) -> &'a dyn Store {
         self.memories.backend()
     }
 
@@ -88,6 +89,15 @@ impl<'a> Files<'a> {
     /// with its file.
     pub fn check_writable(&self, id: &MemoryId) -> Result<()> {
         match self.store().locations_of(&[*id])?.into_iter().next() {
+            Some(location) if is_followed(&location) => Err(Error::ReadOnly {
+                field: "id".into(),
+                message: format!(
+                    "memory {} is text of {}, a file agents follow, read-only here: edit the \
+                     file, and the next import of instructions (or session start) takes the change",
+                    id.handle(),
+                    location.file
+                ),
+            }),
             Some(location) if location.is_raw() => Err(Error::ReadOnly {
                 field: "id".into(),
                 message: format!(
@@ -108,15 +118,14 @@ impl<'a> Files<'a> {
         let Some(project) = memory.scope.project() else {
             return Ok(None);
         };
+        let location = self.store().locations_of(&[memory.id])?.into_iter().next();
+        if let Some(location) = location.as_ref().filter(|l| is_followed(l)) {
+            return Ok(Some(location.file.clone()));
+        }
         let Some(workspace) = self.store().workspace(project)? else {
             return Ok(None);
         };
-        Ok(self
-            .store()
-            .locations_of(&[memory.id])?
-            .into_iter()
-            .next()
-            .map(|location| format!("{}/{}", workspace.dir, location.file)))
+        Ok(location.map(|location| format!("{}/{}", workspace.dir, location.file)))
     }
 
     /// Makes `root`/`dir` the workspace of `project` (again, if it had one), writes the git
@@ -306,7 +315,7 @@ impl<'a> Files<'a> {
             .store()
             .unit_locations(&workspace.project)?
             .into_iter()
-            .filter(|l| l.state == UnitState::Present)
+            .filter(|l| l.state == UnitState::Present && !is_followed(l))
             .map(|l| l.id)
             .collect();
         {
@@ -365,7 +374,14 @@ impl<'a> Files<'a> {
         report.units = (found.with_id.len() + found.without_id.len()) as u64;
 
         let (mut locations, mut raw_locations) = (HashMap::new(), HashMap::new());
+        // Followed files (`files::followed`) are not the workspace's: their text is neither
+        // read nor written here.
+        let mut followed = HashSet::new();
         for location in store.unit_locations(project)? {
+            if is_followed(&location) {
+                followed.insert(location.id);
+                continue;
+            }
             match location.raw_hash {
                 None => {
                     locations.insert(location.id, (location.file, location.state));
@@ -533,6 +549,7 @@ impl<'a> Files<'a> {
                 !in_files.contains(&m.id)
                     && !locations.contains_key(&m.id)
                     && !raw_locations.contains_key(&m.id)
+                    && !followed.contains(&m.id)
             })
             .collect();
 

@@ -36,7 +36,8 @@ pub trait FilesTx {
     /// Applies a writer's change to the stamp (XOR with `delta`), if the project has one.
     fn change_stamp(&mut self, project: &ProjectName, delta: i64) -> Result<()>;
 
-    /// Removes a project's workspace and its units' locations (the files stay).
+    /// Removes a project's workspace and its units' locations (the files stay); the locations
+    /// of files the project follows (absolute paths) stay too.
     fn remove_workspace(&mut self, project: &ProjectName) -> Result<()>;
 
     /// Adds or replaces the location of `location.id`.

@@ -755,3 +755,104 @@ pub fn session_summaries_reach_the_files_only_when_configured(factory: StoreFact
     config.files.include_summaries = true;
     assert!(summary(&Files::with_config(factory, &config)).contains("login flake"));
 }
+
+/// Files agents follow (`CLAUDE.md`, `AGENTS.md`) are read-only memories that follow their
+/// files, beside a workspace that never touches them (nor they it).
+pub fn followed_files_are_read_only_memories_in_line_with_their_files(factory: StoreFactory) {
+    use crate::files::{FollowedFile, INSTRUCTIONS_TAG};
+    let f = Files::new(factory);
+    f.store("Deploys go out on Fridays");
+    let claude = f.root.path().join("CLAUDE.md");
+    let agents = f.root.path().join("AGENTS.md");
+    std::fs::write(
+        &claude,
+        "# Build\n\nRun `make check` before every push.\n\n# Style\n\nNo unwrap in library code.\n",
+    )
+    .expect("write");
+    std::fs::write(&agents, "Use pnpm, never npm.\n").expect("write");
+    let followed = [
+        FollowedFile {
+            path: claude.clone(),
+            title: "CLAUDE.md".into(),
+        },
+        FollowedFile {
+            path: agents.clone(),
+            title: "AGENTS.md".into(),
+        },
+    ];
+    let follow = |dry_run: bool| {
+        f.h.service
+            .follow_files(&acme(), &followed, dry_run)
+            .expect("follow")
+    };
+    let dry = follow(true);
+    assert_eq!(dry.indexed, 3, "{dry:?}");
+    assert!(!f.h.service.follows_files(&acme()).expect("read"));
+    let report = follow(false);
+    assert_eq!((report.indexed, report.dropped), (3, 0), "{report:?}");
+    assert!(f.h.service.follows_files(&acme()).expect("read"));
+    let search = |words: &str| {
+        f.h.service
+            .search(&crate::search::SearchRequest::new(
+                words,
+                crate::memory::MemoryFilter::default(),
+                10,
+            ))
+            .expect("search")
+            .hits
+            .into_iter()
+            .map(|h| h.memory)
+            .collect::<Vec<_>>()
+    };
+    let rule = search("pnpm").pop().expect("a followed rule is found");
+    assert_eq!(rule.title.as_deref(), Some("AGENTS.md"));
+    assert!(rule.tags.iter().any(|t| t.as_str() == INSTRUCTIONS_TAG));
+    let refused =
+        f.h.service
+            .update(
+                &by_ref(&rule),
+                MemoryPatch {
+                    content: Some("Use npm".into()),
+                    ..MemoryPatch::default()
+                },
+            )
+            .expect_err("read-only");
+    assert!(
+        matches!(refused, crate::Error::ReadOnly { .. })
+            && refused.to_string().contains("AGENTS.md"),
+        "{refused:?}"
+    );
+    assert_eq!(
+        f.h.service.unit_path(&rule).expect("path"),
+        Some(agents.display().to_string())
+    );
+    // Following again changes nothing; the workspace's sync leaves them alone (and writes
+    // none of them into its files).
+    let again = follow(false);
+    assert_eq!((again.indexed, again.dropped, again.unchanged), (0, 0, 3));
+    let synced = f.sync();
+    assert_eq!((synced.raw_dropped, synced.forgotten), (0, 0), "{synced:?}");
+    assert!(!f.text().contains("pnpm"), "{}", f.text());
+    assert_eq!(search("pnpm").len(), 1);
+    // An edited section is replaced; a deleted file's text goes.
+    std::fs::write(
+        &claude,
+        "# Build\n\nRun `make check-all` before every push.\n\n# Style\n\nNo unwrap in library code.\n",
+    )
+    .expect("write");
+    std::fs::remove_file(&agents).expect("remove");
+    let changed = follow(false);
+    assert_eq!(
+        (changed.indexed, changed.dropped, changed.unchanged),
+        (1, 2, 1),
+        "{changed:?}"
+    );
+    assert!(search("pnpm").is_empty());
+    assert_eq!(search("check-all").len(), 1);
+    // A file that cannot be read as text keeps what was read of it before.
+    std::fs::write(&claude, [0xff, 0xfe, 0x00, 0x41]).expect("write");
+    let unreadable = follow(false);
+    assert_eq!(unreadable.dropped, 0, "{unreadable:?}");
+    assert_eq!(unreadable.warnings.len(), 1, "{unreadable:?}");
+    assert_eq!(search("check-all").len(), 1);
+}
