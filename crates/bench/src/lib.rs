@@ -12,6 +12,7 @@ pub mod embedding;
 pub mod exchange;
 pub mod faults;
 pub mod files;
+pub mod history;
 pub mod hybrid;
 pub mod images;
 pub mod locomo;

@@ -11,7 +11,7 @@
 //! ```
 
 use cairn_bench::{
-    agents, conflicts, cranfield, embedding, exchange, hybrid, locomo, scale, serve,
+    agents, conflicts, cranfield, embedding, exchange, history, hybrid, locomo, scale, serve,
 };
 
 use std::path::PathBuf;
@@ -102,6 +102,31 @@ enum Command {
         /// SessionStart hooks, `cairn context` processes and in-process contexts per size.
         #[arg(long, default_value_t = 50)]
         contexts: usize,
+    },
+    /// An agent's history imported (`cairn import --agent claude-code`): a generated Claude Code
+    /// history of `sessions` transcripts, sessions/s and observations/s of a first import into
+    /// a fresh store, peak RSS, and the same history imported again (adds nothing).
+    History {
+        /// Sessions in the generated history.
+        #[arg(long, default_value_t = 2000)]
+        sessions: usize,
+        /// Turns per session (each a prompt, three tool calls and a closing message).
+        #[arg(long, default_value_t = 10)]
+        turns: usize,
+        /// First imports into fresh stores; the median is reported.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// The cairn binary (default: the one beside this program).
+        #[arg(long)]
+        cairn: Option<PathBuf>,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Directory for the scratch history and stores (default: the system temp dir).
+        #[arg(long)]
+        workdir: Option<PathBuf>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
     },
     /// Faults through the real binary: killed writers (CLI, HTTP, hooks), a full disk, a
     /// damaged database and a damaged vector index; prints what was acknowledged, what was
@@ -587,6 +612,32 @@ fn main() -> Result<()> {
             };
             let results = agents::run(&options, &mut |step| eprintln!("… {step}"))?;
             run.print(&results, || agents::table(&results))?;
+        }
+        Command::History {
+            sessions,
+            turns,
+            runs,
+            cairn,
+            seed,
+            workdir,
+            json,
+        } => {
+            let options = history::HistoryOptions {
+                sessions: sessions.max(1),
+                turns: turns.max(1),
+                runs,
+                cairn: match cairn {
+                    Some(path) => path,
+                    None => sibling_cairn()?,
+                },
+                seed,
+                workdir,
+            };
+            let result = history::run(&options, &mut |step| eprintln!("… {step}"))?;
+            match json {
+                true => println!("{}", serde_json::to_string_pretty(&result)?),
+                false => print!("{}", history::table(&result)),
+            }
         }
         Command::Locomo {
             file,

@@ -3,8 +3,8 @@
 //!
 //! Each session of the history ([`crate::history`]) is read, placed in the project its
 //! directory belongs to (as the hook would have placed it: the directory's `.cairn.toml`, else
-//! git or the directory), and recorded in one transaction with its end, so summaries and
-//! `*Remember*:` extraction run as they do when a session ends. A session cairn already has —
+//! git or the directory), and recorded with its end — up to [`BATCH_SESSIONS`] sessions in one
+//! transaction — so summaries and `*Remember*:` extraction run as they do when a session ends. A session cairn already has —
 //! recorded by the hooks, or by an earlier import — is left as it is: importing twice changes
 //! nothing. A session that cannot be read is named in the report and the rest go on. With
 //! `--instructions`, each selected project's instruction files (and the current project's) are
@@ -19,6 +19,7 @@ use anyhow::{Result, bail};
 use cairn_core::ProjectName;
 use cairn_core::config::{Config, ConfigSources};
 use cairn_core::project::{detect_project, project_root};
+use cairn_core::session::AgentEvent;
 use indicatif::{ProgressBar, ProgressStyle};
 use jiff::SignedDuration;
 
@@ -31,6 +32,9 @@ use crate::output::View;
 
 /// Most files named in the report for skipped lines.
 const MAX_NAMED: usize = 20;
+/// Most sessions, and events, recorded in one transaction.
+const BATCH_SESSIONS: usize = 50;
+const BATCH_EVENTS: usize = 10_000;
 
 pub fn import(app: &App, args: &ImportArgs) -> Result<Outcome> {
     let Some(agent) = args.agent else {
@@ -58,6 +62,7 @@ pub fn import(app: &App, args: &ImportArgs) -> Result<Outcome> {
         .then(|| app.api.now().timestamp() - SignedDuration::from_hours(24 * i64::from(retention)));
     let bar = progress(histories.len());
     let mut projects = Projects::default();
+    let mut batch = Batch::default();
     // Each selected project's root, for --instructions.
     let mut roots: BTreeMap<ProjectName, PathBuf> = BTreeMap::new();
     let operator = app.operator();
@@ -124,16 +129,13 @@ pub fn import(app: &App, args: &ImportArgs) -> Result<Outcome> {
         if args.dry_run {
             continue;
         }
-        let recorded = app.api.record_events(&events)?;
-        report.observations += recorded.report.observations;
-        report.remembered += recorded
-            .report
-            .extracted
-            .iter()
-            .filter(|o| o.status.stored_text())
-            .count();
-        report.summarized += recorded.report.summarized.len();
+        batch.sessions += 1;
+        batch.events.extend(events);
+        if batch.sessions >= BATCH_SESSIONS || batch.events.len() >= BATCH_EVENTS {
+            batch.record(app, &mut report)?;
+        }
     }
+    batch.record(app, &mut report)?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -156,6 +158,34 @@ pub fn import(app: &App, args: &ImportArgs) -> Result<Outcome> {
     report.seconds = started.elapsed().as_secs_f64();
     app.out.print(&View::HistoryImported(&report))?;
     Ok(Outcome::Done)
+}
+
+/// Sessions whose events are recorded together, in one transaction: a commit per session
+/// would make the disk's flushes the import's pace.
+#[derive(Default)]
+struct Batch {
+    sessions: usize,
+    events: Vec<AgentEvent>,
+}
+
+impl Batch {
+    fn record(&mut self, app: &App, report: &mut HistoryReport) -> Result<()> {
+        if self.events.is_empty() {
+            return Ok(());
+        }
+        let recorded = app.api.record_events(&self.events)?;
+        report.observations += recorded.report.observations;
+        report.remembered += recorded
+            .report
+            .extracted
+            .iter()
+            .filter(|o| o.status.stored_text())
+            .count();
+        report.summarized += recorded.report.summarized.len();
+        self.events.clear();
+        self.sessions = 0;
+        Ok(())
+    }
 }
 
 /// A bar on a terminal: sessions read of all.
