@@ -1133,12 +1133,8 @@ pub struct ExportArgs {
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// File to read, or `-` for standard input.
-    #[arg(
-        value_name = "FILE|-",
-        required_unless_present = "agent",
-        conflicts_with = "agent"
-    )]
+    /// File to read, or `-` for standard input (without --agent).
+    #[arg(value_name = "FILE|-", conflicts_with = "agent")]
     pub file: Option<PathBuf>,
     /// Where plain records without a project go; with --agent, only that project's sessions.
     #[command(flatten)]

@@ -16,6 +16,8 @@ mod doctor;
 mod endless;
 #[path = "cli/files.rs"]
 mod files;
+#[path = "cli/history.rs"]
+mod history;
 #[path = "cli/hooks.rs"]
 mod hooks;
 #[path = "cli/images.rs"]

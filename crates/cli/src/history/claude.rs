@@ -24,7 +24,9 @@ use crate::hook::payload::transcript::{parts, refusal, result_text};
 use crate::hook::payload::{text_of, tool_input_text, without_images};
 
 /// The transcript files under `location`: the file itself, the `*.jsonl` of a project's
-/// directory, or those of every project's directory under `projects/`.
+/// directory, or those of every project's directory under `projects/`. Anything by such a name
+/// that is not a directory is listed: one that is not a regular file (a FIFO) is refused when
+/// read, and the report names it.
 pub fn transcripts(location: &Path) -> Result<Vec<PathBuf>> {
     if location.is_file() {
         return Ok(vec![location.to_path_buf()]);
@@ -53,7 +55,7 @@ fn jsonl_in(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     for item in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
         let path = item?.path();
-        if path.extension().is_some_and(|e| e == "jsonl") && path.is_file() {
+        if path.extension().is_some_and(|e| e == "jsonl") && !path.is_dir() {
             found.push(path);
         }
     }

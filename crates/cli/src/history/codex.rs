@@ -36,7 +36,7 @@ pub fn transcripts(location: &Path) -> Result<Vec<PathBuf>> {
         for item in std::fs::read_dir(&dir)? {
             let path = item?.path();
             let name = path.file_name().unwrap_or_default().to_string_lossy();
-            if name.starts_with("rollout-") && name.ends_with(".jsonl") && path.is_file() {
+            if name.starts_with("rollout-") && name.ends_with(".jsonl") && !path.is_dir() {
                 files.push(path);
             }
         }

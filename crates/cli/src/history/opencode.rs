@@ -198,3 +198,74 @@ fn tool_event(part: &Value) -> Option<EventKind> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sessions_messages_and_parts_are_read_and_a_broken_row_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("opencode.db");
+        let db = Connection::open(&path).unwrap();
+        db.execute_batch(
+            "CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, directory TEXT NOT NULL,
+                 time_created INTEGER NOT NULL);
+             CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL,
+                 time_created INTEGER NOT NULL, data TEXT NOT NULL);
+             CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT NOT NULL,
+                 session_id TEXT NOT NULL, time_created INTEGER NOT NULL, data TEXT NOT NULL);
+             INSERT INTO session VALUES ('ses_1', NULL, '/work/app', 1000),
+                                        ('ses_child', 'ses_1', '/work/app', 1001);
+             INSERT INTO message VALUES
+                 ('msg_1', 'ses_1', 1000, '{\"role\":\"user\"}'),
+                 ('msg_2', 'ses_1', 2000, '{\"role\":\"assistant\"}'),
+                 ('msg_3', 'ses_1', 3000, '{\"role\":\"assistant\"}');
+             INSERT INTO part VALUES
+                 ('prt_1', 'msg_1', 'ses_1', 1000, '{\"type\":\"text\",\"text\":\"Fix the login\"}'),
+                 ('prt_2', 'msg_1', 'ses_1', 1000, '{\"type\":\"text\",\"text\":\"<file>\",\"synthetic\":true}'),
+                 ('prt_3', 'msg_2', 'ses_1', 2000, '{\"type\":\"tool\",\"tool\":\"edit\",\"state\":{\"status\":\"completed\",\"input\":{\"filePath\":\"src/login.ts\"},\"output\":\"ok\"}}'),
+                 ('prt_4', 'msg_2', 'ses_1', 2001, '{\"type\":\"tool\",\"tool\":\"bash\",\"state\":{\"status\":\"error\",\"input\":{\"command\":\"npm test\"},\"error\":\"exit 1\"}}'),
+                 ('prt_5', 'msg_2', 'ses_1', 2002, '{\"type\":\"tool\",\"tool\":\"bash\",\"state\":{\"status\":\"running\"}}'),
+                 ('prt_6', 'msg_3', 'ses_1', 3000, '{\"type\":\"text\",\"te'),
+                 ('prt_7', 'msg_3', 'ses_1', 3001, '{\"type\":\"text\",\"text\":\"Fixed.\\n*Remember*: login needs redis\"}');",
+        )
+        .unwrap();
+        drop(db);
+        let database = Database::open(dir.path()).unwrap();
+        assert_eq!(
+            database.sessions().unwrap(),
+            ["ses_1"],
+            "children are not sessions"
+        );
+        let t = database.read("ses_1").unwrap();
+        assert_eq!(t.cwd.as_deref(), Some(Path::new("/work/app")));
+        assert_eq!(t.skipped, 1);
+        let kinds: Vec<(&str, &str)> = t
+            .entries
+            .iter()
+            .map(|e| (e.id.as_str(), e.kind.name()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("prt_1", "prompt"),
+                ("prt_3", "tool_use"),
+                ("prt_4", "tool_failure"),
+                ("stop:prt_7", "stop"),
+            ]
+        );
+        match &t.entries[1].kind {
+            EventKind::ToolUse { files, .. } => assert_eq!(files, &["src/login.ts"]),
+            other => panic!("{other:?}"),
+        }
+        // Not OpenCode's database: said so.
+        let other = dir.path().join("other.db");
+        Connection::open(&other)
+            .unwrap()
+            .execute_batch("CREATE TABLE t (x)")
+            .unwrap();
+        let refused = Database::open(&other).err().unwrap().to_string();
+        assert!(refused.contains("not OpenCode's database"), "{refused}");
+    }
+}
