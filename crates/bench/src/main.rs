@@ -116,17 +116,8 @@ enum Command {
         /// First imports into fresh stores; the median is reported.
         #[arg(long, default_value_t = 3)]
         runs: usize,
-        /// The cairn binary (default: the one beside this program).
-        #[arg(long)]
-        cairn: Option<PathBuf>,
-        #[arg(long, default_value_t = 42)]
-        seed: u64,
-        /// Directory for the scratch history and stores (default: the system temp dir).
-        #[arg(long)]
-        workdir: Option<PathBuf>,
-        /// Print JSON instead of a table.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        run: ProcessRun,
     },
     /// Faults through the real binary: killed writers (CLI, HTTP, hooks), a full disk, a
     /// damaged database and a damaged vector index; prints what was acknowledged, what was
@@ -138,17 +129,8 @@ enum Command {
         /// Only these kinds of rounds, comma-separated: kill, disk, database, index.
         #[arg(long, value_delimiter = ',')]
         kinds: Vec<String>,
-        /// The cairn binary (default: the one beside this program).
-        #[arg(long)]
-        cairn: Option<PathBuf>,
-        #[arg(long, default_value_t = 42)]
-        seed: u64,
-        /// Directory for the scratch stores (default: the system temp dir).
-        #[arg(long)]
-        workdir: Option<PathBuf>,
-        /// Print JSON instead of a table.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        run: ProcessRun,
     },
     /// Write a synthetic corpus as JSON Lines (the `cairn import` format).
     Corpus {
@@ -482,12 +464,28 @@ struct CorpusRun {
     /// Corpus sizes (memories), comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
     sizes: Vec<u64>,
+    #[command(flatten)]
+    process: ProcessRun,
+}
+
+/// A corpus run is a process run over corpora of these sizes.
+impl std::ops::Deref for CorpusRun {
+    type Target = ProcessRun;
+
+    fn deref(&self) -> &ProcessRun {
+        &self.process
+    }
+}
+
+/// A workload run through the real binary on scratch stores.
+#[derive(Debug, clap::Args)]
+struct ProcessRun {
     /// The cairn binary (default: the one beside this program).
     #[arg(long)]
     cairn: Option<PathBuf>,
     #[arg(long, default_value_t = 42)]
     seed: u64,
-    /// Directory for the scratch corpora and stores (default: the system temp dir).
+    /// Directory for the scratch files and stores (default: the system temp dir).
     #[arg(long)]
     workdir: Option<PathBuf>,
     /// Print JSON instead of a table.
@@ -495,7 +493,7 @@ struct CorpusRun {
     json: bool,
 }
 
-impl CorpusRun {
+impl ProcessRun {
     /// The cairn binary to run: `--cairn`, else the one beside this program.
     fn cairn(&self) -> Result<PathBuf> {
         match &self.cairn {
@@ -617,27 +615,18 @@ fn main() -> Result<()> {
             sessions,
             turns,
             runs,
-            cairn,
-            seed,
-            workdir,
-            json,
+            run,
         } => {
             let options = history::HistoryOptions {
                 sessions: sessions.max(1),
                 turns: turns.max(1),
                 runs,
-                cairn: match cairn {
-                    Some(path) => path,
-                    None => sibling_cairn()?,
-                },
-                seed,
-                workdir,
+                cairn: run.cairn()?,
+                seed: run.seed,
+                workdir: run.workdir.clone(),
             };
             let result = history::run(&options, &mut |step| eprintln!("… {step}"))?;
-            match json {
-                true => println!("{}", serde_json::to_string_pretty(&result)?),
-                false => print!("{}", history::table(&result)),
-            }
+            run.print(&result, || history::table(&result))?;
         }
         Command::Locomo {
             file,
@@ -1238,33 +1227,20 @@ fn main() -> Result<()> {
                 }
             }
         }
-        Command::Faults {
-            rounds,
-            kinds,
-            cairn,
-            seed,
-            workdir,
-            json,
-        } => {
+        Command::Faults { rounds, kinds, run } => {
             let model_dir =
                 cairn_embed::locate(None, cairn_embed::DEFAULT_MODEL)?.map(|location| location.dir);
             let options = cairn_bench::faults::FaultsOptions {
                 rounds: rounds.max(1),
                 // Absolute: every process runs in a store's own directory.
-                cairn: std::path::absolute(match cairn {
-                    Some(path) => path,
-                    None => sibling_cairn()?,
-                })?,
-                seed,
-                workdir,
+                cairn: std::path::absolute(run.cairn()?)?,
+                seed: run.seed,
+                workdir: run.workdir.clone(),
                 model_dir,
                 kinds,
             };
             let results = cairn_bench::faults::run(&options, &mut |step| eprintln!("… {step}"))?;
-            match json {
-                true => println!("{}", serde_json::to_string_pretty(&results)?),
-                false => print!("{}", cairn_bench::faults::table(&results)),
-            }
+            run.print(&results, || cairn_bench::faults::table(&results))?;
         }
         Command::Corpus { count, seed, out } => {
             let bytes = scale::write_corpus(&out, count, seed)?;

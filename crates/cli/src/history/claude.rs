@@ -18,10 +18,9 @@ use cairn_core::session::EventKind;
 use jiff::Timestamp;
 use serde_json::Value;
 
-use super::{Entry, Transcript, Turn, read_lines, timestamp};
-use crate::hook::payload::claude::files_of;
+use super::{Call, Entry, Transcript, Turn, read_lines, timestamp};
 use crate::hook::payload::transcript::{parts, refusal, result_text};
-use crate::hook::payload::{text_of, tool_input_text, without_images};
+use crate::hook::payload::{text_of, without_images};
 
 /// The transcript files under `location`: the file itself, the `*.jsonl` of a project's
 /// directory, or those of every project's directory under `projects/`. Anything by such a name
@@ -71,12 +70,6 @@ pub fn read(path: &Path) -> Result<Transcript> {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     Ok(reader.finish(stem, skipped))
-}
-
-/// A call the assistant made, until its result comes.
-struct Call {
-    tool: String,
-    input: Value,
 }
 
 #[derive(Default)]
@@ -200,26 +193,11 @@ impl Reader {
         let Some(call_id) = result.get("tool_use_id").and_then(Value::as_str) else {
             return;
         };
-        let call = self.calls.remove(call_id).unwrap_or(Call {
-            tool: "tool".into(),
-            input: Value::Null,
-        });
-        let input = tool_input_text(&call.input);
-        let files = files_of(&call.input);
-        let kind = if let Some(reason) = refusal(entry, result) {
-            EventKind::ToolFailure {
-                tool: call.tool,
-                input,
-                error: format!("permission denied: {reason}"),
-                files,
-            }
+        let call = self.calls.remove(call_id).unwrap_or_else(Call::unknown);
+        let outcome = if let Some(reason) = refusal(entry, result) {
+            Err(format!("permission denied: {reason}"))
         } else if result.get("is_error").and_then(Value::as_bool) == Some(true) {
-            EventKind::ToolFailure {
-                tool: call.tool,
-                input,
-                error: result_text(result.get("content").unwrap_or(&Value::Null)),
-                files,
-            }
+            Err(result_text(result.get("content").unwrap_or(&Value::Null)))
         } else {
             // What the hook is sent as the tool's response, when the entry kept it.
             let response = entry
@@ -227,14 +205,9 @@ impl Reader {
                 .filter(|r| !r.is_null())
                 .or_else(|| result.get("content"))
                 .unwrap_or(&Value::Null);
-            EventKind::ToolUse {
-                tool: call.tool,
-                input,
-                output: text_of(&without_images(response)),
-                files,
-                images: Vec::new(),
-            }
+            Ok(text_of(&without_images(response)))
         };
+        let kind = call.finished(outcome);
         self.entries.push(Entry {
             id: format!("call:{call_id}"),
             at,

@@ -19,9 +19,8 @@ use jiff::Timestamp;
 use serde_json::Value;
 
 use super::claude::subdirectories;
-use super::{Entry, Transcript, Turn, read_lines, timestamp};
-use crate::hook::payload::claude::files_of;
-use crate::hook::payload::{text_of, tool_input_text};
+use super::{Call, Entry, Transcript, Turn, read_lines, timestamp};
+use crate::hook::payload::text_of;
 
 /// The session logs under `location` (a file, or a directory searched to any depth), by
 /// name: oldest first.
@@ -50,11 +49,6 @@ pub fn read(path: &Path) -> Result<Transcript> {
     let mut reader = Reader::default();
     let skipped = read_lines(path, &mut |line, record| reader.record(line, record))?;
     Ok(reader.finish(skipped))
-}
-
-struct Call {
-    tool: String,
-    input: Value,
 }
 
 #[derive(Default)]
@@ -167,10 +161,7 @@ impl Reader {
     }
 
     fn output(&mut self, call_id: &str, output: &Value, at: Timestamp) {
-        let call = self.calls.remove(call_id).unwrap_or(Call {
-            tool: "tool".into(),
-            input: Value::Null,
-        });
+        let call = self.calls.remove(call_id).unwrap_or_else(Call::unknown);
         // An output is text, or `{content, success}`.
         let (text, success) = match output {
             Value::Object(map) => (
@@ -180,28 +171,11 @@ impl Reader {
             other => (text_of(other), None),
         };
         let failed = success == Some(false) || exit_code(&text).is_some_and(|code| code != 0);
-        let input = tool_input_text(&call.input);
-        let files = files_of(&call.input);
         self.last_prompt = None;
         self.transcript.entries.push(Entry {
             id: format!("call:{call_id}"),
             at,
-            kind: if failed {
-                EventKind::ToolFailure {
-                    tool: call.tool,
-                    input,
-                    error: text,
-                    files,
-                }
-            } else {
-                EventKind::ToolUse {
-                    tool: call.tool,
-                    input,
-                    output: text,
-                    files,
-                    images: Vec::new(),
-                }
-            },
+            kind: call.finished(if failed { Err(text) } else { Ok(text) }),
         });
     }
 

@@ -34,6 +34,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::args::AgentArg;
+use crate::hook::payload::claude::files_of;
+use crate::hook::payload::tool_input_text;
 
 /// The longest transcript line read; a longer one (a huge pasted log, say) is skipped whole.
 const MAX_LINE_BYTES: usize = 32 << 20;
@@ -98,6 +100,45 @@ impl Transcript {
             ));
         }
         Ok(events)
+    }
+}
+
+/// A tool call the assistant made, until its outcome is read.
+#[derive(Debug, Clone)]
+pub(crate) struct Call {
+    pub tool: String,
+    pub input: Value,
+}
+
+impl Call {
+    /// A call whose start was not found (its outcome names only its id).
+    pub fn unknown() -> Call {
+        Call {
+            tool: "tool".into(),
+            input: Value::Null,
+        }
+    }
+
+    /// The call finished, as its hook would report it: a use with its output, or a failure
+    /// with its error. The input is shown as a person reads it, with the files it names.
+    pub fn finished(self, outcome: std::result::Result<String, String>) -> EventKind {
+        let input = tool_input_text(&self.input);
+        let files = files_of(&self.input);
+        match outcome {
+            Ok(output) => EventKind::ToolUse {
+                tool: self.tool,
+                input,
+                output,
+                files,
+                images: Vec::new(),
+            },
+            Err(error) => EventKind::ToolFailure {
+                tool: self.tool,
+                input,
+                error,
+                files,
+            },
+        }
     }
 }
 

@@ -19,9 +19,8 @@ use jiff::Timestamp;
 use rusqlite::{Connection, OpenFlags, params};
 use serde_json::Value;
 
-use super::{Entry, Transcript, Turn};
-use crate::hook::payload::claude::files_of;
-use crate::hook::payload::{text_of, tool_input_text};
+use super::{Call, Entry, Transcript, Turn};
+use crate::hook::payload::text_of;
 
 /// OpenCode's database, open read only.
 pub struct Database {
@@ -175,26 +174,18 @@ impl Database {
 /// nothing yet).
 fn tool_event(part: &Value) -> Option<EventKind> {
     let state = part.get("state")?;
-    let tool = part
-        .get("tool")
-        .and_then(Value::as_str)
-        .unwrap_or("tool")
-        .to_string();
-    let input = state.get("input").cloned().unwrap_or(Value::Null);
+    let call = Call {
+        tool: part
+            .get("tool")
+            .and_then(Value::as_str)
+            .unwrap_or("tool")
+            .to_string(),
+        input: state.get("input").cloned().unwrap_or(Value::Null),
+    };
+    let text = |key: &str| text_of(state.get(key).unwrap_or(&Value::Null));
     match state.get("status").and_then(Value::as_str)? {
-        "completed" => Some(EventKind::ToolUse {
-            tool,
-            output: text_of(state.get("output").unwrap_or(&Value::Null)),
-            files: files_of(&input),
-            input: tool_input_text(&input),
-            images: Vec::new(),
-        }),
-        "error" => Some(EventKind::ToolFailure {
-            tool,
-            error: text_of(state.get("error").unwrap_or(&Value::Null)),
-            files: files_of(&input),
-            input: tool_input_text(&input),
-        }),
+        "completed" => Some(call.finished(Ok(text("output")))),
+        "error" => Some(call.finished(Err(text("error")))),
         _ => None,
     }
 }

@@ -13,6 +13,19 @@ use crate::memory::{Memory, MemoryPatch, NewMemory, Source};
 use crate::scope::{ProjectName, Scope};
 use crate::session::SUMMARY_TAG;
 
+/// The error an update of `memory`'s text gets: it must be refused.
+fn refused_update(h: &Harness, memory: &Memory) -> crate::Error {
+    h.service
+        .update(
+            &by_ref(memory),
+            MemoryPatch {
+                content: Some("changed".into()),
+                ..MemoryPatch::default()
+            },
+        )
+        .expect_err("a read-only memory refuses updates")
+}
+
 /// A harness whose project `acme` keeps its memories in a temporary directory.
 struct Files {
     h: Harness,
@@ -506,16 +519,7 @@ pub fn text_outside_units_is_indexed_read_only_and_follows_its_file(factory: Sto
     assert_eq!(raw.title.as_deref(), Some("MEMORY.md"));
 
     // Read-only, whatever the entry point.
-    let refused =
-        f.h.service
-            .update(
-                &by_ref(&raw),
-                MemoryPatch {
-                    content: Some("changed".into()),
-                    ..MemoryPatch::default()
-                },
-            )
-            .expect_err("a RAW memory refuses updates");
+    let refused = refused_update(&f.h, &raw);
     assert!(refused.to_string().contains("MEMORY.md"), "{refused}");
     assert!(
         matches!(refused, crate::Error::ReadOnly { .. }),
@@ -791,32 +795,11 @@ pub fn followed_files_are_read_only_memories_in_line_with_their_files(factory: S
     let report = follow(false);
     assert_eq!((report.indexed, report.dropped), (3, 0), "{report:?}");
     assert!(f.h.service.follows_files(&acme()).expect("read"));
-    let search = |words: &str| {
-        f.h.service
-            .search(&crate::search::SearchRequest::new(
-                words,
-                crate::memory::MemoryFilter::default(),
-                10,
-            ))
-            .expect("search")
-            .hits
-            .into_iter()
-            .map(|h| h.memory)
-            .collect::<Vec<_>>()
-    };
+    let search = |words: &str| f.h.search(words, crate::memory::MemoryFilter::default());
     let rule = search("pnpm").pop().expect("a followed rule is found");
     assert_eq!(rule.title.as_deref(), Some("AGENTS.md"));
     assert!(rule.tags.iter().any(|t| t.as_str() == INSTRUCTIONS_TAG));
-    let refused =
-        f.h.service
-            .update(
-                &by_ref(&rule),
-                MemoryPatch {
-                    content: Some("Use npm".into()),
-                    ..MemoryPatch::default()
-                },
-            )
-            .expect_err("read-only");
+    let refused = refused_update(&f.h, &rule);
     assert!(
         matches!(refused, crate::Error::ReadOnly { .. })
             && refused.to_string().contains("AGENTS.md"),
