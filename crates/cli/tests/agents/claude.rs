@@ -160,6 +160,19 @@ pub fn story(agents: &Agents) {
         .count();
     assert_eq!(compactions, 1, "the compaction is recorded: {shown:#}");
 
+    // A session with nothing to remember ("Say hello") is recorded and ended, but leaves no
+    // memory: no summary to crowd search and context.
+    let memories =
+        || -> Value { serde_json::from_str(&lab.cairn(&["list", "--format", "json"])).unwrap() };
+    let before = memories()["total"].clone();
+    lab.model
+        .play(vec![Step::say("Hello from the scripted model.")]);
+    let hello = run(&lab, agents, &["Say hello"]);
+    let shown = lab.session(&json!({"agent": AGENT, "id": hello["session_id"]}));
+    assert!(!shown["session"]["ended_at"].is_null(), "{shown:#}");
+    assert!(shown["session"]["summary"].is_null(), "{shown:#}");
+    assert_eq!(memories()["total"], before, "a greeting left a memory");
+
     // A call the permissions refuse is recorded as a failed call and counted in the summary.
     lab.model.play(vec![
         Step::call(
