@@ -181,11 +181,7 @@ impl Reader {
         };
         if let Some(prompt) = prompt_text(&text) {
             self.turn.end(&mut self.entries);
-            self.entries.push(Entry {
-                id: id.to_string(),
-                at,
-                kind: EventKind::Prompt { text: prompt },
-            });
+            self.entries.push(super::prompt(id.to_string(), at, prompt));
         }
     }
 

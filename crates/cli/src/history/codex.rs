@@ -153,11 +153,7 @@ impl Reader {
         }
         self.turn.end(&mut self.transcript.entries);
         self.last_prompt = Some(prompt.clone());
-        self.transcript.entries.push(Entry {
-            id,
-            at,
-            kind: EventKind::Prompt { text: prompt },
-        });
+        self.transcript.entries.push(super::prompt(id, at, prompt));
     }
 
     fn output(&mut self, call_id: &str, output: &Value, at: Timestamp) {

@@ -39,6 +39,24 @@ use crate::hook::payload::tool_input_text;
 
 /// The longest transcript line read; a longer one (a huge pasted log, say) is skipped whole.
 const MAX_LINE_BYTES: usize = 32 << 20;
+/// The most of a tool's input, output or error kept while a transcript is read (recording
+/// keeps far less, `sessions.max_*_chars`): a long history's session stays small in memory.
+const MAX_TOOL_TEXT_BYTES: usize = 64 << 10;
+/// The most of a prompt or a turn's last message kept (a `*Remember*:` line is read from the
+/// message).
+const MAX_MESSAGE_BYTES: usize = 256 << 10;
+
+/// `text` cut to at most `max` bytes, at a character boundary.
+fn bounded(mut text: String, max: usize) -> String {
+    if text.len() > max {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
+}
 
 /// One thing that happened in a session, as the agent kept it.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,8 +140,11 @@ impl Call {
     /// The call finished, as its hook would report it: a use with its output, or a failure
     /// with its error. The input is shown as a person reads it, with the files it names.
     pub fn finished(self, outcome: std::result::Result<String, String>) -> EventKind {
-        let input = tool_input_text(&self.input);
+        let input = bounded(tool_input_text(&self.input), MAX_TOOL_TEXT_BYTES);
         let files = files_of(&self.input);
+        let outcome = outcome
+            .map(|output| bounded(output, MAX_TOOL_TEXT_BYTES))
+            .map_err(|error| bounded(error, MAX_TOOL_TEXT_BYTES));
         match outcome {
             Ok(output) => EventKind::ToolUse {
                 tool: self.tool,
@@ -153,7 +174,11 @@ impl Turn {
     /// The assistant said `text` (entry `id`, at `at`): the turn's last message so far.
     pub fn said(&mut self, id: &str, at: Timestamp, text: &str) {
         if !text.trim().is_empty() {
-            self.last = Some((id.to_string(), at, text.to_string()));
+            self.last = Some((
+                id.to_string(),
+                at,
+                bounded(text.to_string(), MAX_MESSAGE_BYTES),
+            ));
         }
     }
 
@@ -169,6 +194,17 @@ impl Turn {
                 },
             });
         }
+    }
+}
+
+/// A prompt the user sent, as an entry.
+pub(crate) fn prompt(id: String, at: Timestamp, text: String) -> Entry {
+    Entry {
+        id,
+        at,
+        kind: EventKind::Prompt {
+            text: bounded(text, MAX_MESSAGE_BYTES),
+        },
     }
 }
 
@@ -381,4 +417,28 @@ pub struct HistoryReport {
     pub beyond_retention: usize,
     /// How long it took, in seconds.
     pub seconds: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_tool_output_is_cut_at_a_character_boundary_and_the_call_kept() {
+        let call = Call {
+            tool: "Bash".into(),
+            input: serde_json::json!({"command": "cat big.log"}),
+        };
+        // 'é' is two bytes: the limit falls inside one.
+        let output = format!("x{}", "é".repeat(MAX_TOOL_TEXT_BYTES));
+        match call.finished(Ok(output)) {
+            EventKind::ToolUse { output, input, .. } => {
+                assert!(output.len() <= MAX_TOOL_TEXT_BYTES && output.len() > 60_000);
+                assert!(output.ends_with('é'));
+                assert_eq!(input, "cat big.log");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(bounded("short".into(), 3), "sho");
+    }
 }

@@ -135,11 +135,7 @@ impl Database {
                     let text = field("text").unwrap_or("").to_string();
                     if !text.trim().is_empty() {
                         turn.end(&mut transcript.entries);
-                        transcript.entries.push(Entry {
-                            id: part_id,
-                            at,
-                            kind: EventKind::Prompt { text },
-                        });
+                        transcript.entries.push(super::prompt(part_id, at, text));
                     }
                 }
                 ("assistant", Some("text")) => turn.said(&part_id, at, field("text").unwrap_or("")),
