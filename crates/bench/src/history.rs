@@ -94,6 +94,10 @@ pub fn run(options: &HistoryOptions, progress: &mut dyn FnMut(&str)) -> Result<H
         );
     }
     let report: serde_json::Value = serde_json::from_slice(&output.stdout)?;
+    // Every generated session was imported the first time, or the figures mean nothing.
+    if report["already_recorded"].as_u64() != Some(options.sessions as u64) {
+        bail!("the first import did not record every session: {report}");
+    }
     let import_seconds = median(&mut seconds);
     Ok(HistoryResult {
         sessions: options.sessions,
