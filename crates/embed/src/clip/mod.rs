@@ -6,7 +6,7 @@
 //! - [`config`]: a model's shape from its `config.json`, and every tensor that shape needs;
 //! - [`network`]: the towers, loaded from a Hugging Face `CLIPModel` directory after every
 //!   tensor was checked ([`ClipWeights`]), and core's `ClipModel` ([`ClipNetwork`]);
-//! - [`tiny`]: a tiny seeded CLIP-shaped model for tests;
+//! - `tiny` (feature `testing`): a tiny seeded CLIP-shaped model for tests;
 //! - [`towers`]: a model's two towers as core's `ClipModel`, each loaded on first use (CLIP's
 //!   and SigLIP's alike);
 //! - [`family`]: CLIP or SigLIP (`crate::siglip`), by `config.json`'s `model_type`; a
@@ -18,6 +18,7 @@ pub mod config;
 pub mod family;
 pub mod network;
 pub mod preprocess;
+#[cfg(feature = "testing")]
 pub mod tiny;
 pub mod tokenizer;
 pub mod towers;

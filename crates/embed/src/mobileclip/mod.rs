@@ -6,13 +6,14 @@
 //!   needs (timm's rules for FastViT's optional branches);
 //! - [`network`]: the towers, loaded from an OpenCLIP directory after the file was checked to
 //!   hold exactly those tensors, and core's `ClipModel` ([`MobileClipNetwork`]);
-//! - [`tiny`]: a tiny seeded MobileCLIP-shaped model for tests.
+//! - `tiny` (feature `testing`): a tiny seeded MobileCLIP-shaped model for tests.
 //!
 //! A MobileCLIP directory is used wherever a CLIP one is (`images.clip_dir`); `crate::clip::family`
 //! knows it by its `open_clip_config.json`.
 
 pub mod config;
 pub mod network;
+#[cfg(feature = "testing")]
 pub mod tiny;
 
 pub use config::MobileClipShape;

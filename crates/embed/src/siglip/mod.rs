@@ -6,13 +6,14 @@
 //! - [`network`]: the towers, loaded from a Hugging Face `SiglipModel` directory after every
 //!   tensor was checked, the image preprocessing, and core's `ClipModel` ([`SiglipNetwork`]),
 //!   whose match scale is the model's own calibration;
-//! - [`tiny`]: a tiny seeded SigLIP-shaped model for tests.
+//! - `tiny` (feature `testing`): a tiny seeded SigLIP-shaped model for tests.
 //!
 //! A SigLIP directory is used wherever a CLIP one is (`images.clip_dir`); `crate::clip::family`
 //! tells them apart by `config.json`'s `model_type`.
 
 pub mod config;
 pub mod network;
+#[cfg(feature = "testing")]
 pub mod tiny;
 
 pub use config::SiglipShape;
