@@ -141,7 +141,7 @@ pub fn ocr_for_tests() -> Option<(OcrModels, Fonts)> {
 /// other scripts, one word, a text longer than the window.
 pub fn varied_texts() -> Vec<String> {
     let mut texts: Vec<String> = [
-        "Caroline: I went to the LGBTQ support group yesterday and it was so powerful.",
+        "Priya: I joined the bouldering club last week and the first session was exhausting.",
         "The event store moved from PostgreSQL to MySQL after the migration in March",
         "fn main() { println!(\"{}\", std::env::args().count()); }",
         "error[E0502]: cannot borrow `x` as mutable because it is also borrowed as immutable",

@@ -11,6 +11,13 @@ use jiff::Timestamp;
 use crate::params::Params;
 use crate::rows::millis;
 
+/// The condition a row of `memories` (named `alias`) meets when it has expired by the time
+/// bound at `now`: the complement of [`visible_sql`]'s expiry clause, for what prune
+/// deletes and stats count.
+pub fn expired_sql(alias: &str, now: &str) -> String {
+    format!("{alias}.expires_at IS NOT NULL AND {alias}.expires_at <= {now}")
+}
+
 /// The condition a row of `memories` (named `alias`) meets when `visibility` shows it, with the
 /// time of the read at `now` (a `$n` mark) when expiry is checked; `true` when every row is shown.
 pub fn visible_sql(alias: &str, visibility: Visibility, now: &str) -> String {

@@ -11,7 +11,7 @@ use jiff::Timestamp;
 
 use crate::PostgresStore;
 use crate::error::{SqlResult, corrupt};
-use crate::filter::{condition, visible_sql};
+use crate::filter::{condition, expired_sql, visible_sql};
 use crate::params::Params;
 use crate::rows::{self, MEMORY_COLUMNS, get, millis, project_column, query_memories};
 use crate::sql::Sql;
@@ -127,12 +127,8 @@ fn revisions(client: &mut impl Sql, id: &MemoryId) -> Result<Vec<Revision>> {
 
 fn prunable(client: &mut impl Sql, rule: PruneRule) -> Result<Vec<Memory>> {
     let (condition, order, at) = match rule {
-        PruneRule::Expired(at) => (
-            "m.expires_at IS NOT NULL AND m.expires_at <= $1",
-            "m.expires_at",
-            at,
-        ),
-        PruneRule::CreatedBefore(at) => ("m.created_at < $1", "m.created_at", at),
+        PruneRule::Expired(at) => (expired_sql("m", "$1"), "m.expires_at", at),
+        PruneRule::CreatedBefore(at) => ("m.created_at < $1".to_string(), "m.created_at", at),
     };
     let mut params = Params::default();
     params.bind(millis(at));
@@ -159,12 +155,13 @@ fn named_counts(client: &mut impl Sql, sql: &str, now: i64) -> Result<Vec<NamedC
 fn stats(client: &mut impl Sql, now: Timestamp) -> Result<StoreStats> {
     let now = millis(now);
     let visible = visible_sql("memories", Visibility::VISIBLE, "$1");
+    let expired = expired_sql("memories", "$1");
     let totals = client
         .query_one(
             &format!(
                 "SELECT (SELECT count(*) FROM memories WHERE {visible}), \
                  (SELECT count(*) FROM memories WHERE deleted_at IS NOT NULL), \
-                 (SELECT count(*) FROM memories WHERE deleted_at IS NULL AND expires_at <= $1), \
+                 (SELECT count(*) FROM memories WHERE deleted_at IS NULL AND {expired}), \
                  (SELECT count(*) FROM memory_revisions), (SELECT count(*) FROM tags), \
                  (SELECT min(created_at) FROM memories WHERE {visible}), \
                  (SELECT max(created_at) FROM memories WHERE {visible}), \

@@ -14,6 +14,13 @@ use rusqlite::types::Value;
 
 use crate::rows::millis;
 
+/// The condition a row of `memories` (named `alias`) meets when it has expired by the time
+/// bound at `now_param`: the complement of [`visible_sql`]'s expiry clause, for what prune
+/// deletes and stats count.
+pub fn expired_sql(alias: &str, now_param: &str) -> String {
+    format!("{alias}.expires_at IS NOT NULL AND {alias}.expires_at <= {now_param}")
+}
+
 /// The condition a row of `memories` (named `alias`) meets when `visibility` shows it, with the
 /// time of the read bound at `now_param` (`?`, `?3`, …) when expiry is checked; `1` when every
 /// row is shown.

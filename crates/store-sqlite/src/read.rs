@@ -12,7 +12,7 @@ use jiff::Timestamp;
 use rusqlite::{Connection, OptionalExtension, params_from_iter, types::Value};
 
 use crate::error::SqlResult;
-use crate::filter::{condition, visible_sql};
+use crate::filter::{condition, expired_sql, visible_sql};
 use crate::rows::{self, MEMORY_COLUMNS, memory_from_row, millis};
 
 /// BM25 column weights for (title, content, tags, image text): a word in the title or a tag says
@@ -241,12 +241,8 @@ pub fn revisions(conn: &Connection, id: &MemoryId) -> Result<Vec<Revision>> {
 
 pub fn prunable(conn: &Connection, rule: PruneRule) -> Result<Vec<Memory>> {
     let (condition, order, at) = match rule {
-        PruneRule::Expired(at) => (
-            "m.expires_at IS NOT NULL AND m.expires_at <= ?",
-            "m.expires_at",
-            at,
-        ),
-        PruneRule::CreatedBefore(at) => ("m.created_at < ?", "m.created_at", at),
+        PruneRule::Expired(at) => (expired_sql("m", "?"), "m.expires_at", at),
+        PruneRule::CreatedBefore(at) => ("m.created_at < ?".to_string(), "m.created_at", at),
     };
     let sql = format!(
         "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {condition} ORDER BY {order}, m.seq"
@@ -298,7 +294,10 @@ pub fn stats(conn: &Connection, now: Timestamp) -> Result<StoreStats> {
             false,
         )? as u64,
         expired: scalar(
-            "SELECT count(*) FROM memories WHERE deleted_at IS NULL AND expires_at <= ?1",
+            &format!(
+                "SELECT count(*) FROM memories WHERE deleted_at IS NULL AND {}",
+                expired_sql("memories", "?1")
+            ),
             true,
         )? as u64,
         revisions: scalar("SELECT count(*) FROM memory_revisions", false)? as u64,

@@ -115,8 +115,8 @@ mod tests {
         );
         // Untitled: the first line, whole when short.
         assert_eq!(
-            embedding_text(None, "Caroline: the support group helped.\nMore later."),
-            "Caroline: the support group helped.\nCaroline: the support group helped.\nMore later."
+            embedding_text(None, "Priya: the climbing club helped.\nMore later."),
+            "Priya: the climbing club helped.\nPriya: the climbing club helped.\nMore later."
         );
         // A long first line is cut at a word boundary within the limit.
         let long = format!("{} tail", "word ".repeat(20));
