@@ -287,8 +287,13 @@ pub fn table(results: &[AgentsResult]) -> String {
             ("reflect session (in process)", &r.reflect_in_process),
         ] {
             out.push_str(&format!(
-                "{:>8}  {what:<29} {:>5} {:>8.2} {:>8.2} {:>8.2} {:>8.2}\n",
-                r.memories, p.samples, p.p50_ms, p.p95_ms, p.p99_ms, p.max_ms
+                "{:>8}  {what:<29} {:>5} {:>8.2} {:>8.2} {:>8} {:>8.2}\n",
+                r.memories,
+                p.samples,
+                p.p50_ms,
+                p.p95_ms,
+                p.p99(2),
+                p.max_ms
             ));
         }
         out.push_str(&format!(

@@ -115,7 +115,7 @@ pub fn run(
 
 pub fn table(report: &EmbeddingReport) -> String {
     let mut out = format!(
-        "{} texts with {} on {} threads\nthroughput: {:.0}/s (median of {:?})\none question: p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms\n",
+        "{} texts with {} on {} threads\nthroughput: {:.0}/s (median of {:?})\none question: p50 {:.2} ms, p95 {:.2} ms, p99 {} ms\n",
         report.texts,
         report.model,
         report.threads,
@@ -127,7 +127,7 @@ pub fn table(report: &EmbeddingReport) -> String {
             .collect::<Vec<_>>(),
         report.query.p50_ms,
         report.query.p95_ms,
-        report.query.p99_ms,
+        report.query.p99(2),
     );
     if let Some(r) = &report.reference {
         out += &format!(

@@ -1176,7 +1176,7 @@ fn main() -> Result<()> {
                 );
                 for r in &results {
                     let pair = |p: &cairn_bench::measure::Percentiles| {
-                        format!("{:.2} / {:.2} ms", p.p50_ms, p.p99_ms)
+                        format!("{:.2} / {} ms", p.p50_ms, p.p99(2))
                     };
                     println!(
                         "{:>9} {:>8.0} {:>9} {:>9.3} {:>9.3} {:>9.4} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>20} {:>8.0} {:>18} {:>11}",
@@ -1218,8 +1218,9 @@ fn main() -> Result<()> {
                                 point.recall_at_10_ties,
                                 point.similarity_ratio,
                                 format!(
-                                    "{:.2} / {:.2} ms",
-                                    point.nearest.p50_ms, point.nearest.p99_ms
+                                    "{:.2} / {} ms",
+                                    point.nearest.p50_ms,
+                                    point.nearest.p99(2)
                                 )
                             );
                         }

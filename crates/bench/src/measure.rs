@@ -6,13 +6,17 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
+/// Fewest samples with a p99 of its own: below it, the nearest-rank p99 is the maximum.
+pub const MIN_P99_SAMPLES: usize = 100;
+
 /// Latency percentiles in milliseconds.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Percentiles {
     pub samples: usize,
     pub p50_ms: f64,
     pub p95_ms: f64,
-    pub p99_ms: f64,
+    /// `None` with fewer than [`MIN_P99_SAMPLES`] samples (see `max_ms`).
+    pub p99_ms: Option<f64>,
     pub max_ms: f64,
 }
 
@@ -32,17 +36,29 @@ impl Percentiles {
             samples: ms.len(),
             p50_ms: at(50.0),
             p95_ms: at(95.0),
-            p99_ms: at(99.0),
+            p99_ms: (ms.len() >= MIN_P99_SAMPLES).then(|| at(99.0)),
             max_ms: at(100.0),
         }
     }
 
-    /// `p50 / p95 / p99 ms`, for tables.
+    /// The p99 with `decimals`, or `-` when the samples are too few to have one.
+    pub fn p99(&self, decimals: usize) -> String {
+        match self.p99_ms {
+            Some(ms) => format!("{ms:.decimals$}"),
+            None => "-".into(),
+        }
+    }
+
+    /// `p50 / p95 / p99 ms` for tables; `p50 / p95 / max ms` when the samples are too few for
+    /// a p99.
     pub fn p50_p95_p99(&self) -> String {
-        format!(
-            "{:.2} / {:.2} / {:.2} ms",
-            self.p50_ms, self.p95_ms, self.p99_ms
-        )
+        match self.p99_ms {
+            Some(p99) => format!("{:.2} / {:.2} / {p99:.2} ms", self.p50_ms, self.p95_ms),
+            None => format!(
+                "{:.2} / {:.2} / max {:.2} ms",
+                self.p50_ms, self.p95_ms, self.max_ms
+            ),
+        }
     }
 }
 
@@ -166,8 +182,13 @@ mod tests {
         let p = Percentiles::of(&samples);
         assert_eq!(
             (p.p50_ms, p.p95_ms, p.p99_ms, p.max_ms),
-            (50.0, 95.0, 99.0, 100.0)
+            (50.0, 95.0, Some(99.0), 100.0)
         );
+        // Too few samples for a p99: the table says max instead.
+        let few = Percentiles::of(&samples[..50]);
+        assert_eq!((few.p99_ms, few.max_ms), (None, 50.0));
+        assert_eq!(few.p50_p95_p99(), "25.00 / 48.00 / max 50.00 ms");
+        assert_eq!(few.p99(2), "-");
         assert_eq!(median(&mut [3.0, 1.0, 2.0, 10.0]), 2.5);
     }
 }

@@ -275,15 +275,15 @@ pub fn table(results: &[ScaleResult]) -> String {
     for r in results {
         for k in &r.searches {
             out.push_str(&format!(
-                "{:>8}  {:<7}  {:>7.3} /{:>7.3} /{:>7.3}  {:>6.2} /{:>6.2} /{:>6.2}  {:>11.1}  {:>4.0}%\n",
+                "{:>8}  {:<7}  {:>7.3} /{:>7.3} /{:>7}  {:>6.2} /{:>6.2} /{:>6}  {:>11.1}  {:>4.0}%\n",
                 r.memories,
                 k.kind,
                 k.in_process.p50_ms,
                 k.in_process.p95_ms,
-                k.in_process.p99_ms,
+                k.in_process.p99(3),
                 k.cli.p50_ms,
                 k.cli.p95_ms,
-                k.cli.p99_ms,
+                k.cli.p99(2),
                 k.cli_peak_rss_mib,
                 k.queries_with_results * 100.0,
             ));
