@@ -24,7 +24,7 @@ fn bench_data(name: &str) -> Option<PathBuf> {
         return Some(path);
     }
     assert!(
-        std::env::var("CAIRN_REQUIRE_BENCH_DATA").as_deref() != Ok("1"),
+        !cairn_core::testing::required("CAIRN_REQUIRE_BENCH_DATA"),
         "CAIRN_REQUIRE_BENCH_DATA=1 but {} is missing; set CAIRN_BENCH_DATA to the bench-data \
          directory",
         path.display()

@@ -84,7 +84,7 @@ impl Agents {
         };
         let how = "copy crates/cli/tests/agents/package.json into a directory, run `npm install` \
                    there and set CAIRN_AGENTS_DIR to it";
-        if std::env::var("CAIRN_REQUIRE_AGENTS").as_deref() == Ok("1") {
+        if cairn_core::testing::required("CAIRN_REQUIRE_AGENTS") {
             panic!("CAIRN_REQUIRE_AGENTS=1 but {why}; {how}");
         }
         eprintln!("skipped: the real agent CLIs are not installed ({why}); {how}");

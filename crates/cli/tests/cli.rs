@@ -1250,7 +1250,7 @@ fn python_with_mcp_sdk() -> Option<String> {
         "{python} cannot import the MCP SDK; create a virtualenv with `pip install mcp==2.3.0` \
          and set CAIRN_PYTHON to its python"
     );
-    if std::env::var("CAIRN_REQUIRE_CLIENTS").as_deref() == Ok("1") {
+    if cairn_core::testing::required("CAIRN_REQUIRE_CLIENTS") {
         panic!("CAIRN_REQUIRE_CLIENTS=1 but {why}");
     }
     eprintln!("SKIPPED (no MCP client): {why}");

@@ -40,7 +40,7 @@ pub fn model_for_tests() -> Option<SentenceEmbedder> {
 /// Says a test is skipped for want of `what` (how to provide it: `how`), or fails it when
 /// `CAIRN_REQUIRE_MODELS=1` (CI provides everything).
 fn missing(what: &str, how: &str) {
-    if std::env::var("CAIRN_REQUIRE_MODELS").as_deref() == Ok("1") {
+    if cairn_core::testing::required("CAIRN_REQUIRE_MODELS") {
         panic!("CAIRN_REQUIRE_MODELS=1 but {what} is missing: {how}");
     }
     eprintln!("SKIPPED: {what} is missing ({how}; CAIRN_REQUIRE_MODELS=1 makes this a failure)");

@@ -11,7 +11,7 @@ pub fn test_server() -> Option<String> {
     let url = std::env::var("CAIRN_TEST_POSTGRES").ok();
     if url.is_none() {
         assert!(
-            std::env::var_os("CAIRN_REQUIRE_POSTGRES").is_none(),
+            !cairn_core::testing::required("CAIRN_REQUIRE_POSTGRES"),
             "CAIRN_TEST_POSTGRES is not set; run .ci/run or see AGENTS.md"
         );
         eprintln!(
@@ -49,7 +49,7 @@ pub fn tls_test_server() -> Option<(String, std::path::PathBuf)> {
     let root = std::env::var_os("CAIRN_TEST_POSTGRES_TLS_ROOT");
     if url.is_none() || root.is_none() {
         assert!(
-            std::env::var_os("CAIRN_REQUIRE_POSTGRES").is_none(),
+            !cairn_core::testing::required("CAIRN_REQUIRE_POSTGRES"),
             "CAIRN_TEST_POSTGRES_TLS or CAIRN_TEST_POSTGRES_TLS_ROOT is not set; run .ci/run"
         );
         eprintln!(

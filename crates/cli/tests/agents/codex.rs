@@ -108,7 +108,7 @@ pub fn story(agents: &Agents) {
         cairn_embed::testing::model_dir_for_tests().is_some_and(|dir| dir.starts_with(cache))
     });
     assert!(
-        model_cache.is_some() || std::env::var("CAIRN_REQUIRE_MODELS").as_deref() != Ok("1"),
+        model_cache.is_some() || !cairn_core::testing::required("CAIRN_REQUIRE_MODELS"),
         "CAIRN_REQUIRE_MODELS=1 but the default model is not under HF_HUB_CACHE"
     );
     let mut command = exec_command(&lab, agents, PROMPT);

@@ -52,7 +52,7 @@ pub(super) fn have_git() -> bool {
     if !found {
         let why = "no `git` on PATH; install git to run the sharing tests";
         assert!(
-            std::env::var_os("CAIRN_REQUIRE_CLIENTS").is_none(),
+            !cairn_core::testing::required("CAIRN_REQUIRE_CLIENTS"),
             "{why} (required: CAIRN_REQUIRE_CLIENTS is set)"
         );
         eprintln!("skipped: {why}");

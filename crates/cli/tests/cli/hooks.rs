@@ -755,7 +755,7 @@ fn setup_merges_backs_up_is_idempotent_and_uninstall_restores_the_original() {
 fn the_opencode_plugin_type_checks_against_the_plugin_api() {
     let Some(tools) = std::env::var_os("CAIRN_TS_CHECK").map(std::path::PathBuf::from) else {
         assert!(
-            std::env::var_os("CAIRN_REQUIRE_CLIENTS").is_none(),
+            !cairn_core::testing::required("CAIRN_REQUIRE_CLIENTS"),
             "CAIRN_TS_CHECK is not set; run .ci/run or see AGENTS.md"
         );
         eprintln!(
@@ -1018,7 +1018,7 @@ impl SmallDisk {
         }
         let why = "a full disk needs a small tmpfs mounted, which needs root";
         assert!(
-            std::env::var_os("CAIRN_REQUIRE_MOUNTS").is_none(),
+            !cairn_core::testing::required("CAIRN_REQUIRE_MOUNTS"),
             "{why} (required: CAIRN_REQUIRE_MOUNTS is set)"
         );
         eprintln!("skipped: {why}");

@@ -56,7 +56,7 @@ fn browser() -> Option<Browser> {
         Some(_) => None,
     };
     if let Some(why) = why {
-        if std::env::var("CAIRN_REQUIRE_BROWSER").as_deref() == Ok("1") {
+        if cairn_core::testing::required("CAIRN_REQUIRE_BROWSER") {
             panic!("CAIRN_REQUIRE_BROWSER=1 but {why}");
         }
         eprintln!("SKIPPED (no browser): {why}");

@@ -188,6 +188,19 @@ pub struct Harness {
 }
 
 /// The default settings, embedding `batch` memories at a time.
+/// Whether the environment flag `flag` (`CAIRN_REQUIRE_MODELS`, …) asks that tests needing
+/// something this machine may lack fail rather than skip: `1` does; unset, empty or `0` does
+/// not; any other value is a mistake, said at once. The one reading of these flags.
+pub fn required(flag: &str) -> bool {
+    match std::env::var(flag) {
+        Ok(value) if value == "1" => true,
+        Ok(value) if value.is_empty() || value == "0" => false,
+        Err(std::env::VarError::NotPresent) => false,
+        Ok(value) => panic!("{flag}={value}: set it to 1 to require, or leave it unset"),
+        Err(std::env::VarError::NotUnicode(_)) => panic!("{flag} is not text: set it to 1"),
+    }
+}
+
 pub fn embedding_config(batch: usize) -> Config {
     let mut config = Config::default();
     config.embedding.batch_size = batch;
