@@ -314,6 +314,25 @@ impl Lab {
         shown
     }
 
+    /// The history import knows every session the hooks recorded (the same keys): it leaves
+    /// them alone and imports only the agent's other sessions (before setup, after uninstall).
+    fn assert_import_knows_the_hooks_sessions(&self, agent: &str) {
+        let recorded = self
+            .sessions()
+            .into_iter()
+            .filter(|s| s["key"]["agent"] == agent)
+            .count();
+        let report: Value =
+            serde_json::from_str(&self.cairn(&["import", "--agent", agent, "--format", "json"]))
+                .unwrap();
+        assert_eq!(report["already_recorded"], recorded, "{report:#}");
+        assert!(
+            report["imported"].as_u64().unwrap() >= 1,
+            "the sessions before setup: {report:#}"
+        );
+        assert_eq!(report["skipped_lines"], 0, "{report:#}");
+    }
+
     /// The memory stored through MCP and the fact of the `*Remember*:` line are in the store.
     fn assert_memories_kept(&self) {
         let stored = self.search("sccache recompiles");

@@ -178,4 +178,7 @@ pub fn story(agents: &Agents) {
         sessions,
         "no hook ran after uninstall"
     );
+
+    // Imported afterwards, the agent's history adds only what the hooks did not see.
+    lab.assert_import_knows_the_hooks_sessions(AGENT);
 }
