@@ -4,18 +4,20 @@
 //! Each session of the history ([`crate::history`]) is read, placed in the project its
 //! directory belongs to (as the hook would have placed it: the directory's `.cairn.toml`, else
 //! git or the directory), and recorded with its end — up to [`BATCH_SESSIONS`] sessions in one
-//! transaction — so summaries and `*Remember*:` extraction run as they do when a session ends. A session cairn already has —
-//! recorded by the hooks, or by an earlier import — is left as it is: importing twice changes
-//! nothing. A session that cannot be read is named in the report and the rest go on. With
-//! `--instructions`, each selected project's instruction files (and the current project's) are
-//! followed too (`history::instructions`, `files::followed`).
+//! transaction — so summaries and `*Remember*:` extraction run as they do when a session
+//! ends. A session cairn already has — recorded by the hooks, by an earlier import, or met
+//! earlier in this one — is left as it is: importing twice changes nothing, and an import cut
+//! short goes on where it stopped when run again. A session that cannot be read is named in
+//! the report and the rest go on. With `--instructions`, each selected project's instruction
+//! files (and the current project's) are followed too (`history::instructions`,
+//! `files::followed`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Result, bail};
+use anyhow::{Context as _, Result, bail};
 use cairn_core::ProjectName;
 use cairn_core::config::{Config, ConfigSources};
 use cairn_core::project::{detect_project, project_root};
@@ -66,6 +68,8 @@ pub fn import(app: &App, args: &ImportArgs) -> Result<Outcome> {
     // Each selected project's root, for --instructions.
     let mut roots: BTreeMap<ProjectName, PathBuf> = BTreeMap::new();
     let operator = app.operator();
+    // Session ids met in this import: a session kept in two files is recorded once.
+    let mut seen: HashSet<String> = HashSet::new();
     for index in 0..histories.len() {
         if let Some(bar) = &bar {
             bar.inc(1);
@@ -107,6 +111,10 @@ pub fn import(app: &App, args: &ImportArgs) -> Result<Outcome> {
             report
                 .unreadable
                 .push(format!("{}: no session id", histories.name(index)));
+            continue;
+        }
+        if !seen.insert(transcript.session_id.clone()) {
+            report.already_recorded += 1;
             continue;
         }
         match app
@@ -173,7 +181,13 @@ impl Batch {
         if self.events.is_empty() {
             return Ok(());
         }
-        let recorded = app.api.record_events(&self.events)?;
+        let recorded = app.api.record_events(&self.events).with_context(|| {
+            format!(
+                "recording the history stopped after {} sessions were imported; run the import \
+                 again to go on where it stopped",
+                report.imported - self.sessions
+            )
+        })?;
         report.observations += recorded.report.observations;
         report.remembered += recorded
             .report

@@ -1,5 +1,5 @@
 //! `cairn import --agent` on histories a user's machine can hold: sessions of two projects,
-//! old and new, one transcript that is not a file one can read (a FIFO would block a reader
+//! old and new, one kept twice, one transcript that is not a file one can read (a FIFO would block a reader
 //! forever), one with nothing in it; and the flags that choose among them. A session older
 //! than the observations' retention keeps its summary; its observations are hidden.
 
@@ -60,6 +60,8 @@ fn an_agent_history_imports_by_project_and_date_and_a_bad_transcript_costs_only_
         &transcript("elsewhere", &other, "2026-11-21", "Other work"),
     );
     write("acme", "empty", "");
+    // The same session kept twice (a copy under another directory): recorded once.
+    write("copy", "new", &transcript("new", &s.project, "2026-11-20", "Tune the new cache"));
     let fifo = history.join("acme/blocked.jsonl");
     let made = std::process::Command::new("mkfifo")
         .arg(&fifo)
@@ -75,8 +77,9 @@ fn an_agent_history_imports_by_project_and_date_and_a_bad_transcript_costs_only_
 
     // Only this project's sessions active since November.
     let chosen = import(&["--project", "acme", "--since", "2026-11-01", "--dry-run"]);
-    assert_eq!(chosen["found"], 5, "{chosen:#}");
+    assert_eq!(chosen["found"], 6, "{chosen:#}");
     assert_eq!(chosen["imported"], 1, "{chosen:#}");
+    assert_eq!(chosen["already_recorded"], 1, "the copy: {chosen:#}");
     assert_eq!(chosen["not_selected"], 2, "{chosen:#}");
     assert_eq!(chosen["empty"], 1, "{chosen:#}");
     let unreadable = chosen["unreadable"].as_array().unwrap();
@@ -94,6 +97,7 @@ fn an_agent_history_imports_by_project_and_date_and_a_bad_transcript_costs_only_
 
     let all = import(&[]);
     assert_eq!(all["imported"], 3, "{all:#}");
+    assert_eq!(all["already_recorded"], 1, "{all:#}");
     let sessions = s.ok_json(&["sessions", "--all-projects"]);
     assert_eq!(sessions.as_array().unwrap().len(), 3, "{sessions:#}");
     let elsewhere = sessions
@@ -125,7 +129,7 @@ fn an_agent_history_imports_by_project_and_date_and_a_bad_transcript_costs_only_
             .is_some_and(|summary| summary.contains("make check")),
         "{old:#}"
     );
-    assert_eq!(import(&[])["already_recorded"], 3);
+    assert_eq!(import(&[])["already_recorded"], 4);
 
     // Asking for nothing, or for two things at once, is refused with what to do.
     let neither = s.run(&["import"]);
