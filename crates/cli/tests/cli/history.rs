@@ -61,7 +61,11 @@ fn an_agent_history_imports_by_project_and_date_and_a_bad_transcript_costs_only_
     );
     write("acme", "empty", "");
     // The same session kept twice (a copy under another directory): recorded once.
-    write("copy", "new", &transcript("new", &s.project, "2026-11-20", "Tune the new cache"));
+    write(
+        "copy",
+        "new",
+        &transcript("new", &s.project, "2026-11-20", "Tune the new cache"),
+    );
     let fifo = history.join("acme/blocked.jsonl");
     let made = std::process::Command::new("mkfifo")
         .arg(&fifo)

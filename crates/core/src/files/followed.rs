@@ -67,11 +67,6 @@ impl FollowReport {
     }
 }
 
-/// Whether `location` is a followed file's (an absolute path), not a workspace's.
-pub fn is_followed(location: &UnitLocation) -> bool {
-    Path::new(&location.file).is_absolute()
-}
-
 impl Files<'_> {
     /// Whether `project` follows any file.
     pub fn follows_files(&self, project: &ProjectName) -> Result<bool> {
@@ -79,7 +74,7 @@ impl Files<'_> {
             .store()
             .unit_locations(project)?
             .iter()
-            .any(is_followed))
+            .any(UnitLocation::is_followed))
     }
 
     /// Brings `project`'s memories of `files` in line with the files (see the module).
@@ -95,7 +90,7 @@ impl Files<'_> {
         };
         let mut kept: HashMap<(String, i64), Vec<MemoryId>> = HashMap::new();
         for location in self.store().unit_locations(project)? {
-            if let Some(hash) = location.raw_hash.filter(|_| is_followed(&location)) {
+            if let Some(hash) = location.raw_hash.filter(|_| location.is_followed()) {
                 kept.entry((location.file, hash))
                     .or_default()
                     .push(location.id);

@@ -59,6 +59,12 @@ impl UnitLocation {
     pub fn is_raw(&self) -> bool {
         self.raw_hash.is_some()
     }
+
+    /// Whether this is a followed file's location (an absolute path, see `files::followed`),
+    /// not a workspace's (a name inside its directory).
+    pub fn is_followed(&self) -> bool {
+        std::path::Path::new(&self.file).is_absolute()
+    }
 }
 
 /// Whether a memory's unit is in its file, as the last sync found it.

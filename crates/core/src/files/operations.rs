@@ -15,7 +15,6 @@ use jiff::Timestamp;
 
 use crate::config::FilesConfig;
 use crate::error::{Error, Result};
-use crate::files::followed::is_followed;
 use crate::files::git;
 use crate::files::layout::{self, FileText};
 use crate::files::model::{
@@ -89,7 +88,7 @@ impl<'a> Files<'a> {
     /// with its file.
     pub fn check_writable(&self, id: &MemoryId) -> Result<()> {
         match self.store().locations_of(&[*id])?.into_iter().next() {
-            Some(location) if is_followed(&location) => Err(Error::ReadOnly {
+            Some(location) if location.is_followed() => Err(Error::ReadOnly {
                 field: "id".into(),
                 message: format!(
                     "memory {} is text of {}, a file agents follow, read-only here: edit the \
@@ -119,7 +118,7 @@ impl<'a> Files<'a> {
             return Ok(None);
         };
         let location = self.store().locations_of(&[memory.id])?.into_iter().next();
-        if let Some(location) = location.as_ref().filter(|l| is_followed(l)) {
+        if let Some(location) = location.as_ref().filter(|l| l.is_followed()) {
             return Ok(Some(location.file.clone()));
         }
         let Some(workspace) = self.store().workspace(project)? else {
@@ -315,7 +314,7 @@ impl<'a> Files<'a> {
             .store()
             .unit_locations(&workspace.project)?
             .into_iter()
-            .filter(|l| l.state == UnitState::Present && !is_followed(l))
+            .filter(|l| l.state == UnitState::Present && !l.is_followed())
             .map(|l| l.id)
             .collect();
         {
@@ -378,7 +377,7 @@ impl<'a> Files<'a> {
         // read nor written here.
         let mut followed = HashSet::new();
         for location in store.unit_locations(project)? {
-            if is_followed(&location) {
+            if location.is_followed() {
                 followed.insert(location.id);
                 continue;
             }
