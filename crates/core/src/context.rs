@@ -8,7 +8,8 @@
 //! 2. **important decisions and preferences** (importance 4 or 5);
 //! 3. **recent sessions** — the latest summaries of this project's sessions (a summary is
 //!    offered here only, never as relevant or recent);
-//! 4. the other decisions and preferences, then the **most recently updated** memories.
+//! 4. the other decisions and preferences, then the **most recently updated** memories (not
+//!    the text of files agents follow, `files::followed`, which they read themselves).
 //!
 //! Each memory appears once, in the first place that offers it. Packing is greedy in that order:
 //! a candidate goes in when the whole rendered text, counted with the tokenizer of
@@ -36,6 +37,7 @@ use crate::search::{FuzzyMode, SearchRequest};
 use crate::session::model::SessionKey;
 use crate::session::recording::Sessions;
 use crate::session::summary::is_summary;
+
 use crate::slot::operations::Slots;
 use crate::tokens;
 
@@ -298,7 +300,9 @@ impl<'a> ContextBuilder<'a> {
             limit: 10,
             offset: 0,
         })?;
-        for memory in recent {
+        // Text of the files agents follow (`CLAUDE.md` …) is offered when relevant, never as
+        // merely recent: the agent reads those files itself.
+        for memory in recent.into_iter().filter(|m| !is_followed_text(m)) {
             offer(memory, Section::Recent);
         }
         Ok(self
@@ -446,4 +450,12 @@ fn item_line(item: &ContextItem) -> String {
         "- [{}] {}{title} {}\n",
         item.handle, item.category, item.text
     )
+}
+
+/// Whether `memory` is text of a file agents follow (tagged `instructions`).
+fn is_followed_text(memory: &Memory) -> bool {
+    memory
+        .tags
+        .iter()
+        .any(|t| t.as_str() == crate::files::INSTRUCTIONS_TAG)
 }

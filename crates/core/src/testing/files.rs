@@ -809,6 +809,23 @@ pub fn followed_files_are_read_only_memories_in_line_with_their_files(factory: S
         f.h.service.unit_path(&rule).expect("path"),
         Some(agents.display().to_string())
     );
+    // A session's context offers them when they bear on its work, never as merely recent
+    // (the agent reads those files itself).
+    let context = |query: Option<&str>| {
+        let request = crate::context::ContextRequest {
+            project: Some(acme()),
+            query: query.map(String::from),
+            budget: 2_000,
+            ..Default::default()
+        };
+        f.h.service.context(&request).expect("context").text
+    };
+    let idle = context(None);
+    assert!(
+        idle.contains("Deploys go out on Fridays") && !idle.contains("pnpm"),
+        "{idle}"
+    );
+    assert!(context(Some("which package manager, pnpm or npm")).contains("pnpm"));
     // Following again changes nothing; the workspace's sync leaves them alone (and writes
     // none of them into its files).
     let again = follow(false);
