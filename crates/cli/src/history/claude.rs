@@ -38,12 +38,14 @@ pub fn transcripts(location: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// The directories in `dir`, not following symbolic links: a link back up the tree would make
+/// a walk through the history endless.
 pub(super) fn subdirectories(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     for item in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
-        let path = item?.path();
-        if path.is_dir() {
-            found.push(path);
+        let item = item?;
+        if item.file_type()?.is_dir() {
+            found.push(item.path());
         }
     }
     found.sort();

@@ -243,4 +243,15 @@ mod tests {
         }
         assert_eq!(transcripts(dir.path()).unwrap(), [path]);
     }
+
+    #[test]
+    fn a_symbolic_link_back_up_the_tree_does_not_make_the_walk_endless() {
+        let dir = tempfile::tempdir().unwrap();
+        let day = dir.path().join("2026/01/02");
+        std::fs::create_dir_all(&day).unwrap();
+        let log = day.join("rollout-2026-01-02T10-00-00-abc.jsonl");
+        std::fs::write(&log, "").unwrap();
+        std::os::unix::fs::symlink(dir.path(), day.join("loop")).unwrap();
+        assert_eq!(transcripts(dir.path()).unwrap(), [log]);
+    }
 }

@@ -24,10 +24,12 @@ use crate::files::operations::Files;
 use crate::files::raw;
 use crate::id::MemoryId;
 use crate::input::{Bounded, open_regular};
+use crate::memory::MemoryFilter;
 use crate::memory::write::store_in;
 use crate::memory::{NewMemory, Source, WriteStatus};
-use crate::scope::{ProjectName, Scope};
+use crate::scope::{ProjectName, Scope, ScopeFilter};
 use crate::store::in_transaction;
+use crate::tag::Tag;
 
 /// The tag of every memory read from a followed file.
 pub const INSTRUCTIONS_TAG: &str = "instructions";
@@ -68,13 +70,15 @@ impl FollowReport {
 }
 
 impl Files<'_> {
-    /// Whether `project` follows any file.
+    /// Whether `project` follows any file: it holds a memory tagged [`INSTRUCTIONS_TAG`]. A
+    /// count by tag, since every session start asks (the project's unit locations can be
+    /// thousands).
     pub fn follows_files(&self, project: &ProjectName) -> Result<bool> {
-        Ok(self
-            .store()
-            .unit_locations(project)?
-            .iter()
-            .any(UnitLocation::is_followed))
+        let filter = MemoryFilter {
+            tags_all: vec![Tag::new(INSTRUCTIONS_TAG)?],
+            ..MemoryFilter::in_scope(ScopeFilter::Project(project.clone()))
+        };
+        Ok(self.memories.count(&filter)? > 0)
     }
 
     /// Brings `project`'s memories of `files` in line with the files (see the module).
