@@ -166,7 +166,7 @@ impl App {
         }
         self.out.notice(&format!(
             "note: searching by keyword and near-spelling only; {}",
-            crate::commands::HOW_TO_ENABLE
+            HOW_TO_ENABLE
         ));
         let _ = std::fs::write(&marker, b"");
     }
@@ -201,6 +201,10 @@ impl App {
         })
     }
 }
+
+/// What the command line says when there is no model: how to get one.
+pub const HOW_TO_ENABLE: &str = "no embedding model is installed; run `cairn model install` (about 90 MB, once) to search \
+     by meaning";
 
 /// The layered config as seen from `cwd`, with `--db` applied.
 pub fn load_config(cli: &Cli, cwd: &Path) -> Result<Config> {

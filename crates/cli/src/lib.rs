@@ -12,6 +12,7 @@ mod background;
 mod commands;
 mod history;
 pub mod hook;
+mod outcome;
 mod output;
 mod setup;
 mod summarizer;
@@ -21,7 +22,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::args::Cli;
-use crate::commands::Outcome;
+use crate::outcome::Outcome;
 
 /// The guide printed by `--agent-context`.
 const AGENT_CONTEXT: &str = include_str!("agent_context.md");

@@ -42,8 +42,6 @@ pub mod id;
 pub mod image;
 pub mod input;
 pub mod memory;
-#[cfg(test)]
-mod module_graph;
 pub mod project;
 pub mod query;
 pub mod redact;

@@ -31,6 +31,7 @@ pub mod error;
 pub mod guard;
 mod input;
 pub mod openapi;
+pub mod route;
 pub mod routes;
 pub mod viewer;
 

@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::routes::{RequestBody, Route};
+use crate::route::{RequestBody, Route};
 
 /// The statuses any route may answer besides its own, with the shared error body.
 const ERRORS: &[(u16, &str)] = &[

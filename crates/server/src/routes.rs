@@ -10,7 +10,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, delete, get, patch, post, put};
+use axum::routing::{delete, get, patch, post, put};
 use cairn_core::api::{
     AddInput, AddOutcome, Api, Caller, CompareInput, ConflictsInput, ContextInput, ExportInput,
     FilterInput, Found, ListInput, MemoryDocument, PatchInput, ScanInput, SearchInput,
@@ -23,38 +23,13 @@ use cairn_core::exchange::ImportReport;
 use cairn_core::{Error, IdRef, WriteOutcome, WriteStatus};
 use futures_util::{StreamExt, TryStreamExt};
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::auth::Authorized;
 use crate::error::ApiError;
 use crate::input::{JsonBody, QueryInput};
-
-/// What a route reads from the request body.
-#[derive(Clone, Copy)]
-pub enum RequestBody {
-    None,
-    /// One JSON document of this schema.
-    Json(fn() -> Map<String, Value>),
-    /// JSON Lines as `GET /v1/export` writes them, streamed.
-    JsonLines,
-}
-
-/// One documented route.
-pub struct Route {
-    pub method: Method,
-    /// In OpenAPI's and axum's shared syntax: `/v1/memories/{id}`.
-    pub path: &'static str,
-    pub summary: &'static str,
-    pub body: RequestBody,
-    /// The query parameters' schema (an object whose properties are the parameters).
-    pub query: Option<fn() -> Map<String, Value>>,
-    /// Statuses this route answers besides the error statuses every route may give.
-    pub success: &'static [(u16, &'static str)],
-    /// Whether the bearer token is required (when the server has one).
-    pub authenticated: bool,
-    pub handler: MethodRouter<AppState>,
-}
+use crate::route::{RequestBody, Route};
 
 /// Runs blocking work against the API for the request's caller (the service blocks on its
 /// store).

@@ -7,8 +7,8 @@ use jiff::Timestamp;
 use postgres::Row;
 
 use crate::PostgresStore;
+use crate::columns::{get, millis, optional_time, time};
 use crate::error::{SqlResult, corrupt};
-use crate::rows::{get, millis, optional_time, time};
 use crate::sql::Sql;
 use crate::tx::PostgresTx;
 

@@ -11,8 +11,9 @@ use cairn_core::{Error, Result, Scope};
 use jiff::Timestamp;
 
 use crate::PostgresStore;
+use crate::columns::{get, scope_from_column};
 use crate::error::SqlResult;
-use crate::rows::{MEMORY_COLUMNS, get, memory_from_row, revisions_of, scope_from_column};
+use crate::rows::{MEMORY_COLUMNS, memory_from_row, revisions_of};
 use crate::sql::Sql;
 use crate::{session, slot};
 

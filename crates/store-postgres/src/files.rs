@@ -8,8 +8,8 @@ use cairn_core::{MemoryId, ProjectName, Result};
 use postgres::Row;
 
 use crate::PostgresStore;
+use crate::columns::{get, millis, time};
 use crate::error::{SqlResult, corrupt};
-use crate::rows::{get, millis, time};
 use crate::sql::Sql;
 use crate::tx::PostgresTx;
 

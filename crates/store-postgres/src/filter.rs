@@ -8,8 +8,8 @@ use cairn_core::ScopeFilter;
 use cairn_core::memory::{MemoryFilter, Visibility};
 use jiff::Timestamp;
 
+use crate::columns::millis;
 use crate::params::Params;
-use crate::rows::millis;
 
 /// The condition a row of `memories` (named `alias`) meets when it has expired by the time
 /// bound at `now`: the complement of [`visible_sql`]'s expiry clause, for what prune

@@ -20,10 +20,11 @@ use jiff::Timestamp;
 use postgres::Row;
 
 use crate::PostgresStore;
+use crate::columns::{get, millis, time};
 use crate::error::{SqlResult, corrupt};
 use crate::filter::condition;
 use crate::params::Params;
-use crate::rows::{get, millis, refresh_image_text, time};
+use crate::rows::refresh_image_text;
 use crate::sql::Sql;
 use crate::tx::PostgresTx;
 

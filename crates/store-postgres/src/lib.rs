@@ -31,6 +31,8 @@
 
 mod access;
 mod bulk;
+mod columns;
+mod embedding_queue;
 mod error;
 mod exchange;
 mod files;

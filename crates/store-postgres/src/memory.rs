@@ -10,10 +10,11 @@ use cairn_core::{Memory, MemoryId, Result, Revision, Scope, Tag, TopicKey};
 use jiff::Timestamp;
 
 use crate::PostgresStore;
+use crate::columns::{get, millis, project_column};
 use crate::error::{SqlResult, corrupt};
 use crate::filter::{condition, expired_sql, visible_sql};
 use crate::params::Params;
-use crate::rows::{self, MEMORY_COLUMNS, get, millis, project_column, query_memories};
+use crate::rows::{self, MEMORY_COLUMNS, query_memories};
 use crate::sql::Sql;
 use crate::text::{bm25_score, newest_matches, tsquery};
 use crate::tx::PostgresTx;

@@ -13,10 +13,10 @@ use jiff::Timestamp;
 use postgres::Row;
 
 use crate::PostgresStore;
+use crate::columns::{get, millis, project_column, scope_from_column, time};
 use crate::error::{SqlResult, corrupt};
 use crate::filter::visible_sql;
 use crate::params::Params;
-use crate::rows::{get, millis, project_column, scope_from_column, time};
 use crate::sql::Sql;
 use crate::tx::PostgresTx;
 

@@ -6,16 +6,12 @@
 //! its `fts` document is rewritten whenever its title, content, tags or image text change.
 
 use cairn_core::embedding::VectorSpace;
-use cairn_core::{
-    Category, Importance, Memory, MemoryId, ProjectName, Result, Revision, Scope, Source, Tag,
-    TopicKey,
-};
+use cairn_core::{Category, Importance, Memory, MemoryId, Result, Revision, Source, Tag, TopicKey};
 use std::collections::HashMap;
 
-use jiff::Timestamp;
 use postgres::Row;
-use postgres::types::FromSql;
 
+use crate::columns::{get, optional_time, scope_from_column, tags_from_text, tags_to_text, time};
 use crate::error::{SqlResult, corrupt};
 use crate::params::Params;
 use crate::sql::Sql;
@@ -31,44 +27,6 @@ pub const MEMORY_COLUMNS: &str = "m.id, m.content, m.title, m.category, m.projec
 /// The revision columns, in the order [`revision_from_row`] reads them.
 const REVISION_COLUMNS: &str =
     "number, content, title, category, tags, importance, expires_at, written_at";
-
-/// Column `index` of `row` as a `T`, or an error saying the row is unreadable.
-pub fn get<'a, T: FromSql<'a>>(row: &'a Row, index: usize) -> Result<T> {
-    row.try_get(index).map_err(corrupt)
-}
-
-pub fn time(ms: i64) -> Result<Timestamp> {
-    Timestamp::from_millisecond(ms).map_err(corrupt)
-}
-
-pub fn optional_time(ms: Option<i64>) -> Result<Option<Timestamp>> {
-    ms.map(time).transpose()
-}
-
-pub fn millis(ts: Timestamp) -> i64 {
-    ts.as_millisecond()
-}
-
-fn tags_from_text(text: &str) -> Result<Vec<Tag>> {
-    Tag::split_joined(text).map_err(corrupt)
-}
-
-pub fn tags_to_text(tags: &[Tag]) -> String {
-    Tag::join(tags)
-}
-
-pub fn project_column(scope: &Scope) -> String {
-    scope.project().map_or("", ProjectName::as_str).to_string()
-}
-
-/// The scope a `project` column names (`''` is global).
-pub fn scope_from_column(project: &str) -> Result<Scope> {
-    if project.is_empty() {
-        Ok(Scope::Global)
-    } else {
-        Ok(Scope::Project(ProjectName::new(project).map_err(corrupt)?))
-    }
-}
 
 /// Reads the [`MEMORY_COLUMNS`] starting at column `first`.
 pub fn memory_from_row(row: &Row, first: usize) -> Result<Memory> {
@@ -332,7 +290,7 @@ pub fn update_memory(
     client.execute(&sql, &params.refs()).sql()?;
     if text_changed {
         // The embedded text changed: the memory is pending again.
-        crate::vectors::queue(client, seq)?;
+        crate::embedding_queue::queue(client, seq)?;
     }
     write_tags(client, seq, &memory.tags)?;
     Ok(true)
@@ -370,7 +328,7 @@ pub fn refresh_image_text(client: &mut impl Sql, seq: i64, words: &mut WordSink<
     );
     client.execute(&sql, &params.refs()).sql()?;
     words.remember([image_text.as_str()]);
-    crate::vectors::queue(client, seq)
+    crate::embedding_queue::queue(client, seq)
 }
 
 /// Adds `revision` to the memory at `seq`.

@@ -11,9 +11,9 @@ use jiff::Timestamp;
 use postgres::Row;
 
 use crate::PostgresStore;
+use crate::columns::{get, millis, optional_time, time};
 use crate::error::{SqlResult, corrupt};
 use crate::params::Params;
-use crate::rows::{get, millis, optional_time, time};
 use crate::sql::Sql;
 use crate::text::{observation_document, tsquery};
 use crate::tx::PostgresTx;

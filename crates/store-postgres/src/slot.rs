@@ -7,8 +7,8 @@ use cairn_core::{Result, Scope};
 use postgres::Row;
 
 use crate::PostgresStore;
+use crate::columns::{get, millis, project_column, scope_from_column, time};
 use crate::error::{SqlResult, corrupt};
-use crate::rows::{get, millis, project_column, scope_from_column, time};
 use crate::sql::Sql;
 use crate::tx::PostgresTx;
 

@@ -32,10 +32,10 @@ use pgvector::Vector;
 use std::time::Instant;
 
 use crate::PostgresStore;
+use crate::columns::{get, millis, time};
 use crate::error::{SqlResult, corrupt};
 use crate::filter::{condition, visible_sql};
 use crate::params::Params;
-use crate::rows::{get, millis, time};
 use crate::tx::PostgresTx;
 
 /// Which memories the queue embeds: every one not forgotten (an expired memory keeps its vector,
@@ -127,26 +127,6 @@ fn model(client: &mut impl Sql, space: VectorSpace) -> Result<Option<ModelIdenti
             })
         })
         .transpose()
-}
-
-/// Makes the memory at `seq` pending in the spaces made from its text: its vector there (if
-/// any) goes, and it joins that queue.
-pub fn queue(client: &mut impl Sql, seq: i64) -> Result<()> {
-    let space = VectorSpace::Text.as_str();
-    for delete in [
-        "DELETE FROM memory_vectors WHERE memory_seq = $1 AND space = $2",
-        "DELETE FROM memory_sentence_vectors WHERE memory_seq = $1 AND space = $2",
-    ] {
-        client.execute(delete, &[&seq, &space]).sql()?;
-    }
-    client
-        .execute(
-            "INSERT INTO embedding_queue (memory_seq, space) VALUES ($1, $2) \
-             ON CONFLICT DO NOTHING",
-            &[&seq, &space],
-        )
-        .sql()?;
-    Ok(())
 }
 
 /// Drops every vector of the space and queues every memory in it.

@@ -4,8 +4,8 @@
 
 use cairn_core::{Memory, Revision};
 
+use crate::columns::{millis, project_column, tags_to_text};
 use crate::params::Params;
-use crate::rows::{millis, project_column, tags_to_text};
 
 /// The columns of `memories` a write sets, but `id`, `fts` and `image_text`.
 #[derive(Default)]

@@ -7,8 +7,8 @@ use jiff::Timestamp;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use crate::SqliteStore;
+use crate::columns::{corrupt, millis, time};
 use crate::error::SqlResult;
-use crate::rows::{corrupt, millis, time};
 use crate::tx::SqliteTx;
 
 const TOKEN_COLUMNS: &str = "id, project, access, name, created_at, revoked_at";

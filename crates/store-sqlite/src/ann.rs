@@ -41,11 +41,11 @@ use rusqlite::{Connection, OptionalExtension, params_from_iter};
 use serde::{Deserialize, Serialize};
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
+use crate::columns::corrupt;
 use crate::error::SqlResult;
 use crate::filter::condition;
 use crate::index_file;
-use crate::rows::corrupt;
-use crate::vectors::{self, Scored, dot_with_blob, from_blob};
+use crate::vector_rows::{self, Scored, clock, dot_with_blob, from_blob};
 
 /// How the index is built, and when it is worth having.
 #[derive(Debug, Clone)]
@@ -243,7 +243,7 @@ impl AnnIndex {
         let Some(file) = &self.file else {
             return Ok(None);
         };
-        let Some(model) = vectors::model(conn, self.space)? else {
+        let Some(model) = vector_rows::model(conn, self.space)? else {
             return Ok(None);
         };
         if !meta_path(file).exists() && !file.exists() {
@@ -366,7 +366,7 @@ impl AnnIndex {
         conn: &Connection,
         state: &'a mut Option<Loaded>,
     ) -> Result<Option<&'a mut Loaded>> {
-        let Some(model) = vectors::model(conn, self.space)? else {
+        let Some(model) = vector_rows::model(conn, self.space)? else {
             *state = None;
             return Ok(None);
         };
@@ -515,7 +515,7 @@ impl AnnIndex {
     ) -> Result<Option<VectorIndexReport>> {
         let started = Instant::now();
         let space = self.space.as_str();
-        let Some(model) = vectors::model(conn, self.space)? else {
+        let Some(model) = vector_rows::model(conn, self.space)? else {
             return Ok(None);
         };
         let (store_key, last_write) = clock(conn)?;
@@ -868,14 +868,6 @@ fn utf8(path: &Path) -> Result<&str> {
             std::io::Error::other("non-UTF-8 path"),
         )
     })
-}
-
-/// This store's key and the number of its last vector write.
-pub fn clock(conn: &Connection) -> Result<(String, i64)> {
-    conn.prepare_cached("SELECT store_key, last_write FROM vector_clock")
-        .sql()?
-        .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))
-        .sql()
 }
 
 fn count<P: rusqlite::Params>(conn: &Connection, sql: &str, params: P) -> Result<u64> {

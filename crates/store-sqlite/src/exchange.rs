@@ -19,9 +19,10 @@ use rusqlite::backup::{Backup, StepResult};
 use rusqlite::{Connection, OpenFlags};
 
 use crate::SqliteStore;
+use crate::columns::scope_from_column;
 use crate::error::SqlResult;
 use crate::migrations::{self, SCHEMA_VERSION};
-use crate::rows::{self, MEMORY_COLUMNS, scope_from_column};
+use crate::rows::{self, MEMORY_COLUMNS};
 use crate::{session, slot};
 
 impl ExchangeStore for SqliteStore {

@@ -9,8 +9,8 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use crate::SqliteStore;
+use crate::columns::{corrupt, millis, time};
 use crate::error::SqlResult;
-use crate::rows::{corrupt, millis, time};
 use crate::tx::SqliteTx;
 
 const WORKSPACE_COLUMNS: &str = "project, root, dir, created_at, stamp, head";

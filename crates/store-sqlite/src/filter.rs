@@ -12,7 +12,7 @@ use cairn_core::memory::{MemoryFilter, Visibility};
 use jiff::Timestamp;
 use rusqlite::types::Value;
 
-use crate::rows::millis;
+use crate::columns::millis;
 
 /// The condition a row of `memories` (named `alias`) meets when it has expired by the time
 /// bound at `now_param`: the complement of [`visible_sql`]'s expiry clause, for what prune

@@ -24,9 +24,10 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use crate::SqliteStore;
+use crate::columns::{corrupt, millis, time};
 use crate::error::SqlResult;
 use crate::filter::condition;
-use crate::rows::{corrupt, millis, refresh_image_text, time};
+use crate::rows::refresh_image_text;
 use crate::tx::SqliteTx;
 
 /// The image columns, `i` the image and `t` its text (`LEFT JOIN` [`IMAGE_TEXT`]).

@@ -17,6 +17,7 @@
 mod access;
 mod ann;
 mod bulk;
+mod columns;
 mod error;
 mod exchange;
 mod files;
@@ -33,6 +34,7 @@ mod rows;
 mod session;
 mod slot;
 mod tx;
+mod vector_rows;
 mod vectors;
 
 use std::path::{Path, PathBuf};

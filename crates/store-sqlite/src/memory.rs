@@ -10,10 +10,11 @@ use cairn_core::{Memory, MemoryId, Result, Revision, Scope, TopicKey};
 use jiff::Timestamp;
 
 use crate::SqliteStore;
+use crate::columns::{millis, project_column};
 use crate::error::SqlResult;
 use crate::filter::visible_sql;
 use crate::read;
-use crate::rows::{self, MEMORY_COLUMNS, millis, project_column};
+use crate::rows::{self, MEMORY_COLUMNS};
 use crate::tx::SqliteTx;
 
 impl MemoryStore for SqliteStore {

@@ -11,9 +11,10 @@ use cairn_core::{Memory, MemoryId, Result, Revision, ScopeFilter, Tag};
 use jiff::Timestamp;
 use rusqlite::{Connection, OptionalExtension, params_from_iter, types::Value};
 
+use crate::columns::millis;
 use crate::error::SqlResult;
 use crate::filter::{condition, expired_sql, visible_sql};
-use crate::rows::{self, MEMORY_COLUMNS, memory_from_row, millis};
+use crate::rows::{self, MEMORY_COLUMNS, memory_from_row};
 
 /// BM25 column weights for (title, content, tags, image text): a word in the title or a tag says
 /// more about what a memory is about than the same word in its body; the text read from its

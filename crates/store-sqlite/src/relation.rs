@@ -17,9 +17,9 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use crate::SqliteStore;
+use crate::columns::{corrupt, millis, project_column, scope_from_column, time};
 use crate::error::SqlResult;
 use crate::filter::visible_sql;
-use crate::rows::{corrupt, millis, project_column, scope_from_column, time};
 use crate::tx::SqliteTx;
 
 const RELATION_COLUMNS: &str = "r.id, r.source_id, r.target_id, r.project, r.score, r.verdict, r.history, r.created_at, \

@@ -5,12 +5,13 @@
 //! read). [`write_tags`] is the only code that changes either, always in the same transaction.
 
 use cairn_core::query::WordSink;
-use cairn_core::{
-    Category, Importance, Memory, MemoryId, ProjectName, Revision, Scope, Source, Tag, TopicKey,
-};
-use jiff::Timestamp;
+use cairn_core::{Category, Importance, Memory, MemoryId, Revision, Source, Tag, TopicKey};
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 
+use crate::columns::{
+    corrupt, millis, optional_time, project_column, scope_from_column, tags_from_text,
+    tags_to_text, time,
+};
 use crate::error::SqliteError;
 
 /// The memory columns, in the order [`memory_from_row`] reads them; `m` is the table alias.
@@ -21,47 +22,6 @@ pub const MEMORY_COLUMNS: &str = "m.id, m.content, m.title, m.category, m.projec
 /// The revision columns, in the order [`revision_from_row`] reads them.
 pub const REVISION_COLUMNS: &str =
     "number, content, title, category, tags, importance, expires_at, written_at";
-
-pub(crate) fn corrupt(what: impl std::fmt::Display) -> rusqlite::Error {
-    rusqlite::Error::FromSqlConversionFailure(
-        0,
-        rusqlite::types::Type::Text,
-        Box::new(SqliteError::CorruptRow(what.to_string())),
-    )
-}
-
-pub(crate) fn time(ms: i64) -> rusqlite::Result<Timestamp> {
-    Timestamp::from_millisecond(ms).map_err(corrupt)
-}
-
-fn optional_time(ms: Option<i64>) -> rusqlite::Result<Option<Timestamp>> {
-    ms.map(time).transpose()
-}
-
-pub fn millis(ts: Timestamp) -> i64 {
-    ts.as_millisecond()
-}
-
-fn tags_from_text(text: &str) -> rusqlite::Result<Vec<Tag>> {
-    Tag::split_joined(text).map_err(corrupt)
-}
-
-pub fn tags_to_text(tags: &[Tag]) -> String {
-    Tag::join(tags)
-}
-
-pub fn project_column(scope: &Scope) -> &str {
-    scope.project().map_or("", ProjectName::as_str)
-}
-
-/// The scope a `project` column names (`''` is global).
-pub(crate) fn scope_from_column(project: &str) -> rusqlite::Result<Scope> {
-    if project.is_empty() {
-        Ok(Scope::Global)
-    } else {
-        Ok(Scope::Project(ProjectName::new(project).map_err(corrupt)?))
-    }
-}
 
 pub fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
     memory_from_row_at(row, 0)
@@ -207,7 +167,7 @@ pub fn insert_memory(
     )?
     .execute(memory_params!(memory, hash, tags))?;
     let seq = conn.last_insert_rowid();
-    crate::vectors::queue(conn, seq)?;
+    crate::vector_rows::queue(conn, seq)?;
     index_text(
         conn,
         &IndexedText {
@@ -259,7 +219,7 @@ pub fn update_memory(
             != (memory.title.as_deref(), memory.content.as_str())
         {
             // The embedded text changed: the memory is pending again.
-            crate::vectors::queue(conn, old.seq)?;
+            crate::vector_rows::queue(conn, old.seq)?;
         }
         unindex_text(conn, &old)?;
         index_text(
@@ -376,7 +336,7 @@ pub fn refresh_image_text(
         .execute(rusqlite::params![seq, image_text])?;
     words.remember([image_text.as_str()]);
     index_text(conn, &IndexedText { image_text, ..old })?;
-    crate::vectors::queue(conn, seq)?;
+    crate::vector_rows::queue(conn, seq)?;
     Ok(())
 }
 

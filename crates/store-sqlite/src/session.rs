@@ -16,9 +16,9 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use crate::SqliteStore;
+use crate::columns::{corrupt, millis, time};
 use crate::error::SqlResult;
 use crate::read::fts5_expression;
-use crate::rows::{corrupt, millis, time};
 use crate::tx::SqliteTx;
 
 const SESSION_COLUMNS: &str = "s.agent, s.session_id, s.project, s.cwd, s.started_at, \

@@ -12,8 +12,8 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use crate::SqliteStore;
+use crate::columns::{corrupt, millis, project_column, scope_from_column, time};
 use crate::error::SqlResult;
-use crate::rows::{corrupt, millis, project_column, scope_from_column, time};
 use crate::tx::SqliteTx;
 
 const SLOT_COLUMNS: &str = "project, label, content, description, size_limit, pinned, \

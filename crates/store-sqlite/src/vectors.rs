@@ -24,26 +24,11 @@ use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
 use crate::SqliteStore;
 use crate::ann::AnnIndex;
-use crate::error::{SqlResult, SqliteError};
+use crate::columns::{corrupt, millis, time};
+use crate::error::SqlResult;
 use crate::filter::{condition, visible_sql};
-use crate::rows::{corrupt, millis, time};
 use crate::tx::SqliteTx;
-
-pub fn model(conn: &Connection, space: VectorSpace) -> Result<Option<ModelIdentity>> {
-    conn.prepare_cached(
-        "SELECT name, dimensions, weights_sha256 FROM vector_models WHERE space = ?1",
-    )
-    .sql()?
-    .query_row([space.as_str()], |row| {
-        Ok(ModelIdentity {
-            name: row.get(0)?,
-            dimensions: row.get::<_, i64>(1)? as usize,
-            weights_sha256: row.get(2)?,
-        })
-    })
-    .optional()
-    .sql()
-}
+use crate::vector_rows::{Scored, clock, dot_with_blob, from_blob, model, to_blob};
 
 pub fn set_model(conn: &Connection, space: VectorSpace, identity: &ModelIdentity) -> Result<bool> {
     let current = model(conn, space)?;
@@ -66,23 +51,6 @@ pub fn set_model(conn: &Connection, space: VectorSpace, identity: &ModelIdentity
     ))
     .sql()?;
     Ok(current.is_some())
-}
-
-/// Makes the memory at `seq` pending in the spaces made from its text: its vector there (if
-/// any) goes, and it joins that queue.
-pub fn queue(conn: &Connection, seq: i64) -> Result<(), SqliteError> {
-    let space = VectorSpace::Text.as_str();
-    conn.prepare_cached("DELETE FROM memory_vectors WHERE memory_seq = ?1 AND space = ?2")?
-        .execute((seq, space))?;
-    conn.prepare_cached(
-        "DELETE FROM memory_sentence_vectors WHERE memory_seq = ?1 AND space = ?2",
-    )?
-    .execute((seq, space))?;
-    conn.prepare_cached(
-        "INSERT OR IGNORE INTO embedding_queue (memory_seq, space) VALUES (?1, ?2)",
-    )?
-    .execute((seq, space))?;
-    Ok(())
 }
 
 /// Drops every vector of the space and queues every memory in it.
@@ -115,7 +83,7 @@ pub fn put(conn: &Connection, space: VectorSpace, vectors: &[MemoryVector]) -> R
              VALUES (?1, ?2, ?3, ?4)",
         )
         .sql()?;
-    let (_, mut written) = crate::ann::clock(conn)?;
+    let (_, mut written) = clock(conn)?;
     let mut put_sentences = conn
         .prepare_cached(
             "INSERT OR REPLACE INTO memory_sentence_vectors (memory_seq, space, vectors) \
@@ -208,27 +176,6 @@ pub fn counts(conn: &Connection, space: VectorSpace) -> Result<EmbeddingCounts> 
             visible_sql("m", EMBEDDED, "")
         ))?,
     })
-}
-
-/// A candidate: its similarity and memory `seq`, ordered by similarity (a total order over
-/// f32; ties by the older memory).
-pub struct Scored(pub f32, pub i64);
-
-impl PartialEq for Scored {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other).is_eq()
-    }
-}
-impl Eq for Scored {}
-impl PartialOrd for Scored {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Scored {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0).then(other.1.cmp(&self.1))
-    }
 }
 
 /// The `depth` memories under the filter nearest `query`: through the HNSW index and an exact
@@ -388,25 +335,6 @@ fn blobs(
         }
     }
     Ok(found)
-}
-
-fn to_blob(vector: &[f32]) -> Vec<u8> {
-    vector.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-pub fn from_blob(blob: &[u8]) -> Vec<f32> {
-    blob.chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
-}
-
-/// The dot product of `query` with a vector as stored, read in place.
-pub fn dot_with_blob(query: &[f32], blob: &[u8]) -> f32 {
-    query
-        .iter()
-        .zip(blob.chunks_exact(4))
-        .map(|(q, b)| q * f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .sum()
 }
 
 impl VectorStore for SqliteStore {

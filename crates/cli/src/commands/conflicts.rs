@@ -6,9 +6,9 @@ use anyhow::Result;
 use cairn_core::api::{CompareInput, ConflictsInput, ScanInput, VerdictInput};
 use cairn_core::relation::{ActorKind, RelationKind, RelationStatus};
 
-use super::Outcome;
 use crate::app::App;
 use crate::args::{ConflictsCommand, ConflictsScopeArgs, ProjectArgs, VerdictArgs};
+use crate::outcome::Outcome;
 use crate::output::View;
 
 pub fn run(app: &App, command: &ConflictsCommand) -> Result<Outcome> {
@@ -63,7 +63,7 @@ pub fn run(app: &App, command: &ConflictsCommand) -> Result<Outcome> {
                 apply: args.apply,
                 max_insert: Some(args.max_insert),
             };
-            let bar = super::model::bar(&app.out);
+            let bar = crate::output::progress::bar(&app.out);
             bar.set_message("scanning");
             let report = api.scan_conflicts(&caller, input, &mut |done, total| {
                 bar.set_length(total);

@@ -4,9 +4,9 @@
 use anyhow::Result;
 use cairn_core::health::{Finding, HealthReport, Repair, Severity};
 
-use super::Outcome;
 use crate::app::{App, load_config};
 use crate::args::{Cli, DoctorArgs};
+use crate::outcome::Outcome;
 use crate::output::{Printer, View};
 
 /// Examines (and with `--repair` repairs) the store; exit status 1 when something needs

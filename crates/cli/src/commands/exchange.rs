@@ -14,9 +14,9 @@ use anyhow::{Context, Result};
 use cairn_core::exchange::{Counts, ExportOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::Outcome;
 use crate::app::App;
 use crate::args::{BackupArgs, ExportArgs, ImportArgs, RestoreArgs};
+use crate::outcome::Outcome;
 use crate::output::{Format, View, text};
 
 fn write_records(app: &App, args: &ExportArgs, out: &mut dyn Write) -> Result<Counts> {

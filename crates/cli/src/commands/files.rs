@@ -5,9 +5,9 @@
 use anyhow::Result;
 use cairn_core::api::{AddInput, AddOutcome, Caller};
 
-use super::Outcome;
 use crate::app::App;
 use crate::args::{AddArgs, FilesCommand, ProjectArgs};
+use crate::outcome::Outcome;
 use crate::output::View;
 
 pub fn run(app: &App, command: &FilesCommand) -> Result<Outcome> {

@@ -27,9 +27,9 @@ use jiff::SignedDuration;
 
 use crate::app::App;
 use crate::args::ImportArgs;
-use crate::commands::Outcome;
 use crate::history::instructions::instruction_files;
 use crate::history::{Histories, HistoryReport};
+use crate::outcome::Outcome;
 use crate::output::View;
 
 /// Most files named in the report for skipped lines.

@@ -3,9 +3,9 @@
 use anyhow::Result;
 use cairn_core::memory::{ListQuery, SortKey, SortOrder};
 
-use super::Outcome;
 use crate::app::App;
 use crate::args::{ListArgs, OrderArg, SortArg, TagsArgs};
+use crate::outcome::Outcome;
 use crate::output::View;
 
 pub fn list(app: &App, args: &ListArgs) -> Result<Outcome> {

@@ -6,9 +6,9 @@ use cairn_core::api::Caller;
 use cairn_core::config::ToolProfile;
 use cairn_mcp::McpContext;
 
-use super::Outcome;
 use crate::app::App;
 use crate::args::{McpArgs, ToolsArg};
+use crate::outcome::Outcome;
 
 pub fn run(app: &App, args: &McpArgs) -> Result<Outcome> {
     let default_project = if args.project.global {

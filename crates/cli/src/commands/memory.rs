@@ -4,9 +4,9 @@ use anyhow::Result;
 use cairn_core::IdRef;
 use cairn_core::api::PatchInput;
 
-use super::Outcome;
 use crate::app::{App, split_list, text_or_file};
 use crate::args::{ForgetArgs, GetArgs, UpdateArgs};
+use crate::outcome::Outcome;
 use crate::output::View;
 
 pub fn get(app: &App, args: &GetArgs) -> Result<Outcome> {

@@ -8,10 +8,10 @@ use cairn_core::config::Config;
 use cairn_core::store::Store;
 use cairn_core::{MemoryService, ServiceParts, Source};
 
-use super::Outcome;
-use super::model::bar;
 use crate::app::{load_config, open_store};
 use crate::args::{Cli, MigrateStoreArgs};
+use crate::outcome::Outcome;
+use crate::output::progress::bar;
 use crate::output::{Printer, View};
 
 pub fn run(cli: &Cli, args: &MigrateStoreArgs) -> Result<Outcome> {

@@ -24,10 +24,10 @@ mod vision;
 use std::io::{BufRead, IsTerminal, Write};
 
 use anyhow::{Result, bail};
-pub use model::HOW_TO_ENABLE;
 
-use crate::app::App;
+use crate::app::{App, HOW_TO_ENABLE};
 use crate::args::{Cli, Command};
+use crate::outcome::Outcome;
 
 /// What to run about an error, when the command line has an answer that core's message, shared
 /// with MCP and HTTP callers, cannot name.
@@ -77,19 +77,6 @@ pub fn hint(error: &anyhow::Error) -> Option<String> {
         }
         _ => None,
     }
-}
-
-/// How a successful command ended, for the exit status.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Outcome {
-    Done,
-    /// A search that found nothing (exit status 1).
-    NothingFound,
-    /// `cairn doctor` found something that needs attention (exit status 1).
-    Findings,
-    /// An answer that says nothing was written for the input (exit status 2; the answer is
-    /// already printed).
-    Refused,
 }
 
 pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {

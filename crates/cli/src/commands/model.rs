@@ -1,8 +1,6 @@
 //! `cairn model` and `cairn reindex --embeddings`: the embedding model behind semantic search
 //! and the OCR model that reads the text in images.
 
-use std::io::IsTerminal;
-
 use anyhow::{Result, bail};
 use cairn_core::config::Config;
 use cairn_core::embedding::{EmbedProgress, EmbeddingStatus};
@@ -16,16 +14,13 @@ use cairn_embed::locate::{hub_cache, hub_snapshot};
 use cairn_embed::look::{LOOK_MODEL, LOOK_WHEEL, locate_look};
 use cairn_embed::ocr::{OCR_MODEL, OCR_WHEEL, locate_ocr};
 use cairn_embed::{DEFAULT_MODEL, locate};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 
-use super::Outcome;
 use crate::app::{App, load_config};
 use crate::args::{Cli, ModelCommand, ModelInstallArgs, ReindexArgs};
+use crate::outcome::Outcome;
+use crate::output::progress::bar;
 use crate::output::{ClipView, ImageCapabilities, LookView, ModelView, OcrView, Printer, View};
-
-/// What the command line says when there is no model: how to get one.
-pub const HOW_TO_ENABLE: &str = "no embedding model is installed; run `cairn model install` (about 90 MB, once) to search \
-     by meaning";
 
 /// The names `cairn model install` accepts for the sentence model.
 const MINILM_NAMES: [&str; 3] = ["minilm", "all-MiniLM-L6-v2", DEFAULT_MODEL];
@@ -260,19 +255,6 @@ fn progress_to(bar: &ProgressBar) -> impl FnMut(EmbedProgress) + '_ {
         bar.set_length(p.total);
         bar.set_position(p.done);
     }
-}
-
-/// A progress bar on standard error when a person is watching, hidden otherwise.
-pub(crate) fn bar(out: &Printer) -> ProgressBar {
-    if out.quiet() || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template("{msg} {wide_bar} {pos}/{len} {eta}")
-            .expect("the template is valid"),
-    );
-    bar
 }
 
 impl ModelView {

@@ -5,9 +5,9 @@ use anyhow::Result;
 
 use cairn_core::memory::{PruneReport, PruneRule};
 
-use super::Outcome;
 use crate::app::App;
 use crate::args::PruneArgs;
+use crate::outcome::Outcome;
 use crate::output::View;
 
 pub fn run(app: &App, args: &PruneArgs) -> Result<Outcome> {

@@ -4,9 +4,9 @@ use anyhow::Result;
 use cairn_core::api::{Found, SearchInput};
 use cairn_core::search::{FuzzyMode, SearchMode, SearchRequest};
 
-use super::Outcome;
 use crate::app::App;
 use crate::args::SearchArgs;
+use crate::outcome::Outcome;
 use crate::output::View;
 
 pub fn run(app: &App, args: &SearchArgs) -> Result<Outcome> {

@@ -10,10 +10,10 @@ use cairn_core::api::Caller;
 use cairn_core::{ProjectName, Source};
 use cairn_server::{AppState, ServerOptions};
 
-use super::Outcome;
 use super::mcp::tool_profile;
 use crate::app::App;
 use crate::args::ServeArgs;
+use crate::outcome::Outcome;
 
 pub fn run(app: &App, args: &ServeArgs) -> Result<Outcome> {
     let bind_text = args.bind.as_deref().unwrap_or(&app.config.server.bind);
@@ -67,7 +67,7 @@ pub fn run(app: &App, args: &ServeArgs) -> Result<Outcome> {
         if !app.api.has_model() {
             app.out.notice(&format!(
                 "note: semantic search is off; {}",
-                crate::commands::HOW_TO_ENABLE
+                crate::app::HOW_TO_ENABLE
             ));
         }
         cairn_server::serve(listener, state, stop_signal())

@@ -6,9 +6,9 @@ use cairn_core::context::ContextRequest;
 use cairn_core::session::{SessionFilter, SessionKey};
 use cairn_core::{ProjectName, Scope};
 
-use super::Outcome;
 use crate::app::{App, split_list};
 use crate::args::{ContextArgs, ExtractArgs, ProjectArgs, SessionsArgs};
+use crate::outcome::Outcome;
 use crate::output::View;
 
 pub fn context(app: &App, args: &ContextArgs) -> Result<Outcome> {

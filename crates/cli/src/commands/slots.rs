@@ -7,10 +7,10 @@ use cairn_core::api::{
 };
 use cairn_core::slot::SlotScope;
 
-use super::Outcome;
 use super::sessions::session_key;
 use crate::app::{App, text_or_file};
 use crate::args::{ProjectArgs, SlotArgs, SlotCommand, SlotTextArgs};
+use crate::outcome::Outcome;
 use crate::output::View;
 
 pub fn run(app: &App, command: &SlotCommand) -> Result<Outcome> {

@@ -3,9 +3,9 @@
 use anyhow::Result;
 use cairn_core::memory::MemoryFilter;
 
-use super::Outcome;
 use crate::app::App;
 use crate::args::StatsArgs;
+use crate::outcome::Outcome;
 use crate::output::View;
 
 /// Tags shown by `stats --tags`.

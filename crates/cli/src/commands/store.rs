@@ -3,9 +3,9 @@
 use anyhow::{Result, bail};
 use cairn_core::api::StoreInput;
 
-use super::Outcome;
 use crate::app::{App, split_list, text_or_file};
 use crate::args::StoreArgs;
+use crate::outcome::Outcome;
 use crate::output::View;
 
 pub fn run(app: &App, args: &StoreArgs) -> Result<Outcome> {

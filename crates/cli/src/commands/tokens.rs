@@ -5,9 +5,9 @@ use anyhow::Result;
 use cairn_core::ProjectName;
 use cairn_core::access::{NewToken, Right};
 
-use super::Outcome;
 use crate::app::App;
 use crate::args::{Format, TokenCommand};
+use crate::outcome::Outcome;
 use crate::output::View;
 
 pub fn run(app: &App, command: &TokenCommand) -> Result<Outcome> {

@@ -10,9 +10,9 @@ use cairn_core::api::VisionSearchInput;
 use cairn_core::image::ImageId;
 use cairn_core::search::SearchMode;
 
-use super::Outcome;
 use crate::app::App;
 use crate::args::VisionCommand;
+use crate::outcome::Outcome;
 use crate::output::View;
 
 pub fn run(app: &App, command: &VisionCommand) -> Result<Outcome> {

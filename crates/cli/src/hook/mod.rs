@@ -38,7 +38,7 @@ use serde_json::Value;
 
 use crate::app::load_config;
 use crate::args::{AgentArg, Cli, HookArgs};
-use crate::commands::Outcome;
+use crate::outcome::Outcome;
 use crate::summarizer::summarizer_part;
 use payload::Shape;
 use spool::Spool;

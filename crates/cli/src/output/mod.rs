@@ -9,6 +9,7 @@ mod files;
 mod health;
 mod json;
 mod markdown;
+pub mod progress;
 mod relations;
 mod sessions;
 mod slots;

@@ -32,8 +32,8 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::args::{AgentArg, Cli, Format, SetupArgs};
-use crate::commands::Outcome;
 use crate::history::{Histories, default_location};
+use crate::outcome::Outcome;
 
 /// The memory protocol every agent is taught.
 pub const PROTOCOL: &str = include_str!("protocol.md");

@@ -10,7 +10,8 @@ use anyhow::{Result, bail};
 use cairn_core::session::EventKind;
 use serde_json::Value;
 
-use super::{images_in, text_of, tool_input_text, transcript, without_images};
+use super::json::{images_in, text_of, tool_input_text, without_images};
+use super::transcript;
 
 /// What an event becomes: recorded, or knowingly ignored.
 pub enum Parsed {

@@ -7,7 +7,7 @@ use cairn_core::session::EventKind;
 use serde_json::Value;
 
 use super::claude::{Parsed, files_of};
-use super::{images_in, text_of, without_images};
+use super::json::{images_in, text_of, without_images};
 
 pub fn parse(name: &str, payload: &Value) -> Result<Parsed> {
     let field = |key: &str| payload.get(key).and_then(Value::as_str).map(String::from);

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use cairn_core::session::RefusedCall;
 use serde_json::Value;
 
-use super::tool_input_text;
+use super::json::tool_input_text;
 
 /// The most of a transcript read: its end, where the current turn is.
 const TAIL_BYTES: u64 = 256 * 1024;
