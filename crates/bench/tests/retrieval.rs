@@ -1,7 +1,8 @@
 //! Retrieval quality floors on real data nobody here wrote. The data lives outside the
 //! repository (`../shared/bench-data/` beside the checkout, as in CI; `CAIRN_BENCH_DATA`
-//! overrides); it is measured against, never copied in. Without it the test skips with a
-//! message, unless `CAIRN_REQUIRE_BENCH_DATA=1` (set by CI), under which it fails.
+//! overrides); it is measured against, never copied in. The tests that need it, the model or a
+//! PostgreSQL server are ignored unless asked for (`--include-ignored`, as `.ci/run` does), and
+//! fail, saying what is missing, when asked for without it.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -11,50 +12,39 @@ use cairn_bench::collection::Backend;
 use cairn_bench::locomo::{LocomoReport, Sessions};
 use cairn_core::embedding::{Embedder, ModelIdentity};
 
-/// `name` in the bench-data directory, or `None` (after saying so) when it is not there and not
-/// required.
-fn bench_data(name: &str) -> Option<PathBuf> {
+/// `name` in the bench-data directory.
+fn bench_data(name: &str) -> PathBuf {
     let data = std::env::var_os("CAIRN_BENCH_DATA")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench-data")
         });
     let path = data.join(name);
-    if path.is_file() {
-        return Some(path);
+    if !path.is_file() {
+        cairn_core::testing::missing(
+            &format!("the benchmark data's {name}"),
+            "set CAIRN_BENCH_DATA to the bench-data directory",
+        );
     }
-    assert!(
-        !cairn_core::testing::required("CAIRN_REQUIRE_BENCH_DATA"),
-        "CAIRN_REQUIRE_BENCH_DATA=1 but {} is missing; set CAIRN_BENCH_DATA to the bench-data \
-         directory",
-        path.display()
-    );
-    eprintln!(
-        "SKIPPED: {} is not there (set CAIRN_BENCH_DATA to a bench-data directory; \
-         CAIRN_REQUIRE_BENCH_DATA=1 makes this a failure)",
-        path.display()
-    );
-    None
+    path
 }
 
 /// The Cranfield collection's folder (checked by its documents file).
-fn cranfield() -> Option<PathBuf> {
-    bench_data("cranfield/cran.all.1400").and_then(|file| file.parent().map(PathBuf::from))
+fn cranfield() -> PathBuf {
+    let file = bench_data("cranfield/cran.all.1400");
+    file.parent().expect("a file in a folder").to_path_buf()
 }
 
-/// The real model, loaded once for every test here, or `None` (after saying so). It remembers
-/// what it embedded: the LoCoMo tests embed the same turns into each backend.
-fn model() -> Option<Arc<dyn Embedder>> {
-    static MODEL: OnceLock<Option<Arc<dyn Embedder>>> = OnceLock::new();
+/// The real model, loaded once for every test here. It remembers what it embedded: the LoCoMo
+/// tests embed the same turns into each backend.
+fn model() -> Arc<dyn Embedder> {
+    static MODEL: OnceLock<Arc<dyn Embedder>> = OnceLock::new();
     MODEL
         .get_or_init(|| {
-            let dir = cairn_embed::testing::model_dir_for_tests()?;
-            let model = cairn_embed::SentenceEmbedder::load(&dir, cairn_embed::DEFAULT_MODEL)
-                .expect("the installed model loads");
-            Some(Arc::new(Remembering {
-                model,
+            Arc::new(Remembering {
+                model: cairn_embed::testing::model_for_tests(),
                 seen: Mutex::new(HashMap::new()),
-            }))
+            })
         })
         .clone()
 }
@@ -142,11 +132,10 @@ fn assert_fusion_beats_each_signal(name: &str, modes: &[(&str, f64, f64)]) {
 }
 
 #[test]
+#[ignore = "needs the benchmark data (CAIRN_BENCH_DATA) and the embedding model (cairn model install)"]
 fn on_locomo_fusion_beats_every_single_signal() {
-    let Some(file) = bench_data("locomo-dev.json") else {
-        return;
-    };
-    let Some(model) = model() else { return };
+    let file = bench_data("locomo-dev.json");
+    let model = model();
     let report = locomo_on_sqlite(&file, model);
     let modes = scores(report, &["lexical", "semantic", "hybrid"]);
     assert_eq!(modes.len(), 3);
@@ -175,16 +164,14 @@ fn assert_no_question_refused(name: &str, report: &LocomoReport) {
 /// in the all-projects store, where the asking project's memories come first, it beats meaning
 /// on R@5 and MRR.
 #[test]
-#[ignore = "needs the embedding model and ../shared/bench-data/codemem; .ci/run runs it"]
+#[ignore = "needs the benchmark data (CAIRN_BENCH_DATA) and the embedding model (cairn model install)"]
 fn on_codemem_every_question_is_searched_and_typo_search_costs_nothing() {
     for (name, sessions) in [
         ("codemem/codemem-projects-dev.json", Sessions::Conversation),
         ("codemem/codemem-global-dev.json", Sessions::Projects),
     ] {
-        let Some(file) = bench_data(name) else {
-            return;
-        };
-        let Some(model) = model() else { return };
+        let file = bench_data(name);
+        let model = model();
         let report = cairn_bench::locomo::run(
             &file,
             sessions,
@@ -221,9 +208,10 @@ fn on_codemem_every_question_is_searched_and_typo_search_costs_nothing() {
 }
 
 #[test]
+#[ignore = "needs the benchmark data (CAIRN_BENCH_DATA) and the embedding model (cairn model install)"]
 fn on_cranfield_fusion_beats_every_single_signal() {
-    let Some(dir) = cranfield() else { return };
-    let Some(model) = model() else { return };
+    let dir = cranfield();
+    let model = model();
     let report =
         cairn_bench::cranfield::run(&dir, Some(model), &Default::default(), &Default::default())
             .expect("cranfield runs");
@@ -238,8 +226,9 @@ fn on_cranfield_fusion_beats_every_single_signal() {
 }
 
 #[test]
+#[ignore = "needs the benchmark data (CAIRN_BENCH_DATA)"]
 fn cranfield_lexical_search_scores_like_standard_bm25() {
-    let Some(dir) = cranfield() else { return };
+    let dir = cranfield();
     let report = cairn_bench::cranfield::run(&dir, None, &Default::default(), &Default::default())
         .expect("cranfield runs");
     // Textbook BM25 reaches MAP ≈ 0.41 and nDCG@10 ≈ 0.51 here; lower means tokenisation or
@@ -264,7 +253,17 @@ fn cranfield_lexical_search_scores_like_standard_bm25() {
 /// first set, two in three of the second: 36 of 45 and 15 of 20 measured) are found. Before candidates had to disagree, 15 of 25
 /// compatible pairs and 6 of 25 unrelated ones were reported with the model.
 #[test]
-fn conflict_candidates_meet_their_bar_on_the_labelled_pairs() {
+fn conflict_candidates_meet_their_bar_on_the_labelled_pairs_by_words() {
+    conflict_candidates_meet_their_bar(None);
+}
+
+#[test]
+#[ignore = "needs the embedding model (cairn model install)"]
+fn conflict_candidates_meet_their_bar_on_the_labelled_pairs_with_the_model() {
+    conflict_candidates_meet_their_bar(Some(model()));
+}
+
+fn conflict_candidates_meet_their_bar(model: Option<Arc<dyn Embedder>>) {
     use cairn_bench::conflicts::{QualityReport, fresh_pairs, pairs, quality};
     let chosen_on = pairs().unwrap();
     let apart = fresh_pairs().unwrap();
@@ -282,31 +281,26 @@ fn conflict_candidates_meet_their_bar_on_the_labelled_pairs() {
         let (pairs, found) = report.by_kind["contradicts"];
         found as f64 / pairs as f64
     };
-    let mut reports = Vec::new();
     for (set, labelled) in [("chosen on", &chosen_on), ("written apart", &apart)] {
-        let words = quality(set, labelled, None, dir.path(), &mut Vec::new()).unwrap();
-        // A refinement is not a contradiction, but words alone still find at least half of
-        // them (16 of 30 and 5 of 5 measured).
-        let (refined, found) = words.by_kind["refines"];
-        assert!(
-            found * 2 >= refined,
-            "{set}, by words: {found} of {refined} refinements"
-        );
-        reports.push(words);
-        if let Some(model) = model() {
-            let meaning = quality(set, labelled, Some(model), dir.path(), &mut Vec::new()).unwrap();
+        let report = quality(set, labelled, model.clone(), dir.path(), &mut Vec::new()).unwrap();
+        if model.is_none() {
+            // A refinement is not a contradiction, but words alone still find at least half of
+            // them (16 of 30 and 5 of 5 measured).
+            let (refined, found) = report.by_kind["refines"];
+            assert!(
+                found * 2 >= refined,
+                "{set}, by words: {found} of {refined} refinements"
+            );
+        } else {
             let least = if set == "chosen on" { 0.75 } else { 0.65 };
             assert!(
-                contradictions(&meaning) >= least,
+                contradictions(&report) >= least,
                 "{set}, with the model: {:?}",
-                meaning.by_kind
+                report.by_kind
             );
-            reports.push(meaning);
         }
-    }
-    for report in &reports {
         assert!(
-            flagged(report) <= 0.1,
+            flagged(&report) <= 0.1,
             "{}, by {}: {:?}",
             report.set,
             report.detection,
@@ -319,10 +313,10 @@ fn conflict_candidates_meet_their_bar_on_the_labelled_pairs() {
 /// hundred memories stored one by one with the model, one store per repository (before
 /// candidates had to disagree: 77).
 #[test]
-#[ignore = "needs the embedding model and ../shared/bench-data/codemem; .ci/run runs it"]
+#[ignore = "needs the benchmark data (CAIRN_BENCH_DATA) and the embedding model (cairn model install)"]
 fn on_codemem_rules_raise_almost_no_judgments() {
-    let file = bench_data("codemem/codemem-projects-dev.json").expect("codemem");
-    let model = model().expect("the embedding model");
+    let file = bench_data("codemem/codemem-projects-dev.json");
+    let model = model();
     let dir = tempfile::tempdir().unwrap();
     let report =
         cairn_bench::conflicts::rules(&file, false, Some(model), dir.path(), &mut Vec::new())
@@ -335,14 +329,11 @@ fn on_codemem_rules_raise_almost_no_judgments() {
 /// are within 0.02 of SQLite's (the same documents, questions and model; the ranking functions
 /// differ, FTS5's BM25 against a BM25-like score over `tsvector`).
 #[test]
+#[ignore = "needs the benchmark data (CAIRN_BENCH_DATA), a PostgreSQL server (CAIRN_TEST_POSTGRES) and the embedding model (cairn model install)"]
 fn on_locomo_postgres_ranks_like_sqlite() {
-    let Some(file) = bench_data("locomo-dev.json") else {
-        return;
-    };
-    let Some(url) = cairn_store_postgres::testing::test_server() else {
-        return;
-    };
-    let Some(model) = model() else { return };
+    let file = bench_data("locomo-dev.json");
+    let url = cairn_store_postgres::testing::test_server();
+    let model = model();
     let sqlite = scores(
         locomo_on_sqlite(&file, model.clone()),
         &["lexical", "hybrid"],

@@ -21,8 +21,8 @@
 //! Beside the stories, each agent's history from before cairn is imported (`agents/import.rs`).
 //!
 //! The versions are pinned in `agents/package.json` and printed when the suite runs. `.ci/run`
-//! installs exactly those and sets `CAIRN_AGENTS_DIR` (and `CAIRN_REQUIRE_AGENTS=1`, so a
-//! missing agent fails there); elsewhere the suite skips with a message saying how to run it.
+//! installs exactly those and sets `CAIRN_AGENTS_DIR`. The tests are ignored unless asked for
+//! (`--include-ignored`), and fail, saying how to install the agents, when asked for without them.
 
 #[path = "agents/claude.rs"]
 mod claude;
@@ -63,9 +63,8 @@ struct Agents {
 }
 
 impl Agents {
-    /// The installed agents, or `None` after saying why the suite is skipped (a failure under
-    /// `CAIRN_REQUIRE_AGENTS=1`).
-    fn find() -> Option<Agents> {
+    /// The installed agents (a failure saying how to install them when they are not).
+    fn find() -> Agents {
         let why = match std::env::var_os("CAIRN_AGENTS_DIR") {
             None => "CAIRN_AGENTS_DIR is not set".to_string(),
             Some(dir) => {
@@ -76,7 +75,7 @@ impl Agents {
                 {
                     None => {
                         eprintln!("agents: {}", pinned_versions().join(", "));
-                        return Some(agents);
+                        return agents;
                     }
                     Some(missing) => format!("{} is missing", agents.bin(missing).display()),
                 }
@@ -84,11 +83,7 @@ impl Agents {
         };
         let how = "copy crates/cli/tests/agents/package.json into a directory, run `npm install` \
                    there and set CAIRN_AGENTS_DIR to it";
-        if cairn_core::testing::required("CAIRN_REQUIRE_AGENTS") {
-            panic!("CAIRN_REQUIRE_AGENTS=1 but {why}; {how}");
-        }
-        eprintln!("skipped: the real agent CLIs are not installed ({why}); {how}");
-        None
+        cairn_core::testing::missing("the pinned agent CLIs", &format!("{why}; {how}"))
     }
 
     fn bin(&self, name: &str) -> PathBuf {
@@ -393,43 +388,43 @@ fn store_input() -> Value {
 }
 
 #[test]
-#[ignore = "needs the pinned agent CLIs (CAIRN_AGENTS_DIR, npm install in crates/cli/tests/agents); .ci/run runs it"]
+#[ignore = "needs the pinned agent CLIs (CAIRN_AGENTS_DIR: npm install of crates/cli/tests/agents)"]
 fn claude_code_end_to_end() {
-    let Some(agents) = Agents::find() else { return };
+    let agents = Agents::find();
     claude::story(&agents);
 }
 
 #[test]
-#[ignore = "needs the pinned agent CLIs (CAIRN_AGENTS_DIR, npm install in crates/cli/tests/agents); .ci/run runs it"]
+#[ignore = "needs the pinned agent CLIs (CAIRN_AGENTS_DIR: npm install of crates/cli/tests/agents) and the embedding model under HF_HUB_CACHE"]
 fn codex_end_to_end() {
-    let Some(agents) = Agents::find() else { return };
+    let agents = Agents::find();
     codex::story(&agents);
 }
 
 #[test]
-#[ignore = "needs the pinned agent CLIs (CAIRN_AGENTS_DIR, npm install in crates/cli/tests/agents); .ci/run runs it"]
+#[ignore = "needs the pinned agent CLIs (CAIRN_AGENTS_DIR: npm install of crates/cli/tests/agents)"]
 fn opencode_end_to_end() {
-    let Some(agents) = Agents::find() else { return };
+    let agents = Agents::find();
     opencode::story(&agents);
 }
 
 #[test]
-#[ignore = "needs the pinned agent CLIs (CAIRN_AGENTS_DIR, npm install in crates/cli/tests/agents); .ci/run runs it"]
+#[ignore = "needs the pinned agent CLIs (CAIRN_AGENTS_DIR: npm install of crates/cli/tests/agents)"]
 fn claude_code_history_imports() {
-    let Some(agents) = Agents::find() else { return };
+    let agents = Agents::find();
     import::claude_code(&agents);
 }
 
 #[test]
-#[ignore = "needs the pinned agent CLIs (CAIRN_AGENTS_DIR, npm install in crates/cli/tests/agents); .ci/run runs it"]
+#[ignore = "needs the pinned agent CLIs (CAIRN_AGENTS_DIR: npm install of crates/cli/tests/agents)"]
 fn codex_history_imports() {
-    let Some(agents) = Agents::find() else { return };
+    let agents = Agents::find();
     import::codex(&agents);
 }
 
 #[test]
-#[ignore = "needs the pinned agent CLIs (CAIRN_AGENTS_DIR, npm install in crates/cli/tests/agents); .ci/run runs it"]
+#[ignore = "needs the pinned agent CLIs (CAIRN_AGENTS_DIR: npm install of crates/cli/tests/agents)"]
 fn opencode_history_imports() {
-    let Some(agents) = Agents::find() else { return };
+    let agents = Agents::find();
     import::opencode(&agents);
 }

@@ -30,10 +30,9 @@ fn best_class(scores: &[f32]) -> usize {
 }
 
 #[test]
+#[ignore = "needs the look model (cairn model install look) and scikit-image's sample photos (CAIRN_TEST_PHOTOS)"]
 fn real_photos_are_classified_as_imagenet_says() {
-    let (Some(dir), Some(photos)) = (look_dir_for_tests(), photos_for_tests()) else {
-        return;
-    };
+    let (dir, photos) = (look_dir_for_tests(), photos_for_tests());
     let weights = LookWeights::load(&dir).unwrap();
     let cat = best_class(&weights.classify(&photo(&photos, "chelsea.png")).unwrap());
     assert!(CATS.contains(&cat), "chelsea.png was classed {cat}");
@@ -53,12 +52,9 @@ fn terminal(lines: Vec<String>, theme: Theme) -> Screen {
 }
 
 #[test]
+#[ignore = "needs the look model (cairn model install look), scikit-image's sample photos (CAIRN_TEST_PHOTOS) and the DejaVu fonts (fonts-dejavu-core)"]
 fn copies_of_a_screen_look_alike_other_screens_less_and_photos_least() {
-    let (Some(dir), Some(fonts), Some(photos)) =
-        (look_dir_for_tests(), fonts_for_tests(), photos_for_tests())
-    else {
-        return;
-    };
+    let (dir, fonts, photos) = (look_dir_for_tests(), fonts_for_tests(), photos_for_tests());
     let model = LookNetwork::new(&dir);
     let vector = |image: &RgbImage| model.look_vector(image).unwrap();
     let screen = terminal(psql_lines(), Theme::Dark).draw(&fonts);
@@ -120,10 +116,9 @@ fn copies_of_a_screen_look_alike_other_screens_less_and_photos_least() {
 }
 
 #[test]
+#[ignore = "needs the look model (cairn model install look)"]
 fn weights_missing_a_tensor_are_refused_by_name() {
-    let Some(dir) = look_dir_for_tests() else {
-        return;
-    };
+    let dir = look_dir_for_tests();
     let file = dir.join(LOOK_FILES[0]);
     let mut tensors: HashMap<String, candle_core::Tensor> =
         candle_core::safetensors::load(&file, &candle_core::Device::Cpu).unwrap();

@@ -5,21 +5,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::{PostgresError, PostgresStore};
 
-/// The test server's URL, or `None` after saying how to provide one. Under
-/// `CAIRN_REQUIRE_POSTGRES=1` (CI) a missing server is a failure instead.
-pub fn test_server() -> Option<String> {
-    let url = std::env::var("CAIRN_TEST_POSTGRES").ok();
-    if url.is_none() {
-        assert!(
-            !cairn_core::testing::required("CAIRN_REQUIRE_POSTGRES"),
-            "CAIRN_TEST_POSTGRES is not set; run .ci/run or see AGENTS.md"
-        );
-        eprintln!(
-            "skipped: set CAIRN_TEST_POSTGRES to a PostgreSQL URL with pgvector and pg_trgm \
-             (.ci/postgres start starts one)"
-        );
-    }
-    url
+/// The test server's URL (`CAIRN_TEST_POSTGRES`: a PostgreSQL server with pgvector and
+/// pg_trgm; `.ci/postgres start` starts one). The tests that call it are
+/// `#[ignore = "needs a PostgreSQL server (CAIRN_TEST_POSTGRES)"]`: they run when asked for, and
+/// fail saying so when asked for without one.
+pub fn test_server() -> String {
+    cairn_core::testing::provided(
+        "CAIRN_TEST_POSTGRES",
+        "a PostgreSQL server with pgvector and pg_trgm (.ci/postgres start starts one)",
+    )
 }
 
 /// A schema name no other store of this process or another has used: `<prefix>_<pid>_<n>_<µs>`.
@@ -41,24 +35,14 @@ pub fn fresh_store(server: &str, prefix: &str) -> Result<(PostgresStore, String)
     Ok((store, crate::url_in_schema(server, &schema)))
 }
 
-/// A server that offers TLS and the PEM file of the authority that signed its certificate
-/// (`CAIRN_TEST_POSTGRES_TLS`, `CAIRN_TEST_POSTGRES_TLS_ROOT`), or `None` after saying how to
-/// provide them. Under `CAIRN_REQUIRE_POSTGRES=1` (CI) a missing server is a failure instead.
-pub fn tls_test_server() -> Option<(String, std::path::PathBuf)> {
-    let url = std::env::var("CAIRN_TEST_POSTGRES_TLS").ok();
-    let root = std::env::var_os("CAIRN_TEST_POSTGRES_TLS_ROOT");
-    if url.is_none() || root.is_none() {
-        assert!(
-            !cairn_core::testing::required("CAIRN_REQUIRE_POSTGRES"),
-            "CAIRN_TEST_POSTGRES_TLS or CAIRN_TEST_POSTGRES_TLS_ROOT is not set; run .ci/run"
-        );
-        eprintln!(
-            "skipped: set CAIRN_TEST_POSTGRES_TLS to a PostgreSQL URL that offers TLS and \
-             CAIRN_TEST_POSTGRES_TLS_ROOT to its authority's certificate (.ci/postgres \
-             start-tls BIN DIR starts one, DIR/ca.pem)"
-        );
-    }
-    url.zip(root.map(Into::into))
+/// A server that offers TLS (`CAIRN_TEST_POSTGRES_TLS`) and the PEM file of the authority that
+/// signed its certificate (`CAIRN_TEST_POSTGRES_TLS_ROOT`); `.ci/postgres start-tls BIN DIR`
+/// starts one, its authority in `DIR/ca.pem`.
+pub fn tls_test_server() -> (String, std::path::PathBuf) {
+    let what = "a PostgreSQL server that offers TLS (.ci/postgres start-tls BIN DIR starts one)";
+    let url = cairn_core::testing::provided("CAIRN_TEST_POSTGRES_TLS", what);
+    let root = cairn_core::testing::provided("CAIRN_TEST_POSTGRES_TLS_ROOT", what);
+    (url, root.into())
 }
 
 /// Whether a connection to `url`, made as every connection of a store is made, is encrypted

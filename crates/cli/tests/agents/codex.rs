@@ -102,34 +102,31 @@ pub fn story(agents: &Agents) {
         ),
         Step::say(&super::final_answer()),
     ]);
-    // The model where users keep it, under HF_HUB_CACHE (when this run has it there): Codex
-    // passes MCP servers only an allow-list of the environment, and setup names the rest.
-    let model_cache = std::env::var_os("HF_HUB_CACHE").filter(|cache| {
-        cairn_embed::testing::model_dir_for_tests().is_some_and(|dir| dir.starts_with(cache))
-    });
-    assert!(
-        model_cache.is_some() || !cairn_core::testing::required("CAIRN_REQUIRE_MODELS"),
-        "CAIRN_REQUIRE_MODELS=1 but the default model is not under HF_HUB_CACHE"
-    );
+    // The model where users keep it, under HF_HUB_CACHE: Codex passes MCP servers only an
+    // allow-list of the environment, and setup names the rest.
+    let cache = std::env::var_os("HF_HUB_CACHE")
+        .filter(|cache| cairn_embed::testing::model_dir_for_tests().starts_with(cache))
+        .unwrap_or_else(|| {
+            cairn_core::testing::missing(
+                "the embedding model under HF_HUB_CACHE",
+                "set HF_HUB_CACHE to where `cairn model install` put it",
+            )
+        });
     let mut command = exec_command(&lab, agents, PROMPT);
-    if let Some(cache) = &model_cache {
-        command
-            .env("HF_HUB_CACHE", cache)
-            .env_remove("CAIRN_EMBEDDING");
-    }
+    command
+        .env("HF_HUB_CACHE", &cache)
+        .env_remove("CAIRN_EMBEDDING");
     let answer = run_exec(&lab, command);
     assert!(answer.contains(super::REMEMBERED), "{answer}");
 
     let turns = lab.model.turns();
     super::assert_results_reached_the_model(&turns, 0);
-    if model_cache.is_some() {
-        let searched = turns[2].tool_result(1).unwrap();
-        assert!(
-            // The tool's JSON answer, as a string inside Codex's request.
-            searched.contains(r#"\"mode\":\"hybrid\""#),
-            "cairn mcp under Codex found the model: {searched}"
-        );
-    }
+    let searched = turns[2].tool_result(1).unwrap();
+    assert!(
+        // The tool's JSON answer, as a string inside Codex's request.
+        searched.contains(r#"\"mode\":\"hybrid\""#),
+        "cairn mcp under Codex found the model: {searched}"
+    );
     let first = &turns[0];
     assert!(
         first.text().contains(SEED),

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::Sandbox;
-use super::files::{clone_of, contents, git, have_git, memory_files, shared_repository};
+use super::files::{clone_of, contents, git, memory_files, shared_repository};
 
 /// The project's working tree as git sees it: empty when every file is as committed.
 fn git_status(s: &Sandbox) -> String {
@@ -34,9 +34,6 @@ fn units(s: &Sandbox) -> usize {
 
 #[test]
 fn branch_switches_stash_reset_and_restored_files_lose_no_memory() {
-    if !have_git() {
-        return;
-    }
     let (_scratch, _origin, alice) = shared_repository();
     alice.ok(&["store", "Releases are cut from main on Tuesdays"]);
     git(&alice.project, &["add", "-A"]);
@@ -135,9 +132,6 @@ fn branch_switches_stash_reset_and_restored_files_lose_no_memory() {
 
 #[test]
 fn a_deletion_a_teammate_committed_reaches_the_other_clone_and_an_old_checkout_brings_it_back() {
-    if !have_git() {
-        return;
-    }
     let (_scratch, origin, alice) = shared_repository();
     alice.ok(&["store", "The build cache lives in S3"]);
     let old = alice.ok_json(&["store", "Use Node 18 for the web app"])["memory"]["id"]
@@ -172,9 +166,6 @@ fn a_deletion_a_teammate_committed_reaches_the_other_clone_and_an_old_checkout_b
 
 #[test]
 fn nothing_is_read_while_a_merge_is_under_way() {
-    if !have_git() {
-        return;
-    }
     let (_scratch, _origin, alice) = shared_repository();
     std::fs::write(alice.project.join("README.md"), "first\n").unwrap();
     alice.ok(&["store", "Logs are kept for 30 days"]);

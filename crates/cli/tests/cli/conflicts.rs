@@ -214,10 +214,9 @@ fn a_scan_finds_pairs_written_before_detection_and_records_them_only_with_apply(
 }
 
 #[test]
+#[ignore = "needs the MCP Python SDK (CAIRN_PYTHON)"]
 fn verdicts_and_refusals_are_the_same_through_cli_mcp_and_http() {
-    let Some(python) = python_with_mcp_sdk() else {
-        return;
-    };
+    let python = python_with_mcp_sdk();
     let s = Sandbox::new();
     let (old, new) = two_facts(&s);
     let judgment = new["candidates"][0]["judgment_id"]

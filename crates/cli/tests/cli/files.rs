@@ -23,7 +23,7 @@ pub(super) fn git(dir: &Path, args: &[&str]) -> String {
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .output()
-        .expect("git runs");
+        .expect("git runs (these tests need git on PATH)");
     assert!(
         output.status.success(),
         "git {args:?} failed: {}",
@@ -41,23 +41,6 @@ pub(super) fn clone_of(origin: &Path) -> Sandbox {
         &["clone", "-q", origin.to_str().unwrap(), "project"],
     );
     s
-}
-
-/// True when `git` runs here; the sharing tests skip visibly without it.
-pub(super) fn have_git() -> bool {
-    let found = Command::new("git")
-        .arg("--version")
-        .output()
-        .is_ok_and(|out| out.status.success());
-    if !found {
-        let why = "no `git` on PATH; install git to run the sharing tests";
-        assert!(
-            !cairn_core::testing::required("CAIRN_REQUIRE_CLIENTS"),
-            "{why} (required: CAIRN_REQUIRE_CLIENTS is set)"
-        );
-        eprintln!("skipped: {why}");
-    }
-    found
 }
 
 /// An empty bare repository, and Alice's clone of it whose `.cairn.toml` turns files on (not
@@ -102,9 +85,6 @@ pub(super) fn memory_files(project: &Path) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn two_clones_share_memories_through_commits_and_pulls() {
-    if !have_git() {
-        return;
-    }
     let (_scratch, origin, alice) = shared_repository();
     // With files.enabled, the first command starts the workspace; the write lands in a file.
     alice.ok(&[
@@ -297,13 +277,12 @@ fn the_files_never_hold_prompts_tool_output_private_text_or_secrets() {
 }
 
 #[test]
+#[ignore = "needs the MCP Python SDK (CAIRN_PYTHON)"]
 fn memory_add_answers_the_same_through_the_cli_mcp_and_http() {
     use serde_json::json;
 
     use super::{Served, mcp_calls, python_with_mcp_sdk};
-    let Some(python) = python_with_mcp_sdk() else {
-        return;
-    };
+    let python = python_with_mcp_sdk();
     let s = Sandbox::new();
     s.ok(&["files", "init"]);
     let cli = s.ok_json(&[
@@ -417,9 +396,6 @@ fn a_running_server_picks_up_hand_edits() {
 
 #[test]
 fn an_edit_on_both_sides_of_a_merge_keeps_both_versions() {
-    if !have_git() {
-        return;
-    }
     let (_scratch, origin, alice) = shared_repository();
     alice.ok(&["store", "Releases go out on Fridays"]);
     git(&alice.project, &["add", "-A"]);

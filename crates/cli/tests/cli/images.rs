@@ -14,7 +14,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 #[test]
-fn an_image_stored_through_every_entry_point_is_one_file_until_its_last_memory_goes() {
+fn an_image_stored_through_the_cli_and_http_is_one_file_until_its_last_memory_goes() {
     let s = Sandbox::new();
     let png = test_png(120, 40, 11);
     std::fs::write(s.project.join("shot.png"), &png).unwrap();
@@ -75,38 +75,6 @@ fn an_image_stored_through_every_entry_point_is_one_file_until_its_last_memory_g
         by_cli["memory"]["id"].clone(),
         untitled["memory"]["id"].clone(),
     ];
-    if let Some(python) = python_with_mcp_sdk() {
-        let calls = json!([
-            {"tool": "memory_store", "arguments": {"content": "the dashboard shows the same refusal", "image": inline}},
-            {"tool": "memory_store", "arguments": {"content": "broken", "image": "data:image/png;base64,%%%"}},
-            {"tool": "memory_get", "arguments": {"ids": [by_cli["memory"]["id"]]}},
-            {"tool": "memory_search", "arguments": {"query": "dashboard refusal"}},
-        ]);
-        let answers = mcp_calls(&s, &python, &calls);
-        let stored: Value = serde_json::from_str(answers[0]["text"].as_str().unwrap()).unwrap();
-        assert_eq!(stored["status"], "created", "{stored}");
-        assert_eq!(stored["image"]["id"], sha256_hex(&png));
-        ids.push(stored["memory"]["id"].clone());
-        assert_eq!(answers[1]["is_error"], true);
-        assert!(
-            answers[1]["text"]
-                .as_str()
-                .unwrap()
-                .starts_with("image: is not valid base64")
-        );
-        let got: Value = serde_json::from_str(answers[2]["text"].as_str().unwrap()).unwrap();
-        assert_eq!(
-            got["memories"][0]["images"][0]["id"],
-            sha256_hex(&png),
-            "{got}"
-        );
-        let found: Value = serde_json::from_str(answers[3]["text"].as_str().unwrap()).unwrap();
-        assert_eq!(
-            found["results"][0]["images"][0]["id"],
-            sha256_hex(&png),
-            "{found}"
-        );
-    }
     let token = "images-test-token-0123456789";
     let served = Served::start(&s, &["--project", "acme"], token);
     let (status, stored) = served.post(
@@ -187,4 +155,58 @@ fn a_backup_keeps_its_images_and_a_restore_brings_them_back() {
     let shown = s.ok_json(&["get", &id]);
     assert_eq!(shown[0]["images"][0]["file"], file.to_str().unwrap());
     assert_eq!(std::fs::read(&file).unwrap(), png);
+}
+
+/// The same picture sent inline through MCP (the real Python SDK) lands on the file the CLI
+/// stored; a picture that is not base64 is refused naming the field; `memory_get` and
+/// `memory_search` show the image.
+#[test]
+#[ignore = "needs the MCP Python SDK (CAIRN_PYTHON)"]
+fn an_image_sent_through_mcp_is_the_file_the_cli_stored() {
+    let python = python_with_mcp_sdk();
+    let s = Sandbox::new();
+    let png = test_png(120, 40, 11);
+    std::fs::write(s.project.join("shot.png"), &png).unwrap();
+    let by_cli = s.ok_json(&[
+        "store",
+        "--image",
+        "shot.png",
+        "psql: connection refused on port 5432",
+    ]);
+    let inline = format!("data:image/png;base64,{}", STANDARD.encode(&png));
+    let calls = json!([
+        {"tool": "memory_store", "arguments": {"content": "the dashboard shows the same refusal", "image": inline}},
+        {"tool": "memory_store", "arguments": {"content": "broken", "image": "data:image/png;base64,%%%"}},
+        {"tool": "memory_get", "arguments": {"ids": [by_cli["memory"]["id"]]}},
+        {"tool": "memory_search", "arguments": {"query": "dashboard refusal"}},
+    ]);
+    let answers = mcp_calls(&s, &python, &calls);
+    let stored: Value = serde_json::from_str(answers[0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(stored["status"], "created", "{stored}");
+    assert_eq!(stored["image"]["id"], sha256_hex(&png));
+    assert_ne!(stored["memory"]["id"], by_cli["memory"]["id"]);
+    assert_eq!(answers[1]["is_error"], true);
+    assert!(
+        answers[1]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("image: is not valid base64")
+    );
+    let got: Value = serde_json::from_str(answers[2]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        got["memories"][0]["images"][0]["id"],
+        sha256_hex(&png),
+        "{got}"
+    );
+    let found: Value = serde_json::from_str(answers[3]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        found["results"][0]["images"][0]["id"],
+        sha256_hex(&png),
+        "{found}"
+    );
+    let pngs = files_under(&s.home.join("cairn.db-images"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "png"))
+        .count();
+    assert_eq!(pngs, 1, "one file for both memories");
 }

@@ -13,12 +13,11 @@ use serde_json::{Value, json};
 
 use super::{Sandbox, Served};
 
-/// A sandbox with both models, and the fonts to draw screenshots; `None` after a visible skip.
-pub(crate) fn sandbox_with_ocr() -> Option<(Sandbox, Fonts)> {
-    let sandbox = Sandbox::with_model()?;
-    cairn_embed::testing::ocr_dir_for_tests()?;
-    let fonts = cairn_embed::testing::fonts_for_tests()?;
-    Some((sandbox, fonts))
+/// A sandbox with both models, and the fonts to draw screenshots.
+pub(crate) fn sandbox_with_ocr() -> (Sandbox, Fonts) {
+    let sandbox = Sandbox::with_model();
+    cairn_embed::testing::ocr_dir_for_tests();
+    (sandbox, cairn_embed::testing::fonts_for_tests())
 }
 
 pub(crate) fn png(screen: &Screen, fonts: &Fonts) -> Vec<u8> {
@@ -37,10 +36,9 @@ pub(crate) fn terminal(lines: &[&str]) -> Screen {
 }
 
 #[test]
+#[ignore = "needs the embedding and OCR models (cairn model install, cairn model install ocr) and the DejaVu fonts"]
 fn a_screenshot_stored_by_the_cli_is_read_before_it_exits_and_found_by_its_words() {
-    let Some((s, fonts)) = sandbox_with_ocr() else {
-        return;
-    };
+    let (s, fonts) = sandbox_with_ocr();
     let psql = Screen {
         lines: psql_lines(),
         ..terminal(&[])
@@ -95,10 +93,9 @@ fn a_screenshot_stored_by_the_cli_is_read_before_it_exits_and_found_by_its_words
 }
 
 #[test]
+#[ignore = "needs the embedding and OCR models (cairn model install, cairn model install ocr) and the DejaVu fonts"]
 fn the_server_reads_a_screenshot_sent_inline_in_the_background() {
-    let Some((s, fonts)) = sandbox_with_ocr() else {
-        return;
-    };
+    let (s, fonts) = sandbox_with_ocr();
     let dialog = database_dialog(Theme::Light);
     let token = "ocr-worker-token-0123456789";
     let served = Served::start(&s, &["--project", "acme"], token);
@@ -137,16 +134,11 @@ fn as_png(picture: &image::RgbImage) -> Vec<u8> {
 }
 
 #[test]
+#[ignore = "needs the embedding, OCR and look models (cairn model install, … ocr, … look), the DejaVu fonts and scikit-image's sample photos (CAIRN_TEST_PHOTOS)"]
 fn with_the_look_model_screens_that_look_alike_are_found_and_a_photo_is_not() {
-    let Some((s, fonts)) = sandbox_with_ocr() else {
-        return;
-    };
-    let (Some(_), Some(photos)) = (
-        cairn_embed::testing::look_dir_for_tests(),
-        cairn_embed::testing::photos_for_tests(),
-    ) else {
-        return;
-    };
+    let (s, fonts) = sandbox_with_ocr();
+    cairn_embed::testing::look_dir_for_tests();
+    let photos = cairn_embed::testing::photos_for_tests();
     let psql = Screen {
         lines: psql_lines(),
         ..terminal(&[])

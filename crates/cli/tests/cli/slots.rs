@@ -243,10 +243,9 @@ struct Refusal {
 }
 
 #[test]
+#[ignore = "needs the MCP Python SDK (CAIRN_PYTHON)"]
 fn slot_verdicts_are_the_same_through_cli_mcp_and_http() {
-    let Some(python) = python_with_mcp_sdk() else {
-        return;
-    };
+    let python = python_with_mcp_sdk();
     let s = Sandbox::new();
     s.ok(&["slot", "create", "notes", "0123456789", "--limit", "20"]);
     s.ok(&[
@@ -364,11 +363,10 @@ fn slot_verdicts_are_the_same_through_cli_mcp_and_http() {
 }
 
 #[test]
+#[ignore = "needs the MCP Python SDK (CAIRN_PYTHON)"]
 fn an_agent_keeps_its_slots_with_the_default_tools() {
     use super::mcp_calls_offering;
-    let Some(python) = python_with_mcp_sdk() else {
-        return;
-    };
+    let python = python_with_mcp_sdk();
     let s = Sandbox::new();
     let results = mcp_calls_offering(
         &s,

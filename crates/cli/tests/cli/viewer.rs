@@ -5,8 +5,8 @@
 //!
 //! Needs Node, Chromium (`$CAIRN_CHROMIUM`, default `/usr/bin/chromium`) and playwright-core
 //! (`$CAIRN_PLAYWRIGHT`: a directory whose `node_modules` holds the version pinned in
-//! `tests/viewer/package.json`); without them the tests skip, and under
-//! `CAIRN_REQUIRE_BROWSER=1` (CI) they fail instead.
+//! `tests/viewer/package.json`); the tests are ignored unless asked for (`--include-ignored`, as
+//! `.ci/run` does), and fail, saying what is missing, when asked for without them.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -28,8 +28,9 @@ struct Browser {
     playwright: PathBuf,
 }
 
-/// Chromium and playwright-core, or `None` after a visible skip.
-fn browser() -> Option<Browser> {
+/// Chromium and playwright-core (a test that asks is ignored unless asked for, and fails here
+/// without them).
+fn browser() -> Browser {
     let chromium = std::env::var_os("CAIRN_CHROMIUM")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
@@ -56,16 +57,12 @@ fn browser() -> Option<Browser> {
         Some(_) => None,
     };
     if let Some(why) = why {
-        if cairn_core::testing::required("CAIRN_REQUIRE_BROWSER") {
-            panic!("CAIRN_REQUIRE_BROWSER=1 but {why}");
-        }
-        eprintln!("SKIPPED (no browser): {why}");
-        return None;
+        cairn_core::testing::missing("Chromium, node and playwright-core", &why);
     }
-    Some(Browser {
+    Browser {
         chromium,
         playwright: playwright.expect("checked above"),
-    })
+    }
 }
 
 fn screenshots() -> PathBuf {
@@ -113,10 +110,9 @@ fn with_memories() -> Sandbox {
 }
 
 #[test]
+#[ignore = "needs Chromium and playwright-core (CAIRN_CHROMIUM, CAIRN_PLAYWRIGHT)"]
 fn a_page_of_another_site_in_the_same_browser_writes_and_reads_nothing() {
-    let Some(browser) = browser() else {
-        return;
-    };
+    let browser = browser();
     let s = with_memories();
     // Loopback without a token: the default, and the one a page could hope to reach.
     let served = Served::without_token(&s, &[]);
@@ -126,20 +122,18 @@ fn a_page_of_another_site_in_the_same_browser_writes_and_reads_nothing() {
 }
 
 #[test]
+#[ignore = "needs Chromium and playwright-core (CAIRN_CHROMIUM, CAIRN_PLAYWRIGHT)"]
 fn signing_in_with_the_token_opens_the_viewer_and_a_wrong_one_is_refused() {
-    let Some(browser) = browser() else {
-        return;
-    };
+    let browser = browser();
     let s = with_memories();
     let served = Served::start(&s, &[], TOKEN);
     drive(&browser, &served, Some(TOKEN), "login");
 }
 
 #[test]
+#[ignore = "needs Chromium and playwright-core (CAIRN_CHROMIUM, CAIRN_PLAYWRIGHT)"]
 fn a_search_result_opens_edits_and_forgets_with_the_token_on_and_off() {
-    let Some(browser) = browser() else {
-        return;
-    };
+    let browser = browser();
     let s = with_memories();
     let served = Served::start(&s, &[], TOKEN);
     drive(&browser, &served, Some(TOKEN), "search");
@@ -149,20 +143,18 @@ fn a_search_result_opens_edits_and_forgets_with_the_token_on_and_off() {
 }
 
 #[test]
+#[ignore = "needs Chromium and playwright-core (CAIRN_CHROMIUM, CAIRN_PLAYWRIGHT)"]
 fn a_slot_edit_over_its_limit_is_refused_in_the_page_and_nothing_is_written() {
-    let Some(browser) = browser() else {
-        return;
-    };
+    let browser = browser();
     let s = Sandbox::new();
     let served = Served::start(&s, &[], TOKEN);
     drive(&browser, &served, Some(TOKEN), "slots");
 }
 
 #[test]
+#[ignore = "needs Chromium and playwright-core (CAIRN_CHROMIUM, CAIRN_PLAYWRIGHT)"]
 fn a_conflict_is_settled_with_one_click() {
-    let Some(browser) = browser() else {
-        return;
-    };
+    let browser = browser();
     let s = Sandbox::new();
     let ids: Vec<String> = ["axum", "actix"]
         .iter()
@@ -191,10 +183,9 @@ fn a_conflict_is_settled_with_one_click() {
 }
 
 #[test]
+#[ignore = "needs Chromium and playwright-core (CAIRN_CHROMIUM, CAIRN_PLAYWRIGHT)"]
 fn a_vision_search_shows_thumbnails_and_finds_similar_images() {
-    let Some(browser) = browser() else {
-        return;
-    };
+    let browser = browser();
     let s = Sandbox::new();
     let served = Served::start(&s, &[], TOKEN);
     let dashboard = test_png(160, 90, 3);
@@ -272,10 +263,9 @@ fn with_a_session() -> Sandbox {
 }
 
 #[test]
+#[ignore = "needs Chromium and playwright-core (CAIRN_CHROMIUM, CAIRN_PLAYWRIGHT)"]
 fn the_timeline_shows_memories_by_day_and_a_sessions_observations_in_order() {
-    let Some(browser) = browser() else {
-        return;
-    };
+    let browser = browser();
     let s = with_a_session();
     // More than a page of memories (a hundred).
     let records: String = (0..120)
@@ -288,20 +278,18 @@ fn the_timeline_shows_memories_by_day_and_a_sessions_observations_in_order() {
 }
 
 #[test]
+#[ignore = "needs Chromium and playwright-core (CAIRN_CHROMIUM, CAIRN_PLAYWRIGHT)"]
 fn every_page_fits_a_phone_and_the_slash_key_brings_back_search() {
-    let Some(browser) = browser() else {
-        return;
-    };
+    let browser = browser();
     let s = with_a_session();
     let served = Served::without_token(&s, &[]);
     drive(&browser, &served, None, "phone");
 }
 
 #[test]
+#[ignore = "needs Chromium and playwright-core (CAIRN_CHROMIUM, CAIRN_PLAYWRIGHT)"]
 fn stored_markup_is_shown_as_text_and_inline_script_is_forbidden() {
-    let Some(browser) = browser() else {
-        return;
-    };
+    let browser = browser();
     let s = Sandbox::new();
     s.ok(&[
         "store",
@@ -322,13 +310,10 @@ fn stored_markup_is_shown_as_text_and_inline_script_is_forbidden() {
 }
 
 #[test]
+#[ignore = "needs Chromium and playwright-core (CAIRN_CHROMIUM, CAIRN_PLAYWRIGHT), the embedding and OCR models and the DejaVu fonts"]
 fn markup_read_from_a_screenshot_is_shown_as_text() {
-    let Some(browser) = browser() else {
-        return;
-    };
-    let Some((s, fonts)) = sandbox_with_ocr() else {
-        return;
-    };
+    let browser = browser();
+    let (s, fonts) = sandbox_with_ocr();
     let shot = png(
         &terminal(&[
             "$ cat page.html",

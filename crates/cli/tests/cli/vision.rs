@@ -25,9 +25,18 @@ fn screen_of(hit: &Value) -> Vec<String> {
     ids
 }
 
-#[test]
-fn screenshots_are_found_by_their_look_and_their_words_through_every_entry_point() {
-    let s = Sandbox::new();
+/// Three screenshots stored through the CLI (a terminal, a smaller recoloured copy of it, a
+/// dialog) and a probe that looks like the terminal, written in the project.
+struct Screens {
+    terminal: Vec<u8>,
+    copy: Vec<u8>,
+    dialog: Vec<u8>,
+    probe: Vec<u8>,
+    /// The ids of the terminal and its copy, sorted: one screen.
+    both: Vec<String>,
+}
+
+fn stored_screens(s: &Sandbox) -> Screens {
     let (ink, paper) = ([225, 225, 215], [28, 28, 34]);
     let terminal = screen_png(640, 360, false, ink, paper, 1);
     let copy = screen_png(320, 180, false, [240, 200, 120], [40, 30, 20], 1);
@@ -51,6 +60,25 @@ fn screenshots_are_found_by_their_look_and_their_words_through_every_entry_point
     s.ok_json(&["store", "--image", "dialog.png", "a settings dialog"]);
     let mut both = vec![image_id(&terminal), image_id(&copy)];
     both.sort();
+    Screens {
+        terminal,
+        copy,
+        dialog,
+        probe,
+        both,
+    }
+}
+
+#[test]
+fn screenshots_are_found_by_their_look_and_their_words_through_the_cli_and_http() {
+    let s = Sandbox::new();
+    let Screens {
+        terminal,
+        copy,
+        dialog,
+        probe,
+        both,
+    } = stored_screens(&s);
 
     // By a picture the user names: the terminal, its copy folded in, nothing else alike.
     let found = s.ok_json(&["vision", "search", "--image", "probe.png"]);
@@ -131,24 +159,29 @@ fn screenshots_are_found_by_their_look_and_their_words_through_every_entry_point
         assert_eq!(status, 400, "{reference}: {answer}");
         assert!(answer.to_string().contains("image_ref"), "{answer}");
     }
+}
 
-    if let Some(python) = python_with_mcp_sdk() {
-        let calls = json!([
-            {"tool": "memory_vision_search", "arguments": {"image_base64": STANDARD.encode(&probe), "all_projects": true}},
-            {"tool": "memory_vision_search", "arguments": {"image_ref": "/etc/hostname"}},
-        ]);
-        let answers = mcp_calls(&s, &python, &calls);
-        let found: Value = serde_json::from_str(answers[0]["text"].as_str().unwrap()).unwrap();
-        assert_eq!(screen_of(&found["hits"][0]), both, "{found}");
-        assert_eq!(answers[1]["is_error"], true, "{answers:?}");
-        assert!(
-            answers[1]["text"]
-                .as_str()
-                .unwrap()
-                .starts_with("image_ref:"),
-            "{answers:?}"
-        );
-    }
+#[test]
+#[ignore = "needs the MCP Python SDK (CAIRN_PYTHON)"]
+fn screenshots_are_found_by_their_look_through_mcp() {
+    let python = python_with_mcp_sdk();
+    let s = Sandbox::new();
+    let screens = stored_screens(&s);
+    let calls = json!([
+        {"tool": "memory_vision_search", "arguments": {"image_base64": STANDARD.encode(&screens.probe), "all_projects": true}},
+        {"tool": "memory_vision_search", "arguments": {"image_ref": "/etc/hostname"}},
+    ]);
+    let answers = mcp_calls(&s, &python, &calls);
+    let found: Value = serde_json::from_str(answers[0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(screen_of(&found["hits"][0]), screens.both, "{found}");
+    assert_eq!(answers[1]["is_error"], true, "{answers:?}");
+    assert!(
+        answers[1]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("image_ref:"),
+        "{answers:?}"
+    );
 }
 
 /// The cosine of two vectors of equal length.

@@ -51,16 +51,19 @@ pub use vectors::*;
 /// Makes a fresh, empty store.
 pub type StoreFactory = fn() -> Box<dyn Store>;
 
-/// Instantiates every behaviour of the suite as a `#[test]` for a backend.
+/// Instantiates every behaviour of the suite as a `#[test]` for a backend. A backend that needs
+/// what a fresh clone lacks (a server) passes `ignore = "needs …"`: every test is then marked
+/// `#[ignore]` with that reason, and runs when asked for (`--include-ignored`).
 #[macro_export]
 macro_rules! store_behaviour_suite {
     ($factory:expr) => {
-        $crate::store_behaviour_suite!($factory, ready = || true);
+        $crate::store_behaviour_suite!(@names $factory, []);
     };
-    // `ready()` false skips every test (a backend that needs a server the machine lacks says
-    // why from `ready` itself).
-    ($factory:expr, ready = $ready:expr) => {
-        $crate::store_behaviour_suite!(@tests $factory, $ready;
+    ($factory:expr, ignore = $reason:literal) => {
+        $crate::store_behaviour_suite!(@names $factory, [ignore = $reason]);
+    };
+    (@names $factory:expr, [$($mode:tt)*]) => {
+        $crate::store_behaviour_suite!(@tests $factory, [$($mode)*];
             store_get_list_search_round_trip,
             duplicate_content_in_a_scope_returns_the_existing_memory_and_writes_nothing,
             topic_key_revises_in_place_and_keeps_the_previous_revision,
@@ -169,13 +172,20 @@ macro_rules! store_behaviour_suite {
             sentence_vectors_live_and_die_with_their_memorys_vector,
         );
     };
-    (@tests $factory:expr, $ready:expr; $($name:ident),* $(,)?) => {
+    (@tests $factory:expr, []; $($name:ident),* $(,)?) => {
         $(
             #[test]
             fn $name() {
-                if $ready() {
-                    $crate::testing::$name($factory);
-                }
+                $crate::testing::$name($factory);
+            }
+        )*
+    };
+    (@tests $factory:expr, [ignore = $reason:literal]; $($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            #[ignore = $reason]
+            fn $name() {
+                $crate::testing::$name($factory);
             }
         )*
     };
@@ -187,20 +197,28 @@ pub struct Harness {
     pub clock: ManualClock,
 }
 
-/// The default settings, embedding `batch` memories at a time.
-/// Whether the environment flag `flag` (`CAIRN_REQUIRE_MODELS`, …) asks that tests needing
-/// something this machine may lack fail rather than skip: `1` does; unset, empty or `0` does
-/// not; any other value is a mistake, said at once. The one reading of these flags.
-pub fn required(flag: &str) -> bool {
-    match std::env::var(flag) {
-        Ok(value) if value == "1" => true,
-        Ok(value) if value.is_empty() || value == "0" => false,
-        Err(std::env::VarError::NotPresent) => false,
-        Ok(value) => panic!("{flag}={value}: set it to 1 to require, or leave it unset"),
-        Err(std::env::VarError::NotUnicode(_)) => panic!("{flag} is not text: set it to 1"),
+/// Fails a test for want of `what`, saying how to provide it. A test that needs something a
+/// fresh clone lacks (a model, a server, a browser, an agent CLI, the benchmark data) is marked
+/// `#[ignore = "needs …"]`: a plain `cargo test` reports it as ignored, with its reason, rather
+/// than as a pass that tested nothing; asked for (`--include-ignored`, as `.ci/run` does with
+/// everything provided), it runs, and what is missing fails it here.
+pub fn missing(what: &str, how: &str) -> ! {
+    panic!("this test needs {what}: {how}")
+}
+
+/// The value of the environment variable `var`, which names something a test needs (`what`),
+/// or a failure saying so. The one reader of the `CAIRN_TEST_*` variables and their kin.
+pub fn provided(var: &str, what: &str) -> String {
+    match std::env::var(var) {
+        Ok(value) if !value.is_empty() => value,
+        _ => missing(
+            what,
+            &format!("set {var} (.ci/run shows how it provides it)"),
+        ),
     }
 }
 
+/// The default settings, embedding `batch` memories at a time.
 pub fn embedding_config(batch: usize) -> Config {
     let mut config = Config::default();
     config.embedding.batch_size = batch;
