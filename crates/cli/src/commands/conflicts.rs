@@ -9,7 +9,7 @@ use cairn_core::relation::{ActorKind, RelationKind, RelationStatus};
 use crate::app::App;
 use crate::args::{ConflictsCommand, ConflictsScopeArgs, ProjectArgs, VerdictArgs};
 use crate::outcome::Outcome;
-use crate::output::View;
+use crate::output::{RelationsView, View};
 
 pub fn run(app: &App, command: &ConflictsCommand) -> Result<Outcome> {
     let api = &app.api;
@@ -27,25 +27,27 @@ pub fn run(app: &App, command: &ConflictsCommand) -> Result<Outcome> {
                 ..scope_input(&args.scope)
             };
             let relations = api.conflicts(&caller, input)?;
-            app.out.print(&View::Relations(&relations))?;
+            app.out
+                .print(&View::Relation(RelationsView::Relations(&relations)))?;
         }
         ConflictsCommand::Show(args) => {
             let relation = api.conflict(&app.operator(), &args.id)?;
-            app.out.print(&View::Relation {
+            app.out.print(&View::Relation(RelationsView::Relation {
                 status: None,
                 relation: &relation,
-            })?;
+            }))?;
         }
         ConflictsCommand::Stats(args) => {
             let stats = api.conflict_stats(&caller, &scope_input(args))?;
-            app.out.print(&View::RelationStats(&stats))?;
+            app.out
+                .print(&View::Relation(RelationsView::RelationStats(&stats)))?;
         }
         ConflictsCommand::Judge(args) => {
             let relation = api.judge_id(&caller, &args.id, verdict(&args.verdict)?)?;
-            app.out.print(&View::Relation {
+            app.out.print(&View::Relation(RelationsView::Relation {
                 status: Some("judged"),
                 relation: &relation,
-            })?;
+            }))?;
         }
         ConflictsCommand::Compare(args) => {
             let input = CompareInput {
@@ -54,7 +56,8 @@ pub fn run(app: &App, command: &ConflictsCommand) -> Result<Outcome> {
                 verdict: verdict(&args.verdict)?,
             };
             let compared = api.compare(&caller, input)?;
-            app.out.print(&View::Compared(&compared))?;
+            app.out
+                .print(&View::Relation(RelationsView::Compared(&compared)))?;
         }
         ConflictsCommand::Scan(args) => {
             let input = ScanInput {
@@ -70,7 +73,8 @@ pub fn run(app: &App, command: &ConflictsCommand) -> Result<Outcome> {
                 bar.set_position(done);
             })?;
             bar.finish_and_clear();
-            app.out.print(&View::Scan(&report))?;
+            app.out
+                .print(&View::Relation(RelationsView::Scan(&report)))?;
         }
     }
     Ok(Outcome::Done)

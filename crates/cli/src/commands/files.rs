@@ -8,7 +8,7 @@ use cairn_core::api::{AddInput, AddOutcome, Caller};
 use crate::app::App;
 use crate::args::{AddArgs, FilesCommand, ProjectArgs};
 use crate::outcome::Outcome;
-use crate::output::View;
+use crate::output::{FilesView, View};
 
 pub fn run(app: &App, command: &FilesCommand) -> Result<Outcome> {
     let api = &app.api;
@@ -22,21 +22,26 @@ pub fn run(app: &App, command: &FilesCommand) -> Result<Outcome> {
             let dir = args.dir.as_deref().unwrap_or(&app.config.files.dir);
             let report = api.init_files(&caller, &root, dir)?;
             app.out
-                .print(&View::FilesSynced(std::slice::from_ref(&report)))?;
+                .print(&View::Files(FilesView::FilesSynced(std::slice::from_ref(
+                    &report,
+                ))))?;
         }
         FilesCommand::Sync(args) => {
             let caller = caller(app, args.project.as_deref())?;
             let reports = api.sync_files(&caller, args.all, args.dry_run)?;
-            app.out.print(&View::FilesSynced(&reports))?;
+            app.out
+                .print(&View::Files(FilesView::FilesSynced(&reports)))?;
         }
         FilesCommand::Export(args) => {
             let caller = caller(app, args.project.as_deref())?;
             let export = api.export_files(&caller, args.dry_run)?;
-            app.out.print(&View::FilesExported(&export))?;
+            app.out
+                .print(&View::Files(FilesView::FilesExported(&export)))?;
         }
         FilesCommand::Status => {
             let workspaces = api.workspaces()?;
-            app.out.print(&View::Workspaces(&workspaces))?;
+            app.out
+                .print(&View::Files(FilesView::Workspaces(&workspaces)))?;
         }
     }
     Ok(Outcome::Done)
@@ -50,7 +55,7 @@ pub fn add(app: &App, args: &AddArgs) -> Result<Outcome> {
         category: args.category.clone(),
     };
     let outcome = app.api.add(&caller, input)?;
-    app.out.print(&View::Added(&outcome))?;
+    app.out.print(&View::Files(FilesView::Added(&outcome)))?;
     Ok(match outcome {
         AddOutcome::Failed { .. } => Outcome::Refused,
         _ => Outcome::Done,

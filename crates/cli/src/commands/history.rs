@@ -30,7 +30,7 @@ use crate::args::ImportArgs;
 use crate::history::instructions::instruction_files;
 use crate::history::{Histories, HistoryReport};
 use crate::outcome::Outcome;
-use crate::output::View;
+use crate::output::{SessionView, View};
 
 /// Most files named in the report for skipped lines.
 const MAX_NAMED: usize = 20;
@@ -164,7 +164,8 @@ pub fn import(app: &App, args: &ImportArgs) -> Result<Outcome> {
         }
     }
     report.seconds = started.elapsed().as_secs_f64();
-    app.out.print(&View::HistoryImported(&report))?;
+    app.out
+        .print(&View::Session(SessionView::HistoryImported(&report)))?;
     Ok(Outcome::Done)
 }
 

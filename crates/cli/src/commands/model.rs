@@ -20,7 +20,9 @@ use crate::app::{App, load_config};
 use crate::args::{Cli, ModelCommand, ModelInstallArgs, ReindexArgs};
 use crate::outcome::Outcome;
 use crate::output::progress::bar;
-use crate::output::{ClipView, ImageCapabilities, LookView, ModelView, OcrView, Printer, View};
+use crate::output::{
+    ClipView, FilesView, ImageCapabilities, ImageView, LookView, ModelView, OcrView, Printer, View,
+};
 
 /// The names `cairn model install` accepts for the sentence model.
 const MINILM_NAMES: [&str; 3] = ["minilm", "all-MiniLM-L6-v2", DEFAULT_MODEL];
@@ -195,13 +197,16 @@ pub fn reindex(app: &App, args: &ReindexArgs) -> Result<Outcome> {
         bar.set_message("looking at images");
         let report = app.api.read_pending_images(&mut read_progress_to(&bar))?;
         bar.finish_and_clear();
-        app.out.print(&View::ImagesRead(&report))?;
+        app.out
+            .print(&View::Image(ImageView::ImagesRead(&report)))?;
     }
     if args.from_files {
         let caller = super::files::caller(app, args.project.as_deref())?;
         let report = app.api.rebuild_from_files(&caller)?;
         app.out
-            .print(&View::FilesSynced(std::slice::from_ref(&report)))?;
+            .print(&View::Files(FilesView::FilesSynced(std::slice::from_ref(
+                &report,
+            ))))?;
     }
     // Re-embedding already rebuilt the index when the store keeps one.
     if args.vector_index && !args.embeddings {

@@ -7,7 +7,7 @@ use cairn_core::search::{FuzzyMode, SearchMode, SearchRequest};
 use crate::app::App;
 use crate::args::SearchArgs;
 use crate::outcome::Outcome;
-use crate::output::View;
+use crate::output::{SessionView, View};
 
 pub fn run(app: &App, args: &SearchArgs) -> Result<Outcome> {
     if args.observations {
@@ -68,7 +68,8 @@ fn observations(app: &App, args: &SearchArgs) -> Result<Outcome> {
     let Found::Observations(hits) = app.api.search(&caller, input)? else {
         unreachable!("a search of observations finds observations")
     };
-    app.out.print(&View::Observations(&hits))?;
+    app.out
+        .print(&View::Session(SessionView::Observations(&hits)))?;
     Ok(if hits.is_empty() {
         Outcome::NothingFound
     } else {

@@ -9,7 +9,7 @@ use cairn_core::{ProjectName, Scope};
 use crate::app::{App, split_list};
 use crate::args::{ContextArgs, ExtractArgs, ProjectArgs, SessionsArgs};
 use crate::outcome::Outcome;
-use crate::output::View;
+use crate::output::{SessionView, View};
 
 pub fn context(app: &App, args: &ContextArgs) -> Result<Outcome> {
     let project = project_unless_all(app, args.project.as_deref(), args.all_projects)?;
@@ -28,7 +28,8 @@ pub fn context(app: &App, args: &ContextArgs) -> Result<Outcome> {
             budget: args.budget.unwrap_or(app.config.context.budget_tokens),
         },
     )?;
-    app.out.print(&View::Context(&context))?;
+    app.out
+        .print(&View::Session(SessionView::Context(&context)))?;
     Ok(Outcome::Done)
 }
 
@@ -36,10 +37,10 @@ pub fn sessions(app: &App, args: &SessionsArgs) -> Result<Outcome> {
     if let Some(text) = &args.session {
         let key = session_key(app, text)?;
         let (session, observations) = app.api.session(&app.operator(), &key.agent, &key.id)?;
-        app.out.print(&View::Session {
+        app.out.print(&View::Session(SessionView::Session {
             session: &session,
             observations: &observations,
-        })?;
+        }))?;
         return Ok(Outcome::Done);
     }
     let project = project_unless_all(app, args.project.as_deref(), args.all_projects)?;
@@ -53,7 +54,8 @@ pub fn sessions(app: &App, args: &SessionsArgs) -> Result<Outcome> {
             offset: 0,
         },
     )?;
-    app.out.print(&View::Sessions(&sessions))?;
+    app.out
+        .print(&View::Session(SessionView::Sessions(&sessions)))?;
     if sessions.is_empty()
         && let Some(home) = dirs::home_dir()
     {
@@ -84,7 +86,8 @@ pub fn extract(app: &App, args: &ExtractArgs) -> Result<Outcome> {
     let outcomes = app
         .api
         .extract(&text, scope, args.agent.clone(), args.session.clone())?;
-    app.out.print(&View::Extracted(&outcomes))?;
+    app.out
+        .print(&View::Session(SessionView::Extracted(&outcomes)))?;
     Ok(if outcomes.is_empty() {
         Outcome::NothingFound
     } else {

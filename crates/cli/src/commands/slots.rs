@@ -11,7 +11,7 @@ use super::sessions::session_key;
 use crate::app::{App, text_or_file};
 use crate::args::{ProjectArgs, SlotArgs, SlotCommand, SlotTextArgs};
 use crate::outcome::Outcome;
-use crate::output::View;
+use crate::output::{SlotView, View};
 
 pub fn run(app: &App, command: &SlotCommand) -> Result<Outcome> {
     let api = &app.api;
@@ -21,14 +21,14 @@ pub fn run(app: &App, command: &SlotCommand) -> Result<Outcome> {
                 &caller(app, args.project.as_deref())?,
                 &SlotProjectInput::default(),
             )?;
-            app.out.print(&View::Slots(&slots))?;
+            app.out.print(&View::Slot(SlotView::Slots(&slots)))?;
         }
         SlotCommand::Get(args) => {
             let slot = api.slot(&slot_caller(app, args)?, &args.label, &target(args))?;
-            app.out.print(&View::Slot {
+            app.out.print(&View::Slot(SlotView::Slot {
                 status: None,
                 slot: &slot,
-            })?;
+            }))?;
         }
         SlotCommand::Create(args) => {
             let slot_args = &args.text.slot;
@@ -43,10 +43,10 @@ pub fn run(app: &App, command: &SlotCommand) -> Result<Outcome> {
                 project: None,
             };
             let slot = api.create_slot(&slot_caller(app, slot_args)?, input)?;
-            app.out.print(&View::Slot {
+            app.out.print(&View::Slot(SlotView::Slot {
                 status: Some("created"),
                 slot: &slot,
-            })?;
+            }))?;
         }
         SlotCommand::Append(args) | SlotCommand::Replace(args) => {
             let Some(content) = text(args)? else {
@@ -71,10 +71,10 @@ pub fn run(app: &App, command: &SlotCommand) -> Result<Outcome> {
                     "replaced",
                 ),
             };
-            app.out.print(&View::Slot {
+            app.out.print(&View::Slot(SlotView::Slot {
                 status: Some(status),
                 slot: &slot,
-            })?;
+            }))?;
         }
         SlotCommand::Set(args) => {
             let input = SlotSettingsInput {
@@ -86,23 +86,23 @@ pub fn run(app: &App, command: &SlotCommand) -> Result<Outcome> {
             };
             let slot =
                 api.configure_slot(&slot_caller(app, &args.slot)?, &args.slot.label, &input)?;
-            app.out.print(&View::Slot {
+            app.out.print(&View::Slot(SlotView::Slot {
                 status: Some("configured"),
                 slot: &slot,
-            })?;
+            }))?;
         }
         SlotCommand::Delete(args) => {
             let slot = api.delete_slot(&slot_caller(app, args)?, &args.label, &target(args))?;
-            app.out.print(&View::Slot {
+            app.out.print(&View::Slot(SlotView::Slot {
                 status: Some("deleted"),
                 slot: &slot,
-            })?;
+            }))?;
         }
         SlotCommand::Reset(args) => {
             let caller = caller(app, args.project.as_deref())?;
             let slots =
                 api.reset_slots(&caller, args.label.as_deref(), &SlotProjectInput::default())?;
-            app.out.print(&View::SlotsReset(&slots))?;
+            app.out.print(&View::Slot(SlotView::SlotsReset(&slots)))?;
         }
         SlotCommand::Reflect(args) => {
             let reflection = match &args.session {
@@ -115,7 +115,8 @@ pub fn run(app: &App, command: &SlotCommand) -> Result<Outcome> {
                     global: false,
                 })?)?,
             };
-            app.out.print(&View::Reflection(&reflection))?;
+            app.out
+                .print(&View::Slot(SlotView::Reflection(&reflection)))?;
         }
     }
     Ok(Outcome::Done)

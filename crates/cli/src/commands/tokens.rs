@@ -8,7 +8,7 @@ use cairn_core::access::{NewToken, Right};
 use crate::app::App;
 use crate::args::{Format, TokenCommand};
 use crate::outcome::Outcome;
-use crate::output::View;
+use crate::output::{TokenView, View};
 
 pub fn run(app: &App, command: &TokenCommand) -> Result<Outcome> {
     let operator = app.operator();
@@ -26,7 +26,8 @@ pub fn run(app: &App, command: &TokenCommand) -> Result<Outcome> {
                     name: args.name.clone(),
                 },
             )?;
-            app.out.print(&View::TokenIssued(&issued))?;
+            app.out
+                .print(&View::Token(TokenView::TokenIssued(&issued)))?;
             if app.out.format() == Format::Text {
                 app.out.notice(&format!(
                     "token {} {} project '{}'. It is shown only now: cairn keeps only its hash. \
@@ -42,11 +43,12 @@ pub fn run(app: &App, command: &TokenCommand) -> Result<Outcome> {
         }
         TokenCommand::List => {
             let tokens = app.api.tokens(&operator)?;
-            app.out.print(&View::Tokens(&tokens))?;
+            app.out.print(&View::Token(TokenView::Tokens(&tokens)))?;
         }
         TokenCommand::Revoke(args) => {
             let token = app.api.revoke_token(&operator, &args.id)?;
-            app.out.print(&View::TokenRevoked(&token))?;
+            app.out
+                .print(&View::Token(TokenView::TokenRevoked(&token)))?;
         }
     }
     Ok(Outcome::Done)

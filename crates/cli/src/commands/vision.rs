@@ -13,7 +13,7 @@ use cairn_core::search::SearchMode;
 use crate::app::App;
 use crate::args::VisionCommand;
 use crate::outcome::Outcome;
-use crate::output::View;
+use crate::output::{ImageView, View};
 
 pub fn run(app: &App, command: &VisionCommand) -> Result<Outcome> {
     let VisionCommand::Search(args) = command;
@@ -42,7 +42,7 @@ pub fn run(app: &App, command: &VisionCommand) -> Result<Outcome> {
     for notice in &found.notices {
         app.out.notice(notice);
     }
-    app.out.print(&View::Vision(&found))?;
+    app.out.print(&View::Image(ImageView::Vision(&found)))?;
     Ok(if found.hits.is_empty() {
         Outcome::NothingFound
     } else {

@@ -19,8 +19,8 @@ use jiff::Timestamp;
 use serde_json::Value;
 
 use super::{Call, Entry, Transcript, Turn, read_lines, timestamp};
+use crate::hook::payload::json::{text_of, without_images};
 use crate::hook::payload::transcript::{parts, refusal, result_text};
-use crate::hook::payload::{text_of, without_images};
 
 /// The transcript files under `location`: the file itself, the `*.jsonl` of a project's
 /// directory, or those of every project's directory under `projects/`. Anything by such a name

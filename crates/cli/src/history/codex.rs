@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use super::claude::subdirectories;
 use super::{Call, Entry, Transcript, Turn, read_lines, timestamp};
-use crate::hook::payload::text_of;
+use crate::hook::payload::json::text_of;
 
 /// The session logs under `location` (a file, or a directory searched to any depth), by
 /// name: oldest first.

@@ -35,7 +35,7 @@ use serde_json::Value;
 
 use crate::args::AgentArg;
 use crate::hook::payload::claude::files_of;
-use crate::hook::payload::tool_input_text;
+use crate::hook::payload::json::tool_input_text;
 
 /// The longest transcript line read; a longer one (a huge pasted log, say) is skipped whole.
 const MAX_LINE_BYTES: usize = 32 << 20;

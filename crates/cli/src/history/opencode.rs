@@ -20,7 +20,7 @@ use rusqlite::{Connection, OpenFlags, params};
 use serde_json::Value;
 
 use super::{Call, Entry, Transcript, Turn};
-use crate::hook::payload::text_of;
+use crate::hook::payload::json::text_of;
 
 /// OpenCode's database, open read only.
 pub struct Database {

@@ -4,13 +4,22 @@ use std::fmt::Write as _;
 
 use cairn_core::api::{AddOutcome, AddedUnit};
 use cairn_core::files::SyncReport;
+use cairn_core::files::{FilesExport, Workspace};
 
-use super::View;
+/// Files views: a project's markdown workspace and what syncing it did.
+pub enum FilesView<'a> {
+    /// What `cairn add` did.
+    Added(&'a AddOutcome),
+    /// What `cairn files init` or `sync` did, per workspace.
+    FilesSynced(&'a [SyncReport]),
+    Workspaces(&'a [Workspace]),
+    FilesExported(&'a FilesExport),
+}
 
-pub fn render(view: &View<'_>) -> String {
+pub fn render(view: &FilesView<'_>) -> String {
     let mut out = String::new();
     match view {
-        View::Added(outcome) => match outcome {
+        FilesView::Added(outcome) => match outcome {
             AddOutcome::Created(unit) => {
                 let _ = writeln!(out, "created {}", unit_line(unit));
             }
@@ -30,7 +39,7 @@ pub fn render(view: &View<'_>) -> String {
                 );
             }
         },
-        View::FilesSynced(reports) => {
+        FilesView::FilesSynced(reports) => {
             for report in reports.iter() {
                 synced(&mut out, report);
             }
@@ -38,7 +47,7 @@ pub fn render(view: &View<'_>) -> String {
                 out.push_str("no project keeps its memories in files (cairn files init)\n");
             }
         }
-        View::Workspaces(workspaces) => {
+        FilesView::Workspaces(workspaces) => {
             for workspace in workspaces.iter() {
                 let _ = writeln!(
                     out,
@@ -51,7 +60,7 @@ pub fn render(view: &View<'_>) -> String {
                 out.push_str("no project keeps its memories in files (cairn files init)\n");
             }
         }
-        View::FilesExported(export) => {
+        FilesView::FilesExported(export) => {
             let verb = if export.dry_run {
                 "would write"
             } else {
@@ -74,7 +83,6 @@ pub fn render(view: &View<'_>) -> String {
                 );
             }
         }
-        _ => unreachable!("not a files view"),
     }
     out
 }

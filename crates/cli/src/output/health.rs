@@ -5,13 +5,8 @@ use std::fmt::Write as _;
 
 use cairn_core::health::{HealthReport, Severity};
 
-use super::View;
-
-pub fn render(view: &View<'_>) -> String {
+pub fn render(report: &HealthReport) -> String {
     let mut out = String::new();
-    let View::Health(report) = view else {
-        return out;
-    };
     report_text(&mut out, report);
     out
 }

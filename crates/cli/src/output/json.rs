@@ -9,7 +9,7 @@ use cairn_core::api::{
 use super::relations::lines_of;
 use serde_json::{Value, json};
 
-use super::View;
+use super::{FilesView, ImageView, RelationsView, SessionView, SlotView, TokenView, View};
 
 fn memory(m: &Memory) -> Value {
     serde_json::to_value(MemoryDocument::of(m)).expect("memories serialise")
@@ -36,33 +36,7 @@ pub fn render(view: &View<'_>) -> String {
                 })
                 .collect(),
         ),
-        View::Relations(list) => {
-            json!({ "conflicts": list.iter().map(relation_document).collect::<Vec<_>>() })
-        }
-        View::Relation { status, relation } => match status {
-            Some(status) => json!({ "status": status, "relation": relation_document(relation) }),
-            None => json!({ "relation": relation_document(relation) }),
-        },
-        View::RelationStats(stats) => json!(stats),
-        View::Compared(compared) => json!({
-            "status": compared.status,
-            "relation": compared.relation.as_ref().map(relation_document),
-        }),
-        View::Scan(report) => json!(report),
-        View::Added(outcome) => json!(outcome),
-        View::FilesSynced(reports) => json!(reports),
         View::Health(report) => json!(report),
-        View::FilesExported(export) => json!(export),
-        View::Workspaces(workspaces) => json!(
-            workspaces
-                .iter()
-                .map(|w| json!({
-                    "project": w.project,
-                    "directory": w.directory(),
-                    "created_at": w.created_at,
-                }))
-                .collect::<Vec<_>>()
-        ),
         View::Histories(list) => Value::Array(
             list.iter()
                 .map(|h| json!({ "memory": memory(&h.memory), "revisions": h.revisions }))
@@ -133,30 +107,92 @@ pub fn render(view: &View<'_>) -> String {
         View::Model(model) => json!(model),
         View::Embedded(report) => json!(report),
         View::VectorIndex(report) => json!({ "vector_index": report }),
-        View::Context(context) => json!(context),
-        View::Sessions(sessions) => json!(sessions),
-        View::HistoryImported(report) => json!(report),
-        View::Session {
+        View::Session(view) => sessions(view),
+        View::Slot(view) => slots(view),
+        View::Relation(view) => relations(view),
+        View::Files(view) => files(view),
+        View::Image(view) => vision(view),
+        View::Token(view) => tokens(view),
+    };
+    let mut text = serde_json::to_string_pretty(&value).expect("values serialise");
+    text.push('\n');
+    text
+}
+
+fn sessions(view: &SessionView<'_>) -> Value {
+    match view {
+        SessionView::Context(context) => json!(context),
+        SessionView::Sessions(sessions) => json!(sessions),
+        SessionView::HistoryImported(report) => json!(report),
+        SessionView::Session {
             session,
             observations,
         } => json!({ "session": session, "observations": observations }),
-        View::Observations(hits) => json!(hits),
-        View::Vision(found) => json!(found),
-        View::ImagesRead(report) => json!(report),
-        View::Extracted(outcomes) => Value::Array(
+        SessionView::Observations(hits) => json!(hits),
+        SessionView::Extracted(outcomes) => Value::Array(
             outcomes
                 .iter()
                 .map(|o| json!({ "status": o.status, "memory": memory(&o.memory) }))
                 .collect(),
         ),
-        View::Slots(slots) | View::SlotsReset(slots) => slots_answer(slots),
-        View::Slot { status, slot } => slot_answer(*status, slot),
-        View::Reflection(reflection) => json!(reflection),
-        View::TokenIssued(issued) => json!(issued),
-        View::Tokens(tokens) => json!({ "tokens": tokens }),
-        View::TokenRevoked(token) => json!({ "status": "revoked", "token": token }),
-    };
-    let mut text = serde_json::to_string_pretty(&value).expect("values serialise");
-    text.push('\n');
-    text
+    }
+}
+
+fn slots(view: &SlotView<'_>) -> Value {
+    match view {
+        SlotView::Slots(slots) | SlotView::SlotsReset(slots) => slots_answer(slots),
+        SlotView::Slot { status, slot } => slot_answer(*status, slot),
+        SlotView::Reflection(reflection) => json!(reflection),
+    }
+}
+
+fn relations(view: &RelationsView<'_>) -> Value {
+    match view {
+        RelationsView::Relations(list) => {
+            json!({ "conflicts": list.iter().map(relation_document).collect::<Vec<_>>() })
+        }
+        RelationsView::Relation { status, relation } => match status {
+            Some(status) => json!({ "status": status, "relation": relation_document(relation) }),
+            None => json!({ "relation": relation_document(relation) }),
+        },
+        RelationsView::RelationStats(stats) => json!(stats),
+        RelationsView::Compared(compared) => json!({
+            "status": compared.status,
+            "relation": compared.relation.as_ref().map(relation_document),
+        }),
+        RelationsView::Scan(report) => json!(report),
+    }
+}
+
+fn files(view: &FilesView<'_>) -> Value {
+    match view {
+        FilesView::Added(outcome) => json!(outcome),
+        FilesView::FilesSynced(reports) => json!(reports),
+        FilesView::FilesExported(export) => json!(export),
+        FilesView::Workspaces(workspaces) => json!(
+            workspaces
+                .iter()
+                .map(|w| json!({
+                    "project": w.project,
+                    "directory": w.directory(),
+                    "created_at": w.created_at,
+                }))
+                .collect::<Vec<_>>()
+        ),
+    }
+}
+
+fn vision(view: &ImageView<'_>) -> Value {
+    match view {
+        ImageView::Vision(found) => json!(found),
+        ImageView::ImagesRead(report) => json!(report),
+    }
+}
+
+fn tokens(view: &TokenView<'_>) -> Value {
+    match view {
+        TokenView::TokenIssued(issued) => json!(issued),
+        TokenView::Tokens(tokens) => json!({ "tokens": tokens }),
+        TokenView::TokenRevoked(token) => json!({ "status": "revoked", "token": token }),
+    }
 }

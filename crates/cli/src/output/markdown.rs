@@ -220,32 +220,13 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
                 sentence(&super::text::restored(from, *previous))
             );
         }
-        View::Context(_)
-        | View::Sessions(_)
-        | View::Session { .. }
-        | View::Observations(_)
-        | View::Extracted(_)
-        | View::HistoryImported(_) => {
-            unreachable!("session views are rendered by output::sessions")
-        }
-        View::Slots(_) | View::Slot { .. } | View::SlotsReset(_) | View::Reflection(_) => {
-            unreachable!("slot views are rendered by output::slots")
-        }
-        View::Relations(_)
-        | View::Relation { .. }
-        | View::RelationStats(_)
-        | View::Compared(_)
-        | View::Scan(_) => unreachable!("relation views are rendered by output::relations"),
-        View::Added(_) | View::FilesSynced(_) | View::Workspaces(_) | View::FilesExported(_) => {
-            unreachable!("files views are rendered by output::files")
-        }
-        View::Vision(_) | View::ImagesRead(_) => {
-            unreachable!("image views are rendered by output::vision")
-        }
-        View::Health(_) => unreachable!("the doctor's view is rendered by output::health"),
-        View::TokenIssued(_) | View::Tokens(_) | View::TokenRevoked(_) => {
-            unreachable!("token views are rendered by output::tokens")
-        }
+        View::Session(view) => out.push_str(&super::sessions::render(view, tz)),
+        View::Slot(view) => out.push_str(&super::slots::render(view)),
+        View::Relation(view) => out.push_str(&super::relations::render(view, tz)),
+        View::Files(view) => out.push_str(&super::files::render(view)),
+        View::Image(view) => out.push_str(&super::vision::render(view)),
+        View::Health(report) => out.push_str(&super::health::render(report)),
+        View::Token(view) => out.push_str(&super::tokens::render(view, tz)),
         View::Model(_) | View::Embedded(_) | View::VectorIndex(_) => {
             out.push_str(&super::text::model_lines(view))
         }

@@ -1,7 +1,11 @@
 //! Rendering results as text (people), JSON (scripts) or markdown (agents).
 //!
 //! Every command hands the printer a [`View`]; [`render`] turns it into one string per format,
-//! which keeps the formats side by side and lets snapshot tests pin each without a process.
+//! which keeps the formats side by side and lets snapshot tests pin each without a process. A
+//! domain with several results has its own view enum in its own file ([`SessionView`],
+//! [`SlotView`], [`RelationsView`], [`FilesView`], [`ImageView`], [`TokenView`]) with their
+//! text; `text.rs` and `markdown.rs` hand each such view to its file, and `json.rs` matches it
+//! in full, so every match is exhaustive and a new result cannot go unrendered.
 //! Text and markdown show times in the user's time zone; JSON carries RFC 3339 UTC timestamps
 //! and every field, plus each memory's short `handle`.
 
@@ -17,26 +21,27 @@ pub(crate) mod text;
 mod tokens;
 mod vision;
 
+pub use files::FilesView;
+pub use relations::RelationsView;
+pub use sessions::SessionView;
+pub use slots::SlotView;
+pub use tokens::TokenView;
+pub use vision::ImageView;
+
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use cairn_core::access::{AccessToken, IssuedToken};
-use cairn_core::api::{AddOutcome, ImageDocument, VisionFound};
-use cairn_core::context::Context;
+use cairn_core::api::ImageDocument;
 use cairn_core::embedding::VectorIndexReport;
 use cairn_core::embedding::{EmbedReport, EmbeddingStatus};
 use cairn_core::exchange::{Counts, ImportReport, MigrationReport};
-use cairn_core::files::{FilesExport, SyncReport, Workspace};
 use cairn_core::health::HealthReport;
-use cairn_core::image::{ImageTotals, ReadReport};
+use cairn_core::image::ImageTotals;
 use cairn_core::memory::{MemoryHistory, PruneReport};
 use cairn_core::memory::{StoreStats, TagCount};
-use cairn_core::relation::{Compared, RelationStats, RelationView, ScanReport};
+use cairn_core::relation::RelationView;
 use cairn_core::search::{SearchHit, SearchResults};
-use cairn_core::session::{Observation, ObservationHit, Session};
-use cairn_core::slot::Reflection;
-use cairn_core::slot::Slot;
 use cairn_core::{Memory, WriteOutcome};
 use cairn_embed::ModelLocation;
 use jiff::Timestamp;
@@ -44,7 +49,6 @@ use jiff::tz::TimeZone;
 use serde::Serialize;
 
 pub use crate::args::Format;
-use crate::history::HistoryReport;
 
 /// Something a command produced, ready to render.
 pub enum View<'a> {
@@ -105,89 +109,20 @@ pub enum View<'a> {
     Embedded(&'a EmbedReport),
     /// The store's vector index after an update; `None` when it keeps none.
     VectorIndex(Option<&'a VectorIndexReport>),
-    Context(&'a Context),
-    Sessions(&'a [Session]),
-    Session {
-        session: &'a Session,
-        observations: &'a [Observation],
-    },
-    Observations(&'a [ObservationHit]),
-    Extracted(&'a [WriteOutcome]),
-    Slots(&'a [Slot]),
-    /// One slot: shown in full (`status: None`), or what a write did to it.
-    Slot {
-        status: Option<&'a str>,
-        slot: &'a Slot,
-    },
-    /// The default slots `slot reset` wrote.
-    SlotsReset(&'a [Slot]),
-    Reflection(&'a Reflection),
-    Relations(&'a [RelationView]),
-    /// One relation: shown in full (`status: None`), or what a verdict did to it.
-    Relation {
-        status: Option<&'a str>,
-        relation: &'a RelationView,
-    },
-    RelationStats(&'a RelationStats),
-    Compared(&'a Compared),
-    Scan(&'a ScanReport),
-    /// What `cairn add` did.
-    Added(&'a AddOutcome),
-    /// What `cairn files init` or `sync` did, per workspace.
-    FilesSynced(&'a [SyncReport]),
-    Workspaces(&'a [Workspace]),
-    FilesExported(&'a FilesExport),
-    /// Images a vision search found.
-    Vision(&'a VisionFound),
-    /// What looking at pending images did (`reindex --images`).
-    ImagesRead(&'a ReadReport),
-    /// A token just made: its text, shown this once.
-    TokenIssued(&'a IssuedToken),
-    Tokens(&'a [AccessToken]),
-    TokenRevoked(&'a AccessToken),
     /// What `cairn migrate-store` moved, and its check.
     Migrated(&'a MigrationReport),
-    /// What importing an agent's history did (`cairn import --agent`).
-    HistoryImported(&'a HistoryReport),
-}
-
-impl View<'_> {
-    fn is_slot_view(&self) -> bool {
-        matches!(
-            self,
-            View::Slots(_) | View::Slot { .. } | View::SlotsReset(_) | View::Reflection(_)
-        )
-    }
-
-    fn is_relation_view(&self) -> bool {
-        matches!(
-            self,
-            View::Relations(_)
-                | View::Relation { .. }
-                | View::RelationStats(_)
-                | View::Compared(_)
-                | View::Scan(_)
-        )
-    }
-
-    fn is_files_view(&self) -> bool {
-        matches!(
-            self,
-            View::Added(_) | View::FilesSynced(_) | View::Workspaces(_) | View::FilesExported(_)
-        )
-    }
-
-    fn is_session_view(&self) -> bool {
-        matches!(
-            self,
-            View::Context(_)
-                | View::Sessions(_)
-                | View::Session { .. }
-                | View::Observations(_)
-                | View::Extracted(_)
-                | View::HistoryImported(_)
-        )
-    }
+    /// Session views: what agents did, and what cairn tells them.
+    Session(sessions::SessionView<'a>),
+    /// Slot views: a project's slots and what reflection did to them.
+    Slot(slots::SlotView<'a>),
+    /// Relation views: judgments between memories, their counts and a scan.
+    Relation(relations::RelationsView<'a>),
+    /// Files views: a project's markdown workspace and what syncing it did.
+    Files(files::FilesView<'a>),
+    /// Image views: what a vision search found, and what reading pending images did.
+    Image(vision::ImageView<'a>),
+    /// Token views: access tokens issued, listed and revoked.
+    Token(tokens::TokenView<'a>),
 }
 
 /// The embedding model: where it is installed, whether it is used, and (for `model status`)
@@ -328,28 +263,6 @@ pub fn printable(text: &str) -> String {
 
 fn render_raw(view: &View<'_>, style: &Style) -> String {
     match style.format {
-        Format::Text | Format::Markdown if view.is_session_view() => {
-            sessions::render(view, &style.tz)
-        }
-        Format::Text | Format::Markdown if view.is_slot_view() => slots::render(view),
-        Format::Text | Format::Markdown if view.is_relation_view() => {
-            relations::render(view, &style.tz)
-        }
-        Format::Text | Format::Markdown if view.is_files_view() => files::render(view),
-        Format::Text | Format::Markdown
-            if matches!(
-                view,
-                View::TokenIssued(_) | View::Tokens(_) | View::TokenRevoked(_)
-            ) =>
-        {
-            tokens::render(view, &style.tz)
-        }
-        Format::Text | Format::Markdown
-            if matches!(view, View::Vision(_) | View::ImagesRead(_)) =>
-        {
-            vision::render(view)
-        }
-        Format::Text | Format::Markdown if matches!(view, View::Health(_)) => health::render(view),
         Format::Json => json::render(view),
         Format::Markdown => markdown::render(view, &style.tz),
         Format::Text => text::render(view, style),

@@ -5,9 +5,10 @@ use std::fmt::Write as _;
 
 use cairn_core::Memory;
 use cairn_core::relation::{Annotation, RelationView, Verdict, annotations};
+use cairn_core::relation::{Compared, RelationStats, ScanReport};
 use jiff::tz::TimeZone;
 
-use super::{View, local_time, preview};
+use super::{local_time, preview};
 
 /// The annotation lines of `memory` from `relations` (its own and others').
 pub fn lines_of(memory: &Memory, relations: &[RelationView]) -> Vec<Annotation> {
@@ -16,10 +17,23 @@ pub fn lines_of(memory: &Memory, relations: &[RelationView]) -> Vec<Annotation> 
         .unwrap_or_default()
 }
 
-pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
+/// Relation views: judgments between memories, their counts and a scan.
+pub enum RelationsView<'a> {
+    Relations(&'a [RelationView]),
+    /// One relation: shown in full (`status: None`), or what a verdict did to it.
+    Relation {
+        status: Option<&'a str>,
+        relation: &'a RelationView,
+    },
+    RelationStats(&'a RelationStats),
+    Compared(&'a Compared),
+    Scan(&'a ScanReport),
+}
+
+pub fn render(view: &RelationsView<'_>, tz: &TimeZone) -> String {
     let mut out = String::new();
     match view {
-        View::Relations(list) => {
+        RelationsView::Relations(list) => {
             for relation in list.iter() {
                 let _ = writeln!(out, "{}", row(relation));
             }
@@ -27,13 +41,13 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
                 out.push_str("no conflicts recorded\n");
             }
         }
-        View::Relation { status, relation } => {
+        RelationsView::Relation { status, relation } => {
             if let Some(status) = status {
                 let _ = writeln!(out, "{status} {}", relation.relation.id.handle());
             }
             detail(&mut out, relation, tz);
         }
-        View::RelationStats(stats) => {
+        RelationsView::RelationStats(stats) => {
             let _ = writeln!(
                 out,
                 "{} relations: {} pending, {} judged",
@@ -43,13 +57,13 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
                 let _ = writeln!(out, "  {:<15} {}", count.name, count.count);
             }
         }
-        View::Compared(compared) => {
+        RelationsView::Compared(compared) => {
             let _ = writeln!(out, "{}", compared_status(compared.status));
             if let Some(relation) = &compared.relation {
                 detail(&mut out, relation, tz);
             }
         }
-        View::Scan(report) => {
+        RelationsView::Scan(report) => {
             let _ = writeln!(
                 out,
                 "{} memories scanned, {} pair{} never checked; {}",
@@ -79,7 +93,6 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
                 }
             }
         }
-        _ => unreachable!("not a relation view"),
     }
     out
 }

@@ -3,22 +3,39 @@
 
 use std::fmt::Write as _;
 
+use cairn_core::WriteOutcome;
 use cairn_core::WriteStatus;
+use cairn_core::context::Context;
+use cairn_core::session::ObservationHit;
 use cairn_core::session::{Observation, Session};
 use jiff::tz::TimeZone;
 
-use super::{View, local_time, preview};
+use super::{local_time, preview};
 use crate::history::HistoryReport;
 
-pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
+/// Session views: what agents did, and what cairn tells them.
+pub enum SessionView<'a> {
+    Context(&'a Context),
+    Sessions(&'a [Session]),
+    Session {
+        session: &'a Session,
+        observations: &'a [Observation],
+    },
+    Observations(&'a [ObservationHit]),
+    Extracted(&'a [WriteOutcome]),
+    /// What importing an agent's history did (`cairn import --agent`).
+    HistoryImported(&'a HistoryReport),
+}
+
+pub fn render(view: &SessionView<'_>, tz: &TimeZone) -> String {
     let mut out = String::new();
     match view {
-        View::Context(context) if context.text.is_empty() => {
+        SessionView::Context(context) if context.text.is_empty() => {
             out.push_str("nothing to say yet: no memories in this project\n")
         }
-        View::Context(context) => out.push_str(&context.text),
-        View::Sessions([]) => out.push_str("no sessions recorded\n"),
-        View::Sessions(sessions) => {
+        SessionView::Context(context) => out.push_str(&context.text),
+        SessionView::Sessions([]) => out.push_str("no sessions recorded\n"),
+        SessionView::Sessions(sessions) => {
             for s in sessions.iter() {
                 let state = match s.ended_at {
                     Some(_) => "ended",
@@ -34,19 +51,19 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
                 );
             }
         }
-        View::Session {
+        SessionView::Session {
             session,
             observations,
         } => session_detail(&mut out, session, observations, tz),
-        View::Observations([]) => out.push_str("no observations found\n"),
-        View::Observations(hits) => {
+        SessionView::Observations([]) => out.push_str("no observations found\n"),
+        SessionView::Observations(hits) => {
             for hit in hits.iter() {
                 let _ = writeln!(out, "{}  {}", hit.session, hit.project);
                 observation(&mut out, &hit.observation, tz);
             }
         }
-        View::Extracted([]) => out.push_str("no *Remember*: lines found; nothing stored\n"),
-        View::Extracted(outcomes) => {
+        SessionView::Extracted([]) => out.push_str("no *Remember*: lines found; nothing stored\n"),
+        SessionView::Extracted(outcomes) => {
             for o in outcomes.iter() {
                 let verb = match o.status {
                     WriteStatus::Created => "created",
@@ -69,8 +86,7 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
                 );
             }
         }
-        View::HistoryImported(report) => history_imported(&mut out, report),
-        _ => unreachable!("not a session view"),
+        SessionView::HistoryImported(report) => history_imported(&mut out, report),
     }
     out
 }

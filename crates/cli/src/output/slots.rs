@@ -5,12 +5,25 @@ use std::fmt::Write as _;
 use cairn_core::slot::Reflection;
 use cairn_core::slot::{Slot, place};
 
-use super::{View, preview};
+use super::preview;
 
-pub fn render(view: &View<'_>) -> String {
+/// Slot views: a project's slots and what reflection did to them.
+pub enum SlotView<'a> {
+    Slots(&'a [Slot]),
+    /// One slot: shown in full (`status: None`), or what a write did to it.
+    Slot {
+        status: Option<&'a str>,
+        slot: &'a Slot,
+    },
+    /// The default slots `slot reset` wrote.
+    SlotsReset(&'a [Slot]),
+    Reflection(&'a Reflection),
+}
+
+pub fn render(view: &SlotView<'_>) -> String {
     let mut out = String::new();
     match view {
-        View::Slots(slots) => {
+        SlotView::Slots(slots) => {
             let width = slots
                 .iter()
                 .map(|s| s.label.as_str().len())
@@ -31,7 +44,7 @@ pub fn render(view: &View<'_>) -> String {
                 );
             }
         }
-        View::Slot { status: None, slot } => {
+        SlotView::Slot { status: None, slot } => {
             let _ = writeln!(out, "{}", heading(slot));
             if let Some(description) = &slot.description {
                 let _ = writeln!(out, "{description}");
@@ -44,20 +57,19 @@ pub fn render(view: &View<'_>) -> String {
                 }
             }
         }
-        View::Slot {
+        SlotView::Slot {
             status: Some(status),
             slot,
         } => {
             let _ = writeln!(out, "{status} {}", heading(slot));
         }
-        View::SlotsReset([]) => out.push_str("every default slot is there; nothing to reset\n"),
-        View::SlotsReset(slots) => {
+        SlotView::SlotsReset([]) => out.push_str("every default slot is there; nothing to reset\n"),
+        SlotView::SlotsReset(slots) => {
             for slot in slots.iter() {
                 let _ = writeln!(out, "reset {}", heading(slot));
             }
         }
-        View::Reflection(reflection) => reflection_text(&mut out, reflection),
-        _ => unreachable!("not a slot view"),
+        SlotView::Reflection(reflection) => reflection_text(&mut out, reflection),
     }
     out
 }

@@ -16,7 +16,7 @@ use cairn_core::{
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
-use super::{Format, Style, View, render};
+use super::{Format, RelationsView, Style, View, render};
 
 fn at(text: &str) -> Timestamp {
     text.parse().unwrap()
@@ -377,31 +377,33 @@ fn maintenance_views() {
 #[test]
 fn relations() {
     let listed = [superseding(), pending()];
-    insta::assert_snapshot!(all(View::Relations(&listed)));
-    insta::assert_snapshot!(all(View::Relation {
+    insta::assert_snapshot!(all(View::Relation(RelationsView::Relations(&listed))));
+    insta::assert_snapshot!(all(View::Relation(RelationsView::Relation {
         status: Some("judged"),
         relation: &superseding(),
-    }));
-    insta::assert_snapshot!(all(View::RelationStats(&RelationStats {
-        total: 3,
-        pending: 1,
-        judged: 2,
-        by_relation: vec![
-            NamedCount {
-                name: "supersedes".into(),
-                count: 1
-            },
-            NamedCount {
-                name: "scoped".into(),
-                count: 1
-            },
-        ],
     })));
-    insta::assert_snapshot!(all(View::Compared(&Compared {
+    insta::assert_snapshot!(all(View::Relation(RelationsView::RelationStats(
+        &RelationStats {
+            total: 3,
+            pending: 1,
+            judged: 2,
+            by_relation: vec![
+                NamedCount {
+                    name: "supersedes".into(),
+                    count: 1
+                },
+                NamedCount {
+                    name: "scoped".into(),
+                    count: 1
+                },
+            ],
+        }
+    ))));
+    insta::assert_snapshot!(all(View::Relation(RelationsView::Compared(&Compared {
         status: CompareStatus::Unchanged,
         relation: Some(superseding()),
-    })));
-    insta::assert_snapshot!(all(View::Scan(&ScanReport {
+    }))));
+    insta::assert_snapshot!(all(View::Relation(RelationsView::Scan(&ScanReport {
         memories: 12,
         pairs: vec![ScannedPair {
             source: decision().id,
@@ -414,7 +416,7 @@ fn relations() {
         }],
         recorded: 0,
         applied: false,
-    })));
+    }))));
 }
 
 #[test]

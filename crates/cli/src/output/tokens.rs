@@ -4,24 +4,33 @@
 use std::fmt::Write as _;
 
 use cairn_core::access::AccessToken;
+use cairn_core::access::IssuedToken;
 use jiff::tz::TimeZone;
 
-use super::{View, local_time};
+use super::local_time;
 
-pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
+/// Token views: access tokens issued, listed and revoked.
+pub enum TokenView<'a> {
+    /// A token just made: its text, shown this once.
+    TokenIssued(&'a IssuedToken),
+    Tokens(&'a [AccessToken]),
+    TokenRevoked(&'a AccessToken),
+}
+
+pub fn render(view: &TokenView<'_>, tz: &TimeZone) -> String {
     let mut out = String::new();
     match view {
-        View::TokenIssued(issued) => {
+        TokenView::TokenIssued(issued) => {
             let _ = writeln!(out, "{}", issued.token);
         }
-        View::Tokens([]) => {
+        TokenView::Tokens([]) => {
             let _ = writeln!(
                 out,
                 "no access tokens: a server on this store serves loopback without one \
                  (`cairn token create --project NAME --read|--write` makes one)"
             );
         }
-        View::Tokens(tokens) => {
+        TokenView::Tokens(tokens) => {
             let width = tokens
                 .iter()
                 .map(|t| t.project.as_str().chars().count())
@@ -31,10 +40,9 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
                 let _ = writeln!(out, "{}", line(token, width, tz));
             }
         }
-        View::TokenRevoked(token) => {
+        TokenView::TokenRevoked(token) => {
             let _ = writeln!(out, "revoked {}", line(token, 0, tz));
         }
-        _ => unreachable!("only token views are rendered here"),
     }
     out
 }

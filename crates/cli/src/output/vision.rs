@@ -4,15 +4,24 @@
 use std::fmt::Write as _;
 
 use cairn_core::api::VisionFound;
+use cairn_core::image::ReadReport;
 
+use super::preview;
 use super::text::image_shape;
-use super::{View, preview};
 
-pub fn render(view: &View<'_>) -> String {
+/// Image views: what a vision search found, and what reading pending images did.
+pub enum ImageView<'a> {
+    /// Images a vision search found.
+    Vision(&'a VisionFound),
+    /// What looking at pending images did (`reindex --images`).
+    ImagesRead(&'a ReadReport),
+}
+
+pub fn render(view: &ImageView<'_>) -> String {
     let mut out = String::new();
     match view {
-        View::Vision(found) => hits(&mut out, found),
-        View::ImagesRead(report) => {
+        ImageView::Vision(found) => hits(&mut out, found),
+        ImageView::ImagesRead(report) => {
             let _ = writeln!(
                 out,
                 "looked at images in {:.1} s: {} look{} hashed, {}",
@@ -39,7 +48,6 @@ pub fn render(view: &View<'_>) -> String {
                 }
             }
         }
-        _ => unreachable!("only image views are rendered here"),
     }
     out
 }

@@ -14,7 +14,6 @@ use cairn_core::session::EventKind;
 use serde_json::Value;
 
 use claude::Parsed;
-pub use json::{images_in, text_of, tool_input_text, without_images};
 
 /// Which agent's payloads these are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
