@@ -13,13 +13,14 @@
 
 use std::path::Path;
 
-use cairn_core::{Error, Result};
+use cairn_core::Result;
 use candle_transformers::models::clip::ClipConfig;
 use candle_transformers::models::clip::text_model::{Activation, ClipTextConfig};
 use candle_transformers::models::clip::vision_model::ClipVisionConfig;
 use serde::Deserialize;
 
 use super::tokenizer::CONTEXT;
+use crate::clip::config_file::{NamedConfig, read_text};
 
 /// The layer-norm epsilon candle's CLIP towers use (Hugging Face's default).
 const LAYER_NORM_EPS: f64 = 1e-5;
@@ -128,62 +129,49 @@ impl Default for VisionConfigFile {
     }
 }
 
-fn refused(source: &str, what: impl std::fmt::Display) -> Error {
-    Error::Model {
-        message: format!("CLIP model {source}: {what}"),
-    }
-}
-
 impl ClipShape {
     /// Reads `config.json` at `path`.
     pub fn read(path: &Path) -> Result<Self> {
-        let source = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| refused(&source, e))?;
+        let (text, source) = read_text("CLIP", path)?;
         Self::parse(&text, &source)
     }
 
     /// Reads a `config.json`'s text (`source` names it in errors).
     pub fn parse(text: &str, source: &str) -> Result<Self> {
-        let file: ConfigFile = serde_json::from_str(text).map_err(|e| refused(source, e))?;
+        let config = NamedConfig {
+            kind: "CLIP",
+            source,
+        };
+        let file: ConfigFile = config.parse(text)?;
         if let Some(kind) = file.model_type.as_deref().filter(|k| *k != "clip") {
-            return Err(refused(
-                source,
-                format!(
-                    "model_type is {kind:?}; cairn runs CLIP (\"clip\") and SigLIP (\"siglip\") models"
-                ),
-            ));
+            return Err(config.refused(format!(
+                "model_type is {kind:?}; cairn runs CLIP (\"clip\") and SigLIP (\"siglip\") models"
+            )));
         }
         let (text, vision) = (&file.text_config, &file.vision_config);
-        for (field, act) in [
-            ("text_config.hidden_act", &text.hidden_act),
-            ("vision_config.hidden_act", &vision.hidden_act),
-        ] {
-            if act != "quick_gelu" {
-                return Err(refused(
-                    source,
-                    format!("{field} is {act:?}; only \"quick_gelu\" (OpenAI's CLIP) is supported"),
-                ));
-            }
-        }
+        config.require_each(
+            &[
+                ("text_config.hidden_act", &text.hidden_act),
+                ("vision_config.hidden_act", &vision.hidden_act),
+            ],
+            "quick_gelu",
+            "OpenAI's CLIP",
+        )?;
         for (field, eps) in [
             ("text_config.layer_norm_eps", text.layer_norm_eps),
             ("vision_config.layer_norm_eps", vision.layer_norm_eps),
         ] {
             if (eps - LAYER_NORM_EPS).abs() > 1e-12 {
-                return Err(refused(
-                    source,
-                    format!("{field} is {eps}; only {LAYER_NORM_EPS} is supported"),
-                ));
+                return Err(config.refused(format!(
+                    "{field} is {eps}; only {LAYER_NORM_EPS} is supported"
+                )));
             }
         }
         if text.max_position_embeddings < CONTEXT {
-            return Err(refused(
-                source,
-                format!(
-                    "text_config.max_position_embeddings is {}; CLIP's tokenizer frames {CONTEXT} ids",
-                    text.max_position_embeddings
-                ),
-            ));
+            return Err(config.refused(format!(
+                "text_config.max_position_embeddings is {}; CLIP's tokenizer frames {CONTEXT} ids",
+                text.max_position_embeddings
+            )));
         }
         let towers = [
             ("text_config", text.hidden_size, text.num_attention_heads),
@@ -194,7 +182,7 @@ impl ClipShape {
             ),
         ];
         check_divisions(towers, vision.image_size, vision.patch_size)
-            .map_err(|what| refused(source, what))?;
+            .map_err(|what| config.refused(what))?;
         Ok(ClipShape {
             text: TowerShape {
                 width: text.hidden_size,

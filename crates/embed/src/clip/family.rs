@@ -8,9 +8,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use cairn_core::image::ClipModel;
-use cairn_core::{Error, Result};
+use cairn_core::Result;
 use serde::Deserialize;
 
+use super::config_file::{NamedConfig, read_text};
 use super::network::{CLIP_FILES, ClipNetwork, check_openai_clip_dir};
 use crate::mobileclip::{MOBILECLIP_FILES, MobileClipNetwork, check_mobileclip_dir};
 use crate::siglip::{SIGLIP_FILES, SiglipNetwork, check_siglip_dir};
@@ -36,15 +37,16 @@ impl ClipFamily {
         if !path.exists() && dir.join("open_clip_config.json").exists() {
             return Ok(ClipFamily::MobileClip);
         }
-        let refused = |what: String| Error::Model {
-            message: format!("CLIP model {}: {what}", path.display()),
+        let (text, source) = read_text("CLIP", &path)?;
+        let config = NamedConfig {
+            kind: "CLIP",
+            source: &source,
         };
-        let text = std::fs::read_to_string(&path).map_err(|e| refused(e.to_string()))?;
-        let read: ModelType = serde_json::from_str(&text).map_err(|e| refused(e.to_string()))?;
+        let read: ModelType = config.parse(&text)?;
         match read.model_type.as_deref() {
             None | Some("clip") => Ok(ClipFamily::Clip),
             Some("siglip") => Ok(ClipFamily::Siglip),
-            Some(other) => Err(refused(format!(
+            Some(other) => Err(config.refused(format!(
                 "model_type is {other:?}; cairn runs CLIP (\"clip\") and SigLIP (\"siglip\") models"
             ))),
         }

@@ -15,6 +15,7 @@
 //!   cache, where `cairn model install clip` or `siglip` puts it).
 
 pub mod config;
+pub mod config_file;
 pub mod family;
 pub mod network;
 pub mod preprocess;

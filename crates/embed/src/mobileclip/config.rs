@@ -17,11 +17,12 @@
 
 use std::path::Path;
 
-use cairn_core::{Error, Result};
+use cairn_core::Result;
 use candle_transformers::models::fastvit;
 use candle_transformers::models::openclip::text_model;
 use serde::Deserialize;
 
+use crate::clip::config_file::{NamedConfig, read_text};
 use crate::weights::Weights;
 
 /// The image tower families cairn runs (timm's names).
@@ -158,84 +159,67 @@ impl Default for PreprocessConfig {
     }
 }
 
-fn refused(source: &str, what: impl std::fmt::Display) -> Error {
-    Error::Model {
-        message: format!("MobileCLIP model {source}: {what}"),
-    }
-}
-
 impl MobileClipShape {
     /// Reads `open_clip_config.json` in `dir`, and the image tower's sizes from `weights`.
     pub fn read(dir: &Path, weights: &Weights) -> Result<Self> {
         let path = dir.join("open_clip_config.json");
-        let source = path.display().to_string();
-        let text = std::fs::read_to_string(&path).map_err(|e| refused(&source, e))?;
+        let (text, source) = read_text("MobileCLIP", &path)?;
         Self::parse(&text, &source, weights)
     }
 
     /// Reads a config's text (`source` names it in errors) and the image tower's sizes from
     /// `weights`.
     pub fn parse(text: &str, source: &str, weights: &Weights) -> Result<Self> {
-        let file: ConfigFile = serde_json::from_str(text).map_err(|e| refused(source, e))?;
+        let config = NamedConfig {
+            kind: "MobileCLIP",
+            source,
+        };
+        let file: ConfigFile = config.parse(text)?;
         let (vision, text) = (&file.model_cfg.vision_cfg, &file.model_cfg.text_cfg);
         let family = vision.timm_model_name.as_deref().unwrap_or("none");
         if !FAMILIES.contains(&family) {
-            return Err(refused(
-                source,
-                format!(
-                    "model_cfg.vision_cfg.timm_model_name is {family:?}; cairn runs MobileCLIP's \
+            return Err(config.refused(format!(
+                "model_cfg.vision_cfg.timm_model_name is {family:?}; cairn runs MobileCLIP's \
                      FastViT towers ({})",
-                    FAMILIES.join(", ")
-                ),
-            ));
+                FAMILIES.join(", ")
+            )));
         }
         if vision.timm_pool != "avg" || vision.timm_proj.as_deref().is_some_and(|p| p != "none") {
-            return Err(refused(
-                source,
+            return Err(config.refused(
                 "model_cfg.vision_cfg must pool by average with no extra projection (timm_pool \
                  \"avg\", timm_proj null), as MobileCLIP does",
             ));
         }
         if !text.no_causal_mask {
-            return Err(refused(
-                source,
+            return Err(config.refused(
                 "model_cfg.text_cfg.no_causal_mask is false; cairn runs MobileCLIP's text towers, \
                  which attend both ways",
             ));
         }
         if text.heads == 0 || !text.width.is_multiple_of(text.heads) || text.mlp_ratio != 4.0 {
-            return Err(refused(
-                source,
-                format!(
-                    "model_cfg.text_cfg: width {} over {} heads with mlp_ratio {} is not a text \
+            return Err(config.refused(format!(
+                "model_cfg.text_cfg: width {} over {} heads with mlp_ratio {} is not a text \
                      tower cairn runs (heads must divide the width; mlp_ratio 4)",
-                    text.width, text.heads, text.mlp_ratio
-                ),
-            ));
+                text.width, text.heads, text.mlp_ratio
+            )));
         }
         let preprocess = &file.preprocess_cfg;
         if preprocess.resize_mode != "shortest" {
-            return Err(refused(
-                source,
-                format!(
-                    "preprocess_cfg.resize_mode is {:?}; only \"shortest\" is supported",
-                    preprocess.resize_mode
-                ),
-            ));
+            return Err(config.refused(format!(
+                "preprocess_cfg.resize_mode is {:?}; only \"shortest\" is supported",
+                preprocess.resize_mode
+            )));
         }
         let bicubic = match preprocess.interpolation.as_str() {
             "bilinear" => false,
             "bicubic" => true,
             other => {
-                return Err(refused(
-                    source,
-                    format!(
-                        "preprocess_cfg.interpolation is {other:?}; \"bilinear\" or \"bicubic\""
-                    ),
-                ));
+                return Err(config.refused(format!(
+                    "preprocess_cfg.interpolation is {other:?}; \"bilinear\" or \"bicubic\""
+                )));
             }
         };
-        let image = FastVitShape::of(weights, vision.image_size).map_err(|e| refused(source, e))?;
+        let image = FastVitShape::of(weights, vision.image_size).map_err(|e| config.refused(e))?;
         Ok(MobileClipShape {
             embed: file.model_cfg.embed_dim,
             image,

@@ -13,11 +13,12 @@
 
 use std::path::Path;
 
-use cairn_core::{Error, Result};
+use cairn_core::Result;
 use candle_transformers::models::siglip;
 use serde::Deserialize;
 
 use crate::clip::config::{TowerShape, check_divisions, encoder_tensors, layer_norm_tensors};
+use crate::clip::config_file::{NamedConfig, read_text};
 
 /// The activation SigLIP's towers use (and the only one cairn's reference checks).
 const ACTIVATION: &str = "gelu_pytorch_tanh";
@@ -116,70 +117,55 @@ impl Default for VisionConfigFile {
     }
 }
 
-fn refused(source: &str, what: impl std::fmt::Display) -> Error {
-    Error::Model {
-        message: format!("SigLIP model {source}: {what}"),
-    }
-}
-
 impl SiglipShape {
     /// Reads `config.json` at `path`.
     pub fn read(path: &Path) -> Result<Self> {
-        let source = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| refused(&source, e))?;
+        let (text, source) = read_text("SigLIP", path)?;
         Self::parse(&text, &source)
     }
 
     /// Reads a `config.json`'s text (`source` names it in errors).
     pub fn parse(text: &str, source: &str) -> Result<Self> {
-        let file: ConfigFile = serde_json::from_str(text).map_err(|e| refused(source, e))?;
+        let config = NamedConfig {
+            kind: "SigLIP",
+            source,
+        };
+        let file: ConfigFile = config.parse(text)?;
         if let Some(kind) = file.model_type.as_deref().filter(|k| *k != "siglip") {
-            return Err(refused(
-                source,
-                format!("model_type is {kind:?}; cairn runs SigLIP models (model_type \"siglip\")"),
-            ));
+            return Err(config.refused(format!(
+                "model_type is {kind:?}; cairn runs SigLIP models (model_type \"siglip\")"
+            )));
         }
         let (text, vision) = (&file.text_config, &file.vision_config);
-        for (field, act) in [
-            ("text_config.hidden_act", &text.hidden_act),
-            ("vision_config.hidden_act", &vision.hidden_act),
-        ] {
-            if act != ACTIVATION {
-                return Err(refused(
-                    source,
-                    format!("{field} is {act:?}; only {ACTIVATION:?} (SigLIP's) is supported"),
-                ));
-            }
-        }
+        config.require_each(
+            &[
+                ("text_config.hidden_act", &text.hidden_act),
+                ("vision_config.hidden_act", &vision.hidden_act),
+            ],
+            ACTIVATION,
+            "SigLIP's",
+        )?;
         if text.hidden_size != vision.hidden_size {
-            return Err(refused(
-                source,
-                format!(
-                    "text_config.hidden_size {} differs from vision_config.hidden_size {}; \
+            return Err(config.refused(format!(
+                "text_config.hidden_size {} differs from vision_config.hidden_size {}; \
                      SigLIP's towers meet in a space of their own width",
-                    text.hidden_size, vision.hidden_size
-                ),
-            ));
+                text.hidden_size, vision.hidden_size
+            )));
         }
         if let Some(size) = text.projection_size.filter(|s| *s != text.hidden_size) {
-            return Err(refused(
-                source,
-                format!(
-                    "text_config.projection_size {size} differs from its hidden_size {}; \
+            return Err(config.refused(format!(
+                "text_config.projection_size {size} differs from its hidden_size {}; \
                      only a head of the tower's own width is supported",
-                    text.hidden_size
-                ),
-            ));
+                text.hidden_size
+            )));
         }
         if !vision.vision_use_head {
-            return Err(refused(
-                source,
+            return Err(config.refused(
                 "vision_config.vision_use_head is false; the image tower needs its pooling head",
             ));
         }
         if text.max_position_embeddings < 2 {
-            return Err(refused(
-                source,
+            return Err(config.refused(
                 "text_config.max_position_embeddings must hold at least a word and the end",
             ));
         }
@@ -192,7 +178,7 @@ impl SiglipShape {
             ),
         ];
         check_divisions(towers, vision.image_size, vision.patch_size)
-            .map_err(|what| refused(source, what))?;
+            .map_err(|what| config.refused(what))?;
         let activation = candle_nn::Activation::GeluPytorchTanh;
         let candle = siglip::Config {
             text_config: siglip::TextConfig {
