@@ -306,6 +306,16 @@ impl Corpus {
         }
     }
 
+    /// One or two of the fifty most frequent words (`the`, `to`, the commonest technical terms):
+    /// the query that matches most of the store, and the costliest to rank.
+    pub fn common_query(&self, rng: &mut Rng) -> String {
+        let n = 1 + rng.below(2);
+        (0..n)
+            .map(|_| self.vocabulary[rng.below(50)].as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     /// A realistic query of one to three middling-frequency words.
     pub fn query(&self, rng: &mut Rng) -> String {
         let n = 1 + rng.below(3);
