@@ -1,8 +1,10 @@
-//! How cairn's values sit in PostgreSQL columns: times as milliseconds since the epoch, tags as
-//! one space-joined text, a scope as its `project` column (`''` for global), and a column read
-//! that fails as an unreadable row. A leaf every table's code uses.
+//! cairn's values in PostgreSQL columns: core's one reading of them
+//! (`cairn_core::memory::columns`: times as milliseconds, tags as one text, a scope as its
+//! `project` column), with a column read or a value that fails turned into an unreadable row.
+//! A leaf every table's code uses.
 
-use cairn_core::{ProjectName, Result, Scope, Tag};
+use cairn_core::memory::columns;
+use cairn_core::{Result, Scope};
 use jiff::Timestamp;
 use postgres::Row;
 use postgres::types::FromSql;
@@ -15,34 +17,20 @@ pub fn get<'a, T: FromSql<'a>>(row: &'a Row, index: usize) -> Result<T> {
 }
 
 pub fn time(ms: i64) -> Result<Timestamp> {
-    Timestamp::from_millisecond(ms).map_err(corrupt)
+    columns::time(ms).map_err(corrupt)
 }
 
 pub fn optional_time(ms: Option<i64>) -> Result<Option<Timestamp>> {
-    ms.map(time).transpose()
-}
-
-pub fn millis(ts: Timestamp) -> i64 {
-    ts.as_millisecond()
-}
-
-pub fn tags_from_text(text: &str) -> Result<Vec<Tag>> {
-    Tag::split_joined(text).map_err(corrupt)
-}
-
-pub fn tags_to_text(tags: &[Tag]) -> String {
-    Tag::join(tags)
+    columns::optional_time(ms).map_err(corrupt)
 }
 
 pub fn project_column(scope: &Scope) -> String {
-    scope.project().map_or("", ProjectName::as_str).to_string()
+    columns::project_column(scope).to_string()
 }
 
 /// The scope a `project` column names (`''` is global).
 pub fn scope_from_column(project: &str) -> Result<Scope> {
-    if project.is_empty() {
-        Ok(Scope::Global)
-    } else {
-        Ok(Scope::Project(ProjectName::new(project).map_err(corrupt)?))
-    }
+    columns::scope(project).map_err(corrupt)
 }
+
+pub use columns::{millis, tags_text as tags_to_text};

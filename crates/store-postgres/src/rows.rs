@@ -6,57 +6,44 @@
 //! its `fts` document is rewritten whenever its title, content, tags or image text change.
 
 use cairn_core::embedding::VectorSpace;
-use cairn_core::{Category, Importance, Memory, MemoryId, Result, Revision, Source, Tag, TopicKey};
+use cairn_core::{Memory, MemoryId, Result, Revision, Tag};
 use std::collections::HashMap;
 
 use postgres::Row;
 
-use crate::columns::{get, optional_time, scope_from_column, tags_from_text, tags_to_text, time};
+use crate::columns::{get, tags_to_text};
 use crate::error::{SqlResult, corrupt};
 use crate::params::Params;
 use crate::sql::Sql;
 use crate::text::{document_of, memory_document, words_of};
 use crate::written::{MemoryColumns, RevisionColumns};
+use cairn_core::memory::columns::{MemoryRow, RevisionRow};
 use cairn_core::query::WordSink;
 
-/// The memory columns, in the order [`memory_from_row`] reads them; `m` is the table alias.
-pub const MEMORY_COLUMNS: &str = "m.id, m.content, m.title, m.category, m.project, m.topic_key, \
-     m.entered_by, m.session_id, m.source, m.importance, m.created_at, m.updated_at, \
-     m.expires_at, m.deleted_at, m.tags";
-
-/// The revision columns, in the order [`revision_from_row`] reads them.
-const REVISION_COLUMNS: &str =
-    "number, content, title, category, tags, importance, expires_at, written_at";
+pub use cairn_core::memory::columns::{MEMORY_COLUMNS, REVISION_COLUMNS};
 
 /// Reads the [`MEMORY_COLUMNS`] starting at column `first`.
 pub fn memory_from_row(row: &Row, first: usize) -> Result<Memory> {
-    let id: String = get(row, first)?;
-    let category: String = get(row, first + 3)?;
-    let project: String = get(row, first + 4)?;
-    let topic: Option<String> = get(row, first + 5)?;
-    let source: String = get(row, first + 8)?;
-    let tags: String = get(row, first + 14)?;
-    Ok(Memory {
-        id: id.parse::<MemoryId>().map_err(corrupt)?,
-        content: get(row, first + 1)?,
-        title: get(row, first + 2)?,
-        category: category.parse::<Category>().map_err(corrupt)?,
-        tags: tags_from_text(&tags)?,
-        scope: scope_from_column(&project)?,
-        topic_key: topic
-            .as_deref()
-            .map(TopicKey::new)
-            .transpose()
-            .map_err(corrupt)?,
-        entered_by: get(row, first + 6)?,
-        session_id: get(row, first + 7)?,
-        source: source.parse::<Source>().map_err(corrupt)?,
-        importance: Importance::new(get(row, first + 9)?).map_err(corrupt)?,
-        created_at: time(get(row, first + 10)?)?,
-        updated_at: time(get(row, first + 11)?)?,
-        expires_at: optional_time(get(row, first + 12)?)?,
-        deleted_at: optional_time(get(row, first + 13)?)?,
-    })
+    let at = |n: usize| first + n;
+    MemoryRow {
+        id: get(row, at(0))?,
+        content: get(row, at(1))?,
+        title: get(row, at(2))?,
+        category: get(row, at(3))?,
+        project: get(row, at(4))?,
+        topic_key: get(row, at(5))?,
+        entered_by: get(row, at(6))?,
+        session_id: get(row, at(7))?,
+        source: get(row, at(8))?,
+        importance: get(row, at(9))?,
+        created_at: get(row, at(10))?,
+        updated_at: get(row, at(11))?,
+        expires_at: get(row, at(12))?,
+        deleted_at: get(row, at(13))?,
+        tags: get(row, at(14))?,
+    }
+    .into_memory()
+    .map_err(corrupt)
 }
 
 /// Runs a query selecting [`MEMORY_COLUMNS`] and reads every row.
@@ -70,18 +57,18 @@ pub fn query_memories(client: &mut impl Sql, sql: &str, params: &Params) -> Resu
 }
 
 fn revision_from_row(row: &Row) -> Result<Revision> {
-    let category: String = get(row, 3)?;
-    let tags: String = get(row, 4)?;
-    Ok(Revision {
-        number: get::<i64>(row, 0)?.try_into().map_err(corrupt)?,
+    RevisionRow {
+        number: get(row, 0)?,
         content: get(row, 1)?,
         title: get(row, 2)?,
-        category: category.parse::<Category>().map_err(corrupt)?,
-        tags: tags_from_text(&tags)?,
-        importance: Importance::new(get(row, 5)?).map_err(corrupt)?,
-        expires_at: optional_time(get(row, 6)?)?,
-        written_at: time(get(row, 7)?)?,
-    })
+        category: get(row, 3)?,
+        tags: get(row, 4)?,
+        importance: get(row, 5)?,
+        expires_at: get(row, 6)?,
+        written_at: get(row, 7)?,
+    }
+    .into_revision()
+    .map_err(corrupt)
 }
 
 /// The internal row key of a memory, if it exists.

@@ -4,24 +4,15 @@
 //! space-joined copy in `memories.tags` (for the full-text index and for loading a memory in one
 //! read). [`write_tags`] is the only code that changes either, always in the same transaction.
 
+use cairn_core::memory::columns::{MemoryRow, RevisionRow};
 use cairn_core::query::WordSink;
-use cairn_core::{Category, Importance, Memory, MemoryId, Revision, Source, Tag, TopicKey};
+use cairn_core::{Memory, MemoryId, Revision, Tag, TopicKey};
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 
-use crate::columns::{
-    corrupt, millis, optional_time, project_column, scope_from_column, tags_from_text,
-    tags_to_text, time,
-};
+use crate::columns::{corrupt, millis, project_column, tags_to_text};
 use crate::error::SqliteError;
 
-/// The memory columns, in the order [`memory_from_row`] reads them; `m` is the table alias.
-pub const MEMORY_COLUMNS: &str = "m.id, m.content, m.title, m.category, m.project, m.topic_key, \
-     m.entered_by, m.session_id, m.source, m.importance, m.created_at, m.updated_at, \
-     m.expires_at, m.deleted_at, m.tags";
-
-/// The revision columns, in the order [`revision_from_row`] reads them.
-pub const REVISION_COLUMNS: &str =
-    "number, content, title, category, tags, importance, expires_at, written_at";
+pub use cairn_core::memory::columns::{MEMORY_COLUMNS, REVISION_COLUMNS};
 
 pub fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
     memory_from_row_at(row, 0)
@@ -29,48 +20,41 @@ pub fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
 
 /// Reads the [`MEMORY_COLUMNS`] starting at column `first`.
 pub fn memory_from_row_at(row: &Row<'_>, first: usize) -> rusqlite::Result<Memory> {
-    let id: String = row.get(first)?;
-    let project: String = row.get(first + 4)?;
-    let category: String = row.get(first + 3)?;
-    let source: String = row.get(first + 8)?;
-    let topic: Option<String> = row.get(first + 5)?;
-    let tags: String = row.get(first + 14)?;
-    Ok(Memory {
-        id: id.parse::<MemoryId>().map_err(corrupt)?,
-        content: row.get(first + 1)?,
-        title: row.get(first + 2)?,
-        category: category.parse::<Category>().map_err(corrupt)?,
-        tags: tags_from_text(&tags)?,
-        scope: scope_from_column(&project)?,
-        topic_key: topic
-            .as_deref()
-            .map(TopicKey::new)
-            .transpose()
-            .map_err(corrupt)?,
-        entered_by: row.get(first + 6)?,
-        session_id: row.get(first + 7)?,
-        source: source.parse::<Source>().map_err(corrupt)?,
-        importance: Importance::new(row.get(first + 9)?).map_err(corrupt)?,
-        created_at: time(row.get(first + 10)?)?,
-        updated_at: time(row.get(first + 11)?)?,
-        expires_at: optional_time(row.get(first + 12)?)?,
-        deleted_at: optional_time(row.get(first + 13)?)?,
-    })
+    let at = |n: usize| first + n;
+    MemoryRow {
+        id: row.get(at(0))?,
+        content: row.get(at(1))?,
+        title: row.get(at(2))?,
+        category: row.get(at(3))?,
+        project: row.get(at(4))?,
+        topic_key: row.get(at(5))?,
+        entered_by: row.get(at(6))?,
+        session_id: row.get(at(7))?,
+        source: row.get(at(8))?,
+        importance: row.get(at(9))?,
+        created_at: row.get(at(10))?,
+        updated_at: row.get(at(11))?,
+        expires_at: row.get(at(12))?,
+        deleted_at: row.get(at(13))?,
+        tags: row.get(at(14))?,
+    }
+    .into_memory()
+    .map_err(corrupt)
 }
 
 pub fn revision_from_row(row: &Row<'_>) -> rusqlite::Result<Revision> {
-    let category: String = row.get(3)?;
-    let tags: String = row.get(4)?;
-    Ok(Revision {
+    RevisionRow {
         number: row.get(0)?,
         content: row.get(1)?,
         title: row.get(2)?,
-        category: category.parse::<Category>().map_err(corrupt)?,
-        tags: tags_from_text(&tags)?,
-        importance: Importance::new(row.get(5)?).map_err(corrupt)?,
-        expires_at: optional_time(row.get(6)?)?,
-        written_at: time(row.get(7)?)?,
-    })
+        category: row.get(3)?,
+        tags: row.get(4)?,
+        importance: row.get(5)?,
+        expires_at: row.get(6)?,
+        written_at: row.get(7)?,
+    }
+    .into_revision()
+    .map_err(corrupt)
 }
 
 /// The internal row key of a memory, if it exists.

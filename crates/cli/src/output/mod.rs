@@ -37,7 +37,7 @@ use cairn_core::embedding::VectorIndexReport;
 use cairn_core::embedding::{EmbedReport, EmbeddingStatus};
 use cairn_core::exchange::{Counts, ImportReport, MigrationReport};
 use cairn_core::health::HealthReport;
-use cairn_core::image::ImageTotals;
+use cairn_core::image::{Image, ImageTotals};
 use cairn_core::memory::{MemoryHistory, PruneReport};
 use cairn_core::memory::{StoreStats, TagCount};
 use cairn_core::relation::RelationView;
@@ -240,6 +240,17 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
 /// stored text was made printable).
 pub const BOLD_ON: char = '\u{E000}';
 pub const BOLD_OFF: char = '\u{E001}';
+
+/// `PNG, 1920×1080, 431204 bytes`: what an image is, in one phrase.
+pub fn image_shape(image: &Image) -> String {
+    format!(
+        "{}, {}×{}, {} bytes",
+        image.format.as_str().to_ascii_uppercase(),
+        image.width,
+        image.height,
+        image.bytes
+    )
+}
 
 /// `text` with every control character but line ends and tabs shown as an escape (`\x1b`):
 /// stored text (an agent's tool output, a web page's words) can hold a terminal's escape

@@ -4,7 +4,6 @@ use std::fmt::Write as _;
 
 use cairn_core::embedding::VectorIndexReport;
 use cairn_core::exchange::{Counts, ImportReport, MigrationReport};
-use cairn_core::image::Image;
 use cairn_core::memory::{NamedCount, PruneRule};
 use cairn_core::search::SearchHit;
 use cairn_core::search::snippet::snippet;
@@ -13,7 +12,8 @@ use jiff::tz::TimeZone;
 
 use super::relations::lines_of;
 use super::{
-    ClipView, LookView, OcrView, Style, View, explanation, local_time, preview, within_budget,
+    ClipView, LookView, OcrView, Style, View, explanation, image_shape, local_time, preview,
+    within_budget,
 };
 
 pub fn render(view: &View<'_>, style: &Style) -> String {
@@ -505,17 +505,6 @@ fn detail(out: &mut String, m: &Memory, tz: &TimeZone) {
 
 /// One search result: rank, handle, category, tags, scope; title; the snippet around the
 /// matched words; with `explain`, how it was ranked.
-/// `PNG, 1920×1080, 431204 bytes`: what an image is, in one phrase.
-pub(crate) fn image_shape(image: &Image) -> String {
-    format!(
-        "{}, {}×{}, {} bytes",
-        image.format.as_str().to_ascii_uppercase(),
-        image.width,
-        image.height,
-        image.bytes
-    )
-}
-
 fn search_block(
     index: usize,
     hit: &SearchHit,

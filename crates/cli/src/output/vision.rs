@@ -6,8 +6,7 @@ use std::fmt::Write as _;
 use cairn_core::api::VisionFound;
 use cairn_core::image::ReadReport;
 
-use super::preview;
-use super::text::image_shape;
+use super::{image_shape, preview};
 
 /// Image views: what a vision search found, and what reading pending images did.
 pub enum ImageView<'a> {

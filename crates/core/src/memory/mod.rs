@@ -10,13 +10,16 @@
 //! - [`operations`]: [`Memories`], the operations the service delegates to;
 //! - [`extract`]: `*Remember*:` lines in agent output become memories;
 //! - [`record`]: a memory with its history, as an export carries it;
-//! - [`store`]: what a backend provides ([`MemoryStore`], [`MemoryTx`]).
+//! - [`store`]: what a backend provides ([`MemoryStore`], [`MemoryTx`]);
+//! - [`columns`]: a memory and a revision as a SQL backend's columns hold them, read back in
+//!   one place for both backends.
 //!
 //! Invariants: a write is `created`, `duplicate` (same normalised content in the scope, live:
 //! nothing written) or `updated` (same topic key in the scope: the previous state becomes a
 //! revision); text is validated and redacted before it reaches a store; hidden memories are
 //! invisible to every read unless a filter asks for them.
 
+pub mod columns;
 pub mod extract;
 pub mod filter;
 pub mod model;

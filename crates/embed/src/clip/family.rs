@@ -7,8 +7,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use cairn_core::image::ClipModel;
 use cairn_core::Result;
+use cairn_core::image::ClipModel;
 use serde::Deserialize;
 
 use super::config_file::{NamedConfig, read_text};
