@@ -13,7 +13,7 @@ use cairn_core::input::{Bounded, MAX_TEXT_INPUT_BYTES};
 use cairn_core::memory::MemoryFilter;
 use cairn_core::project::detect_project;
 use cairn_core::store::Store;
-use cairn_core::{MemoryService, ProjectName, ServiceParts, Source, dates};
+use cairn_core::{ProjectName, ServiceParts, Source, dates};
 use cairn_embed::clip::{locate_clip, open_clip_model};
 use cairn_embed::look::{LookNetwork, locate_look};
 use cairn_embed::ocr::{OcrReader, locate_ocr};
@@ -79,12 +79,11 @@ impl App {
             parts.clip_model = Some(open_clip_model(&dir, &name));
         }
         parts.summarizer = summarizer_part(&config.summarizer);
-        let service = MemoryService::new(parts, &config);
-        let out = Printer::new(cli.format, cli.quiet, service.now().time_zone().clone());
         let api = match serving {
-            true => Api::serving(service),
-            false => Api::new(service),
+            true => Api::open(parts, &config).serving(),
+            false => Api::open(parts, &config),
         };
+        let out = Printer::new(cli.format, cli.quiet, api.now().time_zone().clone());
         // Hook events that found the store busy wait in the spool: record them first.
         let spool = Spool::beside(&path);
         if !spool.is_empty()

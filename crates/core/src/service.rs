@@ -1,11 +1,15 @@
-//! The service: the one front of cairn's behaviour, a thin one.
+//! The service: cairn's behaviour behind the front door.
 //!
 //! [`MemoryService`] is built once from its [`ServiceParts`] (the store, the model, summariser
-//! and image directory when there are any, the clock) and the [`Config`]. Each public method is
-//! a short delegation into the domain that owns the behaviour — [`Memories`], [`Searcher`],
-//! [`Embeddings`], [`Relations`], [`Sessions`], [`Slots`], [`Images`], [`Tokens`], [`ContextBuilder`],
-//! [`exchange`] — each handed exactly the parts it needs. Adapters do not call it directly: they
-//! go through [`crate::api::Api`], the one front door of the CLI, MCP and HTTP.
+//! and image directory when there are any, the clock) and the [`Config`], by
+//! [`Api::open`](crate::api::Api::open) — or, with the `testing` feature, by a test or a
+//! benchmark that works below the front door. Most public methods delegate in a line to the
+//! domain that owns the behaviour — [`Memories`], [`Searcher`], [`Embeddings`], [`Relations`],
+//! [`Sessions`], [`Slots`], [`Images`], [`Tokens`], [`ContextBuilder`], [`exchange`] — each
+//! handed exactly the parts it needs; the rest hold the orchestration across domains (a write,
+//! then its conflict candidates and its unit in the files; recorded events, then summaries and
+//! reflection; a query picture's look). Adapters do not call it directly: they go through
+//! [`crate::api::Api`], the one front door of the CLI, MCP and HTTP.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -103,7 +107,14 @@ pub struct MemoryService {
 }
 
 impl MemoryService {
+    /// A service for a test or a benchmark that works below the front door (feature
+    /// `testing`); every adapter opens an [`Api`](crate::api::Api) instead.
+    #[cfg(feature = "testing")]
     pub fn new(parts: ServiceParts, config: &Config) -> Self {
+        Self::assemble(parts, config)
+    }
+
+    pub(crate) fn assemble(parts: ServiceParts, config: &Config) -> Self {
         MemoryService {
             store: parts.store,
             embedder: parts.embedder,

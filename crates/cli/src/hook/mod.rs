@@ -32,7 +32,7 @@ use cairn_core::image::ImageDir;
 use cairn_core::input::Bounded;
 use cairn_core::project::{detect_project, project_root};
 use cairn_core::session::{AgentEvent, EventKind, HOOK_GUARD_ENV, SessionKey};
-use cairn_core::{MemoryService, ProjectName, ServiceParts, Source};
+use cairn_core::{ProjectName, ServiceParts, Source};
 use jiff::Timestamp;
 use serde_json::Value;
 
@@ -246,7 +246,7 @@ fn open_api(config: &Config) -> Result<Api> {
         images: Some(ImageDir::new(config.images_dir()?)),
         ..ServiceParts::new(store)
     };
-    Ok(Api::new(MemoryService::new(parts, config)))
+    Ok(Api::open(parts, config))
 }
 
 /// What a Claude Code session is told first: cairn's tools may be deferred, and how to load them.

@@ -44,6 +44,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use jiff::Zoned;
 
 use crate::access::{Access, AccessToken, Grant, IssuedToken, NewToken};
+use crate::config::Config;
 use crate::context::{Context, ContextRequest};
 use crate::embedding::{EmbedProgress, EmbedReport, EmbeddingStatus, VectorIndexReport};
 use crate::error::{Error, Result};
@@ -59,7 +60,7 @@ use crate::memory::{
 use crate::relation::{Compared, RelationStats, RelationView, ScanReport};
 use crate::scope::{ProjectName, Scope};
 use crate::search::{SearchRequest, SearchResults};
-use crate::service::MemoryService;
+use crate::service::{MemoryService, ServiceParts};
 use crate::session::{AgentEvent, Observation, ObservationHit, Session, SessionFilter, SessionKey};
 use crate::slot::{DEFAULT_SLOTS, SlotAddress};
 use crate::slot::{Recorded, Reflection, Slot, SlotLabel};
@@ -163,9 +164,22 @@ pub struct Api {
 }
 
 impl Api {
-    /// For a one-shot process (a command, a hook): what it writes is embedded when it calls
-    /// [`Api::embed_written`].
-    pub fn new(service: MemoryService) -> Self {
+    /// The front door over a store, the models and summariser there are, and the
+    /// configuration: the one way an adapter gets one. For a one-shot process (a command, a
+    /// hook), what it writes is embedded when it calls [`Api::embed_written`]; a long-lived
+    /// process makes it [`Api::serving`].
+    pub fn open(parts: ServiceParts, config: &Config) -> Self {
+        Api::over(MemoryService::assemble(parts, config))
+    }
+
+    /// An `Api` over a service a test built itself (the behavioural suite's harness, with the
+    /// clock it moves).
+    #[cfg(feature = "testing")]
+    pub fn over_service(service: MemoryService) -> Self {
+        Api::over(service)
+    }
+
+    fn over(service: MemoryService) -> Self {
         Api {
             service: Arc::new(service),
             worker: None,
@@ -174,18 +188,13 @@ impl Api {
         }
     }
 
-    /// For a long-lived process (`cairn serve`, `cairn mcp`): with a model, a background worker
-    /// embeds after every write (and sweeps for other processes' writes). The worker stops when
-    /// the last clone of this `Api` is dropped, letting its current batch finish.
-    pub fn serving(service: MemoryService) -> Self {
-        let service = Arc::new(service);
-        let worker = Worker::spawn(Arc::clone(&service)).map(Arc::new);
-        Api {
-            service,
-            worker,
-            wrote_text: Arc::new(AtomicBool::new(false)),
-            wrote_image: Arc::new(AtomicBool::new(false)),
-        }
+    /// This `Api` for a long-lived process (`cairn serve`, `cairn mcp`): with a model, a
+    /// background worker embeds after every write (and sweeps for other processes' writes). The
+    /// worker stops when the last clone of this `Api` is dropped, letting its current batch
+    /// finish.
+    pub fn serving(mut self) -> Self {
+        self.worker = Worker::spawn(Arc::clone(&self.service)).map(Arc::new);
+        self
     }
 
     /// After a write: new or changed text needs an embedding.

@@ -141,7 +141,7 @@ struct Team {
 impl Team {
     fn new(factory: StoreFactory) -> Team {
         let h = Harness::new(factory);
-        let api = Api::new(h.service);
+        let api = Api::over_service(h.service);
         let store = |content: &str, scope: Value| -> String {
             let mut fields = json!({"content": content, "tags": ["deploy"]});
             match scope {

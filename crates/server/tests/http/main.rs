@@ -71,7 +71,7 @@ impl TestServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let bind: SocketAddr = listener.local_addr().unwrap();
         let state = AppState {
-            api: Api::new(service),
+            api: Api::over_service(service),
             caller: Caller::local(Source::Http),
             tools: ToolProfile::Core,
             options: Arc::new(ServerOptions {
