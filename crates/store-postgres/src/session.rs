@@ -6,56 +6,53 @@ use cairn_core::session::{
     Observation, ObservationFilter, ObservationHit, Session, SessionFilter, SessionKey,
 };
 use cairn_core::session::{SessionStore, SessionTx};
-use cairn_core::{Importance, ProjectName, Result};
+use cairn_core::{ProjectName, Result};
 use jiff::Timestamp;
 use postgres::Row;
 
 use crate::PostgresStore;
-use crate::columns::{get, millis, optional_time, time};
+use crate::columns::{get, millis};
 use crate::error::{SqlResult, corrupt};
 use crate::params::Params;
 use crate::sql::Sql;
 use crate::text::{observation_document, tsquery};
 use crate::tx::PostgresTx;
-
-const SESSION_COLUMNS: &str = "s.agent, s.session_id, s.project, s.cwd, s.started_at, \
-     s.last_seen_at, s.ended_at, s.first_prompt, s.summary, s.summary_by";
-
-const OBSERVATION_COLUMNS: &str =
-    "o.event_id, o.at, o.kind, o.tool, o.input, o.output, o.files, o.error, o.importance";
+use cairn_core::session::columns::{
+    OBSERVATION_COLUMNS, ObservationRow, SESSION_COLUMNS, SessionRow,
+};
 
 fn session_from_row(row: &Row) -> Result<Session> {
-    Ok(Session {
-        key: SessionKey {
-            agent: get(row, 0)?,
-            id: get(row, 1)?,
-        },
-        project: ProjectName::new(&get::<String>(row, 2)?).map_err(corrupt)?,
+    SessionRow {
+        agent: get(row, 0)?,
+        id: get(row, 1)?,
+        project: get(row, 2)?,
         cwd: get(row, 3)?,
-        started_at: time(get(row, 4)?)?,
-        last_seen_at: time(get(row, 5)?)?,
-        ended_at: optional_time(get(row, 6)?)?,
+        started_at: get(row, 4)?,
+        last_seen_at: get(row, 5)?,
+        ended_at: get(row, 6)?,
         first_prompt: get(row, 7)?,
         summary: get(row, 8)?,
-        summary_by: get::<Option<String>>(row, 9)?
-            .map(|text| text.parse().map_err(corrupt))
-            .transpose()?,
-    })
+        summary_by: get(row, 9)?,
+    }
+    .into_session()
+    .map_err(corrupt)
 }
 
 fn observation_from_row(row: &Row, first: usize) -> Result<Observation> {
-    let files: String = get(row, first + 6)?;
-    Ok(Observation {
-        event_id: get(row, first)?,
-        at: time(get(row, first + 1)?)?,
-        kind: get::<String>(row, first + 2)?.parse().map_err(corrupt)?,
-        tool: get(row, first + 3)?,
-        input: get(row, first + 4)?,
-        output: get(row, first + 5)?,
-        files: files.lines().map(String::from).collect(),
-        error: get(row, first + 7)?,
-        importance: Importance::new(get(row, first + 8)?).map_err(corrupt)?,
-    })
+    let at = |n: usize| first + n;
+    ObservationRow {
+        event_id: get(row, at(0))?,
+        at: get(row, at(1))?,
+        kind: get(row, at(2))?,
+        tool: get(row, at(3))?,
+        input: get(row, at(4))?,
+        output: get(row, at(5))?,
+        files: get(row, at(6))?,
+        error: get(row, at(7))?,
+        importance: get(row, at(8))?,
+    }
+    .into_observation()
+    .map_err(corrupt)
 }
 
 pub fn session(client: &mut impl Sql, key: &SessionKey) -> Result<Option<Session>> {

@@ -10,59 +10,53 @@ use cairn_core::session::{
     Observation, ObservationFilter, ObservationHit, Session, SessionFilter, SessionKey,
 };
 use cairn_core::session::{SessionStore, SessionTx};
-use cairn_core::{Importance, ProjectName, Result};
+use cairn_core::{ProjectName, Result};
 use jiff::Timestamp;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use crate::SqliteStore;
-use crate::columns::{corrupt, millis, time};
+use crate::columns::{corrupt, millis};
+use cairn_core::session::columns::{
+    OBSERVATION_COLUMNS, ObservationRow, SESSION_COLUMNS, SessionRow,
+};
+
 use crate::error::SqlResult;
 use crate::read::fts5_expression;
 use crate::tx::SqliteTx;
 
-const SESSION_COLUMNS: &str = "s.agent, s.session_id, s.project, s.cwd, s.started_at, \
-     s.last_seen_at, s.ended_at, s.first_prompt, s.summary, s.summary_by";
-
-const OBSERVATION_COLUMNS: &str =
-    "o.event_id, o.at, o.kind, o.tool, o.input, o.output, o.files, o.error, o.importance";
-
 fn session_from_row(row: &Row<'_>) -> rusqlite::Result<Session> {
-    let optional_time = |index: usize| -> rusqlite::Result<Option<Timestamp>> {
-        row.get::<_, Option<i64>>(index)?.map(time).transpose()
-    };
-    Ok(Session {
-        key: SessionKey {
-            agent: row.get(0)?,
-            id: row.get(1)?,
-        },
-        project: ProjectName::new(&row.get::<_, String>(2)?).map_err(corrupt)?,
+    SessionRow {
+        agent: row.get(0)?,
+        id: row.get(1)?,
+        project: row.get(2)?,
         cwd: row.get(3)?,
-        started_at: time(row.get(4)?)?,
-        last_seen_at: time(row.get(5)?)?,
-        ended_at: optional_time(6)?,
+        started_at: row.get(4)?,
+        last_seen_at: row.get(5)?,
+        ended_at: row.get(6)?,
         first_prompt: row.get(7)?,
         summary: row.get(8)?,
-        summary_by: row
-            .get::<_, Option<String>>(9)?
-            .map(|text| text.parse().map_err(corrupt))
-            .transpose()?,
-    })
+        summary_by: row.get(9)?,
+    }
+    .into_session()
+    .map_err(corrupt)
 }
 
 fn observation_from_row_at(row: &Row<'_>, first: usize) -> rusqlite::Result<Observation> {
-    let files: String = row.get(first + 6)?;
-    Ok(Observation {
-        event_id: row.get(first)?,
-        at: time(row.get(first + 1)?)?,
-        kind: row.get::<_, String>(first + 2)?.parse().map_err(corrupt)?,
-        tool: row.get(first + 3)?,
-        input: row.get(first + 4)?,
-        output: row.get(first + 5)?,
-        files: files.lines().map(String::from).collect(),
-        error: row.get(first + 7)?,
-        importance: Importance::new(row.get(first + 8)?).map_err(corrupt)?,
-    })
+    let at = |n: usize| first + n;
+    ObservationRow {
+        event_id: row.get(at(0))?,
+        at: row.get(at(1))?,
+        kind: row.get(at(2))?,
+        tool: row.get(at(3))?,
+        input: row.get(at(4))?,
+        output: row.get(at(5))?,
+        files: row.get(at(6))?,
+        error: row.get(at(7))?,
+        importance: row.get(at(8))?,
+    }
+    .into_observation()
+    .map_err(corrupt)
 }
 
 pub fn session(conn: &Connection, key: &SessionKey) -> Result<Option<Session>> {

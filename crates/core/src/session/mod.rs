@@ -7,13 +7,16 @@
 //! - [`summary`]: summaries (the agent's own kept; a configured [`Summarizer`]; else derived
 //!   from the observations);
 //! - [`observations`]: observation reads and search within retention, and pruning;
-//! - [`store`]: what a backend provides ([`SessionStore`], [`SessionTx`]).
+//! - [`store`]: what a backend provides ([`SessionStore`], [`SessionTx`]);
+//! - [`columns`]: a session and an observation as a SQL backend's columns hold them, read back
+//!   in one place for both backends.
 //!
 //! Invariants: observations are redacted, then truncated; hidden once older than
 //! `sessions.retention_days` and deleted by prune; an event id is recorded once; a summary the
 //! agent wrote is never replaced by a derived one, and every summary is also a memory with one
 //! topic key per session, so later summaries revise it.
 
+pub mod columns;
 pub mod model;
 pub mod observations;
 pub mod recording;
