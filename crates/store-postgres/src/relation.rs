@@ -6,42 +6,35 @@
 use cairn_core::memory::{Visibility, headline};
 use cairn_core::relation::{
     Relation, RelationFilter, RelationStats, RelationStatus, RelationStore, RelationTx,
-    RelationView, Verdict,
+    RelationView,
 };
 use cairn_core::{MemoryId, RelationId, Result, Scope};
 use jiff::Timestamp;
 use postgres::Row;
 
 use crate::PostgresStore;
-use crate::columns::{get, millis, project_column, scope_from_column, time};
+use crate::columns::{get, millis, project_column};
 use crate::error::{SqlResult, corrupt};
 use crate::filter::visible_sql;
 use crate::params::Params;
 use crate::sql::Sql;
 use crate::tx::PostgresTx;
-
-const RELATION_COLUMNS: &str = "r.id, r.source_id, r.target_id, r.project, r.score, r.verdict, \
-     r.history, r.created_at, r.updated_at";
+use cairn_core::relation::columns::{RELATION_COLUMNS, RelationRow, verdict_columns};
 
 fn relation_from_row(row: &Row) -> Result<Relation> {
-    let memory =
-        |index: usize| -> Result<MemoryId> { get::<String>(row, index)?.parse().map_err(corrupt) };
-    let verdict: Option<String> = get(row, 5)?;
-    let history: String = get(row, 6)?;
-    Ok(Relation {
-        id: get::<String>(row, 0)?.parse().map_err(corrupt)?,
-        source: memory(1)?,
-        target: memory(2)?,
-        scope: scope_from_column(&get::<String>(row, 3)?)?,
+    RelationRow {
+        id: get(row, 0)?,
+        source: get(row, 1)?,
+        target: get(row, 2)?,
+        project: get(row, 3)?,
         score: get(row, 4)?,
-        verdict: verdict
-            .map(|json| serde_json::from_str::<Verdict>(&json))
-            .transpose()
-            .map_err(corrupt)?,
-        history: serde_json::from_str(&history).map_err(corrupt)?,
-        created_at: time(get(row, 7)?)?,
-        updated_at: time(get(row, 8)?)?,
-    })
+        verdict: get(row, 5)?,
+        history: get(row, 6)?,
+        created_at: get(row, 7)?,
+        updated_at: get(row, 8)?,
+    }
+    .into_relation()
+    .map_err(corrupt)
 }
 
 /// Relation views matching `condition` (which may order and limit): the relation, then for
@@ -223,14 +216,7 @@ impl RelationTx for PostgresTx<'_, '_> {
     }
 
     fn put_relation(&mut self, relation: &Relation) -> Result<()> {
-        let verdict = relation
-            .verdict
-            .as_ref()
-            .map(serde_json::to_string)
-            .transpose()
-            .map_err(|e| cairn_core::Error::storage("could not write a verdict", e))?;
-        let history = serde_json::to_string(&relation.history)
-            .map_err(|e| cairn_core::Error::storage("could not write a verdict history", e))?;
+        let (verdict, history) = verdict_columns(relation)?;
         self.tx
             .execute(
                 "INSERT INTO relations (id, source_id, target_id, project, score, relation, \

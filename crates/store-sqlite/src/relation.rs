@@ -9,7 +9,7 @@
 use cairn_core::memory::{Visibility, headline};
 use cairn_core::relation::{
     Relation, RelationFilter, RelationStats, RelationStatus, RelationStore, RelationTx,
-    RelationView, Verdict,
+    RelationView,
 };
 use cairn_core::{MemoryId, RelationId, Result, Scope};
 use jiff::Timestamp;
@@ -17,35 +17,27 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use crate::SqliteStore;
-use crate::columns::{corrupt, millis, project_column, scope_from_column, time};
+use cairn_core::relation::columns::{RELATION_COLUMNS, RelationRow, verdict_columns};
+
+use crate::columns::{corrupt, millis, project_column};
 use crate::error::SqlResult;
 use crate::filter::visible_sql;
 use crate::tx::SqliteTx;
 
-const RELATION_COLUMNS: &str = "r.id, r.source_id, r.target_id, r.project, r.score, r.verdict, r.history, r.created_at, \
-     r.updated_at";
-
 fn relation_from_row(row: &Row<'_>) -> rusqlite::Result<Relation> {
-    let id: String = row.get(0)?;
-    let memory = |index: usize| -> rusqlite::Result<MemoryId> {
-        row.get::<_, String>(index)?.parse().map_err(corrupt)
-    };
-    let verdict: Option<String> = row.get(5)?;
-    let history: String = row.get(6)?;
-    Ok(Relation {
-        id: id.parse().map_err(corrupt)?,
-        source: memory(1)?,
-        target: memory(2)?,
-        scope: scope_from_column(&row.get::<_, String>(3)?)?,
+    RelationRow {
+        id: row.get(0)?,
+        source: row.get(1)?,
+        target: row.get(2)?,
+        project: row.get(3)?,
         score: row.get(4)?,
-        verdict: verdict
-            .map(|json| serde_json::from_str::<Verdict>(&json))
-            .transpose()
-            .map_err(corrupt)?,
-        history: serde_json::from_str(&history).map_err(corrupt)?,
-        created_at: time(row.get(7)?)?,
-        updated_at: time(row.get(8)?)?,
-    })
+        verdict: row.get(5)?,
+        history: row.get(6)?,
+        created_at: row.get(7)?,
+        updated_at: row.get(8)?,
+    }
+    .into_relation()
+    .map_err(corrupt)
 }
 
 /// The SELECT of relation views: the relation, then for source and target their title, the
@@ -106,14 +98,7 @@ fn relation(conn: &Connection, id: &RelationId) -> Result<Option<Relation>> {
 }
 
 fn put_relation(conn: &Connection, relation: &Relation) -> Result<()> {
-    let verdict = relation
-        .verdict
-        .as_ref()
-        .map(serde_json::to_string)
-        .transpose()
-        .map_err(|e| cairn_core::Error::storage("could not write a verdict", e))?;
-    let history = serde_json::to_string(&relation.history)
-        .map_err(|e| cairn_core::Error::storage("could not write a verdict history", e))?;
+    let (verdict, history) = verdict_columns(relation)?;
     conn.prepare_cached(
         "INSERT OR REPLACE INTO relations (id, source_id, target_id, project, score, relation, \
              verdict, history, created_at, updated_at) \

@@ -16,7 +16,9 @@
 //! - [`operations`]: [`Relations`] — writes that record one pending relation per candidate,
 //!   `judge`, `compare`, `list`, `show`, `stats`, `scan`;
 //! - [`annotation`]: the lines a search result carries (`supersedes: #id (title)` …);
-//! - [`store`]: what a backend provides ([`RelationStore`], [`RelationTx`]).
+//! - [`store`]: what a backend provides ([`RelationStore`], [`RelationTx`]);
+//! - [`columns`]: a relation as a SQL backend's columns hold it, written and read back once
+//!   for both backends.
 //!
 //! Invariants: a write never fails because of detection (it runs after the write
 //! committed); a pair is recorded once per actor (pending judgments have none), never across
@@ -25,6 +27,7 @@
 
 pub mod annotation;
 pub mod candidates;
+pub mod columns;
 pub mod disagreement;
 pub mod model;
 pub mod operations;
