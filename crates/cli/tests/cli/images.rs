@@ -13,8 +13,9 @@ fn sha256_hex(bytes: &[u8]) -> String {
     cairn_core::image::ImageId::of(bytes).to_string()
 }
 
-#[test]
-fn an_image_stored_through_the_cli_and_http_is_one_file_until_its_last_memory_goes() {
+/// A sandbox whose CLI stored one screenshot (`shot.png`) with a caption; the picture, and
+/// what `cairn store` answered.
+fn stored_by_the_cli() -> (Sandbox, Vec<u8>, Value) {
     let s = Sandbox::new();
     let png = test_png(120, 40, 11);
     std::fs::write(s.project.join("shot.png"), &png).unwrap();
@@ -24,6 +25,12 @@ fn an_image_stored_through_the_cli_and_http_is_one_file_until_its_last_memory_go
         "shot.png",
         "psql: connection refused on port 5432",
     ]);
+    (s, png, by_cli)
+}
+
+#[test]
+fn an_image_stored_through_the_cli_and_http_is_one_file_until_its_last_memory_goes() {
+    let (s, png, by_cli) = stored_by_the_cli();
     assert_eq!(by_cli["status"], "created");
     assert_eq!(by_cli["image"]["id"], sha256_hex(&png));
     assert_eq!(by_cli["image"]["width"], 120);
@@ -164,15 +171,7 @@ fn a_backup_keeps_its_images_and_a_restore_brings_them_back() {
 #[ignore = "needs the MCP Python SDK (CAIRN_PYTHON)"]
 fn an_image_sent_through_mcp_is_the_file_the_cli_stored() {
     let python = python_with_mcp_sdk();
-    let s = Sandbox::new();
-    let png = test_png(120, 40, 11);
-    std::fs::write(s.project.join("shot.png"), &png).unwrap();
-    let by_cli = s.ok_json(&[
-        "store",
-        "--image",
-        "shot.png",
-        "psql: connection refused on port 5432",
-    ]);
+    let (s, png, by_cli) = stored_by_the_cli();
     let inline = format!("data:image/png;base64,{}", STANDARD.encode(&png));
     let calls = json!([
         {"tool": "memory_store", "arguments": {"content": "the dashboard shows the same refusal", "image": inline}},
