@@ -6,12 +6,12 @@
 //! nothing is compiled — and is run for every crate by this crate's `tests/workspace.rs`,
 //! part of `cargo test --workspace`.
 //!
-//! - [`source`]: code as the product builds it (comments, literal contents and every
+//! - `source`: code as the product builds it (comments, literal contents and every
 //!   `#[cfg(test)]` item left out, wherever it sits);
-//! - [`uses`]: `use` declarations and the paths they name;
-//! - [`graph`]: which module depends on which, each name resolved to the module defining it,
+//! - `uses`: `use` declarations and the paths they name;
+//! - `graph`: which module depends on which, each name resolved to the module defining it,
 //!   and the paths that resolve to nothing (the check fails on those too, rather than guess);
-//! - [`cycles`]: the sets of modules that reach each other.
+//! - `cycles`: the sets of modules that reach each other.
 //!
 //! Each file of a crate's `src` is a module named by its path (`memory/model.rs` is
 //! `memory::model`, a folder's `mod.rs` is the folder); `lib.rs` (or, without one, `main.rs`)
