@@ -64,7 +64,9 @@ fn blank(text: &str) -> String {
                 continue;
             }
             '\'' if next == Some('\\') => {
-                at += 2;
+                // The quote, the backslash and the escaped character (itself a quote in '\''),
+                // then whatever else the escape holds (`\u{…}`, `\x41`) up to the closing quote.
+                at += 3;
                 while at < chars.len() && chars[at] != '\'' {
                     at += 1;
                 }
@@ -164,6 +166,14 @@ mod tests {
         let raw = blank("let s = r#\"crate::q \"{\"#; let t = crate::kept;");
         assert_eq!(raw.matches("crate::").count(), 1, "{raw}");
         assert!(raw.contains("crate::kept"));
+    }
+
+    #[test]
+    fn an_escaped_quote_ends_its_character_literal() {
+        let code = blank("let q = '\\''; let b = '{'; crate::after(q, b);");
+        assert!(code.contains("crate::after"), "{code}");
+        assert!(!code.contains('{'), "{code}");
+        assert_eq!(code.matches('\'').count(), 4, "two literals, blanked: {code}");
     }
 
     #[test]
