@@ -173,7 +173,11 @@ mod tests {
         let code = blank("let q = '\\''; let b = '{'; crate::after(q, b);");
         assert!(code.contains("crate::after"), "{code}");
         assert!(!code.contains('{'), "{code}");
-        assert_eq!(code.matches('\'').count(), 4, "two literals, blanked: {code}");
+        assert_eq!(
+            code.matches('\'').count(),
+            4,
+            "two literals, blanked: {code}"
+        );
     }
 
     #[test]
