@@ -5,13 +5,13 @@
 
 use cairn_core::api::{Api, Caller};
 use cairn_core::config::Config;
-use cairn_core::{ServiceParts, Source};
+use cairn_core::{ApiParts, Source};
 use cairn_store_sqlite::SqliteStore;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let store = SqliteStore::open_in_memory().expect("an in-memory store");
-    let api = Api::open(ServiceParts::new(Box::new(store)), &Config::default());
+    let api = Api::open(ApiParts::new(Box::new(store)), &Config::default());
     let caller = Caller::local(Source::Import);
     let import = |api: &Api| api.import(&caller, &mut std::io::BufReader::new(data), &mut |_| {});
     match import(&api) {

@@ -20,12 +20,13 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use cairn_core::MemoryService;
+use cairn_core::Api;
+use cairn_core::ApiParts;
 use cairn_core::ProjectName;
-use cairn_core::ServiceParts;
+use cairn_core::api::{Caller, SlotProjectInput, SlotTextInput};
 use cairn_core::config::Config;
 use cairn_core::context::ContextRequest;
-use cairn_core::slot::{SlotAddress, SlotLabel};
+use cairn_core::testing::local;
 use cairn_store_sqlite::SqliteStore;
 use serde::Serialize;
 use serde_json::json;
@@ -118,9 +119,9 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
         )?;
 
         let mut rng = Rng::new(options.seed ^ size);
-        let open_service = || -> Result<MemoryService> {
-            Ok(MemoryService::new(
-                ServiceParts::new(Box::new(SqliteStore::open(&db)?)),
+        let open_service = || -> Result<Api> {
+            Ok(Api::open(
+                ApiParts::new(Box::new(SqliteStore::open(&db)?)),
                 &Config::default(),
             ))
         };
@@ -177,7 +178,7 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
             context_cli.push(run.wall);
         }
 
-        let service = open_service()?;
+        let api = open_service()?;
         let request = |query: String| ContextRequest {
             project: ProjectName::new(&project).ok(),
             query: Some(query),
@@ -189,11 +190,11 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
             .map(|_| corpus.query(&mut rng))
             .collect();
         let contexts = |tokens: &mut Vec<usize>| -> Result<Vec<Duration>> {
-            service.context(&request(queries[0].clone()))?; // warm
+            api.context_request(&local(), &request(queries[0].clone()))?; // warm
             let mut wall = Vec::with_capacity(queries.len());
             for query in &queries {
                 let start = Instant::now();
-                let context = service.context(&request(query.clone()))?;
+                let context = api.context_request(&local(), &request(query.clone()))?;
                 wall.push(start.elapsed());
                 tokens.push(context.tokens);
             }
@@ -201,25 +202,26 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
         };
         let mut tokens = Vec::new();
         let in_process = contexts(&mut tokens)?;
-        let pinned: Vec<String> = service
-            .pinned_slots(ProjectName::new(&project).ok().as_ref())?
+        let user = in_project(&project)?;
+        let pinned: Vec<String> = api
+            .slots(&user, &SlotProjectInput::default())?
             .iter()
+            .filter(|slot| slot.pinned)
             .map(|slot| slot.label.to_string())
             .collect();
         for label in &pinned {
-            service.replace_slot(&slot_at(&project, label)?, "")?;
+            api.replace_slot(&user, label, &slot_text(""))?;
         }
         let in_process_without_slots = contexts(&mut Vec::new())?;
-        fill_pinned_slots(&service, &project, &corpus, &mut rng)?;
+        fill_pinned_slots(&api, &project, &corpus, &mut rng)?;
         tokens.sort_unstable();
-        let recorded = service
-            .observations(&cairn_core::session::SessionKey::new(
-                "claude-code",
-                &session,
-            )?)?
+        let recorded = api
+            .observations(
+                &local(),
+                &cairn_core::session::SessionKey::new("claude-code", &session)?,
+            )?
             .len();
         progress(&format!("{size}: slot appends and reflection"));
-        let address = |label: &str| slot_at(&project, label);
         let mut slot_append_cli = Vec::new();
         for n in 0..options.contexts {
             let line = format!("- note {n}: {}", corpus.query(&mut rng));
@@ -233,7 +235,7 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
             )?;
             slot_append_cli.push(run.wall);
             if n % 20 == 19 {
-                service.replace_slot(&address("self_notes")?, "")?;
+                api.replace_slot(&user, "self_notes", &slot_text(""))?;
             }
         }
         let mut slot_append = Vec::new();
@@ -242,13 +244,13 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
         for n in 0..options.contexts.max(50) {
             let line = format!("- note {n}: {}", corpus.query(&mut rng));
             let start = Instant::now();
-            service.append_slot(&address("self_notes")?, &line)?;
+            api.append_slot(&user, "self_notes", &slot_text(&line))?;
             slot_append.push(start.elapsed());
             if n % 20 == 19 {
-                service.replace_slot(&address("self_notes")?, "")?;
+                api.replace_slot(&user, "self_notes", &slot_text(""))?;
             }
             let start = Instant::now();
-            service.reflect_session(&key)?;
+            api.reflect(&user, &key.agent, &key.id)?;
             reflect.push(start.elapsed());
         }
         results.push(AgentsResult {
@@ -306,12 +308,7 @@ pub fn table(results: &[AgentsResult]) -> String {
 
 /// Fills the pinned slots a user would have filled: a persona, a project description and a few
 /// pending items, about 2,300 characters in all, drawn from the corpus.
-fn fill_pinned_slots(
-    service: &MemoryService,
-    project: &str,
-    corpus: &Corpus,
-    rng: &mut Rng,
-) -> Result<()> {
+fn fill_pinned_slots(api: &Api, project: &str, corpus: &Corpus, rng: &mut Rng) -> Result<()> {
     let mut text = |chars: usize, prefix: &str| {
         let mut out = String::new();
         while out.chars().count() + 80 < chars {
@@ -326,16 +323,28 @@ fn fill_pinned_slots(
         ("project_context", 1_400, "- "),
         ("pending_items", 500, "- TODO: "),
     ] {
-        service.replace_slot(&slot_at(project, label)?, &text(chars, prefix))?;
+        api.replace_slot(
+            &in_project(project)?,
+            label,
+            &slot_text(&text(chars, prefix)),
+        )?;
     }
     Ok(())
 }
 
-/// Slot `label` as a caller in `project` means it.
-fn slot_at(project: &str, label: &str) -> Result<SlotAddress> {
-    Ok(SlotAddress {
-        label: SlotLabel::new(label)?,
-        project: Some(ProjectName::new(project)?),
-        scope: None,
+/// The local user working in `project` (as `cairn` run there is).
+fn in_project(project: &str) -> Result<Caller> {
+    Ok(Caller {
+        default_project: Some(ProjectName::new(project)?),
+        ..local()
     })
+}
+
+/// `content` for the slot of the caller's project (or the global one it falls back to).
+fn slot_text(content: &str) -> SlotTextInput {
+    SlotTextInput {
+        content: content.into(),
+        scope: None,
+        project: None,
+    }
 }

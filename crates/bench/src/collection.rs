@@ -14,7 +14,8 @@ use cairn_core::memory::MemoryRecord;
 use cairn_core::scope::ProjectName;
 use cairn_core::search::{FuzzyMode, SearchMode, SearchRequest};
 use cairn_core::store::Store;
-use cairn_core::{Category, Memory, MemoryId, MemoryService, Scope, ServiceParts, Source};
+use cairn_core::testing::local;
+use cairn_core::{Api, ApiParts, Category, Memory, MemoryId, Scope, Source};
 use cairn_store_postgres::testing::fresh_store;
 use cairn_store_sqlite::SqliteStore;
 use jiff::Timestamp;
@@ -105,7 +106,7 @@ pub struct Document {
 }
 
 pub struct Collection {
-    service: MemoryService,
+    api: Api,
     keys: HashMap<MemoryId, String>,
     /// Seconds spent embedding the documents (0 without a model).
     pub embed_seconds: f64,
@@ -130,11 +131,11 @@ impl Collection {
             search: search.clone(),
             ..Config::default()
         };
-        let parts = ServiceParts {
+        let parts = ApiParts {
             embedder,
-            ..ServiceParts::new(backend.fresh_store()?)
+            ..ApiParts::new(backend.fresh_store()?)
         };
-        let service = MemoryService::new(parts, &config);
+        let api = Api::open(parts, &config);
         let mut keys = HashMap::new();
         let mut jsonl = String::new();
         for document in documents {
@@ -157,17 +158,13 @@ impl Collection {
             })?);
             jsonl.push('\n');
         }
-        service.import(
-            &mut Cursor::new(jsonl.into_bytes()),
-            cairn_core::Scope::Global,
-            &mut |_| {},
-        )?;
-        let embed_seconds = match service.embedder() {
-            Some(_) => service.embed_pending(&mut |_| {})?.seconds,
-            None => 0.0,
+        api.import(&local(), &mut Cursor::new(jsonl.into_bytes()), &mut |_| {})?;
+        let embed_seconds = match api.has_model() {
+            true => api.embed_pending(&mut |_| {})?.seconds,
+            false => 0.0,
         };
         Ok(Collection {
-            service,
+            api,
             keys,
             embed_seconds,
         })
@@ -212,7 +209,7 @@ impl Collection {
             from_project: from.cloned(),
             ..SearchRequest::new(query, MemoryFilter::default(), k)
         };
-        let hits = match self.service.search(&request) {
+        let hits = match self.api.search_request(&local(), &request) {
             Ok(results) => results.hits,
             Err(cairn_core::Error::Invalid { .. }) => return Ok(None),
             Err(other) => return Err(other.into()),

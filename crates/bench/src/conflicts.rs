@@ -35,13 +35,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use cairn_core::api::Caller;
 use cairn_core::config::Config;
 use cairn_core::embedding::{Embedder, VectorSpace, VectorStore};
 use cairn_core::relation::{Detector, Neighbour};
 use cairn_core::store::Store;
-use cairn_core::{
-    IdRef, MemoryId, MemoryService, NewMemory, ProjectName, Scope, ServiceParts, Source,
-};
+use cairn_core::testing::local;
+use cairn_core::{Api, ApiParts, MemoryId, NewMemory, ProjectName, Scope, Source};
 use cairn_store_sqlite::SqliteStore;
 use serde::{Deserialize, Serialize};
 
@@ -125,8 +125,12 @@ pub struct Seen {
     pub partner: bool,
 }
 
+fn project_name() -> ProjectName {
+    ProjectName::new("bench-conflicts").expect("a valid project name")
+}
+
 fn project() -> Scope {
-    Scope::Project(ProjectName::new("bench-conflicts").expect("a valid project name"))
+    Scope::Project(project_name())
 }
 
 /// Runs the labelled pairs through a store in `dir`, with `embedder` when given.
@@ -146,22 +150,30 @@ pub fn quality(
         }
     ));
     let with_model = embedder.is_some();
-    let (service, reader) = service_and_reader(&path, embedder)?;
+    let (api, reader) = service_and_reader(&path, embedder)?;
     for fact in BACKGROUND.lines().filter(|l| !l.trim().is_empty()) {
-        service.store(NewMemory::new(fact, project(), Source::Cli))?;
+        api.write(&local(), NewMemory::new(fact, project(), Source::Cli), None)?;
     }
     if with_model {
-        service.embed_pending(&mut |_| {})?;
+        api.embed_pending(&mut |_| {})?;
     }
     let mut older = Vec::with_capacity(pairs.len());
     let mut reported: Vec<Vec<MemoryId>> = Vec::new();
     let mut scored: Vec<Vec<Neighbour>> = Vec::new();
     let mut writes = Vec::new();
     for pair in pairs {
-        let first = service.store(NewMemory::new(&pair.older, project(), Source::Cli))?;
+        let first = api.write(
+            &local(),
+            NewMemory::new(&pair.older, project(), Source::Cli),
+            None,
+        )?;
         older.push(first.memory.id);
         let started = Instant::now();
-        let outcome = service.store(NewMemory::new(&pair.newer, project(), Source::Cli))?;
+        let outcome = api.write(
+            &local(),
+            NewMemory::new(&pair.newer, project(), Source::Cli),
+            None,
+        )?;
         writes.push(started.elapsed());
         if outcome.status != cairn_core::WriteStatus::Created {
             bail!(
@@ -186,8 +198,8 @@ pub fn quality(
             (&run, &pair.kind),
             Some(first.memory.id),
         )?);
-        service.purge(&IdRef::Full(outcome.memory.id))?;
-        service.purge(&IdRef::Full(first.memory.id))?;
+        api.forget(&local(), &outcome.memory.id.to_string(), true)?;
+        api.forget(&local(), &first.memory.id.to_string(), true)?;
     }
 
     let judge = |found: &[Vec<MemoryId>]| {
@@ -312,7 +324,7 @@ pub fn rules(
         usize::from(one_project),
         usize::from(with_model)
     ));
-    let (service, reader) = service_and_reader(&db, embedder)?;
+    let (api, reader) = service_and_reader(&db, embedder)?;
     let (mut memories, mut judgments) = (0, 0);
     let mut writes = Vec::new();
     let mut worst = Vec::new();
@@ -324,7 +336,11 @@ pub fn rules(
         let scope = Scope::Project(ProjectName::new(&name)?);
         for rule in group {
             let started = Instant::now();
-            let outcome = service.store(NewMemory::new(rule, scope.clone(), Source::Cli))?;
+            let outcome = api.write(
+                &local(),
+                NewMemory::new(rule, scope.clone(), Source::Cli),
+                None,
+            )?;
             writes.push(started.elapsed());
             if outcome.status != cairn_core::WriteStatus::Created {
                 continue;
@@ -375,20 +391,20 @@ pub fn rules(
 fn service_and_reader(
     path: &Path,
     embedder: Option<Arc<dyn Embedder>>,
-) -> Result<(MemoryService, SqliteStore)> {
+) -> Result<(Api, SqliteStore)> {
     let with_model = embedder.is_some();
-    let service = MemoryService::new(
-        ServiceParts {
+    let api = Api::open(
+        ApiParts {
             embedder,
-            ..ServiceParts::new(Box::new(SqliteStore::open(path)?))
+            ..ApiParts::new(Box::new(SqliteStore::open(path)?))
         },
         &Config::default(),
     );
     let reader = SqliteStore::open(path)?;
     if with_model {
-        service.embed_pending(&mut |_| {})?;
+        api.embed_pending(&mut |_| {})?;
     }
-    Ok((service, reader))
+    Ok((api, reader))
 }
 
 /// The text vector a written memory was stored with, when a model is in use.
@@ -475,14 +491,19 @@ pub fn overhead(
         serde_json::to_writer(&mut jsonl, &record)?;
         jsonl.push(b'\n');
     }
-    let detecting = MemoryService::new(
-        ServiceParts::new(Box::new(SqliteStore::open(&path)?)),
+    let detecting = Api::open(
+        ApiParts::new(Box::new(SqliteStore::open(&path)?)),
         &Config::default(),
     );
-    detecting.import(&mut std::io::Cursor::new(jsonl), scope.clone(), &mut |_| {})?;
+    // The import's plain records land in the caller's project.
+    let user = Caller {
+        default_project: Some(project_name()),
+        ..local()
+    };
+    detecting.import(&user, &mut std::io::Cursor::new(jsonl), &mut |_| {})?;
     let mut off = Config::default();
     off.conflicts.detect = false;
-    let plain = MemoryService::new(ServiceParts::new(Box::new(SqliteStore::open(&path)?)), &off);
+    let plain = Api::open(ApiParts::new(Box::new(SqliteStore::open(&path)?)), &off);
     progress(&format!("{size}: {writes} writes each way"));
     let (mut with, mut without) = (Vec::<Duration>::new(), Vec::<Duration>::new());
     let mut candidates = 0usize;
@@ -495,15 +516,16 @@ pub fn overhead(
     while with.len() < writes {
         for _ in 0..block.min(writes - with.len()) {
             let started = Instant::now();
-            let outcome =
-                detecting.store(NewMemory::new(fresh(written), scope.clone(), Source::Cli))?;
+            let new = NewMemory::new(fresh(written), scope.clone(), Source::Cli);
+            let outcome = detecting.write(&user, new, None)?;
             with.push(started.elapsed());
             candidates += outcome.candidates.len();
             written += 1;
         }
         for _ in 0..block.min(writes - without.len()) {
             let started = Instant::now();
-            plain.store(NewMemory::new(fresh(written), scope.clone(), Source::Cli))?;
+            let new = NewMemory::new(fresh(written), scope.clone(), Source::Cli);
+            plain.write(&user, new, None)?;
             without.push(started.elapsed());
             written += 1;
         }

@@ -11,9 +11,11 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use cairn_core::api::Caller;
 use cairn_core::config::Config;
-use cairn_core::files::Workspace;
-use cairn_core::{MemoryService, NewMemory, ProjectName, Scope, ServiceParts, Source};
+use cairn_core::files::{SyncReport, Workspace};
+use cairn_core::testing::local;
+use cairn_core::{Api, ApiParts, NewMemory, ProjectName, Scope, Source};
 use cairn_store_sqlite::SqliteStore;
 use serde::Serialize;
 
@@ -70,15 +72,16 @@ pub fn run(
     }
     let mut config = Config::default();
     config.conflicts.detect = false;
-    let open = |name: &str| -> Result<MemoryService> {
+    // The local user working in the project, as `cairn` run in its repository is.
+    let user = Caller {
+        default_project: Some(project.clone()),
+        ..local()
+    };
+    let open = |name: &str| -> Result<Api> {
         let store = SqliteStore::open(&dir.join(name))?;
-        let service = MemoryService::new(ServiceParts::new(Box::new(store)), &config);
-        service.import(
-            &mut std::io::Cursor::new(&jsonl),
-            scope.clone(),
-            &mut |_| {},
-        )?;
-        Ok(service)
+        let api = Api::open(ApiParts::new(Box::new(store)), &config);
+        api.import(&user, &mut std::io::Cursor::new(&jsonl), &mut |_| {})?;
+        Ok(api)
     };
     progress(&format!("{units}: importing the project twice"));
     let with = open("with-files.db")?;
@@ -88,9 +91,13 @@ pub fn run(
 
     progress(&format!("{units}: files init"));
     let started = Instant::now();
-    let report = with.init_files(project.clone(), &root, ".cairn/memory")?;
+    let report = with.init_files(&user, &root, ".cairn/memory")?;
     let init_seconds = started.elapsed().as_secs_f64();
-    let workspace = with.workspace(&project)?.context("the workspace")?;
+    let workspace = with
+        .workspaces()?
+        .into_iter()
+        .find(|w| w.project == project)
+        .context("the workspace")?;
 
     progress(&format!("{units}: {writes} writes each way"));
     let (mut with_files, mut without_files) = (Vec::<Duration>::new(), Vec::<Duration>::new());
@@ -98,11 +105,11 @@ pub fn run(
     let mut written = 0u64;
     // Alternating blocks, so both see the same machine.
     while with_files.len() < writes {
-        for (service, samples) in [(&with, &mut with_files), (&without, &mut without_files)] {
+        for (api, samples) in [(&with, &mut with_files), (&without, &mut without_files)] {
             for _ in 0..25.min(writes - samples.len()) {
                 let new = NewMemory::new(fresh(written), scope.clone(), Source::Cli);
                 let started = Instant::now();
-                service.store(new)?;
+                api.write(&user, new, None)?;
                 samples.push(started.elapsed());
                 written += 1;
             }
@@ -110,7 +117,7 @@ pub fn run(
     }
 
     progress(&format!("{units}: {syncs} syncs each way"));
-    let (unchanged, edited) = timed_syncs(&with, &workspace, syncs)?;
+    let (unchanged, edited) = timed_syncs(&with, &user, &workspace, syncs)?;
     let (files, bytes) = directory_size(&workspace.directory())?;
     let (w, wo) = (
         Percentiles::of(&with_files),
@@ -129,9 +136,20 @@ pub fn run(
     })
 }
 
+/// The report of a sync of the caller's one workspace.
+fn one(mut reports: Vec<SyncReport>) -> Result<SyncReport> {
+    anyhow::ensure!(
+        reports.len() == 1,
+        "one workspace synced, not {}",
+        reports.len()
+    );
+    Ok(reports.remove(0))
+}
+
 /// Syncs with nothing changed, and syncs each after one unit's text was edited by hand.
 fn timed_syncs(
-    service: &MemoryService,
+    api: &Api,
+    user: &Caller,
     workspace: &Workspace,
     syncs: usize,
 ) -> Result<(Vec<Duration>, Vec<Duration>)> {
@@ -139,7 +157,7 @@ fn timed_syncs(
     let file = first_file(&workspace.directory())?;
     for round in 0..syncs {
         let started = Instant::now();
-        let report = service.sync_files(workspace, false)?;
+        let report = one(api.sync_files(user, false, false)?)?;
         unchanged.push(started.elapsed());
         anyhow::ensure!(
             report.updated == 0,
@@ -156,7 +174,7 @@ fn timed_syncs(
             format!("{} (edit {round}){}", &text[..end], &text[end..]),
         )?;
         let started = Instant::now();
-        let report = service.sync_files(workspace, false)?;
+        let report = one(api.sync_files(user, false, false)?)?;
         edited.push(started.elapsed());
         anyhow::ensure!(
             report.updated == 1,

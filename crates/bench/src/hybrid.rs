@@ -48,7 +48,8 @@ use cairn_core::memory::MemoryFilter;
 use cairn_core::memory::SignalHit;
 use cairn_core::search::{SearchMode, SearchRequest};
 use cairn_core::store::Store;
-use cairn_core::{MemoryService, ProjectName, ScopeFilter, ServiceParts};
+use cairn_core::testing::local;
+use cairn_core::{Api, ApiParts, ProjectName, ScopeFilter};
 use cairn_store_postgres::PostgresStore;
 use cairn_store_sqlite::{AnnSettings, SqliteStore};
 use jiff::Timestamp;
@@ -217,13 +218,13 @@ pub fn run(
         limits,
         ..Config::default()
     };
-    let parts = ServiceParts {
+    let parts = ApiParts {
         embedder: Some(embedder.clone()),
-        ..ServiceParts::new(open()?.into_store())
+        ..ApiParts::new(open()?.into_store())
     };
-    let service = MemoryService::new(parts, &config);
+    let api = Api::open(parts, &config);
     let mut input = std::io::BufReader::new(std::fs::File::open(&corpus_path)?);
-    service.import(&mut input, cairn_core::Scope::Global, &mut |_| {})?;
+    api.import(&local(), &mut input, &mut |_| {})?;
 
     progress(&format!("{size}: embedding {embed} memories for real"));
     let measured = open()?;
@@ -295,7 +296,7 @@ pub fn run(
                 ..SearchRequest::new(query.clone(), MemoryFilter::default(), 10)
             };
             let start = Instant::now();
-            service.search(&request)?;
+            api.search_request(&local(), &request)?;
             samples.push(start.elapsed());
         }
         Ok(Percentiles::of(&samples))

@@ -18,7 +18,8 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use cairn_core::config::Config;
 use cairn_core::image::{ClipModel, ImageDir, ImageSource, LookModel, TextReader};
-use cairn_core::{MemoryService, NewMemory, ProjectName, Scope, ServiceParts, Source};
+use cairn_core::testing::local;
+use cairn_core::{Api, ApiParts, NewMemory, ProjectName, Scope, Source};
 use cairn_store_sqlite::SqliteStore;
 use serde::Serialize;
 
@@ -53,25 +54,30 @@ pub const SIZES: [(u32, u32); 2] = [(760, 230), (1920, 1080)];
 /// A service over a new store `NAME.db` in `dir` that keeps images (in `NAME.db-images`), reads
 /// their text with `reader` and makes look vectors with `look_model` when given, and detects no
 /// conflicts (the image benchmarks time images alone).
+/// Where the images of benchmark store `name` in `dir` are kept.
+fn image_dir(dir: &Path, name: &str) -> ImageDir {
+    ImageDir::new(dir.join(format!("{name}.db-images")))
+}
+
 pub fn image_service(
     dir: &Path,
     name: &str,
     reader: Option<Arc<dyn TextReader>>,
     look_model: Option<Arc<dyn LookModel>>,
     clip_model: Option<Arc<dyn ClipModel>>,
-) -> Result<(MemoryService, Config)> {
+) -> Result<(Api, Config)> {
     let mut config = Config::default();
     config.conflicts.detect = false;
     config.images.ocr = reader.is_some();
     let store = SqliteStore::open(&dir.join(format!("{name}.db")))?;
-    let parts = ServiceParts {
-        images: Some(ImageDir::new(dir.join(format!("{name}.db-images")))),
+    let parts = ApiParts {
+        images: Some(image_dir(dir, name)),
         reader,
         look_model,
         clip_model,
-        ..ServiceParts::new(Box::new(store))
+        ..ApiParts::new(Box::new(store))
     };
-    Ok((MemoryService::new(parts, &config), config))
+    Ok((Api::open(parts, &config), config))
 }
 
 pub fn run(
@@ -79,7 +85,7 @@ pub fn run(
     options: &ImagesOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ImagesReport> {
-    let (service, config) = image_service(dir, "images", None, None, None)?;
+    let (api, config) = image_service(dir, "images", None, None, None)?;
     let scope = Scope::Project(ProjectName::new("bench-images")?);
     let new = |index: usize, what: &str| {
         NewMemory::new(
@@ -96,7 +102,7 @@ pub fn run(
     for index in 0..options.writes {
         let memory = new(index, "plain");
         let started = Instant::now();
-        service.store(memory)?;
+        api.write(&local(), memory, None)?;
         plain.push(started.elapsed());
     }
     let mut sizes = Vec::new();
@@ -120,7 +126,7 @@ pub fn run(
             let memory = new(index, &format!("{width}x{height}"));
             let source = ImageSource::Inline(shot.clone());
             let started = Instant::now();
-            let outcome = service.store_with_image(memory, &source)?;
+            let outcome = api.write(&local(), memory, Some(&source))?;
             fresh.push(started.elapsed());
             stored.push(outcome.image.expect("a write with an image names it"));
         }
@@ -131,10 +137,10 @@ pub fn run(
             let memory = new(index, &format!("{width}x{height} repeated"));
             let source = ImageSource::Inline(shot.clone());
             let started = Instant::now();
-            service.store_with_image(memory, &source)?;
+            api.write(&local(), memory, Some(&source))?;
             again.push(started.elapsed());
         }
-        let images_dir = service.image_dir().expect("an image directory");
+        let images_dir = image_dir(dir, "images");
         for image in &stored {
             let started = Instant::now();
             images_dir.thumbnail(image, &config.images)?;

@@ -24,6 +24,7 @@ use cairn_core::image::{
     SAME_SCREEN_BITS, VisionQuery, look::LOOK_BITS,
 };
 use cairn_core::memory::MemoryFilter;
+use cairn_core::testing::local;
 use cairn_core::{NewMemory, ProjectName, Scope, Source};
 use cairn_embed::render::Fonts;
 use image::RgbImage;
@@ -196,7 +197,7 @@ pub fn run(
     options: &LookOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<LookReport> {
-    let (service, config) = image_service(dir, "look", None, options.look_model.clone(), None)?;
+    let (api, config) = image_service(dir, "look", None, options.look_model.clone(), None)?;
     let scope = Scope::Project(ProjectName::new("bench-look")?);
     let mut rng = Rng::new(options.seed);
     progress(&format!("storing {} images", options.others));
@@ -216,9 +217,10 @@ pub fn run(
             photo(&mut rng)
         };
         let memory = NewMemory::new(String::new(), scope.clone(), Source::Mcp);
-        let outcome = service.store_with_image(
+        let outcome = api.write(
+            &local(),
             memory,
-            &ImageSource::Inline(STANDARD.encode(png(&picture)?)),
+            Some(&ImageSource::Inline(STANDARD.encode(png(&picture)?))),
         )?;
         if let Some(image) = outcome.image
             && !stored.iter().any(|(id, _, _)| *id == image.id)
@@ -228,7 +230,7 @@ pub fn run(
     }
     progress("hashing every image's look (and making its look vector, with the model)");
     let started = Instant::now();
-    let hashed = service.read_images(&mut |_| {})?.hashed;
+    let hashed = api.read_pending_images(&mut |_| {})?.hashed;
     let pass_ms = started.elapsed().as_secs_f64() * 1e3 / hashed.max(1) as f64;
     // The hash alone, timed apart from any model.
     let started = Instant::now();
@@ -269,12 +271,12 @@ pub fn run(
             let picture = QueryPicture::Source(ImageSource::Inline(STANDARD.encode(&bytes)));
             let query = VisionQuery {
                 text: None,
-                image: Some(service.query_image(&picture)?),
+                image: Some(api.query_image(&local(), &picture)?),
                 filter: MemoryFilter::default(),
                 limit: 50,
                 mode: None,
             };
-            let hits = service.vision_search(&query)?.hits;
+            let hits = api.vision_query(&local(), &query)?.hits;
             latencies.push(started.elapsed());
             let rank = hits.iter().position(|h| h.image.id == *id).map(|at| at + 1);
             let group_rank = hits
@@ -594,7 +596,7 @@ pub fn scale(
     let clip_stand_in: Option<Arc<dyn ClipModel>> = clip_dimensions
         .map(|dimensions| Arc::new(ProjectedColours::new(seed, dimensions)) as Arc<dyn ClipModel>);
     let name = format!("look-{size}");
-    let (service, _) = image_service(dir, &name, None, stand_in, clip_stand_in)?;
+    let (api, _) = image_service(dir, &name, None, stand_in, clip_stand_in)?;
     let scope = Scope::Project(ProjectName::new("bench-look")?);
     let mut rng = Rng::new(seed);
     let mut writes = Vec::with_capacity(size);
@@ -609,7 +611,7 @@ pub fn scale(
         let inline = STANDARD.encode(png(&picture)?);
         let started = Instant::now();
         let memory = NewMemory::new(caption, scope.clone(), Source::Mcp);
-        service.store_with_image(memory, &ImageSource::Inline(inline))?;
+        api.write(&local(), memory, Some(&ImageSource::Inline(inline)))?;
         writes.push(started.elapsed());
         if probes.len() < 50 && rng.below(size / 50 + 1) == 0 {
             // A copy of this screen, rescaled: what an image → image search would be given.
@@ -623,13 +625,13 @@ pub fn scale(
     }
     progress("hashing every image's look");
     let started = Instant::now();
-    let hashed = service.read_images(&mut |_| {})?.hashed;
+    let hashed = api.read_pending_images(&mut |_| {})?.hashed;
     let hash_ms = started.elapsed().as_secs_f64() * 1e3 / hashed.max(1) as f64;
     // What the server's worker pays after every write once every image is done.
     let mut idle = Vec::new();
     for _ in 0..20 {
         let started = Instant::now();
-        service.read_images(&mut |_| {})?;
+        api.read_pending_images(&mut |_| {})?;
         idle.push(started.elapsed());
     }
     progress("searching");
@@ -639,12 +641,12 @@ pub fn scale(
         let picture = QueryPicture::Source(ImageSource::Inline(STANDARD.encode(probe)));
         let query = VisionQuery {
             text: None,
-            image: Some(service.query_image(&picture)?),
+            image: Some(api.query_image(&local(), &picture)?),
             filter: MemoryFilter::default(),
             limit: 10,
             mode: None,
         };
-        service.vision_search(&query)?;
+        api.vision_query(&local(), &query)?;
         by_image.push(started.elapsed());
     }
     let mut by_text = Vec::new();
@@ -662,7 +664,7 @@ pub fn scale(
             limit: 10,
             mode: None,
         };
-        service.vision_search(&query)?;
+        api.vision_query(&local(), &query)?;
         by_text.push(started.elapsed());
     }
     Ok(ScaleReport {

@@ -20,6 +20,7 @@ use base64::engine::general_purpose::STANDARD;
 use cairn_core::image::{ImageSource, TextReader};
 use cairn_core::memory::MemoryFilter;
 use cairn_core::search::SearchRequest;
+use cairn_core::testing::local;
 use cairn_core::{NewMemory, ProjectName, Scope, Source};
 use cairn_embed::ocr::{OcrModels, OcrReader};
 use cairn_embed::render::{Fonts, Layout, Screen, Theme, psql_lines};
@@ -306,7 +307,7 @@ pub fn find(
     options: &OcrOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<FindReport> {
-    let (service, _) = image_service(dir, "ocr", Some(reader), None, None)?;
+    let (api, _) = image_service(dir, "ocr", Some(reader), None, None)?;
     let scope = Scope::Project(ProjectName::new("bench-ocr")?);
     let mut rng = Rng::new(options.seed ^ 0x0c12);
     let target_at = rng.below(options.others + 1);
@@ -332,7 +333,7 @@ pub fn find(
         };
         let memory = NewMemory::new(String::new(), scope.clone(), Source::Mcp);
         let inline = ImageSource::Inline(STANDARD.encode(png(&picture)?));
-        let outcome = service.store_with_image(memory, &inline)?;
+        let outcome = api.write(&local(), memory, Some(&inline))?;
         if index == target_at {
             target = Some(outcome.memory.id);
         }
@@ -342,7 +343,7 @@ pub fn find(
     }
     progress("reading every image's text");
     let started = Instant::now();
-    let report = service.read_images(&mut |_| {})?;
+    let report = api.read_pending_images(&mut |_| {})?;
     let read_seconds = started.elapsed().as_secs_f64();
     if report.read as usize != distinct.len() {
         bail!(
@@ -351,8 +352,11 @@ pub fn find(
             distinct.len()
         );
     }
-    let hits = service
-        .search(&SearchRequest::new(QUERY, MemoryFilter::default(), 10))?
+    let hits = api
+        .search_request(
+            &local(),
+            &SearchRequest::new(QUERY, MemoryFilter::default(), 10),
+        )?
         .hits;
     let rank = hits
         .iter()

@@ -19,12 +19,13 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use cairn_core::MemoryService;
-use cairn_core::ServiceParts;
+use cairn_core::Api;
+use cairn_core::ApiParts;
 use cairn_core::config::Config;
 use cairn_core::memory::MemoryFilter;
 use cairn_core::search::SearchRequest;
 use cairn_core::store::Store;
+use cairn_core::testing::local;
 use cairn_store_postgres::PostgresStore;
 use cairn_store_postgres::testing::fresh_store;
 use cairn_store_sqlite::SqliteStore;
@@ -158,7 +159,7 @@ pub fn run(options: &ScaleOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
                     .collect(),
             ),
         ];
-        let service = MemoryService::new(ServiceParts::new(store), &Config::default());
+        let api = Api::open(ApiParts::new(store), &Config::default());
         let request = |query: &str| SearchRequest::new(query, MemoryFilter::default(), 10);
         // Times each query through the service; how many found something.
         let in_process = |queries: &[String]| -> Result<(Percentiles, usize)> {
@@ -166,7 +167,7 @@ pub fn run(options: &ScaleOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
             let mut found = 0;
             for query in queries {
                 let start = Instant::now();
-                let hits = service.search(&request(query))?.hits;
+                let hits = api.search_request(&local(), &request(query))?.hits;
                 times.push(start.elapsed());
                 found += usize::from(!hits.is_empty());
             }

@@ -13,7 +13,7 @@ use cairn_core::input::{Bounded, MAX_TEXT_INPUT_BYTES};
 use cairn_core::memory::MemoryFilter;
 use cairn_core::project::detect_project;
 use cairn_core::store::Store;
-use cairn_core::{ProjectName, ServiceParts, Source, dates};
+use cairn_core::{ApiParts, ProjectName, Source, dates};
 use cairn_embed::clip::{locate_clip, open_clip_model};
 use cairn_embed::look::{LookNetwork, locate_look};
 use cairn_embed::ocr::{OcrReader, locate_ocr};
@@ -51,7 +51,7 @@ impl App {
         let config = load_config(cli, &cwd)?;
         let path = config.database_path()?;
         let store = open_store(&config, |sqlite| sqlite.with_read_connections(readers))?;
-        let mut parts = ServiceParts::new(store);
+        let mut parts = ApiParts::new(store);
         parts.images = Some(ImageDir::new(config.images_dir()?));
         if config.embedding.enabled
             && let Some(location) =

@@ -181,6 +181,16 @@ impl IdRef {
     }
 }
 
+/// The text that parses back to this reference: the full id, or the hyphenated prefix.
+impl fmt::Display for IdRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IdRef::Full(id) => id.fmt(f),
+            IdRef::Prefix(prefix) => f.write_str(prefix),
+        }
+    }
+}
+
 /// What a person typed to name a judgment: a full id or a hex prefix of one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RelationRef {

@@ -23,9 +23,9 @@
 //!   [`access::Access`] every request carries and every operation checks.
 //!
 //! [`store::Store`] is the sum of the domains' storage traits, so one transaction spans them.
-//! [`service::MemoryService`] is a thin front that delegates to the domains, and [`api::Api`]
-//! is the one front door the adapters (CLI, MCP, HTTP) use. This crate knows no SQL, HTTP, MCP
-//! or ML. Start reading at [`service`], then the domain you need.
+//! [`api::Api`] is the one front door the adapters (CLI, MCP, HTTP, hooks) use: each operation
+//! checks the caller's access, converts its input, and calls into its domain. This crate knows
+//! no SQL, HTTP, MCP or ML. Start reading at [`api`], then the domain you need.
 
 pub mod access;
 pub mod api;
@@ -48,7 +48,6 @@ pub mod redact;
 pub mod relation;
 pub mod scope;
 pub mod search;
-pub mod service;
 pub mod session;
 pub mod slot;
 pub mod store;
@@ -57,6 +56,7 @@ pub mod tag;
 pub mod testing;
 pub mod tokens;
 
+pub use api::{Api, ApiParts};
 pub use error::{Error, RecordAt, Result};
 pub use id::{IdRef, MemoryId, RelationId, RelationRef};
 pub use memory::{
@@ -64,5 +64,4 @@ pub use memory::{
     WriteStatus,
 };
 pub use scope::{ProjectName, Scope, ScopeFilter};
-pub use service::{MemoryService, ServiceParts};
 pub use tag::Tag;

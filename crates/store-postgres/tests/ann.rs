@@ -15,9 +15,7 @@ use cairn_core::memory::{MemoryFilter, SignalHit, Visibility};
 use cairn_core::store::Store;
 use cairn_core::tag::Tag;
 use cairn_core::testing::{project, seeded_unit_vector};
-use cairn_core::{
-    IdRef, Memory, MemoryId, MemoryPatch, MemoryService, NewMemory, ServiceParts, Source,
-};
+use cairn_core::{Api, ApiParts, IdRef, Memory, MemoryId, MemoryPatch, NewMemory, Source};
 use cairn_store_postgres::PostgresStore;
 use cairn_store_postgres::testing::{fresh_store, test_server};
 use jiff::Timestamp;
@@ -49,7 +47,7 @@ fn ids(hits: cairn_core::Result<Vec<SignalHit>>) -> Vec<MemoryId> {
 /// two servers of one database would.
 struct Fixture {
     url: String,
-    service: MemoryService,
+    api: Api,
     reader: PostgresStore,
     memories: Vec<(Memory, Vec<f32>)>,
 }
@@ -58,8 +56,8 @@ impl Fixture {
     fn new() -> Self {
         let server = test_server();
         let (store, url) = fresh_store(&server, "ann").expect("a store in a fresh schema");
-        let service = MemoryService::new(
-            ServiceParts::new(Box::new(store.with_index_min_vectors(MIN_VECTORS))),
+        let api = Api::open(
+            ApiParts::new(Box::new(store.with_index_min_vectors(MIN_VECTORS))),
             &Config::default(),
         );
         // At these sizes the planner rightly prefers sorting the whole space to walking the
@@ -68,7 +66,7 @@ impl Fixture {
         Fixture {
             reader,
             url,
-            service,
+            api,
             memories: Vec::new(),
         }
     }
@@ -80,7 +78,11 @@ impl Fixture {
             let mut new =
                 NewMemory::new(format!("memory number {i}"), project("acme"), Source::Cli);
             new.tags = tags.iter().map(|t| t.to_string()).collect();
-            let memory = self.service.store(new).expect("store").memory;
+            let memory = self
+                .api
+                .write(&cairn_core::testing::local(), new, None)
+                .expect("store")
+                .memory;
             let vector = unit(i as u64);
             put(&self.reader, &memory, vector.clone());
             self.memories.push((memory, vector));
@@ -234,15 +236,31 @@ fn forgotten_purged_and_changed_memories_never_come_back_through_the_index() {
     let (purged, purged_vector) = f.memories[4].clone();
     let (changed, old_vector) = f.memories[5].clone();
 
-    f.service.forget(&IdRef::Full(forgotten.id)).unwrap();
-    f.service.purge(&IdRef::Full(purged.id)).unwrap();
+    f.api
+        .forget(
+            &cairn_core::testing::local(),
+            &(&IdRef::Full(forgotten.id)).to_string(),
+            false,
+        )
+        .unwrap();
+    f.api
+        .forget(
+            &cairn_core::testing::local(),
+            &(&IdRef::Full(purged.id)).to_string(),
+            true,
+        )
+        .unwrap();
     let patch = MemoryPatch {
         content: Some("memory number five, rewritten".into()),
         ..MemoryPatch::default()
     };
     let changed = f
-        .service
-        .update(&IdRef::Full(changed.id), patch)
+        .api
+        .patch(
+            &cairn_core::testing::local(),
+            &IdRef::Full(changed.id),
+            patch,
+        )
         .unwrap()
         .memory;
 

@@ -7,7 +7,7 @@
 use cairn_core::config::Config;
 use cairn_core::scope::Scope;
 use cairn_core::store::Store;
-use cairn_core::{MemoryService, ServiceParts};
+use cairn_core::{Api, ApiParts};
 use cairn_store_postgres::BULK_MIN_INSERTS;
 use cairn_store_postgres::testing::{fresh_store, test_server};
 
@@ -33,7 +33,7 @@ cairn_core::store_behaviour_suite!(
 fn a_bulk_import_settles_the_tables_it_grew() {
     let server = test_server();
     let (store, url) = fresh_store(&server, "bulk").expect("a store in a fresh schema");
-    let service = MemoryService::new(ServiceParts::new(Box::new(store)), &Config::default());
+    let api = Api::open(ApiParts::new(Box::new(store)), &Config::default());
     let mut observer = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
     let sampled = |observer: &mut postgres::Client| -> (i64, f32) {
         let row = observer
@@ -65,8 +65,12 @@ fn a_bulk_import_settles_the_tables_it_grew() {
             })
             .collect();
         next += count;
-        let report = service
-            .import(&mut lines.as_bytes(), Scope::Global, &mut |_| {})
+        let report = api
+            .import(
+                &cairn_core::testing::local(),
+                &mut lines.as_bytes(),
+                &mut |_| {},
+            )
             .expect("import");
         assert_eq!(report.memories.created, count);
     };

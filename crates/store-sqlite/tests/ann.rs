@@ -15,9 +15,7 @@ use cairn_core::memory::{MemoryFilter, SignalHit, Visibility};
 use cairn_core::store::Store;
 use cairn_core::tag::Tag;
 use cairn_core::testing::{project, seeded_unit_vector};
-use cairn_core::{
-    IdRef, Memory, MemoryId, MemoryPatch, MemoryService, NewMemory, ServiceParts, Source,
-};
+use cairn_core::{Api, ApiParts, IdRef, Memory, MemoryId, MemoryPatch, NewMemory, Source};
 use cairn_store_sqlite::{AnnSettings, SqliteStore};
 use jiff::Timestamp;
 use tempfile::TempDir;
@@ -62,7 +60,7 @@ fn counts(report: &VectorIndexReport) -> (u64, u64, u64, bool) {
 /// handle, as two processes would.
 struct Fixture {
     dir: TempDir,
-    service: MemoryService,
+    api: Api,
     reader: SqliteStore,
     memories: Vec<(Memory, Vec<f32>)>,
 }
@@ -84,12 +82,11 @@ fn open(dir: &TempDir) -> SqliteStore {
 impl Fixture {
     fn new() -> Self {
         let dir = TempDir::new().unwrap();
-        let service =
-            MemoryService::new(ServiceParts::new(Box::new(open(&dir))), &Config::default());
+        let api = Api::open(ApiParts::new(Box::new(open(&dir))), &Config::default());
         let reader = open(&dir);
         Fixture {
             dir,
-            service,
+            api,
             reader,
             memories: Vec::new(),
         }
@@ -106,7 +103,11 @@ impl Fixture {
             let mut new =
                 NewMemory::new(format!("memory number {i}"), project("acme"), Source::Cli);
             new.tags = tags.iter().map(|t| t.to_string()).collect();
-            let memory = self.service.store(new).expect("store").memory;
+            let memory = self
+                .api
+                .write(&cairn_core::testing::local(), new, None)
+                .expect("store")
+                .memory;
             let vector = unit(i as u64);
             self.put(&memory, vector.clone());
             self.memories.push((memory, vector));
@@ -236,15 +237,27 @@ fn forgotten_purged_and_changed_memories_never_come_back_through_the_index() {
     let (purged, purged_vector) = f.memories[4].clone();
     let (changed, old_vector) = f.memories[5].clone();
 
-    f.service.forget(&IdRef::Full(forgotten.id)).unwrap();
-    f.service.purge(&IdRef::Full(purged.id)).unwrap();
+    f.api
+        .forget(
+            &cairn_core::testing::local(),
+            &forgotten.id.to_string(),
+            false,
+        )
+        .unwrap();
+    f.api
+        .forget(&cairn_core::testing::local(), &purged.id.to_string(), true)
+        .unwrap();
     let patch = MemoryPatch {
         content: Some("memory number five, rewritten".into()),
         ..MemoryPatch::default()
     };
     let changed = f
-        .service
-        .update(&IdRef::Full(changed.id), patch)
+        .api
+        .patch(
+            &cairn_core::testing::local(),
+            &IdRef::Full(changed.id),
+            patch,
+        )
         .unwrap()
         .memory;
 
@@ -390,12 +403,9 @@ fn a_database_copied_back_beside_a_newer_index_never_hides_new_memories() {
     f.add(TAIL_LIMIT as usize, &[]);
     f.update(&f.reader, false).unwrap();
     let Fixture {
-        dir,
-        service,
-        reader,
-        ..
+        dir, api, reader, ..
     } = f;
-    drop((service, reader));
+    drop((api, reader));
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(dir.path().join(format!("cairn.db{suffix}")));
     }
@@ -403,14 +413,18 @@ fn a_database_copied_back_beside_a_newer_index_never_hides_new_memories() {
 
     // New memories in the copied-back database take vector numbers the index already used.
     let again = Fixture {
-        service: MemoryService::new(ServiceParts::new(Box::new(open(&dir))), &Config::default()),
+        api: Api::open(ApiParts::new(Box::new(open(&dir))), &Config::default()),
         reader: open(&dir),
         dir,
         memories: Vec::new(),
     };
     for i in 0..5 {
         let new = NewMemory::new(format!("after the copy, {i}"), project("acme"), Source::Cli);
-        let memory = again.service.store(new).expect("store").memory;
+        let memory = again
+            .api
+            .write(&cairn_core::testing::local(), new, None)
+            .expect("store")
+            .memory;
         let vector = unit(90_000 + i);
         again.put(&memory, vector.clone());
         assert_eq!(
@@ -438,12 +452,12 @@ fn an_index_left_by_another_database_at_the_same_path_is_not_used() {
     // The second database holds other vectors under the same memory numbers.
     for i in 0..MIN_VECTORS as usize {
         let memory = second
-            .service
-            .store(NewMemory::new(
-                format!("other {i}"),
-                project("acme"),
-                Source::Cli,
-            ))
+            .api
+            .write(
+                &cairn_core::testing::local(),
+                NewMemory::new(format!("other {i}"), project("acme"), Source::Cli),
+                None,
+            )
             .unwrap()
             .memory;
         let vector = unit(50_000 + i as u64);

@@ -38,8 +38,8 @@ fn search(h: &Harness, query: &str, mode: SearchMode, filter: MemoryFilter) -> V
         mode: Some(mode),
         ..SearchRequest::new(query, filter, 10)
     };
-    h.service
-        .search(&request)
+    h.api
+        .search_request(&cairn_core::testing::local(), &request)
         .unwrap_or_else(|e| panic!("{query}: {e}"))
         .hits
         .into_iter()
@@ -52,7 +52,7 @@ fn ids(memories: &[Memory]) -> Vec<cairn_core::MemoryId> {
 }
 
 fn embed_all(h: &Harness) -> u64 {
-    h.service.embed_pending(&mut |_| {}).unwrap().embedded
+    h.api.embed_pending(&mut |_| {}).unwrap().embedded
 }
 
 #[test]
@@ -102,7 +102,10 @@ fn hybrid_fuses_keyword_and_meaning_and_explains_both() {
         mode: Some(SearchMode::Hybrid),
         ..SearchRequest::new("postgres connections exhausted", MemoryFilter::default(), 5)
     };
-    let results = h.service.search(&request).unwrap();
+    let results = h
+        .api
+        .search_request(&cairn_core::testing::local(), &request)
+        .unwrap();
     let first = &results.hits[0];
     assert_eq!(first.memory.id, both.id);
     let signals: Vec<SignalKind> = first.signals.iter().map(|s| s.signal).collect();
@@ -119,7 +122,7 @@ fn hybrid_fuses_keyword_and_meaning_and_explains_both() {
 /// The stored sentence vectors of `memory`, if it has some.
 fn sentences_of(h: &Harness, memory: &Memory) -> Option<SentenceVectors> {
     let mut found = h
-        .service
+        .api
         .backend()
         .sentence_vectors(VectorSpace::Text, &[memory.id])
         .unwrap();
@@ -155,7 +158,10 @@ fn a_memory_is_as_near_as_its_nearest_sentence_and_its_sentences_follow_its_text
         mode: Some(SearchMode::Semantic),
         ..SearchRequest::new(query, MemoryFilter::default(), 5)
     };
-    let results = h.service.search(&request).unwrap();
+    let results = h
+        .api
+        .search_request(&cairn_core::testing::local(), &request)
+        .unwrap();
     assert_eq!(results.hits[0].memory.id, notes.id);
     let raw = results.hits[0].signals[0].raw;
     assert!(
@@ -167,7 +173,10 @@ fn a_memory_is_as_near_as_its_nearest_sentence_and_its_sentences_follow_its_text
         mode: Some(SearchMode::Hybrid),
         ..request
     };
-    let results = h.service.search(&request).unwrap();
+    let results = h
+        .api
+        .search_request(&cairn_core::testing::local(), &request)
+        .unwrap();
     let fused = results
         .hits
         .iter()
@@ -188,13 +197,14 @@ fn a_memory_is_as_near_as_its_nearest_sentence_and_its_sentences_follow_its_text
         "Standup moved to 10:00. The cat now naps in the server room.",
         &[],
     );
-    assert_eq!(h.service.embedding_status().unwrap().counts.pending, 0);
+    assert_eq!(h.api.embedding_status().unwrap().counts.pending, 0);
     assert!(
         sentences_of(&h, &written).is_some(),
         "the write stores them"
     );
-    h.service
-        .update(
+    h.api
+        .patch(
+            &cairn_core::testing::local(),
             &IdRef::Full(notes.id),
             MemoryPatch {
                 content: Some("The coffee machine is fixed".into()),
@@ -213,11 +223,23 @@ fn forgotten_purged_and_expired_memories_never_come_back_by_meaning() {
     let purged = h.add("A cat sleeps on the carpet", &[]);
     let mut expiring = NewMemory::new("Kittens nap on rugs", project("acme"), Source::Cli);
     expiring.expires_at = Some(h.now() + Span::new().minutes(5));
-    let expiring = h.service.store(expiring).unwrap().memory;
+    let expiring = h
+        .api
+        .write(&cairn_core::testing::local(), expiring, None)
+        .unwrap()
+        .memory;
     let kept = h.add("Cats like warm windowsills", &[]);
     embed_all(&h);
-    h.service.forget(&IdRef::Full(forgotten.id)).unwrap();
-    h.service.purge(&IdRef::Full(purged.id)).unwrap();
+    h.api
+        .forget(
+            &cairn_core::testing::local(),
+            &forgotten.id.to_string(),
+            false,
+        )
+        .unwrap();
+    h.api
+        .forget(&cairn_core::testing::local(), &purged.id.to_string(), true)
+        .unwrap();
     h.clock.advance(Span::new().minutes(10));
     let found = ids(&search(
         &h,
@@ -227,7 +249,7 @@ fn forgotten_purged_and_expired_memories_never_come_back_by_meaning() {
     ));
     assert_eq!(found, [kept.id], "only the visible memory");
     assert!(!found.contains(&expiring.id));
-    assert_eq!(h.service.embedding_status().unwrap().counts.embedded, 3);
+    assert_eq!(h.api.embedding_status().unwrap().counts.embedded, 3);
 }
 
 #[test]
@@ -250,7 +272,7 @@ fn filters_compose_with_semantic_search() {
 fn writes_leave_memories_pending_until_embedded_and_search_still_finds_them() {
     let h = harness();
     let memory = h.add("The cat sits on the mat", &[]);
-    let status = h.service.embedding_status().unwrap();
+    let status = h.api.embedding_status().unwrap();
     assert_eq!((status.counts.embedded, status.counts.pending), (0, 1));
     assert_eq!(
         ids(&search(
@@ -264,8 +286,9 @@ fn writes_leave_memories_pending_until_embedded_and_search_still_finds_them() {
     );
     assert_eq!(embed_all(&h), 1);
     // A new text makes it pending again; tags alone do not.
-    h.service
-        .update(
+    h.api
+        .patch(
+            &cairn_core::testing::local(),
             &IdRef::Full(memory.id),
             MemoryPatch {
                 tags: Some(vec!["pets".into()]),
@@ -273,9 +296,10 @@ fn writes_leave_memories_pending_until_embedded_and_search_still_finds_them() {
             },
         )
         .unwrap();
-    assert_eq!(h.service.embedding_status().unwrap().counts.pending, 0);
-    h.service
-        .update(
+    assert_eq!(h.api.embedding_status().unwrap().counts.pending, 0);
+    h.api
+        .patch(
+            &cairn_core::testing::local(),
             &IdRef::Full(memory.id),
             MemoryPatch {
                 content: Some("Quarterly revenue grew 5%".into()),
@@ -285,10 +309,10 @@ fn writes_leave_memories_pending_until_embedded_and_search_still_finds_them() {
         .unwrap();
     // A person's or agent's write embeds its new text itself once the store's vectors are the
     // model's (conflict detection needs it); nothing is left pending.
-    assert_eq!(h.service.embedding_status().unwrap().counts.pending, 0);
+    assert_eq!(h.api.embedding_status().unwrap().counts.pending, 0);
     assert_eq!(embed_all(&h), 0);
     // What a hook extracts waits for the queue: hooks never run the model.
-    h.service
+    h.api
         .extract(
             "*Remember*: the office plants are watered on Mondays",
             project("acme"),
@@ -296,7 +320,7 @@ fn writes_leave_memories_pending_until_embedded_and_search_still_finds_them() {
             None,
         )
         .unwrap();
-    assert_eq!(h.service.embedding_status().unwrap().counts.pending, 1);
+    assert_eq!(h.api.embedding_status().unwrap().counts.pending, 1);
     assert_eq!(embed_all(&h), 1);
     let found = search(
         &h,
@@ -326,19 +350,19 @@ fn vectors_of_two_models_never_mix() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("cairn.db");
     let open = |embedder: Arc<dyn Embedder>| {
-        let parts = cairn_core::ServiceParts {
+        let parts = cairn_core::ApiParts {
             embedder: Some(embedder),
-            ..cairn_core::ServiceParts::new(Box::new(SqliteStore::open(&path).unwrap()))
+            ..cairn_core::ApiParts::new(Box::new(SqliteStore::open(&path).unwrap()))
         };
-        cairn_core::MemoryService::new(parts, &cairn_core::testing::embedding_config(16))
+        cairn_core::api::Api::open(parts, &cairn_core::testing::embedding_config(16))
     };
     let first = open(model.clone());
     first
-        .store(NewMemory::new(
-            "The cat sits on the mat",
-            project("acme"),
-            Source::Cli,
-        ))
+        .write(
+            &cairn_core::testing::local(),
+            NewMemory::new("The cat sits on the mat", project("acme"), Source::Cli),
+            None,
+        )
         .unwrap();
     first.embed_pending(&mut |_| {}).unwrap();
     drop(first);
@@ -349,7 +373,9 @@ fn vectors_of_two_models_never_mix() {
         mode: Some(SearchMode::Hybrid),
         ..SearchRequest::new("kitten on a rug", MemoryFilter::default(), 5)
     };
-    let results = second.search(&request).unwrap();
+    let results = second
+        .search_request(&cairn_core::testing::local(), &request)
+        .unwrap();
     assert!(results.hits.is_empty(), "old vectors are not compared");
     assert!(
         results.notices.iter().any(|n| n.contains("reindex")),
@@ -363,27 +389,39 @@ fn vectors_of_two_models_never_mix() {
         second.embedding_status().unwrap().model_in_store,
         Some(other)
     );
-    assert_eq!(second.search(&request).unwrap().hits.len(), 1);
+    assert_eq!(
+        second
+            .search_request(&cairn_core::testing::local(), &request)
+            .unwrap()
+            .hits
+            .len(),
+        1
+    );
 }
 
 #[test]
 fn meaning_without_a_model_is_refused_with_how_to_get_one() {
-    let service = cairn_core::MemoryService::new(
-        cairn_core::ServiceParts::new(in_memory()),
+    let api = cairn_core::api::Api::open(
+        cairn_core::ApiParts::new(in_memory()),
         &cairn_core::config::Config::default(),
     );
     let request = SearchRequest {
         mode: Some(SearchMode::Semantic),
         ..SearchRequest::new("anything", MemoryFilter::default(), 5)
     };
-    let err = service.search(&request).unwrap_err();
+    let err = api
+        .search_request(&cairn_core::testing::local(), &request)
+        .unwrap_err();
     assert!(matches!(err, Error::Unavailable { .. }), "{err}");
     assert!(
         err.to_string().contains("no embedding model is installed"),
         "{err}"
     );
-    let lexical = service
-        .search(&SearchRequest::new("anything", MemoryFilter::default(), 5))
+    let lexical = api
+        .search_request(
+            &cairn_core::testing::local(),
+            &SearchRequest::new("anything", MemoryFilter::default(), 5),
+        )
         .unwrap();
     assert_eq!(
         lexical.mode,
@@ -418,7 +456,7 @@ fn each_memory_is_embedded_once_and_an_empty_queue_embeds_nothing() {
     }
     assert_eq!(embed_all(&h), 2);
     assert_eq!(embedded(), 2);
-    let report = h.service.embed_pending(&mut |_| {}).unwrap();
+    let report = h.api.embed_pending(&mut |_| {}).unwrap();
     assert_eq!((report.embedded, report.model_changed), (0, false));
     assert_eq!(embedded(), 2, "nothing pending, nothing embedded");
     h.add("Deploys go through the blue-green pipeline", &[]);
@@ -447,25 +485,35 @@ fn a_model_that_panics_on_the_query_fails_the_search_with_a_model_error() {
         weights_sha256: "0".repeat(64),
     }));
     let h = Harness::with_embedder(in_memory, broken);
-    h.service
-        .store(NewMemory::new(
-            "The cat sits on the mat",
-            project("acme"),
-            Source::Cli,
-        ))
+    h.api
+        .write(
+            &cairn_core::testing::local(),
+            NewMemory::new("The cat sits on the mat", project("acme"), Source::Cli),
+            None,
+        )
         .unwrap();
     let request = SearchRequest {
         mode: Some(SearchMode::Hybrid),
         ..SearchRequest::new("cat", MemoryFilter::default(), 5)
     };
-    let error = h.service.search(&request).unwrap_err();
+    let error = h
+        .api
+        .search_request(&cairn_core::testing::local(), &request)
+        .unwrap_err();
     assert!(matches!(error, Error::Model { .. }), "{error}");
     // Lexical search is unaffected.
     let lexical = SearchRequest {
         mode: Some(SearchMode::Lexical),
         ..request
     };
-    assert_eq!(h.service.search(&lexical).unwrap().hits.len(), 1);
+    assert_eq!(
+        h.api
+            .search_request(&cairn_core::testing::local(), &lexical)
+            .unwrap()
+            .hits
+            .len(),
+        1
+    );
 }
 
 #[test]
@@ -492,8 +540,12 @@ fn a_write_finds_a_contradiction_by_meaning_alone_and_stores_its_own_vector() {
         "the pair must share no word, however inflected, for this test to mean anything"
     );
     let new = h
-        .service
-        .store(NewMemory::new(text, project("acme"), Source::Cli))
+        .api
+        .write(
+            &cairn_core::testing::local(),
+            NewMemory::new(text, project("acme"), Source::Cli),
+            None,
+        )
         .unwrap();
     let found: Vec<_> = new.candidates.iter().map(|c| c.id).collect();
     assert_eq!(found, vec![old.id], "{:?}", new.candidates);
@@ -504,8 +556,12 @@ fn a_write_finds_a_contradiction_by_meaning_alone_and_stores_its_own_vector() {
     let words = Harness::new(in_memory);
     words.add("The cache layer is Memcached", &[]);
     let blind = words
-        .service
-        .store(NewMemory::new(text, project("acme"), Source::Cli))
+        .api
+        .write(
+            &cairn_core::testing::local(),
+            NewMemory::new(text, project("acme"), Source::Cli),
+            None,
+        )
         .unwrap();
     assert!(blind.candidates.is_empty(), "{:?}", blind.candidates);
 }
@@ -524,7 +580,10 @@ fn a_malformed_operator_query_still_finds_by_meaning() {
         mode: Some(mode),
         ..SearchRequest::new(malformed, MemoryFilter::default(), 10)
     };
-    let hybrid = h.service.search(&request(SearchMode::Hybrid)).unwrap();
+    let hybrid = h
+        .api
+        .search_request(&cairn_core::testing::local(), &request(SearchMode::Hybrid))
+        .unwrap();
     assert_eq!(hybrid.hits.first().map(|hit| hit.memory.id), Some(cat.id));
     assert!(
         hybrid.hits[0]
@@ -541,8 +600,17 @@ fn a_malformed_operator_query_still_finds_by_meaning() {
         "{}",
         hybrid.notices[0]
     );
-    let semantic = h.service.search(&request(SearchMode::Semantic)).unwrap();
+    let semantic = h
+        .api
+        .search_request(
+            &cairn_core::testing::local(),
+            &request(SearchMode::Semantic),
+        )
+        .unwrap();
     assert_eq!(semantic.hits.first().map(|hit| hit.memory.id), Some(cat.id));
-    let lexical = h.service.search(&request(SearchMode::Lexical)).unwrap_err();
+    let lexical = h
+        .api
+        .search_request(&cairn_core::testing::local(), &request(SearchMode::Lexical))
+        .unwrap_err();
     assert_eq!(lexical.field(), Some("query"), "{lexical}");
 }

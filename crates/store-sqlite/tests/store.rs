@@ -30,7 +30,7 @@ mod with_read_connections {
 }
 
 mod on_disk {
-    use cairn_core::{MemoryService, NewMemory, Scope, ServiceParts, Source, config::Config};
+    use cairn_core::{Api, ApiParts, NewMemory, Scope, Source, config::Config};
     use cairn_store_sqlite::SqliteStore;
 
     #[test]
@@ -38,20 +38,28 @@ mod on_disk {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("nested/dir/cairn.db");
         let id = {
-            let service = MemoryService::new(
-                ServiceParts::new(Box::new(SqliteStore::open(&path).unwrap())),
+            let api = Api::open(
+                ApiParts::new(Box::new(SqliteStore::open(&path).unwrap())),
                 &Config::default(),
             );
             let new = NewMemory::new("persisted across opens", Scope::Global, Source::Cli);
-            service.store(new).unwrap().memory.id
+            api.write(&cairn_core::testing::local(), new, None)
+                .unwrap()
+                .memory
+                .id
         };
         let conn = rusqlite_free_journal_mode(&path);
         assert_eq!(conn, "wal");
-        let service = MemoryService::new(
-            ServiceParts::new(Box::new(SqliteStore::open(&path).unwrap())),
+        let api = Api::open(
+            ApiParts::new(Box::new(SqliteStore::open(&path).unwrap())),
             &Config::default(),
         );
-        let got = service.get(&[cairn_core::IdRef::Full(id)]).unwrap();
+        let got = api
+            .memories(
+                &cairn_core::testing::local(),
+                &[cairn_core::IdRef::Full(id)],
+            )
+            .unwrap();
         assert_eq!(got[0].content, "persisted across opens");
     }
 
@@ -69,12 +77,11 @@ mod on_disk {
                 .unwrap()
                 .without_checkpoint_on_close()
                 .unwrap();
-            let service =
-                MemoryService::new(ServiceParts::new(Box::new(store)), &Config::default());
+            let api = Api::open(ApiParts::new(Box::new(store)), &Config::default());
             let content = format!("event {n}: {}", "words of a tool's output ".repeat(100));
             let new = NewMemory::new(content, Scope::Global, Source::Cli);
-            service.store(new).unwrap();
-            drop(service);
+            api.write(&cairn_core::testing::local(), new, None).unwrap();
+            drop(api);
             let bytes = std::fs::metadata(&log).map_or(0, |m| m.len());
             left += usize::from(bytes > 0);
             longest = longest.max(bytes);
@@ -96,19 +103,23 @@ mod on_disk {
         let dir = tempfile::tempdir().unwrap();
         let (fresh, bulk) = (dir.path().join("fresh.db"), dir.path().join("bulk.db"));
         drop(SqliteStore::open(&fresh).unwrap());
-        let service = MemoryService::new(
-            ServiceParts::new(Box::new(SqliteStore::open(&bulk).unwrap())),
+        let api = Api::open(
+            ApiParts::new(Box::new(SqliteStore::open(&bulk).unwrap())),
             &Config::default(),
         );
         let count = 10_100;
         let records: String = (0..count)
             .map(|n| format!("{{\"content\": \"bulk note {n} on subject {}\"}}\n", n % 37))
             .collect();
-        let report = service
-            .import(&mut records.as_bytes(), Scope::Global, &mut |_| {})
+        let report = api
+            .import(
+                &cairn_core::testing::local(),
+                &mut records.as_bytes(),
+                &mut |_| {},
+            )
             .unwrap();
         assert_eq!(report.memories.created, count);
-        drop(service);
+        drop(api);
         let indexes = |path: &std::path::Path| -> Vec<(String, Option<String>)> {
             let conn = rusqlite::Connection::open(path).unwrap();
             let mut statement = conn
@@ -171,8 +182,8 @@ mod round_trip {
     use cairn_core::slot::SlotLabel;
     use cairn_core::testing::export_all as export;
     use cairn_core::{
-        Category, Importance, Memory, MemoryId, MemoryService, ProjectName, RelationId, Revision,
-        Scope, ServiceParts, Source, Tag, TopicKey, config::Config,
+        Api, ApiParts, Category, Importance, Memory, MemoryId, ProjectName, RelationId, Revision,
+        Scope, Source, Tag, TopicKey, config::Config,
     };
     use cairn_store_sqlite::SqliteStore;
     use jiff::Timestamp;
@@ -436,21 +447,20 @@ mod round_trip {
         ]
     }
 
-    fn service() -> MemoryService {
-        MemoryService::new(
-            ServiceParts::new(Box::new(SqliteStore::open_in_memory().unwrap())),
+    fn api() -> Api {
+        Api::open(
+            ApiParts::new(Box::new(SqliteStore::open_in_memory().unwrap())),
             &Config::default(),
         )
     }
 
-    fn import(service: &MemoryService, jsonl: &str) -> ImportReport {
-        service
-            .import(
-                &mut Cursor::new(jsonl.as_bytes()),
-                Scope::Global,
-                &mut |_| {},
-            )
-            .unwrap()
+    fn import(api: &Api, jsonl: &str) -> ImportReport {
+        api.import(
+            &cairn_core::testing::local(),
+            &mut Cursor::new(jsonl.as_bytes()),
+            &mut |_| {},
+        )
+        .unwrap()
     }
 
     fn line(kind: &str, value: impl serde::Serialize) -> String {
@@ -512,7 +522,7 @@ mod round_trip {
                 }
             }
 
-            let first = service();
+            let first = api();
             import(&first, &jsonl);
             let exported = export(&first);
             let header: Header = serde_json::from_str(exported.lines().next().unwrap()).unwrap();
@@ -537,7 +547,7 @@ mod round_trip {
                 .collect();
             prop_assert_eq!(&exported_relations, &relations);
 
-            let second = service();
+            let second = api();
             let report = import(&second, &exported);
             prop_assert_eq!(report.memories.created, records.len() as u64);
             prop_assert_eq!(report.relations.created, relations.len() as u64);
@@ -577,7 +587,13 @@ mod index_consistency {
             new.tags = vec![format!("t{}", i % 5)];
             new.title = (i % 3 == 0).then(|| format!("title {i}"));
             new.topic_key = (i % 10 == 0).then(|| "rolling".to_string());
-            ids.push(h.service.store(new).unwrap().memory.id);
+            ids.push(
+                h.api
+                    .write(&cairn_core::testing::local(), new, None)
+                    .unwrap()
+                    .memory
+                    .id,
+            );
         }
         // Memories sharing the topic key are one memory: once it is forgotten or purged, later
         // writes to it are refused as not found, and every other write succeeds.
@@ -586,8 +602,9 @@ mod index_consistency {
             let target = IdRef::Full(*id);
             let written = match i % 4 {
                 0 => h
-                    .service
-                    .update(
+                    .api
+                    .patch(
+                        &cairn_core::testing::local(),
                         &target,
                         MemoryPatch {
                             content: Some(format!("rewritten {i}")),
@@ -596,8 +613,9 @@ mod index_consistency {
                     )
                     .map(drop),
                 1 => h
-                    .service
-                    .update(
+                    .api
+                    .patch(
+                        &cairn_core::testing::local(),
                         &target,
                         MemoryPatch {
                             tags: Some(vec!["moved".into()]),
@@ -606,8 +624,14 @@ mod index_consistency {
                         },
                     )
                     .map(drop),
-                2 => h.service.forget(&target).map(drop),
-                _ => h.service.purge(&target).map(drop),
+                2 => h
+                    .api
+                    .forget(&cairn_core::testing::local(), &target.to_string(), false)
+                    .map(drop),
+                _ => h
+                    .api
+                    .forget(&cairn_core::testing::local(), &target.to_string(), true)
+                    .map(drop),
             };
             if gone.contains(id) {
                 assert!(
@@ -651,8 +675,12 @@ mod hostile_queries {
                 "\"quoted\" (parens) NOT AND OR * ^ : - + NEAR",
                 "naïve café façade",
             ] {
-                h.service
-                    .store(NewMemory::new(text, project("acme"), Source::Cli))
+                h.api
+                    .write(
+                        &cairn_core::testing::local(),
+                        NewMemory::new(text, project("acme"), Source::Cli),
+                        None,
+                    )
                     .unwrap();
             }
             h
@@ -671,7 +699,7 @@ mod hostile_queries {
         ) {
             // Fuzzy always on, so hostile words reach the trigram index too.
             let request = SearchRequest { strict, fuzzy: FuzzyMode::Always, ..SearchRequest::new(text.clone(), MemoryFilter::default(), 5) };
-            match harness().service.search(&request) {
+            match harness().api.search_request(&cairn_core::testing::local(), &request) {
                 Ok(_) => {}
                 Err(err) => prop_assert_eq!(err.field(), Some("query"), "{:?}: {}", text, err),
             }
@@ -848,7 +876,7 @@ mod upgrade {
 
 /// What a file must be before it is opened, and what a store does when it cannot write.
 mod files_that_are_not_stores {
-    use cairn_core::{MemoryService, NewMemory, Scope, ServiceParts, Source, config::Config};
+    use cairn_core::{Api, ApiParts, NewMemory, Scope, Source, config::Config};
     use cairn_store_sqlite::{SqliteStore, migrations};
 
     fn refusal(path: &std::path::Path) -> String {
@@ -981,27 +1009,29 @@ mod files_that_are_not_stores {
         let scratch = Scratch::new("4m");
         let path = scratch.dir.path().join("cairn.db");
         {
-            let service = MemoryService::new(
-                ServiceParts::new(Box::new(SqliteStore::open(&path).unwrap())),
+            let api = Api::open(
+                ApiParts::new(Box::new(SqliteStore::open(&path).unwrap())),
                 &Config::default(),
             );
-            service
-                .store(NewMemory::new(
-                    "Kept while read-only",
-                    Scope::Global,
-                    Source::Cli,
-                ))
-                .unwrap();
+            api.write(
+                &cairn_core::testing::local(),
+                NewMemory::new("Kept while read-only", Scope::Global, Source::Cli),
+                None,
+            )
+            .unwrap();
         }
         let undo = make_read_only(scratch.dir.path(), &path);
         let opened = SqliteStore::open(&path);
         let outcome = opened.map(|store| {
             assert!(store.read_only().is_some());
-            let service =
-                MemoryService::new(ServiceParts::new(Box::new(store)), &Config::default());
-            let count = service.stats().map(|s| s.memories);
-            let refused = service
-                .store(NewMemory::new("not written", Scope::Global, Source::Cli))
+            let api = Api::open(ApiParts::new(Box::new(store)), &Config::default());
+            let count = api.stats(&cairn_core::testing::local()).map(|s| s.memories);
+            let refused = api
+                .write(
+                    &cairn_core::testing::local(),
+                    NewMemory::new("not written", Scope::Global, Source::Cli),
+                    None,
+                )
                 .unwrap_err();
             (count, refused)
         });
@@ -1027,15 +1057,19 @@ mod files_that_are_not_stores {
             );
         }
         let path = scratch.dir.path().join("cairn.db");
-        let service = MemoryService::new(
-            ServiceParts::new(Box::new(SqliteStore::open(&path).unwrap())),
+        let api = Api::open(
+            ApiParts::new(Box::new(SqliteStore::open(&path).unwrap())),
             &Config::default(),
         );
         let mut stored = Vec::new();
         let mut full = None;
         for n in 0..10_000 {
             let text = format!("memory {n}: {}", "words that take room ".repeat(40));
-            match service.store(NewMemory::new(text, Scope::Global, Source::Cli)) {
+            match api.write(
+                &cairn_core::testing::local(),
+                NewMemory::new(text, Scope::Global, Source::Cli),
+                None,
+            ) {
                 Ok(outcome) => stored.push(outcome.memory.id),
                 Err(error) => {
                     full = Some(error);
@@ -1054,12 +1088,18 @@ mod files_that_are_not_stores {
             "{message}"
         );
         // Everything acknowledged is there, read back by another handle.
-        drop(service);
-        let reader = MemoryService::new(
-            ServiceParts::new(Box::new(SqliteStore::open(&path).unwrap())),
+        drop(api);
+        let reader = Api::open(
+            ApiParts::new(Box::new(SqliteStore::open(&path).unwrap())),
             &Config::default(),
         );
-        assert_eq!(reader.stats().unwrap().memories, stored.len() as u64);
+        assert_eq!(
+            reader
+                .stats(&cairn_core::testing::local())
+                .unwrap()
+                .memories,
+            stored.len() as u64
+        );
     }
 
     #[test]
@@ -1114,7 +1154,7 @@ mod files_that_are_not_stores {
 /// Damage to the database file: seen by the doctor's checks, and recovered into a new file.
 mod damage {
     use cairn_core::health::{HealthStore, Repair, Severity};
-    use cairn_core::{MemoryService, NewMemory, Scope, ServiceParts, Source, config::Config};
+    use cairn_core::{Api, ApiParts, NewMemory, Scope, Source, config::Config};
     use cairn_store_sqlite::SqliteStore;
 
     const PAGE: u64 = 4096;
@@ -1122,8 +1162,8 @@ mod damage {
     /// A store of `n` memories (long enough to span many pages), closed.
     fn store_of(dir: &std::path::Path, n: usize) -> (std::path::PathBuf, Vec<String>) {
         let path = dir.join("cairn.db");
-        let service = MemoryService::new(
-            ServiceParts::new(Box::new(SqliteStore::open(&path).unwrap())),
+        let api = Api::open(
+            ApiParts::new(Box::new(SqliteStore::open(&path).unwrap())),
             &Config::default(),
         );
         let contents: Vec<String> = (0..n)
@@ -1135,11 +1175,14 @@ mod damage {
             })
             .collect();
         for content in &contents {
-            service
-                .store(NewMemory::new(content.clone(), Scope::Global, Source::Cli))
-                .unwrap();
+            api.write(
+                &cairn_core::testing::local(),
+                NewMemory::new(content.clone(), Scope::Global, Source::Cli),
+                None,
+            )
+            .unwrap();
         }
-        drop(service);
+        drop(api);
         (path, contents)
     }
 
@@ -1187,9 +1230,8 @@ mod damage {
         let recovered = SqliteStore::open(&recovered_path).unwrap();
         let after = recovered.check_health(false).unwrap();
         assert!(after.is_empty(), "{after:?}");
-        let service =
-            MemoryService::new(ServiceParts::new(Box::new(recovered)), &Config::default());
-        let listed = cairn_core::testing::export_all(&service);
+        let api = Api::open(ApiParts::new(Box::new(recovered)), &Config::default());
+        let listed = cairn_core::testing::export_all(&api);
         let kept: Vec<&String> = contents
             .iter()
             .filter(|c| listed.contains(&format!("\"{}\"", c.trim_end())))
@@ -1203,12 +1245,15 @@ mod damage {
             kept.len(),
             contents.len()
         );
-        let hits = service
-            .search(&cairn_core::search::SearchRequest::new(
-                "release train",
-                cairn_core::memory::MemoryFilter::default(),
-                5,
-            ))
+        let hits = api
+            .search_request(
+                &cairn_core::testing::local(),
+                &cairn_core::search::SearchRequest::new(
+                    "release train",
+                    cairn_core::memory::MemoryFilter::default(),
+                    5,
+                ),
+            )
             .unwrap()
             .hits;
         assert_eq!(hits.len(), 5, "the full-text index was rebuilt");
@@ -1237,26 +1282,29 @@ mod damage {
 
 mod backup {
     use cairn_core::testing::export_all as export;
-    use cairn_core::{MemoryService, NewMemory, Scope, ServiceParts, Source, config::Config};
+    use cairn_core::{Api, ApiParts, NewMemory, Scope, Source, config::Config};
     use cairn_store_sqlite::SqliteStore;
 
-    fn service(path: &std::path::Path) -> MemoryService {
-        MemoryService::new(
-            ServiceParts::new(Box::new(SqliteStore::open(path).unwrap())),
+    fn api(path: &std::path::Path) -> Api {
+        Api::open(
+            ApiParts::new(Box::new(SqliteStore::open(path).unwrap())),
             &Config::default(),
         )
     }
 
-    fn store(service: &MemoryService, text: &str) {
-        service
-            .store(NewMemory::new(text, Scope::Global, Source::Cli))
-            .unwrap();
+    fn store(api: &Api, text: &str) {
+        api.write(
+            &cairn_core::testing::local(),
+            NewMemory::new(text, Scope::Global, Source::Cli),
+            None,
+        )
+        .unwrap();
     }
 
     #[test]
     fn a_restore_brings_back_exactly_what_the_backup_held() {
         let dir = tempfile::tempdir().unwrap();
-        let live = service(&dir.path().join("cairn.db"));
+        let live = api(&dir.path().join("cairn.db"));
         store(&live, "kept in the backup");
         let copy = dir.path().join("copy.db");
         live.backup(&copy).unwrap();
@@ -1277,10 +1325,14 @@ mod backup {
         assert_eq!(export(&live), at_backup);
         // The restored store takes new writes, and a fresh process sees the same state.
         store(&live, "written after the restore");
-        let reopened = service(&dir.path().join("cairn.db"));
+        let reopened = api(&dir.path().join("cairn.db"));
         assert_eq!(export(&reopened), export(&live));
         assert_eq!(
-            reopened.search(&search("restore")).unwrap().hits.len(),
+            reopened
+                .search_request(&cairn_core::testing::local(), &search("restore"))
+                .unwrap()
+                .hits
+                .len(),
             1,
             "the restored store's index works"
         );
@@ -1293,7 +1345,7 @@ mod backup {
     #[test]
     fn a_restore_refuses_what_is_not_a_cairn_backup_and_changes_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        let live = service(&dir.path().join("cairn.db"));
+        let live = api(&dir.path().join("cairn.db"));
         store(&live, "must survive a failed restore");
         let before = export(&live);
         let text = dir.path().join("notes.txt");

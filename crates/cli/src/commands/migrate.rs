@@ -6,7 +6,7 @@ use anyhow::{Result, bail};
 use cairn_core::api::{Api, Caller};
 use cairn_core::config::Config;
 use cairn_core::store::Store;
-use cairn_core::{ServiceParts, Source};
+use cairn_core::{ApiParts, Source};
 
 use crate::app::{load_config, open_store};
 use crate::args::{Cli, MigrateStoreArgs};
@@ -22,7 +22,7 @@ pub fn run(cli: &Cli, args: &MigrateStoreArgs) -> Result<Outcome> {
         None => open_store(&config, Ok)?,
     };
     let target = open_named(&config, &args.to, "to")?;
-    let api = Api::open(ServiceParts::new(source), &config);
+    let api = Api::open(ApiParts::new(source), &config);
     let out = Printer::new(cli.format, cli.quiet, api.now().time_zone().clone());
     let progress = bar(&out);
     let report = api.migrate_store(&Caller::local(Source::Cli), target.as_ref(), &mut |p| {

@@ -32,7 +32,7 @@ use cairn_core::image::ImageDir;
 use cairn_core::input::Bounded;
 use cairn_core::project::{detect_project, project_root};
 use cairn_core::session::{AgentEvent, EventKind, HOOK_GUARD_ENV, SessionKey};
-use cairn_core::{ProjectName, ServiceParts, Source};
+use cairn_core::{ApiParts, ProjectName, Source};
 use jiff::Timestamp;
 use serde_json::Value;
 
@@ -240,11 +240,11 @@ fn open_api(config: &Config) -> Result<Api> {
             .with_lock_wait(LOCK_WAIT)?
             .without_checkpoint_on_close()
     })?;
-    let parts = ServiceParts {
+    let parts = ApiParts {
         summarizer: summarizer_part(&config.summarizer),
         // Screenshots tools return are kept (their looks and text come later, off the hook).
         images: Some(ImageDir::new(config.images_dir()?)),
-        ..ServiceParts::new(store)
+        ..ApiParts::new(store)
     };
     Ok(Api::open(parts, config))
 }

@@ -142,8 +142,8 @@ impl Spool {
 
 #[cfg(test)]
 mod tests {
+    use cairn_core::ApiParts;
     use cairn_core::ProjectName;
-    use cairn_core::ServiceParts;
     use cairn_core::config::Config;
     use cairn_core::session::{EventKind, SessionKey};
     use cairn_store_sqlite::SqliteStore;
@@ -179,7 +179,7 @@ mod tests {
         assert!(spool.is_queued(&prompt(start, 1)));
         std::fs::write(dir.path().join("cairn.spool/0-garbage.json"), "{oops").unwrap();
         let api = Api::open(
-            ServiceParts::new(Box::new(SqliteStore::open(&db).unwrap())),
+            ApiParts::new(Box::new(SqliteStore::open(&db).unwrap())),
             &Config::default(),
         );
         assert_eq!(spool.drain(&api).unwrap(), 3);

@@ -12,13 +12,13 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::api::Caller;
+use super::domains::Domains;
 use crate::api::memory::FilterInput;
+use crate::api::{Api, Caller};
 use crate::error::{Error, Result};
 use crate::image::search::{DEFAULT_LIMIT, MAX_LIMIT};
 use crate::image::{ImageId, ImageSource, QueryPicture, VisionHit, VisionQuery, VisionResults};
 use crate::search::SearchMode;
-use crate::service::MemoryService;
 
 /// Input of `memory_vision_search` and `POST /v1/vision/search`: words, a picture, or both.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -62,7 +62,7 @@ impl VisionSearchInput {
     /// The query, with the picture a network client named: `file` is the CLI's alone.
     pub(crate) fn into_query(
         self,
-        service: &MemoryService,
+        api: &Api,
         caller: &Caller,
         file: Option<&Path>,
     ) -> Result<VisionQuery> {
@@ -78,16 +78,18 @@ impl VisionSearchInput {
             ));
         }
         let picture = match (self.image_ref, self.image_base64, file) {
-            (Some(reference), _, _) => Some(QueryPicture::Stored(stored(service, &reference)?)),
+            (Some(reference), _, _) => {
+                Some(QueryPicture::Stored(stored(&api.domains, &reference)?))
+            }
             (_, Some(inline), _) => Some(QueryPicture::Source(ImageSource::Inline(inline))),
             (_, _, Some(file)) => Some(QueryPicture::Source(ImageSource::File(file.to_path_buf()))),
             _ => None,
         };
-        let image = picture.map(|p| service.query_image(&p)).transpose()?;
+        let image = picture.map(|p| api.query_image(caller, &p)).transpose()?;
         Ok(VisionQuery {
             text: self.query_text,
             image,
-            filter: self.filter.into_filter(service, caller)?,
+            filter: self.filter.into_filter(&api.domains, caller)?,
             limit: top_k(self.top_k.as_ref()),
             mode: self.mode,
         })
@@ -96,11 +98,11 @@ impl VisionSearchInput {
 
 /// The stored image a reference names: an id, or a path inside the image store (anything
 /// else — `../`, another absolute path, a link out of the store — is refused).
-fn stored(service: &MemoryService, reference: &str) -> Result<ImageId> {
+fn stored(domains: &Domains, reference: &str) -> Result<ImageId> {
     if let Ok(id) = ImageId::parse(reference.trim()) {
         return Ok(id);
     }
-    match service.image_dir() {
+    match domains.image_dir.as_ref() {
         Some(dir) => dir.managed_image(Path::new(reference)),
         None => Err(Error::invalid("image_ref", "this store keeps no images")),
     }
@@ -125,15 +127,15 @@ pub struct VisionFound {
 impl VisionFound {
     /// The results with each image's file and thumbnail (a thumbnail that cannot be made is
     /// left out, and logged).
-    pub(crate) fn of(results: VisionResults, service: &MemoryService) -> Self {
-        let dir = service.image_dir();
+    pub(crate) fn of(results: VisionResults, domains: &Domains) -> Self {
+        let dir = domains.image_dir.as_ref();
         let hits = results
             .hits
             .into_iter()
             .map(|hit| {
                 let file = dir.map(|d| d.path(&hit.image.id, hit.image.format));
                 let thumbnail = dir.and_then(|d| {
-                    d.thumbnail(&hit.image, service.images_config())
+                    d.thumbnail(&hit.image, &domains.config.images)
                         .inspect_err(|error| {
                             tracing::warn!(image = %hit.image.id, %error, "no thumbnail");
                         })

@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Caller;
+use super::domains::Domains;
 use crate::error::{Error, Result};
 use crate::id::IdRef;
 use crate::image::ImageSource;
@@ -16,7 +17,6 @@ use crate::memory::{ListQuery, MemoryFilter, SortKey, SortOrder, Visibility};
 use crate::memory::{MemoryPatch, NewMemory};
 use crate::scope::{ProjectName, Scope, ScopeFilter};
 use crate::search::{FuzzyMode, SearchMode, SearchRequest};
-use crate::service::MemoryService;
 use crate::tag::Tag;
 
 /// Most results one search or listing returns.
@@ -213,11 +213,11 @@ pub(crate) fn page_limit(field: &str, limit: Option<usize>, default: usize) -> R
 }
 
 pub(crate) fn time(
-    service: &MemoryService,
+    domains: &Domains,
     field: &str,
     text: Option<&str>,
 ) -> Result<Option<Timestamp>> {
-    text.map(|t| crate::dates::parse_time(field, t, &service.now()))
+    text.map(|t| crate::dates::parse_time(field, t, &domains.now()))
         .transpose()
 }
 
@@ -236,11 +236,7 @@ impl StoreInput {
         self.image.take().map(ImageSource::Inline)
     }
 
-    pub(crate) fn into_new_memory(
-        self,
-        service: &MemoryService,
-        caller: &Caller,
-    ) -> Result<NewMemory> {
+    pub(crate) fn into_new_memory(self, domains: &Domains, caller: &Caller) -> Result<NewMemory> {
         let scope = match (self.global, project(self.project.as_deref())?) {
             (true, Some(_)) => {
                 return Err(Error::invalid(
@@ -256,7 +252,7 @@ impl StoreInput {
                 .map_or(Scope::Global, Scope::Project),
         };
         Ok(NewMemory {
-            expires_at: time(service, "expires", self.expires.as_deref())?,
+            expires_at: time(domains, "expires", self.expires.as_deref())?,
             content: self.content,
             title: self.title,
             category: self.category.unwrap_or_default(),
@@ -272,11 +268,7 @@ impl StoreInput {
 }
 
 impl FilterInput {
-    pub(crate) fn into_filter(
-        self,
-        service: &MemoryService,
-        caller: &Caller,
-    ) -> Result<MemoryFilter> {
+    pub(crate) fn into_filter(self, domains: &Domains, caller: &Caller) -> Result<MemoryFilter> {
         let named = project(self.project.as_deref())?;
         let scope = match (self.all_projects, self.global, named) {
             (true, true, _) | (true, _, Some(_)) | (_, true, Some(_)) => {
@@ -310,8 +302,8 @@ impl FilterInput {
             topic_key: None,
             session: self.session.filter(|s| !s.trim().is_empty()),
             with_images: false,
-            created_after: time(service, "after", self.after.as_deref())?,
-            created_before: time(service, "before", self.before.as_deref())?,
+            created_after: time(domains, "after", self.after.as_deref())?,
+            created_before: time(domains, "before", self.before.as_deref())?,
             visibility: Visibility {
                 expired: self.include_expired,
                 forgotten: self.include_forgotten,
@@ -321,11 +313,7 @@ impl FilterInput {
 }
 
 impl SearchInput {
-    pub(crate) fn into_request(
-        self,
-        service: &MemoryService,
-        caller: &Caller,
-    ) -> Result<SearchRequest> {
+    pub(crate) fn into_request(self, domains: &Domains, caller: &Caller) -> Result<SearchRequest> {
         // Searching every project from one still ranks that project's memories first.
         let from_project = match self.filter.global {
             true => None,
@@ -333,13 +321,13 @@ impl SearchInput {
         };
         Ok(SearchRequest {
             from_project,
-            limit: page_limit("limit", self.limit, service.search_config().default_limit)?,
+            limit: page_limit("limit", self.limit, domains.config.search.default_limit)?,
             offset: self.offset,
             strict: self.all_words,
             fuzzy: FuzzyMode::Auto,
             threshold: None,
             mode: self.mode,
-            filter: self.filter.into_filter(service, caller)?,
+            filter: self.filter.into_filter(domains, caller)?,
             query: self.query,
         })
     }
@@ -358,11 +346,11 @@ impl GetInput {
 }
 
 impl PatchInput {
-    pub(crate) fn into_patch(self, service: &MemoryService) -> Result<MemoryPatch> {
+    pub(crate) fn into_patch(self, domains: &Domains) -> Result<MemoryPatch> {
         let expires_at = match self.expires.as_deref().map(str::trim) {
             None => None,
             Some(never) if never.eq_ignore_ascii_case("never") => Some(None),
-            Some(when) => Some(time(service, "expires", Some(when))?),
+            Some(when) => Some(time(domains, "expires", Some(when))?),
         };
         Ok(MemoryPatch {
             content: self.content,
@@ -377,7 +365,7 @@ impl PatchInput {
 }
 
 impl ListInput {
-    pub(crate) fn into_query(self, service: &MemoryService, caller: &Caller) -> Result<ListQuery> {
+    pub(crate) fn into_query(self, domains: &Domains, caller: &Caller) -> Result<ListQuery> {
         Ok(ListQuery {
             sort: match self.sort {
                 SortInput::Created => SortKey::Created,
@@ -390,7 +378,7 @@ impl ListInput {
             },
             limit: page_limit("limit", self.limit, 20)?,
             offset: self.offset,
-            filter: self.filter.into_filter(service, caller)?,
+            filter: self.filter.into_filter(domains, caller)?,
         })
     }
 }

@@ -26,6 +26,7 @@
 //!   run these calls off their async runtime (they block on SQLite).
 
 pub mod documents;
+pub(crate) mod domains;
 pub mod exchange;
 pub mod files;
 pub mod image;
@@ -40,6 +41,7 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use jiff::Zoned;
 
@@ -48,22 +50,27 @@ use crate::config::Config;
 use crate::context::{Context, ContextRequest};
 use crate::embedding::{EmbedProgress, EmbedReport, EmbeddingStatus, VectorIndexReport};
 use crate::error::{Error, Result};
+use crate::exchange::import::Importer;
 use crate::exchange::{Counts, ExportOptions, ImportReport, MigrateProgress, MigrationReport};
 use crate::files::{FilesExport, FollowReport, FollowedFile, SyncReport, Workspace};
 use crate::health::HealthReport;
 use crate::id::{IdRef, MemoryId, RelationRef};
-use crate::image::{ImageId, ImageSource, ImageTotals, ReadProgress, ReadReport};
-use crate::memory::{
-    ListQuery, Memory, MemoryFilter, MemoryHistory, PruneReport, PruneRule, Source, StoreStats,
-    TagCount, WriteOutcome,
+use crate::image::screenshots::screenshot_memories;
+use crate::image::{
+    ImageDir, ImageId, ImageSource, ImageSpace, ImageTotals, QueryImage, QueryPicture,
+    ReadProgress, ReadReport, VisionQuery, VisionResults, VisionSearch,
 };
-use crate::relation::{Compared, RelationStats, RelationView, ScanReport};
+use crate::memory::{
+    ListQuery, Memory, MemoryFilter, MemoryHistory, MemoryPatch, NewMemory, PruneReport, PruneRule,
+    Source, StoreStats, TagCount, WriteOutcome,
+};
+use crate::relation::{Compared, Detection, RelationStats, RelationView, ScanReport};
 use crate::scope::{ProjectName, Scope};
 use crate::search::{SearchRequest, SearchResults};
-use crate::service::{MemoryService, ServiceParts};
 use crate::session::{AgentEvent, Observation, ObservationHit, Session, SessionFilter, SessionKey};
 use crate::slot::{DEFAULT_SLOTS, SlotAddress};
 use crate::slot::{Recorded, Reflection, Slot, SlotLabel};
+use domains::Domains;
 use worker::Worker;
 
 pub use documents::{
@@ -71,6 +78,7 @@ pub use documents::{
     compact_observations, compact_search, compact_write, documents_with_images, hit_document,
     relation_document, slot_answer, slots_answer, write_document,
 };
+pub use domains::ApiParts;
 pub use exchange::ExportInput;
 pub use files::{AddError, AddInput, AddOutcome, AddedUnit};
 pub use image::{VisionFound, VisionHitDocument, VisionSearchInput};
@@ -153,7 +161,7 @@ pub enum Found {
 /// The operations every adapter calls, shared by every connection of a server.
 #[derive(Clone)]
 pub struct Api {
-    service: Arc<MemoryService>,
+    pub(crate) domains: Arc<Domains>,
     /// Woken after each write so new memories get their embeddings (a long-lived process with
     /// a model).
     worker: Option<Arc<Worker>>,
@@ -168,20 +176,9 @@ impl Api {
     /// configuration: the one way an adapter gets one. For a one-shot process (a command, a
     /// hook), what it writes is embedded when it calls [`Api::embed_written`]; a long-lived
     /// process makes it [`Api::serving`].
-    pub fn open(parts: ServiceParts, config: &Config) -> Self {
-        Api::over(MemoryService::assemble(parts, config))
-    }
-
-    /// An `Api` over a service a test built itself (the behavioural suite's harness, with the
-    /// clock it moves).
-    #[cfg(feature = "testing")]
-    pub fn over_service(service: MemoryService) -> Self {
-        Api::over(service)
-    }
-
-    fn over(service: MemoryService) -> Self {
+    pub fn open(parts: ApiParts, config: &Config) -> Self {
         Api {
-            service: Arc::new(service),
+            domains: Arc::new(Domains::new(parts, config)),
             worker: None,
             wrote_text: Arc::new(AtomicBool::new(false)),
             wrote_image: Arc::new(AtomicBool::new(false)),
@@ -193,7 +190,7 @@ impl Api {
     /// worker stops when the last clone of this `Api` is dropped, letting its current batch
     /// finish.
     pub fn serving(mut self) -> Self {
-        self.worker = Worker::spawn(Arc::clone(&self.service)).map(Arc::new);
+        self.worker = Worker::spawn(Arc::clone(&self.domains)).map(Arc::new);
         self
     }
 
@@ -211,7 +208,7 @@ impl Api {
     /// True when this process wrote text that [`Api::embed_written`] would embed.
     pub fn has_text_to_embed(&self) -> bool {
         self.worker.is_none()
-            && self.service.embedder().is_some()
+            && self.domains.embedder.as_deref().is_some()
             && self.wrote_text.load(Ordering::Relaxed)
     }
 
@@ -226,7 +223,13 @@ impl Api {
             return Ok(None);
         }
         self.wrote_text.store(false, Ordering::Relaxed);
-        self.service.embed_pending(progress).map(Some)
+        self.embed_pending(progress).map(Some)
+    }
+
+    /// Embeds every pending memory, whoever wrote it, then updates the store's vector index
+    /// (what the worker of a long-lived process does after writes).
+    pub fn embed_pending(&self, progress: &mut dyn FnMut(EmbedProgress)) -> Result<EmbedReport> {
+        self.domains.embeddings().embed_pending(progress)
     }
 
     /// True when this process stored an image that [`Api::read_written_images`] would look at.
@@ -246,7 +249,7 @@ impl Api {
             return Ok(None);
         }
         self.wrote_image.store(false, Ordering::Relaxed);
-        let report = self.service.read_images(progress)?;
+        let report = self.domains.reading().read_pending(progress)?;
         // The memories that show a read image changed their searchable text.
         self.written(report.with_text > 0);
         Ok(Some(report))
@@ -260,7 +263,7 @@ impl Api {
         progress: &mut dyn FnMut(ReadProgress),
     ) -> Result<ReadReport> {
         self.wrote_image.store(false, Ordering::Relaxed);
-        let report = self.service.read_images(progress)?;
+        let report = self.domains.reading().read_pending(progress)?;
         self.written(report.with_text > 0);
         Ok(report)
     }
@@ -275,19 +278,43 @@ impl Api {
 
     pub fn store(&self, caller: &Caller, mut input: StoreInput) -> Result<WriteOutcome> {
         let image = input.take_image();
-        let new = input.into_new_memory(&self.service, caller)?;
+        let new = input.into_new_memory(&self.domains, caller)?;
+        self.write(caller, new, image.as_ref())
+    }
+
+    /// Stores a memory as its domain takes it (with the image it shows, if any): `created`,
+    /// `duplicate` or `updated`; then records the memories it may contradict as pending
+    /// judgments and writes it into its project's files. The other stores (`store`, and
+    /// `store_with_image_file`) convert their input into this.
+    pub fn write(
+        &self,
+        caller: &Caller,
+        new: NewMemory,
+        image: Option<&ImageSource>,
+    ) -> Result<WriteOutcome> {
         caller.access.write(&new.scope, "project")?;
         let outcome = match image {
-            Some(image) => self.service.store_with_image(new, &image)?,
-            None => self.service.store(new)?,
+            Some(image) => {
+                let outcome = self.domains.images().store(new, image)?;
+                self.domains.relations().detect(outcome, Detection::Full)
+            }
+            None => self
+                .domains
+                .relations()
+                .store_memory(new, Detection::Full)?,
         };
+        self.domains.land_written([&outcome]);
         Ok(self.wrote(outcome))
     }
 
     /// How many images the store holds, and where their files are (when on this machine).
     pub fn image_totals(&self) -> Result<(ImageTotals, Option<PathBuf>)> {
-        let dir = self.service.image_dir().map(|d| d.root().to_path_buf());
-        Ok((self.service.image_totals()?, dir))
+        let dir = self
+            .domains
+            .image_dir
+            .as_ref()
+            .map(|d| d.root().to_path_buf());
+        Ok((self.domains.image_totals()?, dir))
     }
 
     /// The images these memories show, each with its memory and file.
@@ -296,9 +323,10 @@ impl Api {
             caller.access.read(&memory.scope, "id")?;
         }
         let ids: Vec<MemoryId> = memories.iter().map(|m| m.id).collect();
-        let dir = self.service.image_dir();
+        let dir = self.domains.image_dir.as_ref();
         Ok(self
-            .service
+            .domains
+            .store
             .memory_images(&ids)?
             .into_iter()
             .map(|shown| ImageDocument {
@@ -315,16 +343,16 @@ impl Api {
     pub fn thumbnail(&self, caller: &Caller, id: &str) -> Result<Vec<u8>> {
         let id = ImageId::parse(id.trim())?;
         self.readable_image(caller, &id)?;
-        let Some(dir) = self.service.image_dir() else {
+        let Some(dir) = self.domains.image_dir.as_ref() else {
             return Err(Error::invalid("image", "this store keeps no images"));
         };
-        let Some(image) = self.service.image(&id)? else {
+        let Some(image) = self.domains.store.image(&id)? else {
             return Err(Error::Missing {
                 field: "image".into(),
                 message: format!("no stored image has the id {id}"),
             });
         };
-        let path = dir.thumbnail(&image, self.service.images_config())?;
+        let path = dir.thumbnail(&image, &self.domains.config.images)?;
         std::fs::read(&path)
             .map_err(|error| Error::storage(format!("read {}", path.display()), error))
     }
@@ -343,10 +371,8 @@ impl Api {
                 "give an image file or inline data, not both",
             ));
         }
-        let new = input.into_new_memory(&self.service, caller)?;
-        caller.access.write(&new.scope, "project")?;
-        let image = ImageSource::File(file.to_path_buf());
-        Ok(self.wrote(self.service.store_with_image(new, &image)?))
+        let new = input.into_new_memory(&self.domains, caller)?;
+        self.write(caller, new, Some(&ImageSource::File(file.to_path_buf())))
     }
 
     /// The `memory_add` contract: stores `text` in the caller's project like `store`, and
@@ -382,7 +408,10 @@ impl Api {
             Ok(outcome) => outcome,
             Err(e) => return refused(e),
         };
-        let unit = AddedUnit::of(&outcome.memory, self.service.unit_path(&outcome.memory)?);
+        let unit = AddedUnit::of(
+            &outcome.memory,
+            self.domains.files().unit_path(&outcome.memory)?,
+        );
         Ok(match outcome.status {
             crate::memory::WriteStatus::Duplicate => AddOutcome::Duplicate { existing: unit },
             _ => AddOutcome::Created(unit),
@@ -391,10 +420,23 @@ impl Api {
 
     /// Changes memory `id` (a full id or a handle).
     pub fn update(&self, caller: &Caller, id: &str, patch: PatchInput) -> Result<WriteOutcome> {
-        let target = IdRef::parse(id)?;
-        self.writable(caller, &target, false)?;
-        let patch = patch.into_patch(&self.service)?;
-        Ok(self.wrote(self.service.update(&target, patch)?))
+        let patch = patch.into_patch(&self.domains)?;
+        self.patch(caller, &IdRef::parse(id)?, patch)
+    }
+
+    /// Applies a patch as its domain takes it to visible memory `target`, keeping its previous
+    /// state in the history; then records its conflict candidates and rewrites its unit.
+    pub fn patch(
+        &self,
+        caller: &Caller,
+        target: &IdRef,
+        patch: MemoryPatch,
+    ) -> Result<WriteOutcome> {
+        self.writable(caller, target, false)?;
+        self.domains.check_writable(target)?;
+        let outcome = self.domains.relations().update(target, patch)?;
+        self.domains.land_written([&outcome]);
+        Ok(self.wrote(outcome))
     }
 
     pub fn get(&self, caller: &Caller, input: &GetInput) -> Result<Vec<Memory>> {
@@ -405,18 +447,26 @@ impl Api {
     pub fn forget(&self, caller: &Caller, id: &str, purge: bool) -> Result<Memory> {
         let target = IdRef::parse(id)?;
         self.writable(caller, &target, purge)?;
-        if purge {
-            self.service.purge(&target)
-        } else {
-            self.service.forget(&target)
-        }
+        self.domains.check_writable(&target)?;
+        let memory = match purge {
+            true => {
+                let memory = self.domains.memories().purge(&target)?;
+                self.domains.release_images();
+                memory
+            }
+            false => self.domains.memories().forget(&target)?,
+        };
+        self.domains.land(&[memory.id]);
+        Ok(memory)
     }
 
     /// Brings back a forgotten memory (`cairn forget --undo`), as it was.
     pub fn restore_memory(&self, caller: &Caller, id: &str) -> Result<Memory> {
         let target = IdRef::parse(id)?;
         self.writable(caller, &target, true)?;
-        let memory = self.service.restore_memory(&target)?;
+        self.domains.check_writable(&target)?;
+        let memory = self.domains.memories().restore(&target)?;
+        self.domains.land(&[memory.id]);
         self.written(true);
         Ok(memory)
     }
@@ -424,10 +474,10 @@ impl Api {
     pub fn search(&self, caller: &Caller, input: SearchInput) -> Result<Found> {
         if input.observations {
             return Ok(Found::Observations(
-                input.search_observations(&self.service, caller)?,
+                input.search_observations(&self.domains, caller)?,
             ));
         }
-        let request = input.into_request(&self.service, caller)?;
+        let request = input.into_request(&self.domains, caller)?;
         Ok(Found::Memories(self.search_request(caller, &request)?))
     }
 
@@ -453,15 +503,58 @@ impl Api {
         input: VisionSearchInput,
         file: Option<&Path>,
     ) -> Result<VisionFound> {
-        let by_reference = input.image_ref.is_some();
-        let mut query = input.into_query(&self.service, caller, file)?;
+        let query = input.into_query(self, caller, file)?;
+        let results = self.vision_query(caller, &query)?;
+        Ok(VisionFound::of(results, &self.domains))
+    }
+
+    /// The query picture of a vision search: a stored image the caller may see (its file read
+    /// from the image directory), or bytes a caller sent or named; with a look model, how it
+    /// looks as a vector (a stored image's own, when it has one).
+    pub fn query_image(&self, caller: &Caller, picture: &QueryPicture) -> Result<QueryImage> {
+        let domains = &self.domains;
+        let bytes = match picture {
+            QueryPicture::Stored(id) => {
+                self.readable_image(caller, id)?;
+                let missing =
+                    || Error::invalid("image_ref", format!("no stored image has id {id}"));
+                let dir = domains.image_dir.as_ref().ok_or_else(missing)?;
+                let image = domains.store.image(id)?.ok_or_else(missing)?;
+                dir.read(&image)?
+            }
+            QueryPicture::Source(source) => source.read(&domains.config.images)?.bytes,
+        };
+        let query = QueryImage::of(&bytes, &domains.config.images)?;
+        let Some(model) = domains.look_model.as_deref() else {
+            return Ok(query);
+        };
+        let stored = domains
+            .store
+            .image_vectors_of(
+                ImageSpace::Look,
+                std::slice::from_ref(&query.id),
+                model.name(),
+            )?
+            .pop()
+            .map(|(_, vector)| vector);
+        query.with_vector(&bytes, &domains.config.images, model, stored)
+    }
+
+    /// Images ranked by what they say and how they look, the query as its domain takes it
+    /// (its picture read by [`Api::query_image`]), in the scopes the caller may read.
+    pub fn vision_query(&self, caller: &Caller, query: &VisionQuery) -> Result<VisionResults> {
+        let mut query = query.clone();
         caller.access.narrow(&mut query.filter.scope)?;
-        // A stored query picture must be one the caller may see.
-        if let (true, Some(image)) = (by_reference, &query.image) {
-            self.readable_image(caller, &image.id)?;
-        }
-        let results = self.service.vision_search(&query)?;
-        Ok(VisionFound::of(results, &self.service))
+        let domains = &self.domains;
+        VisionSearch::new(
+            domains.store.as_ref(),
+            domains.searcher(),
+            domains.clock.timestamp(),
+        )
+        .reading_text(domains.reader.is_some())
+        .looking_alike(domains.look_model.is_some())
+        .with_clip_model(domains.clip_model.as_deref())
+        .search(&query)
     }
 
     /// Settles a pending judgment (a write's candidate) with a verdict.
@@ -477,9 +570,11 @@ impl Api {
         verdict: VerdictInput,
     ) -> Result<RelationView> {
         let judgment = RelationRef::parse(judgment_id)?;
-        let relation = self.service.relation(&judgment)?.relation;
+        let relation = self.domains.relations().show(&judgment)?.relation;
         caller.access.write(&relation.scope, "judgment_id")?;
-        self.service.judge(&judgment, verdict.into_verdict(caller))
+        self.domains
+            .relations()
+            .judge(&judgment, verdict.into_verdict(caller))
     }
 
     /// Records a verdict on two memories directly.
@@ -490,20 +585,24 @@ impl Api {
             .map_err(|e| renamed(e, "a"))?;
         self.writable(caller, &b, false)
             .map_err(|e| renamed(e, "b"))?;
-        self.service
+        self.domains
+            .relations()
             .compare(&a, &b, input.verdict.into_verdict(caller))
     }
 
     /// Relations under a filter, the most recently changed first.
     pub fn conflicts(&self, caller: &Caller, input: ConflictsInput) -> Result<Vec<RelationView>> {
-        let mut filter = input.into_filter(&self.service, caller)?;
+        let mut filter = input.into_filter(&self.domains, caller)?;
         filter.scope = self.relation_scope(caller, filter.scope)?;
-        self.service.relations(&filter)
+        self.domains.relations().list(&filter)
     }
 
     /// One judgment by id or handle.
     pub fn conflict(&self, caller: &Caller, judgment_id: &str) -> Result<RelationView> {
-        let view = self.service.relation(&RelationRef::parse(judgment_id)?)?;
+        let view = self
+            .domains
+            .relations()
+            .show(&RelationRef::parse(judgment_id)?)?;
         caller.access.read(&view.relation.scope, "judgment_id")?;
         Ok(view)
     }
@@ -511,7 +610,7 @@ impl Api {
     /// Counts of relations by status and relation, in the scope the input names.
     pub fn conflict_stats(&self, caller: &Caller, input: &ConflictsInput) -> Result<RelationStats> {
         let scope = self.relation_scope(caller, input.scope(caller)?)?;
-        self.service.relation_stats(scope.as_ref())
+        self.domains.relations().stats(scope.as_ref())
     }
 
     /// The scope of a relation read (`None`: every scope), narrowed to the caller's.
@@ -538,7 +637,7 @@ impl Api {
             true => caller.access.write(&scope, "project")?,
             false => caller.access.read(&scope, "project")?,
         }
-        self.service.scan_conflicts(
+        self.domains.relations().scan(
             &scope,
             input.apply,
             input.max_insert.unwrap_or(DEFAULT_SCAN_INSERTS),
@@ -553,7 +652,8 @@ impl Api {
         }
         let ids: Vec<MemoryId> = memories.iter().map(|m| m.id).collect();
         Ok(self
-            .service
+            .domains
+            .relations()
             .relations_of(&ids)?
             .into_iter()
             .filter(|view| caller.access.can_read(&view.relation.scope))
@@ -562,7 +662,7 @@ impl Api {
 
     /// What a session should know now, packed into the budget.
     pub fn context(&self, caller: &Caller, input: ContextInput) -> Result<Context> {
-        self.context_request(caller, &input.into_request(&self.service, caller)?)
+        self.context_request(caller, &input.into_request(&self.domains, caller)?)
     }
 
     /// Stores the agent's own summary of its session.
@@ -577,7 +677,7 @@ impl Api {
             .clone()
             .map_or(Scope::Global, Scope::Project);
         caller.access.write(&scope, "project")?;
-        Ok(self.wrote(self.service.store_agent_summary(summary)?))
+        Ok(self.wrote(self.domains.sessions().store_agent_summary(summary)?))
     }
 
     pub fn sessions(&self, caller: &Caller, input: SessionsInput) -> Result<Vec<Session>> {
@@ -593,15 +693,21 @@ impl Api {
     ) -> Result<(Session, Vec<Observation>)> {
         let key = SessionKey::new(agent, id)?;
         let session = self.session_by_key(caller, &key)?;
-        Ok((session, self.service.observations(&key)?))
+        Ok((session, self.domains.sessions().observations(&key)?))
+    }
+
+    /// What the agents of session `key` did, oldest first (those past retention left out).
+    pub fn observations(&self, caller: &Caller, key: &SessionKey) -> Result<Vec<Observation>> {
+        self.session_by_key(caller, key)?;
+        self.domains.sessions().observations(key)
     }
 
     pub fn list(&self, caller: &Caller, input: ListInput) -> Result<Listing> {
-        self.listing(caller, &input.into_query(&self.service, caller)?)
+        self.listing(caller, &input.into_query(&self.domains, caller)?)
     }
 
     pub fn tags(&self, caller: &Caller, input: FilterInput) -> Result<Vec<TagCount>> {
-        self.tag_counts(caller, &input.into_filter(&self.service, caller)?)
+        self.tag_counts(caller, &input.into_filter(&self.domains, caller)?)
     }
 
     /// Reads an export, plain records or both (JSON Lines or one JSON array); all or nothing.
@@ -614,7 +720,7 @@ impl Api {
         caller
             .access
             .write(&Scope::Project(project.clone()), "project")?;
-        let report = self.service.init_files(project, root, dir)?;
+        let report = self.domains.files().init(project, root, dir)?;
         self.written(report.changed_text());
         Ok(report)
     }
@@ -625,13 +731,13 @@ impl Api {
         let workspaces = match all {
             true => {
                 caller.access.whole_store("syncing every workspace")?;
-                self.service.workspaces()?
+                self.domains.files().workspaces()?
             }
             false => vec![self.workspace_of(caller)?],
         };
         let mut reports = Vec::new();
         for workspace in &workspaces {
-            let report = self.service.sync_files(workspace, dry_run)?;
+            let report = self.domains.files().sync(workspace, dry_run)?;
             self.written(!dry_run && report.changed_text());
             reports.push(report);
         }
@@ -641,12 +747,14 @@ impl Api {
     /// Writes the caller's project's shareable memories that are not in its files yet; with
     /// `dry_run`, lists them.
     pub fn export_files(&self, caller: &Caller, dry_run: bool) -> Result<FilesExport> {
-        self.service
-            .export_files(&self.workspace_of(caller)?, dry_run)
+        self.domains
+            .files()
+            .export(&self.workspace_of(caller)?, dry_run)
     }
 
-    /// `files.enabled`: starts the caller's project's workspace at `root` if it has none yet
-    /// (see `MemoryService::start_files_if_enabled`).
+    /// `files.enabled` (a project's `.cairn.toml`): starts the caller's project's workspace at
+    /// `root` with the configured directory, the first time any entry point runs in it (one
+    /// read when the setting is off or the workspace exists).
     pub fn start_files_if_enabled(&self, caller: &Caller, root: &Path) -> Result<()> {
         let Some(project) = &caller.default_project else {
             return Ok(());
@@ -654,10 +762,13 @@ impl Api {
         caller
             .access
             .write(&Scope::Project(project.clone()), "project")?;
-        if let Some(report) = self.service.start_files_if_enabled(project, root)? {
-            tracing::info!(directory = %report.directory, "started the project's memory files");
-            self.written(report.changed_text());
+        let files = self.domains.files();
+        if !self.domains.config.files.enabled || files.workspace(project)?.is_some() {
+            return Ok(());
         }
+        let report = files.init(project.clone(), root, &self.domains.config.files.dir)?;
+        tracing::info!(directory = %report.directory, "started the project's memory files");
+        self.written(report.changed_text());
         Ok(())
     }
 
@@ -673,7 +784,7 @@ impl Api {
         caller
             .access
             .write(&Scope::Project(project.clone()), "project")?;
-        let report = self.service.follow_files(project, files, dry_run)?;
+        let report = self.domains.files().follow(project, files, dry_run)?;
         self.written(!dry_run && report.changed());
         Ok(report)
     }
@@ -683,13 +794,13 @@ impl Api {
         caller
             .access
             .read(&Scope::Project(project.clone()), "project")?;
-        self.service.follows_files(project)
+        self.domains.files().follows_files(project)
     }
 
     /// Rebuilds the caller's project's memories from its markdown files alone.
     pub fn rebuild_from_files(&self, caller: &Caller) -> Result<SyncReport> {
         let workspace = self.workspace_of(caller)?;
-        let report = self.service.rebuild_from_files(&workspace)?;
+        let report = self.domains.files().rebuild(&workspace)?;
         self.written(true);
         Ok(report)
     }
@@ -701,7 +812,7 @@ impl Api {
         caller
             .access
             .write(&Scope::Project(project.clone()), "project")?;
-        self.service.workspace(&project)?.ok_or_else(|| {
+        self.domains.files().workspace(&project)?.ok_or_else(|| {
             crate::Error::invalid(
                 "project",
                 format!("project '{project}' keeps no markdown files"),
@@ -714,9 +825,9 @@ impl Api {
     /// those it synced.
     pub fn refresh_files(&self) -> Result<Vec<SyncReport>> {
         let mut reports = Vec::new();
-        for workspace in self.service.workspaces()? {
+        for workspace in self.domains.files().workspaces()? {
             if let Some(report) = self
-                .service
+                .domains
                 .refresh_files(&workspace.project, crate::files::WRITE_SETTLE)
             {
                 self.written(report.changed_text());
@@ -728,7 +839,7 @@ impl Api {
 
     /// Every markdown workspace.
     pub fn workspaces(&self) -> Result<Vec<Workspace>> {
-        self.service.workspaces()
+        self.domains.files().workspaces()
     }
 
     pub fn import(
@@ -742,7 +853,18 @@ impl Api {
             .default_project
             .clone()
             .map_or(Scope::Global, Scope::Project);
-        let report = self.service.import(input, scope, progress)?;
+        let importer = Importer {
+            store: self.domains.store.as_ref(),
+            limits: &self.domains.config.limits,
+            default_scope: scope,
+            now: self.domains.now(),
+        };
+        let imported = crate::exchange::import(&importer, input, progress)?;
+        self.domains.sync_all_files();
+        let mut report = imported.report;
+        for outcome in self.domains.detect_by_words(imported.stored) {
+            report.conflict_candidates += outcome.candidates.len() as u64;
+        }
         self.written(report.memories.created + report.memories.updated > 0);
         Ok(report)
     }
@@ -755,7 +877,7 @@ impl Api {
                 .access
                 .read(&Scope::Project(project.clone()), "project")?;
         }
-        self.service.slots(project.as_ref())
+        self.domains.slots().slots(project.as_ref())
     }
 
     pub fn slot(&self, caller: &Caller, label: &str, target: &SlotTarget) -> Result<Slot> {
@@ -765,13 +887,13 @@ impl Api {
                 .access
                 .read(&Scope::Project(project.clone()), "project")?;
         }
-        self.service.slot(&address)
+        self.domains.slots().slot(&address)
     }
 
     pub fn create_slot(&self, caller: &Caller, input: SlotCreateInput) -> Result<Slot> {
         let new = input.into_new_slot(caller)?;
         caller.access.write(&new.scope, "scope")?;
-        self.service.create_slot(new)
+        self.domains.slots().create_slot(new)
     }
 
     /// The slot a change means, pinned to one the caller may write.
@@ -788,7 +910,7 @@ impl Api {
 
     pub fn append_slot(&self, caller: &Caller, label: &str, input: &SlotTextInput) -> Result<Slot> {
         let address = self.writable_slot(caller, label, &input.target())?;
-        self.service.append_slot(&address, &input.content)
+        self.domains.slots().append_slot(&address, &input.content)
     }
 
     pub fn replace_slot(
@@ -798,7 +920,7 @@ impl Api {
         input: &SlotTextInput,
     ) -> Result<Slot> {
         let address = self.writable_slot(caller, label, &input.target())?;
-        self.service.replace_slot(&address, &input.content)
+        self.domains.slots().replace_slot(&address, &input.content)
     }
 
     pub fn configure_slot(
@@ -808,11 +930,14 @@ impl Api {
         input: &SlotSettingsInput,
     ) -> Result<Slot> {
         let address = self.writable_slot(caller, label, &input.target)?;
-        self.service.configure_slot(&address, &input.settings())
+        self.domains
+            .slots()
+            .configure_slot(&address, &input.settings())
     }
 
     pub fn delete_slot(&self, caller: &Caller, label: &str, target: &SlotTarget) -> Result<Slot> {
-        self.service
+        self.domains
+            .slots()
             .delete_slot(&self.writable_slot(caller, label, target)?)
     }
 
@@ -841,25 +966,36 @@ impl Api {
             };
             caller.access.write(&scope, "label")?;
         }
-        self.service.reset_slots(project.as_ref(), label.as_ref())
+        self.domains
+            .slots()
+            .reset_slots(project.as_ref(), label.as_ref())
     }
 
     /// Writes what a recorded session says into its project's slots.
     pub fn reflect(&self, caller: &Caller, agent: &str, id: &str) -> Result<Reflection> {
         let key = SessionKey::new(agent, id)?;
-        let session = self.service.session(&key)?;
+        let session = self.domains.sessions().session(&key)?;
         caller
             .access
             .write(&Scope::Project(session.project), "session")?;
-        self.service.reflect_session(&key)
+        self.domains.slots().reflect_session(&key)
     }
 
     /// Records agent events (a hook's, or the spool's), then summarises and reflects the
     /// sessions that ended; see [`MemoryService::record_events`].
     pub fn record_events(&self, events: &[AgentEvent]) -> Result<Recorded> {
-        let recorded = self.service.record_events(events)?;
-        for kept in self.service.keep_screenshots(events) {
-            self.wrote(kept);
+        let domains = &self.domains;
+        let mut report = domains.sessions().record_events(events)?;
+        domains.land_written(&report.extracted);
+        report.extracted = domains.detect_by_words(std::mem::take(&mut report.extracted));
+        let recorded = domains.slots().reflect_ended(report)?;
+        // The screenshots the tools of these events returned, kept as memories of their
+        // sessions; a picture the store refuses is logged and never fails the events.
+        for (memory, picture) in events.iter().flat_map(screenshot_memories) {
+            match self.write(&Caller::local(Source::Hook), memory, Some(&picture)) {
+                Ok(_) => {}
+                Err(error) => tracing::warn!(%error, "a screenshot a tool returned was not kept"),
+            }
         }
         // Facts extracted at a turn's end, and summaries, are memories too.
         let report = &recorded.report;
@@ -878,14 +1014,19 @@ impl Api {
         entered_by: Option<String>,
         session_id: Option<String>,
     ) -> Result<Vec<WriteOutcome>> {
-        let outcomes = self.service.extract(text, scope, entered_by, session_id)?;
+        let outcomes = self
+            .domains
+            .memories()
+            .extract(text, scope, entered_by, session_id)?;
+        self.domains.land_written(&outcomes);
+        let outcomes = self.domains.detect_by_words(outcomes);
         self.written(outcomes.iter().any(|o| o.status.stored_text()));
         Ok(outcomes)
     }
 
     /// Reflects the most recently active session of `project` into its slots.
     pub fn reflect_latest(&self, project: &ProjectName) -> Result<Reflection> {
-        self.service.reflect_latest_session(project)
+        self.domains.slots().reflect_latest_session(project)
     }
 
     // Access tokens (see `crate::access`): managed by the operator alone.
@@ -893,69 +1034,75 @@ impl Api {
     /// Issues a token; its text is in the answer and nowhere else.
     pub fn issue_token(&self, caller: &Caller, new: NewToken) -> Result<IssuedToken> {
         caller.access.whole_store("issuing a token")?;
-        self.service.issue_token(new)
+        self.domains.tokens().issue(new)
     }
 
     /// Every token, revoked ones included, oldest first.
     pub fn tokens(&self, caller: &Caller) -> Result<Vec<AccessToken>> {
         caller.access.whole_store("listing tokens")?;
-        self.service.tokens()
+        self.domains.tokens().list()
     }
 
     /// Revokes token `id` (its 12-digit id); revoking it again changes nothing.
     pub fn revoke_token(&self, caller: &Caller, id: &str) -> Result<AccessToken> {
         caller.access.whole_store("revoking a token")?;
-        self.service.revoke_token(id)
+        self.domains.tokens().revoke(id)
     }
 
     /// The grant of a token's text as a client presented it; `None` when no live token has
     /// it. This is how a server decides a request's [`Access`].
     pub fn authenticate(&self, presented: &str) -> Result<Option<Grant>> {
-        self.service.authenticate(presented)
+        self.domains.tokens().authenticate(presented)
     }
 
     /// True once the store holds a live token: a server then needs one on every request.
     pub fn tokens_required(&self) -> Result<bool> {
-        self.service.tokens_required()
+        self.domains.tokens().required()
     }
 
-    // The service's own requests, for adapters that build them (the command line).
+    // The domains' own requests, for adapters that build them (the command line).
+
+    /// The store itself, for the behavioural suite's checks below the front door.
+    #[cfg(feature = "testing")]
+    pub fn backend(&self) -> &dyn crate::store::Store {
+        self.domains.store.as_ref()
+    }
 
     /// Now in the user's time zone: relative dates are read against it.
     pub fn now(&self) -> Zoned {
-        self.service.now()
+        self.domains.now()
     }
 
     /// True when a text model is installed (search by meaning, embeddings).
     pub fn has_model(&self) -> bool {
-        self.service.embedder().is_some()
+        self.domains.embedder.as_deref().is_some()
     }
 
     /// The context budget in tokens when a request names none.
     pub fn context_budget(&self) -> usize {
-        self.service.context_budget()
+        self.domains.config.context.budget_tokens
     }
 
     /// Where the data lives, for people.
     pub fn store_location(&self) -> String {
-        self.service.store_location()
+        self.domains.store.location()
     }
 
     /// The filter a [`FilterInput`] means for this caller.
     pub fn filter(&self, caller: &Caller, input: FilterInput) -> Result<MemoryFilter> {
-        input.into_filter(&self.service, caller)
+        input.into_filter(&self.domains, caller)
     }
 
     /// A memory by id or handle; hidden ones only with `include_hidden`.
     pub fn resolve(&self, caller: &Caller, target: &IdRef, include_hidden: bool) -> Result<Memory> {
-        let memory = self.service.resolve(target, include_hidden)?;
+        let memory = self.domains.memories().resolve(target, include_hidden)?;
         caller.access.read(&memory.scope, "id")?;
         Ok(memory)
     }
 
     /// Visible memories, in the order asked for, as many as asked.
     pub fn memories(&self, caller: &Caller, targets: &[IdRef]) -> Result<Vec<Memory>> {
-        let memories = self.service.get(targets)?;
+        let memories = self.domains.memories().get(targets)?;
         for memory in &memories {
             caller.access.read(&memory.scope, "id")?;
         }
@@ -964,7 +1111,7 @@ impl Api {
 
     /// A visible memory and its previous states.
     pub fn history(&self, caller: &Caller, target: &IdRef) -> Result<MemoryHistory> {
-        let history = self.service.history(target)?;
+        let history = self.domains.memories().history(target)?;
         caller.access.read(&history.memory.scope, "id")?;
         Ok(history)
     }
@@ -974,7 +1121,7 @@ impl Api {
         if caller.access == Access::Full {
             return Ok(());
         }
-        let memory = self.service.resolve(target, hidden)?;
+        let memory = self.domains.memories().resolve(target, hidden)?;
         caller.access.write(&memory.scope, "id")
     }
 
@@ -983,9 +1130,11 @@ impl Api {
         if caller.access == Access::Full {
             return Ok(());
         }
+        let referencing = self.domains.store.image_references(id)?;
         let scopes: Vec<Scope> = self
-            .service
-            .image_references(id)?
+            .domains
+            .store
+            .get(&referencing)?
             .into_iter()
             .map(|memory| memory.scope)
             .collect();
@@ -1010,8 +1159,8 @@ impl Api {
             }
         };
         Ok(Listing {
-            memories: self.service.list(query)?,
-            total: self.service.count(&query.filter)?,
+            memories: self.domains.memories().list(query)?,
+            total: self.domains.memories().count(&query.filter)?,
         })
     }
 
@@ -1019,10 +1168,10 @@ impl Api {
     pub fn tag_counts(&self, caller: &Caller, filter: &MemoryFilter) -> Result<Vec<TagCount>> {
         let mut filter = filter.clone();
         caller.access.narrow(&mut filter.scope)?;
-        self.service.tags(&filter)
+        self.domains.memories().tags(&filter)
     }
 
-    /// A search as the service takes it.
+    /// A search as its domain takes it.
     pub fn search_request(
         &self,
         caller: &Caller,
@@ -1030,34 +1179,54 @@ impl Api {
     ) -> Result<SearchResults> {
         let mut request = request.clone();
         caller.access.narrow(&mut request.filter.scope)?;
-        let results = self.service.search(&request);
+        let results = self.search_with_images(&request);
         // A damaged index found by this search is rebuilt by the worker, when there is one.
         if let Some(worker) = &self.worker
-            && self.service.vector_index_damage().is_some()
+            && self.domains.embeddings().vector_index_damage().is_some()
         {
             worker.nudge();
         }
         results
     }
 
-    /// Context as the service takes the request.
+    /// Searches, then adds to each hit the images its memory shows.
+    fn search_with_images(&self, request: &SearchRequest) -> Result<SearchResults> {
+        let mut results = self.domains.searcher().search(request)?;
+        let ids: Vec<MemoryId> = results.hits.iter().map(|hit| hit.memory.id).collect();
+        for shown in self.domains.store.memory_images(&ids)? {
+            if let Some(hit) = results
+                .hits
+                .iter_mut()
+                .find(|h| h.memory.id == shown.memory)
+            {
+                hit.images.push(shown.image);
+            }
+        }
+        Ok(results)
+    }
+
+    /// Context as its domain takes the request.
     pub fn context_request(&self, caller: &Caller, request: &ContextRequest) -> Result<Context> {
         if let Some(project) = &request.project {
             caller
                 .access
                 .read(&Scope::Project(project.clone()), "project")?;
         }
-        self.service.context(request)
+        // Hand edits to the project's files reach what a new session is told.
+        if let Some(project) = &request.project {
+            self.domains.refresh_files(project, Duration::ZERO);
+        }
+        self.domains.context().context(request)
     }
 
     /// The session `text` names: `AGENT/ID`, or a bare id that one agent's session has.
     pub fn session_key(&self, text: &str) -> Result<SessionKey> {
-        self.service.resolve_session(text)
+        self.domains.sessions().resolve(text)
     }
 
     /// A session without its observations.
     pub fn session_by_key(&self, caller: &Caller, key: &SessionKey) -> Result<Session> {
-        let session = self.service.session(key)?;
+        let session = self.domains.sessions().session(key)?;
         caller
             .access
             .read(&Scope::Project(session.project.clone()), "session")?;
@@ -1068,17 +1237,25 @@ impl Api {
     pub fn session_list(&self, caller: &Caller, filter: &SessionFilter) -> Result<Vec<Session>> {
         let mut filter = filter.clone();
         caller.access.narrow_project(&mut filter.project)?;
-        self.service.sessions(&filter)
+        self.domains.sessions().sessions(&filter)
     }
 
     pub fn stats(&self, caller: &Caller) -> Result<StoreStats> {
         caller.access.whole_store("the store's statistics")?;
-        self.service.stats()
+        self.domains.memories().stats()
     }
 
     /// The memories `rule` selects, and observations past retention; deleted unless `dry_run`.
     pub fn prune(&self, rule: PruneRule, dry_run: bool) -> Result<PruneReport> {
-        self.service.prune(rule, dry_run)
+        let domains = &self.domains;
+        let mut report = domains.memories().prune(rule, dry_run)?;
+        if !dry_run {
+            report.observations_deleted = domains.sessions().prune_observations()?;
+            let ids: Vec<MemoryId> = report.memories.iter().map(|m| m.id).collect();
+            domains.release_images();
+            domains.land(&ids);
+        }
+        Ok(report)
     }
 
     /// Streams the export, one line per call to `sink`; returns the counts of its header.
@@ -1089,7 +1266,7 @@ impl Api {
         sink: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<Counts> {
         caller.access.whole_store("an export")?;
-        self.service.export(options, sink)
+        crate::exchange::export(self.domains.store.as_ref(), options, sink)
     }
 
     /// Moves everything this store holds into `target`, in committed batches (a second run
@@ -1101,23 +1278,46 @@ impl Api {
         progress: &mut dyn FnMut(MigrateProgress),
     ) -> Result<MigrationReport> {
         caller.access.whole_store("moving the store")?;
-        self.service.migrate_to(target, progress)
+        let domains = &self.domains;
+        crate::exchange::migrate(
+            domains.store.as_ref(),
+            target,
+            &domains.config.limits,
+            progress,
+        )
     }
 
     /// Writes a consistent copy of the database to `file` (which must not exist).
     pub fn backup(&self, file: &Path) -> Result<()> {
-        self.service.backup(file)
+        self.domains.store.backup(file)?;
+        if let Some(images) = &self.domains.image_dir {
+            let target = ImageDir::beside(file);
+            images.copy_into(&target).map_err(|error| Error::Storage {
+                message: format!(
+                    "the database was backed up to {}, but its images could not be copied to {}: {error}",
+                    file.display(),
+                    target.root().display()
+                ),
+                source: None,
+            })?;
+        }
+        Ok(())
     }
 
     /// Replaces everything the store holds with the backup in `file`, having saved what it
     /// held beside it; returns where (`None` for a store without a file). Memories restored
     /// need no embedding run of their own: their vectors come with them.
     pub fn restore(&self, file: &Path) -> Result<Option<PathBuf>> {
-        self.service.restore(file)
+        // The backup's images join the image directory first, so every image the restored
+        // records name has its file; the current images stay.
+        if let Some(images) = &self.domains.image_dir {
+            ImageDir::beside(file).copy_into(images)?;
+        }
+        self.domains.store.restore(file)
     }
 
     pub fn embedding_status(&self) -> Result<EmbeddingStatus> {
-        self.service.embedding_status()
+        self.domains.embeddings().embedding_status()
     }
 
     /// Drops every vector and embeds every memory again with the installed model.
@@ -1125,21 +1325,21 @@ impl Api {
         &self,
         progress: &mut dyn FnMut(EmbedProgress),
     ) -> Result<EmbedReport> {
-        self.service.reindex_embeddings(progress)
+        self.domains.embeddings().reindex_embeddings(progress)
     }
 
     /// `cairn doctor`: every check of the whole store (the cheap ones alone with `quick`).
     pub fn examine(&self, caller: &Caller, quick: bool) -> Result<HealthReport> {
         caller.access.whole_store("a health check")?;
-        self.service.examine(quick)
+        self.domains.doctor().examine(quick)
     }
 
     /// `cairn doctor --repair`: repairs what `report` found that is derived; the report comes
     /// back with what was done, and the store examined again.
     pub fn repair(&self, caller: &Caller, report: &HealthReport) -> Result<HealthReport> {
         caller.access.whole_store("a repair")?;
-        let repaired = self.service.repair(report);
-        let mut after = self.service.examine(report.quick)?;
+        let repaired = self.domains.doctor().repair(report);
+        let mut after = self.domains.doctor().examine(report.quick)?;
         after.repaired = repaired;
         Ok(after)
     }
@@ -1148,7 +1348,7 @@ impl Api {
     /// store's location is left out unless the caller (if it could be told) may see the whole
     /// store.
     pub fn quick_health(&self, caller: Option<&Caller>) -> Result<HealthReport> {
-        let mut report = self.service.examine(true)?;
+        let mut report = self.domains.doctor().examine(true)?;
         if caller.is_none_or(|caller| caller.access != Access::Full) {
             report.location = String::new();
         }
@@ -1159,7 +1359,7 @@ impl Api {
     /// one-shot command then asks for a rebuild in the background; a serving process's worker
     /// rebuilds it itself).
     pub fn vector_index_damage(&self) -> Option<String> {
-        self.service.vector_index_damage()
+        self.domains.embeddings().vector_index_damage()
     }
 
     /// Brings the store's vector index up to date, or builds it anew when `rebuild`.
@@ -1168,7 +1368,9 @@ impl Api {
         rebuild: bool,
         progress: &mut dyn FnMut(EmbedProgress),
     ) -> Result<Option<VectorIndexReport>> {
-        self.service.update_vector_index(rebuild, progress)
+        self.domains
+            .embeddings()
+            .update_vector_index(rebuild, progress)
     }
 }
 

@@ -7,11 +7,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Caller;
+use super::domains::Domains;
 use super::memory::{page_limit, project, time};
 use crate::error::{Error, Result};
 use crate::relation::{Actor, ActorKind, NewVerdict, RelationFilter, RelationKind, RelationStatus};
 use crate::scope::Scope;
-use crate::service::MemoryService;
 
 /// A verdict on a pair of memories.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -114,15 +114,11 @@ impl ConflictsInput {
         )
     }
 
-    pub(crate) fn into_filter(
-        self,
-        service: &MemoryService,
-        caller: &Caller,
-    ) -> Result<RelationFilter> {
+    pub(crate) fn into_filter(self, domains: &Domains, caller: &Caller) -> Result<RelationFilter> {
         Ok(RelationFilter {
             scope: self.scope(caller)?,
             status: self.status,
-            since: time(service, "since", self.since.as_deref())?,
+            since: time(domains, "since", self.since.as_deref())?,
             limit: page_limit("limit", self.limit, 20)?,
         })
     }

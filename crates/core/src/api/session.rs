@@ -5,11 +5,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Caller;
+use super::domains::Domains;
 use super::memory::{SearchInput, page_limit};
 use crate::context::ContextRequest;
 use crate::error::{Error, Result};
 use crate::scope::{ProjectName, ScopeFilter};
-use crate::service::MemoryService;
 use crate::session::AgentSummary;
 use crate::session::{ObservationHit, SessionFilter, SessionKey};
 
@@ -29,11 +29,7 @@ pub struct ContextInput {
 }
 
 impl ContextInput {
-    pub(crate) fn into_request(
-        self,
-        service: &MemoryService,
-        caller: &Caller,
-    ) -> Result<ContextRequest> {
+    pub(crate) fn into_request(self, domains: &Domains, caller: &Caller) -> Result<ContextRequest> {
         Ok(ContextRequest {
             project: match self.project.as_deref() {
                 Some(name) => Some(ProjectName::new(name)?),
@@ -42,7 +38,7 @@ impl ContextInput {
             query: self.query,
             files: self.files,
             session: None,
-            budget: self.budget.unwrap_or(service.context_budget()),
+            budget: self.budget.unwrap_or(domains.config.context.budget_tokens),
         })
     }
 }
@@ -143,19 +139,21 @@ impl SearchInput {
     /// are refused by name.
     pub(crate) fn search_observations(
         self,
-        service: &MemoryService,
+        domains: &Domains,
         caller: &Caller,
     ) -> Result<Vec<ObservationHit>> {
-        let mut project = self.observation_project(service, caller)?;
+        let mut project = self.observation_project(domains, caller)?;
         // `None` means every project's observations: a token reads its own.
         caller.access.narrow_project(&mut project)?;
-        let limit = page_limit("limit", self.limit, service.search_config().default_limit)?;
-        service.search_observations(&self.query, project, None, limit)
+        let limit = page_limit("limit", self.limit, domains.config.search.default_limit)?;
+        domains
+            .sessions()
+            .search_observations(&self.query, project, None, limit)
     }
 
     fn observation_project(
         &self,
-        service: &MemoryService,
+        domains: &Domains,
         caller: &Caller,
     ) -> Result<Option<ProjectName>> {
         let filter = self.filter.clone();
@@ -176,7 +174,7 @@ impl SearchInput {
                 "applies to memories, not to observations; leave it out with observations: true",
             ));
         }
-        Ok(match filter.into_filter(service, caller)?.scope {
+        Ok(match filter.into_filter(domains, caller)?.scope {
             ScopeFilter::ProjectAndGlobal(project) => Some(project),
             _ => None,
         })

@@ -3,10 +3,9 @@
 //! `cairn serve` and `cairn mcp` live for hours, so they do not finish each write's work at the
 //! end of the write as the CLI does. Instead every write *nudges* one worker thread, which
 //! looks at pending images (their look hash, and their text when an OCR model is installed:
-//! [`MemoryService::read_images`](crate::service::MemoryService::read_images)) and then embeds
-//! pending memories
-//! ([`MemoryService::embed_pending`](crate::service::MemoryService::embed_pending), when an
-//! embedding model is), until nothing is left, and then sleeps until the next nudge. Reading
+//! the image domain's
+//! [`ImageReading`](crate::image::ImageReading)) and then embeds pending memories (the
+//! [`Embeddings`](crate::embedding::Embeddings) queue, when an embedding model is installed), until nothing is left, and then sleeps until the next nudge. Reading
 //! comes first because an image's text changes the searchable text of the memories that show
 //! it, which are then embedded with it. Nudges that arrive while it works fold into one more
 //! pass, so a burst of writes costs a few batches, not one run per write. It also wakes on its
@@ -23,7 +22,7 @@ use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::service::MemoryService;
+use super::domains::Domains;
 
 /// How often an idle worker looks for work written by other processes.
 pub const IDLE_SWEEP: Duration = Duration::from_secs(30);
@@ -37,8 +36,8 @@ pub struct Worker {
 impl Worker {
     /// Starts the worker, or returns `None` when the service keeps no images and has no
     /// embedding model (nothing to do after a write).
-    pub fn spawn(service: Arc<MemoryService>) -> Option<Self> {
-        if service.embedder().is_none() && service.image_dir().is_none() {
+    pub(crate) fn spawn(domains: Arc<Domains>) -> Option<Self> {
+        if domains.embedder.is_none() && domains.image_dir.is_none() {
             return None;
         }
         let (nudges, wakes) = mpsc::channel::<()>();
@@ -46,7 +45,7 @@ impl Worker {
             .name("cairn-worker".into())
             .spawn(move || {
                 // Load the weights now, so the first search does not pay for it.
-                if let Some(embedder) = service.embedder()
+                if let Some(embedder) = &domains.embedder
                     && let Err(error) = embedder.embed(&["warm up"])
                 {
                     tracing::warn!(%error, "the embedding model failed to load");
@@ -54,7 +53,7 @@ impl Worker {
                 // Runs until every sender is gone (after a last pass for their final nudges).
                 while let Ok(()) | Err(RecvTimeoutError::Timeout) = wakes.recv_timeout(IDLE_SWEEP) {
                     while wakes.try_recv().is_ok() {}
-                    pass(&service);
+                    pass(&domains);
                 }
             })
             .expect("the worker thread starts");
@@ -93,9 +92,9 @@ impl Drop for Worker {
 }
 
 /// One pass: images looked at (and read), then memories embedded.
-fn pass(service: &MemoryService) {
-    if service.image_dir().is_some() {
-        match service.read_images(&mut |_| {}) {
+fn pass(domains: &Domains) {
+    if domains.image_dir.is_some() {
+        match domains.reading().read_pending(&mut |_| {}) {
             Ok(report) => {
                 for failure in &report.failures {
                     tracing::warn!(%failure, "a model failed; its images wait for it");
@@ -104,8 +103,8 @@ fn pass(service: &MemoryService) {
             Err(error) => tracing::warn!(%error, "looking at images failed; will retry"),
         }
     }
-    if service.embedder().is_some()
-        && let Err(error) = service.embed_pending(&mut |_| {})
+    if domains.embedder.is_some()
+        && let Err(error) = domains.embeddings().embed_pending(&mut |_| {})
     {
         tracing::warn!(%error, "background embedding failed; will retry");
     }

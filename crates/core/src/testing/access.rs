@@ -5,7 +5,7 @@
 use jiff::Span;
 use serde_json::{Value, json};
 
-use super::{Harness, StoreFactory};
+use super::{Harness, StoreFactory, local};
 use crate::Error;
 use crate::access::{Access, NewToken, Right};
 use crate::api::{Api, Caller, Found};
@@ -39,90 +39,100 @@ fn forbidden<T: std::fmt::Debug>(result: crate::Result<T>) -> String {
 
 pub fn tokens_are_issued_listed_authenticated_and_revoked(factory: StoreFactory) {
     let h = Harness::new(factory);
-    let service = &h.service;
-    assert!(!service.tokens_required().unwrap());
-    let reader = service
-        .issue_token(NewToken {
-            project: project("acme"),
-            right: Right::Read,
-            name: Some("  ci bot ".into()),
-        })
+    let api = &h.api;
+    assert!(!api.tokens_required().unwrap());
+    let reader = api
+        .issue_token(
+            &local(),
+            NewToken {
+                project: project("acme"),
+                right: Right::Read,
+                name: Some("  ci bot ".into()),
+            },
+        )
         .unwrap();
     h.clock.advance(Span::new().seconds(1));
-    let writer = service
-        .issue_token(NewToken {
-            project: project("beta"),
-            right: Right::Write,
-            name: None,
-        })
+    let writer = api
+        .issue_token(
+            &local(),
+            NewToken {
+                project: project("beta"),
+                right: Right::Write,
+                name: None,
+            },
+        )
         .unwrap();
     assert_ne!(reader.token, writer.token);
-    assert!(service.tokens_required().unwrap());
+    assert!(api.tokens_required().unwrap());
 
-    let listed = service.tokens().unwrap();
+    let listed = api.tokens(&local()).unwrap();
     assert_eq!(listed, vec![reader.record.clone(), writer.record.clone()]);
     assert_eq!(listed[0].name.as_deref(), Some("ci bot"));
     assert_eq!(listed[1].right, Right::Write);
 
-    let grant = service.authenticate(&reader.token).unwrap().unwrap();
+    let grant = api.authenticate(&reader.token).unwrap().unwrap();
     assert_eq!(
         (grant.token, grant.project, grant.right),
         (reader.record.id.clone(), project("acme"), Right::Read)
     );
     // Surrounding spaces are forgiven; any other change is another (unknown) token.
     assert!(
-        service
-            .authenticate(&format!(" {} ", writer.token))
+        api.authenticate(&format!(" {} ", writer.token))
             .unwrap()
             .is_some()
     );
     let mut altered = writer.token.clone();
     altered.pop();
     altered.push('x');
-    assert_eq!(service.authenticate(&altered).unwrap(), None);
-    assert_eq!(service.authenticate("").unwrap(), None);
+    assert_eq!(api.authenticate(&altered).unwrap(), None);
+    assert_eq!(api.authenticate("").unwrap(), None);
 
     // A bad name is refused by name and nothing is written.
-    let error = service
-        .issue_token(NewToken {
-            project: project("acme"),
-            right: Right::Read,
-            name: Some("x".repeat(201)),
-        })
+    let error = api
+        .issue_token(
+            &local(),
+            NewToken {
+                project: project("acme"),
+                right: Right::Read,
+                name: Some("x".repeat(201)),
+            },
+        )
         .unwrap_err();
     assert_eq!(error.field(), Some("name"));
-    assert_eq!(service.tokens().unwrap().len(), 2);
+    assert_eq!(api.tokens(&local()).unwrap().len(), 2);
 
     h.clock.advance(Span::new().seconds(5));
-    let revoked = service.revoke_token(reader.record.id.as_str()).unwrap();
+    let revoked = api
+        .revoke_token(&local(), reader.record.id.as_str())
+        .unwrap();
     let when = revoked.revoked_at.expect("revoked");
-    assert_eq!(service.authenticate(&reader.token).unwrap(), None);
+    assert_eq!(api.authenticate(&reader.token).unwrap(), None);
     h.clock.advance(Span::new().seconds(5));
-    let again = service.revoke_token(reader.record.id.as_str()).unwrap();
+    let again = api
+        .revoke_token(&local(), reader.record.id.as_str())
+        .unwrap();
     assert_eq!(
         again.revoked_at,
         Some(when),
         "revoking again changes nothing"
     );
-    assert!(
-        service.tokens_required().unwrap(),
-        "the writer is still live"
-    );
-    service.revoke_token(writer.record.id.as_str()).unwrap();
-    assert!(!service.tokens_required().unwrap());
+    assert!(api.tokens_required().unwrap(), "the writer is still live");
+    api.revoke_token(&local(), writer.record.id.as_str())
+        .unwrap();
+    assert!(!api.tokens_required().unwrap());
     assert_eq!(
-        service.tokens().unwrap().len(),
+        api.tokens(&local()).unwrap().len(),
         2,
         "revoked tokens stay listed"
     );
 
-    let error = service.revoke_token("0123456789ab").unwrap_err();
+    let error = api.revoke_token(&local(), "0123456789ab").unwrap_err();
     assert!(
         matches!(&error, Error::Missing { field, .. } if field == "id"),
         "{error}"
     );
     assert_eq!(
-        service.revoke_token("nope").unwrap_err().field(),
+        api.revoke_token(&local(), "nope").unwrap_err().field(),
         Some("id")
     );
 }
@@ -141,7 +151,7 @@ struct Team {
 impl Team {
     fn new(factory: StoreFactory) -> Team {
         let h = Harness::new(factory);
-        let api = Api::over_service(h.service);
+        let api = h.api;
         let store = |content: &str, scope: Value| -> String {
             let mut fields = json!({"content": content, "tags": ["deploy"]});
             match scope {

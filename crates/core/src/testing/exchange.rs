@@ -5,7 +5,7 @@
 use jiff::Span;
 
 use super::session::{key, record_session};
-use super::{Harness, StoreFactory, by_ref, project, tags};
+use super::{Harness, StoreFactory, by_ref, local, project, tags};
 use crate::error::{Error, RecordAt};
 use crate::exchange::Header;
 use crate::exchange::format::VERSION;
@@ -32,16 +32,18 @@ fn address(label: &str, scope: SlotScope) -> SlotAddress {
 fn full_store(h: &Harness) {
     let mut topic = NewMemory::new("api rate limit is 100/min", project("acme"), Source::Mcp);
     topic.topic_key = Some("rate-limit".into());
-    h.service.store(topic.clone()).unwrap();
+    h.api.write(&local(), topic.clone(), None).unwrap();
     h.clock.advance(Span::new().seconds(3));
     topic.content = "api rate limit is 500/min".into();
-    h.service.store(topic).unwrap();
+    h.api.write(&local(), topic, None).unwrap();
     h.add("prefers tabs", &["style"]);
     // A pending judgment, settled: a relation with a verdict and one earlier verdict.
     let spaces = h.add("prefers spaces now, in python", &["style"]);
     let judgment = relation_of(h, &spaces);
     for relation in [RelationKind::Related, RelationKind::Scoped] {
-        h.service
+        h.api
+            .domains
+            .relations()
             .judge(
                 &RelationRef::Full(judgment),
                 NewVerdict {
@@ -55,13 +57,19 @@ fn full_store(h: &Harness) {
     }
 
     let pending = address(PENDING_ITEMS, SlotScope::Project);
-    h.service
+    h.api
+        .domains
+        .slots()
         .append_slot(&pending, "- ship the importer")
         .unwrap();
-    h.service
+    h.api
+        .domains
+        .slots()
         .delete_slot(&address("persona", SlotScope::Global))
         .unwrap();
-    h.service
+    h.api
+        .domains
+        .slots()
         .create_slot(NewSlot {
             label: "runbook".into(),
             scope: Scope::Global,
@@ -78,7 +86,12 @@ fn full_store(h: &Harness) {
 
 /// The judgment the write of `memory` recorded.
 fn relation_of(h: &Harness, memory: &crate::memory::Memory) -> crate::id::RelationId {
-    let relations = h.service.relations_of(&[memory.id]).unwrap();
+    let relations = h
+        .api
+        .domains
+        .relations()
+        .relations_of(&[memory.id])
+        .unwrap();
     assert_eq!(relations.len(), 1, "{relations:?}");
     relations[0].relation.id
 }
@@ -118,14 +131,18 @@ pub fn everything_a_store_holds_round_trips_byte_for_byte(factory: StoreFactory)
     assert_eq!(target.export(), exported);
     let pending = address(PENDING_ITEMS, SlotScope::Project);
     assert_eq!(
-        target.service.slot(&pending).unwrap().content,
+        target.api.domains.slots().slot(&pending).unwrap().content,
         "- ship the importer"
     );
-    let deleted = target.service.slot(&address("persona", SlotScope::Global));
+    let deleted = target
+        .api
+        .domains
+        .slots()
+        .slot(&address("persona", SlotScope::Global));
     assert!(deleted.is_err(), "a deleted default stays deleted");
     assert_eq!(
-        target.service.observations(&key("s1")).unwrap(),
-        source.service.observations(&key("s1")).unwrap()
+        target.api.observations(&local(), &key("s1")).unwrap(),
+        source.api.observations(&local(), &key("s1")).unwrap()
     );
 
     let again = target.import(&exported).unwrap();
@@ -139,8 +156,8 @@ pub fn an_export_without_sessions_leaves_them_out(factory: StoreFactory) {
     let h = Harness::new(factory);
     full_store(&h);
     let mut out = Vec::new();
-    h.service
-        .export(Default::default(), &mut |line| {
+    h.api
+        .export(&local(), Default::default(), &mut |line| {
             out.extend_from_slice(line);
             Ok(())
         })
@@ -278,7 +295,9 @@ pub fn a_bad_plain_record_anywhere_imports_nothing(factory: StoreFactory) {
     }
     assert_eq!(h.count_all(), 1);
     assert_eq!(
-        h.service.get(&[crate::IdRef::Full(kept.id)]).unwrap()[0],
+        h.api
+            .memories(&local(), &[crate::IdRef::Full(kept.id)])
+            .unwrap()[0],
         kept
     );
 }
@@ -300,12 +319,12 @@ pub fn an_imported_relation_needs_both_of_its_memories_in_its_scope(factory: Sto
     assert_eq!(alone.field(), Some("source"), "{alone}");
     // A relation whose memory lies in another scope is refused too.
     let elsewhere = target
-        .service
-        .store(NewMemory::new(
-            "prefers tabs",
-            project("other"),
-            Source::Cli,
-        ))
+        .api
+        .write(
+            &local(),
+            NewMemory::new("prefers tabs", project("other"), Source::Cli),
+            None,
+        )
         .unwrap()
         .memory;
     let moved = relation_line.replace(&relation.target.to_string(), &elsewhere.id.to_string());
@@ -373,7 +392,9 @@ pub fn an_imported_slot_replaces_an_untouched_default_but_not_a_newer_edit(facto
     let source = Harness::new(factory);
     let pending = address(PENDING_ITEMS, SlotScope::Project);
     source
-        .service
+        .api
+        .domains
+        .slots()
         .append_slot(&pending, "- from the old machine")
         .unwrap();
     let exported = source.export();
@@ -381,21 +402,29 @@ pub fn an_imported_slot_replaces_an_untouched_default_but_not_a_newer_edit(facto
     // The new store was opened once: its defaults exist, empty, newer than the export.
     let target = Harness::new(factory);
     target.clock.advance(Span::new().hours(1));
-    assert_eq!(target.service.slot(&pending).unwrap().content, "");
+    assert_eq!(
+        target.api.domains.slots().slot(&pending).unwrap().content,
+        ""
+    );
     let report = target.import(&exported).unwrap();
     // Only pending_items was ever written in the old store; the other defaults are equal.
     assert_eq!(report.slots.updated, 1, "{report:?}");
     assert_eq!(
-        target.service.slot(&pending).unwrap().content,
+        target.api.domains.slots().slot(&pending).unwrap().content,
         "- from the old machine"
     );
 
     // An edit made after the export is newer: importing the old file again keeps it.
     target.clock.advance(Span::new().hours(1));
-    target.service.append_slot(&pending, "- new here").unwrap();
+    target
+        .api
+        .domains
+        .slots()
+        .append_slot(&pending, "- new here")
+        .unwrap();
     target.import(&exported).unwrap();
     assert_eq!(
-        target.service.slot(&pending).unwrap().content,
+        target.api.domains.slots().slot(&pending).unwrap().content,
         "- from the old machine\n- new here"
     );
 }
@@ -411,7 +440,7 @@ pub fn an_observation_needs_its_session_first(factory: StoreFactory) {
     let target = Harness::new(factory);
     let error = target.import(&orphans.join("\n")).unwrap_err();
     assert_eq!(error.field(), Some("session"), "{error}");
-    assert!(target.service.session(&key("s1")).is_err());
+    assert!(target.api.session_by_key(&local(), &key("s1")).is_err());
 }
 
 pub fn a_whole_store_moves_into_another_and_a_second_run_changes_nothing(factory: StoreFactory) {
@@ -424,7 +453,7 @@ pub fn a_whole_store_moves_into_another_and_a_second_run_changes_nothing(factory
     // Vectors of a made-up model for every memory.
     let mut memories = Vec::new();
     source
-        .service
+        .api
         .backend()
         .export(false, &mut |item| {
             if let ExportItem::Memory(memory, _) = item {
@@ -453,7 +482,7 @@ pub fn a_whole_store_moves_into_another_and_a_second_run_changes_nothing(factory
         })
         .collect();
     source
-        .service
+        .api
         .backend()
         .write(&mut |tx| {
             tx.set_embedding_model(VectorSpace::Text, &model)?;
@@ -465,20 +494,23 @@ pub fn a_whole_store_moves_into_another_and_a_second_run_changes_nothing(factory
     // Two tokens, one revoked: both move with their hashes.
     for right in [Right::Read, Right::Write] {
         source
-            .service
-            .issue_token(NewToken {
-                project: acme(),
-                right,
-                name: None,
-            })
+            .api
+            .issue_token(
+                &local(),
+                NewToken {
+                    project: acme(),
+                    right,
+                    name: None,
+                },
+            )
             .unwrap();
     }
-    let first = source.service.tokens().unwrap()[0].id.clone();
-    source.service.revoke_token(first.as_str()).unwrap();
+    let first = source.api.tokens(&local()).unwrap()[0].id.clone();
+    source.api.revoke_token(&local(), first.as_str()).unwrap();
 
     let target = Harness::new(factory);
     let limits = crate::config::Limits::default();
-    let (from, to) = (source.service.backend(), target.service.backend());
+    let (from, to) = (source.api.backend(), target.api.backend());
     let mut stages = Vec::new();
     let report = migrate(from, to, &limits, &mut |p| stages.push(p.stage)).unwrap();
     assert!(report.verified(), "{:?}", report.check);
@@ -649,7 +681,7 @@ pub fn memory_records_written_together_end_as_written_one_by_one(factory: StoreF
     );
     let history = |h: &Harness, marker: &str| {
         let memory = h.search(marker, MemoryFilter::default()).remove(0);
-        h.service.history(&by_ref(&memory)).unwrap()
+        h.api.history(&local(), &by_ref(&memory)).unwrap()
     };
     let marker3 = history(&batched, "marker3");
     assert_eq!(
@@ -667,8 +699,8 @@ pub fn memory_records_written_together_end_as_written_one_by_one(factory: StoreF
         [1, 2]
     );
     assert_eq!(
-        batched.service.embedding_status().unwrap().counts.pending,
-        alone.service.embedding_status().unwrap().counts.pending
+        batched.api.embedding_status().unwrap().counts.pending,
+        alone.api.embedding_status().unwrap().counts.pending
     );
 
     // Two revisions of one number are refused with the record's line, before anything is

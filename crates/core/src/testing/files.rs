@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use jiff::Span;
 
-use super::{Harness, StoreFactory, by_ref, project};
+use super::{Harness, StoreFactory, by_ref, local, project};
 use crate::files::{SyncReport, WRITE_SETTLE, Workspace};
 use crate::memory::{Memory, MemoryPatch, NewMemory, Source};
 use crate::scope::{ProjectName, Scope};
@@ -15,8 +15,9 @@ use crate::session::SUMMARY_TAG;
 
 /// The error an update of `memory`'s text gets: it must be refused.
 fn refused_update(h: &Harness, memory: &Memory) -> crate::Error {
-    h.service
-        .update(
+    h.api
+        .patch(
+            &local(),
             &by_ref(memory),
             MemoryPatch {
                 content: Some("changed".into()),
@@ -42,12 +43,16 @@ impl Files {
         let h = Harness::with_config(factory, config);
         let root = tempfile::tempdir().expect("temp dir");
         let report = h
-            .service
-            .init_files(acme(), root.path(), ".cairn/memory")
+            .api
+            .domains
+            .files()
+            .init(acme(), root.path(), ".cairn/memory")
             .expect("init");
         assert_eq!(report.written, 0);
         let workspace = h
-            .service
+            .api
+            .domains
+            .files()
             .workspace(&acme())
             .expect("read")
             .expect("a workspace");
@@ -56,8 +61,12 @@ impl Files {
 
     fn store(&self, content: &str) -> Memory {
         self.h
-            .service
-            .store(NewMemory::new(content, project("acme"), Source::Cli))
+            .api
+            .write(
+                &local(),
+                NewMemory::new(content, project("acme"), Source::Cli),
+                None,
+            )
             .expect("store")
             .memory
     }
@@ -86,13 +95,17 @@ impl Files {
     fn sync_with(&self, dry_run: bool) -> SyncReport {
         let workspace = self
             .h
-            .service
+            .api
+            .domains
+            .files()
             .workspace(&acme())
             .expect("read")
             .expect("a workspace");
         self.h
-            .service
-            .sync_files(&workspace, dry_run)
+            .api
+            .domains
+            .files()
+            .sync(&workspace, dry_run)
             .expect("sync")
     }
 
@@ -116,14 +129,22 @@ pub fn writes_land_in_the_day_file_and_a_change_rewrites_only_its_unit(factory: 
     let f = Files::new(factory);
     let first = f.store("The event store runs on PostgreSQL");
     let second = f.store("Deploys go out on Fridays");
-    f.h.service
-        .store(NewMemory::new("A global note", Scope::Global, Source::Cli))
+    f.h.api
+        .write(
+            &local(),
+            NewMemory::new("A global note", Scope::Global, Source::Cli),
+            None,
+        )
         .expect("store");
-    f.h.service
-        .store(NewMemory {
-            tags: vec![SUMMARY_TAG.into()],
-            ..NewMemory::new("Session summary text", project("acme"), Source::Cli)
-        })
+    f.h.api
+        .write(
+            &local(),
+            NewMemory {
+                tags: vec![SUMMARY_TAG.into()],
+                ..NewMemory::new("Session summary text", project("acme"), Source::Cli)
+            },
+            None,
+        )
         .expect("store");
     let before = f.text();
     assert!(before.contains("The event store runs on PostgreSQL\n<!-- cairn:end -->"));
@@ -131,8 +152,9 @@ pub fn writes_land_in_the_day_file_and_a_change_rewrites_only_its_unit(factory: 
     assert!(!before.contains("A global note") && !before.contains("Session summary"));
 
     f.h.clock.advance(Span::new().minutes(5));
-    f.h.service
-        .update(
+    f.h.api
+        .patch(
+            &local(),
             &by_ref(&first),
             MemoryPatch {
                 content: Some("The event store moved to MySQL".into()),
@@ -156,7 +178,9 @@ pub fn writes_land_in_the_day_file_and_a_change_rewrites_only_its_unit(factory: 
     );
     assert!(after[start..new_end].contains("The event store moved to MySQL\n"));
 
-    f.h.service.forget(&by_ref(&second)).expect("forget");
+    f.h.api
+        .forget(&local(), &second.id.to_string(), false)
+        .expect("forget");
     assert!(!f.text().contains(&second.id.to_string()));
     assert!(f.text().contains("moved to MySQL"));
 }
@@ -184,22 +208,22 @@ pub fn hand_edits_deletions_and_new_units_reach_the_store(factory: StoreFactory)
             "Use pnpm (never npm) for installs"
         ]
     );
-    let hits =
-        f.h.service
-            .search(&crate::search::SearchRequest::new(
-                "pnpm",
-                crate::memory::MemoryFilter::default(),
-                10,
-            ))
-            .expect("search")
-            .hits;
+    let hits = f
+        .h
+        .api
+        .search_request(
+            &local(),
+            &crate::search::SearchRequest::new("pnpm", crate::memory::MemoryFilter::default(), 10),
+        )
+        .expect("search")
+        .hits;
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].memory.content, "Use pnpm (never npm) for installs");
     assert!(
         hits[0].memory.title.is_none(),
         "a unit header is never the memory's text"
     );
-    let history = f.h.service.history(&by_ref(&pnpm)).expect("history");
+    let history = f.h.api.history(&local(), &by_ref(&pnpm)).expect("history");
     assert_eq!(
         history.revisions.len(),
         1,
@@ -273,14 +297,16 @@ pub fn a_teammates_unit_is_imported_with_its_id_and_a_purged_memory_leaves_the_f
     let report = f.sync();
     assert_eq!(report.imported, 1);
     let stored =
-        f.h.service
-            .resolve(&crate::id::IdRef::Full(theirs), false)
+        f.h.api
+            .resolve(&local(), &crate::id::IdRef::Full(theirs), false)
             .expect("imported with its id");
     assert_eq!(stored.content, "The VPN endpoint is vpn.acme.dev");
     assert_eq!(stored.updated_at.to_string(), "2026-03-10T09:30:00Z");
     assert_eq!(stored.tags.len(), 1);
 
-    f.h.service.purge(&by_ref(&mine)).expect("purge");
+    f.h.api
+        .forget(&local(), &mine.id.to_string(), true)
+        .expect("purge");
     assert!(!f.text().contains(&mine.id.to_string()));
     assert!(f.text().contains(&theirs.to_string()));
 }
@@ -341,7 +367,9 @@ pub fn a_unit_of_a_memory_forgotten_in_cairn_is_left_where_git_put_it(factory: S
     let kept = f.store("Feature branches are rebased, never merged");
     let gone = f.store("The old CI ran on Jenkins");
     let with_both = f.text();
-    f.h.service.forget(&by_ref(&gone)).expect("forget");
+    f.h.api
+        .forget(&local(), &gone.id.to_string(), false)
+        .expect("forget");
     assert!(
         !f.text().contains(&gone.id.to_string()),
         "cairn's own forget removes the unit"
@@ -361,7 +389,9 @@ pub fn a_unit_of_a_memory_forgotten_in_cairn_is_left_where_git_put_it(factory: S
     assert_eq!(f.text(), with_both);
 
     // A purged memory's unit is left there too, and never stored again.
-    f.h.service.purge(&by_ref(&gone)).expect("purge");
+    f.h.api
+        .forget(&local(), &gone.id.to_string(), true)
+        .expect("purge");
     std::fs::write(f.day_file(), &with_both).expect("write");
     let report = f.sync();
     assert_eq!(report.imported, 0);
@@ -374,10 +404,15 @@ pub fn forget_undo_brings_a_memory_and_its_unit_back(factory: StoreFactory) {
     let f = Files::new(factory);
     let memory = f.store("Migrations run before the deploy, never after");
     let before = f.text();
-    f.h.service.forget(&by_ref(&memory)).expect("forget");
+    f.h.api
+        .forget(&local(), &memory.id.to_string(), false)
+        .expect("forget");
     assert!(!f.text().contains(&memory.id.to_string()));
 
-    let restored = f.h.service.restore_memory(&by_ref(&memory)).expect("undo");
+    let restored =
+        f.h.api
+            .restore_memory(&local(), &memory.id.to_string())
+            .expect("undo");
     assert_eq!(restored.id, memory.id);
     assert!(restored.deleted_at.is_none());
     assert_eq!(
@@ -388,12 +423,20 @@ pub fn forget_undo_brings_a_memory_and_its_unit_back(factory: StoreFactory) {
     assert_eq!(f.text(), before, "the unit is written back as it was");
 
     // Undo of a memory that is not forgotten, or whose text a live memory now holds.
-    let error = f.h.service.restore_memory(&by_ref(&memory)).unwrap_err();
+    let error =
+        f.h.api
+            .restore_memory(&local(), &memory.id.to_string())
+            .unwrap_err();
     assert!(matches!(error, crate::Error::Invalid { .. }), "{error}");
-    f.h.service.forget(&by_ref(&memory)).expect("forget");
+    f.h.api
+        .forget(&local(), &memory.id.to_string(), false)
+        .expect("forget");
     let twin = f.store("Migrations run before the deploy, never after");
     assert_ne!(twin.id, memory.id);
-    let error = f.h.service.restore_memory(&by_ref(&memory)).unwrap_err();
+    let error =
+        f.h.api
+            .restore_memory(&local(), &memory.id.to_string())
+            .unwrap_err();
     assert!(matches!(error, crate::Error::Conflict { .. }), "{error}");
     assert!(error.to_string().contains(&twin.id.handle()), "{error}");
     assert_eq!(f.visible().len(), 1);
@@ -471,12 +514,15 @@ pub fn a_file_that_cannot_be_read_whole_never_forgets_a_memory(factory: StoreFac
         huge.len()
     );
     let found = |words: &str| {
-        f.h.service
-            .search(&crate::search::SearchRequest::new(
-                words,
-                crate::memory::MemoryFilter::default(),
-                10,
-            ))
+        f.h.api
+            .search_request(
+                &local(),
+                &crate::search::SearchRequest::new(
+                    words,
+                    crate::memory::MemoryFilter::default(),
+                    10,
+                ),
+            )
             .expect("search")
             .hits
             .len()
@@ -502,12 +548,15 @@ pub fn text_outside_units_is_indexed_read_only_and_follows_its_file(factory: Sto
     assert_eq!((report.raw_indexed, report.forgotten), (2, 0), "{report:?}");
     let search = |words: &str| {
         let found =
-            f.h.service
-                .search(&crate::search::SearchRequest::new(
-                    words,
-                    crate::memory::MemoryFilter::default(),
-                    10,
-                ))
+            f.h.api
+                .search_request(
+                    &local(),
+                    &crate::search::SearchRequest::new(
+                        words,
+                        crate::memory::MemoryFilter::default(),
+                        10,
+                    ),
+                )
                 .expect("search");
         found.hits.into_iter().map(|h| h.memory).collect::<Vec<_>>()
     };
@@ -525,16 +574,24 @@ pub fn text_outside_units_is_indexed_read_only_and_follows_its_file(factory: Sto
         matches!(refused, crate::Error::ReadOnly { .. }),
         "{refused:?}"
     );
-    assert!(f.h.service.forget(&by_ref(&raw)).is_err());
-    assert!(f.h.service.purge(&by_ref(&raw)).is_err());
+    assert!(
+        f.h.api
+            .forget(&local(), &raw.id.to_string(), false)
+            .is_err()
+    );
+    assert!(f.h.api.forget(&local(), &raw.id.to_string(), true).is_err());
     // It takes part in duplicate detection.
     let again =
-        f.h.service
-            .store(NewMemory::new(
-                "# Team notes\n\nWe deploy the cluster with ArgoCD.",
-                project("acme"),
-                Source::Cli,
-            ))
+        f.h.api
+            .write(
+                &local(),
+                NewMemory::new(
+                    "# Team notes\n\nWe deploy the cluster with ArgoCD.",
+                    project("acme"),
+                    Source::Cli,
+                ),
+                None,
+            )
             .expect("store");
     assert_eq!(again.status, crate::memory::WriteStatus::Duplicate);
     assert_eq!(again.memory.id, raw.id);
@@ -575,15 +632,19 @@ pub fn the_index_rebuilds_from_the_files_alone(factory: StoreFactory) {
     let kept = f.store("Feature flags live in LaunchDarkly");
     f.store("Deploys go out on Fridays");
     let private =
-        f.h.service
-            .store(NewMemory {
-                tags: vec!["private".into()],
-                ..NewMemory::new(
-                    "Alice's number is in the vault",
-                    project("acme"),
-                    Source::Cli,
-                )
-            })
+        f.h.api
+            .write(
+                &local(),
+                NewMemory {
+                    tags: vec!["private".into()],
+                    ..NewMemory::new(
+                        "Alice's number is in the vault",
+                        project("acme"),
+                        Source::Cli,
+                    )
+                },
+                None,
+            )
             .expect("store")
             .memory;
     std::fs::write(f.dir().join("MEMORY.md"), "Loose: staging runs on Fly.io\n").expect("write");
@@ -592,8 +653,10 @@ pub fn the_index_rebuilds_from_the_files_alone(factory: StoreFactory) {
     f.edit(|text| text.replace("on Fridays", "on Thursdays"));
     let before: Vec<String> = f.visible();
     let report =
-        f.h.service
-            .rebuild_from_files(&f.workspace)
+        f.h.api
+            .domains
+            .files()
+            .rebuild(&f.workspace)
             .expect("rebuild");
     assert_eq!((report.imported, report.raw_indexed), (2, 1), "{report:?}");
     let after = f.visible();
@@ -607,10 +670,13 @@ pub fn the_index_rebuilds_from_the_files_alone(factory: StoreFactory) {
             "Loose: staging runs on Fly.io"
         ]
     );
-    let read_back = f.h.service.resolve(&by_ref(&kept), false).expect("same id");
+    let read_back =
+        f.h.api
+            .resolve(&local(), &by_ref(&kept), false)
+            .expect("same id");
     assert_eq!(read_back.content, kept.content);
     assert!(
-        f.h.service.resolve(&by_ref(&private), false).is_ok(),
+        f.h.api.resolve(&local(), &by_ref(&private), false).is_ok(),
         "left alone"
     );
 }
@@ -624,7 +690,10 @@ pub fn a_watcher_leaves_a_file_being_written_until_it_settles(factory: StoreFact
     let edited = f.text().replace("eu-west", "us-east");
     std::fs::write(f.day_file(), "").expect("truncate");
     assert!(
-        f.h.service.refresh_files(&acme(), WRITE_SETTLE).is_none(),
+        f.h.api
+            .domains
+            .refresh_files(&acme(), WRITE_SETTLE)
+            .is_none(),
         "a file modified just now is left until it settles"
     );
     assert_eq!(
@@ -638,7 +707,12 @@ pub fn a_watcher_leaves_a_file_being_written_until_it_settles(factory: StoreFact
         format!("{edited}\n<!-- cairn:unit -->\nRestores are tested monthly\n<!-- cairn:end -->\n"),
     )
     .expect("write");
-    assert!(f.h.service.refresh_files(&acme(), WRITE_SETTLE).is_none());
+    assert!(
+        f.h.api
+            .domains
+            .refresh_files(&acme(), WRITE_SETTLE)
+            .is_none()
+    );
     // Settled: as if the write had ended a moment longer ago than the settle time.
     let file = std::fs::File::options()
         .write(true)
@@ -647,7 +721,8 @@ pub fn a_watcher_leaves_a_file_being_written_until_it_settles(factory: StoreFact
     file.set_modified(std::time::SystemTime::now() - WRITE_SETTLE * 2)
         .expect("set the modification time");
     let report =
-        f.h.service
+        f.h.api
+            .domains
             .refresh_files(&acme(), WRITE_SETTLE)
             .expect("a settled edit is read");
     assert_eq!(
@@ -663,7 +738,10 @@ pub fn a_watcher_leaves_a_file_being_written_until_it_settles(factory: StoreFact
     );
     assert!(f.text().contains("us-east"), "the edit stays in the file");
     assert!(
-        f.h.service.refresh_files(&acme(), Duration::ZERO).is_none(),
+        f.h.api
+            .domains
+            .refresh_files(&acme(), Duration::ZERO)
+            .is_none(),
         "the stamp a sync records covers its own writes (the id written back)"
     );
 }
@@ -673,27 +751,39 @@ pub fn a_refresh_reads_the_files_only_when_someone_else_changed_them(factory: St
     f.store("The build cache lives in S3");
     f.store("Preview apps expire after 3 days");
     assert!(
-        f.h.service.refresh_files(&acme(), Duration::ZERO).is_none(),
+        f.h.api
+            .domains
+            .refresh_files(&acme(), Duration::ZERO)
+            .is_none(),
         "cairn's own writes leave the files synced"
     );
     f.edit(|text| text.replace("in S3", "in the R2 bucket"));
     let report =
-        f.h.service
+        f.h.api
+            .domains
             .refresh_files(&acme(), Duration::ZERO)
             .expect("a hand edit is seen");
     assert_eq!(report.updated, 1);
-    assert!(f.h.service.refresh_files(&acme(), Duration::ZERO).is_none());
+    assert!(
+        f.h.api
+            .domains
+            .refresh_files(&acme(), Duration::ZERO)
+            .is_none()
+    );
 
     // A new session's context sees a hand edit made since.
     f.edit(|text| text.replace("after 3 days", "after 7 days"));
     let context =
-        f.h.service
-            .context(&crate::context::ContextRequest {
-                project: Some(acme()),
-                query: Some("preview apps expire".into()),
-                budget: 2_000,
-                ..Default::default()
-            })
+        f.h.api
+            .context_request(
+                &local(),
+                &crate::context::ContextRequest {
+                    project: Some(acme()),
+                    query: Some("preview apps expire".into()),
+                    budget: 2_000,
+                    ..Default::default()
+                },
+            )
             .expect("context");
     assert!(context.text.contains("after 7 days"), "{}", context.text);
     assert!(
@@ -708,18 +798,24 @@ pub fn a_write_whose_file_fails_still_stores_and_export_writes_it_later(factory:
     // A directory where the day's file should be: the file cannot be written.
     std::fs::create_dir_all(f.day_file()).expect("mkdir");
     let stored = f.store("Written while its file could not be");
-    f.h.service
-        .store(NewMemory {
-            tags: vec!["private".into()],
-            ..NewMemory::new("Kept out of the files", project("acme"), Source::Cli)
-        })
+    f.h.api
+        .write(
+            &local(),
+            NewMemory {
+                tags: vec!["private".into()],
+                ..NewMemory::new("Kept out of the files", project("acme"), Source::Cli)
+            },
+            None,
+        )
         .expect("store");
     assert_eq!(f.visible().len(), 2, "the writes did not fail");
     std::fs::remove_dir(f.day_file()).expect("rmdir");
 
     let plan =
-        f.h.service
-            .export_files(&f.workspace, true)
+        f.h.api
+            .domains
+            .files()
+            .export(&f.workspace, true)
             .expect("dry run");
     let listed: Vec<_> = plan.units.iter().map(|u| u.id).collect();
     assert_eq!(listed, [stored.id]);
@@ -727,30 +823,38 @@ pub fn a_write_whose_file_fails_still_stores_and_export_writes_it_later(factory:
     assert!(!f.day_file().exists(), "a dry run writes nothing");
 
     let done =
-        f.h.service
-            .export_files(&f.workspace, false)
+        f.h.api
+            .domains
+            .files()
+            .export(&f.workspace, false)
             .expect("export");
     assert_eq!(done.units.len(), 1);
     assert!(f.text().contains("Written while its file could not be"));
     assert!(!f.text().contains("Kept out"));
     let again =
-        f.h.service
-            .export_files(&f.workspace, false)
+        f.h.api
+            .domains
+            .files()
+            .export(&f.workspace, false)
             .expect("export");
     assert!(again.units.is_empty());
 }
 
 pub fn session_summaries_reach_the_files_only_when_configured(factory: StoreFactory) {
     let summary = |f: &Files| {
-        f.h.service
-            .store(NewMemory {
-                tags: vec![SUMMARY_TAG.into()],
-                ..NewMemory::new(
-                    "Session: fixed the login flake",
-                    project("acme"),
-                    Source::Cli,
-                )
-            })
+        f.h.api
+            .write(
+                &local(),
+                NewMemory {
+                    tags: vec![SUMMARY_TAG.into()],
+                    ..NewMemory::new(
+                        "Session: fixed the login flake",
+                        project("acme"),
+                        Source::Cli,
+                    )
+                },
+                None,
+            )
             .expect("store");
         f.text()
     };
@@ -785,16 +889,26 @@ pub fn followed_files_are_read_only_memories_in_line_with_their_files(factory: S
         },
     ];
     let follow = |dry_run: bool| {
-        f.h.service
-            .follow_files(&acme(), &followed, dry_run)
+        f.h.api
+            .domains
+            .files()
+            .follow(&acme(), &followed, dry_run)
             .expect("follow")
     };
     let dry = follow(true);
     assert_eq!(dry.indexed, 3, "{dry:?}");
-    assert!(!f.h.service.follows_files(&acme()).expect("read"));
+    assert!(
+        !f.h.api
+            .follows_instructions(&local(), &acme())
+            .expect("read")
+    );
     let report = follow(false);
     assert_eq!((report.indexed, report.dropped), (3, 0), "{report:?}");
-    assert!(f.h.service.follows_files(&acme()).expect("read"));
+    assert!(
+        f.h.api
+            .follows_instructions(&local(), &acme())
+            .expect("read")
+    );
     let search = |words: &str| f.h.search(words, crate::memory::MemoryFilter::default());
     let rule = search("pnpm").pop().expect("a followed rule is found");
     assert_eq!(rule.title.as_deref(), Some("AGENTS.md"));
@@ -806,7 +920,7 @@ pub fn followed_files_are_read_only_memories_in_line_with_their_files(factory: S
         "{refused:?}"
     );
     assert_eq!(
-        f.h.service.unit_path(&rule).expect("path"),
+        f.h.api.domains.files().unit_path(&rule).expect("path"),
         Some(agents.display().to_string())
     );
     // A session's context offers them when they bear on its work, never as merely recent
@@ -818,7 +932,10 @@ pub fn followed_files_are_read_only_memories_in_line_with_their_files(factory: S
             budget: 2_000,
             ..Default::default()
         };
-        f.h.service.context(&request).expect("context").text
+        f.h.api
+            .context_request(&local(), &request)
+            .expect("context")
+            .text
     };
     let idle = context(None);
     assert!(

@@ -1,6 +1,7 @@
 //! Behaviours of images kept with memories: stored once by content, referenced by memories,
 //! let go with their last reference, held to a quota, refused whole when bad.
 
+use super::local;
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
@@ -50,16 +51,16 @@ impl ImageHarness {
     ) -> Self {
         let dir = tempfile::tempdir().expect("temporary directory");
         let (clock, handle) = Clock::manual(start_time());
-        let parts = ServiceParts {
+        let parts = ApiParts {
             clock,
             images: Some(ImageDir::new(dir.path().join("images"))),
             look_model: look,
             clip_model: clip,
-            ..ServiceParts::new(factory())
+            ..ApiParts::new(factory())
         };
         ImageHarness {
             h: Harness {
-                service: MemoryService::new(parts, config),
+                api: Api::open(parts, config),
                 clock: handle,
             },
             dir,
@@ -70,8 +71,8 @@ impl ImageHarness {
         let new = NewMemory::new(text, project("acme"), Source::Mcp);
         let inline = format!("data:image/png;base64,{}", STANDARD.encode(png));
         self.h
-            .service
-            .store_with_image(new, &ImageSource::Inline(inline))
+            .api
+            .write(&local(), new, Some(&ImageSource::Inline(inline)))
     }
 
     /// Every file under the image directory (thumbnails included), sorted.
@@ -147,7 +148,12 @@ pub fn an_image_is_stored_once_by_content_and_shown_by_every_memory_that_uses_it
         Some(&image),
         "the first record, first time included"
     );
-    let dir = t.h.service.image_dir().expect("an image directory");
+    let dir =
+        t.h.api
+            .domains
+            .image_dir
+            .as_ref()
+            .expect("an image directory");
     let file = dir.path(&image.id, image.format);
     assert_eq!(
         std::fs::read(&file).unwrap(),
@@ -156,19 +162,21 @@ pub fn an_image_is_stored_once_by_content_and_shown_by_every_memory_that_uses_it
     );
     assert_eq!(t.files(), vec![file], "one file for both memories");
     let shown =
-        t.h.service
+        t.h.api
+            .domains
+            .store
             .memory_images(&[first.memory.id, second.memory.id])
             .unwrap();
     assert_eq!(shown.len(), 2);
     assert!(shown.iter().all(|s| s.image == image));
     assert_eq!(
-        t.h.service.backend().image_references(&image.id).unwrap(),
+        t.h.api.backend().image_references(&image.id).unwrap(),
         vec![first.memory.id, second.memory.id]
     );
     // Search results carry the images their memories show; a memory without one, none.
     let plain = t.h.add("the blank login page is fixed", &[]);
     let request = SearchRequest::new("blank", MemoryFilter::default(), 10);
-    let hits = t.h.service.search(&request).unwrap().hits;
+    let hits = t.h.api.search_request(&local(), &request).unwrap().hits;
     assert_eq!(hits.len(), 3);
     for hit in &hits {
         let expected = match hit.memory.id == plain.id {
@@ -216,7 +224,7 @@ pub fn a_revision_by_topic_key_keeps_its_pictures_and_gains_the_new_one(factory:
         let mut new = NewMemory::new(text, project("acme"), Source::Cli);
         new.topic_key = Some("db/diagram".into());
         let inline = ImageSource::Inline(STANDARD.encode(png));
-        t.h.service.store_with_image(new, &inline).unwrap()
+        t.h.api.write(&local(), new, Some(&inline)).unwrap()
     };
     let (v1, v2) = (test_png(30, 20, 12), test_png(30, 20, 13));
     let first = revise("the schema diagram, v1", &v1);
@@ -226,7 +234,9 @@ pub fn a_revision_by_topic_key_keeps_its_pictures_and_gains_the_new_one(factory:
     assert_eq!(second.status, WriteStatus::Updated);
     assert_eq!(second.memory.id, first.memory.id);
     let shown: Vec<ImageId> =
-        t.h.service
+        t.h.api
+            .domains
+            .store
             .memory_images(&[first.memory.id])
             .unwrap()
             .into_iter()
@@ -244,29 +254,35 @@ pub fn purging_the_last_memory_that_shows_an_image_deletes_its_record_and_file(
     let one = t.store("first screenshot note", &png).unwrap();
     let two = t.store("second screenshot note", &png).unwrap();
     let image = one.image.unwrap();
-    let dir = t.h.service.image_dir().unwrap();
+    let dir = t.h.api.domains.image_dir.as_ref().unwrap();
     let thumbnail = dir
         .thumbnail(&image, &crate::config::ImagesConfig::default())
         .unwrap();
     assert!(thumbnail.exists());
     // Forgetting keeps the memory, so it keeps its image.
-    t.h.service.forget(&by_ref(&one.memory)).unwrap();
-    t.h.service.purge(&by_ref(&one.memory)).unwrap();
+    t.h.api
+        .forget(&local(), &one.memory.id.to_string(), false)
+        .unwrap();
+    t.h.api
+        .forget(&local(), &one.memory.id.to_string(), true)
+        .unwrap();
     assert!(
-        t.h.service.image(&image.id).unwrap().is_some(),
+        t.h.api.backend().image(&image.id).unwrap().is_some(),
         "still shown by two"
     );
     assert_eq!(t.files().len(), 2, "the file and its thumbnail stay");
     // The last reference goes by prune: the record and every file go with it.
     let rule = PruneRule::CreatedBefore(t.h.now() + Span::new().minutes(1));
-    t.h.service.prune(rule, false).unwrap();
+    t.h.api.prune(rule, false).unwrap();
     assert!(
-        t.h.service
+        t.h.api
+            .domains
+            .store
             .memory_images(&[two.memory.id])
             .unwrap()
             .is_empty()
     );
-    assert_eq!(t.h.service.image(&image.id).unwrap(), None);
+    assert_eq!(t.h.api.backend().image(&image.id).unwrap(), None);
     assert_eq!(t.files(), Vec::<PathBuf>::new());
     // Storing it again brings it back whole.
     let back = t.store("third screenshot note", &png).unwrap();
@@ -293,12 +309,12 @@ pub fn an_image_past_the_quota_is_refused_and_unreferenced_images_go_first(facto
         created_at: t.h.now(),
         text: None,
     };
-    let dir = t.h.service.image_dir().unwrap();
+    let dir = t.h.api.domains.image_dir.as_ref().unwrap();
     dir.put(&orphan, &b).unwrap();
-    in_transaction(t.h.service.backend(), |tx| tx.put_image(&orphan)).unwrap();
+    in_transaction(t.h.api.backend(), |tx| tx.put_image(&orphan)).unwrap();
     // `c` fits once the unreferenced image is let go; `a`, still shown, is never touched.
     assert_eq!(t.store("note c", &c).unwrap().status, WriteStatus::Created);
-    assert_eq!(t.h.service.image(&orphan.id).unwrap(), None);
+    assert_eq!(t.h.api.backend().image(&orphan.id).unwrap(), None);
     assert_eq!(
         std::fs::read(dir.path(&ImageId::of(&a), ImageFormat::Png)).unwrap(),
         a
@@ -319,9 +335,10 @@ pub fn bad_images_are_refused_before_anything_is_written(factory: StoreFactory) 
     config.images.max_side = 1000;
     let t = ImageHarness::new(factory, &config);
     let inline = |text: String| {
-        t.h.service.store_with_image(
+        t.h.api.write(
+            &local(),
             NewMemory::new("a screenshot", project("acme"), Source::Http),
-            &ImageSource::Inline(text),
+            Some(&ImageSource::Inline(text)),
         )
     };
     let oversize = STANDARD.encode(vec![0u8; 4097]);
@@ -346,10 +363,11 @@ pub fn bad_images_are_refused_before_anything_is_written(factory: StoreFactory) 
     // A store without an image directory refuses images, and says why.
     let plain = Harness::new(factory);
     let err = plain
-        .service
-        .store_with_image(
+        .api
+        .write(
+            &local(),
             NewMemory::new("x", project("acme"), Source::Cli),
-            &ImageSource::Inline(STANDARD.encode(test_png(2, 2, 1))),
+            Some(&ImageSource::Inline(STANDARD.encode(test_png(2, 2, 1)))),
         )
         .unwrap_err();
     assert!(err.to_string().contains("keeps no image files"), "{err}");
@@ -364,7 +382,7 @@ pub fn an_images_text_makes_every_memory_that_shows_it_findable(factory: StoreFa
         .store("the staging database after the upgrade", &png)
         .unwrap();
     let id = first.image.clone().expect("an image").id;
-    let store = t.h.service.backend();
+    let store = t.h.api.backend();
     assert_eq!(
         store.image_totals(&PendingWork::default()).unwrap().unread,
         1
@@ -386,7 +404,7 @@ pub fn an_images_text_makes_every_memory_that_shows_it_findable(factory: StoreFa
         [&id]
     );
     assert!(t.h.search("refused", MemoryFilter::default()).is_empty());
-    let pending_before = t.h.service.embedding_status().unwrap().counts.pending;
+    let pending_before = t.h.api.embedding_status().unwrap().counts.pending;
 
     in_transaction(store, |tx| {
         tx.put_image_text(
@@ -437,9 +455,12 @@ pub fn an_images_text_makes_every_memory_that_shows_it_findable(factory: StoreFa
         mode: Some(crate::search::SearchMode::Fuzzy),
         ..SearchRequest::new("refsued", MemoryFilter::default(), 10)
     };
-    assert_eq!(t.h.service.search(&fuzzy).unwrap().hits.len(), 2);
+    assert_eq!(
+        t.h.api.search_request(&local(), &fuzzy).unwrap().hits.len(),
+        2
+    );
     // Their embedded text changed: both wait to be embedded again.
-    let pending_after = t.h.service.embedding_status().unwrap().counts.pending;
+    let pending_after = t.h.api.embedding_status().unwrap().counts.pending;
     assert!(
         pending_after >= pending_before.max(2),
         "pending {pending_before} → {pending_after}"
@@ -464,7 +485,9 @@ pub fn an_images_text_makes_every_memory_that_shows_it_findable(factory: StoreFa
 
     // The text of an image no longer recorded is not kept.
     for memory in [&first, &second, &third] {
-        t.h.service.purge(&IdRef::Full(memory.memory.id)).unwrap();
+        t.h.api
+            .forget(&local(), &memory.memory.id.to_string(), true)
+            .unwrap();
     }
     in_transaction(store, |tx| {
         tx.put_image_text(&id, "late reading", "reader-under-test")
@@ -525,20 +548,20 @@ pub fn an_image_is_found_by_its_look_and_its_copies_fold_into_it(factory: StoreF
         );
         let png = screen_png(640, 360, false, ink, paper, 5);
         let inline = STANDARD.encode(png);
-        t.h.service
-            .store_with_image(new, &ImageSource::Inline(inline))
+        t.h.api
+            .write(&local(), new, Some(&ImageSource::Inline(inline)))
             .unwrap()
     };
     let id = |outcome: &WriteOutcome| outcome.image.clone().expect("an image").id;
-    let service = &t.h.service;
+    let api = &t.h.api;
     let query = |text: Option<&str>, png: Option<&[u8]>, filter: MemoryFilter| VisionQuery {
         text: text.map(String::from),
         image: png.map(|png| {
-            service
-                .query_image(&QueryPicture::Source(ImageSource::Inline(
-                    STANDARD.encode(png),
-                )))
-                .unwrap()
+            api.query_image(
+                &local(),
+                &QueryPicture::Source(ImageSource::Inline(STANDARD.encode(png))),
+            )
+            .unwrap()
         }),
         filter,
         limit: 10,
@@ -547,8 +570,11 @@ pub fn an_image_is_found_by_its_look_and_its_copies_fold_into_it(factory: StoreF
     let probe = screen_png(800, 450, false, [200, 255, 200], [0, 20, 0], 1);
 
     // Looks are hashed after the write: until then, image → image finds nothing and says why.
-    let before = service
-        .vision_search(&query(None, Some(&probe), MemoryFilter::default()))
+    let before = api
+        .vision_query(
+            &local(),
+            &query(None, Some(&probe), MemoryFilter::default()),
+        )
         .unwrap();
     assert!(before.hits.is_empty(), "{before:?}");
     // Not hashed yet, and (no look model here) only copies of the screen are looked for.
@@ -557,17 +583,17 @@ pub fn an_image_is_found_by_its_look_and_its_copies_fold_into_it(factory: StoreF
         before.notices[1].contains("cairn model install look"),
         "{before:?}"
     );
-    let report = service.read_images(&mut |_| {}).unwrap();
+    let report = api.read_pending_images(&mut |_| {}).unwrap();
     assert_eq!((report.hashed, report.read, report.reader), (4, 0, None));
-    assert_eq!(service.image_totals().unwrap().unhashed, 0);
+    assert_eq!(api.domains.image_totals().unwrap().unhashed, 0);
 
     // Another copy of the terminal finds it first, its smaller copy folded into it; the dialog
     // does not look alike; the other project's terminal is outside the filter.
     let acme = MemoryFilter::in_scope(crate::scope::ScopeFilter::ProjectAndGlobal(
         crate::scope::ProjectName::new("acme").unwrap(),
     ));
-    let found = service
-        .vision_search(&query(None, Some(&probe), acme.clone()))
+    let found = api
+        .vision_query(&local(), &query(None, Some(&probe), acme.clone()))
         .unwrap();
     assert_eq!(found.hits.len(), 1, "{found:?}");
     let hit = &found.hits[0];
@@ -581,8 +607,11 @@ pub fn an_image_is_found_by_its_look_and_its_copies_fold_into_it(factory: StoreF
     assert_eq!(hit.signals[0].signal, VisionSignalKind::Look);
     assert!(hit.signals[0].score > 0.95, "{found:?}");
     // Every project: the other team's screen, with other lines, is a look-alike of its own.
-    let everywhere = service
-        .vision_search(&query(None, Some(&probe), MemoryFilter::default()))
+    let everywhere = api
+        .vision_query(
+            &local(),
+            &query(None, Some(&probe), MemoryFilter::default()),
+        )
         .unwrap();
     assert!(
         everywhere.hits.iter().any(|h| h.image.id == id(&elsewhere)),
@@ -594,8 +623,11 @@ pub fn an_image_is_found_by_its_look_and_its_copies_fold_into_it(factory: StoreF
     );
 
     // By words: the memories' text; the copy still folds into the better hit.
-    let words = service
-        .vision_search(&query(Some("deploy dashboard"), None, acme.clone()))
+    let words = api
+        .vision_query(
+            &local(),
+            &query(Some("deploy dashboard"), None, acme.clone()),
+        )
         .unwrap();
     assert_eq!(words.hits.len(), 1, "{words:?}");
     assert_eq!(words.hits[0].signals[0].signal, VisionSignalKind::Text);
@@ -611,30 +643,35 @@ pub fn an_image_is_found_by_its_look_and_its_copies_fold_into_it(factory: StoreF
     // A stored image as the query: itself left out, its copy first.
     let stored = VisionQuery {
         image: Some(
-            service
-                .query_image(&QueryPicture::Stored(id(&original)))
+            api.query_image(&local(), &QueryPicture::Stored(id(&original)))
                 .unwrap(),
         ),
         ..query(None, None, acme.clone())
     };
-    let alike = service.vision_search(&stored).unwrap();
+    let alike = api.vision_query(&local(), &stored).unwrap();
     assert_eq!(alike.hits[0].image.id, id(&smaller), "{alike:?}");
     assert!(alike.hits.iter().all(|h| h.image.id != id(&original)));
 
     // Refusals name the field.
-    let err = service
-        .vision_search(&query(None, None, acme.clone()))
+    let err = api
+        .vision_query(&local(), &query(None, None, acme.clone()))
         .unwrap_err();
     assert_eq!(err.field(), Some("query_text"));
-    let err = service
-        .vision_search(&VisionQuery {
-            limit: 0,
-            ..query(Some("deploy"), None, acme)
-        })
+    let err = api
+        .vision_query(
+            &local(),
+            &VisionQuery {
+                limit: 0,
+                ..query(Some("deploy"), None, acme)
+            },
+        )
         .unwrap_err();
     assert_eq!(err.field(), Some("top_k"));
-    let err = service
-        .query_image(&QueryPicture::Stored(ImageId::of(b"never stored")))
+    let err = api
+        .query_image(
+            &local(),
+            &QueryPicture::Stored(ImageId::of(b"never stored")),
+        )
         .unwrap_err();
     assert_eq!(err.field(), Some("image_ref"));
 }
@@ -675,8 +712,8 @@ pub fn images_that_look_alike_are_found_by_their_look_vectors(factory: StoreFact
     use crate::image::{QueryPicture, VisionQuery, VisionSignalKind};
     let model = Arc::new(QuarterColours::default());
     let t = ImageHarness::with_look_model(factory, &Config::default(), Some(model.clone()));
-    let service = &t.h.service;
-    let store = service.backend();
+    let api = &t.h.api;
+    let store = api.backend();
     let red_terminal = t
         .store(
             "the red alert terminal",
@@ -699,8 +736,12 @@ pub fn images_that_look_alike_are_found_by_their_look_vectors(factory: StoreFact
     let elsewhere = {
         let new = NewMemory::new("another team's red screen", project("other"), Source::Mcp);
         let png = screen_png(640, 360, false, [230, 30, 30], [120, 10, 10], 4);
-        t.h.service
-            .store_with_image(new, &ImageSource::Inline(STANDARD.encode(png)))
+        t.h.api
+            .write(
+                &local(),
+                new,
+                Some(&ImageSource::Inline(STANDARD.encode(png))),
+            )
             .unwrap()
     };
     let id = |outcome: &WriteOutcome| outcome.image.clone().expect("an image").id;
@@ -718,7 +759,7 @@ pub fn images_that_look_alike_are_found_by_their_look_vectors(factory: StoreFact
         ..PendingWork::default()
     };
     assert_eq!(store.pending_images(10, &work, None).unwrap().len(), 4);
-    let report = service.read_images(&mut |_| {}).unwrap();
+    let report = api.read_pending_images(&mut |_| {}).unwrap();
     assert_eq!(report.look_vectors, 4);
     assert_eq!(report.look_model.as_deref(), Some("test/quarter-colours"));
     assert_eq!(model.looked_at.load(Ordering::SeqCst), 4);
@@ -761,18 +802,19 @@ pub fn images_that_look_alike_are_found_by_their_look_vectors(factory: StoreFact
         limit: 10,
         mode: None,
     };
-    let picture = service
-        .query_image(&QueryPicture::Source(ImageSource::Inline(
-            STANDARD.encode(&probe),
-        )))
+    let picture = api
+        .query_image(
+            &local(),
+            &QueryPicture::Source(ImageSource::Inline(STANDARD.encode(&probe))),
+        )
         .unwrap();
     assert_eq!(
         model.looked_at.load(Ordering::SeqCst),
         5,
         "the probe is looked at"
     );
-    let found = service
-        .vision_search(&query(picture, acme.clone()))
+    let found = api
+        .vision_query(&local(), &query(picture, acme.clone()))
         .unwrap();
     // (The blue terminal's look hash is near the probe's — a hash sees brightness, not colour —
     // so it may be listed, by that signal alone and below both red screens.)
@@ -809,16 +851,17 @@ pub fn images_that_look_alike_are_found_by_their_look_vectors(factory: StoreFact
 
     // A stored image as the query uses its stored vector (the model is not run again) and
     // leaves itself out.
-    let stored = service
-        .query_image(&QueryPicture::Stored(id(&red_terminal)))
+    let stored = api
+        .query_image(&local(), &QueryPicture::Stored(id(&red_terminal)))
         .unwrap();
     assert_eq!(model.looked_at.load(Ordering::SeqCst), 5);
-    let alike = service.vision_search(&query(stored, acme)).unwrap();
+    let alike = api.vision_query(&local(), &query(stored, acme)).unwrap();
     assert_eq!(alike.hits[0].image.id, id(&red_dialog), "{alike:?}");
     assert!(alike.hits.iter().all(|h| h.image.id != id(&red_terminal)));
 
     // The vector goes with its image.
-    service.purge(&IdRef::Full(red_dialog.memory.id)).unwrap();
+    api.forget(&local(), &red_dialog.memory.id.to_string(), true)
+        .unwrap();
     assert!(
         store
             .image_vectors_of(ImageSpace::Look, &[id(&red_dialog)], model.name())
@@ -895,8 +938,8 @@ pub fn images_are_found_by_what_words_describe_with_a_clip_model(factory: StoreF
     use crate::image::{CLIP_FLOOR, VisionQuery, VisionSignalKind};
     let model = Arc::new(ColourMeaning::default());
     let t = ImageHarness::with_models(factory, &Config::default(), None, Some(model.clone()));
-    let service = &t.h.service;
-    let store = service.backend();
+    let api = &t.h.api;
+    let store = api.backend();
     // Captions that never say the colour.
     let red = t
         .store(
@@ -913,8 +956,12 @@ pub fn images_are_found_by_what_words_describe_with_a_clip_model(factory: StoreF
     let elsewhere = {
         let new = NewMemory::new("another team's screenshot", project("other"), Source::Mcp);
         let png = screen_png(640, 360, false, [240, 20, 20], [200, 10, 10], 3);
-        t.h.service
-            .store_with_image(new, &ImageSource::Inline(STANDARD.encode(png)))
+        t.h.api
+            .write(
+                &local(),
+                new,
+                Some(&ImageSource::Inline(STANDARD.encode(png))),
+            )
             .unwrap()
     };
     let id = |outcome: &WriteOutcome| outcome.image.clone().expect("an image").id;
@@ -932,7 +979,7 @@ pub fn images_are_found_by_what_words_describe_with_a_clip_model(factory: StoreF
         ..PendingWork::default()
     };
     assert_eq!(store.pending_images(10, &work, None).unwrap().len(), 3);
-    let report = service.read_images(&mut |_| {}).unwrap();
+    let report = api.read_pending_images(&mut |_| {}).unwrap();
     assert_eq!(report.clip_vectors, 3);
     assert_eq!(report.clip_model.as_deref(), Some("test/colour-meaning"));
     assert_eq!(report.look_vectors, 0);
@@ -948,7 +995,7 @@ pub fn images_are_found_by_what_words_describe_with_a_clip_model(factory: StoreF
     // model, none for this one (the service counts against its own).
     let waiting = |work: &PendingWork| store.image_totals(work).unwrap().without_clip_vector;
     assert_eq!((waiting(&other), waiting(&work)), (3, 0));
-    assert_eq!(service.image_totals().unwrap().without_clip_vector, 0);
+    assert_eq!(api.domains.image_totals().unwrap().without_clip_vector, 0);
     // The spaces are apart: a CLIP vector is not a look vector.
     let ids = [id(&red)];
     assert_eq!(
@@ -977,7 +1024,9 @@ pub fn images_are_found_by_what_words_describe_with_a_clip_model(factory: StoreF
     };
     // "red" is in no memory's words: the red screenshot is found by meaning alone; the blue
     // one means something else (below the floor), the other project's is outside the filter.
-    let found = service.vision_search(&query("a red error banner")).unwrap();
+    let found = api
+        .vision_query(&local(), &query("a red error banner"))
+        .unwrap();
     assert_eq!(
         model.texts.load(Ordering::SeqCst),
         1,
@@ -994,14 +1043,16 @@ pub fn images_are_found_by_what_words_describe_with_a_clip_model(factory: StoreF
         found.hits[0].score > 0.0 && found.hits[0].score <= 0.5,
         "{found:?}"
     );
-    let found = service.vision_search(&query("something blue")).unwrap();
+    let found = api
+        .vision_query(&local(), &query("something blue"))
+        .unwrap();
     assert_eq!(found.hits[0].image.id, id(&blue), "{found:?}");
     assert!(found.hits.iter().all(|h| h.image.id != id(&elsewhere)));
 
     // Words and meaning together: the caption's words find both screenshots, and the one
     // that also means "blue" comes first.
-    let found = service
-        .vision_search(&query("deploy screenshot blue"))
+    let found = api
+        .vision_query(&local(), &query("deploy screenshot blue"))
         .unwrap();
     assert_eq!(found.hits.len(), 2, "{found:?}");
     assert_eq!(found.hits[0].image.id, id(&blue), "{found:?}");
@@ -1027,25 +1078,26 @@ pub fn images_are_found_by_what_words_describe_with_a_clip_model(factory: StoreF
 
     // The model's own scale decides: read on a stricter one, where the red screenshot's
     // cosine with "red" falls short of the floor, meaning finds nothing.
-    let cosine = found_cosine(&service.vision_search(&query("red")).unwrap());
+    let cosine = found_cosine(&api.vision_query(&local(), &query("red")).unwrap());
     *model.scale.lock().unwrap() = MatchScale {
         floor: cosine + 0.001,
         full: cosine + 0.01,
     };
-    let found = service.vision_search(&query("red")).unwrap();
+    let found = api.vision_query(&local(), &query("red")).unwrap();
     assert!(found.hits.is_empty(), "{found:?}");
     *model.scale.lock().unwrap() = MatchScale {
         floor: cosine - 0.01,
         full: cosine + 0.01,
     };
-    let found = service.vision_search(&query("red")).unwrap();
+    let found = api.vision_query(&local(), &query("red")).unwrap();
     assert_eq!(found.hits.len(), 1, "{found:?}");
     // Half weight, at the middle of the model's scale: a quarter.
     assert!((found.hits[0].score - 0.25).abs() < 0.01, "{found:?}");
     *model.scale.lock().unwrap() = MatchScale::CLIP;
 
     // The vector goes with its image.
-    service.purge(&IdRef::Full(red.memory.id)).unwrap();
+    api.forget(&local(), &red.memory.id.to_string(), true)
+        .unwrap();
     assert!(
         store
             .image_vectors_of(ImageSpace::Clip, &ids, model.name())

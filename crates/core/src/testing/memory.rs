@@ -1,6 +1,7 @@
 //! The memory domain's behaviours: write outcomes, visibility, filters, history, handles,
 //! validation and redaction, export and import, stats.
 
+use super::local;
 use super::*;
 
 pub fn store_get_list_search_round_trip(factory: StoreFactory) {
@@ -15,13 +16,13 @@ pub fn store_get_list_search_round_trip(factory: StoreFactory) {
     new.tags = vec!["Tooling".into(), "node".into()];
     new.entered_by = Some("claude-code".into());
     new.importance = Some(4);
-    let stored = h.service.store(new).unwrap();
+    let stored = h.api.write(&local(), new, None).unwrap();
     assert_eq!(stored.status, WriteStatus::Created);
     let memory = stored.memory;
     assert_eq!(memory.content, "Use pnpm, not npm, in the web workspace.");
     assert_eq!(memory.tags, tags(&["node", "tooling"]));
 
-    let got = h.service.get(&[by_ref(&memory)]).unwrap();
+    let got = h.api.memories(&local(), &[by_ref(&memory)]).unwrap();
     assert_eq!(got, vec![memory.clone()]);
     assert_eq!(h.list(MemoryFilter::default()), vec![memory.clone()]);
     assert_eq!(
@@ -42,24 +43,32 @@ pub fn duplicate_content_in_a_scope_returns_the_existing_memory_and_writes_nothi
     let h = Harness::new(factory);
     let first = h.add("Run migrations before deploying", &["deploy"]);
     let again = h
-        .service
-        .store(NewMemory::new(
-            "run   MIGRATIONS before deploying\n",
-            project("acme"),
-            Source::Mcp,
-        ))
+        .api
+        .write(
+            &local(),
+            NewMemory::new(
+                "run   MIGRATIONS before deploying\n",
+                project("acme"),
+                Source::Mcp,
+            ),
+            None,
+        )
         .unwrap();
     assert_eq!(again.status, WriteStatus::Duplicate);
     assert_eq!(again.memory, first);
     assert_eq!(h.count_all(), 1);
     // Another scope is another place: the same words are a new memory there.
     let elsewhere = h
-        .service
-        .store(NewMemory::new(
-            "Run migrations before deploying",
-            Scope::Global,
-            Source::Cli,
-        ))
+        .api
+        .write(
+            &local(),
+            NewMemory::new(
+                "Run migrations before deploying",
+                Scope::Global,
+                Source::Cli,
+            ),
+            None,
+        )
         .unwrap();
     assert_eq!(elsewhere.status, WriteStatus::Created);
     assert_eq!(h.count_all(), 2);
@@ -69,20 +78,20 @@ pub fn topic_key_revises_in_place_and_keeps_the_previous_revision(factory: Store
     let h = Harness::new(factory);
     let mut first = NewMemory::new("We use MySQL 8", project("acme"), Source::Cli);
     first.topic_key = Some("database".into());
-    let created = h.service.store(first.clone()).unwrap();
+    let created = h.api.write(&local(), first.clone(), None).unwrap();
     assert_eq!(created.status, WriteStatus::Created);
 
     h.clock.advance(Span::new().minutes(5));
     let mut second = first.clone();
     second.content = "We moved to PostgreSQL 16".into();
-    let updated = h.service.store(second.clone()).unwrap();
+    let updated = h.api.write(&local(), second.clone(), None).unwrap();
     assert_eq!(updated.status, WriteStatus::Updated);
     assert_eq!(updated.memory.id, created.memory.id);
     assert_eq!(updated.memory.created_at, created.memory.created_at);
     assert!(updated.memory.updated_at > created.memory.updated_at);
     assert_eq!(h.count_all(), 1);
 
-    let history = h.service.history(&by_ref(&created.memory)).unwrap();
+    let history = h.api.history(&local(), &by_ref(&created.memory)).unwrap();
     assert_eq!(history.memory.content, "We moved to PostgreSQL 16");
     assert_eq!(history.revisions.len(), 1);
     assert_eq!(history.revisions[0].number, 1);
@@ -92,11 +101,11 @@ pub fn topic_key_revises_in_place_and_keeps_the_previous_revision(factory: Store
     assert!(h.search("mysql", MemoryFilter::default()).is_empty());
     assert_eq!(h.search("postgresql", MemoryFilter::default()).len(), 1);
     // The same state again is a duplicate: nothing written, no new revision.
-    let same = h.service.store(second).unwrap();
+    let same = h.api.write(&local(), second, None).unwrap();
     assert_eq!(same.status, WriteStatus::Duplicate);
     assert_eq!(
-        h.service
-            .history(&by_ref(&created.memory))
+        h.api
+            .history(&local(), &by_ref(&created.memory))
             .unwrap()
             .revisions
             .len(),
@@ -106,7 +115,7 @@ pub fn topic_key_revises_in_place_and_keeps_the_previous_revision(factory: Store
     let mut global = first;
     global.scope = Scope::Global;
     assert_eq!(
-        h.service.store(global).unwrap().status,
+        h.api.write(&local(), global, None).unwrap().status,
         WriteStatus::Created
     );
 }
@@ -122,24 +131,28 @@ pub fn update_keeps_history_and_an_unchanged_update_writes_nothing(factory: Stor
         title: Some(Some("TTL".into())),
         ..Default::default()
     };
-    let updated = h.service.update(&by_ref(&memory), patch.clone()).unwrap();
+    let updated = h
+        .api
+        .patch(&local(), &by_ref(&memory), patch.clone())
+        .unwrap();
     assert_eq!(updated.status, WriteStatus::Updated);
     assert_eq!(updated.memory.tags, tags(&["cache", "perf"]));
     assert_eq!(updated.memory.importance.get(), 5);
     assert_eq!(
-        h.service.get(&[by_ref(&memory)]).unwrap()[0],
+        h.api.memories(&local(), &[by_ref(&memory)]).unwrap()[0],
         updated.memory
     );
-    let again = h.service.update(&by_ref(&memory), patch).unwrap();
+    let again = h.api.patch(&local(), &by_ref(&memory), patch).unwrap();
     assert_eq!(again.status, WriteStatus::Unchanged);
-    let history = h.service.history(&by_ref(&memory)).unwrap();
+    let history = h.api.history(&local(), &by_ref(&memory)).unwrap();
     assert_eq!(history.revisions.len(), 1);
     assert_eq!(history.revisions[0].content, "Cache TTL is 60s");
     assert_eq!(history.revisions[0].tags, tags(&["cache"]));
     // Clearing a title is a change too.
     let cleared = h
-        .service
-        .update(
+        .api
+        .patch(
+            &local(),
             &by_ref(&memory),
             MemoryPatch {
                 title: Some(None),
@@ -149,7 +162,11 @@ pub fn update_keeps_history_and_an_unchanged_update_writes_nothing(factory: Stor
         .unwrap();
     assert_eq!(cleared.memory.title, None);
     assert_eq!(
-        h.service.history(&by_ref(&memory)).unwrap().revisions.len(),
+        h.api
+            .history(&local(), &by_ref(&memory))
+            .unwrap()
+            .revisions
+            .len(),
         2
     );
 }
@@ -162,7 +179,7 @@ pub fn expired_memories_are_invisible_to_every_read(factory: StoreFactory) {
     h.clock.advance(Span::new().minutes(11));
 
     assert!(matches!(
-        h.service.get(&[by_ref(&fleeting)]),
+        h.api.memories(&local(), &[by_ref(&fleeting)]),
         Err(Error::NotFound { .. })
     ));
     assert_eq!(
@@ -174,16 +191,20 @@ pub fn expired_memories_are_invisible_to_every_read(factory: StoreFactory) {
         expected_ids(&[&lasting])
     );
     assert!(
-        h.service
-            .update(&by_ref(&fleeting), MemoryPatch::default())
+        h.api
+            .patch(&local(), &by_ref(&fleeting), MemoryPatch::default())
             .is_err()
     );
     // A store of the same content is no duplicate of an expired memory.
-    let fresh = h.service.store(NewMemory::new(
-        "The staging password rotates weekly",
-        project("acme"),
-        Source::Cli,
-    ));
+    let fresh = h.api.write(
+        &local(),
+        NewMemory::new(
+            "The staging password rotates weekly",
+            project("acme"),
+            Source::Cli,
+        ),
+        None,
+    );
     assert_eq!(fresh.unwrap().status, WriteStatus::Created);
     // Still there for those who ask.
     let all = MemoryFilter {
@@ -203,18 +224,18 @@ pub fn prune_dry_run_deletes_nothing_and_prune_deletes_exactly_the_expired(facto
     let forever = h.add("never expires", &[]);
     h.clock.advance(Span::new().minutes(10));
 
-    let dry = h.service.prune(PruneRule::Expired(h.now()), true).unwrap();
+    let dry = h.api.prune(PruneRule::Expired(h.now()), true).unwrap();
     assert!(!dry.deleted);
     assert_eq!(ids(&dry.memories), expected_ids(&[&soon]));
     assert_eq!(h.count_all(), 3);
 
     let future = h
-        .service
+        .api
         .prune(PruneRule::Expired(h.now() + Span::new().hours(1)), false);
     assert_eq!(future.unwrap_err().field(), Some("before"));
     assert_eq!(h.count_all(), 3);
 
-    let pruned = h.service.prune(PruneRule::Expired(h.now()), false).unwrap();
+    let pruned = h.api.prune(PruneRule::Expired(h.now()), false).unwrap();
     assert!(pruned.deleted);
     assert_eq!(ids(&pruned.memories), expected_ids(&[&soon]));
     assert_eq!(h.count_all(), 2);
@@ -227,7 +248,7 @@ pub fn prune_dry_run_deletes_nothing_and_prune_deletes_exactly_the_expired(facto
     });
     assert_eq!(ids(&remaining), expected_ids(&[&later, &forever]));
     assert!(
-        h.service.purge(&by_ref(&soon)).is_err(),
+        h.api.forget(&local(), &soon.id.to_string(), true).is_err(),
         "pruned memories are gone for good"
     );
 }
@@ -236,16 +257,15 @@ pub fn prune_created_before_deletes_older_memories_in_every_state(factory: Store
     let h = Harness::new(factory);
     let old_live = h.add("written long ago", &[]);
     let old_gone = h.add("forgotten long ago", &[]);
-    h.service.forget(&by_ref(&old_gone)).unwrap();
+    h.api
+        .forget(&local(), &old_gone.id.to_string(), false)
+        .unwrap();
     let old_expiring = store_expiring(&h, "expires next year", 60 * 24 * 365);
     h.clock.advance(Span::new().hours(24));
     let cutoff = h.now();
     let newer = h.add("written after the cutoff", &[]);
 
-    let dry = h
-        .service
-        .prune(PruneRule::CreatedBefore(cutoff), true)
-        .unwrap();
+    let dry = h.api.prune(PruneRule::CreatedBefore(cutoff), true).unwrap();
     assert_eq!(
         ids(&dry.memories),
         expected_ids(&[&old_live, &old_gone, &old_expiring])
@@ -253,7 +273,7 @@ pub fn prune_created_before_deletes_older_memories_in_every_state(factory: Store
     assert_eq!(h.count_all(), 4, "a dry run deletes nothing");
     // A date in the future is allowed: everything was created before it.
     let everything = h
-        .service
+        .api
         .prune(
             PruneRule::CreatedBefore(h.now() + Span::new().hours(1)),
             true,
@@ -262,20 +282,24 @@ pub fn prune_created_before_deletes_older_memories_in_every_state(factory: Store
     assert_eq!(everything.memories.len(), 4);
 
     let pruned = h
-        .service
+        .api
         .prune(PruneRule::CreatedBefore(cutoff), false)
         .unwrap();
     assert!(pruned.deleted);
     assert_eq!(pruned.memories.len(), 3);
     assert_eq!(h.count_all(), 1);
-    assert_eq!(h.service.get(&[by_ref(&newer)]).unwrap()[0], newer);
+    assert_eq!(
+        h.api.memories(&local(), &[by_ref(&newer)]).unwrap()[0],
+        newer
+    );
 }
 
 pub fn forget_hides_and_purge_removes_for_good(factory: StoreFactory) {
     let h = Harness::new(factory);
     let memory = h.add("Flaky test: retry the websocket suite", &["ci"]);
-    h.service
-        .update(
+    h.api
+        .patch(
+            &local(),
             &by_ref(&memory),
             MemoryPatch {
                 content: Some("Flaky: websocket suite".into()),
@@ -283,16 +307,21 @@ pub fn forget_hides_and_purge_removes_for_good(factory: StoreFactory) {
             },
         )
         .unwrap();
-    let forgotten = h.service.forget(&by_ref(&memory)).unwrap();
+    let forgotten = h
+        .api
+        .forget(&local(), &memory.id.to_string(), false)
+        .unwrap();
     assert!(forgotten.deleted_at.is_some());
     assert!(matches!(
-        h.service.get(&[by_ref(&memory)]),
+        h.api.memories(&local(), &[by_ref(&memory)]),
         Err(Error::NotFound { .. })
     ));
     assert!(h.search("websocket", MemoryFilter::default()).is_empty());
     assert!(h.list(MemoryFilter::default()).is_empty());
     assert!(
-        h.service.forget(&by_ref(&memory)).is_err(),
+        h.api
+            .forget(&local(), &memory.id.to_string(), false)
+            .is_err(),
         "forgetting twice is an error"
     );
     let with_forgotten = MemoryFilter {
@@ -305,7 +334,9 @@ pub fn forget_hides_and_purge_removes_for_good(factory: StoreFactory) {
     assert_eq!(h.list(with_forgotten.clone()).len(), 1);
     assert_eq!(h.search("websocket", with_forgotten.clone()).len(), 1);
 
-    h.service.purge(&by_ref(&memory)).unwrap();
+    h.api
+        .forget(&local(), &memory.id.to_string(), true)
+        .unwrap();
     assert_eq!(h.count_all(), 0);
     assert!(h.search("websocket", with_forgotten).is_empty());
     assert_eq!(
@@ -313,7 +344,12 @@ pub fn forget_hides_and_purge_removes_for_good(factory: StoreFactory) {
         1,
         "purge leaves no trace, not even history (only the header is left)"
     );
-    assert!(h.service.tags(&MemoryFilter::default()).unwrap().is_empty());
+    assert!(
+        h.api
+            .tag_counts(&local(), &MemoryFilter::default())
+            .unwrap()
+            .is_empty()
+    );
 }
 
 pub fn tag_filters_match_all_or_any(factory: StoreFactory) {
@@ -372,21 +408,21 @@ pub fn scope_filters_separate_projects_and_include_global(factory: StoreFactory)
     let h = Harness::new(factory);
     let acme = h.add("acme uses terraform", &[]);
     let other = h
-        .service
-        .store(NewMemory::new(
-            "other uses terraform too",
-            project("other"),
-            Source::Cli,
-        ))
+        .api
+        .write(
+            &local(),
+            NewMemory::new("other uses terraform too", project("other"), Source::Cli),
+            None,
+        )
         .unwrap()
         .memory;
     let global = h
-        .service
-        .store(NewMemory::new(
-            "I prefer terraform fmt on save",
-            Scope::Global,
-            Source::Cli,
-        ))
+        .api
+        .write(
+            &local(),
+            NewMemory::new("I prefer terraform fmt on save", Scope::Global, Source::Cli),
+            None,
+        )
         .unwrap()
         .memory;
     let in_acme = MemoryFilter::in_scope(ScopeFilter::ProjectAndGlobal(
@@ -423,7 +459,7 @@ pub fn filters_compose_with_search(factory: StoreFactory) {
     );
     decision.category = Category::Decision;
     decision.entered_by = Some("Codex".into());
-    let decision = h.service.store(decision).unwrap().memory;
+    let decision = h.api.write(&local(), decision, None).unwrap().memory;
     let mut bug = NewMemory::new(
         "redis cache crashed on eviction storm",
         project("acme"),
@@ -431,7 +467,7 @@ pub fn filters_compose_with_search(factory: StoreFactory) {
     );
     bug.category = Category::Bugfix;
     bug.entered_by = Some("claude-code".into());
-    h.service.store(bug).unwrap();
+    h.api.write(&local(), bug, None).unwrap();
     let by_category = MemoryFilter {
         category: Some(Category::Decision),
         ..Default::default()
@@ -464,7 +500,7 @@ pub fn search_ranks_memories_holding_more_terms_first_and_pages(factory: StoreFa
             fuzzy: FuzzyMode::Never,
             ..SearchRequest::new("docker compose", MemoryFilter::default(), 1)
         };
-        h.service.search(&request).unwrap().hits
+        h.api.search_request(&local(), &request).unwrap().hits
     };
     assert_eq!(page(0)[0].memory.id, results[0].id);
     assert_eq!(page(2)[0].memory.id, results[2].id);
@@ -481,8 +517,9 @@ pub fn search_ranks_memories_holding_more_terms_first_and_pages(factory: StoreFa
 pub fn the_index_follows_updates_and_purges(factory: StoreFactory) {
     let h = Harness::new(factory);
     let memory = h.add("grpc gateway times out", &["network"]);
-    h.service
-        .update(
+    h.api
+        .patch(
+            &local(),
             &by_ref(&memory),
             MemoryPatch {
                 content: Some("http gateway times out".into()),
@@ -500,8 +537,9 @@ pub fn the_index_follows_updates_and_purges(factory: StoreFactory) {
         "tags are searchable"
     );
     let with_title = h
-        .service
-        .update(
+        .api
+        .patch(
+            &local(),
             &by_ref(&memory),
             MemoryPatch {
                 title: Some(Some("Gateway timeout".into())),
@@ -513,7 +551,9 @@ pub fn the_index_follows_updates_and_purges(factory: StoreFactory) {
         h.search("timeout", MemoryFilter::default())[0].id,
         with_title.memory.id
     );
-    h.service.purge(&by_ref(&memory)).unwrap();
+    h.api
+        .forget(&local(), &memory.id.to_string(), true)
+        .unwrap();
     let everything = MemoryFilter {
         visibility: Visibility {
             expired: true,
@@ -528,7 +568,10 @@ pub fn short_handles_resolve_and_ambiguity_is_an_error(factory: StoreFactory) {
     let h = Harness::new(factory);
     let memory = h.add("handles are short", &[]);
     let handle = IdRef::parse(&memory.id.handle()).unwrap();
-    assert_eq!(h.service.get(&[handle]).unwrap()[0].id, memory.id);
+    assert_eq!(
+        h.api.memories(&local(), &[handle]).unwrap()[0].id,
+        memory.id
+    );
     // Two ids sharing a prefix, made by import.
     let lines: String = [
         "aaaa1111-0000-4000-8000-000000000001",
@@ -546,17 +589,23 @@ pub fn short_handles_resolve_and_ambiguity_is_an_error(factory: StoreFactory) {
     })
     .collect();
     h.import(&lines).unwrap();
-    let err = h.service.get(&[IdRef::parse("aaaa").unwrap()]).unwrap_err();
+    let err = h
+        .api
+        .memories(&local(), &[IdRef::parse("aaaa").unwrap()])
+        .unwrap_err();
     assert!(
         matches!(&err, Error::AmbiguousHandle { candidates, .. } if candidates.len() == 2),
         "{err}"
     );
     assert_eq!(
-        h.service.get(&[IdRef::parse("aaaa2").unwrap()]).unwrap()[0].content,
+        h.api
+            .memories(&local(), &[IdRef::parse("aaaa2").unwrap()])
+            .unwrap()[0]
+            .content,
         "imported aaaa2222-0000-4000-8000-000000000002"
     );
     assert!(matches!(
-        h.service.get(&[IdRef::parse("bbbb").unwrap()]),
+        h.api.memories(&local(), &[IdRef::parse("bbbb").unwrap()]),
         Err(Error::NotFound { .. })
     ));
 }
@@ -642,22 +691,27 @@ pub fn invalid_writes_name_the_field_and_write_nothing(factory: StoreFactory) {
         ),
     ];
     for (field, new) in cases {
-        let err = h.service.store(new).unwrap_err();
+        let err = h.api.write(&local(), new, None).unwrap_err();
         assert_eq!(err.field(), Some(field), "{err}");
     }
     let over = h
-        .service
-        .store(NewMemory {
-            content: "x".repeat(101),
-            ..base()
-        })
+        .api
+        .write(
+            &local(),
+            NewMemory {
+                content: "x".repeat(101),
+                ..base()
+            },
+            None,
+        )
         .unwrap_err()
         .to_string();
     assert!(
         over.contains("101 bytes") && over.contains("100 bytes"),
         "{over}"
     );
-    let bad_update = h.service.update(
+    let bad_update = h.api.patch(
+        &local(),
         &by_ref(&kept),
         MemoryPatch {
             content: Some("y".repeat(101)),
@@ -666,10 +720,10 @@ pub fn invalid_writes_name_the_field_and_write_nothing(factory: StoreFactory) {
     );
     assert_eq!(bad_update.unwrap_err().field(), Some("content"));
     assert_eq!(h.count_all(), 1);
-    assert_eq!(h.service.get(&[by_ref(&kept)]).unwrap()[0], kept);
+    assert_eq!(h.api.memories(&local(), &[by_ref(&kept)]).unwrap()[0], kept);
     assert!(
-        h.service
-            .history(&by_ref(&kept))
+        h.api
+            .history(&local(), &by_ref(&kept))
             .unwrap()
             .revisions
             .is_empty()
@@ -684,7 +738,7 @@ pub fn secrets_are_redacted_on_store_update_and_import(factory: StoreFactory) {
         Source::Cli,
     );
     new.title = Some("key sk-abcdefghijklmnopqrstuvwxyz123456".into());
-    let stored = h.service.store(new).unwrap().memory;
+    let stored = h.api.write(&local(), new, None).unwrap().memory;
     assert_eq!(
         stored.content,
         "db is postgres://app:[REDACTED]@db/x [REDACTED]"
@@ -696,8 +750,9 @@ pub fn secrets_are_redacted_on_store_update_and_import(factory: StoreFactory) {
     );
 
     let updated = h
-        .service
-        .update(
+        .api
+        .patch(
+            &local(),
             &by_ref(&stored),
             MemoryPatch {
                 content: Some("token ghp_0123456789abcdefghijABCDEFGHIJ012345".into()),
@@ -716,7 +771,10 @@ pub fn secrets_are_redacted_on_store_update_and_import(factory: StoreFactory) {
     record.revisions[0].content = "old <private>secret</private>".into();
     h.import(&(serde_json::to_string(&record).unwrap() + "\n"))
         .unwrap();
-    let imported = h.service.history(&IdRef::Full(record.memory.id)).unwrap();
+    let imported = h
+        .api
+        .history(&local(), &IdRef::Full(record.memory.id))
+        .unwrap();
     assert_eq!(imported.memory.content, "imported Bearer [REDACTED]");
     assert_eq!(imported.revisions[0].content, "old [REDACTED]");
 }
@@ -726,10 +784,10 @@ fn varied_store(h: &Harness) {
     let mut topic = NewMemory::new("api rate limit is 100/min", project("acme"), Source::Mcp);
     topic.topic_key = Some("rate-limit".into());
     topic.tags = vec!["api".into()];
-    h.service.store(topic.clone()).unwrap();
+    h.api.write(&local(), topic.clone(), None).unwrap();
     h.clock.advance(Span::new().seconds(3));
     topic.content = "api rate limit is 500/min".into();
-    h.service.store(topic).unwrap();
+    h.api.write(&local(), topic, None).unwrap();
     let mut rich = NewMemory::new("prefers tabs", Scope::Global, Source::Hook);
     rich.title = Some("Indentation".into());
     rich.category = Category::Preference;
@@ -737,9 +795,9 @@ fn varied_store(h: &Harness) {
     rich.session_id = Some("s-42".into());
     rich.importance = Some(2);
     rich.expires_at = Some(h.now() + Span::new().hours(24 * 30));
-    h.service.store(rich).unwrap();
+    h.api.write(&local(), rich, None).unwrap();
     let gone = h.add("temporary workaround", &["tmp"]);
-    h.service.forget(&by_ref(&gone)).unwrap();
+    h.api.forget(&local(), &gone.id.to_string(), false).unwrap();
     store_expiring(h, "expiring note", 1);
     h.clock.advance(Span::new().minutes(2));
 }
@@ -784,8 +842,9 @@ pub fn import_of_a_newer_record_updates_and_merges_history(factory: StoreFactory
     let memory = h.add("version one", &[]);
     let old_export = h.export();
     h.clock.advance(Span::new().seconds(5));
-    h.service
-        .update(
+    h.api
+        .patch(
+            &local(),
             &by_ref(&memory),
             MemoryPatch {
                 content: Some("version two".into()),
@@ -803,7 +862,7 @@ pub fn import_of_a_newer_record_updates_and_merges_history(factory: StoreFactory
     // An older record does not overwrite a newer state.
     let stale = other.import(&old_export).unwrap();
     assert_eq!(stale.memories.unchanged, 1);
-    let history = other.service.history(&by_ref(&memory)).unwrap();
+    let history = other.api.history(&local(), &by_ref(&memory)).unwrap();
     assert_eq!(history.memory.content, "version two");
     assert_eq!(
         history
@@ -834,7 +893,10 @@ pub fn a_bad_import_line_rolls_back_the_whole_import(factory: StoreFactory) {
         "{err}"
     );
     assert_eq!(target.count_all(), 1);
-    assert_eq!(target.service.get(&[by_ref(&kept)]).unwrap()[0], kept);
+    assert_eq!(
+        target.api.memories(&local(), &[by_ref(&kept)]).unwrap()[0],
+        kept
+    );
 
     let mut over_limit = MemoryRecord {
         memory: kept.clone(),
@@ -854,18 +916,18 @@ pub fn tags_and_stats_count_visible_memories(factory: StoreFactory) {
     h.add("one", &["rust", "ci"]);
     h.add("two", &["rust"]);
     let gone = h.add("three", &["rust", "legacy"]);
-    h.service.forget(&by_ref(&gone)).unwrap();
+    h.api.forget(&local(), &gone.id.to_string(), false).unwrap();
     store_expiring(&h, "four", 1);
     h.clock.advance(Span::new().minutes(5));
     let counts: Vec<(String, u64)> = h
-        .service
-        .tags(&MemoryFilter::default())
+        .api
+        .tag_counts(&local(), &MemoryFilter::default())
         .unwrap()
         .into_iter()
         .map(|c| (c.tag.to_string(), c.count))
         .collect();
     assert_eq!(counts, [("rust".to_string(), 2), ("ci".to_string(), 1)]);
-    let stats = h.service.stats().unwrap();
+    let stats = h.api.stats(&local()).unwrap();
     assert_eq!((stats.memories, stats.forgotten, stats.expired), (2, 1, 1));
     assert_eq!(stats.by_project.len(), 1);
     assert_eq!(stats.by_project[0].name, "acme");
@@ -875,8 +937,8 @@ pub fn tags_and_stats_count_visible_memories(factory: StoreFactory) {
     let later = h.add("five", &[]);
     let day = |m: &Memory| m.created_at.to_string()[..10].to_string();
     let by_day: Vec<(String, u64)> = h
-        .service
-        .stats()
+        .api
+        .stats(&local())
         .unwrap()
         .by_day
         .into_iter()

@@ -1,16 +1,19 @@
 //! The behavioural suite every storage backend must pass.
 //!
-//! Each function here drives a [`MemoryService`] over a fresh store from the backend's factory
-//! and pins one behaviour end to end: write outcomes, visibility, filters, history, search,
+//! Each function here drives an [`Api`] over a fresh store from the backend's factory, as the
+//! local user ([`local`]), and pins one behaviour end to end: write outcomes, visibility, filters, history, search,
 //! export/import. A backend's test binary instantiates all of them with
 //! [`store_behaviour_suite!`](crate::store_behaviour_suite), so a backend cannot pass with a
-//! subset. Time is a manual clock, so expiry is tested without sleeping.
+//! subset. Time is a manual clock, so expiry is tested without sleeping. A behaviour that
+//! belongs to one domain alone (a slot's limits, a verdict's history, a file's sync) is driven
+//! through that domain's handle (`h.api.domains`), the rest through the front door.
 
 use std::io::Cursor;
 
 use jiff::{Span, Timestamp, Zoned};
 
 use crate::Error;
+use crate::api::{Api, ApiParts, Caller};
 use crate::clock::{Clock, ManualClock};
 use crate::config::{Config, Limits};
 use crate::error::RecordAt;
@@ -23,7 +26,6 @@ use crate::memory::{ListQuery, MemoryFilter, SortKey, SortOrder, Visibility};
 use crate::memory::{MemoryPatch, NewMemory};
 use crate::scope::{ProjectName, Scope, ScopeFilter};
 use crate::search::{FuzzyMode, SearchRequest};
-use crate::service::{MemoryService, ServiceParts};
 use crate::store::Store;
 use crate::tag::Tag;
 
@@ -191,9 +193,9 @@ macro_rules! store_behaviour_suite {
     };
 }
 
-/// A service over a fresh store with a clock the test moves.
+/// The front door over a fresh store, with a clock the test moves.
 pub struct Harness {
-    pub service: MemoryService,
+    pub api: Api,
     pub clock: ManualClock,
 }
 
@@ -247,45 +249,45 @@ impl Harness {
         )
     }
 
-    /// A harness whose service runs with these settings.
+    /// A harness whose front door runs with these settings.
     pub fn with_config(factory: StoreFactory, config: &Config) -> Self {
         let (clock, handle) = Clock::manual(start_time());
-        let parts = ServiceParts {
+        let parts = ApiParts {
             clock,
-            ..ServiceParts::new(factory())
+            ..ApiParts::new(factory())
         };
         Harness {
-            service: MemoryService::new(parts, config),
+            api: Api::open(parts, config),
             clock: handle,
         }
     }
 
-    /// A harness whose service embeds with `embedder` (semantic search, the embedding queue).
+    /// A harness whose front door embeds with `embedder` (semantic search, the embedding queue).
     pub fn with_embedder(
         factory: StoreFactory,
         embedder: std::sync::Arc<dyn crate::embedding::Embedder>,
     ) -> Self {
         let (clock, handle) = Clock::manual(start_time());
-        let parts = ServiceParts {
+        let parts = ApiParts {
             embedder: Some(embedder),
             clock,
-            ..ServiceParts::new(factory())
+            ..ApiParts::new(factory())
         };
         Harness {
-            service: MemoryService::new(parts, &embedding_config(16)),
+            api: Api::open(parts, &embedding_config(16)),
             clock: handle,
         }
     }
 
     pub fn now(&self) -> Timestamp {
-        self.service.now().timestamp()
+        self.api.now().timestamp()
     }
 
     /// Stores `content` in the `acme` project with the given tags; returns the memory.
     pub fn add(&self, content: &str, tags: &[&str]) -> Memory {
         let mut new = NewMemory::new(content, project("acme"), Source::Cli);
         new.tags = tags.iter().map(|t| t.to_string()).collect();
-        let outcome = self.service.store(new).expect("store");
+        let outcome = self.api.write(&local(), new, None).expect("store");
         assert_eq!(outcome.status, WriteStatus::Created, "{content}");
         outcome.memory
     }
@@ -298,7 +300,7 @@ impl Harness {
             },
             ..Default::default()
         };
-        self.service.count(&filter).expect("count")
+        self.api.domains.memories().count(&filter).expect("count")
     }
 
     pub fn search(&self, query: &str, filter: MemoryFilter) -> Vec<Memory> {
@@ -306,8 +308,8 @@ impl Harness {
             fuzzy: FuzzyMode::Never,
             ..SearchRequest::new(query, filter, 50)
         };
-        self.service
-            .search(&request)
+        self.api
+            .search_request(&local(), &request)
             .expect("search")
             .hits
             .into_iter()
@@ -323,34 +325,35 @@ impl Harness {
             limit: 1000,
             offset: 0,
         };
-        self.service.list(&query).expect("list")
+        self.api.domains.memories().list(&query).expect("list")
     }
 
     /// Everything the store holds, sessions included, as export writes it.
     pub fn export(&self) -> String {
-        export_all(&self.service)
+        export_all(&self.api)
     }
 
     /// Imports with plain records going to the global scope.
     pub fn import(&self, jsonl: &str) -> crate::Result<ImportReport> {
-        self.service.import(
-            &mut Cursor::new(jsonl.as_bytes()),
-            Scope::Global,
-            &mut |_| {},
-        )
+        self.api
+            .import(&local(), &mut Cursor::new(jsonl.as_bytes()), &mut |_| {})
     }
 }
 
-/// Everything `service`'s store holds, sessions included, as export writes it.
-pub fn export_all(service: &MemoryService) -> String {
+/// Everything `api`'s store holds, sessions included, as export writes it.
+pub fn export_all(api: &Api) -> String {
     let mut out = Vec::new();
-    service
-        .export(ExportOptions { sessions: true }, &mut |line| {
-            out.extend_from_slice(line);
-            Ok(())
-        })
-        .expect("export");
+    api.export(&local(), ExportOptions { sessions: true }, &mut |line| {
+        out.extend_from_slice(line);
+        Ok(())
+    })
+    .expect("export");
     String::from_utf8(out).expect("an export is UTF-8")
+}
+
+/// The local user (the command line's): full access, no default project.
+pub fn local() -> Caller {
+    Caller::local(Source::Cli)
 }
 
 pub fn project(name: &str) -> Scope {
@@ -398,5 +401,5 @@ fn by_ref(memory: &Memory) -> IdRef {
 pub(crate) fn store_expiring(h: &Harness, content: &str, in_minutes: i64) -> Memory {
     let mut new = NewMemory::new(content, project("acme"), Source::Cli);
     new.expires_at = Some(h.now() + Span::new().minutes(in_minutes));
-    h.service.store(new).unwrap().memory
+    h.api.write(&local(), new, None).unwrap().memory
 }

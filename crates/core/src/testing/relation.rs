@@ -1,10 +1,10 @@
 //! The suite's relation behaviours: candidates on write, verdicts and their refusals,
 //! comparisons, annotations and ranking, purge, scan and stats.
 
-use super::{Harness, StoreFactory, by_ref, project};
+use super::{Harness, StoreFactory, by_ref, local, project};
 use crate::Error;
 use crate::config::Config;
-use crate::id::{IdRef, RelationRef};
+use crate::id::RelationRef;
 use crate::memory::{Memory, MemoryFilter, NewMemory, Source, WriteOutcome, WriteStatus};
 use crate::relation::{
     Actor, ActorKind, CompareStatus, NewVerdict, RelationFilter, RelationKind, RelationStatus,
@@ -13,8 +13,8 @@ use crate::scope::Scope;
 use crate::search::{FuzzyMode, SearchRequest};
 
 fn write(h: &Harness, content: &str, scope: Scope) -> WriteOutcome {
-    h.service
-        .store(NewMemory::new(content, scope, Source::Cli))
+    h.api
+        .write(&local(), NewMemory::new(content, scope, Source::Cli), None)
         .expect("store")
 }
 
@@ -32,8 +32,10 @@ fn verdict(relation: RelationKind) -> NewVerdict {
 }
 
 fn all_relations(h: &Harness) -> Vec<crate::relation::RelationView> {
-    h.service
-        .relations(&RelationFilter {
+    h.api
+        .domains
+        .relations()
+        .list(&RelationFilter {
             limit: 100,
             ..RelationFilter::default()
         })
@@ -89,8 +91,9 @@ pub fn a_write_reports_candidates_and_records_pending_judgments(factory: StoreFa
     );
     // Updating the newer memory finds the same pair, already related: nothing new.
     let updated = h
-        .service
-        .update(
+        .api
+        .patch(
+            &local(),
             &by_ref(&new.memory),
             crate::memory::MemoryPatch {
                 content: Some(format!("{MYSQL}, for the event store")),
@@ -163,7 +166,7 @@ pub fn only_memories_that_disagree_become_candidates(factory: StoreFactory) {
         Source::Hook,
     );
     summary.tags = vec![crate::session::SUMMARY_TAG.into()];
-    let summary = h.service.store(summary).unwrap();
+    let summary = h.api.write(&local(), summary, None).unwrap();
     assert!(summary.candidates.is_empty(), "{:?}", summary.candidates);
     let later = write(&h, "The event store moved back to PostgreSQL", acme());
     let found: Vec<_> = later.candidates.iter().map(|c| c.id).collect();
@@ -216,12 +219,14 @@ pub fn verdicts_settle_judgments_keep_history_and_refuse_bad_input(factory: Stor
         ),
     ];
     for (bad, field) in refusals {
-        let err = h.service.judge(&judgment, bad).unwrap_err();
+        let err = h.api.domains.relations().judge(&judgment, bad).unwrap_err();
         assert_eq!(err.field(), Some(field), "{err}");
     }
     let unknown = RelationRef::parse("00000000-0000-4000-8000-000000000000").unwrap();
     let err = h
-        .service
+        .api
+        .domains
+        .relations()
         .judge(&unknown, verdict(RelationKind::Supersedes))
         .unwrap_err();
     assert!(matches!(err, Error::Missing { .. }), "{err}");
@@ -234,7 +239,9 @@ pub fn verdicts_settle_judgments_keep_history_and_refuse_bad_input(factory: Stor
     assert!("superseded".parse::<RelationKind>().is_err());
 
     let judged = h
-        .service
+        .api
+        .domains
+        .relations()
         .judge(
             &judgment,
             NewVerdict {
@@ -252,7 +259,9 @@ pub fn verdicts_settle_judgments_keep_history_and_refuse_bad_input(factory: Stor
 
     // The same verdict again changes nothing; another one keeps the first in the history.
     let same = h
-        .service
+        .api
+        .domains
+        .relations()
         .judge(
             &judgment,
             NewVerdict {
@@ -266,7 +275,9 @@ pub fn verdicts_settle_judgments_keep_history_and_refuse_bad_input(factory: Stor
     h.clock.advance(jiff::Span::new().minutes(5));
     let handle = RelationRef::parse(&judged.relation.id.handle()).unwrap();
     let rejudged = h
-        .service
+        .api
+        .domains
+        .relations()
         .judge(&handle, verdict(RelationKind::ConflictsWith))
         .unwrap();
     assert_eq!(rejudged.relation.kind(), Some(RelationKind::ConflictsWith));
@@ -297,17 +308,23 @@ pub fn compare_is_idempotent_per_actor_and_refuses_cross_project_pairs(factory: 
     let (a, b) = (by_ref(&new), by_ref(&old));
 
     let first = h
-        .service
+        .api
+        .domains
+        .relations()
         .compare(&a, &b, verdict(RelationKind::Supersedes))
         .unwrap();
     assert_eq!(first.status, CompareStatus::Created);
     let again = h
-        .service
+        .api
+        .domains
+        .relations()
         .compare(&a, &b, verdict(RelationKind::Supersedes))
         .unwrap();
     assert_eq!(again.status, CompareStatus::Unchanged);
     let changed = h
-        .service
+        .api
+        .domains
+        .relations()
         .compare(&a, &b, verdict(RelationKind::Scoped))
         .unwrap();
     assert_eq!(changed.status, CompareStatus::Updated);
@@ -322,25 +339,36 @@ pub fn compare_is_idempotent_per_actor_and_refuses_cross_project_pairs(factory: 
         ..verdict(RelationKind::Supersedes)
     };
     assert_eq!(
-        h.service.compare(&b, &a, user).unwrap().status,
+        h.api
+            .domains
+            .relations()
+            .compare(&b, &a, user)
+            .unwrap()
+            .status,
         CompareStatus::Created
     );
     assert_eq!(all_relations(&h).len(), 2);
 
     let before = all_relations(&h);
     let dismissed = h
-        .service
+        .api
+        .domains
+        .relations()
         .compare(&a, &b, verdict(RelationKind::NotConflict))
         .unwrap();
     assert_eq!(dismissed.status, CompareStatus::NotRecorded);
     let across = h
-        .service
+        .api
+        .domains
+        .relations()
         .compare(&a, &by_ref(&elsewhere), verdict(RelationKind::Supersedes))
         .unwrap_err();
     assert_eq!(across.field(), Some("b"), "{across}");
     assert!(across.to_string().contains("across projects"), "{across}");
     let itself = h
-        .service
+        .api
+        .domains
+        .relations()
         .compare(&a, &a, verdict(RelationKind::Supersedes))
         .unwrap_err();
     assert_eq!(itself.field(), Some("b"));
@@ -356,8 +384,8 @@ fn search(h: &Harness, query: &str) -> Vec<(Memory, Vec<String>)> {
         fuzzy: FuzzyMode::Never,
         ..SearchRequest::new(query, MemoryFilter::default(), 10)
     };
-    h.service
-        .search(&request)
+    h.api
+        .search_request(&local(), &request)
         .unwrap()
         .hits
         .into_iter()
@@ -401,7 +429,9 @@ pub fn search_results_carry_annotations_and_superseded_memories_rank_below_succe
     assert!(stale.iter().all(|(_, lines)| lines.is_empty()), "{stale:?}");
     assert_eq!(all_relations(&h).len(), 1);
 
-    h.service
+    h.api
+        .domains
+        .relations()
         .judge(
             &RelationRef::Full(judgment),
             verdict(RelationKind::Supersedes),
@@ -422,7 +452,7 @@ pub fn search_results_carry_annotations_and_superseded_memories_rank_below_succe
     );
 
     // Forgotten, the successor is gone from results and the old memory names it deleted.
-    h.service.forget(&by_ref(&new)).unwrap();
+    h.api.forget(&local(), &new.id.to_string(), false).unwrap();
     let after = search(&h, "event store");
     assert_eq!(after.len(), 1);
     assert_eq!(after[0].1, vec![format!("superseded_by: #{n} (deleted)")]);
@@ -440,7 +470,9 @@ pub fn search_results_carry_annotations_and_superseded_memories_rank_below_succe
         project("acme"),
     )
     .memory;
-    h.service
+    h.api
+        .domains
+        .relations()
         .compare(
             &by_ref(&y),
             &by_ref(&x),
@@ -468,7 +500,7 @@ pub fn purging_a_memory_deletes_its_relations_and_forgetting_keeps_them(factory:
     let old = write(&h, POSTGRES, project("acme")).memory;
     let new = write(&h, MYSQL, project("acme")).memory;
     assert_eq!(all_relations(&h).len(), 1);
-    h.service.forget(&by_ref(&old)).unwrap();
+    h.api.forget(&local(), &old.id.to_string(), false).unwrap();
     let kept = all_relations(&h);
     assert_eq!(kept.len(), 1);
     assert_eq!(
@@ -476,9 +508,16 @@ pub fn purging_a_memory_deletes_its_relations_and_forgetting_keeps_them(factory:
         "a forgotten memory reads as deleted"
     );
     assert_eq!(kept[0].source_title.as_deref(), Some(MYSQL));
-    h.service.purge(&IdRef::Full(old.id)).unwrap();
+    h.api.forget(&local(), &old.id.to_string(), true).unwrap();
     assert!(all_relations(&h).is_empty());
-    assert!(h.service.relations_of(&[new.id]).unwrap().is_empty());
+    assert!(
+        h.api
+            .domains
+            .relations()
+            .relations_of(&[new.id])
+            .unwrap()
+            .is_empty()
+    );
 }
 
 pub fn scan_finds_pairs_never_related_and_records_them_only_when_applied(factory: StoreFactory) {
@@ -497,8 +536,10 @@ pub fn scan_finds_pairs_never_related_and_records_them_only_when_applied(factory
 
     let mut seen = Vec::new();
     let dry = h
-        .service
-        .scan_conflicts(&project("acme"), false, 10, &mut |done, total| {
+        .api
+        .domains
+        .relations()
+        .scan(&project("acme"), false, 10, &mut |done, total| {
             seen.push((done, total))
         })
         .unwrap();
@@ -510,16 +551,20 @@ pub fn scan_finds_pairs_never_related_and_records_them_only_when_applied(factory
     assert!(all_relations(&h).is_empty(), "a dry run writes nothing");
 
     let applied = h
-        .service
-        .scan_conflicts(&project("acme"), true, 10, &mut |_, _| {})
+        .api
+        .domains
+        .relations()
+        .scan(&project("acme"), true, 10, &mut |_, _| {})
         .unwrap();
     assert_eq!(applied.recorded, 1);
     let relations = all_relations(&h);
     assert_eq!(relations.len(), 1);
     assert_eq!(Some(relations[0].relation.id), applied.pairs[0].judgment_id);
     let again = h
-        .service
-        .scan_conflicts(&project("acme"), true, 10, &mut |_, _| {})
+        .api
+        .domains
+        .relations()
+        .scan(&project("acme"), true, 10, &mut |_, _| {})
         .unwrap();
     assert!(again.pairs.is_empty(), "a related pair is not found again");
 }
@@ -540,12 +585,16 @@ pub fn stats_count_relations_by_status_and_kind(factory: StoreFactory) {
         project("acme"),
     )
     .memory;
-    h.service
+    h.api
+        .domains
+        .relations()
         .compare(&by_ref(&b), &by_ref(&a), verdict(RelationKind::Supersedes))
         .unwrap();
     let pending = h
-        .service
-        .relations(&RelationFilter {
+        .api
+        .domains
+        .relations()
+        .list(&RelationFilter {
             status: Some(RelationStatus::Pending),
             limit: 10,
             ..RelationFilter::default()
@@ -553,13 +602,20 @@ pub fn stats_count_relations_by_status_and_kind(factory: StoreFactory) {
         .unwrap();
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0].relation.id, new.candidates[0].judgment_id);
-    let stats = h.service.relation_stats(Some(&project("acme"))).unwrap();
+    let stats = h
+        .api
+        .domains
+        .relations()
+        .stats(Some(&project("acme")))
+        .unwrap();
     assert_eq!((stats.total, stats.pending, stats.judged), (2, 1, 1));
     assert_eq!(stats.by_relation.len(), 1);
     assert_eq!(stats.by_relation[0].name, "supersedes");
     assert_eq!(
-        h.service
-            .relation_stats(Some(&project("other")))
+        h.api
+            .domains
+            .relations()
+            .stats(Some(&project("other")))
             .unwrap()
             .total,
         0
@@ -570,7 +626,7 @@ pub fn facts_extracted_from_agents_record_candidates_by_words(factory: StoreFact
     let h = Harness::new(factory);
     let old = write(&h, POSTGRES, project("acme")).memory;
     let outcomes = h
-        .service
+        .api
         .extract(
             &format!("Done.\n*Remember*: {MYSQL}\n"),
             project("acme"),
@@ -588,15 +644,15 @@ pub fn context_shows_a_successor_instead_of_the_memory_it_replaced(factory: Stor
     let mut old = NewMemory::new(POSTGRES, project("acme"), Source::Cli);
     old.category = crate::memory::Category::Decision;
     old.importance = Some(5);
-    let old = h.service.store(old).unwrap().memory;
+    let old = h.api.write(&local(), old, None).unwrap().memory;
     let request = crate::context::ContextRequest {
         project: Some(crate::scope::ProjectName::new("acme").unwrap()),
         budget: 2_000,
         ..Default::default()
     };
     let ids = |h: &Harness| -> Vec<crate::id::MemoryId> {
-        h.service
-            .context(&request)
+        h.api
+            .context_request(&local(), &request)
             .unwrap()
             .items
             .iter()
@@ -605,7 +661,9 @@ pub fn context_shows_a_successor_instead_of_the_memory_it_replaced(factory: Stor
     };
     let new = write(&h, MYSQL, project("acme"));
     assert!(ids(&h).contains(&old.id), "pending changes nothing");
-    h.service
+    h.api
+        .domains
+        .relations()
         .judge(
             &RelationRef::Full(new.candidates[0].judgment_id),
             verdict(RelationKind::Supersedes),
@@ -618,7 +676,7 @@ pub fn context_shows_a_successor_instead_of_the_memory_it_replaced(factory: Stor
         "the stale memory is left out: {shown:?}"
     );
     // In the stale memory's place (important decisions), ahead of merely recent ones.
-    let context = h.service.context(&request).unwrap();
+    let context = h.api.context_request(&local(), &request).unwrap();
     assert_eq!(context.items[0].id, new.memory.id);
 }
 

@@ -1,5 +1,6 @@
 //! Search behaviours: the query language, coordination levels, fuzzy search, the ranking window.
 
+use super::local;
 use super::*;
 
 /// Stores the texts; a memory's number is its position.
@@ -14,8 +15,8 @@ fn numbers(h: &Harness, memories: &[Memory], query: &str, strict: bool) -> Vec<u
         ..SearchRequest::new(query, MemoryFilter::default(), 50)
     };
     let results = h
-        .service
-        .search(&request)
+        .api
+        .search_request(&local(), &request)
         .unwrap_or_else(|e| panic!("{query}: {e}"));
     found(memories, &results)
 }
@@ -51,10 +52,13 @@ pub fn query_operators_phrases_and_prefixes_match_exactly(factory: StoreFactory)
     assert_eq!(q("kubernetes OR docker AND compose"), [0, 3]);
     assert_eq!(q("(kubernetes OR docker) AND networking"), [0, 3, 5]);
     assert_eq!(q("(docker OR compose) NOT (swarm OR release)"), [0, 5]);
-    let err = h.service.search(&SearchRequest {
-        fuzzy: FuzzyMode::Never,
-        ..SearchRequest::new("docker AND", MemoryFilter::default(), 5)
-    });
+    let err = h.api.search_request(
+        &local(),
+        &SearchRequest {
+            fuzzy: FuzzyMode::Never,
+            ..SearchRequest::new("docker AND", MemoryFilter::default(), 5)
+        },
+    );
     assert_eq!(err.unwrap_err().field(), Some("query"));
 }
 
@@ -75,11 +79,14 @@ pub fn implicit_queries_rank_memories_by_how_many_words_they_hold(factory: Store
     );
     let order = |query: &str| {
         let hits = h
-            .service
-            .search(&SearchRequest {
-                fuzzy: FuzzyMode::Never,
-                ..SearchRequest::new(query, MemoryFilter::default(), 10)
-            })
+            .api
+            .search_request(
+                &local(),
+                &SearchRequest {
+                    fuzzy: FuzzyMode::Never,
+                    ..SearchRequest::new(query, MemoryFilter::default(), 10)
+                },
+            )
             .unwrap()
             .hits;
         hits.iter()
@@ -121,8 +128,8 @@ fn fuzzy_search(
         threshold,
         ..SearchRequest::new(query, filter, 20)
     };
-    h.service
-        .search(&request)
+    h.api
+        .search_request(&local(), &request)
         .unwrap_or_else(|e| panic!("{query}: {e}"))
 }
 
@@ -226,10 +233,13 @@ pub fn fuzzy_threshold_is_respected(factory: StoreFactory) {
         .hits
         .is_empty()
     );
-    let bad = h.service.search(&SearchRequest {
-        threshold: Some(1.5),
-        ..SearchRequest::new("x", MemoryFilter::default(), 5)
-    });
+    let bad = h.api.search_request(
+        &local(),
+        &SearchRequest {
+            threshold: Some(1.5),
+            ..SearchRequest::new("x", MemoryFilter::default(), 5)
+        },
+    );
     assert_eq!(bad.unwrap_err().field(), Some("threshold"));
 }
 
@@ -237,7 +247,7 @@ pub fn fuzzy_never_returns_expired_or_forgotten_memories(factory: StoreFactory) 
     let h = Harness::new(factory);
     let m = fuzzy_corpus(&h);
     let fleeting = store_expiring(&h, "docker swarm was tried once", 1);
-    h.service.forget(&by_ref(&m[0])).unwrap();
+    h.api.forget(&local(), &m[0].id.to_string(), false).unwrap();
     h.clock.advance(Span::new().minutes(5));
     let results = fuzzy_search(
         &h,
@@ -380,7 +390,7 @@ pub fn filters_compose_with_fuzzy_search(factory: StoreFactory) {
         mode: Some(crate::search::SearchMode::Fuzzy),
         ..SearchRequest::new("dokcer", filter, 20)
     };
-    let results = h.service.search(&request).unwrap();
+    let results = h.api.search_request(&local(), &request).unwrap();
     assert_eq!(
         results
             .hits
@@ -485,8 +495,8 @@ pub fn a_search_from_a_project_ranks_its_memories_first_among_comparable_hits(
 ) {
     let h = Harness::new(factory);
     let in_scope = |content: &str, scope: Scope| {
-        h.service
-            .store(NewMemory::new(content, scope, Source::Cli))
+        h.api
+            .write(&local(), NewMemory::new(content, scope, Source::Cli), None)
             .expect("store")
             .memory
             .id
@@ -509,7 +519,7 @@ pub fn a_search_from_a_project_ranks_its_memories_first_among_comparable_hits(
             from_project: from.map(|name| ProjectName::new(name).unwrap()),
             ..SearchRequest::new(query, MemoryFilter::in_scope(scope), 10)
         };
-        let results = h.service.search(&request).expect("search");
+        let results = h.api.search_request(&local(), &request).expect("search");
         results.hits.iter().map(|hit| hit.memory.id).collect()
     };
     // Over every project, the one searched from comes first, whichever it is; the global
@@ -541,7 +551,7 @@ pub fn a_keyword_hit_records_the_share_of_a_plain_query_it_holds(factory: StoreF
             mode: Some(crate::search::SearchMode::Lexical),
             ..SearchRequest::new(query, MemoryFilter::default(), 10)
         };
-        let results = h.service.search(&request).expect("search");
+        let results = h.api.search_request(&local(), &request).expect("search");
         let mut shares: Vec<Option<f64>> = results
             .hits
             .iter()

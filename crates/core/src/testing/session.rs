@@ -3,7 +3,7 @@
 
 use jiff::Span;
 
-use super::{Harness, StoreFactory, project};
+use super::{Harness, StoreFactory, local, project};
 use crate::context::{ContextRequest, Section};
 use crate::memory::{Category, Source, WriteStatus};
 use crate::memory::{NewMemory, PruneRule};
@@ -80,14 +80,14 @@ pub(super) fn record_session(h: &Harness, id: &str) {
             event(h, id, n, kind)
         })
         .collect();
-    h.service.record_events(&events).expect("record");
+    h.api.record_events(&events).expect("record");
 }
 
 pub fn events_record_a_session_its_observations_and_a_summary(factory: StoreFactory) {
     let h = Harness::new(factory);
     let started = h.now();
     record_session(&h, "s1");
-    let session = h.service.session(&key("s1")).unwrap();
+    let session = h.api.session_by_key(&local(), &key("s1")).unwrap();
     assert_eq!(session.project, acme());
     assert_eq!(session.cwd.as_deref(), Some("/work/acme"));
     assert_eq!(
@@ -98,7 +98,7 @@ pub fn events_record_a_session_its_observations_and_a_summary(factory: StoreFact
     assert_eq!(session.ended_at, Some(h.now()));
     assert_eq!(session.summary_by, Some(SummaryAuthor::Cairn));
 
-    let observations = h.service.observations(&key("s1")).unwrap();
+    let observations = h.api.observations(&local(), &key("s1")).unwrap();
     let kinds: Vec<ObservationKind> = observations.iter().map(|o| o.kind).collect();
     assert_eq!(
         kinds,
@@ -137,15 +137,19 @@ pub fn summaries_rank_below_written_memories_and_expire(factory: StoreFactory) {
     let h = Harness::new(factory);
     record_session(&h, "s1");
     let written = h
-        .service
-        .store(NewMemory::new(
-            "The flaky login test fails because the session cache is shared",
-            project("acme"),
-            Source::Mcp,
-        ))
+        .api
+        .write(
+            &local(),
+            NewMemory::new(
+                "The flaky login test fails because the session cache is shared",
+                project("acme"),
+                Source::Mcp,
+            ),
+            None,
+        )
         .unwrap()
         .memory;
-    let summary = h.service.session(&key("s1")).unwrap();
+    let summary = h.api.session_by_key(&local(), &key("s1")).unwrap();
     assert!(summary.summary.is_some());
 
     let found = h.search("flaky login test", crate::memory::MemoryFilter::default());
@@ -165,7 +169,10 @@ pub fn summaries_rank_below_written_memories_and_expire(factory: StoreFactory) {
         budget: 2_000,
         ..Default::default()
     };
-    let context = h.service.context(&request("flaky login test")).unwrap();
+    let context = h
+        .api
+        .context_request(&local(), &request("flaky login test"))
+        .unwrap();
     let sections: Vec<(crate::id::MemoryId, Section)> =
         context.items.iter().map(|i| (i.id, i.section)).collect();
     assert!(
@@ -212,7 +219,7 @@ pub fn a_session_left_open_is_closed_by_the_next_start_after_its_idle_time(facto
             ..event(&h, id, n, kind)
         })
         .collect();
-        h.service.record_events(&events).unwrap();
+        h.api.record_events(&events).unwrap();
     };
     open("quit", "codex");
     open("other-agent", "claude-code");
@@ -222,16 +229,16 @@ pub fn a_session_left_open_is_closed_by_the_next_start_after_its_idle_time(facto
     open("next", "codex");
 
     let session = |id: &str, agent: &str| {
-        h.service
-            .session(&SessionKey::new(agent, id).unwrap())
+        h.api
+            .session_by_key(&local(), &SessionKey::new(agent, id).unwrap())
             .unwrap()
     };
     let closed = session("quit", "codex");
     assert_eq!(closed.ended_at, Some(closed.last_seen_at), "{closed:?}");
     assert!(closed.summary.is_some(), "summarised");
     let notes = h
-        .service
-        .observations(&SessionKey::new("codex", "quit").unwrap())
+        .api
+        .observations(&local(), &SessionKey::new("codex", "quit").unwrap())
         .unwrap();
     assert!(
         notes.iter().any(|o| o.kind == ObservationKind::Notification
@@ -288,8 +295,8 @@ pub fn refused_calls_are_failures_recorded_once(factory: StoreFactory) {
             },
         ),
     ];
-    h.service.record_events(&events).unwrap();
-    let observations = h.service.observations(&key("s1")).unwrap();
+    h.api.record_events(&events).unwrap();
+    let observations = h.api.observations(&local(), &key("s1")).unwrap();
     let failures: Vec<_> = observations
         .iter()
         .filter(|o| o.kind == ObservationKind::ToolFailure)
@@ -301,8 +308,8 @@ pub fn refused_calls_are_failures_recorded_once(factory: StoreFactory) {
         Some("permission denied: touch needs approval")
     );
     let summary = h
-        .service
-        .session(&key("s1"))
+        .api
+        .session_by_key(&local(), &key("s1"))
         .unwrap()
         .summary
         .expect("a summary");
@@ -319,14 +326,11 @@ pub fn a_replayed_event_is_recorded_once(factory: StoreFactory) {
             text: "hello".into(),
         },
     );
-    let first = h
-        .service
-        .record_events(std::slice::from_ref(&prompt))
-        .unwrap();
-    let again = h.service.record_events(&[prompt]).unwrap();
+    let first = h.api.record_events(std::slice::from_ref(&prompt)).unwrap();
+    let again = h.api.record_events(&[prompt]).unwrap();
     assert_eq!((first.report.observations, first.report.replayed), (1, 0));
     assert_eq!((again.report.observations, again.report.replayed), (0, 1));
-    assert_eq!(h.service.observations(&key("s1")).unwrap().len(), 1);
+    assert_eq!(h.api.observations(&local(), &key("s1")).unwrap().len(), 1);
 }
 
 pub fn observations_are_redacted_truncated_searchable_and_expire(factory: StoreFactory) {
@@ -353,8 +357,8 @@ pub fn observations_are_redacted_truncated_searchable_and_expire(factory: StoreF
             },
         ),
     ];
-    h.service.record_events(&events).unwrap();
-    let stored = h.service.observations(&key("s1")).unwrap();
+    h.api.record_events(&events).unwrap();
+    let stored = h.api.observations(&local(), &key("s1")).unwrap();
     let input = stored[0].input.as_deref().unwrap();
     assert!(
         input.contains("Bearer [REDACTED]") && !input.contains("abcdefghijklmnop123456"),
@@ -368,7 +372,9 @@ pub fn observations_are_redacted_truncated_searchable_and_expire(factory: StoreF
     );
 
     let hits = h
-        .service
+        .api
+        .domains
+        .sessions()
         .search_observations("kubernetes deploy", Some(acme()), None, 10)
         .unwrap();
     assert_eq!(hits.len(), 1);
@@ -376,7 +382,9 @@ pub fn observations_are_redacted_truncated_searchable_and_expire(factory: StoreF
     assert_eq!(hits[0].session, key("s1"));
     let elsewhere = ProjectName::new("other").unwrap();
     assert!(
-        h.service
+        h.api
+            .domains
+            .sessions()
             .search_observations("kubernetes", Some(elsewhere), None, 10)
             .unwrap()
             .is_empty()
@@ -385,28 +393,30 @@ pub fn observations_are_redacted_truncated_searchable_and_expire(factory: StoreF
     // Past the retention (30 days by default) observations are hidden, then pruned.
     h.clock.advance(Span::new().hours(31 * 24));
     assert!(
-        h.service
+        h.api
+            .domains
+            .sessions()
             .search_observations("kubernetes", None, None, 10)
             .unwrap()
             .is_empty()
     );
-    assert!(h.service.observations(&key("s1")).unwrap().is_empty());
+    assert!(h.api.observations(&local(), &key("s1")).unwrap().is_empty());
     // A dry run of prune deletes none of them; prune itself takes them with the memories.
     assert_eq!(
-        h.service
+        h.api
             .prune(PruneRule::Expired(h.now()), true)
             .unwrap()
             .observations_deleted,
         0
     );
     assert_eq!(
-        h.service
+        h.api
             .prune(PruneRule::Expired(h.now()), false)
             .unwrap()
             .observations_deleted,
         2
     );
-    assert_eq!(h.service.prune_observations().unwrap(), 0);
+    assert_eq!(h.api.domains.sessions().prune_observations().unwrap(), 0);
 }
 
 pub fn remember_lines_become_memories_when_a_turn_stops(factory: StoreFactory) {
@@ -414,7 +424,7 @@ pub fn remember_lines_become_memories_when_a_turn_stops(factory: StoreFactory) {
     let message = "Fixed it.\n*Remember*: the payments service needs Redis 7, temporary until \
                    the migration\nnothing else";
     let report = h
-        .service
+        .api
         .record_events(&[event(
             &h,
             "s1",
@@ -438,16 +448,13 @@ pub fn remember_lines_become_memories_when_a_turn_stops(factory: StoreFactory) {
         "temporary means 90 days"
     );
     // The same fact again is a duplicate, not a second memory.
-    let again = h
-        .service
-        .extract(message, project("acme"), None, None)
-        .unwrap();
+    let again = h.api.extract(message, project("acme"), None, None).unwrap();
     assert_eq!(again[0].status, WriteStatus::Duplicate);
 }
 
 pub fn an_agent_summary_is_kept_over_a_derived_one(factory: StoreFactory) {
     let h = Harness::new(factory);
-    h.service
+    h.api
         .record_events(&[event(
             &h,
             "s1",
@@ -458,7 +465,9 @@ pub fn an_agent_summary_is_kept_over_a_derived_one(factory: StoreFactory) {
         )])
         .unwrap();
     let stored = h
-        .service
+        .api
+        .domains
+        .sessions()
         .store_agent_summary(AgentSummary {
             project: Some(acme()),
             goal: "Migrate the orders table".into(),
@@ -469,7 +478,7 @@ pub fn an_agent_summary_is_kept_over_a_derived_one(factory: StoreFactory) {
         .unwrap();
     assert_eq!(stored.status, WriteStatus::Created);
     h.clock.advance(Span::new().minutes(5));
-    h.service
+    h.api
         .record_events(&[event(
             &h,
             "s1",
@@ -480,7 +489,7 @@ pub fn an_agent_summary_is_kept_over_a_derived_one(factory: StoreFactory) {
             },
         )])
         .unwrap();
-    let session = h.service.session(&key("s1")).unwrap();
+    let session = h.api.session_by_key(&local(), &key("s1")).unwrap();
     assert_eq!(session.summary_by, Some(SummaryAuthor::Agent));
     let summary = session.summary.unwrap();
     assert!(
@@ -488,7 +497,11 @@ pub fn an_agent_summary_is_kept_over_a_derived_one(factory: StoreFactory) {
             && summary.contains("Next steps:\n- backfill in staging"),
         "{summary}"
     );
-    let empty = h.service.store_agent_summary(AgentSummary::default());
+    let empty = h
+        .api
+        .domains
+        .sessions()
+        .store_agent_summary(AgentSummary::default());
     assert_eq!(empty.unwrap_err().field(), Some("goal"));
 }
 
@@ -500,7 +513,7 @@ pub fn context_fits_its_budget_and_prefers_relevant_memories(factory: StoreFacto
         Source::Cli,
     );
     relevant.category = Category::Bugfix;
-    let relevant = h.service.store(relevant).unwrap().memory;
+    let relevant = h.api.write(&local(), relevant, None).unwrap().memory;
     for n in 0..40 {
         h.clock.advance(Span::new().minutes(1));
         h.add(
@@ -517,16 +530,19 @@ pub fn context_fits_its_budget_and_prefers_relevant_memories(factory: StoreFacto
     );
     decision.category = Category::Decision;
     decision.importance = Some(5);
-    let decision = h.service.store(decision).unwrap().memory;
+    let decision = h.api.write(&local(), decision, None).unwrap().memory;
 
     let ask = |query: Option<&str>, budget: usize| {
-        h.service
-            .context(&ContextRequest {
-                project: Some(acme()),
-                query: query.map(String::from),
-                budget,
-                ..Default::default()
-            })
+        h.api
+            .context_request(
+                &local(),
+                &ContextRequest {
+                    project: Some(acme()),
+                    query: query.map(String::from),
+                    budget,
+                    ..Default::default()
+                },
+            )
             .unwrap()
     };
     for budget in [50, 120, 300, 2_000] {
@@ -560,11 +576,14 @@ pub fn context_fits_its_budget_and_prefers_relevant_memories(factory: StoreFacto
     assert_eq!(ids.len(), general.items.len(), "each memory once");
     // Budgets out of range are refused by name.
     let err = h
-        .service
-        .context(&ContextRequest {
-            budget: 10,
-            ..Default::default()
-        })
+        .api
+        .context_request(
+            &local(),
+            &ContextRequest {
+                budget: 10,
+                ..Default::default()
+            },
+        )
         .unwrap_err();
     assert_eq!(err.field(), Some("budget"));
 }
@@ -581,18 +600,28 @@ pub fn project_listings_page_through_both_scopes_in_order(factory: StoreFactory)
         } else {
             project("acme")
         };
-        h.service
-            .store(NewMemory::new(format!("memory {n}"), scope, Source::Cli))
+        h.api
+            .write(
+                &local(),
+                NewMemory::new(format!("memory {n}"), scope, Source::Cli),
+                None,
+            )
             .unwrap();
     }
-    h.service
-        .store(NewMemory::new("elsewhere", project("other"), Source::Cli))
+    h.api
+        .write(
+            &local(),
+            NewMemory::new("elsewhere", project("other"), Source::Cli),
+            None,
+        )
         .unwrap();
     let filter = MemoryFilter::in_scope(crate::scope::ScopeFilter::ProjectAndGlobal(acme()));
     for sort in [SortKey::Created, SortKey::Updated] {
         for order in [SortOrder::Desc, SortOrder::Asc] {
             let page = |offset, limit| {
-                h.service
+                h.api
+                    .domains
+                    .memories()
                     .list(&ListQuery {
                         filter: filter.clone(),
                         sort,
@@ -636,8 +665,11 @@ pub fn a_session_in_which_nothing_happened_leaves_no_summary(factory: StoreFacto
         .enumerate()
         .map(|(n, kind)| event(&h, "idle", n, kind))
         .collect();
-    h.service.record_events(&events).expect("record");
-    let session = h.service.session(&key("idle")).expect("recorded");
+    h.api.record_events(&events).expect("record");
+    let session = h
+        .api
+        .session_by_key(&local(), &key("idle"))
+        .expect("recorded");
     assert!(session.ended_at.is_some());
     assert!(session.summary.is_none());
     assert!(
@@ -663,8 +695,8 @@ pub fn a_session_in_which_nothing_happened_leaves_no_summary(factory: StoreFacto
             .enumerate()
             .map(|(n, kind)| event(&h, id, n, kind))
             .collect();
-        h.service.record_events(&events).expect("record");
-        h.service.session(&key(id)).expect("recorded")
+        h.api.record_events(&events).expect("record");
+        h.api.session_by_key(&local(), &key(id)).expect("recorded")
     };
     assert!(chat("hello", "Say hello").summary.is_none());
     assert!(h.list(crate::memory::MemoryFilter::default()).is_empty());
@@ -679,7 +711,7 @@ pub fn a_session_in_which_nothing_happened_leaves_no_summary(factory: StoreFacto
 pub fn a_short_session_that_stored_a_memory_is_summarised(factory: StoreFactory) {
     let h = Harness::new(factory);
     let at = |n: usize, kind: EventKind| event(&h, "brief", n, kind);
-    h.service
+    h.api
         .record_events(&[
             at(
                 0,
@@ -696,7 +728,7 @@ pub fn a_short_session_that_stored_a_memory_is_summarised(factory: StoreFactory)
         ])
         .expect("record");
     h.add("Releases ship on Fridays", &[]);
-    h.service
+    h.api
         .record_events(&[at(
             2,
             EventKind::SessionEnd {
@@ -705,7 +737,10 @@ pub fn a_short_session_that_stored_a_memory_is_summarised(factory: StoreFactory)
             },
         )])
         .expect("record");
-    let session = h.service.session(&key("brief")).expect("recorded");
+    let session = h
+        .api
+        .session_by_key(&local(), &key("brief"))
+        .expect("recorded");
     let summary = session
         .summary
         .expect("a session that stored a memory is summarised");
@@ -727,7 +762,7 @@ pub fn a_session_recorded_long_after_it_ran_is_judged_by_all_it_did(factory: Sto
         refused: Vec::new(),
     };
     let report = h
-        .service
+        .api
         .record_events(&[
             past(
                 "old",
@@ -750,8 +785,8 @@ pub fn a_session_recorded_long_after_it_ran_is_judged_by_all_it_did(factory: Sto
         .expect("record");
     assert_eq!(report.report.summarized, [key("old")]);
     let summary = h
-        .service
-        .session(&key("old"))
+        .api
+        .session_by_key(&local(), &key("old"))
         .expect("recorded")
         .summary
         .expect("summarised");
@@ -761,7 +796,7 @@ pub fn a_session_recorded_long_after_it_ran_is_judged_by_all_it_did(factory: Sto
         "{summary}"
     );
     let report = h
-        .service
+        .api
         .record_events(&[
             past(
                 "hi",

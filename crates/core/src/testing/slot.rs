@@ -1,11 +1,9 @@
 //! The suite's slot behaviours: seeding, validation, the operations and their refusals,
 //! shadowing, parallel appends, reflection and pinned slots in context.
 
-use std::sync::Arc;
-
 use jiff::Span;
 
-use super::{Harness, StoreFactory, project};
+use super::{Harness, StoreFactory, local, project};
 use crate::Error;
 use crate::context::ContextRequest;
 use crate::memory::NewMemory;
@@ -50,12 +48,12 @@ pub fn default_slots_are_seeded_by_scope_and_seeding_never_overwrites(factory: S
     let now = h.now();
     let mut own = DEFAULT_SLOTS[5].seed(project("acme"), now);
     own.content = "- ship the release".into();
-    h.service
+    h.api
         .backend()
         .write(&mut |tx| tx.put_slot(&own))
         .expect("write");
 
-    let slots = h.service.slots(Some(&acme())).unwrap();
+    let slots = h.api.domains.slots().slots(Some(&acme())).unwrap();
     let seen: Vec<(&str, bool, usize, bool)> = slots
         .iter()
         .map(|s| {
@@ -83,17 +81,28 @@ pub fn default_slots_are_seeded_by_scope_and_seeding_never_overwrites(factory: S
     assert_eq!(slots[5].content, "- ship the release");
     assert!(slots.iter().all(|s| !s.read_only));
     // Global defaults exist once, for every project; a caller with no project sees only them.
-    let global_only = h.service.slots(None).unwrap();
+    let global_only = h.api.domains.slots().slots(None).unwrap();
     assert_eq!(global_only.len(), 3);
     assert!(global_only.iter().all(|s| s.scope == Scope::Global));
-    let other = h.service.slots(Some(&project_name("other"))).unwrap();
+    let other = h
+        .api
+        .domains
+        .slots()
+        .slots(Some(&project_name("other")))
+        .unwrap();
     assert_eq!(other.len(), 8);
     assert_eq!(other[5].content, "", "another project gets its own, empty");
 
     // A deleted default stays deleted until reset.
-    h.service.delete_slot(&at("guidance", "acme")).unwrap();
+    h.api
+        .domains
+        .slots()
+        .delete_slot(&at("guidance", "acme"))
+        .unwrap();
     let labels = |project: &str| -> Vec<String> {
-        h.service
+        h.api
+            .domains
+            .slots()
             .slots(Some(&project_name(project)))
             .unwrap()
             .iter()
@@ -102,12 +111,19 @@ pub fn default_slots_are_seeded_by_scope_and_seeding_never_overwrites(factory: S
     };
     assert!(!labels("acme").contains(&"guidance".to_string()));
     assert!(labels("other").contains(&"guidance".to_string()));
-    let restored = h.service.reset_slots(Some(&acme()), None).unwrap();
+    let restored = h
+        .api
+        .domains
+        .slots()
+        .reset_slots(Some(&acme()), None)
+        .unwrap();
     assert_eq!(restored.len(), 1, "only the missing default is written");
     assert_eq!(restored[0].label.as_str(), "guidance");
     assert_eq!(labels("acme").len(), 8);
     assert_eq!(
-        h.service
+        h.api
+            .domains
+            .slots()
             .slot(&at("pending_items", "acme"))
             .unwrap()
             .content,
@@ -116,11 +132,17 @@ pub fn default_slots_are_seeded_by_scope_and_seeding_never_overwrites(factory: S
     );
     // Reset of one label empties it back to its default.
     let reset = h
-        .service
+        .api
+        .domains
+        .slots()
         .reset_slots(Some(&acme()), Some(&label("pending_items")))
         .unwrap();
     assert_eq!(reset[0].content, "");
-    let custom = h.service.reset_slots(Some(&acme()), Some(&label("mine")));
+    let custom = h
+        .api
+        .domains
+        .slots()
+        .reset_slots(Some(&acme()), Some(&label("mine")));
     assert_eq!(custom.unwrap_err().field(), Some("label"));
 }
 
@@ -133,7 +155,7 @@ pub fn slot_operations_round_trip_and_refuse_bad_labels_and_duplicates(factory: 
     let mut new = new_slot("deploy_notes", project("acme"), "blue-green", Some(100));
     new.description = Some("How we deploy".into());
     new.pinned = true;
-    let created = h.service.create_slot(new.clone()).unwrap();
+    let created = h.api.domains.slots().create_slot(new.clone()).unwrap();
     assert_eq!(
         (created.content.as_str(), created.limit, created.pinned),
         ("blue-green", 100, true)
@@ -142,59 +164,86 @@ pub fn slot_operations_round_trip_and_refuse_bad_labels_and_duplicates(factory: 
 
     let address = at("deploy_notes", "acme");
     h.clock.advance(Span::new().minutes(1));
-    let appended = h.service.append_slot(&address, "  on Fridays  \n").unwrap();
+    let appended = h
+        .api
+        .domains
+        .slots()
+        .append_slot(&address, "  on Fridays  \n")
+        .unwrap();
     assert_eq!(appended.content, "blue-green\non Fridays");
     assert!(appended.updated_at > created.updated_at);
-    assert_eq!(h.service.slot(&address).unwrap(), appended);
-    let replaced = h.service.replace_slot(&address, "canary first").unwrap();
+    assert_eq!(h.api.domains.slots().slot(&address).unwrap(), appended);
+    let replaced = h
+        .api
+        .domains
+        .slots()
+        .replace_slot(&address, "canary first")
+        .unwrap();
     assert_eq!(replaced.content, "canary first");
-    let emptied = h.service.replace_slot(&address, "").unwrap();
+    let emptied = h.api.domains.slots().replace_slot(&address, "").unwrap();
     assert_eq!(emptied.content, "", "replace with nothing empties a slot");
-    let empty_append = h.service.append_slot(&address, "   ").unwrap_err();
+    let empty_append = h
+        .api
+        .domains
+        .slots()
+        .append_slot(&address, "   ")
+        .unwrap_err();
     assert_eq!(empty_append.field(), Some("content"));
     for nul in [
-        h.service
+        h.api
+            .domains
+            .slots()
             .append_slot(&address, "a NUL \0 here")
             .unwrap_err(),
-        h.service.replace_slot(&address, "\0").unwrap_err(),
+        h.api
+            .domains
+            .slots()
+            .replace_slot(&address, "\0")
+            .unwrap_err(),
     ] {
         assert_eq!(nul.field(), Some("content"), "{nul}");
         assert!(nul.to_string().contains("NUL"), "{nul}");
     }
     assert_eq!(
-        h.service.slot(&address).unwrap().content,
+        h.api.domains.slots().slot(&address).unwrap().content,
         "",
         "nothing was written"
     );
 
-    let duplicate = h.service.create_slot(new).unwrap_err();
+    let duplicate = h.api.domains.slots().create_slot(new).unwrap_err();
     assert!(matches!(duplicate, Error::Conflict { .. }), "{duplicate}");
     assert!(duplicate.to_string().contains("already exists"));
 
     for bad in ["Deploy", "9lives", "a-b", ""] {
         let error = h
-            .service
+            .api
+            .domains
+            .slots()
             .create_slot(new_slot(bad, Scope::Global, "", None))
             .unwrap_err();
         assert_eq!(error.field(), Some("label"), "{bad}: {error}");
     }
     let long = h
-        .service
+        .api
+        .domains
+        .slots()
         .create_slot(new_slot(&"x".repeat(65), Scope::Global, "", None))
         .unwrap_err();
     assert_eq!(long.field(), Some("label"));
     let secret = h
-        .service
+        .api
+        .domains
+        .slots()
         .append_slot(&address, "token ghp_abcdefghijklmnopqrstuvwxyz0123456789")
         .unwrap();
     assert!(secret.content.contains("[REDACTED]"), "{}", secret.content);
 
-    let deleted = h.service.delete_slot(&address).unwrap();
+    let deleted = h.api.domains.slots().delete_slot(&address).unwrap();
     assert_eq!(deleted.label.as_str(), "deploy_notes");
-    let gone = h.service.slot(&address).unwrap_err();
+    let gone = h.api.domains.slots().slot(&address).unwrap_err();
     assert!(matches!(gone, Error::Missing { .. }), "{gone}");
     assert!(
-        h.service.delete_slot(&address).is_err(),
+        h.api.domains.slots().delete_slot(&address).is_err(),
         "deleting twice is an error"
     );
 }
@@ -202,14 +251,21 @@ pub fn slot_operations_round_trip_and_refuse_bad_labels_and_duplicates(factory: 
 pub fn slot_limits_refuse_oversize_writes_and_write_nothing(factory: StoreFactory) {
     let h = Harness::new(factory);
     let address = at("short", "acme");
-    h.service
+    h.api
+        .domains
+        .slots()
         .create_slot(new_slot("short", project("acme"), "0123456789", Some(20)))
         .unwrap();
-    let before = h.service.slot(&address).unwrap();
+    let before = h.api.domains.slots().slot(&address).unwrap();
     h.clock.advance(Span::new().minutes(1));
 
     // 10 + newline + 10 = 21 > 20.
-    let over = h.service.append_slot(&address, "abcdefghij").unwrap_err();
+    let over = h
+        .api
+        .domains
+        .slots()
+        .append_slot(&address, "abcdefghij")
+        .unwrap_err();
     assert!(matches!(over, Error::TooLarge { .. }), "{over}");
     assert_eq!(over.field(), Some("content"));
     let message = over.to_string();
@@ -218,42 +274,55 @@ pub fn slot_limits_refuse_oversize_writes_and_write_nothing(factory: StoreFactor
         "{message}"
     );
     let replace = h
-        .service
+        .api
+        .domains
+        .slots()
         .replace_slot(&address, &"é".repeat(21))
         .unwrap_err();
     assert!(matches!(replace, Error::TooLarge { .. }), "{replace}");
     assert_eq!(
-        h.service.slot(&address).unwrap(),
+        h.api.domains.slots().slot(&address).unwrap(),
         before,
         "nothing was written"
     );
     // Exactly at the limit fits; characters count, not bytes.
-    let full = h.service.replace_slot(&address, &"é".repeat(20)).unwrap();
+    let full = h
+        .api
+        .domains
+        .slots()
+        .replace_slot(&address, &"é".repeat(20))
+        .unwrap();
     assert_eq!(full.chars(), 20);
 
     for limit in [0, 20_001] {
         let error = h
-            .service
+            .api
+            .domains
+            .slots()
             .create_slot(new_slot("big", Scope::Global, "", Some(limit)))
             .unwrap_err();
         assert_eq!(error.field(), Some("limit"), "{limit}");
     }
     let at_cap = h
-        .service
+        .api
+        .domains
+        .slots()
         .create_slot(new_slot("big", Scope::Global, "", Some(20_000)))
         .unwrap();
     assert_eq!(at_cap.limit, 20_000);
     let too_long = h
-        .service
+        .api
+        .domains
+        .slots()
         .create_slot(new_slot("small", Scope::Global, "123456", Some(5)))
         .unwrap_err();
     assert!(matches!(too_long, Error::TooLarge { .. }), "{too_long}");
     assert!(
-        h.service.slot(&at("small", "acme")).is_err(),
+        h.api.domains.slots().slot(&at("small", "acme")).is_err(),
         "a refused create writes nothing"
     );
     // A limit below the content is refused too.
-    let shrink = h.service.configure_slot(
+    let shrink = h.api.domains.slots().configure_slot(
         &address,
         &SlotSettings {
             limit: Some(10),
@@ -267,20 +336,33 @@ pub fn read_only_slots_refuse_changes_until_unlocked(factory: StoreFactory) {
     let h = Harness::new(factory);
     let mut locked = new_slot("house_rules", Scope::Global, "No force pushes", None);
     locked.read_only = true;
-    h.service.create_slot(locked).unwrap();
+    h.api.domains.slots().create_slot(locked).unwrap();
     let address = at("house_rules", "acme");
     let refusals = [
-        h.service.append_slot(&address, "more").unwrap_err(),
-        h.service.replace_slot(&address, "other").unwrap_err(),
-        h.service.delete_slot(&address).unwrap_err(),
+        h.api
+            .domains
+            .slots()
+            .append_slot(&address, "more")
+            .unwrap_err(),
+        h.api
+            .domains
+            .slots()
+            .replace_slot(&address, "other")
+            .unwrap_err(),
+        h.api.domains.slots().delete_slot(&address).unwrap_err(),
     ];
     for error in refusals {
         assert!(matches!(error, Error::ReadOnly { .. }), "{error}");
         assert!(error.to_string().contains("read-only"), "{error}");
     }
-    assert_eq!(h.service.slot(&address).unwrap().content, "No force pushes");
+    assert_eq!(
+        h.api.domains.slots().slot(&address).unwrap().content,
+        "No force pushes"
+    );
     // A read-only default refuses a reset as well.
-    h.service
+    h.api
+        .domains
+        .slots()
         .configure_slot(
             &at("persona", "acme"),
             &SlotSettings {
@@ -290,13 +372,17 @@ pub fn read_only_slots_refuse_changes_until_unlocked(factory: StoreFactory) {
         )
         .unwrap();
     let reset = h
-        .service
+        .api
+        .domains
+        .slots()
         .reset_slots(Some(&acme()), Some(&label("persona")))
         .unwrap_err();
     assert!(matches!(reset, Error::ReadOnly { .. }), "{reset}");
 
     let unlocked = h
-        .service
+        .api
+        .domains
+        .slots()
         .configure_slot(
             &address,
             &SlotSettings {
@@ -306,33 +392,54 @@ pub fn read_only_slots_refuse_changes_until_unlocked(factory: StoreFactory) {
         )
         .unwrap();
     assert!(!unlocked.read_only);
-    let changed = h.service.append_slot(&address, "Squash merges").unwrap();
+    let changed = h
+        .api
+        .domains
+        .slots()
+        .append_slot(&address, "Squash merges")
+        .unwrap();
     assert_eq!(changed.content, "No force pushes\nSquash merges");
 }
 
 pub fn project_slots_are_separate_and_shadow_global_ones(factory: StoreFactory) {
     let h = Harness::new(factory);
-    h.service
+    h.api
+        .domains
+        .slots()
         .create_slot(new_slot("conventions", Scope::Global, "tabs", None))
         .unwrap();
-    h.service
+    h.api
+        .domains
+        .slots()
         .create_slot(new_slot("conventions", project("acme"), "spaces", None))
         .unwrap();
     assert_eq!(
-        h.service.slot(&at("conventions", "acme")).unwrap().content,
+        h.api
+            .domains
+            .slots()
+            .slot(&at("conventions", "acme"))
+            .unwrap()
+            .content,
         "spaces"
     );
     assert_eq!(
-        h.service.slot(&at("conventions", "other")).unwrap().content,
+        h.api
+            .domains
+            .slots()
+            .slot(&at("conventions", "other"))
+            .unwrap()
+            .content,
         "tabs"
     );
     let global = SlotAddress {
         scope: Some(SlotScope::Global),
         ..at("conventions", "acme")
     };
-    assert_eq!(h.service.slot(&global).unwrap().content, "tabs");
+    assert_eq!(h.api.domains.slots().slot(&global).unwrap().content, "tabs");
     let listed: Vec<_> = h
-        .service
+        .api
+        .domains
+        .slots()
         .slots(Some(&acme()))
         .unwrap()
         .into_iter()
@@ -346,16 +453,22 @@ pub fn project_slots_are_separate_and_shadow_global_ones(factory: StoreFactory) 
     assert_eq!(listed[0].content, "spaces");
 
     // Appending through the shadow changes the project's slot, not the global one.
-    h.service
+    h.api
+        .domains
+        .slots()
         .append_slot(&at("conventions", "acme"), "4 wide")
         .unwrap();
-    assert_eq!(h.service.slot(&global).unwrap().content, "tabs");
+    assert_eq!(h.api.domains.slots().slot(&global).unwrap().content, "tabs");
     // Two projects' default slots are two slots.
-    h.service
+    h.api
+        .domains
+        .slots()
         .append_slot(&at("project_context", "acme"), "Rust workspace")
         .unwrap();
     assert_eq!(
-        h.service
+        h.api
+            .domains
+            .slots()
             .slot(&at("project_context", "other"))
             .unwrap()
             .content,
@@ -368,7 +481,7 @@ pub fn project_slots_are_separate_and_shadow_global_ones(factory: StoreFactory) 
         scope: Some(SlotScope::Project),
     };
     assert_eq!(
-        h.service.slot(&no_project).unwrap_err().field(),
+        h.api.domains.slots().slot(&no_project).unwrap_err().field(),
         Some("scope")
     );
 }
@@ -377,14 +490,15 @@ pub fn parallel_appends_to_one_slot_lose_nothing(factory: StoreFactory) {
     let h = Harness::new(factory);
     let mut new = new_slot("log", project("acme"), "", Some(20_000));
     new.content = "start".into();
-    h.service.create_slot(new).unwrap();
-    let service = Arc::new(h.service);
+    h.api.domains.slots().create_slot(new).unwrap();
+    let api = h.api;
     let threads: Vec<_> = (0..8)
         .map(|writer| {
-            let service = Arc::clone(&service);
+            let api = api.clone();
             std::thread::spawn(move || {
                 for n in 0..10 {
-                    service
+                    api.domains
+                        .slots()
                         .append_slot(&at("log", "acme"), &format!("writer {writer} line {n}"))
                         .expect("append");
                 }
@@ -394,7 +508,12 @@ pub fn parallel_appends_to_one_slot_lose_nothing(factory: StoreFactory) {
     for thread in threads {
         thread.join().expect("appender");
     }
-    let content = service.slot(&at("log", "acme")).unwrap().content;
+    let content = api
+        .domains
+        .slots()
+        .slot(&at("log", "acme"))
+        .unwrap()
+        .content;
     let lines: Vec<&str> = content.lines().collect();
     assert_eq!(lines.len(), 81, "{content}");
     for writer in 0..8 {
@@ -453,28 +572,45 @@ fn reflective_session(h: &Harness, id: &str) {
             }
         })
         .collect();
-    h.service.record_events(&events).expect("record");
+    h.api.record_events(&events).expect("record");
 }
 
 pub fn reflection_at_session_end_fills_pending_items_patterns_and_context(factory: StoreFactory) {
     let h = Harness::new(factory);
-    h.service
+    h.api
+        .domains
+        .slots()
         .append_slot(&at("pending_items", "acme"), "my own item")
         .unwrap();
     reflective_session(&h, "7f3e9c1a-0001");
-    let pending = h.service.slot(&at("pending_items", "acme")).unwrap();
+    let pending = h
+        .api
+        .domains
+        .slots()
+        .slot(&at("pending_items", "acme"))
+        .unwrap();
     assert_eq!(
         pending.content,
         "my own item\n- TODO: cover the retry path with a test\n\
          - FIXME: the socket leaks on timeout",
         "only whole-word items the session wrote; not todoist, mastodon, grep or tool output"
     );
-    let patterns = h.service.slot(&at("session_patterns", "acme")).unwrap();
+    let patterns = h
+        .api
+        .domains
+        .slots()
+        .slot(&at("session_patterns", "acme"))
+        .unwrap();
     assert_eq!(
         patterns.content,
         "- 2026-03-11 claude-code/7f3e9c1a: 3 tool uses (Bash 2, Edit 1), 2 commands, 1 error"
     );
-    let context = h.service.slot(&at("project_context", "acme")).unwrap();
+    let context = h
+        .api
+        .domains
+        .slots()
+        .slot(&at("project_context", "acme"))
+        .unwrap();
     assert_eq!(
         context.content,
         "- touched: src/login.rs\n- touched: /elsewhere/notes.md"
@@ -482,7 +618,9 @@ pub fn reflection_at_session_end_fills_pending_items_patterns_and_context(factor
 
     // Reflecting again adds no duplicate line.
     let again = h
-        .service
+        .api
+        .domains
+        .slots()
         .reflect_session(&SessionKey::new("claude-code", "7f3e9c1a-0001").unwrap())
         .unwrap();
     assert!(
@@ -490,12 +628,18 @@ pub fn reflection_at_session_end_fills_pending_items_patterns_and_context(factor
         "{again:?}"
     );
     assert_eq!(
-        h.service.slot(&at("pending_items", "acme")).unwrap(),
+        h.api
+            .domains
+            .slots()
+            .slot(&at("pending_items", "acme"))
+            .unwrap(),
         pending
     );
 
     // A small limit: the oldest reflected lines make room; the agent's own line stays.
-    h.service
+    h.api
+        .domains
+        .slots()
         .configure_slot(
             &at("project_context", "acme"),
             &SlotSettings {
@@ -504,7 +648,9 @@ pub fn reflection_at_session_end_fills_pending_items_patterns_and_context(factor
             },
         )
         .unwrap();
-    h.service
+    h.api
+        .domains
+        .slots()
         .replace_slot(
             &at("project_context", "acme"),
             "Rust service\n- touched: src/login.rs\n- touched: /elsewhere/notes.md",
@@ -535,7 +681,7 @@ pub fn reflection_at_session_end_fills_pending_items_patterns_and_context(factor
         kind,
     })
     .collect();
-    let report = h.service.record_events(&events).unwrap();
+    let report = h.api.record_events(&events).unwrap();
     let change = report.reflected[0]
         .changes
         .iter()
@@ -543,7 +689,12 @@ pub fn reflection_at_session_end_fills_pending_items_patterns_and_context(factor
         .unwrap();
     assert_eq!(change.added, ["- touched: src/retry.rs"]);
     assert_eq!(change.dropped, ["- touched: src/login.rs"]);
-    let context = h.service.slot(&at("project_context", "acme")).unwrap();
+    let context = h
+        .api
+        .domains
+        .slots()
+        .slot(&at("project_context", "acme"))
+        .unwrap();
     assert_eq!(
         context.content,
         "Rust service\n- touched: /elsewhere/notes.md\n- touched: src/retry.rs"
@@ -559,17 +710,23 @@ pub fn reflection_can_be_turned_off_and_skips_deleted_or_read_only_slots(factory
     reflective_session(&service_off, "quiet");
     assert_eq!(
         service_off
-            .service
+            .api
+            .domains
+            .slots()
             .slot(&at("pending_items", "acme"))
             .unwrap()
             .content,
         ""
     );
 
-    h.service
+    h.api
+        .domains
+        .slots()
         .delete_slot(&at("session_patterns", "acme"))
         .unwrap();
-    h.service
+    h.api
+        .domains
+        .slots()
         .configure_slot(
             &at("pending_items", "acme"),
             &SlotSettings {
@@ -580,7 +737,9 @@ pub fn reflection_can_be_turned_off_and_skips_deleted_or_read_only_slots(factory
         .unwrap();
     reflective_session(&h, "noisy");
     let reflection = h
-        .service
+        .api
+        .domains
+        .slots()
         .reflect_session(&SessionKey::new("claude-code", "noisy").unwrap())
         .unwrap();
     let skipped: Vec<(&str, &str)> = reflection
@@ -596,46 +755,67 @@ pub fn reflection_can_be_turned_off_and_skips_deleted_or_read_only_slots(factory
         ]
     );
     assert_eq!(
-        h.service
+        h.api
+            .domains
+            .slots()
             .slot(&at("pending_items", "acme"))
             .unwrap()
             .content,
         ""
     );
-    assert!(h.service.slot(&at("session_patterns", "acme")).is_err());
+    assert!(
+        h.api
+            .domains
+            .slots()
+            .slot(&at("session_patterns", "acme"))
+            .is_err()
+    );
 }
 
 pub fn pinned_slots_lead_the_context_within_its_budget(factory: StoreFactory) {
     let h = Harness::new(factory);
-    h.service
+    h.api
+        .domains
+        .slots()
         .replace_slot(
             &at("persona", "acme"),
             "A terse senior reviewer who cites files",
         )
         .unwrap();
-    h.service
+    h.api
+        .domains
+        .slots()
         .replace_slot(&at("project_context", "acme"), "Payments API in Rust")
         .unwrap();
-    h.service
+    h.api
+        .domains
+        .slots()
         .replace_slot(&at("self_notes", "acme"), "unpinned scratch")
         .unwrap();
     let mut elsewhere = new_slot("other_project_note", project("zeta"), "zeta only", None);
     elsewhere.pinned = true;
-    h.service.create_slot(elsewhere).unwrap();
-    h.service
-        .store(NewMemory::new(
-            "The ledger uses integer cents",
-            project("acme"),
-            crate::memory::Source::Cli,
-        ))
+    h.api.domains.slots().create_slot(elsewhere).unwrap();
+    h.api
+        .write(
+            &local(),
+            NewMemory::new(
+                "The ledger uses integer cents",
+                project("acme"),
+                crate::memory::Source::Cli,
+            ),
+            None,
+        )
         .unwrap();
     let ask = |budget| {
-        h.service
-            .context(&ContextRequest {
-                project: Some(acme()),
-                budget,
-                ..Default::default()
-            })
+        h.api
+            .context_request(
+                &local(),
+                &ContextRequest {
+                    project: Some(acme()),
+                    budget,
+                    ..Default::default()
+                },
+            )
             .unwrap()
     };
     let context = ask(2_000);

@@ -3,7 +3,7 @@
 
 use jiff::Span;
 
-use super::{Harness, StoreFactory, by_ref};
+use super::{Harness, StoreFactory, by_ref, local};
 use crate::embedding::{MemoryVector, ModelIdentity, SentenceVectors, VectorSpace};
 use crate::memory::{Memory, MemoryPatch};
 
@@ -13,7 +13,7 @@ pub fn sentence_vectors_live_and_die_with_their_memorys_vector(factory: StoreFac
     let h = Harness::new(factory);
     let alpha = h.add("Alpha begins here. Alpha ends there.", &[]);
     let beta = h.add("Beta begins here. Beta ends there.", &[]);
-    let store = h.service.backend();
+    let store = h.api.backend();
     let model = ModelIdentity {
         name: "suite-model".into(),
         dimensions: 3,
@@ -61,8 +61,9 @@ pub fn sentence_vectors_live_and_die_with_their_memorys_vector(factory: StoreFac
     // A new text drops the vector and its sentences; a put of the old text's vectors is refused.
     h.clock.advance(Span::new().seconds(1));
     let changed = h
-        .service
-        .update(
+        .api
+        .patch(
+            &local(),
             &by_ref(&alpha),
             MemoryPatch {
                 content: Some("Alpha was rewritten. It says something else.".into()),

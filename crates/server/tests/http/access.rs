@@ -116,7 +116,7 @@ impl TestServer {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_store_token_reaches_only_its_project_on_every_route() {
     let server = TestServer::start(Setup::default()).await;
-    let operator_api = Api::over_service(operator_service(&server.database));
+    let operator_api = operator_service(&server.database);
     let beta = populate(&operator_api);
     // Before any token, loopback is the local user's.
     let (status, _) = server.call(Method::GET, "/v1/stats", None).await;

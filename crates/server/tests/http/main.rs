@@ -14,7 +14,7 @@ use std::sync::Arc;
 use cairn_core::api::{Api, Caller};
 use cairn_core::config::{Config, ToolProfile};
 use cairn_core::store::Store;
-use cairn_core::{MemoryService, ServiceParts, Source};
+use cairn_core::{ApiParts, Source};
 use cairn_server::{AppState, ServerOptions};
 use cairn_store_sqlite::SqliteStore;
 use reqwest::{Method, StatusCode};
@@ -24,14 +24,14 @@ const TOKEN: &str = "test-token-0123456789abcdef";
 
 /// A service of its own over the server's database, as the CLI would open it next to a running
 /// server (tokens are issued this way).
-fn operator_service(database: &std::path::Path) -> MemoryService {
+fn operator_service(database: &std::path::Path) -> Api {
     let store = SqliteStore::open(database).unwrap();
     let images = cairn_core::image::ImageDir::new(database.with_file_name("images"));
-    let parts = ServiceParts {
+    let parts = ApiParts {
         images: Some(images),
-        ..ServiceParts::new(Box::new(store))
+        ..ApiParts::new(Box::new(store))
     };
-    MemoryService::new(parts, &Config::default())
+    Api::open(parts, &Config::default())
 }
 
 struct TestServer {
@@ -67,11 +67,11 @@ impl TestServer {
     async fn start(setup: Setup) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let database = dir.path().join("cairn.db");
-        let service = operator_service(&database);
+        let api = operator_service(&database);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let bind: SocketAddr = listener.local_addr().unwrap();
         let state = AppState {
-            api: Api::over_service(service),
+            api,
             caller: Caller::local(Source::Http),
             tools: ToolProfile::Core,
             options: Arc::new(ServerOptions {
@@ -735,8 +735,11 @@ async fn shutdown_lets_a_write_in_flight_finish() {
     server.task.take().unwrap().await.unwrap().unwrap();
     // And the database the server left behind holds all of it.
     let store = SqliteStore::open(&server.database).unwrap();
-    let service = MemoryService::new(ServiceParts::new(Box::new(store)), &Config::default());
-    assert_eq!(service.stats().unwrap().memories, 3_000);
+    let api = Api::open(ApiParts::new(Box::new(store)), &Config::default());
+    assert_eq!(
+        api.stats(&cairn_core::testing::local()).unwrap().memories,
+        3_000
+    );
     // New connections are refused once it has stopped.
     assert!(
         server
@@ -788,8 +791,8 @@ async fn sessions_observations_context_and_summaries_are_served() {
     use cairn_core::session::{AgentEvent, EventKind, SessionKey};
     let server = TestServer::start(Setup::default()).await;
     let acme = cairn_core::ProjectName::new("acme").unwrap();
-    let hooks = MemoryService::new(
-        ServiceParts::new(Box::new(SqliteStore::open(&server.database).unwrap())),
+    let hooks = Api::open(
+        ApiParts::new(Box::new(SqliteStore::open(&server.database).unwrap())),
         &Config::default(),
     );
     let event = |n: usize, kind: EventKind| AgentEvent {
