@@ -239,16 +239,12 @@ fn forgotten_purged_and_changed_memories_never_come_back_through_the_index() {
     f.api
         .forget(
             &cairn_core::testing::local(),
-            &(&IdRef::Full(forgotten.id)).to_string(),
+            &forgotten.id.to_string(),
             false,
         )
         .unwrap();
     f.api
-        .forget(
-            &cairn_core::testing::local(),
-            &(&IdRef::Full(purged.id)).to_string(),
-            true,
-        )
+        .forget(&cairn_core::testing::local(), &purged.id.to_string(), true)
         .unwrap();
     let patch = MemoryPatch {
         content: Some("memory number five, rewritten".into()),

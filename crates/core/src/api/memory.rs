@@ -1,7 +1,7 @@
 //! The inputs: one struct per tool or route body, its schema derived from its doc comments, and
-//! its conversion into the service's own request. Dates accept ISO 8601 or natural language
-//! (`2 weeks ago`), resolved against the service's clock. Validation beyond shape (content size,
-//! tag syntax, id syntax) is the service's, so a rule holds at every entry point.
+//! its conversion into the memory domain's own request. Dates accept ISO 8601 or natural language
+//! (`2 weeks ago`), resolved against the store's clock. Validation beyond shape (content size,
+//! tag syntax, id syntax) is the domains', so a rule holds at every entry point.
 
 use jiff::Timestamp;
 use schemars::JsonSchema;

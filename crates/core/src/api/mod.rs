@@ -1,9 +1,10 @@
-//! cairn's network interfaces, MCP and HTTP, as one layer over the service.
+//! The front door: every operation of cairn, as every adapter (the CLI, MCP, HTTP, the hooks)
+//! reaches it.
 //!
 //! An MCP tool call and a REST request carry the same JSON: `memory_store` and
 //! `POST /v1/memories` both take a [`StoreInput`]. Keeping these shapes here means one schema
 //! (derived with `schemars`, so the MCP `tools/list` and the OpenAPI document are generated from
-//! the same types and cannot drift), one conversion into the service's own requests, and one
+//! the same types and cannot drift), one conversion into the domains' own requests, and one
 //! set of defaults. The CLI reads its flags through the same conversions.
 //!
 //! - one file per domain with its input types and their conversions: [`mod@memory`] (store,
@@ -11,17 +12,19 @@
 //!   [`mod@slot`], [`mod@exchange`] (export) and [`mod@files`] (the `memory_add` contract);
 //! - [`documents`]: the JSON answers, in full (REST, the CLI's JSON) and compact (MCP);
 //! - [`mod@schema`]: input schemas as clients see them;
-//! - [`Api`]: the one front door of every adapter — the CLI, MCP, HTTP and the hooks. It owns
-//!   the service (no adapter reaches it otherwise), converts an input for a [`Caller`] (which
-//!   project a request means when it names none, which [`Source`] and agent to record, and its
-//!   [`Access`]), checks that access before anything is read or written (every operation that
-//!   reaches stored data takes a `Caller`; those without one are the local process's own
-//!   housekeeping — backups, pruning, embedding — which no network adapter calls), runs
-//!   the service, and sees that text written gets its embedding: a long-lived process's worker
+//! - `domains`: what `Api` runs on — the parts [`Api::open`] was given, and the handle of each
+//!   domain built from them; no adapter reaches them otherwise;
+//! - [`Api`]: the one front door of every adapter — the CLI, MCP, HTTP and the hooks. Each
+//!   operation is declared here once, then once in its domain. It converts an input for a
+//!   [`Caller`] (which project a request means when it names none, which [`Source`] and agent
+//!   to record, and its [`Access`]), checks that access before anything is read or written
+//!   (every operation that reaches stored data takes a `Caller`; those without one are the
+//!   local process's own housekeeping — backups, pruning, embedding — which no network adapter
+//!   calls), runs the operation in its domain, and sees that text written gets its embedding: a long-lived process's worker
 //!   ([`worker`]) is woken after every write that changed something, and a one-shot process
 //!   reads the images and embeds the text it wrote before it exits
 //!   ([`Api::read_written_images`], [`Api::embed_written`]). Beside the JSON inputs it takes the
-//!   service's own requests for the command line, whose flags allow more than the network
+//!   domains' own requests for the command line, whose flags allow more than the network
 //!   inputs (pages of up to 1,000, say). The network adapters only move JSON in and out and
 //!   run these calls off their async runtime (they block on SQLite).
 
@@ -982,7 +985,7 @@ impl Api {
     }
 
     /// Records agent events (a hook's, or the spool's), then summarises and reflects the
-    /// sessions that ended; see [`MemoryService::record_events`].
+    /// sessions that ended, and keeps the screenshots their tools returned as memories.
     pub fn record_events(&self, events: &[AgentEvent]) -> Result<Recorded> {
         let domains = &self.domains;
         let mut report = domains.sessions().record_events(events)?;

@@ -1,5 +1,5 @@
 //! The inputs of the slot operations over MCP and HTTP (and the CLI's flags), and their
-//! conversion into the service's slot requests for a [`Caller`].
+//! conversion into the slot domain's requests for a [`Caller`].
 //!
 //! A REST route carries the label in its path (`/v1/slots/{label}`), so the body and query types
 //! here leave it out; the MCP tools take the same types with a `label` beside them

@@ -34,7 +34,7 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// Starts the worker, or returns `None` when the service keeps no images and has no
+    /// Starts the worker, or returns `None` when the store keeps no images and has no
     /// embedding model (nothing to do after a write).
     pub(crate) fn spawn(domains: Arc<Domains>) -> Option<Self> {
         if domains.embedder.is_none() && domains.image_dir.is_none() {

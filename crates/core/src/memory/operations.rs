@@ -1,6 +1,6 @@
 //! The memory operations: store, update, read, forget, purge, prune and extraction, over one store with the limits and clock they need.
 //!
-//! [`Memories`] is what the service delegates to for memories and what other domains use to
+//! [`Memories`] is what the front door (`Api`) calls for memories and what other domains use to
 //! write one (a session summary is a memory). Every change runs in one store transaction and
 //! applies the write path's rules (`memory::write`); every read shows visible memories only
 //! unless asked ([`Visibility`]).
