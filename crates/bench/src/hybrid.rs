@@ -42,8 +42,8 @@ use std::time::Instant;
 
 use anyhow::Result;
 use cairn_core::config::{Config, Limits};
-use cairn_core::embedding::VectorSpace;
 use cairn_core::embedding::{Embedder, MemoryVector, SentenceVectors};
+use cairn_core::embedding::{VectorSpace, VectorStore};
 use cairn_core::memory::MemoryFilter;
 use cairn_core::memory::SignalHit;
 use cairn_core::search::{SearchMode, SearchRequest};

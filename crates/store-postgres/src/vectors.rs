@@ -174,10 +174,10 @@ impl PostgresStore {
             })
             .collect()
     }
+}
 
-    /// The `depth` nearest memories by the exact scan alone, whatever index the store has: the
-    /// reference the index's recall is measured against.
-    pub fn nearest_exact(
+impl VectorStore for PostgresStore {
+    fn nearest_exact(
         &self,
         space: VectorSpace,
         query: &[f32],
@@ -200,9 +200,7 @@ impl PostgresStore {
         )?;
         best(found, query, depth)
     }
-}
 
-impl VectorStore for PostgresStore {
     fn embedding_model(&self, space: VectorSpace) -> Result<Option<ModelIdentity>> {
         model(&mut *self.reader()?, space)
     }

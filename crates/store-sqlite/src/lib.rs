@@ -44,10 +44,9 @@ use std::time::Duration;
 
 use cairn_core::Result;
 use cairn_core::embedding::VectorSpace;
-use cairn_core::memory::{MemoryFilter, SignalHit};
+
 use cairn_core::query::{WordSet, WordSink};
 use cairn_core::store::{Store, StoreTx};
-use jiff::Timestamp;
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
@@ -219,21 +218,6 @@ impl SqliteStore {
             .position(|s| *s == space)
             .expect("every space is in VectorSpace::ALL");
         &self.ann[at]
-    }
-
-    /// The `depth` nearest memories by the exact scan alone, whatever index the store has: the
-    /// reference the index's recall is measured against.
-    pub fn nearest_exact(
-        &self,
-        space: VectorSpace,
-        query: &[f32],
-        filter: &MemoryFilter,
-        now: Timestamp,
-        depth: usize,
-    ) -> Result<Vec<SignalHit>> {
-        let conn = self.reader();
-        let ranked = vectors::scan(&conn, space, query, filter, now, depth, None)?;
-        vectors::ranked_hits(&conn, ranked, depth)
     }
 
     /// The same store with `count` more connections that only read, for a process that serves

@@ -338,6 +338,19 @@ fn blobs(
 }
 
 impl VectorStore for SqliteStore {
+    fn nearest_exact(
+        &self,
+        space: VectorSpace,
+        query: &[f32],
+        filter: &MemoryFilter,
+        now: Timestamp,
+        depth: usize,
+    ) -> Result<Vec<SignalHit>> {
+        let conn = self.reader();
+        let ranked = scan(&conn, space, query, filter, now, depth, None)?;
+        ranked_hits(&conn, ranked, depth)
+    }
+
     fn embedding_model(&self, space: VectorSpace) -> Result<Option<ModelIdentity>> {
         model(&self.reader(), space)
     }

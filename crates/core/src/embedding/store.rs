@@ -51,6 +51,20 @@ pub trait VectorStore: Send + Sync {
         depth: usize,
     ) -> Result<Vec<SignalHit>>;
 
+    /// The `depth` nearest memories by the exact scan alone, whatever index the backend keeps:
+    /// the reference an index's recall is measured against (the behavioural suite, the
+    /// benchmarks). A backend that keeps no index answers as [`VectorStore::nearest`] does.
+    fn nearest_exact(
+        &self,
+        space: VectorSpace,
+        query: &[f32],
+        filter: &MemoryFilter,
+        now: Timestamp,
+        depth: usize,
+    ) -> Result<Vec<SignalHit>> {
+        self.nearest(space, query, filter, now, depth)
+    }
+
     /// Brings the backend's own index of the space (an approximate one: the SQLite store's
     /// HNSW file, PostgreSQL's pgvector HNSW index) up to date with the stored vectors, or
     /// builds it anew when `rebuild`; `progress(done, total)` follows long work. `None` when the

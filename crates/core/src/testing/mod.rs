@@ -30,6 +30,7 @@ use crate::store::Store;
 use crate::tag::Tag;
 
 mod access;
+pub mod ann;
 mod exchange;
 mod files;
 mod image;
@@ -40,6 +41,11 @@ mod session;
 mod slot;
 mod vectors;
 pub use access::*;
+pub use ann::{
+    AnnFactory, AnnFixture, AnnStores, a_selective_filter_gets_every_match_it_allows,
+    forgotten_purged_and_changed_memories_never_come_back_through_the_index,
+    the_index_is_built_once_large_enough_and_agrees_with_the_exact_scan,
+};
 pub use exchange::*;
 pub use files::*;
 pub use image::*;
