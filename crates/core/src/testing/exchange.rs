@@ -41,8 +41,7 @@ fn full_store(h: &Harness) {
     let spaces = h.add("prefers spaces now, in python", &["style"]);
     let judgment = relation_of(h, &spaces);
     for relation in [RelationKind::Related, RelationKind::Scoped] {
-        h.api
-            .domains
+        h.domains()
             .relations()
             .judge(
                 &RelationRef::Full(judgment),
@@ -57,18 +56,15 @@ fn full_store(h: &Harness) {
     }
 
     let pending = address(PENDING_ITEMS, SlotScope::Project);
-    h.api
-        .domains
+    h.domains()
         .slots()
         .append_slot(&pending, "- ship the importer")
         .unwrap();
-    h.api
-        .domains
+    h.domains()
         .slots()
         .delete_slot(&address("persona", SlotScope::Global))
         .unwrap();
-    h.api
-        .domains
+    h.domains()
         .slots()
         .create_slot(NewSlot {
             label: "runbook".into(),
@@ -86,12 +82,7 @@ fn full_store(h: &Harness) {
 
 /// The judgment the write of `memory` recorded.
 fn relation_of(h: &Harness, memory: &crate::memory::Memory) -> crate::id::RelationId {
-    let relations = h
-        .api
-        .domains
-        .relations()
-        .relations_of(&[memory.id])
-        .unwrap();
+    let relations = h.domains().relations().relations_of(&[memory.id]).unwrap();
     assert_eq!(relations.len(), 1, "{relations:?}");
     relations[0].relation.id
 }
@@ -131,7 +122,7 @@ pub fn everything_a_store_holds_round_trips_byte_for_byte(factory: StoreFactory)
     assert_eq!(target.export(), exported);
     let pending = address(PENDING_ITEMS, SlotScope::Project);
     assert_eq!(
-        target.api.domains.slots().slot(&pending).unwrap().content,
+        target.domains().slots().slot(&pending).unwrap().content,
         "- ship the importer"
     );
     let deleted = target
@@ -402,15 +393,12 @@ pub fn an_imported_slot_replaces_an_untouched_default_but_not_a_newer_edit(facto
     // The new store was opened once: its defaults exist, empty, newer than the export.
     let target = Harness::new(factory);
     target.clock.advance(Span::new().hours(1));
-    assert_eq!(
-        target.api.domains.slots().slot(&pending).unwrap().content,
-        ""
-    );
+    assert_eq!(target.domains().slots().slot(&pending).unwrap().content, "");
     let report = target.import(&exported).unwrap();
     // Only pending_items was ever written in the old store; the other defaults are equal.
     assert_eq!(report.slots.updated, 1, "{report:?}");
     assert_eq!(
-        target.api.domains.slots().slot(&pending).unwrap().content,
+        target.domains().slots().slot(&pending).unwrap().content,
         "- from the old machine"
     );
 
@@ -424,7 +412,7 @@ pub fn an_imported_slot_replaces_an_untouched_default_but_not_a_newer_edit(facto
         .unwrap();
     target.import(&exported).unwrap();
     assert_eq!(
-        target.api.domains.slots().slot(&pending).unwrap().content,
+        target.domains().slots().slot(&pending).unwrap().content,
         "- from the old machine\n- new here"
     );
 }

@@ -9,7 +9,7 @@ use jiff::Span;
 
 use super::{Harness, StoreFactory, by_ref, local, project};
 use crate::files::{SyncReport, WRITE_SETTLE, Workspace};
-use crate::memory::{Memory, MemoryPatch, NewMemory, Source};
+use crate::memory::{Memory, MemoryFilter, MemoryPatch, NewMemory, Source};
 use crate::scope::{ProjectName, Scope};
 use crate::session::SUMMARY_TAG;
 
@@ -43,15 +43,13 @@ impl Files {
         let h = Harness::with_config(factory, config);
         let root = tempfile::tempdir().expect("temp dir");
         let report = h
-            .api
-            .domains
+            .domains()
             .files()
             .init(acme(), root.path(), ".cairn/memory")
             .expect("init");
         assert_eq!(report.written, 0);
         let workspace = h
-            .api
-            .domains
+            .domains()
             .files()
             .workspace(&acme())
             .expect("read")
@@ -95,15 +93,13 @@ impl Files {
     fn sync_with(&self, dry_run: bool) -> SyncReport {
         let workspace = self
             .h
-            .api
-            .domains
+            .domains()
             .files()
             .workspace(&acme())
             .expect("read")
             .expect("a workspace");
         self.h
-            .api
-            .domains
+            .domains()
             .files()
             .sync(&workspace, dry_run)
             .expect("sync")
@@ -513,20 +509,7 @@ pub fn a_file_that_cannot_be_read_whole_never_forgets_a_memory(factory: StoreFac
             .len(),
         huge.len()
     );
-    let found = |words: &str| {
-        f.h.api
-            .search_request(
-                &local(),
-                &crate::search::SearchRequest::new(
-                    words,
-                    crate::memory::MemoryFilter::default(),
-                    10,
-                ),
-            )
-            .expect("search")
-            .hits
-            .len()
-    };
+    let found = |words: &str| f.h.search(words, MemoryFilter::default()).len();
     assert_eq!(found("zanzibar"), 1);
     assert!(found("ledger") >= 1);
     assert!(f.visible().contains(&kept.content));
@@ -546,20 +529,7 @@ pub fn text_outside_units_is_indexed_read_only_and_follows_its_file(factory: Sto
     f.edit(|text| format!("{text}\nLoose note: the VPN config lives in 1Password.\n"));
     let report = f.sync();
     assert_eq!((report.raw_indexed, report.forgotten), (2, 0), "{report:?}");
-    let search = |words: &str| {
-        let found =
-            f.h.api
-                .search_request(
-                    &local(),
-                    &crate::search::SearchRequest::new(
-                        words,
-                        crate::memory::MemoryFilter::default(),
-                        10,
-                    ),
-                )
-                .expect("search");
-        found.hits.into_iter().map(|h| h.memory).collect::<Vec<_>>()
-    };
+    let search = |words: &str| f.h.search(words, MemoryFilter::default());
     let raw = search("ArgoCD").pop().expect("RAW text is searchable");
     assert_eq!(
         raw.content,
@@ -653,8 +623,7 @@ pub fn the_index_rebuilds_from_the_files_alone(factory: StoreFactory) {
     f.edit(|text| text.replace("on Fridays", "on Thursdays"));
     let before: Vec<String> = f.visible();
     let report =
-        f.h.api
-            .domains
+        f.h.domains()
             .files()
             .rebuild(&f.workspace)
             .expect("rebuild");
@@ -690,10 +659,7 @@ pub fn a_watcher_leaves_a_file_being_written_until_it_settles(factory: StoreFact
     let edited = f.text().replace("eu-west", "us-east");
     std::fs::write(f.day_file(), "").expect("truncate");
     assert!(
-        f.h.api
-            .domains
-            .refresh_files(&acme(), WRITE_SETTLE)
-            .is_none(),
+        f.h.domains().refresh_files(&acme(), WRITE_SETTLE).is_none(),
         "a file modified just now is left until it settles"
     );
     assert_eq!(
@@ -707,12 +673,7 @@ pub fn a_watcher_leaves_a_file_being_written_until_it_settles(factory: StoreFact
         format!("{edited}\n<!-- cairn:unit -->\nRestores are tested monthly\n<!-- cairn:end -->\n"),
     )
     .expect("write");
-    assert!(
-        f.h.api
-            .domains
-            .refresh_files(&acme(), WRITE_SETTLE)
-            .is_none()
-    );
+    assert!(f.h.domains().refresh_files(&acme(), WRITE_SETTLE).is_none());
     // Settled: as if the write had ended a moment longer ago than the settle time.
     let file = std::fs::File::options()
         .write(true)
@@ -721,8 +682,7 @@ pub fn a_watcher_leaves_a_file_being_written_until_it_settles(factory: StoreFact
     file.set_modified(std::time::SystemTime::now() - WRITE_SETTLE * 2)
         .expect("set the modification time");
     let report =
-        f.h.api
-            .domains
+        f.h.domains()
             .refresh_files(&acme(), WRITE_SETTLE)
             .expect("a settled edit is read");
     assert_eq!(
@@ -738,8 +698,7 @@ pub fn a_watcher_leaves_a_file_being_written_until_it_settles(factory: StoreFact
     );
     assert!(f.text().contains("us-east"), "the edit stays in the file");
     assert!(
-        f.h.api
-            .domains
+        f.h.domains()
             .refresh_files(&acme(), Duration::ZERO)
             .is_none(),
         "the stamp a sync records covers its own writes (the id written back)"
@@ -751,22 +710,19 @@ pub fn a_refresh_reads_the_files_only_when_someone_else_changed_them(factory: St
     f.store("The build cache lives in S3");
     f.store("Preview apps expire after 3 days");
     assert!(
-        f.h.api
-            .domains
+        f.h.domains()
             .refresh_files(&acme(), Duration::ZERO)
             .is_none(),
         "cairn's own writes leave the files synced"
     );
     f.edit(|text| text.replace("in S3", "in the R2 bucket"));
     let report =
-        f.h.api
-            .domains
+        f.h.domains()
             .refresh_files(&acme(), Duration::ZERO)
             .expect("a hand edit is seen");
     assert_eq!(report.updated, 1);
     assert!(
-        f.h.api
-            .domains
+        f.h.domains()
             .refresh_files(&acme(), Duration::ZERO)
             .is_none()
     );
@@ -812,8 +768,7 @@ pub fn a_write_whose_file_fails_still_stores_and_export_writes_it_later(factory:
     std::fs::remove_dir(f.day_file()).expect("rmdir");
 
     let plan =
-        f.h.api
-            .domains
+        f.h.domains()
             .files()
             .export(&f.workspace, true)
             .expect("dry run");
@@ -823,8 +778,7 @@ pub fn a_write_whose_file_fails_still_stores_and_export_writes_it_later(factory:
     assert!(!f.day_file().exists(), "a dry run writes nothing");
 
     let done =
-        f.h.api
-            .domains
+        f.h.domains()
             .files()
             .export(&f.workspace, false)
             .expect("export");
@@ -832,8 +786,7 @@ pub fn a_write_whose_file_fails_still_stores_and_export_writes_it_later(factory:
     assert!(f.text().contains("Written while its file could not be"));
     assert!(!f.text().contains("Kept out"));
     let again =
-        f.h.api
-            .domains
+        f.h.domains()
             .files()
             .export(&f.workspace, false)
             .expect("export");
@@ -889,8 +842,7 @@ pub fn followed_files_are_read_only_memories_in_line_with_their_files(factory: S
         },
     ];
     let follow = |dry_run: bool| {
-        f.h.api
-            .domains
+        f.h.domains()
             .files()
             .follow(&acme(), &followed, dry_run)
             .expect("follow")
@@ -920,7 +872,7 @@ pub fn followed_files_are_read_only_memories_in_line_with_their_files(factory: S
         "{refused:?}"
     );
     assert_eq!(
-        f.h.api.domains.files().unit_path(&rule).expect("path"),
+        f.h.domains().files().unit_path(&rule).expect("path"),
         Some(agents.display().to_string())
     );
     // A session's context offers them when they bear on its work, never as merely recent

@@ -149,8 +149,7 @@ pub fn an_image_is_stored_once_by_content_and_shown_by_every_memory_that_uses_it
         "the first record, first time included"
     );
     let dir =
-        t.h.api
-            .domains
+        t.h.domains()
             .image_dir
             .as_ref()
             .expect("an image directory");
@@ -162,8 +161,7 @@ pub fn an_image_is_stored_once_by_content_and_shown_by_every_memory_that_uses_it
     );
     assert_eq!(t.files(), vec![file], "one file for both memories");
     let shown =
-        t.h.api
-            .domains
+        t.h.domains()
             .store
             .memory_images(&[first.memory.id, second.memory.id])
             .unwrap();
@@ -234,8 +232,7 @@ pub fn a_revision_by_topic_key_keeps_its_pictures_and_gains_the_new_one(factory:
     assert_eq!(second.status, WriteStatus::Updated);
     assert_eq!(second.memory.id, first.memory.id);
     let shown: Vec<ImageId> =
-        t.h.api
-            .domains
+        t.h.domains()
             .store
             .memory_images(&[first.memory.id])
             .unwrap()
@@ -254,7 +251,7 @@ pub fn purging_the_last_memory_that_shows_an_image_deletes_its_record_and_file(
     let one = t.store("first screenshot note", &png).unwrap();
     let two = t.store("second screenshot note", &png).unwrap();
     let image = one.image.unwrap();
-    let dir = t.h.api.domains.image_dir.as_ref().unwrap();
+    let dir = t.h.domains().image_dir.as_ref().unwrap();
     let thumbnail = dir
         .thumbnail(&image, &crate::config::ImagesConfig::default())
         .unwrap();
@@ -275,8 +272,7 @@ pub fn purging_the_last_memory_that_shows_an_image_deletes_its_record_and_file(
     let rule = PruneRule::CreatedBefore(t.h.now() + Span::new().minutes(1));
     t.h.api.prune(rule, false).unwrap();
     assert!(
-        t.h.api
-            .domains
+        t.h.domains()
             .store
             .memory_images(&[two.memory.id])
             .unwrap()
@@ -309,7 +305,7 @@ pub fn an_image_past_the_quota_is_refused_and_unreferenced_images_go_first(facto
         created_at: t.h.now(),
         text: None,
     };
-    let dir = t.h.api.domains.image_dir.as_ref().unwrap();
+    let dir = t.h.domains().image_dir.as_ref().unwrap();
     dir.put(&orphan, &b).unwrap();
     in_transaction(t.h.api.backend(), |tx| tx.put_image(&orphan)).unwrap();
     // `c` fits once the unreferenced image is let go; `a`, still shown, is never touched.

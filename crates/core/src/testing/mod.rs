@@ -6,13 +6,14 @@
 //! [`store_behaviour_suite!`](crate::store_behaviour_suite), so a backend cannot pass with a
 //! subset. Time is a manual clock, so expiry is tested without sleeping. A behaviour that
 //! belongs to one domain alone (a slot's limits, a verdict's history, a file's sync) is driven
-//! through that domain's handle (`h.api.domains`), the rest through the front door.
+//! through that domain's handle (`h.domains()`), the rest through the front door.
 
 use std::io::Cursor;
 
 use jiff::{Span, Timestamp, Zoned};
 
 use crate::Error;
+use crate::api::domains::Domains;
 use crate::api::{Api, ApiParts, Caller};
 use crate::clock::{Clock, ManualClock};
 use crate::config::{Config, Limits};
@@ -285,6 +286,11 @@ impl Harness {
         }
     }
 
+    /// The domain handles below the front door, for a behaviour one domain alone decides.
+    pub(crate) fn domains(&self) -> &Domains {
+        &self.api.domains
+    }
+
     pub fn now(&self) -> Timestamp {
         self.api.now().timestamp()
     }
@@ -306,7 +312,7 @@ impl Harness {
             },
             ..Default::default()
         };
-        self.api.domains.memories().count(&filter).expect("count")
+        self.domains().memories().count(&filter).expect("count")
     }
 
     pub fn search(&self, query: &str, filter: MemoryFilter) -> Vec<Memory> {
@@ -331,7 +337,7 @@ impl Harness {
             limit: 1000,
             offset: 0,
         };
-        self.api.domains.memories().list(&query).expect("list")
+        self.domains().memories().list(&query).expect("list")
     }
 
     /// Everything the store holds, sessions included, as export writes it.

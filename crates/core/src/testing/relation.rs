@@ -32,8 +32,7 @@ fn verdict(relation: RelationKind) -> NewVerdict {
 }
 
 fn all_relations(h: &Harness) -> Vec<crate::relation::RelationView> {
-    h.api
-        .domains
+    h.domains()
         .relations()
         .list(&RelationFilter {
             limit: 100,
@@ -219,13 +218,12 @@ pub fn verdicts_settle_judgments_keep_history_and_refuse_bad_input(factory: Stor
         ),
     ];
     for (bad, field) in refusals {
-        let err = h.api.domains.relations().judge(&judgment, bad).unwrap_err();
+        let err = h.domains().relations().judge(&judgment, bad).unwrap_err();
         assert_eq!(err.field(), Some(field), "{err}");
     }
     let unknown = RelationRef::parse("00000000-0000-4000-8000-000000000000").unwrap();
     let err = h
-        .api
-        .domains
+        .domains()
         .relations()
         .judge(&unknown, verdict(RelationKind::Supersedes))
         .unwrap_err();
@@ -239,8 +237,7 @@ pub fn verdicts_settle_judgments_keep_history_and_refuse_bad_input(factory: Stor
     assert!("superseded".parse::<RelationKind>().is_err());
 
     let judged = h
-        .api
-        .domains
+        .domains()
         .relations()
         .judge(
             &judgment,
@@ -259,8 +256,7 @@ pub fn verdicts_settle_judgments_keep_history_and_refuse_bad_input(factory: Stor
 
     // The same verdict again changes nothing; another one keeps the first in the history.
     let same = h
-        .api
-        .domains
+        .domains()
         .relations()
         .judge(
             &judgment,
@@ -275,8 +271,7 @@ pub fn verdicts_settle_judgments_keep_history_and_refuse_bad_input(factory: Stor
     h.clock.advance(jiff::Span::new().minutes(5));
     let handle = RelationRef::parse(&judged.relation.id.handle()).unwrap();
     let rejudged = h
-        .api
-        .domains
+        .domains()
         .relations()
         .judge(&handle, verdict(RelationKind::ConflictsWith))
         .unwrap();
@@ -308,22 +303,19 @@ pub fn compare_is_idempotent_per_actor_and_refuses_cross_project_pairs(factory: 
     let (a, b) = (by_ref(&new), by_ref(&old));
 
     let first = h
-        .api
-        .domains
+        .domains()
         .relations()
         .compare(&a, &b, verdict(RelationKind::Supersedes))
         .unwrap();
     assert_eq!(first.status, CompareStatus::Created);
     let again = h
-        .api
-        .domains
+        .domains()
         .relations()
         .compare(&a, &b, verdict(RelationKind::Supersedes))
         .unwrap();
     assert_eq!(again.status, CompareStatus::Unchanged);
     let changed = h
-        .api
-        .domains
+        .domains()
         .relations()
         .compare(&a, &b, verdict(RelationKind::Scoped))
         .unwrap();
@@ -339,8 +331,7 @@ pub fn compare_is_idempotent_per_actor_and_refuses_cross_project_pairs(factory: 
         ..verdict(RelationKind::Supersedes)
     };
     assert_eq!(
-        h.api
-            .domains
+        h.domains()
             .relations()
             .compare(&b, &a, user)
             .unwrap()
@@ -351,23 +342,20 @@ pub fn compare_is_idempotent_per_actor_and_refuses_cross_project_pairs(factory: 
 
     let before = all_relations(&h);
     let dismissed = h
-        .api
-        .domains
+        .domains()
         .relations()
         .compare(&a, &b, verdict(RelationKind::NotConflict))
         .unwrap();
     assert_eq!(dismissed.status, CompareStatus::NotRecorded);
     let across = h
-        .api
-        .domains
+        .domains()
         .relations()
         .compare(&a, &by_ref(&elsewhere), verdict(RelationKind::Supersedes))
         .unwrap_err();
     assert_eq!(across.field(), Some("b"), "{across}");
     assert!(across.to_string().contains("across projects"), "{across}");
     let itself = h
-        .api
-        .domains
+        .domains()
         .relations()
         .compare(&a, &a, verdict(RelationKind::Supersedes))
         .unwrap_err();
@@ -429,8 +417,7 @@ pub fn search_results_carry_annotations_and_superseded_memories_rank_below_succe
     assert!(stale.iter().all(|(_, lines)| lines.is_empty()), "{stale:?}");
     assert_eq!(all_relations(&h).len(), 1);
 
-    h.api
-        .domains
+    h.domains()
         .relations()
         .judge(
             &RelationRef::Full(judgment),
@@ -470,8 +457,7 @@ pub fn search_results_carry_annotations_and_superseded_memories_rank_below_succe
         project("acme"),
     )
     .memory;
-    h.api
-        .domains
+    h.domains()
         .relations()
         .compare(
             &by_ref(&y),
@@ -511,8 +497,7 @@ pub fn purging_a_memory_deletes_its_relations_and_forgetting_keeps_them(factory:
     h.api.forget(&local(), &old.id.to_string(), true).unwrap();
     assert!(all_relations(&h).is_empty());
     assert!(
-        h.api
-            .domains
+        h.domains()
             .relations()
             .relations_of(&[new.id])
             .unwrap()
@@ -536,8 +521,7 @@ pub fn scan_finds_pairs_never_related_and_records_them_only_when_applied(factory
 
     let mut seen = Vec::new();
     let dry = h
-        .api
-        .domains
+        .domains()
         .relations()
         .scan(&project("acme"), false, 10, &mut |done, total| {
             seen.push((done, total))
@@ -551,8 +535,7 @@ pub fn scan_finds_pairs_never_related_and_records_them_only_when_applied(factory
     assert!(all_relations(&h).is_empty(), "a dry run writes nothing");
 
     let applied = h
-        .api
-        .domains
+        .domains()
         .relations()
         .scan(&project("acme"), true, 10, &mut |_, _| {})
         .unwrap();
@@ -561,8 +544,7 @@ pub fn scan_finds_pairs_never_related_and_records_them_only_when_applied(factory
     assert_eq!(relations.len(), 1);
     assert_eq!(Some(relations[0].relation.id), applied.pairs[0].judgment_id);
     let again = h
-        .api
-        .domains
+        .domains()
         .relations()
         .scan(&project("acme"), true, 10, &mut |_, _| {})
         .unwrap();
@@ -585,14 +567,12 @@ pub fn stats_count_relations_by_status_and_kind(factory: StoreFactory) {
         project("acme"),
     )
     .memory;
-    h.api
-        .domains
+    h.domains()
         .relations()
         .compare(&by_ref(&b), &by_ref(&a), verdict(RelationKind::Supersedes))
         .unwrap();
     let pending = h
-        .api
-        .domains
+        .domains()
         .relations()
         .list(&RelationFilter {
             status: Some(RelationStatus::Pending),
@@ -603,8 +583,7 @@ pub fn stats_count_relations_by_status_and_kind(factory: StoreFactory) {
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0].relation.id, new.candidates[0].judgment_id);
     let stats = h
-        .api
-        .domains
+        .domains()
         .relations()
         .stats(Some(&project("acme")))
         .unwrap();
@@ -612,8 +591,7 @@ pub fn stats_count_relations_by_status_and_kind(factory: StoreFactory) {
     assert_eq!(stats.by_relation.len(), 1);
     assert_eq!(stats.by_relation[0].name, "supersedes");
     assert_eq!(
-        h.api
-            .domains
+        h.domains()
             .relations()
             .stats(Some(&project("other")))
             .unwrap()
@@ -661,8 +639,7 @@ pub fn context_shows_a_successor_instead_of_the_memory_it_replaced(factory: Stor
     };
     let new = write(&h, MYSQL, project("acme"));
     assert!(ids(&h).contains(&old.id), "pending changes nothing");
-    h.api
-        .domains
+    h.domains()
         .relations()
         .judge(
             &RelationRef::Full(new.candidates[0].judgment_id),

@@ -372,8 +372,7 @@ pub fn observations_are_redacted_truncated_searchable_and_expire(factory: StoreF
     );
 
     let hits = h
-        .api
-        .domains
+        .domains()
         .sessions()
         .search_observations("kubernetes deploy", Some(acme()), None, 10)
         .unwrap();
@@ -382,8 +381,7 @@ pub fn observations_are_redacted_truncated_searchable_and_expire(factory: StoreF
     assert_eq!(hits[0].session, key("s1"));
     let elsewhere = ProjectName::new("other").unwrap();
     assert!(
-        h.api
-            .domains
+        h.domains()
             .sessions()
             .search_observations("kubernetes", Some(elsewhere), None, 10)
             .unwrap()
@@ -393,8 +391,7 @@ pub fn observations_are_redacted_truncated_searchable_and_expire(factory: StoreF
     // Past the retention (30 days by default) observations are hidden, then pruned.
     h.clock.advance(Span::new().hours(31 * 24));
     assert!(
-        h.api
-            .domains
+        h.domains()
             .sessions()
             .search_observations("kubernetes", None, None, 10)
             .unwrap()
@@ -416,7 +413,7 @@ pub fn observations_are_redacted_truncated_searchable_and_expire(factory: StoreF
             .observations_deleted,
         2
     );
-    assert_eq!(h.api.domains.sessions().prune_observations().unwrap(), 0);
+    assert_eq!(h.domains().sessions().prune_observations().unwrap(), 0);
 }
 
 pub fn remember_lines_become_memories_when_a_turn_stops(factory: StoreFactory) {
@@ -465,8 +462,7 @@ pub fn an_agent_summary_is_kept_over_a_derived_one(factory: StoreFactory) {
         )])
         .unwrap();
     let stored = h
-        .api
-        .domains
+        .domains()
         .sessions()
         .store_agent_summary(AgentSummary {
             project: Some(acme()),
@@ -498,8 +494,7 @@ pub fn an_agent_summary_is_kept_over_a_derived_one(factory: StoreFactory) {
         "{summary}"
     );
     let empty = h
-        .api
-        .domains
+        .domains()
         .sessions()
         .store_agent_summary(AgentSummary::default());
     assert_eq!(empty.unwrap_err().field(), Some("goal"));
@@ -619,8 +614,7 @@ pub fn project_listings_page_through_both_scopes_in_order(factory: StoreFactory)
     for sort in [SortKey::Created, SortKey::Updated] {
         for order in [SortOrder::Desc, SortOrder::Asc] {
             let page = |offset, limit| {
-                h.api
-                    .domains
+                h.domains()
                     .memories()
                     .list(&ListQuery {
                         filter: filter.clone(),

@@ -53,7 +53,7 @@ pub fn default_slots_are_seeded_by_scope_and_seeding_never_overwrites(factory: S
         .write(&mut |tx| tx.put_slot(&own))
         .expect("write");
 
-    let slots = h.api.domains.slots().slots(Some(&acme())).unwrap();
+    let slots = h.domains().slots().slots(Some(&acme())).unwrap();
     let seen: Vec<(&str, bool, usize, bool)> = slots
         .iter()
         .map(|s| {
@@ -81,12 +81,11 @@ pub fn default_slots_are_seeded_by_scope_and_seeding_never_overwrites(factory: S
     assert_eq!(slots[5].content, "- ship the release");
     assert!(slots.iter().all(|s| !s.read_only));
     // Global defaults exist once, for every project; a caller with no project sees only them.
-    let global_only = h.api.domains.slots().slots(None).unwrap();
+    let global_only = h.domains().slots().slots(None).unwrap();
     assert_eq!(global_only.len(), 3);
     assert!(global_only.iter().all(|s| s.scope == Scope::Global));
     let other = h
-        .api
-        .domains
+        .domains()
         .slots()
         .slots(Some(&project_name("other")))
         .unwrap();
@@ -94,14 +93,12 @@ pub fn default_slots_are_seeded_by_scope_and_seeding_never_overwrites(factory: S
     assert_eq!(other[5].content, "", "another project gets its own, empty");
 
     // A deleted default stays deleted until reset.
-    h.api
-        .domains
+    h.domains()
         .slots()
         .delete_slot(&at("guidance", "acme"))
         .unwrap();
     let labels = |project: &str| -> Vec<String> {
-        h.api
-            .domains
+        h.domains()
             .slots()
             .slots(Some(&project_name(project)))
             .unwrap()
@@ -112,8 +109,7 @@ pub fn default_slots_are_seeded_by_scope_and_seeding_never_overwrites(factory: S
     assert!(!labels("acme").contains(&"guidance".to_string()));
     assert!(labels("other").contains(&"guidance".to_string()));
     let restored = h
-        .api
-        .domains
+        .domains()
         .slots()
         .reset_slots(Some(&acme()), None)
         .unwrap();
@@ -121,8 +117,7 @@ pub fn default_slots_are_seeded_by_scope_and_seeding_never_overwrites(factory: S
     assert_eq!(restored[0].label.as_str(), "guidance");
     assert_eq!(labels("acme").len(), 8);
     assert_eq!(
-        h.api
-            .domains
+        h.domains()
             .slots()
             .slot(&at("pending_items", "acme"))
             .unwrap()
@@ -132,15 +127,13 @@ pub fn default_slots_are_seeded_by_scope_and_seeding_never_overwrites(factory: S
     );
     // Reset of one label empties it back to its default.
     let reset = h
-        .api
-        .domains
+        .domains()
         .slots()
         .reset_slots(Some(&acme()), Some(&label("pending_items")))
         .unwrap();
     assert_eq!(reset[0].content, "");
     let custom = h
-        .api
-        .domains
+        .domains()
         .slots()
         .reset_slots(Some(&acme()), Some(&label("mine")));
     assert_eq!(custom.unwrap_err().field(), Some("label"));
@@ -155,7 +148,7 @@ pub fn slot_operations_round_trip_and_refuse_bad_labels_and_duplicates(factory: 
     let mut new = new_slot("deploy_notes", project("acme"), "blue-green", Some(100));
     new.description = Some("How we deploy".into());
     new.pinned = true;
-    let created = h.api.domains.slots().create_slot(new.clone()).unwrap();
+    let created = h.domains().slots().create_slot(new.clone()).unwrap();
     assert_eq!(
         (created.content.as_str(), created.limit, created.pinned),
         ("blue-green", 100, true)
@@ -165,38 +158,33 @@ pub fn slot_operations_round_trip_and_refuse_bad_labels_and_duplicates(factory: 
     let address = at("deploy_notes", "acme");
     h.clock.advance(Span::new().minutes(1));
     let appended = h
-        .api
-        .domains
+        .domains()
         .slots()
         .append_slot(&address, "  on Fridays  \n")
         .unwrap();
     assert_eq!(appended.content, "blue-green\non Fridays");
     assert!(appended.updated_at > created.updated_at);
-    assert_eq!(h.api.domains.slots().slot(&address).unwrap(), appended);
+    assert_eq!(h.domains().slots().slot(&address).unwrap(), appended);
     let replaced = h
-        .api
-        .domains
+        .domains()
         .slots()
         .replace_slot(&address, "canary first")
         .unwrap();
     assert_eq!(replaced.content, "canary first");
-    let emptied = h.api.domains.slots().replace_slot(&address, "").unwrap();
+    let emptied = h.domains().slots().replace_slot(&address, "").unwrap();
     assert_eq!(emptied.content, "", "replace with nothing empties a slot");
     let empty_append = h
-        .api
-        .domains
+        .domains()
         .slots()
         .append_slot(&address, "   ")
         .unwrap_err();
     assert_eq!(empty_append.field(), Some("content"));
     for nul in [
-        h.api
-            .domains
+        h.domains()
             .slots()
             .append_slot(&address, "a NUL \0 here")
             .unwrap_err(),
-        h.api
-            .domains
+        h.domains()
             .slots()
             .replace_slot(&address, "\0")
             .unwrap_err(),
@@ -205,45 +193,42 @@ pub fn slot_operations_round_trip_and_refuse_bad_labels_and_duplicates(factory: 
         assert!(nul.to_string().contains("NUL"), "{nul}");
     }
     assert_eq!(
-        h.api.domains.slots().slot(&address).unwrap().content,
+        h.domains().slots().slot(&address).unwrap().content,
         "",
         "nothing was written"
     );
 
-    let duplicate = h.api.domains.slots().create_slot(new).unwrap_err();
+    let duplicate = h.domains().slots().create_slot(new).unwrap_err();
     assert!(matches!(duplicate, Error::Conflict { .. }), "{duplicate}");
     assert!(duplicate.to_string().contains("already exists"));
 
     for bad in ["Deploy", "9lives", "a-b", ""] {
         let error = h
-            .api
-            .domains
+            .domains()
             .slots()
             .create_slot(new_slot(bad, Scope::Global, "", None))
             .unwrap_err();
         assert_eq!(error.field(), Some("label"), "{bad}: {error}");
     }
     let long = h
-        .api
-        .domains
+        .domains()
         .slots()
         .create_slot(new_slot(&"x".repeat(65), Scope::Global, "", None))
         .unwrap_err();
     assert_eq!(long.field(), Some("label"));
     let secret = h
-        .api
-        .domains
+        .domains()
         .slots()
         .append_slot(&address, "token ghp_abcdefghijklmnopqrstuvwxyz0123456789")
         .unwrap();
     assert!(secret.content.contains("[REDACTED]"), "{}", secret.content);
 
-    let deleted = h.api.domains.slots().delete_slot(&address).unwrap();
+    let deleted = h.domains().slots().delete_slot(&address).unwrap();
     assert_eq!(deleted.label.as_str(), "deploy_notes");
-    let gone = h.api.domains.slots().slot(&address).unwrap_err();
+    let gone = h.domains().slots().slot(&address).unwrap_err();
     assert!(matches!(gone, Error::Missing { .. }), "{gone}");
     assert!(
-        h.api.domains.slots().delete_slot(&address).is_err(),
+        h.domains().slots().delete_slot(&address).is_err(),
         "deleting twice is an error"
     );
 }
@@ -251,18 +236,16 @@ pub fn slot_operations_round_trip_and_refuse_bad_labels_and_duplicates(factory: 
 pub fn slot_limits_refuse_oversize_writes_and_write_nothing(factory: StoreFactory) {
     let h = Harness::new(factory);
     let address = at("short", "acme");
-    h.api
-        .domains
+    h.domains()
         .slots()
         .create_slot(new_slot("short", project("acme"), "0123456789", Some(20)))
         .unwrap();
-    let before = h.api.domains.slots().slot(&address).unwrap();
+    let before = h.domains().slots().slot(&address).unwrap();
     h.clock.advance(Span::new().minutes(1));
 
     // 10 + newline + 10 = 21 > 20.
     let over = h
-        .api
-        .domains
+        .domains()
         .slots()
         .append_slot(&address, "abcdefghij")
         .unwrap_err();
@@ -274,21 +257,19 @@ pub fn slot_limits_refuse_oversize_writes_and_write_nothing(factory: StoreFactor
         "{message}"
     );
     let replace = h
-        .api
-        .domains
+        .domains()
         .slots()
         .replace_slot(&address, &"é".repeat(21))
         .unwrap_err();
     assert!(matches!(replace, Error::TooLarge { .. }), "{replace}");
     assert_eq!(
-        h.api.domains.slots().slot(&address).unwrap(),
+        h.domains().slots().slot(&address).unwrap(),
         before,
         "nothing was written"
     );
     // Exactly at the limit fits; characters count, not bytes.
     let full = h
-        .api
-        .domains
+        .domains()
         .slots()
         .replace_slot(&address, &"é".repeat(20))
         .unwrap();
@@ -296,33 +277,30 @@ pub fn slot_limits_refuse_oversize_writes_and_write_nothing(factory: StoreFactor
 
     for limit in [0, 20_001] {
         let error = h
-            .api
-            .domains
+            .domains()
             .slots()
             .create_slot(new_slot("big", Scope::Global, "", Some(limit)))
             .unwrap_err();
         assert_eq!(error.field(), Some("limit"), "{limit}");
     }
     let at_cap = h
-        .api
-        .domains
+        .domains()
         .slots()
         .create_slot(new_slot("big", Scope::Global, "", Some(20_000)))
         .unwrap();
     assert_eq!(at_cap.limit, 20_000);
     let too_long = h
-        .api
-        .domains
+        .domains()
         .slots()
         .create_slot(new_slot("small", Scope::Global, "123456", Some(5)))
         .unwrap_err();
     assert!(matches!(too_long, Error::TooLarge { .. }), "{too_long}");
     assert!(
-        h.api.domains.slots().slot(&at("small", "acme")).is_err(),
+        h.domains().slots().slot(&at("small", "acme")).is_err(),
         "a refused create writes nothing"
     );
     // A limit below the content is refused too.
-    let shrink = h.api.domains.slots().configure_slot(
+    let shrink = h.domains().slots().configure_slot(
         &address,
         &SlotSettings {
             limit: Some(10),
@@ -336,32 +314,29 @@ pub fn read_only_slots_refuse_changes_until_unlocked(factory: StoreFactory) {
     let h = Harness::new(factory);
     let mut locked = new_slot("house_rules", Scope::Global, "No force pushes", None);
     locked.read_only = true;
-    h.api.domains.slots().create_slot(locked).unwrap();
+    h.domains().slots().create_slot(locked).unwrap();
     let address = at("house_rules", "acme");
     let refusals = [
-        h.api
-            .domains
+        h.domains()
             .slots()
             .append_slot(&address, "more")
             .unwrap_err(),
-        h.api
-            .domains
+        h.domains()
             .slots()
             .replace_slot(&address, "other")
             .unwrap_err(),
-        h.api.domains.slots().delete_slot(&address).unwrap_err(),
+        h.domains().slots().delete_slot(&address).unwrap_err(),
     ];
     for error in refusals {
         assert!(matches!(error, Error::ReadOnly { .. }), "{error}");
         assert!(error.to_string().contains("read-only"), "{error}");
     }
     assert_eq!(
-        h.api.domains.slots().slot(&address).unwrap().content,
+        h.domains().slots().slot(&address).unwrap().content,
         "No force pushes"
     );
     // A read-only default refuses a reset as well.
-    h.api
-        .domains
+    h.domains()
         .slots()
         .configure_slot(
             &at("persona", "acme"),
@@ -372,16 +347,14 @@ pub fn read_only_slots_refuse_changes_until_unlocked(factory: StoreFactory) {
         )
         .unwrap();
     let reset = h
-        .api
-        .domains
+        .domains()
         .slots()
         .reset_slots(Some(&acme()), Some(&label("persona")))
         .unwrap_err();
     assert!(matches!(reset, Error::ReadOnly { .. }), "{reset}");
 
     let unlocked = h
-        .api
-        .domains
+        .domains()
         .slots()
         .configure_slot(
             &address,
@@ -393,8 +366,7 @@ pub fn read_only_slots_refuse_changes_until_unlocked(factory: StoreFactory) {
         .unwrap();
     assert!(!unlocked.read_only);
     let changed = h
-        .api
-        .domains
+        .domains()
         .slots()
         .append_slot(&address, "Squash merges")
         .unwrap();
@@ -403,19 +375,16 @@ pub fn read_only_slots_refuse_changes_until_unlocked(factory: StoreFactory) {
 
 pub fn project_slots_are_separate_and_shadow_global_ones(factory: StoreFactory) {
     let h = Harness::new(factory);
-    h.api
-        .domains
+    h.domains()
         .slots()
         .create_slot(new_slot("conventions", Scope::Global, "tabs", None))
         .unwrap();
-    h.api
-        .domains
+    h.domains()
         .slots()
         .create_slot(new_slot("conventions", project("acme"), "spaces", None))
         .unwrap();
     assert_eq!(
-        h.api
-            .domains
+        h.domains()
             .slots()
             .slot(&at("conventions", "acme"))
             .unwrap()
@@ -423,8 +392,7 @@ pub fn project_slots_are_separate_and_shadow_global_ones(factory: StoreFactory) 
         "spaces"
     );
     assert_eq!(
-        h.api
-            .domains
+        h.domains()
             .slots()
             .slot(&at("conventions", "other"))
             .unwrap()
@@ -435,10 +403,9 @@ pub fn project_slots_are_separate_and_shadow_global_ones(factory: StoreFactory) 
         scope: Some(SlotScope::Global),
         ..at("conventions", "acme")
     };
-    assert_eq!(h.api.domains.slots().slot(&global).unwrap().content, "tabs");
+    assert_eq!(h.domains().slots().slot(&global).unwrap().content, "tabs");
     let listed: Vec<_> = h
-        .api
-        .domains
+        .domains()
         .slots()
         .slots(Some(&acme()))
         .unwrap()
@@ -453,21 +420,18 @@ pub fn project_slots_are_separate_and_shadow_global_ones(factory: StoreFactory) 
     assert_eq!(listed[0].content, "spaces");
 
     // Appending through the shadow changes the project's slot, not the global one.
-    h.api
-        .domains
+    h.domains()
         .slots()
         .append_slot(&at("conventions", "acme"), "4 wide")
         .unwrap();
-    assert_eq!(h.api.domains.slots().slot(&global).unwrap().content, "tabs");
+    assert_eq!(h.domains().slots().slot(&global).unwrap().content, "tabs");
     // Two projects' default slots are two slots.
-    h.api
-        .domains
+    h.domains()
         .slots()
         .append_slot(&at("project_context", "acme"), "Rust workspace")
         .unwrap();
     assert_eq!(
-        h.api
-            .domains
+        h.domains()
             .slots()
             .slot(&at("project_context", "other"))
             .unwrap()
@@ -481,7 +445,7 @@ pub fn project_slots_are_separate_and_shadow_global_ones(factory: StoreFactory) 
         scope: Some(SlotScope::Project),
     };
     assert_eq!(
-        h.api.domains.slots().slot(&no_project).unwrap_err().field(),
+        h.domains().slots().slot(&no_project).unwrap_err().field(),
         Some("scope")
     );
 }
@@ -490,7 +454,7 @@ pub fn parallel_appends_to_one_slot_lose_nothing(factory: StoreFactory) {
     let h = Harness::new(factory);
     let mut new = new_slot("log", project("acme"), "", Some(20_000));
     new.content = "start".into();
-    h.api.domains.slots().create_slot(new).unwrap();
+    h.domains().slots().create_slot(new).unwrap();
     let api = h.api;
     let threads: Vec<_> = (0..8)
         .map(|writer| {
@@ -577,15 +541,13 @@ fn reflective_session(h: &Harness, id: &str) {
 
 pub fn reflection_at_session_end_fills_pending_items_patterns_and_context(factory: StoreFactory) {
     let h = Harness::new(factory);
-    h.api
-        .domains
+    h.domains()
         .slots()
         .append_slot(&at("pending_items", "acme"), "my own item")
         .unwrap();
     reflective_session(&h, "7f3e9c1a-0001");
     let pending = h
-        .api
-        .domains
+        .domains()
         .slots()
         .slot(&at("pending_items", "acme"))
         .unwrap();
@@ -596,8 +558,7 @@ pub fn reflection_at_session_end_fills_pending_items_patterns_and_context(factor
         "only whole-word items the session wrote; not todoist, mastodon, grep or tool output"
     );
     let patterns = h
-        .api
-        .domains
+        .domains()
         .slots()
         .slot(&at("session_patterns", "acme"))
         .unwrap();
@@ -606,8 +567,7 @@ pub fn reflection_at_session_end_fills_pending_items_patterns_and_context(factor
         "- 2026-03-11 claude-code/7f3e9c1a: 3 tool uses (Bash 2, Edit 1), 2 commands, 1 error"
     );
     let context = h
-        .api
-        .domains
+        .domains()
         .slots()
         .slot(&at("project_context", "acme"))
         .unwrap();
@@ -618,8 +578,7 @@ pub fn reflection_at_session_end_fills_pending_items_patterns_and_context(factor
 
     // Reflecting again adds no duplicate line.
     let again = h
-        .api
-        .domains
+        .domains()
         .slots()
         .reflect_session(&SessionKey::new("claude-code", "7f3e9c1a-0001").unwrap())
         .unwrap();
@@ -628,8 +587,7 @@ pub fn reflection_at_session_end_fills_pending_items_patterns_and_context(factor
         "{again:?}"
     );
     assert_eq!(
-        h.api
-            .domains
+        h.domains()
             .slots()
             .slot(&at("pending_items", "acme"))
             .unwrap(),
@@ -637,8 +595,7 @@ pub fn reflection_at_session_end_fills_pending_items_patterns_and_context(factor
     );
 
     // A small limit: the oldest reflected lines make room; the agent's own line stays.
-    h.api
-        .domains
+    h.domains()
         .slots()
         .configure_slot(
             &at("project_context", "acme"),
@@ -648,8 +605,7 @@ pub fn reflection_at_session_end_fills_pending_items_patterns_and_context(factor
             },
         )
         .unwrap();
-    h.api
-        .domains
+    h.domains()
         .slots()
         .replace_slot(
             &at("project_context", "acme"),
@@ -690,8 +646,7 @@ pub fn reflection_at_session_end_fills_pending_items_patterns_and_context(factor
     assert_eq!(change.added, ["- touched: src/retry.rs"]);
     assert_eq!(change.dropped, ["- touched: src/login.rs"]);
     let context = h
-        .api
-        .domains
+        .domains()
         .slots()
         .slot(&at("project_context", "acme"))
         .unwrap();
@@ -719,13 +674,11 @@ pub fn reflection_can_be_turned_off_and_skips_deleted_or_read_only_slots(factory
         ""
     );
 
-    h.api
-        .domains
+    h.domains()
         .slots()
         .delete_slot(&at("session_patterns", "acme"))
         .unwrap();
-    h.api
-        .domains
+    h.domains()
         .slots()
         .configure_slot(
             &at("pending_items", "acme"),
@@ -737,8 +690,7 @@ pub fn reflection_can_be_turned_off_and_skips_deleted_or_read_only_slots(factory
         .unwrap();
     reflective_session(&h, "noisy");
     let reflection = h
-        .api
-        .domains
+        .domains()
         .slots()
         .reflect_session(&SessionKey::new("claude-code", "noisy").unwrap())
         .unwrap();
@@ -755,8 +707,7 @@ pub fn reflection_can_be_turned_off_and_skips_deleted_or_read_only_slots(factory
         ]
     );
     assert_eq!(
-        h.api
-            .domains
+        h.domains()
             .slots()
             .slot(&at("pending_items", "acme"))
             .unwrap()
@@ -764,8 +715,7 @@ pub fn reflection_can_be_turned_off_and_skips_deleted_or_read_only_slots(factory
         ""
     );
     assert!(
-        h.api
-            .domains
+        h.domains()
             .slots()
             .slot(&at("session_patterns", "acme"))
             .is_err()
@@ -774,27 +724,24 @@ pub fn reflection_can_be_turned_off_and_skips_deleted_or_read_only_slots(factory
 
 pub fn pinned_slots_lead_the_context_within_its_budget(factory: StoreFactory) {
     let h = Harness::new(factory);
-    h.api
-        .domains
+    h.domains()
         .slots()
         .replace_slot(
             &at("persona", "acme"),
             "A terse senior reviewer who cites files",
         )
         .unwrap();
-    h.api
-        .domains
+    h.domains()
         .slots()
         .replace_slot(&at("project_context", "acme"), "Payments API in Rust")
         .unwrap();
-    h.api
-        .domains
+    h.domains()
         .slots()
         .replace_slot(&at("self_notes", "acme"), "unpinned scratch")
         .unwrap();
     let mut elsewhere = new_slot("other_project_note", project("zeta"), "zeta only", None);
     elsewhere.pinned = true;
-    h.api.domains.slots().create_slot(elsewhere).unwrap();
+    h.domains().slots().create_slot(elsewhere).unwrap();
     h.api
         .write(
             &local(),
