@@ -4,7 +4,7 @@
 //! [`MemoryTx`] in `memory/store.rs`, [`VectorStore`]/[`VectorTx`] in `embedding/store.rs`,
 //! [`SessionStore`]/[`SessionTx`] in `session/store.rs`, [`SlotStore`]/[`SlotTx`] in
 //! `slot/store.rs`, [`RelationStore`]/[`RelationTx`] in `relation/store.rs`, [`FilesStore`]/[`FilesTx`] in `files/store.rs`, [`ImageStore`]/[`ImageTx`] in `image/store.rs`, [`ExchangeStore`] in `exchange/store.rs`, [`AccessStore`]/[`AccessTx`] in `access/store.rs`, [`HealthStore`] in `health/store.rs` — and a backend implements each in a file of its own. This module adds only
-//! what spans them: one write transaction ([`Store::write`]) in which the service's closure sees
+//! what spans them: one write transaction ([`Store::write`]) in which an operation's closure sees
 //! every domain at once (a session summary and the memory that holds it commit together), and
 //! where the data lives.
 //!
@@ -47,7 +47,7 @@ pub trait Store:
     fn location(&self) -> String;
 }
 
-/// What the service may do inside one write transaction: every domain's writes.
+/// What an operation may do inside one write transaction: every domain's writes.
 pub trait StoreTx:
     MemoryTx + VectorTx + RelationTx + SessionTx + SlotTx + FilesTx + ImageTx + AccessTx
 {

@@ -20,8 +20,9 @@
 //!   to record, and its [`Access`]), checks that access before anything is read or written
 //!   (every operation that reaches stored data takes a `Caller`; those without one are the
 //!   local process's own housekeeping — backups, pruning, embedding — which no network adapter
-//!   calls), runs the operation in its domain, and sees that text written gets its embedding: a long-lived process's worker
-//!   ([`worker`]) is woken after every write that changed something, and a one-shot process
+//!   calls), runs the operation in its domain, and sees that text written gets its embedding:
+//!   a long-lived process's worker ([`worker`]) is woken after every write that changed
+//!   something, and a one-shot process
 //!   reads the images and embeds the text it wrote before it exits
 //!   ([`Api::read_written_images`], [`Api::embed_written`]). Beside the JSON inputs it takes the
 //!   domains' own requests for the command line, whose flags allow more than the network
@@ -211,7 +212,7 @@ impl Api {
     /// True when this process wrote text that [`Api::embed_written`] would embed.
     pub fn has_text_to_embed(&self) -> bool {
         self.worker.is_none()
-            && self.domains.embedder.as_deref().is_some()
+            && self.domains.embedder.is_some()
             && self.wrote_text.load(Ordering::Relaxed)
     }
 
@@ -995,9 +996,8 @@ impl Api {
         // The screenshots the tools of these events returned, kept as memories of their
         // sessions; a picture the store refuses is logged and never fails the events.
         for (memory, picture) in events.iter().flat_map(screenshot_memories) {
-            match self.write(&Caller::local(Source::Hook), memory, Some(&picture)) {
-                Ok(_) => {}
-                Err(error) => tracing::warn!(%error, "a screenshot a tool returned was not kept"),
+            if let Err(error) = self.write(&Caller::local(Source::Hook), memory, Some(&picture)) {
+                tracing::warn!(%error, "a screenshot a tool returned was not kept");
             }
         }
         // Facts extracted at a turn's end, and summaries, are memories too.
@@ -1078,7 +1078,7 @@ impl Api {
 
     /// True when a text model is installed (search by meaning, embeddings).
     pub fn has_model(&self) -> bool {
-        self.domains.embedder.as_deref().is_some()
+        self.domains.embedder.is_some()
     }
 
     /// The context budget in tokens when a request names none.
