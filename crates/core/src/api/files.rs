@@ -1,14 +1,23 @@
+//! Markdown files at the front door (init, sync, export, rebuild, the files agents follow),
+//! and the `memory_add` contract.
+//!
 //! The `memory_add` contract (MCP `memory_add`, `POST /v1/memories/add`, `cairn add`): text in,
 //! one of three answers out — `created` (with the unit's file when the project keeps files),
 //! `duplicate` (nothing written; the memory that already holds the text), or `failed` (with
 //! the reason; nothing written). A write refused for its input is an answer, not an error, so
 //! a client switches on `action` alone.
 
+use std::path::Path;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::{Api, Caller, StoreInput};
 use crate::error::Error;
+use crate::error::Result;
+use crate::files::{FilesExport, FollowReport, FollowedFile, SyncReport, Workspace};
 use crate::memory::{Category, Memory};
+use crate::scope::{ProjectName, Scope};
 
 /// A memory to add: the text, and optionally what kind of knowledge it is.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -91,4 +100,191 @@ impl AddError {
             _ => None,
         }
     }
+}
+
+impl Api {
+    /// The `memory_add` contract: stores `text` in the caller's project like `store`, and
+    /// answers `created`, `duplicate` or `failed` (a refused input is an answer, not an error).
+    pub fn add(&self, caller: &Caller, input: AddInput) -> Result<AddOutcome> {
+        if input.text.trim().is_empty() {
+            return Ok(AddOutcome::Failed {
+                error: AddError::text_required(),
+            });
+        }
+        let refused = |e: crate::Error| match AddError::from_error(&e) {
+            Some(error) => Ok(AddOutcome::Failed { error }),
+            None => Err(e),
+        };
+        let category = match input.category.as_deref().map(str::parse).transpose() {
+            Ok(category) => category,
+            Err(e) => return refused(e),
+        };
+        let store = StoreInput {
+            content: input.text,
+            image: None,
+            title: None,
+            category,
+            tags: Vec::new(),
+            project: None,
+            global: false,
+            topic_key: None,
+            importance: None,
+            expires: None,
+            entered_by: None,
+        };
+        let outcome = match self.store(caller, store) {
+            Ok(outcome) => outcome,
+            Err(e) => return refused(e),
+        };
+        let unit = AddedUnit::of(
+            &outcome.memory,
+            self.domains.files().unit_path(&outcome.memory)?,
+        );
+        Ok(match outcome.status {
+            crate::memory::WriteStatus::Duplicate => AddOutcome::Duplicate { existing: unit },
+            _ => AddOutcome::Created(unit),
+        })
+    }
+
+    /// Reads an export, plain records or both (JSON Lines or one JSON array); all or nothing.
+    /// Plain records without a project go to the caller's project (global without one).
+    /// `progress` hears every few hundred records.
+    /// Makes `root`/`dir` the markdown workspace of the caller's project and syncs it: the
+    /// project's memories are written into the files, units already there are read.
+    pub fn init_files(&self, caller: &Caller, root: &Path, dir: &str) -> Result<SyncReport> {
+        let project = files_project(caller)?;
+        caller
+            .access
+            .write(&Scope::Project(project.clone()), "project")?;
+        let report = self.domains.files().init(project, root, dir)?;
+        self.written(report.changed_text());
+        Ok(report)
+    }
+
+    /// Reads the caller's project's files back into the store, or every workspace's with
+    /// `all`; with `dry_run`, only says what that would do (what it would forget, above all).
+    pub fn sync_files(&self, caller: &Caller, all: bool, dry_run: bool) -> Result<Vec<SyncReport>> {
+        let workspaces = match all {
+            true => {
+                caller.access.whole_store("syncing every workspace")?;
+                self.domains.files().workspaces()?
+            }
+            false => vec![self.workspace_of(caller)?],
+        };
+        let mut reports = Vec::new();
+        for workspace in &workspaces {
+            let report = self.domains.files().sync(workspace, dry_run)?;
+            self.written(!dry_run && report.changed_text());
+            reports.push(report);
+        }
+        Ok(reports)
+    }
+
+    /// Writes the caller's project's shareable memories that are not in its files yet; with
+    /// `dry_run`, lists them.
+    pub fn export_files(&self, caller: &Caller, dry_run: bool) -> Result<FilesExport> {
+        self.domains
+            .files()
+            .export(&self.workspace_of(caller)?, dry_run)
+    }
+
+    /// `files.enabled` (a project's `.cairn.toml`): starts the caller's project's workspace at
+    /// `root` with the configured directory, the first time any entry point runs in it (one
+    /// read when the setting is off or the workspace exists).
+    pub fn start_files_if_enabled(&self, caller: &Caller, root: &Path) -> Result<()> {
+        let Some(project) = &caller.default_project else {
+            return Ok(());
+        };
+        caller
+            .access
+            .write(&Scope::Project(project.clone()), "project")?;
+        let files = self.domains.files();
+        if !self.domains.config.files.enabled || files.workspace(project)?.is_some() {
+            return Ok(());
+        }
+        let report = files.init(project.clone(), root, &self.domains.config.files.dir)?;
+        tracing::info!(directory = %report.directory, "started the project's memory files");
+        self.written(report.changed_text());
+        Ok(())
+    }
+
+    /// Follows the files `project`'s agents follow (`CLAUDE.md`, `AGENTS.md`, `MEMORY.md`):
+    /// read-only memories kept in line with them (see `files::followed`).
+    pub fn follow_instructions(
+        &self,
+        caller: &Caller,
+        project: &ProjectName,
+        files: &[FollowedFile],
+        dry_run: bool,
+    ) -> Result<FollowReport> {
+        caller
+            .access
+            .write(&Scope::Project(project.clone()), "project")?;
+        let report = self.domains.files().follow(project, files, dry_run)?;
+        self.written(!dry_run && report.changed());
+        Ok(report)
+    }
+
+    /// Whether `project` follows any file (an import of instructions started it).
+    pub fn follows_instructions(&self, caller: &Caller, project: &ProjectName) -> Result<bool> {
+        caller
+            .access
+            .read(&Scope::Project(project.clone()), "project")?;
+        self.domains.files().follows_files(project)
+    }
+
+    /// Rebuilds the caller's project's memories from its markdown files alone.
+    pub fn rebuild_from_files(&self, caller: &Caller) -> Result<SyncReport> {
+        let workspace = self.workspace_of(caller)?;
+        let report = self.domains.files().rebuild(&workspace)?;
+        self.written(true);
+        Ok(report)
+    }
+
+    /// The caller's project's workspace, or an error that says how to start one. Files are
+    /// the project's memories in both directions: the caller must be able to write them.
+    pub(super) fn workspace_of(&self, caller: &Caller) -> Result<Workspace> {
+        let project = files_project(caller)?;
+        caller
+            .access
+            .write(&Scope::Project(project.clone()), "project")?;
+        self.domains.files().workspace(&project)?.ok_or_else(|| {
+            crate::Error::invalid(
+                "project",
+                format!("project '{project}' keeps no markdown files"),
+            )
+        })
+    }
+
+    /// Syncs every workspace whose files changed since its last sync (what `cairn serve`
+    /// watches for), once they have not changed for `files::WRITE_SETTLE`; the reports of
+    /// those it synced.
+    pub fn refresh_files(&self) -> Result<Vec<SyncReport>> {
+        let mut reports = Vec::new();
+        for workspace in self.domains.files().workspaces()? {
+            if let Some(report) = self
+                .domains
+                .refresh_files(&workspace.project, crate::files::WRITE_SETTLE)
+            {
+                self.written(report.changed_text());
+                reports.push(report);
+            }
+        }
+        Ok(reports)
+    }
+
+    /// Every markdown workspace.
+    pub fn workspaces(&self) -> Result<Vec<Workspace>> {
+        self.domains.files().workspaces()
+    }
+}
+
+/// The project a files command acts in: the caller's.
+fn files_project(caller: &Caller) -> Result<ProjectName> {
+    caller.default_project.clone().ok_or_else(|| {
+        crate::Error::invalid(
+            "project",
+            "markdown files belong to one project, and none was given",
+        )
+    })
 }

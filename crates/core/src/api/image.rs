@@ -1,5 +1,6 @@
-//! The JSON input of vision search (`memory_vision_search`, `POST /v1/vision/search`) and the
-//! document each hit becomes.
+//! Images at the front door: a stored image's thumbnail and totals, a memory stored with an
+//! image file, and vision search — its JSON input (`memory_vision_search`,
+//! `POST /v1/vision/search`), its query picture, and the document each hit becomes.
 //!
 //! A network client names a query picture by a stored image's id (or a path inside cairn's
 //! image store, which resolves to one) or sends it inline; it can never make cairn read a file
@@ -13,11 +14,17 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::domains::Domains;
+use super::{ImageDocument, StoreInput};
+use crate::access::Access;
 use crate::api::memory::FilterInput;
 use crate::api::{Api, Caller};
 use crate::error::{Error, Result};
+use crate::id::MemoryId;
 use crate::image::search::{DEFAULT_LIMIT, MAX_LIMIT};
 use crate::image::{ImageId, ImageSource, QueryPicture, VisionHit, VisionQuery, VisionResults};
+use crate::image::{ImageSpace, ImageTotals, QueryImage, VisionSearch};
+use crate::memory::{Memory, WriteOutcome};
+use crate::scope::Scope;
 use crate::search::SearchMode;
 
 /// Input of `memory_vision_search` and `POST /v1/vision/search`: words, a picture, or both.
@@ -151,6 +158,174 @@ impl VisionFound {
         VisionFound {
             hits,
             notices: results.notices,
+        }
+    }
+}
+
+impl Api {
+    /// How many images the store holds, and where their files are (when on this machine).
+    pub fn image_totals(&self) -> Result<(ImageTotals, Option<PathBuf>)> {
+        let dir = self
+            .domains
+            .image_dir
+            .as_ref()
+            .map(|d| d.root().to_path_buf());
+        Ok((self.domains.image_totals()?, dir))
+    }
+
+    /// The images these memories show, each with its memory and file.
+    pub fn images_of(&self, caller: &Caller, memories: &[Memory]) -> Result<Vec<ImageDocument>> {
+        for memory in memories {
+            caller.access.read(&memory.scope, "id")?;
+        }
+        let ids: Vec<MemoryId> = memories.iter().map(|m| m.id).collect();
+        let dir = self.domains.image_dir.as_ref();
+        Ok(self
+            .domains
+            .store
+            .memory_images(&ids)?
+            .into_iter()
+            .map(|shown| ImageDocument {
+                file: dir.map(|d| d.path(&shown.image.id, shown.image.format)),
+                memory: shown.memory,
+                image: shown.image,
+            })
+            .collect())
+    }
+
+    /// A stored image's thumbnail for the viewer: a PNG at most
+    /// [`THUMBNAIL_SIDE`](crate::image::files::THUMBNAIL_SIDE) pixels a side, made on first ask.
+    /// `id` is the image's id as results give it (64 hex digits).
+    pub fn thumbnail(&self, caller: &Caller, id: &str) -> Result<Vec<u8>> {
+        let id = ImageId::parse(id.trim())?;
+        self.readable_image(caller, &id)?;
+        let Some(dir) = self.domains.image_dir.as_ref() else {
+            return Err(Error::invalid("image", "this store keeps no images"));
+        };
+        let Some(image) = self.domains.store.image(&id)? else {
+            return Err(Error::Missing {
+                field: "image".into(),
+                message: format!("no stored image has the id {id}"),
+            });
+        };
+        let path = dir.thumbnail(&image, &self.domains.config.images)?;
+        std::fs::read(&path)
+            .map_err(|error| Error::storage(format!("read {}", path.display()), error))
+    }
+
+    /// `store` with an image read from a file the user named: the CLI's alone (MCP and HTTP
+    /// clients send images inline and can never make cairn read a path).
+    pub fn store_with_image_file(
+        &self,
+        caller: &Caller,
+        input: StoreInput,
+        file: &Path,
+    ) -> Result<WriteOutcome> {
+        if input.image.is_some() {
+            return Err(Error::invalid(
+                "image",
+                "give an image file or inline data, not both",
+            ));
+        }
+        let new = input.into_new_memory(&self.domains, caller)?;
+        self.write(caller, new, Some(&ImageSource::File(file.to_path_buf())))
+    }
+
+    /// Images found by the words they show and by how they look, as a client asks (a query
+    /// picture inline or already stored, never a path outside the image store).
+    pub fn vision_search(&self, caller: &Caller, input: VisionSearchInput) -> Result<VisionFound> {
+        self.vision(caller, input, None)
+    }
+
+    /// `vision_search` with a query picture read from a file the user named: the CLI's alone.
+    pub fn vision_search_with_file(
+        &self,
+        caller: &Caller,
+        input: VisionSearchInput,
+        file: &Path,
+    ) -> Result<VisionFound> {
+        self.vision(caller, input, Some(file))
+    }
+
+    fn vision(
+        &self,
+        caller: &Caller,
+        input: VisionSearchInput,
+        file: Option<&Path>,
+    ) -> Result<VisionFound> {
+        let query = input.into_query(self, caller, file)?;
+        let results = self.vision_query(caller, &query)?;
+        Ok(VisionFound::of(results, &self.domains))
+    }
+
+    /// The query picture of a vision search: a stored image the caller may see (its file read
+    /// from the image directory), or bytes a caller sent or named; with a look model, how it
+    /// looks as a vector (a stored image's own, when it has one).
+    pub fn query_image(&self, caller: &Caller, picture: &QueryPicture) -> Result<QueryImage> {
+        let domains = &self.domains;
+        let bytes = match picture {
+            QueryPicture::Stored(id) => {
+                self.readable_image(caller, id)?;
+                let missing =
+                    || Error::invalid("image_ref", format!("no stored image has id {id}"));
+                let dir = domains.image_dir.as_ref().ok_or_else(missing)?;
+                let image = domains.store.image(id)?.ok_or_else(missing)?;
+                dir.read(&image)?
+            }
+            QueryPicture::Source(source) => source.read(&domains.config.images)?.bytes,
+        };
+        let query = QueryImage::of(&bytes, &domains.config.images)?;
+        let Some(model) = domains.look_model.as_deref() else {
+            return Ok(query);
+        };
+        let stored = domains
+            .store
+            .image_vectors_of(
+                ImageSpace::Look,
+                std::slice::from_ref(&query.id),
+                model.name(),
+            )?
+            .pop()
+            .map(|(_, vector)| vector);
+        query.with_vector(&bytes, &domains.config.images, model, stored)
+    }
+
+    /// Images ranked by what they say and how they look, the query as its domain takes it
+    /// (its picture read by [`Api::query_image`]), in the scopes the caller may read.
+    pub fn vision_query(&self, caller: &Caller, query: &VisionQuery) -> Result<VisionResults> {
+        let mut query = query.clone();
+        caller.access.narrow(&mut query.filter.scope)?;
+        let domains = &self.domains;
+        VisionSearch::new(
+            domains.store.as_ref(),
+            domains.searcher(),
+            domains.clock.timestamp(),
+        )
+        .reading_text(domains.reader.is_some())
+        .looking_alike(domains.look_model.is_some())
+        .with_clip_model(domains.clip_model.as_deref())
+        .search(&query)
+    }
+
+    /// Checks that the caller may see image `id`: a memory it may read shows it.
+    pub(super) fn readable_image(&self, caller: &Caller, id: &ImageId) -> Result<()> {
+        if caller.access == Access::Full {
+            return Ok(());
+        }
+        let referencing = self.domains.store.image_references(id)?;
+        let scopes: Vec<Scope> = self
+            .domains
+            .store
+            .get(&referencing)?
+            .into_iter()
+            .map(|memory| memory.scope)
+            .collect();
+        if scopes.iter().any(|scope| caller.access.can_read(scope)) {
+            return Ok(());
+        }
+        match scopes.first() {
+            Some(scope) => caller.access.read(scope, "id"),
+            None => Ok(()),
         }
     }
 }

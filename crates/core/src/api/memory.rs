@@ -1,3 +1,6 @@
+//! Memories at the front door: their inputs and the `Api` operations on them (store and
+//! write, update and patch, get, forget, search, listings, statistics, prune).
+//!
 //! The inputs: one struct per tool or route body, its schema derived from its doc comments, and
 //! its conversion into the memory domain's own request. Dates accept ISO 8601 or natural language
 //! (`2 weeks ago`), resolved against the store's clock. Validation beyond shape (content size,
@@ -9,13 +12,21 @@ use serde::Deserialize;
 
 use super::Caller;
 use super::domains::Domains;
+use super::{Api, Found, Listing};
+use crate::access::Access;
 use crate::error::{Error, Result};
 use crate::id::IdRef;
+use crate::id::MemoryId;
 use crate::image::ImageSource;
 use crate::memory::Category;
 use crate::memory::{ListQuery, MemoryFilter, SortKey, SortOrder, Visibility};
+use crate::memory::{
+    Memory, MemoryHistory, PruneReport, PruneRule, StoreStats, TagCount, WriteOutcome,
+};
 use crate::memory::{MemoryPatch, NewMemory};
+use crate::relation::Detection;
 use crate::scope::{ProjectName, Scope, ScopeFilter};
+use crate::search::SearchResults;
 use crate::search::{FuzzyMode, SearchMode, SearchRequest};
 use crate::tag::Tag;
 
@@ -380,6 +391,223 @@ impl ListInput {
             offset: self.offset,
             filter: self.filter.into_filter(domains, caller)?,
         })
+    }
+}
+
+impl Api {
+    pub fn store(&self, caller: &Caller, mut input: StoreInput) -> Result<WriteOutcome> {
+        let image = input.take_image();
+        let new = input.into_new_memory(&self.domains, caller)?;
+        self.write(caller, new, image.as_ref())
+    }
+
+    /// Stores a memory as its domain takes it (with the image it shows, if any): `created`,
+    /// `duplicate` or `updated`; then records the memories it may contradict as pending
+    /// judgments and writes it into its project's files. The other stores (`store`, and
+    /// `store_with_image_file`) convert their input into this.
+    pub fn write(
+        &self,
+        caller: &Caller,
+        new: NewMemory,
+        image: Option<&ImageSource>,
+    ) -> Result<WriteOutcome> {
+        caller.access.write(&new.scope, "project")?;
+        let outcome = match image {
+            Some(image) => {
+                let outcome = self.domains.images().store(new, image)?;
+                self.domains.relations().detect(outcome, Detection::Full)
+            }
+            None => self
+                .domains
+                .relations()
+                .store_memory(new, Detection::Full)?,
+        };
+        self.domains.land_written([&outcome]);
+        Ok(self.wrote(outcome))
+    }
+
+    /// Changes memory `id` (a full id or a handle).
+    pub fn update(&self, caller: &Caller, id: &str, patch: PatchInput) -> Result<WriteOutcome> {
+        let patch = patch.into_patch(&self.domains)?;
+        self.patch(caller, &IdRef::parse(id)?, patch)
+    }
+
+    /// Applies a patch as its domain takes it to visible memory `target`, keeping its previous
+    /// state in the history; then records its conflict candidates and rewrites its unit.
+    pub fn patch(
+        &self,
+        caller: &Caller,
+        target: &IdRef,
+        patch: MemoryPatch,
+    ) -> Result<WriteOutcome> {
+        self.writable(caller, target, false)?;
+        self.domains.check_writable(target)?;
+        let outcome = self.domains.relations().update(target, patch)?;
+        self.domains.land_written([&outcome]);
+        Ok(self.wrote(outcome))
+    }
+
+    pub fn get(&self, caller: &Caller, input: &GetInput) -> Result<Vec<Memory>> {
+        self.memories(caller, &input.id_refs()?)
+    }
+
+    /// Hides memory `id`, or with `purge` deletes it for good.
+    pub fn forget(&self, caller: &Caller, id: &str, purge: bool) -> Result<Memory> {
+        let target = IdRef::parse(id)?;
+        self.writable(caller, &target, purge)?;
+        self.domains.check_writable(&target)?;
+        let memory = match purge {
+            true => {
+                let memory = self.domains.memories().purge(&target)?;
+                self.domains.release_images();
+                memory
+            }
+            false => self.domains.memories().forget(&target)?,
+        };
+        self.domains.land(&[memory.id]);
+        Ok(memory)
+    }
+
+    /// Brings back a forgotten memory (`cairn forget --undo`), as it was.
+    pub fn restore_memory(&self, caller: &Caller, id: &str) -> Result<Memory> {
+        let target = IdRef::parse(id)?;
+        self.writable(caller, &target, true)?;
+        self.domains.check_writable(&target)?;
+        let memory = self.domains.memories().restore(&target)?;
+        self.domains.land(&[memory.id]);
+        self.written(true);
+        Ok(memory)
+    }
+
+    pub fn search(&self, caller: &Caller, input: SearchInput) -> Result<Found> {
+        if input.observations {
+            return Ok(Found::Observations(
+                input.search_observations(&self.domains, caller)?,
+            ));
+        }
+        let request = input.into_request(&self.domains, caller)?;
+        Ok(Found::Memories(self.search_request(caller, &request)?))
+    }
+
+    pub fn list(&self, caller: &Caller, input: ListInput) -> Result<Listing> {
+        self.listing(caller, &input.into_query(&self.domains, caller)?)
+    }
+
+    pub fn tags(&self, caller: &Caller, input: FilterInput) -> Result<Vec<TagCount>> {
+        self.tag_counts(caller, &input.into_filter(&self.domains, caller)?)
+    }
+
+    /// The filter a [`FilterInput`] means for this caller.
+    pub fn filter(&self, caller: &Caller, input: FilterInput) -> Result<MemoryFilter> {
+        input.into_filter(&self.domains, caller)
+    }
+
+    /// A memory by id or handle; hidden ones only with `include_hidden`.
+    pub fn resolve(&self, caller: &Caller, target: &IdRef, include_hidden: bool) -> Result<Memory> {
+        let memory = self.domains.memories().resolve(target, include_hidden)?;
+        caller.access.read(&memory.scope, "id")?;
+        Ok(memory)
+    }
+
+    /// Visible memories, in the order asked for, as many as asked.
+    pub fn memories(&self, caller: &Caller, targets: &[IdRef]) -> Result<Vec<Memory>> {
+        let memories = self.domains.memories().get(targets)?;
+        for memory in &memories {
+            caller.access.read(&memory.scope, "id")?;
+        }
+        Ok(memories)
+    }
+
+    /// A visible memory and its previous states.
+    pub fn history(&self, caller: &Caller, target: &IdRef) -> Result<MemoryHistory> {
+        let history = self.domains.memories().history(target)?;
+        caller.access.read(&history.memory.scope, "id")?;
+        Ok(history)
+    }
+
+    /// Checks that the caller may change memory `target` (hidden ones too with `hidden`).
+    pub(super) fn writable(&self, caller: &Caller, target: &IdRef, hidden: bool) -> Result<()> {
+        if caller.access == Access::Full {
+            return Ok(());
+        }
+        let memory = self.domains.memories().resolve(target, hidden)?;
+        caller.access.write(&memory.scope, "id")
+    }
+
+    /// A page of a listing and the total under its filter.
+    pub fn listing(&self, caller: &Caller, query: &ListQuery) -> Result<Listing> {
+        let mut narrowed;
+        let query = match caller.access {
+            Access::Full => query,
+            Access::Token(_) => {
+                narrowed = query.clone();
+                caller.access.narrow(&mut narrowed.filter.scope)?;
+                &narrowed
+            }
+        };
+        Ok(Listing {
+            memories: self.domains.memories().list(query)?,
+            total: self.domains.memories().count(&query.filter)?,
+        })
+    }
+
+    /// Visible memories per tag under a filter, most used first.
+    pub fn tag_counts(&self, caller: &Caller, filter: &MemoryFilter) -> Result<Vec<TagCount>> {
+        let mut filter = filter.clone();
+        caller.access.narrow(&mut filter.scope)?;
+        self.domains.memories().tags(&filter)
+    }
+
+    /// A search as its domain takes it.
+    pub fn search_request(
+        &self,
+        caller: &Caller,
+        request: &SearchRequest,
+    ) -> Result<SearchResults> {
+        let mut request = request.clone();
+        caller.access.narrow(&mut request.filter.scope)?;
+        let results = self.search_with_images(&request);
+        // A damaged index found by this search is rebuilt by the worker, when there is one.
+        if let Some(worker) = &self.worker
+            && self.domains.embeddings().vector_index_damage().is_some()
+        {
+            worker.nudge();
+        }
+        results
+    }
+
+    /// Searches, then adds to each hit the images its memory shows.
+    pub(super) fn search_with_images(&self, request: &SearchRequest) -> Result<SearchResults> {
+        let mut results = self.domains.searcher().search(request)?;
+        let ids: Vec<MemoryId> = results.hits.iter().map(|hit| hit.memory.id).collect();
+        for shown in self.domains.store.memory_images(&ids)? {
+            if let Some(hit) = results
+                .hits
+                .iter_mut()
+                .find(|h| h.memory.id == shown.memory)
+            {
+                hit.images.push(shown.image);
+            }
+        }
+        Ok(results)
+    }
+
+    pub fn stats(&self, caller: &Caller) -> Result<StoreStats> {
+        caller.access.whole_store("the store's statistics")?;
+        self.domains.memories().stats()
+    }
+
+    /// The memories `rule` selects, and observations past retention; deleted unless `dry_run`.
+    pub fn prune(&self, rule: PruneRule, dry_run: bool) -> Result<PruneReport> {
+        let domains = &self.domains;
+        let mut report = domains.memories().prune(rule, dry_run)?;
+        if !dry_run {
+            report.observations_deleted = domains.sessions().prune_observations()?;
+            let ids: Vec<MemoryId> = report.memories.iter().map(|m| m.id).collect();
+            domains.release_images();
+            domains.land(&ids);
+        }
+        Ok(report)
     }
 }
 

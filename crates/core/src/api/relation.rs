@@ -1,3 +1,6 @@
+//! Relations at the front door: their inputs and the `Api` operations (verdicts, comparisons,
+//! listings, scans, a memory's relations).
+//!
 //! The relation inputs: a verdict (`memory_judge`, `POST /v1/conflicts/{id}/judge`,
 //! `cairn conflicts judge`), a comparison (`memory_compare`), a listing of conflicts and a scan,
 //! and their conversion for a [`Caller`]. A verdict's actor is the caller's agent unless the
@@ -6,11 +9,15 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::Api;
 use super::Caller;
 use super::domains::Domains;
 use super::memory::{page_limit, project, time};
 use crate::error::{Error, Result};
+use crate::id::{IdRef, MemoryId, RelationRef};
+use crate::memory::Memory;
 use crate::relation::{Actor, ActorKind, NewVerdict, RelationFilter, RelationKind, RelationStatus};
+use crate::relation::{Compared, RelationStats, RelationView, ScanReport};
 use crate::scope::Scope;
 
 /// A verdict on a pair of memories.
@@ -166,5 +173,125 @@ fn scope_of(
         (false, true, None) => Ok(Some(Scope::Global)),
         (false, false, Some(name)) => Ok(Some(Scope::Project(name))),
         (false, false, None) => Ok(caller.default_project.clone().map(Scope::Project)),
+    }
+}
+
+/// The most pending judgments one scan records unless told otherwise.
+pub const DEFAULT_SCAN_INSERTS: usize = 100;
+
+/// An id error about field `a` or `b` of a comparison rather than `id`.
+fn renamed(error: Error, field: &str) -> Error {
+    match error {
+        Error::Invalid { message, .. } => Error::invalid(field, message),
+        other => other,
+    }
+}
+
+impl Api {
+    /// Settles a pending judgment (a write's candidate) with a verdict.
+    pub fn judge(&self, caller: &Caller, input: JudgeInput) -> Result<RelationView> {
+        self.judge_id(caller, &input.judgment_id, input.verdict)
+    }
+
+    /// Settles judgment `judgment_id` (a full id or a handle) with a verdict.
+    pub fn judge_id(
+        &self,
+        caller: &Caller,
+        judgment_id: &str,
+        verdict: VerdictInput,
+    ) -> Result<RelationView> {
+        let judgment = RelationRef::parse(judgment_id)?;
+        let relation = self.domains.relations().show(&judgment)?.relation;
+        caller.access.write(&relation.scope, "judgment_id")?;
+        self.domains
+            .relations()
+            .judge(&judgment, verdict.into_verdict(caller))
+    }
+
+    /// Records a verdict on two memories directly.
+    pub fn compare(&self, caller: &Caller, input: CompareInput) -> Result<Compared> {
+        let a = IdRef::parse(&input.a).map_err(|e| renamed(e, "a"))?;
+        let b = IdRef::parse(&input.b).map_err(|e| renamed(e, "b"))?;
+        self.writable(caller, &a, false)
+            .map_err(|e| renamed(e, "a"))?;
+        self.writable(caller, &b, false)
+            .map_err(|e| renamed(e, "b"))?;
+        self.domains
+            .relations()
+            .compare(&a, &b, input.verdict.into_verdict(caller))
+    }
+
+    /// Relations under a filter, the most recently changed first.
+    pub fn conflicts(&self, caller: &Caller, input: ConflictsInput) -> Result<Vec<RelationView>> {
+        let mut filter = input.into_filter(&self.domains, caller)?;
+        filter.scope = self.relation_scope(caller, filter.scope)?;
+        self.domains.relations().list(&filter)
+    }
+
+    /// One judgment by id or handle.
+    pub fn conflict(&self, caller: &Caller, judgment_id: &str) -> Result<RelationView> {
+        let view = self
+            .domains
+            .relations()
+            .show(&RelationRef::parse(judgment_id)?)?;
+        caller.access.read(&view.relation.scope, "judgment_id")?;
+        Ok(view)
+    }
+
+    /// Counts of relations by status and relation, in the scope the input names.
+    pub fn conflict_stats(&self, caller: &Caller, input: &ConflictsInput) -> Result<RelationStats> {
+        let scope = self.relation_scope(caller, input.scope(caller)?)?;
+        self.domains.relations().stats(scope.as_ref())
+    }
+
+    /// The scope of a relation read (`None`: every scope), narrowed to the caller's.
+    pub(super) fn relation_scope(
+        &self,
+        caller: &Caller,
+        scope: Option<Scope>,
+    ) -> Result<Option<Scope>> {
+        match (scope, caller.access.project()) {
+            (None, Some(project)) => Ok(Some(Scope::Project(project.clone()))),
+            (Some(scope), _) => {
+                caller.access.read(&scope, "project")?;
+                Ok(Some(scope))
+            }
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// Walks one scope for pairs never related; records them with `apply`.
+    pub fn scan_conflicts(
+        &self,
+        caller: &Caller,
+        input: ScanInput,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<ScanReport> {
+        let scope = input.scope(caller)?;
+        match input.apply {
+            true => caller.access.write(&scope, "project")?,
+            false => caller.access.read(&scope, "project")?,
+        }
+        self.domains.relations().scan(
+            &scope,
+            input.apply,
+            input.max_insert.unwrap_or(DEFAULT_SCAN_INSERTS),
+            progress,
+        )
+    }
+
+    /// The relations of these memories (both directions), with both sides' headlines.
+    pub fn relations_of(&self, caller: &Caller, memories: &[Memory]) -> Result<Vec<RelationView>> {
+        for memory in memories {
+            caller.access.read(&memory.scope, "id")?;
+        }
+        let ids: Vec<MemoryId> = memories.iter().map(|m| m.id).collect();
+        Ok(self
+            .domains
+            .relations()
+            .relations_of(&ids)?
+            .into_iter()
+            .filter(|view| caller.access.can_read(&view.relation.scope))
+            .collect())
     }
 }

@@ -1,17 +1,27 @@
-//! The inputs of the session operations over MCP and HTTP: context, an agent's own session
-//! summary, and session listings; and observation search's project.
+//! Sessions at the front door: context, recorded hook events (and the facts, summaries,
+//! reflections and screenshots they bring), an agent's own session summary, session listings and
+//! observations; their inputs over MCP and HTTP and the `Api` operations.
+
+use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::Api;
 use super::Caller;
 use super::domains::Domains;
 use super::memory::{SearchInput, page_limit};
+use crate::context::Context;
 use crate::context::ContextRequest;
 use crate::error::{Error, Result};
+use crate::image::screenshots::screenshot_memories;
+use crate::memory::{Source, WriteOutcome};
+use crate::scope::Scope;
 use crate::scope::{ProjectName, ScopeFilter};
 use crate::session::AgentSummary;
+use crate::session::{AgentEvent, Observation, Session};
 use crate::session::{ObservationHit, SessionFilter, SessionKey};
+use crate::slot::Recorded;
 
 /// Input of `memory_context` and `/v1/context`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -178,5 +188,126 @@ impl SearchInput {
             ScopeFilter::ProjectAndGlobal(project) => Some(project),
             _ => None,
         })
+    }
+}
+
+impl Api {
+    /// What a session should know now, packed into the budget.
+    pub fn context(&self, caller: &Caller, input: ContextInput) -> Result<Context> {
+        self.context_request(caller, &input.into_request(&self.domains, caller)?)
+    }
+
+    /// Stores the agent's own summary of its session.
+    pub fn session_summary(
+        &self,
+        caller: &Caller,
+        input: SessionSummaryInput,
+    ) -> Result<WriteOutcome> {
+        let summary = input.into_summary(caller)?;
+        let scope = summary
+            .project
+            .clone()
+            .map_or(Scope::Global, Scope::Project);
+        caller.access.write(&scope, "project")?;
+        Ok(self.wrote(self.domains.sessions().store_agent_summary(summary)?))
+    }
+
+    pub fn sessions(&self, caller: &Caller, input: SessionsInput) -> Result<Vec<Session>> {
+        self.session_list(caller, &input.into_filter(caller)?)
+    }
+
+    /// A session with its visible observations.
+    pub fn session(
+        &self,
+        caller: &Caller,
+        agent: &str,
+        id: &str,
+    ) -> Result<(Session, Vec<Observation>)> {
+        let key = SessionKey::new(agent, id)?;
+        let session = self.session_by_key(caller, &key)?;
+        Ok((session, self.domains.sessions().observations(&key)?))
+    }
+
+    /// What the agents of session `key` did, oldest first (those past retention left out).
+    pub fn observations(&self, caller: &Caller, key: &SessionKey) -> Result<Vec<Observation>> {
+        self.session_by_key(caller, key)?;
+        self.domains.sessions().observations(key)
+    }
+
+    /// Records agent events (a hook's, or the spool's), then summarises and reflects the
+    /// sessions that ended, and keeps the screenshots their tools returned as memories.
+    pub fn record_events(&self, events: &[AgentEvent]) -> Result<Recorded> {
+        let domains = &self.domains;
+        let mut report = domains.sessions().record_events(events)?;
+        domains.land_written(&report.extracted);
+        report.extracted = domains.detect_by_words(std::mem::take(&mut report.extracted));
+        let recorded = domains.slots().reflect_ended(report)?;
+        // The screenshots the tools of these events returned, kept as memories of their
+        // sessions; a picture the store refuses is logged and never fails the events.
+        for (memory, picture) in events.iter().flat_map(screenshot_memories) {
+            if let Err(error) = self.write(&Caller::local(Source::Hook), memory, Some(&picture)) {
+                tracing::warn!(%error, "a screenshot a tool returned was not kept");
+            }
+        }
+        // Facts extracted at a turn's end, and summaries, are memories too.
+        let report = &recorded.report;
+        self.written(
+            report.extracted.iter().any(|o| o.status.stored_text())
+                || !report.summarized.is_empty(),
+        );
+        Ok(recorded)
+    }
+
+    /// Stores the `*Remember*:` facts of an agent's output as memories.
+    pub fn extract(
+        &self,
+        text: &str,
+        scope: Scope,
+        entered_by: Option<String>,
+        session_id: Option<String>,
+    ) -> Result<Vec<WriteOutcome>> {
+        let outcomes = self
+            .domains
+            .memories()
+            .extract(text, scope, entered_by, session_id)?;
+        self.domains.land_written(&outcomes);
+        let outcomes = self.domains.detect_by_words(outcomes);
+        self.written(outcomes.iter().any(|o| o.status.stored_text()));
+        Ok(outcomes)
+    }
+
+    /// Context as its domain takes the request.
+    pub fn context_request(&self, caller: &Caller, request: &ContextRequest) -> Result<Context> {
+        if let Some(project) = &request.project {
+            caller
+                .access
+                .read(&Scope::Project(project.clone()), "project")?;
+        }
+        // Hand edits to the project's files reach what a new session is told.
+        if let Some(project) = &request.project {
+            self.domains.refresh_files(project, Duration::ZERO);
+        }
+        self.domains.context().context(request)
+    }
+
+    /// The session `text` names: `AGENT/ID`, or a bare id that one agent's session has.
+    pub fn session_key(&self, text: &str) -> Result<SessionKey> {
+        self.domains.sessions().resolve(text)
+    }
+
+    /// A session without its observations.
+    pub fn session_by_key(&self, caller: &Caller, key: &SessionKey) -> Result<Session> {
+        let session = self.domains.sessions().session(key)?;
+        caller
+            .access
+            .read(&Scope::Project(session.project.clone()), "session")?;
+        Ok(session)
+    }
+
+    /// Sessions under a filter, the latest active first.
+    pub fn session_list(&self, caller: &Caller, filter: &SessionFilter) -> Result<Vec<Session>> {
+        let mut filter = filter.clone();
+        caller.access.narrow_project(&mut filter.project)?;
+        self.domains.sessions().sessions(&filter)
     }
 }

@@ -1,5 +1,6 @@
-//! The inputs of the slot operations over MCP and HTTP (and the CLI's flags), and their
-//! conversion into the slot domain's requests for a [`Caller`].
+//! Slots at the front door: the inputs of the slot operations over MCP and HTTP (and the CLI's
+//! flags), their conversion into the slot domain's requests for a [`Caller`], and the `Api`
+//! operations (each edit pinned to a slot the caller may write).
 //!
 //! A REST route carries the label in its path (`/v1/slots/{label}`), so the body and query types
 //! here leave it out; the MCP tools take the same types with a `label` beside them
@@ -8,9 +9,12 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::Api;
 use super::Caller;
 use crate::error::{Error, Result};
 use crate::scope::{ProjectName, Scope};
+use crate::session::SessionKey;
+use crate::slot::{DEFAULT_SLOTS, Reflection, Slot};
 use crate::slot::{NewSlot, SlotSettings};
 use crate::slot::{SlotAddress, SlotLabel, SlotScope};
 
@@ -183,6 +187,125 @@ fn project_or_callers(named: Option<&str>, caller: &Caller) -> Result<Option<Pro
     match named {
         Some(name) => Ok(Some(ProjectName::new(name)?)),
         None => Ok(caller.default_project.clone()),
+    }
+}
+
+impl Api {
+    /// The slots a caller sees: the project's and the global ones it does not shadow.
+    pub fn slots(&self, caller: &Caller, input: &SlotProjectInput) -> Result<Vec<Slot>> {
+        let project = input.project(caller)?;
+        if let Some(project) = &project {
+            caller
+                .access
+                .read(&Scope::Project(project.clone()), "project")?;
+        }
+        self.domains.slots().slots(project.as_ref())
+    }
+
+    pub fn slot(&self, caller: &Caller, label: &str, target: &SlotTarget) -> Result<Slot> {
+        let address = target.address(label, caller)?;
+        if let Some(project) = &address.project {
+            caller
+                .access
+                .read(&Scope::Project(project.clone()), "project")?;
+        }
+        self.domains.slots().slot(&address)
+    }
+
+    pub fn create_slot(&self, caller: &Caller, input: SlotCreateInput) -> Result<Slot> {
+        let new = input.into_new_slot(caller)?;
+        caller.access.write(&new.scope, "scope")?;
+        self.domains.slots().create_slot(new)
+    }
+
+    /// The slot a change means, pinned to one the caller may write.
+    pub(super) fn writable_slot(
+        &self,
+        caller: &Caller,
+        label: &str,
+        target: &SlotTarget,
+    ) -> Result<SlotAddress> {
+        let mut address = target.address(label, caller)?;
+        caller.access.write_slot(&mut address)?;
+        Ok(address)
+    }
+
+    pub fn append_slot(&self, caller: &Caller, label: &str, input: &SlotTextInput) -> Result<Slot> {
+        let address = self.writable_slot(caller, label, &input.target())?;
+        self.domains.slots().append_slot(&address, &input.content)
+    }
+
+    pub fn replace_slot(
+        &self,
+        caller: &Caller,
+        label: &str,
+        input: &SlotTextInput,
+    ) -> Result<Slot> {
+        let address = self.writable_slot(caller, label, &input.target())?;
+        self.domains.slots().replace_slot(&address, &input.content)
+    }
+
+    pub fn configure_slot(
+        &self,
+        caller: &Caller,
+        label: &str,
+        input: &SlotSettingsInput,
+    ) -> Result<Slot> {
+        let address = self.writable_slot(caller, label, &input.target)?;
+        self.domains
+            .slots()
+            .configure_slot(&address, &input.settings())
+    }
+
+    pub fn delete_slot(&self, caller: &Caller, label: &str, target: &SlotTarget) -> Result<Slot> {
+        self.domains
+            .slots()
+            .delete_slot(&self.writable_slot(caller, label, target)?)
+    }
+
+    /// Puts default slot `label` back as seeded, or (without a label) re-creates every deleted
+    /// default of the caller's project and the global scope.
+    pub fn reset_slots(
+        &self,
+        caller: &Caller,
+        label: Option<&str>,
+        input: &SlotProjectInput,
+    ) -> Result<Vec<Slot>> {
+        let label = label.map(SlotLabel::new).transpose()?;
+        let project = input.project(caller)?;
+        // A reset writes each default's own scope: the project's, or the global one.
+        let defaults = match &label {
+            Some(label) => DEFAULT_SLOTS
+                .iter()
+                .filter(|spec| spec.label == label.as_str())
+                .collect(),
+            None => DEFAULT_SLOTS.iter().collect::<Vec<_>>(),
+        };
+        for spec in defaults {
+            let scope = match (&project, spec.global) {
+                (Some(project), false) => Scope::Project(project.clone()),
+                _ => Scope::Global,
+            };
+            caller.access.write(&scope, "label")?;
+        }
+        self.domains
+            .slots()
+            .reset_slots(project.as_ref(), label.as_ref())
+    }
+
+    /// Writes what a recorded session says into its project's slots.
+    pub fn reflect(&self, caller: &Caller, agent: &str, id: &str) -> Result<Reflection> {
+        let key = SessionKey::new(agent, id)?;
+        let session = self.domains.sessions().session(&key)?;
+        caller
+            .access
+            .write(&Scope::Project(session.project), "session")?;
+        self.domains.slots().reflect_session(&key)
+    }
+
+    /// Reflects the most recently active session of `project` into its slots.
+    pub fn reflect_latest(&self, project: &ProjectName) -> Result<Reflection> {
+        self.domains.slots().reflect_latest_session(project)
     }
 }
 
