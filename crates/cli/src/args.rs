@@ -188,6 +188,16 @@ pub enum Command {
         after_help = "Events: Claude Code and Codex: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,\nPostToolUseFailure, PermissionDenied (Claude Code: a refused call, recorded as a failure), PreCompact,\nSubagentStop, Stop, SessionEnd, Notification. OpenCode (through\ncairn's plugin): session.created, chat.message, tool.execute.before, tool.execute.after,\nsession.compacting, session.compacted, session.idle, session.deleted, session.ended (when OpenCode\ndisposes of its instance or exits), session.error.\n\nAlways exits 0 and prints only what the agent should read (context at SessionStart and\nPreCompact). Failures go to logs/hooks.log beside the database; when the store is busy the\nevent waits in a spool that the next command records."
     )]
     Hook(HookArgs),
+    /// Print shell completions for cairn's commands and flags.
+    #[command(
+        after_help = "Examples:\n  cairn completions bash > ~/.local/share/bash-completion/completions/cairn\n  cairn completions zsh > ~/.zfunc/_cairn       # with fpath+=(~/.zfunc) before compinit\n  cairn completions fish > ~/.config/fish/completions/cairn.fish\n  cairn completions powershell >> $PROFILE\n\nGenerated from the same definitions as the parser, so they know every command and flag of\nthis binary; print them again after an upgrade."
+    )]
+    Completions(CompletionsArgs),
+    /// Print cairn's manual page (roff): every command, flag and example.
+    #[command(
+        after_help = "Examples:\n  cairn man | man -l -                              # read it now\n  cairn man --dir ~/.local/share/man/man1           # cairn.1 and cairn-COMMAND.1; then `man cairn`\n\nGenerated from the same definitions as `--help`, with the README's tour as its examples."
+    )]
+    Man(ManArgs),
     /// Install cairn into an agent: hooks, the MCP server and the memory protocol.
     #[command(
         after_help = "Examples:\n  cairn setup claude-code --dry-run    # show what would change\n  cairn setup claude-code\n  cairn setup opencode\n  cairn setup codex --uninstall        # remove exactly what setup added\n\nExisting configuration is merged, never replaced; each changed file is backed up first\n(<file>.cairn-backup), and keeps its layout, so setup then --uninstall leaves it byte for byte as\nit was. Running setup again changes nothing. Codex runs new hooks only once you trust them: it\nasks the next time it starts."
@@ -666,6 +676,21 @@ pub struct HookArgs {
     pub agent: AgentArg,
     /// The event, named as the agent names it (see below).
     pub event: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write the pages into this directory instead of printing cairn(1): cairn.1 and one
+    /// cairn-COMMAND.1 per command (the directory is created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]

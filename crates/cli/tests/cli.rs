@@ -28,6 +28,8 @@ mod migrate;
 mod ocr;
 #[path = "cli/postgres.rs"]
 mod postgres;
+#[path = "cli/reference.rs"]
+mod reference;
 #[path = "cli/schema.rs"]
 mod schema;
 #[path = "cli/slots.rs"]

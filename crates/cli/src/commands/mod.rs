@@ -12,6 +12,7 @@ mod memory;
 mod migrate;
 mod model;
 mod prune;
+mod reference;
 mod search;
 mod serve;
 mod sessions;
@@ -84,6 +85,9 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
     match command {
         Command::Hook(args) => return crate::hook::run(cli, args),
         Command::Setup(args) => return crate::setup::run(cli, args),
+        // Generated from the parser's own definitions: no store.
+        Command::Completions(args) => return reference::completions(args),
+        Command::Man(args) => return reference::man(args),
         // Opens the stores it names itself.
         Command::MigrateStore(args) => return migrate::run(cli, args),
         _ => {}
@@ -129,7 +133,11 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         Command::Add(args) => files::add(&app, args),
         Command::Token(command) => tokens::run(&app, command),
         Command::Doctor(args) => doctor::run(&app, args),
-        Command::Hook(_) | Command::Setup(_) | Command::MigrateStore(_) => {
+        Command::Hook(_)
+        | Command::Setup(_)
+        | Command::MigrateStore(_)
+        | Command::Completions(_)
+        | Command::Man(_) => {
             unreachable!("handled before the store opens")
         }
     }?;
