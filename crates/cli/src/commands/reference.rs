@@ -38,15 +38,14 @@ pub fn man(args: &ManArgs) -> Result<Outcome> {
         .with_context(|| format!("writing the manual pages into {}", dir.display()))?;
     let top = dir.join("cairn.1");
     std::fs::write(&top, man_page()?).with_context(|| format!("writing {}", top.display()))?;
-    let mut written: Vec<_> = std::fs::read_dir(dir)?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| {
-            path.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("cairn") && n.ends_with(".1"))
-        })
+    // The pages this binary's commands have (pages an older cairn left there are not named).
+    let mut written = Vec::new();
+    page_names("cairn", &Cli::command(), &mut written);
+    let written: Vec<_> = written
+        .into_iter()
+        .map(|name| dir.join(format!("{name}.1")))
+        .filter(|path| path.exists())
         .collect();
-    written.sort();
     let list: String = written
         .iter()
         .map(|p| format!("{}\n", p.display()))
@@ -101,6 +100,15 @@ pub fn man_page() -> Result<Vec<u8>> {
     roff.to_writer(&mut out)?;
     page.render_version_section(&mut out)?;
     Ok(out)
+}
+
+/// The page names of `command` (called `name`) and of every command under it, as
+/// clap_mangen names their files (`cairn-slot-append`).
+fn page_names(name: &str, command: &clap::Command, names: &mut Vec<String>) {
+    names.push(name.to_string());
+    for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
+        page_names(&format!("{name}-{}", sub.get_name()), sub, names);
+    }
 }
 
 /// `text` line for line, as written (no filling, no hyphenation).

@@ -2,7 +2,7 @@
 //! in the shells they are for, complete real commands and flags, and the manual page renders
 //! with the README's tour and every command's examples.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::Sandbox;
@@ -19,18 +19,36 @@ const COMMANDS: [&str; 8] = [
     "man",
 ];
 
-/// Runs `script` in bash and returns what it printed.
-fn bash(script: &str) -> String {
-    let output = Command::new("bash")
-        .args(["-c", script])
-        .output()
-        .expect("bash runs");
+/// `text` in file `name` of the sandbox's home.
+fn written(sandbox: &Sandbox, name: &str, text: &str) -> PathBuf {
+    std::fs::create_dir_all(&sandbox.home).unwrap();
+    let file = sandbox.home.join(name);
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+/// What `command` printed, having checked it ran and succeeded; a failure saying how to install
+/// `program` when it is not on this machine.
+fn succeeds(command: &mut Command, program: &str, install: &str) -> String {
+    let output = match command.output() {
+        Ok(output) => output,
+        Err(_) => cairn_core::testing::missing(program, install),
+    };
     assert!(
         output.status.success(),
-        "bash failed: {}",
+        "{program} failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    String::from_utf8(output.stdout).expect("UTF-8")
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Runs `script` in bash and returns what it printed.
+fn bash(script: &str) -> String {
+    succeeds(
+        Command::new("bash").args(["-c", script]),
+        "bash",
+        "apt-get install bash",
+    )
 }
 
 /// What bash's completion of cairn offers for `words` (the last one being completed).
@@ -55,14 +73,11 @@ fn bash_completes(script: &Path, words: &[&str]) -> Vec<String> {
 fn bash_completions_parse_and_complete_commands_and_flags() {
     let sandbox = Sandbox::new();
     let script = sandbox.ok(&["completions", "bash"]).stdout;
-    let file = sandbox.home.join("cairn.bash");
-    std::fs::create_dir_all(&sandbox.home).unwrap();
-    std::fs::write(&file, &script).unwrap();
-    let syntax = Command::new("bash").arg("-n").arg(&file).output().unwrap();
-    assert!(
-        syntax.status.success(),
-        "{}",
-        String::from_utf8_lossy(&syntax.stderr)
+    let file = written(&sandbox, "cairn.bash", &script);
+    succeeds(
+        Command::new("bash").arg("-n").arg(&file),
+        "bash",
+        "apt-get install bash",
     );
 
     assert_eq!(bash_completes(&file, &["cairn", "sto"]), ["store"]);
@@ -97,17 +112,11 @@ fn an_unknown_shell_is_refused_naming_the_shells() {
 fn zsh_completions_parse_and_name_every_command() {
     let sandbox = Sandbox::new();
     let script = sandbox.ok(&["completions", "zsh"]).stdout;
-    let file = sandbox.home.join("_cairn");
-    std::fs::create_dir_all(&sandbox.home).unwrap();
-    std::fs::write(&file, &script).unwrap();
-    let syntax = match Command::new("zsh").arg("-n").arg(&file).output() {
-        Ok(output) => output,
-        Err(_) => cairn_core::testing::missing("zsh", "apt-get install zsh"),
-    };
-    assert!(
-        syntax.status.success(),
-        "{}",
-        String::from_utf8_lossy(&syntax.stderr)
+    let file = written(&sandbox, "_cairn", &script);
+    succeeds(
+        Command::new("zsh").arg("-n").arg(&file),
+        "zsh",
+        "apt-get install zsh",
     );
     assert!(script.starts_with("#compdef cairn"), "{}", &script[..80]);
     for command in COMMANDS {
@@ -166,25 +175,16 @@ fn the_man_page_holds_the_readme_tour_and_every_commands_examples() {
 fn the_man_page_renders_with_man() {
     let sandbox = Sandbox::new();
     let page = sandbox.ok(&["man"]).stdout;
-    std::fs::create_dir_all(&sandbox.home).unwrap();
-    let file = sandbox.home.join("cairn.1");
-    std::fs::write(&file, &page).unwrap();
-    let rendered = match Command::new("man")
-        .arg("-l")
-        .arg(&file)
-        .env("MANWIDTH", "100")
-        .env("MANPAGER", "cat")
-        .output()
-    {
-        Ok(output) => output,
-        Err(_) => cairn_core::testing::missing("man", "apt-get install man-db groff-base"),
-    };
-    assert!(
-        rendered.status.success(),
-        "{}",
-        String::from_utf8_lossy(&rendered.stderr)
+    let file = written(&sandbox, "cairn.1", &page);
+    let text = succeeds(
+        Command::new("man")
+            .arg("-l")
+            .arg(&file)
+            .env("MANWIDTH", "100")
+            .env("MANPAGER", "cat"),
+        "man",
+        "apt-get install man-db groff-base",
     );
-    let text = String::from_utf8_lossy(&rendered.stdout);
     for heading in [
         "NAME",
         "SYNOPSIS",
@@ -202,7 +202,15 @@ fn the_man_page_renders_with_man() {
 fn man_dir_writes_a_page_per_command() {
     let sandbox = Sandbox::new();
     let dir = sandbox.home.join("man1");
+    // A page an older cairn left there is neither touched nor named as written.
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("cairn-retired.1"), "old").unwrap();
     let run = sandbox.ok(&["man", "--dir", dir.to_str().unwrap()]);
+    assert!(!run.stdout.contains("cairn-retired"), "{}", run.stdout);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("cairn-retired.1")).unwrap(),
+        "old"
+    );
     let listed: Vec<&str> = run.stdout.lines().collect();
     for name in [
         "cairn.1",
