@@ -200,7 +200,7 @@ pub enum Command {
     Man(ManArgs),
     /// Install cairn into an agent: hooks, the MCP server and the memory protocol.
     #[command(
-        after_help = "Examples:\n  cairn setup claude-code --dry-run    # show what would change\n  cairn setup claude-code\n  cairn setup opencode\n  cairn setup codex --uninstall        # remove exactly what setup added\n\nExisting configuration is merged, never replaced; each changed file is backed up first\n(<file>.cairn-backup), and keeps its layout, so setup then --uninstall leaves it byte for byte as\nit was. Running setup again changes nothing. Codex runs new hooks only once you trust them: it\nasks the next time it starts."
+        after_help = "Examples:\n  cairn setup claude-code --dry-run    # show what would change\n  cairn setup claude-code\n  cairn setup opencode\n  cairn setup codex --uninstall        # remove exactly what setup added\n\nExisting configuration is merged, never replaced; each changed file is backed up first\n(<file>.cairn-backup), and keeps its layout, so setup then --uninstall leaves it byte for byte as\nit was. Running setup again changes nothing. Codex runs new hooks only once you trust them: it\nasks the next time it starts.\n\nClaude Code can instead install cairn as a plugin (no files of yours edited):\n  claude plugin marketplace add cairn-memory/cairn && claude plugin install cairn@cairn\nsetup claude-code refuses while that plugin is enabled (every hook would run twice)."
     )]
     Setup(SetupArgs),
 }
@@ -676,6 +676,10 @@ pub struct HookArgs {
     pub agent: AgentArg,
     /// The event, named as the agent names it (see below).
     pub event: String,
+    /// Run by cairn's Claude Code plugin, whose MCP tools Claude Code names
+    /// mcp__plugin_cairn_cairn__* (what the session is told to load names them so).
+    #[arg(long)]
+    pub plugin: bool,
 }
 
 #[derive(Debug, Args)]

@@ -26,6 +26,8 @@
 
 #[path = "agents/claude.rs"]
 mod claude;
+#[path = "agents/claude_plugin.rs"]
+mod claude_plugin;
 #[path = "agents/codex.rs"]
 mod codex;
 #[path = "agents/import.rs"]
@@ -35,6 +37,7 @@ mod model_server;
 #[path = "agents/opencode.rs"]
 mod opencode;
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -114,7 +117,9 @@ fn pinned(package: &str) -> String {
 /// One agent's temporary machine: its HOME, a project, cairn's data directory and the scripted
 /// model it talks to.
 struct Lab {
-    _root: tempfile::TempDir,
+    root: tempfile::TempDir,
+    /// The PATH every command runs with.
+    path: OsString,
     home: PathBuf,
     project: PathBuf,
     cairn_home: PathBuf,
@@ -129,10 +134,11 @@ impl Lab {
         std::fs::create_dir_all(&project).unwrap();
         std::fs::create_dir_all(&home).unwrap();
         Lab {
+            path: std::env::var_os("PATH").unwrap_or_default(),
             cairn_home: home.join(".cairn"),
             home,
             project,
-            _root: root,
+            root,
             model: ModelServer::start(),
         }
     }
@@ -144,7 +150,7 @@ impl Lab {
         command
             .current_dir(&self.project)
             .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("PATH", &self.path)
             .env("HOME", &self.home)
             .env("LANG", "C.UTF-8")
             .env("CAIRN_HOME", &self.cairn_home)
@@ -154,6 +160,26 @@ impl Lab {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         command
+    }
+
+    /// Puts this build's `cairn` first on the lab's PATH (a plugin runs the `cairn` it finds
+    /// there); without it, no directory of the PATH holds a `cairn`.
+    fn put_cairn_on_path(&mut self, on: bool) {
+        let bin = self.root.path().join("bin");
+        let outside = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .filter(|dir| !dir.join("cairn").exists())
+            .collect::<Vec<_>>();
+        let mut dirs = Vec::new();
+        if on {
+            std::fs::create_dir_all(&bin).unwrap();
+            let link = bin.join("cairn");
+            if !link.exists() {
+                std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_cairn"), &link).unwrap();
+            }
+            dirs.push(bin);
+        }
+        dirs.extend(outside);
+        self.path = std::env::join_paths(dirs).unwrap();
     }
 
     /// `cairn args…` in the project; its standard output, or a panic with what it said.
@@ -392,6 +418,13 @@ fn store_input() -> Value {
 fn claude_code_end_to_end() {
     let agents = Agents::find();
     claude::story(&agents);
+}
+
+#[test]
+#[ignore = "needs the pinned agent CLIs (CAIRN_AGENTS_DIR: npm install of crates/cli/tests/agents)"]
+fn claude_code_plugin_end_to_end() {
+    let agents = Agents::find();
+    claude_plugin::story(&agents);
 }
 
 #[test]

@@ -249,11 +249,15 @@ fn open_api(config: &Config) -> Result<Api> {
     Ok(Api::open(parts, config))
 }
 
-/// What a Claude Code session is told first: cairn's tools may be deferred, and how to load them.
-const LOAD_TOOLS: &str = "cairn memory: its MCP tools (mcp__cairn__memory_*) may be deferred. \
-    On the first prompt, load them with ToolSearch, query \
-    \"select:mcp__cairn__memory_search,mcp__cairn__memory_store,mcp__cairn__memory_context,\
-    mcp__cairn__memory_session_summary\".";
+/// What a Claude Code session is told first: cairn's tools may be deferred, and how to load
+/// them (named with `prefix`: setup's server and the plugin's are named differently).
+fn load_tools(prefix: &str) -> String {
+    format!(
+        "cairn memory: its MCP tools ({prefix}memory_*) may be deferred. On the first prompt, \
+         load them with ToolSearch, query \"select:{prefix}memory_search,{prefix}memory_store,\
+         {prefix}memory_context,{prefix}memory_session_summary\"."
+    )
+}
 
 fn print_context(api: &Api, event: &AgentEvent, args: &HookArgs) -> Result<()> {
     let hook = Caller::local(Source::Hook);
@@ -274,8 +278,16 @@ fn print_context(api: &Api, event: &AgentEvent, args: &HookArgs) -> Result<()> {
     // Claude Code defers MCP tools behind its tool search: the session is told, first thing,
     // how to load cairn's.
     let text = match (args.agent, starting) {
-        (AgentArg::ClaudeCode, true) if context.text.is_empty() => LOAD_TOOLS.to_string(),
-        (AgentArg::ClaudeCode, true) => format!("{LOAD_TOOLS}\n\n{}", context.text),
+        (AgentArg::ClaudeCode, true) => {
+            let prefix = match args.plugin {
+                true => crate::setup::plugin::TOOL_PREFIX,
+                false => crate::setup::claude::TOOL_PREFIX,
+            };
+            match context.text.is_empty() {
+                true => load_tools(prefix),
+                false => format!("{}\n\n{}", load_tools(prefix), context.text),
+            }
+        }
         _ => context.text,
     };
     if text.is_empty() {

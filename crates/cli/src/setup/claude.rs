@@ -3,13 +3,13 @@
 //! `~/.claude.json` (where `claude mcp add --scope user` puts it), and the protocol as the skill
 //! `~/.claude/skills/cairn-memory/SKILL.md`.
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use serde_json::json;
 
 use super::edit::{
     JsonFile, add_hooks, add_to_list, remove_entry, remove_from_list, remove_hooks, set_entry,
 };
-use super::{Change, PROTOCOL, Target, owned_file};
+use super::{Change, PROTOCOL, Target, owned_file, plugin};
 use crate::args::AgentArg;
 
 /// The events cairn records. PreToolUse is left out: it records nothing that PostToolUse does
@@ -30,7 +30,11 @@ pub const EVENTS: &[&str] = &[
 /// The permission rule allowing every tool of the MCP server named `cairn`, without a prompt.
 pub const TOOLS_RULE: &str = "mcp__cairn";
 
-const SKILL_HEADER: &str = "---\nname: cairn-memory\ndescription: Persistent memory across \
+/// What Claude Code prefixes the tools of the MCP server `cairn` with (the plugin's differ:
+/// [`super::plugin::TOOL_PREFIX`]).
+pub const TOOL_PREFIX: &str = "mcp__cairn__";
+
+pub const SKILL_HEADER: &str = "---\nname: cairn-memory\ndescription: Persistent memory across \
 sessions with cairn. Use before work that may overlap earlier work, after decisions, bug fixes, \
 discoveries, configuration changes or stated preferences, when the user says \"remember\", \
 before the session ends, and after the context was compacted.\n---\n\n";
@@ -38,6 +42,14 @@ before the session ends, and after the context was compacted.\n---\n\n";
 pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {
     let settings_path = target.home.join(".claude/settings.json");
     let mut settings = JsonFile::load(&settings_path)?;
+    if let Some(plugin) = plugin::enabled(&settings.value).filter(|_| !uninstall) {
+        bail!(
+            "Claude Code already runs cairn through its plugin {plugin} (enabled in {}): its \
+             hooks, MCP server and skill are installed, and setting up as well would run every \
+             hook twice. To use setup instead, run `claude plugin uninstall {plugin}` first",
+            settings_path.display()
+        );
+    }
     let state_path = target.home.join(".claude.json");
     let mut state = JsonFile::load(&state_path)?;
     if uninstall {

@@ -156,7 +156,7 @@ pub fn add_hooks(root: &mut Value, target: &Target, agent: AgentArg, events: &[&
 
 /// How long the agent lets cairn's hook for `event` run: 30 s, except where the agent allows
 /// less — Codex clamps a SessionEnd hook to 3 s and warns on every run when asked for more.
-fn hook_timeout_secs(agent: AgentArg, event: &str) -> u64 {
+pub fn hook_timeout_secs(agent: AgentArg, event: &str) -> u64 {
     match (agent, event) {
         (AgentArg::Codex, "SessionEnd") => 3,
         _ => 30,

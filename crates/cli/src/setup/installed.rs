@@ -4,15 +4,17 @@
 
 use std::path::Path;
 
-use super::codex;
 use super::edit::{JsonFile, has_cairn_hook};
+use super::{codex, plugin};
 use crate::args::AgentArg;
 
 /// Why no session may have been recorded, as one line of advice.
 pub fn hooks_advice(home: &Path) -> String {
     let mut running = Vec::new();
     let claude = JsonFile::load(&home.join(".claude/settings.json"));
-    if claude.is_ok_and(|file| has_cairn_hook(&file.value, AgentArg::ClaudeCode)) {
+    if claude.is_ok_and(|file| {
+        has_cairn_hook(&file.value, AgentArg::ClaudeCode) || plugin::enabled(&file.value).is_some()
+    }) {
         running.push(AgentArg::ClaudeCode.name());
     }
     if home.join(".config/opencode/plugin/cairn.ts").is_file() {

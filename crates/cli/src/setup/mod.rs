@@ -18,11 +18,12 @@
 //!
 //! [`hooks_advice`] reads an installed setup back, for commands that find nothing recorded.
 
-mod claude;
+pub mod claude;
 mod codex;
 mod edit;
 mod installed;
 mod opencode;
+pub mod plugin;
 
 pub use installed::hooks_advice;
 

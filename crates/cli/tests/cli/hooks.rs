@@ -1208,3 +1208,103 @@ fn instruction_files_an_import_follows_are_read_again_as_a_session_starts() {
         s.hook_log()
     );
 }
+
+/// cairn's Claude Code plugin and `cairn setup claude-code` exclude each other: beside the
+/// enabled plugin setup refuses, naming it and how to switch, and writes nothing; an uninstall
+/// still runs.
+#[test]
+fn setup_refuses_beside_the_enabled_claude_code_plugin() {
+    let s = Sandbox::new();
+    let home = s.home.join("user-home");
+    let settings = home.join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let text = r#"{"enabledPlugins": {"cairn@cairn": true}}"#;
+    std::fs::write(&settings, text).unwrap();
+    let home_arg = home.to_str().unwrap();
+    let refused = s.run(&["setup", "claude-code", "--home", home_arg]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("plugin cairn@cairn")
+            && refused
+                .stderr
+                .contains("claude plugin uninstall cairn@cairn"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(
+        snapshot(&home),
+        [(".claude/settings.json".into(), text.into())]
+    );
+    s.ok(&["setup", "claude-code", "--home", home_arg, "--uninstall"]);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), text);
+    // A disabled plugin does not stand in the way.
+    std::fs::write(&settings, r#"{"enabledPlugins": {"cairn@cairn": false}}"#).unwrap();
+    s.ok(&["setup", "claude-code", "--home", home_arg]);
+}
+
+/// The plugin's hook script as Claude Code runs it (`sh …/run-cairn.sh EVENT`, the event on
+/// stdin): with cairn on PATH the event is recorded and the session is told to load the
+/// plugin's tools by their names; without cairn it prints one line and exits 0.
+#[test]
+fn the_plugin_hook_runs_cairn_from_path_and_says_how_to_get_it_when_missing() {
+    let s = Sandbox::new();
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plugins/cairn/hooks/run-cairn.sh");
+    let bin = s.home.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_cairn"), bin.join("cairn")).unwrap();
+    let system: Vec<_> = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .filter(|dir| !dir.join("cairn").exists())
+        .collect();
+    let run = |path: Vec<PathBuf>, event: &str| {
+        let mut child = Command::new("sh")
+            .arg(&script)
+            .arg(event)
+            .current_dir(&s.project)
+            .env_clear()
+            .env("PATH", std::env::join_paths(path).unwrap())
+            .env("HOME", &s.home)
+            .env("CAIRN_HOME", &s.home)
+            .env("CAIRN_CONFIG", s.home.join("no-user-config.toml"))
+            .env("CAIRN_EMBEDDING", "off")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let payload = claude("p1", &s.project, event, json!({"source": "startup"}));
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.to_string().as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+
+    let missing = run(system.clone(), "SessionStart");
+    assert!(missing.status.success());
+    let said = String::from_utf8(missing.stdout).unwrap();
+    assert!(
+        said.starts_with("cairn is not on PATH") && said.lines().count() == 1,
+        "{said}"
+    );
+    let quiet = run(system.clone(), "Stop");
+    assert!(quiet.status.success() && quiet.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&quiet.stderr).starts_with("cairn is not on PATH"));
+    assert!(s.run(&["sessions"]).code == 1, "nothing was recorded");
+
+    let with_cairn = [vec![bin], system].concat();
+    let started = run(with_cairn, "SessionStart");
+    assert!(started.status.success());
+    let context: Value = serde_json::from_slice(&started.stdout).unwrap();
+    let text = context["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        text.contains("select:mcp__plugin_cairn_cairn__memory_search")
+            && !text.contains("mcp__cairn__"),
+        "{text}"
+    );
+    assert_eq!(s.session("claude-code/p1")["session"]["key"]["id"], "p1");
+}
