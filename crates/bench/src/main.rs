@@ -6,7 +6,7 @@
 //! corpus as JSON Lines for other uses. Build in release mode:
 //!
 //! ```text
-//! cargo build --release -p cairn-cli -p cairn-bench
+//! cargo build --release -p cairn-memory-cli -p cairn-bench
 //! target/release/cairn-bench scale --sizes 10000,100000
 //! ```
 
@@ -529,7 +529,7 @@ fn sibling_cairn() -> Result<PathBuf> {
     let cairn = me.with_file_name("cairn");
     if !cairn.is_file() {
         bail!(
-            "no cairn binary at {}; build it (cargo build --release -p cairn-cli) or pass --cairn",
+            "no cairn binary at {}; build it (cargo build --release -p cairn-memory-cli) or pass --cairn",
             cairn.display()
         );
     }

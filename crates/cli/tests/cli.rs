@@ -10,6 +10,8 @@ use serde_json::Value;
 mod branches;
 #[path = "cli/conflicts.rs"]
 mod conflicts;
+#[path = "cli/dist.rs"]
+mod dist;
 #[path = "cli/doctor.rs"]
 mod doctor;
 #[path = "cli/endless.rs"]

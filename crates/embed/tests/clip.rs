@@ -145,7 +145,7 @@ const TINY_TEXTS: [&str; 3] = ["a cat", "red error", "a dog!"];
 /// independent implementation (`clip_reference.py`, NumPy, written from Hugging Face's
 /// `CLIPModel`, not from candle) computed from the same file; `transformers_check.py` checks them
 /// once more against `transformers`' own `CLIPModel` (by hand: it needs PyTorch). To make them again:
-/// `CAIRN_CLIP_TINY_OUT=DIR cargo test -p cairn-embed --test clip tiny`, then
+/// `CAIRN_CLIP_TINY_OUT=DIR cargo test -p cairn-memory-embed --test clip tiny`, then
 /// `python3 crates/embed/tests/clip_reference.py DIR > crates/embed/tests/clip_tiny_golden.json`.
 #[test]
 fn a_tiny_seeded_checkpoint_loads_and_matches_the_reference() {

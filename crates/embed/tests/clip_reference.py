@@ -3,7 +3,7 @@
 Written from Hugging Face's CLIPModel (pre-norm transformer layers, quick_gelu, causal text
 attention pooled at the end-of-text token, the image pooled at the class token after the last
 layer norm, both projected without bias), not from candle. It reads a CLIP directory that
-`CAIRN_CLIP_TINY_OUT=DIR cargo test -p cairn-embed --test clip tiny` wrote (config.json,
+`CAIRN_CLIP_TINY_OUT=DIR cargo test -p cairn-memory-embed --test clip tiny` wrote (config.json,
 model.safetensors, and inputs.json: the texts, their ids, how many test images) and prints the
 golden JSON the test compares with. Needs only NumPy.
 

@@ -14,7 +14,7 @@ const TINY_TEXTS: [&str; 3] = ["a cat", "red error", "a dog!"];
 /// The tiny model against `mobileclip_tiny_golden.json`: the vectors timm's `FastVit` (MCi
 /// settings at the tiny size) and OpenCLIP's `TextTower` (attending both ways) computed from the
 /// same file, loaded strictly (`mobileclip_reference.py`, by hand: it needs PyTorch). To make
-/// them again: `CAIRN_MOBILECLIP_TINY_OUT=DIR cargo test -p cairn-embed --test mobileclip tiny`,
+/// them again: `CAIRN_MOBILECLIP_TINY_OUT=DIR cargo test -p cairn-memory-embed --test mobileclip tiny`,
 /// then `python3 crates/embed/tests/mobileclip_reference.py DIR >
 /// crates/embed/tests/mobileclip_tiny_golden.json`.
 #[test]

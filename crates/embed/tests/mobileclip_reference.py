@@ -10,7 +10,7 @@ also the check of cairn's tensor list), and prints the unit vectors of the texts
 test images. It needs PyTorch, timm and open_clip_torch (several GB with CUDA's libraries: run by
 hand, not in CI):
 
-    CAIRN_MOBILECLIP_TINY_OUT=DIR cargo test -p cairn-embed --test mobileclip tiny
+    CAIRN_MOBILECLIP_TINY_OUT=DIR cargo test -p cairn-memory-embed --test mobileclip tiny
     python3 crates/embed/tests/mobileclip_reference.py DIR > crates/embed/tests/mobileclip_tiny_golden.json
 
 With `--full NAME DIR` it checks instead that a full-size directory cairn wrote (`cairn-bench

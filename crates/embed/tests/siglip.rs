@@ -47,7 +47,7 @@ fn a_text_is_its_pieces_then_the_end_padded_or_cut_to_the_context() {
 /// implementation (`siglip_reference.py`, NumPy, written from Hugging Face's `SiglipModel`, not
 /// from candle) computed from the same file. `transformers_check.py` checks them once more
 /// against `transformers`' own `SiglipModel` (by hand: it needs PyTorch). To make them again:
-/// `CAIRN_SIGLIP_TINY_OUT=DIR cargo test -p cairn-embed --test siglip tiny`, then
+/// `CAIRN_SIGLIP_TINY_OUT=DIR cargo test -p cairn-memory-embed --test siglip tiny`, then
 /// `python3 crates/embed/tests/siglip_reference.py DIR > crates/embed/tests/siglip_tiny_golden.json`.
 #[test]
 fn a_tiny_seeded_checkpoint_loads_and_matches_the_reference() {

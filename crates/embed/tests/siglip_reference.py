@@ -8,7 +8,7 @@ the image tower embeds 16-pixel patches by a convolution with bias, adds positio
 (PyTorch's MultiheadAttention, one packed input projection), then a residual MLP after a layer
 norm. Both vectors are unit length.
 
-It reads a SigLIP directory that `CAIRN_SIGLIP_TINY_OUT=DIR cargo test -p cairn-embed --test
+It reads a SigLIP directory that `CAIRN_SIGLIP_TINY_OUT=DIR cargo test -p cairn-memory-embed --test
 siglip tiny` wrote (config.json, model.safetensors, and inputs.json: the texts, their ids, how
 many test images) and prints the golden JSON the test compares with. Needs only NumPy.
 

@@ -8,9 +8,9 @@ how far its vectors are from the golden ones. It needs PyTorch and transformers,
 not install (the PyPI wheels with their CUDA libraries are several GB), so it is run by hand
 when a tiny model or a reference changes:
 
-    CAIRN_SIGLIP_TINY_OUT=DIR cargo test -p cairn-embed --test siglip tiny
+    CAIRN_SIGLIP_TINY_OUT=DIR cargo test -p cairn-memory-embed --test siglip tiny
     python3 crates/embed/tests/transformers_check.py siglip DIR crates/embed/tests/siglip_tiny_golden.json
-    CAIRN_CLIP_TINY_OUT=DIR cargo test -p cairn-embed --test clip tiny
+    CAIRN_CLIP_TINY_OUT=DIR cargo test -p cairn-memory-embed --test clip tiny
     python3 crates/embed/tests/transformers_check.py clip DIR crates/embed/tests/clip_tiny_golden.json
 """
 

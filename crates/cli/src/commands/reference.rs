@@ -60,7 +60,14 @@ pub fn man_page() -> Result<Vec<u8>> {
     let page = clap_mangen::Man::new(command.clone()).manual("cairn manual");
     let mut out = Vec::new();
     page.render_title(&mut out)?;
-    page.render_name_section(&mut out)?;
+    // NAME is "cairn - <about>": the about line without its own leading "cairn — ".
+    let about = command
+        .get_about()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    let about = about.trim_start_matches("cairn — ").trim_end_matches('.');
+    clap_mangen::Man::new(command.clone().about(about.to_string()))
+        .render_name_section(&mut out)?;
     page.render_synopsis_section(&mut out)?;
     page.render_description_section(&mut out)?;
     page.render_options_section(&mut out)?;

@@ -11,7 +11,8 @@
 //!   import, say) the event goes to the [`spool`] instead, and the next command records it;
 //! - while the spool holds events, new ones join it, so events are recorded in order;
 //! - with `CAIRN_HOOK_GUARD` set (cairn sets it for every process it starts), nothing happens,
-//!   so a hook can never feed on itself;
+//!   so a hook can never feed on itself; nor does a hook of Claude Code's plugin (`--plugin`)
+//!   when `cairn setup claude-code` installed cairn's hooks too, so nothing happens twice;
 //! - SessionStart reads the project's instruction files again when it follows them
 //!   (`history::instructions`), then prints the context for the new session (as `additionalContext` for Claude
 //!   Code and Codex, as text for OpenCode); PreCompact prints it as text before compaction.
@@ -56,7 +57,11 @@ pub fn run(cli: &Cli, args: &HookArgs) -> Result<Outcome> {
         setting: "the most a hook reads",
     }
     .read_text(&mut std::io::stdin().lock(), "the hook payload");
-    if std::env::var_os(HOOK_GUARD_ENV).is_some() {
+    // Installed twice (the plugin, then `cairn setup claude-code` refused, or setup first and
+    // the plugin after): only setup's hooks record, so nothing is recorded or injected twice.
+    if std::env::var_os(HOOK_GUARD_ENV).is_some()
+        || (args.plugin && crate::setup::claude_hooks_installed())
+    {
         return Ok(Outcome::Done);
     }
     let config = std::env::current_dir()

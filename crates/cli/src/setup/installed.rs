@@ -8,6 +8,19 @@ use super::edit::{JsonFile, has_cairn_hook};
 use super::{codex, plugin};
 use crate::args::AgentArg;
 
+/// Whether `cairn setup claude-code` installed cairn's hooks in this user's Claude Code
+/// settings (`$CLAUDE_CONFIG_DIR/settings.json`, else `~/.claude/settings.json`).
+pub fn claude_hooks_installed() -> bool {
+    let settings = match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|dir| !dir.is_empty()) {
+        Some(dir) => Path::new(&dir).join("settings.json"),
+        None => match dirs::home_dir() {
+            Some(home) => home.join(".claude/settings.json"),
+            None => return false,
+        },
+    };
+    JsonFile::load(&settings).is_ok_and(|file| has_cairn_hook(&file.value, AgentArg::ClaudeCode))
+}
+
 /// Why no session may have been recorded, as one line of advice.
 pub fn hooks_advice(home: &Path) -> String {
     let mut running = Vec::new();

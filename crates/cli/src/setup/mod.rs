@@ -25,7 +25,7 @@ mod installed;
 mod opencode;
 pub mod plugin;
 
-pub use installed::hooks_advice;
+pub use installed::{claude_hooks_installed, hooks_advice};
 
 use std::path::{Path, PathBuf};
 

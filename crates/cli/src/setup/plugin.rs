@@ -14,7 +14,8 @@
 //! - a plugin cannot add a permission rule, so a `PreToolUse` hook matching only cairn's tools
 //!   allows them (setup's rule `mcp__cairn` does the same).
 //!
-//! Setup and the plugin exclude each other: [`enabled`] is how setup finds the plugin.
+//! Setup and the plugin exclude each other: [`enabled`] is how setup finds the plugin (and
+//! refuses), `claude_hooks_installed` how the plugin's hooks find setup's (and do nothing).
 
 use serde_json::Value;
 

@@ -36,6 +36,68 @@ pub fn run(lab: &Lab, agents: &Agents, args: &[&str]) -> Value {
     result
 }
 
+/// The story's session, with cairn's tools named `prefix*` (setup's server's or the plugin's):
+/// the context reaches the model first, with how to load the tools Claude Code defers; the
+/// script loads them, stores and searches through them (no permission asked) and runs a shell
+/// command; cairn records all of it. Claude Code's JSON result, and the session cairn shows.
+pub fn session_through_cairn(lab: &Lab, agents: &Agents, prefix: &str) -> (Value, Value) {
+    let store = format!("{prefix}memory_store");
+    let search = format!("{prefix}memory_search");
+    lab.model.play(vec![
+        Step::call(
+            "ToolSearch",
+            json!({"query": format!("select:{store},{search}"), "max_results": 5}),
+        ),
+        Step::call(&store, super::store_input()),
+        Step::call(&search, json!({"query": "sccache"})),
+        Step::call(
+            "Bash",
+            json!({"command": format!("echo {SHELL_MARKER}"), "description": "Print a marker"}),
+        ),
+        Step::say(&super::final_answer()),
+    ]);
+    let result = run(
+        lab,
+        agents,
+        &["--allowedTools", "Bash(echo:*)", "--", PROMPT],
+    );
+    assert_eq!(
+        result["permission_denials"],
+        json!([]),
+        "no cairn tool was denied: {result:#}"
+    );
+    assert_eq!(result["result"], super::final_answer(), "{result:#}");
+
+    let turns = lab.model.turns();
+    super::assert_results_reached_the_model(&turns, 1);
+    let first = &turns[0];
+    assert!(
+        first.text().contains(SEED),
+        "SessionStart context reaches the model"
+    );
+    assert!(
+        first.text().contains(&format!("select:{search}")),
+        "the context says how to load cairn's tools, by their names: {}",
+        first.text()
+    );
+    let offered = first.tool_names();
+    assert!(offered.iter().any(|t| t == "ToolSearch"), "{offered:?}");
+    assert!(
+        !offered.iter().any(|t| t.starts_with(prefix)),
+        "Claude Code defers MCP tools: {offered:?}"
+    );
+    // ToolSearch loaded them.
+    super::assert_offers(&turns[1], "Claude Code", &[&store, &search]);
+
+    let shown = lab.assert_session_recorded(AGENT, &[&store, &search, "Bash"]);
+    assert!(
+        !shown["session"]["ended_at"].is_null(),
+        "SessionEnd closed the session: {shown:#}"
+    );
+    lab.assert_memories_kept();
+    (result, shown)
+}
+
 pub fn story(agents: &Agents) {
     let lab = Lab::new();
     let version = lab.run_agent({
@@ -71,69 +133,8 @@ pub fn story(agents: &Agents) {
         )),
         "CAIRN_HOME reaches the hooks as --db: {settings}"
     );
-    lab.model.play(vec![
-        Step::call(
-            "ToolSearch",
-            json!({"query": "select:mcp__cairn__memory_store,mcp__cairn__memory_search", "max_results": 5}),
-        ),
-        Step::call("mcp__cairn__memory_store", super::store_input()),
-        Step::call("mcp__cairn__memory_search", json!({"query": "sccache"})),
-        Step::call(
-            "Bash",
-            json!({"command": format!("echo {SHELL_MARKER}"), "description": "Print a marker"}),
-        ),
-        Step::say(&super::final_answer()),
-    ]);
     // Setup allowed cairn's tools: only the shell command needs allowing here.
-    let result = run(
-        &lab,
-        agents,
-        &["--allowedTools", "Bash(echo:*)", "--", PROMPT],
-    );
-    assert_eq!(
-        result["permission_denials"],
-        json!([]),
-        "no cairn tool was denied: {result:#}"
-    );
-    assert_eq!(result["result"], super::final_answer(), "{result:#}");
-
-    let turns = lab.model.turns();
-    super::assert_results_reached_the_model(&turns, 1);
-    let first = &turns[0];
-    assert!(
-        first.text().contains(SEED),
-        "SessionStart context reaches the model"
-    );
-    assert!(
-        first.text().contains("select:mcp__cairn__memory_search"),
-        "the context says how to load cairn's tools"
-    );
-    let offered = first.tool_names();
-    assert!(offered.iter().any(|t| t == "ToolSearch"), "{offered:?}");
-    assert!(
-        !offered.iter().any(|t| t.starts_with("mcp__cairn__")),
-        "Claude Code defers MCP tools: {offered:?}"
-    );
-    // ToolSearch loaded them.
-    super::assert_offers(
-        &turns[1],
-        "Claude Code",
-        &["mcp__cairn__memory_store", "mcp__cairn__memory_search"],
-    );
-
-    let shown = lab.assert_session_recorded(
-        AGENT,
-        &[
-            "mcp__cairn__memory_store",
-            "mcp__cairn__memory_search",
-            "Bash",
-        ],
-    );
-    assert!(
-        !shown["session"]["ended_at"].is_null(),
-        "SessionEnd closed the session: {shown:#}"
-    );
-    lab.assert_memories_kept();
+    let (result, shown) = session_through_cairn(&lab, agents, "mcp__cairn__");
 
     // Compaction: cairn records it, and its context reaches the model after it.
     let session_id = result["session_id"].as_str().unwrap().to_string();

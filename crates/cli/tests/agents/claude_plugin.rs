@@ -11,9 +11,8 @@ use serde_json::{Value, json};
 
 use super::claude::run;
 use super::model_server::Step;
-use super::{Agents, Lab, PROMPT, SEED, SHELL_MARKER};
+use super::{Agents, Lab, SEED};
 
-const AGENT: &str = "claude-code";
 /// What Claude Code names the tools of the plugin's MCP server.
 const TOOLS: &str = "mcp__plugin_cairn_cairn__";
 
@@ -95,53 +94,16 @@ pub fn story(agents: &Agents) {
     assert_eq!(std::fs::read(&settings).unwrap(), settings_before);
     assert!(!lab.home.join(".claude/skills").exists());
 
-    // 2. A session: context at its start, cairn's tools loaded and allowed by the plugin's
-    // hook (no permission rule anywhere), a store and a search through them, all recorded.
+    // 2. The story's session: context at its start, cairn's tools loaded and allowed by the
+    // plugin's hook (no permission rule anywhere), a store and a search through them, all
+    // recorded; and the plugin's skill offered.
     lab.cairn(&["store", SEED, "--title", "widget port"]);
-    let store = format!("{TOOLS}memory_store");
-    let search = format!("{TOOLS}memory_search");
-    lab.model.play(vec![
-        Step::call(
-            "ToolSearch",
-            json!({"query": format!("select:{store},{search}"), "max_results": 5}),
-        ),
-        Step::call(&store, super::store_input()),
-        Step::call(&search, json!({"query": "sccache"})),
-        Step::call(
-            "Bash",
-            json!({"command": format!("echo {SHELL_MARKER}"), "description": "Print a marker"}),
-        ),
-        Step::say(&super::final_answer()),
-    ]);
-    let result = run(
-        &lab,
-        agents,
-        &["--allowedTools", "Bash(echo:*)", "--", PROMPT],
-    );
-    assert_eq!(
-        result["permission_denials"],
-        json!([]),
-        "no cairn tool was denied: {result:#}"
-    );
-    let turns = lab.model.turns();
-    super::assert_results_reached_the_model(&turns, 1);
-    let first = turns[0].text();
-    assert!(
-        first.contains(SEED),
-        "SessionStart context reaches the model"
-    );
-    assert!(
-        first.contains(&format!("select:{search}")),
-        "the context names the plugin's tools: {first}"
-    );
+    super::claude::session_through_cairn(&lab, agents, TOOLS);
+    let first = lab.model.turns()[0].text();
     assert!(
         first.contains("cairn:cairn-memory"),
         "the skill is offered: {first}"
     );
-    super::assert_offers(&turns[1], "the plugin", &[&store, &search]);
-    let shown = lab.assert_session_recorded(AGENT, &[&store, &search, "Bash"]);
-    assert!(!shown["session"]["ended_at"].is_null(), "{shown:#}");
-    lab.assert_memories_kept();
 
     // 3. Without cairn on PATH the agent still runs, and the session is told how to get it.
     lab.put_cairn_on_path(false);

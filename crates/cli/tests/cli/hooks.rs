@@ -30,8 +30,8 @@ impl Sandbox {
     }
 }
 
-/// Runs a hook `command` with `payload` on stdin; it must exit 0 and print nothing.
-fn assert_silent_success(command: &mut std::process::Command, payload: &Value) {
+/// Runs a hook `command` to its end with `payload` on stdin.
+fn run_with_payload(command: &mut Command, payload: &Value) -> std::process::Output {
     let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -44,7 +44,12 @@ fn assert_silent_success(command: &mut std::process::Command, payload: &Value) {
         .unwrap()
         .write_all(payload.to_string().as_bytes())
         .unwrap();
-    let output = child.wait_with_output().unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Runs a hook `command` with `payload` on stdin; it must exit 0 and print nothing.
+fn assert_silent_success(command: &mut Command, payload: &Value) {
+    let output = run_with_payload(command, payload);
     assert!(output.status.success(), "{output:?}");
     assert!(output.stdout.is_empty(), "{output:?}");
 }
@@ -1256,8 +1261,9 @@ fn the_plugin_hook_runs_cairn_from_path_and_says_how_to_get_it_when_missing() {
     let system: Vec<_> = std::env::split_paths(&std::env::var_os("PATH").unwrap())
         .filter(|dir| !dir.join("cairn").exists())
         .collect();
-    let run = |path: Vec<PathBuf>, event: &str| {
-        let mut child = Command::new("sh")
+    let run = |path: Vec<PathBuf>, event: &str, id: &str| {
+        let mut command = Command::new("sh");
+        command
             .arg(&script)
             .arg(event)
             .current_dir(&s.project)
@@ -1266,36 +1272,25 @@ fn the_plugin_hook_runs_cairn_from_path_and_says_how_to_get_it_when_missing() {
             .env("HOME", &s.home)
             .env("CAIRN_HOME", &s.home)
             .env("CAIRN_CONFIG", s.home.join("no-user-config.toml"))
-            .env("CAIRN_EMBEDDING", "off")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let payload = claude("p1", &s.project, event, json!({"source": "startup"}));
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(payload.to_string().as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
+            .env("CAIRN_EMBEDDING", "off");
+        let payload = claude(id, &s.project, event, json!({"source": "startup"}));
+        run_with_payload(&mut command, &payload)
     };
 
-    let missing = run(system.clone(), "SessionStart");
+    let missing = run(system.clone(), "SessionStart", "p1");
     assert!(missing.status.success());
     let said = String::from_utf8(missing.stdout).unwrap();
     assert!(
         said.starts_with("cairn is not on PATH") && said.lines().count() == 1,
         "{said}"
     );
-    let quiet = run(system.clone(), "Stop");
+    let quiet = run(system.clone(), "Stop", "p1");
     assert!(quiet.status.success() && quiet.stdout.is_empty());
     assert!(String::from_utf8_lossy(&quiet.stderr).starts_with("cairn is not on PATH"));
     assert!(s.run(&["sessions"]).code == 1, "nothing was recorded");
 
     let with_cairn = [vec![bin], system].concat();
-    let started = run(with_cairn, "SessionStart");
+    let started = run(with_cairn.clone(), "SessionStart", "p1");
     assert!(started.status.success());
     let context: Value = serde_json::from_slice(&started.stdout).unwrap();
     let text = context["hookSpecificOutput"]["additionalContext"]
@@ -1307,4 +1302,25 @@ fn the_plugin_hook_runs_cairn_from_path_and_says_how_to_get_it_when_missing() {
         "{text}"
     );
     assert_eq!(s.session("claude-code/p1")["session"]["key"]["id"], "p1");
+
+    // Beside the hooks `cairn setup claude-code` installed, the plugin's stay quiet: nothing is
+    // injected or recorded twice.
+    let setup_hook = format!(
+        "{} hook claude-code SessionStart",
+        env!("CARGO_BIN_EXE_cairn")
+    );
+    let settings = json!({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": setup_hook}]}]}});
+    std::fs::create_dir_all(s.home.join(".claude")).unwrap();
+    std::fs::write(s.home.join(".claude/settings.json"), settings.to_string()).unwrap();
+    let twice = run(with_cairn, "SessionStart", "p2");
+    assert!(
+        twice.status.success() && twice.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&twice.stdout)
+    );
+    let listed = s.ok(&["sessions", "--format", "json"]).stdout;
+    assert!(
+        listed.contains("\"p1\"") && !listed.contains("\"p2\""),
+        "the plugin's hook recorded a session setup's hooks record: {listed}"
+    );
 }

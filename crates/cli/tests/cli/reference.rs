@@ -140,6 +140,12 @@ fn the_man_page_holds_the_readme_tour_and_every_commands_examples() {
     let sandbox = Sandbox::new();
     let page = sandbox.ok(&["man"]).stdout;
     assert!(page.contains(".TH cairn 1"), "{}", &page[..200]);
+    // whatis/apropos read NAME as "name - what it is".
+    assert!(
+        page.contains("cairn \\- persistent memory for AI coding agents\n"),
+        "{}",
+        &page[..300]
+    );
     for section in [
         "NAME",
         "SYNOPSIS",
