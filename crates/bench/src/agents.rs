@@ -5,6 +5,9 @@
 //!   PostToolUse` process fed a realistic payload on stdin, timed from spawn to exit (what the
 //!   agent waits for), in one session, one after another, with no other connection to the
 //!   store open (no server keeps its write-ahead log index alive: each process rebuilds it);
+//!   each alternating with the same event as Claude Code's cairn plugin runs it (`sh
+//!   plugins/cairn/hooks/run-cairn.sh PostToolUse`, which finds `cairn` on PATH and execs it),
+//!   into a session of its own: what the plugin's wrapper adds to every hook;
 //! - **SessionStart**: the same for SessionStart, which also packs and prints the context;
 //! - **`cairn context`** processes (2,000-token budget, a query drawn from the corpus), and the
 //!   same context packed in process through the service, warm; three pinned slots (persona,
@@ -48,6 +51,8 @@ pub struct AgentsOptions {
 pub struct AgentsResult {
     pub memories: u64,
     pub post_tool_use: Percentiles,
+    /// The same events through the plugin's hook script.
+    pub post_tool_use_plugin: Percentiles,
     pub session_start: Percentiles,
     pub context_cli: Percentiles,
     pub context_in_process: Percentiles,
@@ -94,6 +99,32 @@ fn hook(options: &AgentsOptions, db: &Path, project: &str, event: &str) -> Comma
     command
 }
 
+/// The hook as Claude Code's cairn plugin runs it: its script, finding `cairn` in `bin` (a
+/// directory holding only a link to the measured binary) first on PATH, the store by `CAIRN_DB`,
+/// in a `home` without setup's hooks (beside them the plugin's hooks do nothing).
+fn plugin_hook(bin: &Path, home: &Path, db: &Path, project: &str, event: &str) -> Command {
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plugins/cairn/hooks/run-cairn.sh");
+    let mut dirs = vec![bin.to_path_buf()];
+    dirs.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    let mut command = Command::new("sh");
+    command
+        .arg(script)
+        .arg(event)
+        .env(
+            "PATH",
+            std::env::join_paths(dirs).expect("PATH entries join"),
+        )
+        .env("HOME", home)
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env("CAIRN_DB", db)
+        .env("CAIRN_PROJECT", project)
+        .env("CAIRN_EMBEDDING", "off");
+    command
+}
+
 pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec<AgentsResult>> {
     let workdir = options.workdir.clone().unwrap_or_else(std::env::temp_dir);
     std::fs::create_dir_all(&workdir)?;
@@ -102,6 +133,14 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
         .tempdir_in(workdir)?;
     let corpus = Corpus::new(options.seed);
     let project = corpus.a_project().to_string();
+    let plugin_bin = scratch.path().join("bin");
+    let plugin_home = scratch.path().join("home");
+    std::fs::create_dir_all(&plugin_bin)?;
+    std::fs::create_dir_all(&plugin_home)?;
+    std::os::unix::fs::symlink(
+        std::path::absolute(&options.cairn)?,
+        plugin_bin.join("cairn"),
+    )?;
     let mut results = Vec::new();
     for &size in &options.sizes {
         let corpus_path = scratch.path().join(format!("corpus-{size}.jsonl"));
@@ -135,21 +174,28 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
         ));
         let session = format!("bench-{size}");
         let mut post_tool_use = Vec::with_capacity(options.events);
+        let mut post_tool_use_plugin = Vec::with_capacity(options.events);
         for n in 0..options.events {
-            let payload = json!({
-                "session_id": session,
-                "transcript_path": "/dev/null",
-                "cwd": "/work/project",
-                "hook_event_name": "PostToolUse",
-                "tool_name": if n % 3 == 0 { "Edit" } else { "Bash" },
-                "tool_input": { "command": format!("cargo test {}", corpus.query_word(&mut rng)),
-                                "file_path": format!("src/{}.rs", corpus.query_word(&mut rng)) },
-                "tool_response": { "stdout": corpus.query(&mut rng).repeat(20), "stderr": "" },
-            })
-            .to_string();
+            let payload = |session: &str, rng: &mut Rng| {
+                json!({
+                    "session_id": session,
+                    "transcript_path": "/dev/null",
+                    "cwd": "/work/project",
+                    "hook_event_name": "PostToolUse",
+                    "tool_name": if n % 3 == 0 { "Edit" } else { "Bash" },
+                    "tool_input": { "command": format!("cargo test {}", corpus.query_word(rng)),
+                                    "file_path": format!("src/{}.rs", corpus.query_word(rng)) },
+                    "tool_response": { "stdout": corpus.query(rng).repeat(20), "stderr": "" },
+                })
+                .to_string()
+            };
             post_tool_use.push(run_with_input(
                 &mut hook(options, &db, &project, "PostToolUse"),
-                &payload,
+                &payload(&session, &mut rng),
+            )?);
+            post_tool_use_plugin.push(run_with_input(
+                &mut plugin_hook(&plugin_bin, &plugin_home, &db, &project, "PostToolUse"),
+                &payload(&format!("{session}-plugin"), &mut rng),
             )?);
         }
 
@@ -221,6 +267,18 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
                 &cairn_core::session::SessionKey::new("claude-code", &session)?,
             )?
             .len();
+        let recorded_by_plugin = api
+            .observations(
+                &local(),
+                &cairn_core::session::SessionKey::new("claude-code", &format!("{session}-plugin"))?,
+            )?
+            .len();
+        if recorded_by_plugin != recorded {
+            bail!(
+                "the plugin's hooks recorded {recorded_by_plugin} observations and cairn's own \
+                 {recorded}: the plugin's figures would measure something else"
+            );
+        }
         progress(&format!("{size}: slot appends and reflection"));
         let mut slot_append_cli = Vec::new();
         for n in 0..options.contexts {
@@ -259,6 +317,7 @@ pub fn run(options: &AgentsOptions, progress: &mut dyn FnMut(&str)) -> Result<Ve
             reflect_in_process: Percentiles::of(&reflect),
             memories: size,
             post_tool_use: Percentiles::of(&post_tool_use),
+            post_tool_use_plugin: Percentiles::of(&post_tool_use_plugin),
             session_start: Percentiles::of(&session_start),
             context_cli: Percentiles::of(&context_cli),
             context_in_process: Percentiles::of(&in_process),
@@ -277,6 +336,7 @@ pub fn table(results: &[AgentsResult]) -> String {
     for r in results {
         for (what, p) in [
             ("hook PostToolUse (process)", &r.post_tool_use),
+            ("  … through the plugin (sh)", &r.post_tool_use_plugin),
             ("hook SessionStart (process)", &r.session_start),
             ("cairn context (process)", &r.context_cli),
             ("context (in process)", &r.context_in_process),

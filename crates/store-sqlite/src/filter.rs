@@ -5,7 +5,8 @@
 //! core's [`Visibility`]: every read that hides memories — filters, lookups by topic and content
 //! inside a write, stats, the vector scan and the ANN re-check (through the filter) — builds its
 //! condition there. Tag conditions use one `EXISTS` per
-//! required tag (all) or one `EXISTS … IN` (any) over the indexed link table.
+//! required tag (all) or one `EXISTS … IN` (any) over the indexed link table; a count tests
+//! membership of the tags' lists instead ([`TagTest`]).
 
 use cairn_core::ScopeFilter;
 use cairn_core::memory::{MemoryFilter, Visibility};
@@ -46,7 +47,27 @@ pub struct SqlCondition {
     pub params: Vec<Value>,
 }
 
+/// How a condition tests a memory's tags.
+#[derive(Clone, Copy)]
+pub enum TagTest {
+    /// An `EXISTS` per row, through the link table's primary key: cheap for the few rows a
+    /// search or a page visits.
+    PerRow,
+    /// Membership of the tag's list of memories, read once from the tag's index: for a count,
+    /// which visits every row the rest of the filter matches (a project's every memory, when a
+    /// session start asks whether any of them is tagged `instructions`).
+    FromTagList,
+}
+
 pub fn condition(filter: &MemoryFilter, now: Timestamp) -> SqlCondition {
+    condition_testing_tags(filter, now, TagTest::PerRow)
+}
+
+pub fn condition_testing_tags(
+    filter: &MemoryFilter,
+    now: Timestamp,
+    tags: TagTest,
+) -> SqlCondition {
     let mut parts: Vec<String> = Vec::new();
     let mut params: Vec<Value> = Vec::new();
     if filter.visibility != Visibility::ALL {
@@ -94,15 +115,23 @@ pub fn condition(filter: &MemoryFilter, now: Timestamp) -> SqlCondition {
     if filter.with_images {
         parts.push("EXISTS (SELECT 1 FROM memory_images l WHERE l.memory_seq = m.seq)".into());
     }
-    const HAS_TAG: &str = "EXISTS (SELECT 1 FROM memory_tags mt JOIN tags t ON t.id = mt.tag_id \
-                           WHERE mt.memory_seq = m.seq AND t.name";
+    let has_tag = match tags {
+        TagTest::PerRow => {
+            "EXISTS (SELECT 1 FROM memory_tags mt JOIN tags t ON t.id = mt.tag_id \
+             WHERE mt.memory_seq = m.seq AND t.name"
+        }
+        TagTest::FromTagList => {
+            "m.seq IN (SELECT mt.memory_seq FROM memory_tags mt JOIN tags t ON t.id = mt.tag_id \
+             WHERE t.name"
+        }
+    };
     for tag in &filter.tags_all {
-        parts.push(format!("{HAS_TAG} = ?)"));
+        parts.push(format!("{has_tag} = ?)"));
         params.push(Value::Text(tag.as_str().to_string()));
     }
     if !filter.tags_any.is_empty() {
         let marks = vec!["?"; filter.tags_any.len()].join(", ");
-        parts.push(format!("{HAS_TAG} IN ({marks}))"));
+        parts.push(format!("{has_tag} IN ({marks}))"));
         params.extend(
             filter
                 .tags_any

@@ -13,7 +13,7 @@ use rusqlite::{Connection, OptionalExtension, params_from_iter, types::Value};
 
 use crate::columns::millis;
 use crate::error::SqlResult;
-use crate::filter::{condition, expired_sql, visible_sql};
+use crate::filter::{TagTest, condition, condition_testing_tags, expired_sql, visible_sql};
 use crate::rows::{self, MEMORY_COLUMNS, memory_from_row};
 
 /// BM25 column weights for (title, content, tags, image text): a word in the title or a tag says
@@ -121,7 +121,7 @@ pub fn list(conn: &Connection, query: &ListQuery, now: Timestamp) -> Result<Vec<
 }
 
 pub fn count(conn: &Connection, filter: &MemoryFilter, now: Timestamp) -> Result<u64> {
-    let cond = condition(filter, now);
+    let cond = condition_testing_tags(filter, now, TagTest::FromTagList);
     let sql = format!("SELECT count(*) FROM memories m WHERE {}", cond.sql);
     conn.prepare_cached(&sql)
         .sql()?

@@ -380,8 +380,15 @@ pub fn tag_filters_match_all_or_any(factory: StoreFactory) {
         tags_any: tags(&["ci", "docs"]),
         ..Default::default()
     };
-    assert_eq!(ids(&h.list(combined)), expected_ids(&[&both]));
+    assert_eq!(ids(&h.list(combined.clone())), expected_ids(&[&both]));
     assert!(h.list(all(&["nope"])).is_empty());
+    // Counts agree with the lists (a store may count through the tags' own lists).
+    let count = |filter: MemoryFilter| h.domains().memories().count(&filter).unwrap();
+    assert_eq!(count(all(&["rust", "ci"])), 1);
+    assert_eq!(count(all(&["RUST"])), 2);
+    assert_eq!(count(any(&["rust", "ci"])), 3);
+    assert_eq!(count(combined), 1);
+    assert_eq!(count(all(&["nope"])), 0);
 }
 
 pub fn date_filters_bound_creation_time(factory: StoreFactory) {
