@@ -14,7 +14,10 @@
 #                      URL.sha256 beside it)
 #
 # Nothing is unpacked or installed unless the archive's SHA-256 matches; a missing checksum
-# is refused too. At the end it says how to put DIR/bin on PATH when it is not there yet.
+# is refused too. A .sha256 fetched from beside the archive catches a damaged download, not a
+# tampered host (it would serve both): --sha256 with a value from elsewhere (the release page
+# you trust) catches that too. At the end it says how to put DIR/bin on PATH when it is not
+# there yet.
 #
 #   curl -fsSL https://raw.githubusercontent.com/cairn-memory/cairn/main/scripts/install.sh \
 #     | sh -s -- --version 0.1.0
