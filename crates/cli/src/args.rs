@@ -42,6 +42,14 @@ pub struct Cli {
     #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 
+    /// Shorthand for `--format json`.
+    #[arg(long, global = true, conflicts_with_all = ["format", "markdown"])]
+    pub json: bool,
+
+    /// Shorthand for `--format markdown`.
+    #[arg(long, global = true, conflicts_with = "format")]
+    pub markdown: bool,
+
     /// Print only what a script needs (ids for writes); no notices.
     #[arg(long, short, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
@@ -56,6 +64,20 @@ pub struct Cli {
 
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+impl Cli {
+    /// The arguments of this process, with `--json` and `--markdown` read as the `--format`
+    /// they stand for (so every command looks at `format` alone).
+    pub fn from_args() -> Self {
+        let mut cli = Self::parse();
+        if cli.json {
+            cli.format = Format::Json;
+        } else if cli.markdown {
+            cli.format = Format::Markdown;
+        }
+        cli
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -1052,6 +1074,8 @@ pub enum SortArg {
     Created,
     Updated,
     Expires,
+    /// Alphabetically by text (ASCII letters without regard to case).
+    Content,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -19,8 +19,6 @@ mod summarizer;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 use crate::args::Cli;
 use crate::outcome::Outcome;
 
@@ -29,7 +27,7 @@ const AGENT_CONTEXT: &str = include_str!("agent_context.md");
 
 /// The whole program: what `main` runs.
 pub fn run() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::from_args();
     init_logging(cli.verbose);
     let result = if cli.agent_context {
         print_stdout(AGENT_CONTEXT).map(|_| Outcome::Done)

@@ -1128,7 +1128,7 @@ fn budget_keeps_output_within_the_token_estimate() {
 }
 
 #[test]
-fn list_sorts_by_created_updated_or_expiry_in_either_order() {
+fn list_sorts_by_created_updated_expiry_or_content_in_either_order() {
     let s = Sandbox::new();
     let handle = |v: &Value| v["memory"]["handle"].as_str().unwrap().to_string();
     let later = handle(&s.ok_json(&["store", "expires later", "--expires", "in 3 weeks"]));
@@ -1158,9 +1158,25 @@ fn list_sorts_by_created_updated_or_expiry_in_either_order() {
         [sooner.clone(), later.clone(), never.clone()],
         "memories without an expiry come last"
     );
+    assert_eq!(
+        order(&["--sort", "content"]),
+        [never.clone(), sooner.clone(), later.clone()],
+        "alphabetically"
+    );
     s.ok(&["update", &later, "--importance", "4"]);
     assert_eq!(order(&["--sort", "updated"])[0], later);
-    assert_eq!(order(&["--limit", "1", "--offset", "1"]), [never]);
+    assert_eq!(order(&["--limit", "1", "--offset", "1"]), [never.as_str()]);
+
+    // --json and --markdown stand for --format json and --format markdown.
+    let json = s
+        .ok(&["list", "--sort", "content", "--order", "desc", "--json"])
+        .json();
+    assert_eq!(json["memories"][0]["handle"], never.as_str());
+    let markdown = s.ok(&["--markdown", "list", "--sort", "content"]).stdout;
+    assert!(markdown.starts_with('#'), "{markdown}");
+    let both = s.run(&["list", "--json", "--format", "text"]);
+    assert_eq!(both.code, 2);
+    assert!(both.stderr.contains("--format"), "{}", both.stderr);
 }
 
 #[test]

@@ -41,6 +41,11 @@ fn list(client: &mut impl Sql, query: &ListQuery, now: Timestamp) -> Result<Vec<
         SortKey::Expires => {
             format!("m.expires_at IS NULL, m.expires_at {direction}, m.seq {direction}")
         }
+        // lower() under the "C" collation folds ASCII letters only, and "C" compares bytes:
+        // SQLite's NOCASE order.
+        SortKey::Content => {
+            format!("lower(m.content COLLATE \"C\") COLLATE \"C\" {direction}, m.seq {direction}")
+        }
     };
     let mut params = Params::default();
     let cond = condition(&query.filter, now, &mut params);

@@ -69,11 +69,16 @@ pub fn list(conn: &Connection, query: &ListQuery, now: Timestamp) -> Result<Vec<
     let time_column = match query.sort {
         SortKey::Created => Some("created_at"),
         SortKey::Updated => Some("updated_at"),
-        SortKey::Expires => None,
+        SortKey::Expires | SortKey::Content => None,
     };
-    let order = match time_column {
-        Some(column) => format!("m.{column} {direction}, m.seq {direction}"),
-        None => format!("m.expires_at IS NULL, m.expires_at {direction}, m.seq {direction}"),
+    let order = match (query.sort, time_column) {
+        (_, Some(column)) => format!("m.{column} {direction}, m.seq {direction}"),
+        (SortKey::Content, None) => {
+            format!("m.content COLLATE NOCASE {direction}, m.seq {direction}")
+        }
+        (_, None) => {
+            format!("m.expires_at IS NULL, m.expires_at {direction}, m.seq {direction}")
+        }
     };
     let page = [
         Value::Integer(query.limit as i64),

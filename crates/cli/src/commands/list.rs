@@ -16,6 +16,7 @@ pub fn list(app: &App, args: &ListArgs) -> Result<Outcome> {
             SortArg::Created => SortKey::Created,
             SortArg::Updated => SortKey::Updated,
             SortArg::Expires => SortKey::Expires,
+            SortArg::Content => SortKey::Content,
         },
         order: match args.order {
             OrderArg::Asc => SortOrder::Asc,

@@ -2,11 +2,18 @@
 //!
 //! An agent that follows the memory protocol marks what is worth keeping with a line such as
 //! `*Remember*: the staging DB is PostgreSQL 16, valid until Q1 2027`. Each such line (the
-//! marker emphasised with `*`, `**` or `_`, optionally in a list item or quote) is one fact.
+//! marker emphasised with `*`, `**` or `_`, optionally in a list item or quote; the colon may
+//! be left out after a closed emphasis, `*Remember* the key rotates monthly`) is one fact. A
+//! fact goes on over the lines that follow it while they are indented under it (a wrapped
+//! list item), or, when its first line ends with a colon, over the lines up to the next blank
+//! line (`*Remember*: deploy steps:` and a list), each line kept as a line.
+//!
 //! A fact gets tags for the technologies it names and for the kind of knowledge it is
 //! (troubleshooting, performance, security), a category guessed from its wording, and an expiry
-//! when it says one: `valid until <date>` or `expires <date>` (any date `dates` reads),
-//! `temporary` (90 days), or a quarter such as `Q1 2026` (the quarter's last second).
+//! when it says one: `until <date>`, `valid until <date>` or `expires <date>` (any date `dates`
+//! reads, or a month: `until April 2027` is the month's last second, `until April 15, 2027` the
+//! start of that day), `temporary` or `temp` (90 days), or a quarter such as `Q1 2026` (the
+//! quarter's last second).
 
 use std::sync::LazyLock;
 
@@ -50,22 +57,49 @@ impl Fact {
     }
 }
 
+/// One line holding the marker: `*Remember*:`, `**Remember:**`, `*Remember*` (no colon after
+/// a closed emphasis), in a list item or a quote.
 static MARKER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?im)^[ \t]*(?:(?:[-*+>]|\d+\.)[ \t]+)*(?:\*\*|\*|__|_)remember(?:\*\*|\*|__|_)?[ \t]*:[ \t]*(?:\*\*|\*|__|_)?[ \t]*(?P<fact>\S.*?)[ \t]*$",
+        r"(?i)^(?P<lead>[ \t]*(?:(?:[-*+>]|\d+\.)[ \t]+)*)(?:\*\*|\*|__|_)remember(?:(?:\*\*|\*|__|_)(?:[ \t]*:|[ \t]+)|[ \t]*:)[ \t]*(?:\*\*|\*|__|_)?[ \t]*(?P<fact>\S.*?)[ \t]*$",
     )
     .expect("the marker pattern is valid")
+});
+
+/// A month named with its year, and perhaps a day: `April 2027`, `April 15, 2027`,
+/// `15 April 2027`.
+static MONTH_DATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(?:(?P<day_before>\d{1,2})(?:st|nd|rd|th)?[ \t]+)?(?P<month>jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?(?:[ \t]+(?P<day_after>\d{1,2})(?:st|nd|rd|th)?)?,?[ \t]+(?P<year>\d{4})\b",
+    )
+    .expect("valid")
 });
 
 static QUARTER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\bQ([1-4])[ \t]+(\d{4})\b").expect("valid"));
 
 static STATED_EXPIRY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:valid until|expires(?: on| at)?)[ \t]+(?P<when>[^,;()]+)").expect("valid")
+    Regex::new(r"(?i)\b(?:until|till|expires(?: on| at)?)[ \t]+(?P<when>[^;()\n]+)").expect("valid")
 });
 
+/// `temporary`, `temporarily` or `temp`.
 static TEMPORARY: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)\btemporar(?:y|ily)\b").expect("valid"));
+    LazyLock::new(|| Regex::new(r"(?i)\b(?:temporar(?:y|ily)|temp)\b").expect("valid"));
+
+/// Words after `temp` that make it part of a name (`temp dir`), not a lifetime.
+const TEMP_NOUNS: &[&str] = &[
+    "dir",
+    "directory",
+    "dirs",
+    "folder",
+    "file",
+    "files",
+    "path",
+    "table",
+    "tables",
+    "var",
+    "variable",
+];
 
 /// Technologies recognised as tags: (words that name it, the tag).
 const TECHNOLOGIES: &[(&[&str], &str)] = &[
@@ -113,6 +147,13 @@ const TECHNOLOGIES: &[(&[&str], &str)] = &[
     (&["tailwind", "css"], "css"),
     (&["wasm", "webassembly"], "wasm"),
     (&["linux", "systemd", "bash"], "linux"),
+    (&["nix", "nixos", "nixpkgs", "home-manager"], "nix"),
+    (&["zig"], "zig"),
+    (&["c++", "cpp", "cmake", "clang"], "cpp"),
+    (&["c#", "csharp", "dotnet", ".net"], "dotnet"),
+    (&["elixir", "phoenix"], "elixir"),
+    (&["haskell", "cabal", "ghc"], "haskell"),
+    (&["ansible"], "ansible"),
 ];
 
 const TROUBLESHOOTING: &[&str] = &[
@@ -187,21 +228,49 @@ const SECURITY: &[&str] = &[
 
 /// Every `*Remember*:` fact in `text`, in order; expiry phrases are read against `now`.
 pub fn facts(text: &str, now: &Zoned) -> Vec<Fact> {
-    MARKER
-        .captures_iter(text)
-        .filter_map(|captures| {
-            let fact = captures["fact"]
-                .trim_end_matches(['*', '_'])
-                .trim()
-                .to_string();
-            (!fact.is_empty()).then(|| Fact {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::new();
+    let mut next = 0;
+    while next < lines.len() {
+        let line = lines[next];
+        next += 1;
+        let Some(captures) = MARKER.captures(line) else {
+            continue;
+        };
+        let mut fact = captures["fact"].to_string();
+        let lead = captures["lead"].chars().count();
+        let introduces_lines = fact.trim_end_matches(['*', '_']).ends_with(':');
+        while let Some(line) = lines.get(next) {
+            if !continues_fact(line, lead, introduces_lines) {
+                break;
+            }
+            fact.push('\n');
+            fact.push_str(line.trim());
+            next += 1;
+        }
+        let fact = fact.trim_end_matches(['*', '_']).trim().to_string();
+        if !fact.is_empty() {
+            found.push(Fact {
                 category: category(&fact),
                 tags: tags(&fact),
                 expires_at: expiry(&fact, now),
                 text: fact,
-            })
-        })
-        .collect()
+            });
+        }
+    }
+    found
+}
+
+/// Whether `line` goes on with a fact whose marker line had `lead` characters before the
+/// marker: indented under it (a wrapped list item), or any line after a first line that ends
+/// with a colon. A blank line, a heading, a fence or another marker ends a fact.
+fn continues_fact(line: &str, lead: usize, introduces_lines: bool) -> bool {
+    let trimmed = line.trim_start();
+    if trimmed.is_empty() || trimmed.starts_with(['#', '`', '~']) || MARKER.is_match(line) {
+        return false;
+    }
+    let indent = line.len() - trimmed.len();
+    introduces_lines || indent >= lead.max(1)
 }
 
 /// Lower-case words of `text`, keeping the dots and pluses inside names (`node.js`, `c++`).
@@ -259,17 +328,22 @@ fn category(text: &str) -> Category {
     }
 }
 
-/// The expiry the fact states: an explicit date first, then a quarter, then `temporary`.
+/// The expiry the fact states: an explicit date first (a quarter, a month, any date `dates`
+/// reads), then a quarter anywhere, then `temporary`.
 pub fn expiry(text: &str, now: &Zoned) -> Option<Timestamp> {
-    if let Some(captures) = STATED_EXPIRY.captures(text) {
-        let when = captures["when"].trim().trim_end_matches('.');
+    for captures in STATED_EXPIRY.captures_iter(text) {
+        let when = captures["when"].trim();
         if let Some(quarter) = QUARTER.captures(when) {
             return quarter_end(&quarter[1], &quarter[2], now);
+        }
+        if let Some(at) = month_date(when, now) {
+            return Some(at);
         }
         // The date may be followed by more words: try the longest prefix that reads as one.
         let parts: Vec<&str> = when.split_whitespace().take(6).collect();
         for length in (1..=parts.len()).rev() {
-            if let Ok(at) = parse_time("expires", &parts[..length].join(" "), now) {
+            let phrase = parts[..length].join(" ");
+            if let Ok(at) = parse_time("expires", phrase.trim_end_matches([',', '.']), now) {
                 return Some(at);
             }
         }
@@ -277,13 +351,63 @@ pub fn expiry(text: &str, now: &Zoned) -> Option<Timestamp> {
     if let Some(quarter) = QUARTER.captures(text) {
         return quarter_end(&quarter[1], &quarter[2], now);
     }
-    if TEMPORARY.is_match(text) {
+    if TEMPORARY
+        .find_iter(text)
+        .any(|word| !part_of_a_name(text, word))
+    {
         return now
             .checked_add(Span::new().days(TEMPORARY_DAYS))
             .ok()
             .map(|z| z.timestamp());
     }
     None
+}
+
+/// Whether the word found in `text` is part of a name rather than a lifetime: joined to
+/// another word (`/tmp/temp`, `temp.txt`, `temp-dir`) or naming a thing (`temp dir`).
+fn part_of_a_name(text: &str, word: regex::Match) -> bool {
+    let before = text[..word.start()].chars().next_back();
+    let after = &text[word.end()..];
+    let joined_after =
+        after.starts_with(['.', '/', '-']) && after[1..].starts_with(|c: char| c.is_alphanumeric());
+    let next = after
+        .strip_prefix([' ', '\t'])
+        .map(|rest| {
+            rest.split(|c: char| !c.is_alphanumeric())
+                .next()
+                .unwrap_or("")
+        })
+        .unwrap_or("")
+        .to_lowercase();
+    matches!(before, Some('/' | '.' | '-')) || joined_after || TEMP_NOUNS.contains(&next.as_str())
+}
+
+/// A month with its year at the start of `when`: the month's last second, or with a day,
+/// the start of that day, in `now`'s time zone.
+fn month_date(when: &str, now: &Zoned) -> Option<Timestamp> {
+    let captures = MONTH_DATE.captures(when)?;
+    let months = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let month_name = captures["month"].to_lowercase();
+    let month = months.iter().position(|m| month_name.starts_with(m))? as i8 + 1;
+    let year: i16 = captures["year"].parse().ok()?;
+    let zone = now.time_zone().clone();
+    match captures.name("day_before").or(captures.name("day_after")) {
+        Some(day) => {
+            let date = Date::new(year, month, day.as_str().parse().ok()?).ok()?;
+            date.to_zoned(zone).ok().map(|z| z.timestamp())
+        }
+        None => {
+            let first = Date::new(year, month, 1).ok()?;
+            let next = first.checked_add(Span::new().months(1)).ok()?;
+            let start = next.to_zoned(zone).ok()?;
+            start
+                .checked_sub(Span::new().seconds(1))
+                .ok()
+                .map(|z| z.timestamp())
+        }
+    }
 }
 
 /// The last second of quarter `q` of `year`, in `now`'s time zone.
@@ -328,6 +452,34 @@ mod tests {
     }
 
     #[test]
+    fn a_closed_emphasis_needs_no_colon() {
+        let text = "*Remember* the deploy key rotates monthly\n**Remember** CI runs on ARM\n\
+                    *Remember*\n*Remembered* nothing\n_remember_ing";
+        let found: Vec<String> = facts(text, &now()).into_iter().map(|f| f.text).collect();
+        assert_eq!(found, ["the deploy key rotates monthly", "CI runs on ARM"]);
+    }
+
+    #[test]
+    fn a_fact_goes_on_over_indented_lines_and_after_a_colon_up_to_a_blank_line() {
+        let text = "- *Remember*: the release script signs with the 2026 key\n  \
+                    and uploads to the mirror first\n- next item\n\
+                    *Remember*: deploy steps:\n1. build the image\n2. push it\n\nDone.\n\
+                    *Remember*: staging is PostgreSQL 16\nI updated the workflow.\n\
+                    *Remember*: one\n*Remember*: two\n    ## not a heading of the fact";
+        let found: Vec<String> = facts(text, &now()).into_iter().map(|f| f.text).collect();
+        assert_eq!(
+            found,
+            [
+                "the release script signs with the 2026 key\nand uploads to the mirror first",
+                "deploy steps:\n1. build the image\n2. push it",
+                "staging is PostgreSQL 16",
+                "one",
+                "two",
+            ]
+        );
+    }
+
+    #[test]
     fn tags_name_technologies_and_kinds_of_knowledge() {
         assert_eq!(
             tags("Postgres on k8s crashes when the pool is exhausted; workaround: pgbouncer"),
@@ -337,6 +489,7 @@ mod tests {
             tags("Rotate the GitHub token monthly; the API is slow with TLS renegotiation"),
             ["git", "performance", "security"]
         );
+        assert_eq!(tags("On NixOS the dev shell comes from the flake"), ["nix"]);
         assert!(tags("The meeting is on Tuesdays").is_empty());
         // Whole words only: "gossip" is not go, "trusted" is not rust.
         assert!(tags("trusted gossip").is_empty());
@@ -366,6 +519,30 @@ mod tests {
             at("a temporary workaround for the flaky test").as_deref(),
             Some("2026-05-11T12:00:00Z")
         );
+        assert_eq!(
+            at("the old endpoint answers until April 2027").as_deref(),
+            Some("2027-04-30T23:59:59Z")
+        );
+        assert_eq!(
+            at("the freeze holds until April 15, 2027, then lifts").as_deref(),
+            Some("2027-04-15T00:00:00Z")
+        );
+        assert_eq!(
+            at("keep the banner till 3 Sept 2026").as_deref(),
+            Some("2026-09-03T00:00:00Z")
+        );
+        assert_eq!(
+            at("temp: the mirror is down, use the fallback").as_deref(),
+            Some("2026-05-11T12:00:00Z")
+        );
+        assert_eq!(
+            at("a temp fix for the flaky test.").as_deref(),
+            Some("2026-05-11T12:00:00Z")
+        );
+        // `temp` naming a thing is not a lifetime; nor is `until` before words that are no date.
+        assert_eq!(at("the temp dir is /var/tmp"), None);
+        assert_eq!(at("scratch files go to /tmp/temp and temp.txt"), None);
+        assert_eq!(at("do not merge until CI is green"), None);
         assert_eq!(at("the port is 8080"), None);
     }
 

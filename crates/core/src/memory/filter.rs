@@ -106,6 +106,9 @@ pub enum SortKey {
     Updated,
     /// Memories without an expiry come last.
     Expires,
+    /// By text, alphabetically: ASCII letters without regard to case, everything else by its
+    /// UTF-8 bytes (the same order in every backend).
+    Content,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]

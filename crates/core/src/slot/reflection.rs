@@ -148,11 +148,7 @@ pub fn todo_items(text: &str) -> Vec<String> {
         let Some(start) = marker_position(line) else {
             continue;
         };
-        let item = line[start..]
-            .trim_end_matches(|c: char| c.is_whitespace() || "\"'}],\\".contains(c))
-            .trim_end_matches("*/")
-            .trim_end_matches("-->")
-            .trim();
+        let item = trim_trailing_syntax(&line[start..]);
         let marker_len = if item[..4].eq_ignore_ascii_case("todo") {
             4
         } else {
@@ -162,16 +158,53 @@ pub fn todo_items(text: &str) -> Vec<String> {
         if said.chars().count() < 2 {
             continue;
         }
-        let item = if item.chars().count() > ITEM_CHARS {
-            format!("{}…", item.chars().take(ITEM_CHARS).collect::<String>())
-        } else {
-            item.to_string()
-        };
+        let item = shortened(item);
         if !items.contains(&item) {
             items.push(item);
         }
     }
     items
+}
+
+/// `item` without what closes the code or data around it: quotes, commas, backslashes,
+/// comment ends, and brackets it does not open itself (`[REDACTED]` keeps its own).
+fn trim_trailing_syntax(item: &str) -> &str {
+    let mut item = item.trim_end();
+    loop {
+        let before = item;
+        item = item
+            .trim_end_matches(|c: char| c.is_whitespace() || "\"',\\".contains(c))
+            .trim_end_matches("*/")
+            .trim_end_matches("-->");
+        for (open, close) in [('[', ']'), ('{', '}')] {
+            if item.ends_with(close) && item.matches(close).count() > item.matches(open).count() {
+                item = &item[..item.len() - 1];
+            }
+        }
+        if item == before {
+            return item.trim();
+        }
+    }
+}
+
+/// `item` cut to `ITEM_CHARS` characters with an ellipsis, never inside a `[REDACTED]`.
+fn shortened(item: &str) -> String {
+    if item.chars().count() <= ITEM_CHARS {
+        return item.to_string();
+    }
+    let mut cut = item
+        .char_indices()
+        .nth(ITEM_CHARS)
+        .map_or(item.len(), |(at, _)| at);
+    // A marker the cut would split: its opening bracket is the last `[` before the cut, and
+    // what follows it is a beginning of the marker.
+    if let Some(open) = item[..cut].rfind('[')
+        && cut - open < crate::redact::REDACTED.len()
+        && crate::redact::REDACTED.starts_with(&item[open..cut])
+    {
+        cut = open;
+    }
+    format!("{}…", item[..cut].trim_end())
 }
 
 /// The text of a tool input: its string values, one per line, when it is JSON (as hooks
@@ -293,6 +326,26 @@ mod tests {
             updated_at: now,
             reflected: reflected.iter().map(|s| s.to_string()).collect(),
         }
+    }
+
+    #[test]
+    fn a_redacted_secret_at_the_end_of_an_item_keeps_its_closing_bracket() {
+        let text = "TODO rotate the key [REDACTED]\n\"// FIXME: drop the fallback\",\n\
+                    {\"note\": \"TODO ask about {cache} size\"}";
+        assert_eq!(
+            todo_items(text),
+            [
+                "TODO rotate the key [REDACTED]",
+                "FIXME: drop the fallback",
+                "TODO ask about {cache} size"
+            ]
+        );
+        // Cut to its length, an item never ends inside a marker.
+        let long = format!("TODO {} [REDACTED] then more", "x".repeat(ITEM_CHARS - 10));
+        let item = &todo_items(&long)[0];
+        assert!(item.ends_with("x…"), "{item}");
+        let whole = format!("TODO {} [REDACTED] then more", "x".repeat(ITEM_CHARS - 20));
+        assert!(todo_items(&whole)[0].contains("[REDACTED] "));
     }
 
     #[test]

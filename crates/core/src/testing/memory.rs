@@ -918,6 +918,47 @@ pub fn a_bad_import_line_rolls_back_the_whole_import(factory: StoreFactory) {
     assert_eq!(target.count_all(), 1);
 }
 
+pub fn a_listing_by_content_is_alphabetical_without_regard_to_ascii_case(factory: StoreFactory) {
+    let h = Harness::new(factory);
+    for text in [
+        "beta release",
+        "Zebra stripes",
+        "alpha build",
+        "Ärger",
+        "Beta Rollout",
+    ] {
+        h.add(text, &[]);
+    }
+    let listed = |order| {
+        h.domains()
+            .memories()
+            .list(&ListQuery {
+                filter: MemoryFilter::default(),
+                sort: SortKey::Content,
+                order,
+                limit: 10,
+                offset: 0,
+            })
+            .unwrap()
+            .into_iter()
+            .map(|m| m.content)
+            .collect::<Vec<_>>()
+    };
+    // By bytes "Beta Rollout" and "Zebra" would come before "alpha" and "beta"; characters
+    // past ASCII come after every ASCII letter.
+    let ascending = [
+        "alpha build",
+        "beta release",
+        "Beta Rollout",
+        "Zebra stripes",
+        "Ärger",
+    ];
+    assert_eq!(listed(SortOrder::Asc), ascending);
+    let mut descending = ascending;
+    descending.reverse();
+    assert_eq!(listed(SortOrder::Desc), descending);
+}
+
 pub fn tags_and_stats_count_visible_memories(factory: StoreFactory) {
     let h = Harness::new(factory);
     h.add("one", &["rust", "ci"]);

@@ -104,6 +104,7 @@ macro_rules! store_behaviour_suite {
             an_imported_slot_replaces_an_untouched_default_but_not_a_newer_edit,
             an_observation_needs_its_session_first,
             tags_and_stats_count_visible_memories,
+            a_listing_by_content_is_alphabetical_without_regard_to_ascii_case,
             query_operators_phrases_and_prefixes_match_exactly,
             implicit_queries_rank_memories_by_how_many_words_they_hold,
             strict_implicit_queries_return_only_memories_holding_every_word,
