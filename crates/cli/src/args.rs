@@ -559,7 +559,7 @@ pub enum SlotCommand {
     Get(SlotArgs),
     /// Create a slot.
     #[command(
-        after_help = "Examples:\n  cairn slot create api_conventions \"Errors are RFC 7807 problem documents\" --pinned\n  cairn slot create house_rules --global --read-only --file rules.md --limit 4000"
+        after_help = "Examples:\n  cairn slot create api_conventions \"Errors are RFC 7807 problem documents\"   # pinned\n  cairn slot create scratch \"Ideas to try\" --pinned false\n  cairn slot create house_rules --global --read-only --file rules.md --limit 4000"
     )]
     Create(SlotCreateArgs),
     /// Add lines at the end of a slot; refused (nothing written) over its limit.
@@ -627,8 +627,16 @@ pub struct SlotCreateArgs {
     /// Most characters it may hold (1–20000; default 2000).
     #[arg(long, value_name = "CHARS")]
     pub limit: Option<usize>,
-    /// Put it at the top of every session's context.
-    #[arg(long)]
+    /// Put it at the top of every session's context: the default, `--pinned false` leaves it
+    /// out.
+    #[arg(
+        long,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        default_value_t = true,
+        default_missing_value = "true",
+        action = clap::ArgAction::Set
+    )]
     pub pinned: bool,
     /// Refuse changes until unlocked with `cairn slot set LABEL --read-only false`.
     #[arg(long)]
@@ -989,9 +997,11 @@ pub struct StoreArgs {
     /// Comma-separated tags, e.g. rust,ci.
     #[arg(long, value_name = "A,B")]
     pub tags: Option<String>,
-    /// preference, fact, decision, entity, bugfix, discovery, pattern, config or other.
-    #[arg(long, default_value = "other")]
-    pub category: String,
+    /// preference, fact, decision, entity, bugfix, discovery, pattern, config or other; without
+    /// it, the one the wording names ("I prefer…" a preference, "we decided…" a decision, a
+    /// fix a bugfix), else other.
+    #[arg(long)]
+    pub category: Option<String>,
     /// A stable subject name: storing again with the same key revises that memory.
     #[arg(long, value_name = "KEY")]
     pub topic_key: Option<String>,

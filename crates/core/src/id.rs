@@ -60,11 +60,21 @@ impl fmt::Debug for MemoryId {
     }
 }
 
+/// `text` without the kind `memory_add` names a memory's id with (`UNIT:…`, `RAW:…`,
+/// `MEMORY:…`): every reader of an id takes an id as `memory_add` handed it back.
+fn without_kind(text: &str) -> &str {
+    let text = text.trim();
+    ["UNIT:", "RAW:", "MEMORY:"]
+        .iter()
+        .find_map(|kind| text.strip_prefix(kind))
+        .unwrap_or(text)
+}
+
 impl FromStr for MemoryId {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self, Error> {
-        Uuid::parse_str(s.trim())
+        Uuid::parse_str(without_kind(s))
             .map(MemoryId)
             .map_err(|_| Error::invalid("id", format!("'{s}' is not a memory id (a UUID)")))
     }
@@ -157,7 +167,7 @@ pub enum IdRef {
 impl IdRef {
     /// Parses a full id or a prefix of at least [`MIN_PREFIX_LEN`] hex digits (dashes optional).
     pub fn parse(text: &str) -> Result<Self, Error> {
-        let trimmed = text.trim();
+        let trimmed = without_kind(text);
         if let Ok(id) = Uuid::parse_str(trimmed) {
             return Ok(IdRef::Full(MemoryId(id)));
         }
@@ -266,5 +276,23 @@ mod tests {
         let b = IdRef::parse("3f9a0c1b2d4e4f608a7b9c0d1e2f3a4b").unwrap();
         assert_eq!(a, b);
         assert!(matches!(a, IdRef::Full(_)));
+    }
+
+    #[test]
+    fn ids_as_memory_add_names_them_parse_as_the_bare_id() {
+        let bare = "3f9a0c1b-2d4e-4f60-8a7b-9c0d1e2f3a4b";
+        for named in [
+            format!("UNIT:{bare}"),
+            format!("RAW:{bare}"),
+            format!(" MEMORY:{bare} "),
+        ] {
+            assert_eq!(IdRef::parse(&named).unwrap(), IdRef::parse(bare).unwrap());
+            assert_eq!(named.parse::<MemoryId>().unwrap().to_string(), bare);
+        }
+        assert_eq!(
+            IdRef::parse("UNIT:3f9a0c1b").unwrap(),
+            IdRef::parse("3f9a0c1b").unwrap()
+        );
+        assert!(IdRef::parse("NOTE:3f9a0c1b").is_err());
     }
 }

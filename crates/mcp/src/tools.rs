@@ -198,9 +198,10 @@ const TOOLS: &[ToolSpec] = &[
         description: "Add one piece of knowledge as text, optionally with a category \
             (preference, fact, decision, entity, other). In a project that keeps its memories \
             in markdown files the memory becomes a unit of today's file. Answers with `action`: \
-            `created` (memoryId, kind UNIT or MEMORY, path of the file, category, text), \
-            `duplicate` (nothing written; `existing` holds the same text) or `failed` (`error` \
-            with a code such as `text_required`; nothing written).\n\
+            `created` (memoryId `UNIT:<id>`, kind UNIT, RAW or MEMORY, path of the file, \
+            category, text), `duplicate` (nothing written; `existing` holds the same text) or \
+            `failed` (`error`: a code such as `text_required`; nothing written). Without a \
+            category, the one the wording names, else other.\n\
             Use it for a quick fact without tags or titles.\n\
             Not for revising a memory: use memory_update; for tags, title or expiry use \
             memory_store.\n\

@@ -1,5 +1,6 @@
-//! The REST routes under `/v1`: one table that builds both the router and the OpenAPI document,
-//! so a route cannot exist without being documented.
+//! The REST routes under `/v1` (and agentmemory's, from [`crate::agentmemory`]): one table that
+//! builds both the router and the OpenAPI document, so a route cannot exist without being
+//! documented.
 //!
 //! Each handler reads a core [`api`](cairn_core::api) input, calls the matching [`Api`]
 //! operation (the one MCP's tool calls) on tokio's blocking pool (SQLite calls block), and answers with the same JSON documents the CLI's
@@ -33,7 +34,7 @@ use crate::route::{RequestBody, Route};
 
 /// Runs blocking work against the API for the request's caller (the service blocks on its
 /// store).
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     request: &Authorized,
     work: impl FnOnce(&Api, &Caller) -> Result<T, Error> + Send + 'static,
 ) -> Result<T, ApiError> {
@@ -260,11 +261,15 @@ async fn reflect_session(
     Ok(Json(json!(reflection)))
 }
 
-fn slot_response(status: StatusCode, verb: &str, slot: &cairn_core::slot::Slot) -> Response {
+pub(crate) fn slot_response(
+    status: StatusCode,
+    verb: &str,
+    slot: &cairn_core::slot::Slot,
+) -> Response {
     (status, Json(slot_answer(Some(verb), slot))).into_response()
 }
 
-async fn list_slots(
+pub(crate) async fn list_slots(
     request: Authorized,
     QueryInput(input): QueryInput<SlotProjectInput>,
 ) -> Result<Json<Value>, ApiError> {
@@ -272,7 +277,7 @@ async fn list_slots(
     Ok(Json(slots_answer(&slots)))
 }
 
-async fn create_slot(
+pub(crate) async fn create_slot(
     request: Authorized,
     JsonBody(input): JsonBody<SlotCreateInput>,
 ) -> Result<Response, ApiError> {
@@ -366,7 +371,7 @@ async fn search_post(
     run_search(request, input).await
 }
 
-async fn vision_search(
+pub(crate) async fn vision_search(
     request: Authorized,
     JsonBody(input): JsonBody<VisionSearchInput>,
 ) -> Result<Json<Value>, ApiError> {
@@ -541,8 +546,14 @@ async fn openapi() -> Json<Value> {
     Json(crate::openapi::document(&routes()))
 }
 
-/// Every REST route.
+/// Every REST route: `/v1`'s, then agentmemory's beside them ([`crate::agentmemory`]).
 pub fn routes() -> Vec<Route> {
+    let mut routes = v1_routes();
+    routes.extend(crate::agentmemory::routes());
+    routes
+}
+
+fn v1_routes() -> Vec<Route> {
     use cairn_core::api::schema;
     vec![
         Route {
@@ -628,7 +639,7 @@ pub fn routes() -> Vec<Route> {
         Route {
             method: Method::POST,
             path: "/v1/memories/add",
-            summary: "The memory_add contract: text (required) and an optional category; the answer's action is created (201; the unit's file when the project keeps markdown files), duplicate (200; nothing written) or failed (422; error.code such as text_required; nothing written).",
+            summary: "The memory_add contract: text (required) and an optional category; the answer's action is created (201; the unit's file when the project keeps markdown files), duplicate (200; nothing written) or failed (422; error, a code such as text_required, with field and message; nothing written). Units are named UNIT:<id>, text of the files outside units RAW:<id>; without a category, the one the wording names, else other.",
             body: RequestBody::Json(schema::<AddInput>),
             query: None,
             success: &[(201, "created"), (200, "duplicate"), (422, "failed")],

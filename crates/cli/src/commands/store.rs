@@ -21,7 +21,7 @@ pub fn run(app: &App, args: &StoreArgs) -> Result<Outcome> {
         content,
         image: None,
         title: args.title.clone(),
-        category: Some(args.category.parse()?),
+        category: args.category.as_deref().map(str::parse).transpose()?,
         tags: args.tags.as_deref().map(split_list).unwrap_or_default(),
         project: args.project.project.clone(),
         global: args.project.global,

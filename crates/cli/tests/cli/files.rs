@@ -301,7 +301,7 @@ fn memory_add_answers_the_same_through_the_cli_mcp_and_http() {
     );
     let blank = s.run(&["add", "", "--format", "json"]);
     assert_eq!(blank.code, 2);
-    assert_eq!(blank.json()["error"]["code"], "text_required");
+    assert_eq!(blank.json()["error"], "text_required");
 
     let mcp: Vec<Value> = mcp_calls(
         &s,
@@ -323,7 +323,7 @@ fn memory_add_answers_the_same_through_the_cli_mcp_and_http() {
     assert_eq!(mcp[1]["action"], "duplicate");
     assert_eq!(mcp[1]["existing"]["memoryId"], cli["memoryId"]);
     assert_eq!(mcp[2]["action"], "failed");
-    assert_eq!(mcp[2]["error"]["code"], "text_required");
+    assert_eq!(mcp[2]["error"], "text_required");
 
     let token = "files-test-token-0123456789";
     let served = Served::start(&s, &["--project", "acme"], token);
@@ -342,17 +342,14 @@ fn memory_add_answers_the_same_through_the_cli_mcp_and_http() {
     assert_eq!(code, 200);
     assert_eq!(duplicate["existing"]["memoryId"], mcp[0]["memoryId"]);
     let (code, failed) = served.post("/v1/memories/add", token, &json!({}));
-    assert_eq!(
-        (code, &failed["error"]["code"]),
-        (422, &json!("text_required"))
-    );
+    assert_eq!((code, &failed["error"]), (422, &json!("text_required")));
     let (code, failed) = served.post(
         "/v1/memories/add",
         token,
         &json!({"text": "x", "category": "nope"}),
     );
     assert_eq!(code, 422);
-    assert_eq!(failed["error"]["field"], "category");
+    assert_eq!(failed["field"], "category");
 
     let text = std::fs::read_to_string(s.project.join(&path)).unwrap();
     for added in [

@@ -55,7 +55,19 @@ fn slot_commands_edit_list_and_refuse_with_exit_2() {
     ]);
     assert_eq!(created["status"], "created");
     assert_eq!(created["slot"]["scope"], "global");
-    s.ok(&["slot", "create", "conventions", "spaces"]);
+    assert_eq!(created["slot"]["pinned"], true);
+    let unpinned = s.ok_json(&["slot", "create", "scratch", "ideas", "--pinned", "false"]);
+    assert_eq!(unpinned["slot"]["pinned"], false);
+    let pinned_by_default = s.ok_json(&["slot", "create", "later", "--read-only"]);
+    assert_eq!(pinned_by_default["slot"]["pinned"], true);
+    s.ok(&[
+        "slot",
+        "create",
+        "conventions",
+        "spaces",
+        "--pinned",
+        "false",
+    ]);
     let shadowed = s.ok_json(&["slot", "get", "conventions"]);
     assert_eq!(shadowed["slot"]["content"], "spaces");
     let global = s.ok_json(&["slot", "get", "conventions", "--global"]);
@@ -124,7 +136,7 @@ fn slot_commands_edit_list_and_refuse_with_exit_2() {
             .as_array()
             .unwrap()
             .len(),
-        8
+        10
     );
     let reset = s.ok_json(&["slot", "reset"]);
     assert_eq!(reset["slots"][0]["label"], "guidance");

@@ -1,11 +1,15 @@
 //! Markdown files at the front door (init, sync, export, rebuild, the files agents follow),
 //! and the `memory_add` contract.
 //!
-//! The `memory_add` contract (MCP `memory_add`, `POST /v1/memories/add`, `cairn add`): text in,
-//! one of three answers out — `created` (with the unit's file when the project keeps files),
-//! `duplicate` (nothing written; the memory that already holds the text), or `failed` (with
-//! the reason; nothing written). A write refused for its input is an answer, not an error, so
-//! a client switches on `action` alone.
+//! The `memory_add` contract (MCP `memory_add`, `POST /v1/memories/add`, `cairn add`), as
+//! OpenClaw states it: text in, one of three answers out — `created` (with the unit's file when
+//! the project keeps files), `duplicate` (nothing written; the memory that already holds the
+//! text), or `failed` (`"error": "text_required"` or another code, with the field and a
+//! message; nothing written). A write refused for its input is an answer, not an error, so a
+//! client switches on `action` alone. A memory is named by its kind and id: `UNIT:<id>` for a
+//! unit of the project's files, `RAW:<id>` for text of those files outside units, the bare id
+//! for a memory without files; every reader of an id takes all three forms. Without a category
+//! the text's wording names one (`memory::category`), else `other`.
 
 use std::path::Path;
 
@@ -27,7 +31,7 @@ pub struct AddInput {
     #[serde(default)]
     pub text: String,
     /// preference, fact, decision, entity, other (or bugfix, discovery, pattern, config);
-    /// `other` when omitted.
+    /// when omitted, the one the text's wording names, else `other`.
     #[serde(default)]
     pub category: Option<String>,
 }
@@ -37,16 +41,23 @@ pub struct AddInput {
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum AddOutcome {
     Created(AddedUnit),
-    Duplicate { existing: AddedUnit },
-    Failed { error: AddError },
+    Duplicate {
+        existing: AddedUnit,
+    },
+    Failed {
+        #[serde(flatten)]
+        error: AddError,
+    },
 }
 
 /// A memory as `memory_add` reports it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AddedUnit {
+    /// `UNIT:<id>`, `RAW:<id>`, or the bare id of a memory without files.
     pub memory_id: String,
-    /// `UNIT` when the memory is a unit of the project's markdown files, else `MEMORY`.
+    /// `UNIT` when the memory is a unit of the project's markdown files, `RAW` when it is text
+    /// of those files outside units, else `MEMORY`.
     pub kind: &'static str,
     /// The unit's file, relative to the project's root; `null` without files.
     pub path: Option<String>,
@@ -55,21 +66,30 @@ pub struct AddedUnit {
 }
 
 impl AddedUnit {
-    pub(crate) fn of(memory: &Memory, path: Option<String>) -> Self {
+    pub(crate) fn of(memory: &Memory, place: Option<(String, bool)>) -> Self {
+        let kind = match place {
+            Some((_, true)) => "RAW",
+            Some((_, false)) => "UNIT",
+            None => "MEMORY",
+        };
         AddedUnit {
-            memory_id: memory.id.to_string(),
-            kind: if path.is_some() { "UNIT" } else { "MEMORY" },
-            path,
+            memory_id: match place {
+                Some(_) => format!("{kind}:{}", memory.id),
+                None => memory.id.to_string(),
+            },
+            kind,
+            path: place.map(|(path, _)| path),
             category: memory.category,
             text: memory.content.clone(),
         }
     }
 }
 
-/// Why an add wrote nothing: a code a client can switch on (`text_required`, `invalid`, `too_large`), the
-/// field, and a message for people.
+/// Why an add wrote nothing: a code a client can switch on (`text_required`, `invalid`,
+/// `too_large`), sent as `error`, the field, and a message for people.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AddError {
+    #[serde(rename = "error")]
     pub code: &'static str,
     pub field: Option<String>,
     pub message: String,
@@ -138,7 +158,7 @@ impl Api {
         };
         let unit = AddedUnit::of(
             &outcome.memory,
-            self.domains.files().unit_path(&outcome.memory)?,
+            self.domains.files().unit_place(&outcome.memory)?,
         );
         Ok(match outcome.status {
             crate::memory::WriteStatus::Duplicate => AddOutcome::Duplicate { existing: unit },

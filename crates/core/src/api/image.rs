@@ -32,17 +32,17 @@ use crate::search::SearchMode;
 #[serde(deny_unknown_fields)]
 pub struct VisionSearchInput {
     /// Words the image shows (its text is read by OCR) or its memories say.
-    #[serde(default)]
+    #[serde(default, alias = "queryText")]
     pub query_text: Option<String>,
     /// A stored image to find look-alikes of: its id (64 hex digits, as results give it) or a
     /// path inside cairn's image store.
-    #[serde(default)]
+    #[serde(default, alias = "queryImageRef", alias = "query_image_ref")]
     pub image_ref: Option<String>,
     /// An image to find look-alikes of, sent inline: a data URL or raw base64.
-    #[serde(default)]
+    #[serde(default, alias = "queryImageBase64", alias = "query_image_base64")]
     pub image_base64: Option<String>,
     /// Images wanted: 1–50, default 10 (out of range is clamped; not a number means 10).
-    #[serde(default)]
+    #[serde(default, alias = "topK")]
     #[schemars(with = "Option<u32>")]
     pub top_k: Option<serde_json::Value>,
     /// How the words are matched; hybrid when a model is installed, else lexical.
@@ -335,6 +335,30 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn agentmemorys_field_names_read_as_cairns() {
+        let input: VisionSearchInput = serde_json::from_value(json!({
+            "queryText": "connection refused",
+            "queryImageRef": "abc",
+            "topK": 3,
+            "sessionId": "s-1"
+        }))
+        .unwrap();
+        assert_eq!(input.query_text.as_deref(), Some("connection refused"));
+        assert_eq!(input.image_ref.as_deref(), Some("abc"));
+        assert_eq!(input.top_k, Some(json!(3)));
+        assert_eq!(input.filter.session.as_deref(), Some("s-1"));
+        let inline: VisionSearchInput =
+            serde_json::from_value(json!({"queryImageBase64": "iVBOR"})).unwrap();
+        assert_eq!(inline.image_base64.as_deref(), Some("iVBOR"));
+        // Unknown names are still refused, and the schema shows only cairn's own.
+        assert!(serde_json::from_value::<VisionSearchInput>(json!({"queryTxt": "x"})).is_err());
+        let schema = serde_json::to_string(&crate::api::schema::<VisionSearchInput>()).unwrap();
+        for theirs in ["queryText", "topK", "queryImage", "sessionId"] {
+            assert!(!schema.contains(theirs), "{theirs} in {schema}");
+        }
+    }
 
     #[test]
     fn top_k_is_clamped_and_anything_else_means_the_default() {

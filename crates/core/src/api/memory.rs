@@ -52,7 +52,8 @@ pub struct StoreInput {
     /// A short headline (limit: `limits.max_title_chars`, 200 by default).
     #[serde(default)]
     pub title: Option<String>,
-    /// What kind of memory this is; `other` when omitted.
+    /// What kind of memory this is; when omitted, the one its wording names (see
+    /// `memory::category`), else `other`.
     #[serde(default)]
     pub category: Option<Category>,
     /// Tags such as `docker` or `auth/jwt` (lowercase letters, digits, `-`, `_`, `/`, `.`).
@@ -98,6 +99,7 @@ pub struct FilterInput {
     pub category: Option<Category>,
     pub entered_by: Option<String>,
     /// Only memories written in this agent session (the agent's session id).
+    #[serde(alias = "sessionId")]
     pub session: Option<String>,
     /// Created at or after: ISO 8601 or natural language (`2 weeks ago`).
     pub after: Option<String>,
@@ -262,11 +264,15 @@ impl StoreInput {
                 .clone()
                 .map_or(Scope::Global, Scope::Project),
         };
+        let category = self
+            .category
+            .or_else(|| crate::memory::category::infer(&self.content))
+            .unwrap_or_default();
         Ok(NewMemory {
             expires_at: time(domains, "expires", self.expires.as_deref())?,
             content: self.content,
             title: self.title,
-            category: self.category.unwrap_or_default(),
+            category,
             tags: self.tags,
             scope,
             topic_key: self.topic_key,

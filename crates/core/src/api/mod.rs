@@ -12,6 +12,9 @@
 //!   (context, recorded events, sessions, summaries), [`mod@slot`], [`mod@image`],
 //!   [`mod@files`] (markdown files, the `memory_add` contract), [`mod@exchange`] (export,
 //!   import, backups), [`mod@embedding`], [`mod@access`] (tokens) and [`mod@health`];
+//! - `lenient`: what other systems' clients send in their own spelling (`"true"` for `true`);
+//!   field names in their spelling are `serde` aliases on the inputs (`queryText`, `topK`,
+//!   `readOnly`), which the schemas do not show;
 //! - [`documents`]: the JSON answers, in full (REST, the CLI's JSON) and compact (MCP);
 //! - [`mod@schema`]: input schemas as clients see them;
 //! - `domains`: what `Api` runs on — the parts [`Api::open`] was given, and the handle of each
@@ -39,6 +42,7 @@ pub mod exchange;
 pub mod files;
 pub mod health;
 pub mod image;
+pub(crate) mod lenient;
 pub mod memory;
 pub mod relation;
 pub mod schema;

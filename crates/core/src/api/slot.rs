@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use super::Api;
 use super::Caller;
+use super::lenient;
 use crate::error::{Error, Result};
 use crate::scope::{ProjectName, Scope};
 use crate::session::SessionKey;
@@ -71,6 +72,7 @@ impl SlotProjectInput {
 pub struct SlotTextInput {
     /// For append, the lines to add at the end; for replace, the whole new content (empty
     /// empties the slot). Over the slot's limit, nothing is written.
+    #[serde(alias = "text")]
     pub content: String,
     /// `project` or `global`; when omitted, the project's slot if it has one, else the global
     /// slot of that label.
@@ -114,14 +116,15 @@ pub struct SlotCreateInput {
     #[serde(default)]
     pub description: Option<String>,
     /// Most characters the slot may hold (1–20000, default 2000).
-    #[serde(default)]
+    #[serde(default, alias = "sizeLimit")]
     #[schemars(range(min = 1, max = 20000))]
     pub limit: Option<usize>,
-    /// Inject it at the top of every session's context.
-    #[serde(default)]
+    /// Inject it at the top of every session's context (default true: a slot is made to be
+    /// seen).
+    #[serde(default = "pinned_by_default", deserialize_with = "lenient::bool")]
     pub pinned: bool,
     /// Refuse every change (append, replace, delete) until it is unlocked.
-    #[serde(default)]
+    #[serde(default, alias = "readOnly", deserialize_with = "lenient::bool")]
     pub read_only: bool,
     /// `project` (the default when a project is known) or `global`.
     #[serde(default)]
@@ -156,6 +159,10 @@ impl SlotCreateInput {
     }
 }
 
+fn pinned_by_default() -> bool {
+    true
+}
+
 /// The body of `PATCH /v1/slots/{label}`: only the settings given change.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
@@ -163,10 +170,13 @@ pub struct SlotSettingsInput {
     /// A new description; `""` removes it.
     pub description: Option<String>,
     /// A new limit in characters (1–20000), not below what the slot holds.
+    #[serde(alias = "sizeLimit")]
     #[schemars(range(min = 1, max = 20000))]
     pub limit: Option<usize>,
+    #[serde(deserialize_with = "lenient::option_bool")]
     pub pinned: Option<bool>,
     /// `false` unlocks a read-only slot.
+    #[serde(alias = "readOnly", deserialize_with = "lenient::option_bool")]
     pub read_only: Option<bool>,
     #[serde(flatten)]
     pub target: SlotTarget,
@@ -339,6 +349,39 @@ mod tests {
         assert_eq!(plain.text.content, "x");
         let get: SlotInput = serde_json::from_value(json!({"label": "notes"})).unwrap();
         assert_eq!(get.target.scope, None);
+    }
+
+    #[test]
+    fn a_created_slot_is_pinned_unless_asked_and_takes_agentmemorys_spelling() {
+        let read = |value| serde_json::from_value::<SlotCreateInput>(value).unwrap();
+        let plain = read(json!({"label": "notes"}));
+        assert!(plain.pinned && !plain.read_only);
+        let theirs = read(
+            json!({"label": "notes", "readOnly": "true", "sizeLimit": 500, "pinned": "false"}),
+        );
+        assert_eq!(
+            (theirs.pinned, theirs.read_only, theirs.limit),
+            (false, true, Some(500))
+        );
+        let settings: SlotSettingsInput =
+            serde_json::from_value(json!({"readOnly": "false", "pinned": "TRUE"})).unwrap();
+        assert_eq!(
+            (settings.pinned, settings.read_only),
+            (Some(true), Some(false))
+        );
+        let refused =
+            serde_json::from_value::<SlotCreateInput>(json!({"label": "n", "pinned": "maybe"}))
+                .unwrap_err()
+                .to_string();
+        assert!(refused.contains("'maybe' is not a boolean"), "{refused}");
+        // The schema shows cairn's own names and the new default, not the aliases.
+        let schema = crate::api::schema::<SlotCreateInput>();
+        let text = serde_json::to_string(&schema).unwrap();
+        assert!(
+            !text.contains("readOnly") && !text.contains("sizeLimit"),
+            "{text}"
+        );
+        assert_eq!(schema["properties"]["pinned"]["default"], true, "{text}");
     }
 
     #[test]

@@ -114,17 +114,25 @@ impl<'a> Files<'a> {
     /// Where `memory`'s unit is, relative to its project's root (`.cairn/memory/2026-03-11.md`);
     /// `None` when its project keeps no files or the unit is not written.
     pub fn unit_path(&self, memory: &Memory) -> Result<Option<String>> {
+        Ok(self.unit_place(memory)?.map(|(path, _)| path))
+    }
+
+    /// [`Files::unit_path`], and whether the memory is RAW text of that file (not a unit).
+    pub fn unit_place(&self, memory: &Memory) -> Result<Option<(String, bool)>> {
         let Some(project) = memory.scope.project() else {
             return Ok(None);
         };
         let location = self.store().locations_of(&[memory.id])?.into_iter().next();
         if let Some(location) = location.as_ref().filter(|l| l.is_followed()) {
-            return Ok(Some(location.file.clone()));
+            return Ok(Some((location.file.clone(), location.is_raw())));
         }
         let Some(workspace) = self.store().workspace(project)? else {
             return Ok(None);
         };
-        Ok(location.map(|location| format!("{}/{}", workspace.dir, location.file)))
+        Ok(location.map(|location| {
+            let path = format!("{}/{}", workspace.dir, location.file);
+            (path, location.is_raw())
+        }))
     }
 
     /// Makes `root`/`dir` the workspace of `project` (again, if it had one), writes the git

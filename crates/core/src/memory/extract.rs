@@ -313,19 +313,9 @@ pub fn tags(text: &str) -> Vec<String> {
     tags
 }
 
-/// The category the wording suggests; `fact` by default.
+/// The category the wording suggests (`memory::category`); `fact` by default.
 fn category(text: &str) -> Category {
-    let lowered = text.to_lowercase();
-    let text_words = words(text);
-    if lowered.contains("prefer") {
-        Category::Preference
-    } else if lowered.contains("decided") || lowered.contains("decision") {
-        Category::Decision
-    } else if mentions(&text_words, &lowered, TROUBLESHOOTING) {
-        Category::Bugfix
-    } else {
-        Category::Fact
-    }
+    crate::memory::category::infer(text).unwrap_or(Category::Fact)
 }
 
 /// The expiry the fact states: an explicit date first (a quarter, a month, any date `dates`

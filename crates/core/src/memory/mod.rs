@@ -9,6 +9,7 @@
 //! - [`mod@write`]: the rules every write applies inside its transaction;
 //! - [`operations`]: [`Memories`], the operations the service delegates to;
 //! - [`extract`]: `*Remember*:` lines in agent output become memories;
+//! - [`category`]: the category a memory's wording suggests, for a write that names none;
 //! - [`record`]: a memory with its history, as an export carries it;
 //! - [`store`]: what a backend provides ([`MemoryStore`], [`MemoryTx`]);
 //! - [`columns`]: a memory and a revision as a SQL backend's columns hold them, read back in
@@ -19,6 +20,7 @@
 //! revision); text is validated and redacted before it reaches a store; hidden memories are
 //! invisible to every read unless a filter asks for them.
 
+pub mod category;
 pub mod columns;
 pub mod extract;
 pub mod filter;

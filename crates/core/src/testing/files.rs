@@ -597,6 +597,83 @@ pub fn text_outside_units_is_indexed_read_only_and_follows_its_file(factory: Sto
     assert_eq!(search("TLS certs").len(), 1);
 }
 
+pub fn memory_add_answers_as_the_openclaw_contract_states(factory: StoreFactory) {
+    use crate::api::{AddInput, AddOutcome, Caller};
+    let f = Files::new(factory);
+    let caller = Caller {
+        default_project: Some(acme()),
+        ..Caller::local(Source::Mcp)
+    };
+    let add = |text: &str, category: Option<&str>| {
+        let outcome =
+            f.h.api
+                .add(
+                    &caller,
+                    AddInput {
+                        text: text.into(),
+                        category: category.map(String::from),
+                    },
+                )
+                .expect("an answer");
+        serde_json::to_value(outcome).expect("json")
+    };
+    // A unit: `UNIT:<id>`, and the category the wording names when none is given.
+    let created = add("I prefer tabs over spaces", None);
+    assert_eq!(created["action"], "created", "{created}");
+    assert_eq!(created["kind"], "UNIT");
+    assert_eq!(created["category"], "preference");
+    let id = created["memoryId"].as_str().expect("an id");
+    assert!(id.starts_with("UNIT:"), "{id}");
+    // That id works wherever an id goes.
+    let target = crate::id::IdRef::parse(id).expect("an id as memory_add names it");
+    let got = f.h.api.memories(&local(), &[target]).expect("read");
+    assert_eq!(got[0].content, "I prefer tabs over spaces");
+    assert_eq!(
+        add("Deploys need two approvals", Some("fact"))["category"],
+        "fact"
+    );
+    assert_eq!(add("The meeting is on Tuesdays", None)["category"], "other");
+
+    // RAW text of the files: a duplicate of it says so.
+    std::fs::write(
+        f.dir().join("MEMORY.md"),
+        "We deploy the cluster with ArgoCD.\n",
+    )
+    .expect("write");
+    f.sync();
+    let duplicate = add("We deploy the cluster with ArgoCD.", None);
+    assert_eq!(duplicate["action"], "duplicate", "{duplicate}");
+    assert_eq!(duplicate["existing"]["kind"], "RAW");
+    assert!(
+        duplicate["existing"]["memoryId"]
+            .as_str()
+            .is_some_and(|id| id.starts_with("RAW:")),
+        "{duplicate}"
+    );
+
+    // A blank text: `"error": "text_required"`, a string, and nothing written.
+    let before = f.h.count_all();
+    for blank in ["", "   \n"] {
+        let failed = add(blank, None);
+        assert_eq!(failed["action"], "failed");
+        assert_eq!(failed["error"], "text_required", "{failed}");
+        assert_eq!(failed["field"], "text");
+    }
+    let unknown = add("x", Some("nope"));
+    assert_eq!(
+        (&unknown["error"], &unknown["field"]),
+        (
+            &serde_json::json!("invalid"),
+            &serde_json::json!("category")
+        )
+    );
+    assert!(matches!(
+        f.h.api.add(&caller, AddInput::default()),
+        Ok(AddOutcome::Failed { .. })
+    ));
+    assert_eq!(f.h.count_all(), before);
+}
+
 pub fn the_index_rebuilds_from_the_files_alone(factory: StoreFactory) {
     let f = Files::new(factory);
     let kept = f.store("Feature flags live in LaunchDarkly");

@@ -157,6 +157,7 @@ macro_rules! store_behaviour_suite {
             forget_undo_brings_a_memory_and_its_unit_back,
             a_file_that_cannot_be_read_whole_never_forgets_a_memory,
             text_outside_units_is_indexed_read_only_and_follows_its_file,
+            memory_add_answers_as_the_openclaw_contract_states,
             followed_files_are_read_only_memories_in_line_with_their_files,
             the_index_rebuilds_from_the_files_alone,
             a_refresh_reads_the_files_only_when_someone_else_changed_them,

@@ -561,8 +561,11 @@ async fn the_openapi_document_lists_exactly_the_routes_that_answer() {
     }
     documented.sort();
     let expected = [
+        "DELETE /agentmemory/slot",
         "DELETE /v1/memories/{id}",
         "DELETE /v1/slots/{label}",
+        "GET /agentmemory/slot",
+        "GET /agentmemory/slots",
         "GET /v1/conflicts",
         "GET /v1/conflicts/stats",
         "GET /v1/conflicts/{id}",
@@ -582,6 +585,10 @@ async fn the_openapi_document_lists_exactly_the_routes_that_answer() {
         "GET /v1/tags",
         "PATCH /v1/memories/{id}",
         "PATCH /v1/slots/{label}",
+        "POST /agentmemory/slot",
+        "POST /agentmemory/slot/append",
+        "POST /agentmemory/slot/replace",
+        "POST /agentmemory/vision-search",
         "POST /v1/conflicts/compare",
         "POST /v1/conflicts/scan",
         "POST /v1/conflicts/{id}/judge",
@@ -634,6 +641,121 @@ async fn the_openapi_document_lists_exactly_the_routes_that_answer() {
             "{name} missing from {parameters:?}"
         );
     }
+}
+
+/// agentmemory's slot and vision-search requests, with its field names, answered by the same
+/// operations as `/v1`.
+#[tokio::test(flavor = "multi_thread")]
+async fn agentmemorys_slot_and_vision_requests_are_answered_as_v1_answers_them() {
+    let server = TestServer::start(Setup::default()).await;
+    let (status, created) = server
+        .call(
+            Method::POST,
+            "/agentmemory/slot",
+            Some(json!({"label": "house_rules", "content": "- tabs", "sizeLimit": 200, "readOnly": "false", "scope": "global"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    assert_eq!(
+        created["slot"]["pinned"], true,
+        "pinned unless asked: {created}"
+    );
+    assert_eq!(created["slot"]["limit"], 200);
+    let (status, appended) = server
+        .call(
+            Method::POST,
+            "/agentmemory/slot/append",
+            Some(json!({"label": "house_rules", "text": "- small PRs"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{appended}");
+    assert_eq!(appended["slot"]["content"], "- tabs\n- small PRs");
+    let (status, got) = server
+        .call(Method::GET, "/agentmemory/slot?label=house_rules", None)
+        .await;
+    assert_eq!(
+        (status, &got["slot"]["content"]),
+        (StatusCode::OK, &appended["slot"]["content"])
+    );
+    let (_, v1) = server
+        .call(Method::GET, "/v1/slots/house_rules", None)
+        .await;
+    assert_eq!(got, v1, "the same document as /v1");
+    let (status, replaced) = server
+        .call(
+            Method::POST,
+            "/agentmemory/slot/replace",
+            Some(json!({"label": "house_rules", "content": "- spaces"})),
+        )
+        .await;
+    assert_eq!(
+        (status, &replaced["slot"]["content"]),
+        (StatusCode::OK, &json!("- spaces"))
+    );
+    let (_, listed) = server.call(Method::GET, "/agentmemory/slots", None).await;
+    assert!(
+        listed["slots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["label"] == "house_rules")
+    );
+    // Over the limit: refused as /v1 refuses it, nothing written.
+    let (status, over) = server
+        .call(
+            Method::POST,
+            "/agentmemory/slot/append",
+            Some(json!({"label": "house_rules", "text": "x".repeat(300)})),
+        )
+        .await;
+    assert_error(status, &over, StatusCode::PAYLOAD_TOO_LARGE, "too_large");
+    let (status, deleted) = server
+        .call(Method::DELETE, "/agentmemory/slot?label=house_rules", None)
+        .await;
+    assert_eq!(
+        (status, &deleted["status"]),
+        (StatusCode::OK, &json!("deleted"))
+    );
+    let (status, gone) = server
+        .call(Method::GET, "/agentmemory/slot?label=house_rules", None)
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{gone}");
+
+    // Vision search with agentmemory's names; a name neither system knows is refused.
+    server
+        .store("The login page shows connection refused")
+        .await;
+    let (status, found) = server
+        .call(
+            Method::POST,
+            "/agentmemory/vision-search",
+            Some(json!({"queryText": "connection refused", "topK": "3"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{found}");
+    let (_, v1) = server
+        .call(
+            Method::POST,
+            "/v1/vision/search",
+            Some(json!({"query_text": "connection refused", "top_k": 3})),
+        )
+        .await;
+    assert_eq!(found, v1);
+    let (status, refused) = server
+        .call(
+            Method::POST,
+            "/agentmemory/vision-search",
+            Some(json!({"queryTxt": "connection refused"})),
+        )
+        .await;
+    assert_error(status, &refused, StatusCode::BAD_REQUEST, "invalid");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("queryTxt"),
+        "{refused}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -1,0 +1,154 @@
+//! agentmemory's REST routes, mounted beside `/v1` with the same auth: a client written for
+//! agentmemory (its vision search and its memory slots) talks to cairn unchanged.
+//!
+//! Each route reads the same core input as its `/v1` twin (agentmemory's camelCase names —
+//! `queryText`, `topK`, `sessionId`, `sizeLimit`, `readOnly` — are aliases on those inputs, and
+//! a slot's label travels in the query or the body, where agentmemory puts it) and calls the
+//! same `Api` operation, answering with the same documents. Nothing here decides anything.
+//!
+//! | agentmemory | cairn |
+//! | --- | --- |
+//! | `POST /agentmemory/vision-search` | `POST /v1/vision/search` |
+//! | `GET /agentmemory/slots` | `GET /v1/slots` |
+//! | `GET /agentmemory/slot?label=` | `GET /v1/slots/{label}` |
+//! | `POST /agentmemory/slot` | `POST /v1/slots` (pinned unless `pinned: false`) |
+//! | `POST /agentmemory/slot/append` `{label, text}` | `POST /v1/slots/{label}/append` |
+//! | `POST /agentmemory/slot/replace` `{label, content}` | `PUT /v1/slots/{label}` |
+//! | `DELETE /agentmemory/slot?label=` | `DELETE /v1/slots/{label}` |
+
+use axum::Json;
+use axum::http::{Method, StatusCode};
+use axum::response::Response;
+use axum::routing::{delete, get, post};
+use cairn_core::api::{
+    SlotCreateInput, SlotEditInput, SlotInput, SlotProjectInput, VisionSearchInput, slot_answer,
+};
+use serde_json::Value;
+
+use crate::auth::Authorized;
+use crate::error::ApiError;
+use crate::input::{JsonBody, QueryInput};
+use crate::route::{RequestBody, Route};
+use crate::routes::{blocking, create_slot, list_slots, slot_response, vision_search};
+
+async fn get_slot(
+    request: Authorized,
+    QueryInput(input): QueryInput<SlotInput>,
+) -> Result<Json<Value>, ApiError> {
+    let slot = blocking(&request, move |api, caller| {
+        api.slot(caller, &input.label, &input.target)
+    })
+    .await?;
+    Ok(Json(slot_answer(None, &slot)))
+}
+
+async fn append_slot(
+    request: Authorized,
+    JsonBody(input): JsonBody<SlotEditInput>,
+) -> Result<Response, ApiError> {
+    let slot = blocking(&request, move |api, caller| {
+        api.append_slot(caller, &input.label, &input.text)
+    })
+    .await?;
+    Ok(slot_response(StatusCode::OK, "appended", &slot))
+}
+
+async fn replace_slot(
+    request: Authorized,
+    JsonBody(input): JsonBody<SlotEditInput>,
+) -> Result<Response, ApiError> {
+    let slot = blocking(&request, move |api, caller| {
+        api.replace_slot(caller, &input.label, &input.text)
+    })
+    .await?;
+    Ok(slot_response(StatusCode::OK, "replaced", &slot))
+}
+
+async fn delete_slot(
+    request: Authorized,
+    QueryInput(input): QueryInput<SlotInput>,
+) -> Result<Response, ApiError> {
+    let slot = blocking(&request, move |api, caller| {
+        api.delete_slot(caller, &input.label, &input.target)
+    })
+    .await?;
+    Ok(slot_response(StatusCode::OK, "deleted", &slot))
+}
+
+/// agentmemory's routes, as entries of the one route table (so the OpenAPI document lists
+/// them too).
+pub fn routes() -> Vec<Route> {
+    use cairn_core::api::schema;
+    vec![
+        Route {
+            method: Method::POST,
+            path: "/agentmemory/vision-search",
+            summary: "agentmemory's vision search (queryText, queryImageRef, queryImageBase64, topK, sessionId): POST /v1/vision/search.",
+            body: RequestBody::Json(schema::<VisionSearchInput>),
+            query: None,
+            success: &[(200, "ranked images, as /v1/vision/search answers")],
+            authenticated: true,
+            handler: post(vision_search),
+        },
+        Route {
+            method: Method::GET,
+            path: "/agentmemory/slots",
+            summary: "agentmemory's slot list: GET /v1/slots.",
+            body: RequestBody::None,
+            query: Some(schema::<SlotProjectInput>),
+            success: &[(200, "slots")],
+            authenticated: true,
+            handler: get(list_slots),
+        },
+        Route {
+            method: Method::GET,
+            path: "/agentmemory/slot",
+            summary: "agentmemory's slot read (?label=): GET /v1/slots/{label}.",
+            body: RequestBody::None,
+            query: Some(schema::<SlotInput>),
+            success: &[(200, "the slot")],
+            authenticated: true,
+            handler: get(get_slot),
+        },
+        Route {
+            method: Method::POST,
+            path: "/agentmemory/slot",
+            summary: "agentmemory's slot create (label, content, description, sizeLimit, pinned, readOnly, scope; pinned unless pinned is false): POST /v1/slots.",
+            body: RequestBody::Json(schema::<SlotCreateInput>),
+            query: None,
+            success: &[(201, "created")],
+            authenticated: true,
+            handler: post(create_slot),
+        },
+        Route {
+            method: Method::DELETE,
+            path: "/agentmemory/slot",
+            summary: "agentmemory's slot delete (?label=): DELETE /v1/slots/{label}.",
+            body: RequestBody::None,
+            query: Some(schema::<SlotInput>),
+            success: &[(200, "deleted")],
+            authenticated: true,
+            handler: delete(delete_slot),
+        },
+        Route {
+            method: Method::POST,
+            path: "/agentmemory/slot/append",
+            summary: "agentmemory's slot append ({label, text}): POST /v1/slots/{label}/append.",
+            body: RequestBody::Json(schema::<SlotEditInput>),
+            query: None,
+            success: &[(200, "appended")],
+            authenticated: true,
+            handler: post(append_slot),
+        },
+        Route {
+            method: Method::POST,
+            path: "/agentmemory/slot/replace",
+            summary: "agentmemory's slot replace ({label, content}): PUT /v1/slots/{label}.",
+            body: RequestBody::Json(schema::<SlotEditInput>),
+            query: None,
+            success: &[(200, "replaced")],
+            authenticated: true,
+            handler: post(replace_slot),
+        },
+    ]
+}
