@@ -52,8 +52,8 @@ pub struct StoreInput {
     /// A short headline (limit: `limits.max_title_chars`, 200 by default).
     #[serde(default)]
     pub title: Option<String>,
-    /// What kind of memory this is; when omitted, the one its wording names (see
-    /// `memory::category`), else `other`.
+    /// What kind of memory this is; when omitted, the one its wording names ("I prefer…" a
+    /// preference, "we decided…" a decision, a crash and its fix a bugfix), else `other`.
     #[serde(default)]
     pub category: Option<Category>,
     /// Tags such as `docker` or `auth/jwt` (lowercase letters, digits, `-`, `_`, `/`, `.`).
