@@ -809,7 +809,8 @@ pub struct ServeArgs {
     /// project are global and reads see every project.
     #[arg(long, value_name = "NAME")]
     pub project: Option<String>,
-    /// Which MCP tools /mcp offers: core or all. Default: mcp.tools in the config, else core.
+    /// Which MCP tools /mcp offers: core, all or engram. Default: mcp.tools in the config, else
+    /// core.
     #[arg(long, value_enum, value_name = "PROFILE")]
     pub tools: Option<ToolsArg>,
 }
@@ -820,8 +821,10 @@ pub struct McpArgs {
     pub project: ProjectArgs,
     /// Which tools to offer: core (store, search, get, update, forget, context, session
     /// summary, judge, slot get/append/replace: what an agent needs in a session) or all (also
-    /// list, tags, stats, add, conflicts, compare and slot list/create/delete). Default:
-    /// mcp.tools in the config, else core.
+    /// list, tags, stats, add, conflicts, compare and slot list/create/delete) or engram
+    /// (engram's mem_save, mem_search, mem_context, mem_session_summary, mem_judge and
+    /// mem_compare, for its memory protocol and skills). Default: mcp.tools in the config, else
+    /// core.
     #[arg(long, value_enum, value_name = "PROFILE")]
     pub tools: Option<ToolsArg>,
 }
@@ -830,6 +833,7 @@ pub struct McpArgs {
 pub enum ToolsArg {
     Core,
     All,
+    Engram,
 }
 
 #[derive(Debug, Subcommand)]

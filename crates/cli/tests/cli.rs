@@ -8,6 +8,8 @@ use serde_json::Value;
 
 #[path = "cli/branches.rs"]
 mod branches;
+#[path = "cli/compat.rs"]
+mod compat;
 #[path = "cli/conflicts.rs"]
 mod conflicts;
 #[path = "cli/dist.rs"]

@@ -254,13 +254,16 @@ pub enum ToolProfile {
     /// Everything, including browsing (list, tags, stats), conflicts, `memory_add` and slot
     /// administration (list, create, delete).
     All,
+    /// engram's tools under engram's names (`mem_save`, `mem_search`, `mem_context`,
+    /// `mem_session_summary`, `mem_judge`, `mem_compare`), for its protocol and skills.
+    Engram,
 }
 
 /// The MCP server (`cairn mcp`, and `/mcp` of `cairn serve`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct McpConfig {
-    /// `core` or `all` (`--tools`).
+    /// `core`, `all` or `engram` (`--tools`).
     pub tools: ToolProfile,
 }
 

@@ -1,7 +1,8 @@
 //! cairn's Model Context Protocol server.
 //!
 //! [`CairnMcp`] is one MCP server over core's [`Api`]: it offers the memory tools of its
-//! [`ToolProfile`] (see [`tools`]) and every memory as a resource `cairn://memory/{id}` (see
+//! [`ToolProfile`] (see [`tools`]; `engram` offers engram's tool names instead, see [`engram`])
+//! and every memory as a resource `cairn://memory/{id}` (see
 //! [`resources`]). It speaks stdio for an agent that starts `cairn mcp` itself
 //! ([`serve_stdio`]), and streamable HTTP for `cairn serve`, which mounts [`http_service`] at
 //! `/mcp`.
@@ -17,6 +18,7 @@
 //! `isError`; only a call to a tool that does not exist is a protocol error. All MCP types stay
 //! inside this crate.
 
+pub mod engram;
 pub mod resources;
 pub mod stdio;
 pub mod tools;

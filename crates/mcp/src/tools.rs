@@ -366,6 +366,22 @@ fn empty_schema() -> JsonObject {
 
 /// The tools of `profile`, in a stable order.
 pub fn tools(profile: ToolProfile) -> Vec<Tool> {
+    if profile == ToolProfile::Engram {
+        return crate::engram::TOOLS
+            .iter()
+            .map(|tool| {
+                let annotations = match tool.read_only {
+                    true => ToolAnnotations::new().read_only(true),
+                    false => ToolAnnotations::new()
+                        .read_only(false)
+                        .destructive(false)
+                        .idempotent(false),
+                };
+                Tool::new(tool.name, tool.description, Arc::new((tool.schema)()))
+                    .annotate(annotations.open_world(false))
+            })
+            .collect();
+    }
     TOOLS
         .iter()
         .filter(|spec| profile == ToolProfile::All || spec.profile == ToolProfile::Core)
@@ -394,6 +410,9 @@ pub fn tools(profile: ToolProfile) -> Vec<Tool> {
 
 /// Whether `name` is a tool of `profile`.
 pub fn offers(profile: ToolProfile, name: &str) -> bool {
+    if profile == ToolProfile::Engram {
+        return crate::engram::offers(name);
+    }
     TOOLS.iter().any(|spec| {
         spec.name == name && (profile == ToolProfile::All || spec.profile == ToolProfile::Core)
     })
@@ -516,6 +535,7 @@ pub fn call(api: &Api, caller: &Caller, name: &str, args: JsonObject) -> Result<
             let slot = api.delete_slot(caller, &input.label, &input.target)?;
             Ok(slot_answer(Some("deleted"), &slot))
         }
+        engram if crate::engram::offers(engram) => crate::engram::call(api, caller, engram, args),
         other => Err(Error::invalid("name", format!("no tool named '{other}'"))),
     }
 }

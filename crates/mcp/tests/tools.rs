@@ -11,6 +11,42 @@ fn the_tools_list_is_pinned() {
 }
 
 #[test]
+fn the_engram_profile_offers_engrams_names_and_only_them() {
+    use cairn_mcp::tools::{offers, tools};
+    let names: Vec<String> = tools(ToolProfile::Engram)
+        .into_iter()
+        .map(|tool| tool.name.into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "mem_save",
+            "mem_search",
+            "mem_context",
+            "mem_session_summary",
+            "mem_judge",
+            "mem_compare"
+        ]
+    );
+    assert!(offers(ToolProfile::Engram, "mem_save"));
+    assert!(!offers(ToolProfile::Engram, "memory_store"));
+    for profile in [ToolProfile::Core, ToolProfile::All] {
+        assert!(!offers(profile, "mem_save"));
+    }
+    let schema = serde_json::to_value(&tools(ToolProfile::Engram)[5].input_schema).unwrap();
+    assert_eq!(
+        schema["required"],
+        serde_json::json!([
+            "memory_id_a",
+            "memory_id_b",
+            "relation",
+            "confidence",
+            "reasoning"
+        ])
+    );
+}
+
+#[test]
 fn the_core_profile_is_the_small_everyday_set() {
     let names: Vec<String> = cairn_mcp::tools::tools(ToolProfile::Core)
         .into_iter()

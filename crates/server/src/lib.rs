@@ -26,7 +26,7 @@
 //! - Shutdown is graceful: the listener closes, requests in flight (and their writes) finish,
 //!   MCP sessions end.
 
-mod agentmemory;
+pub mod agentmemory;
 pub mod auth;
 pub mod error;
 pub mod guard;

@@ -40,6 +40,7 @@ pub fn tool_profile(app: &App, flag: Option<ToolsArg>) -> ToolProfile {
     match flag {
         Some(ToolsArg::Core) => ToolProfile::Core,
         Some(ToolsArg::All) => ToolProfile::All,
+        Some(ToolsArg::Engram) => ToolProfile::Engram,
         None => app.config.mcp.tools,
     }
 }
