@@ -90,9 +90,14 @@ fn screenshots_are_found_by_their_look_and_their_words_through_the_cli_and_http(
     let thumbnail = hits[0]["thumbnail"].as_str().unwrap();
     assert!(std::path::Path::new(thumbnail).is_file(), "{found}");
 
-    // By a stored image's id: itself left out, its copy first.
+    // By a stored image's id: itself first, its copy folded under it.
     let alike = s.ok_json(&["vision", "search", "--image", &image_id(&terminal)]);
-    assert_eq!(alike["hits"][0]["image"]["id"], image_id(&copy), "{alike}");
+    assert_eq!(
+        alike["hits"][0]["image"]["id"],
+        image_id(&terminal),
+        "{alike}"
+    );
+    assert_eq!(alike["hits"][0]["copies"][0], image_id(&copy), "{alike}");
 
     // By words, for people: one screen, its copy named.
     let text = s.ok(&["vision", "search", "deploy", "dashboard"]).stdout;

@@ -19,8 +19,9 @@
 //!   ("a red error banner"), whatever text they hold, down to the model's floor
 //!   ([`MatchScale`]: [`CLIP_FLOOR`] for OpenAI's CLIP).
 //!
-//! The query picture itself is left out of the look signals (it is what was asked). A search
-//! by words runs text (and clip, with a CLIP model); a search by picture runs look and
+//! A stored image as the query finds itself first (identical, by both look signals), then
+//! its copies folded under it, then what looks like it — as agentmemory's clients expect. A
+//! search by words runs text (and clip, with a CLIP model); a search by picture runs look and
 //! look_vector.
 //!
 //! Each signal gives a hit a share from 0 to 1, and the hit's score is their sum: the text
@@ -400,7 +401,6 @@ impl<'a> VisionSearch<'a> {
             }
             let alike = nearest
                 .into_iter()
-                .filter(|(id, _)| *id != picture.id)
                 .map(|(id, look)| (id, look, look.similarity(&picture.look)))
                 .filter(|(_, _, similarity)| *similarity >= LOOK_FLOOR);
             for (rank, (id, look, similarity)) in alike.enumerate() {
@@ -423,9 +423,9 @@ impl<'a> VisionSearch<'a> {
                         &filter,
                         self.now,
                     )?;
-                    let alike = nearest.into_iter().filter(|(id, cosine)| {
-                        *id != picture.id && f64::from(*cosine) >= LOOK_VECTOR_FLOOR
-                    });
+                    let alike = nearest
+                        .into_iter()
+                        .filter(|(_, cosine)| f64::from(*cosine) >= LOOK_VECTOR_FLOOR);
                     for (rank, (id, cosine)) in alike.enumerate() {
                         let kind = VisionSignalKind::LookVector;
                         add_signal(&mut candidates, id, kind, rank, f64::from(cosine));
@@ -447,6 +447,18 @@ impl<'a> VisionSearch<'a> {
             .collect();
         looks.extend(self.store.looks_of(&unknown)?);
         fuse(&mut candidates, clip_scale);
+        if let Some(picture) = &query.image {
+            // Among equals (its copies score as high), the query picture itself leads, so the
+            // copies fold under it.
+            if let Some(at) = candidates.iter().position(|c| c.image == picture.id)
+                && candidates[..at]
+                    .iter()
+                    .all(|c| c.score <= candidates[at].score)
+            {
+                let own = candidates.remove(at);
+                candidates.insert(0, own);
+            }
+        }
         self.hits(candidates, &looks, &matched_words, &filter, query.limit)
             .map(|hits| VisionResults { hits, notices })
     }

@@ -636,7 +636,7 @@ pub fn an_image_is_found_by_its_look_and_its_copies_fold_into_it(factory: StoreF
         "{words:?}"
     );
     assert_eq!(words.hits[0].copies.len(), 1);
-    // A stored image as the query: itself left out, its copy first.
+    // A stored image as the query: itself first, its copy folded under it.
     let stored = VisionQuery {
         image: Some(
             api.query_image(&local(), &QueryPicture::Stored(id(&original)))
@@ -645,8 +645,9 @@ pub fn an_image_is_found_by_its_look_and_its_copies_fold_into_it(factory: StoreF
         ..query(None, None, acme.clone())
     };
     let alike = api.vision_query(&local(), &stored).unwrap();
-    assert_eq!(alike.hits[0].image.id, id(&smaller), "{alike:?}");
-    assert!(alike.hits.iter().all(|h| h.image.id != id(&original)));
+    assert_eq!(alike.hits[0].image.id, id(&original), "{alike:?}");
+    assert_eq!(alike.hits[0].signals[0].score, 1.0, "{alike:?}");
+    assert_eq!(alike.hits[0].copies, [id(&smaller)], "{alike:?}");
 
     // Refusals name the field.
     let err = api
@@ -846,14 +847,14 @@ pub fn images_that_look_alike_are_found_by_their_look_vectors(factory: StoreFact
     assert_eq!(dialog.memories, [red_dialog.memory.id]);
 
     // A stored image as the query uses its stored vector (the model is not run again) and
-    // leaves itself out.
+    // finds itself first, then what looks like it.
     let stored = api
         .query_image(&local(), &QueryPicture::Stored(id(&red_terminal)))
         .unwrap();
     assert_eq!(model.looked_at.load(Ordering::SeqCst), 5);
     let alike = api.vision_query(&local(), &query(stored, acme)).unwrap();
-    assert_eq!(alike.hits[0].image.id, id(&red_dialog), "{alike:?}");
-    assert!(alike.hits.iter().all(|h| h.image.id != id(&red_terminal)));
+    assert_eq!(alike.hits[0].image.id, id(&red_terminal), "{alike:?}");
+    assert_eq!(alike.hits[1].image.id, id(&red_dialog), "{alike:?}");
 
     // The vector goes with its image.
     api.forget(&local(), &red_dialog.memory.id.to_string(), true)

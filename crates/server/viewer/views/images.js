@@ -26,12 +26,21 @@ export async function imagesView(params) {
   if (text) body.query_text = text;
   if (like) body.image_ref = like;
   const found = await call("POST", "/v1/vision/search", body);
+  const hits = like ? besidesTheChosen(found.hits, like) : found.hits;
   results.append(
     ...(found.notices ?? []).map((n) => el("p", { class: "notice" }, n)),
-    el("p", { class: "meta" }, `${found.hits.length} found${like ? " that look like the chosen image" : ""}`),
-    gallery(found.hits),
+    el("p", { class: "meta" }, `${hits.length} found${like ? " that look like the chosen image" : ""}`),
+    gallery(hits),
   );
   return view;
+}
+
+// A stored image as the query finds itself first, its copies folded under it: beside the chosen
+// image, show those copies as its same screen, then the rest.
+function besidesTheChosen(hits, chosen) {
+  return hits.flatMap((hit) =>
+    hit.image.id === chosen ? (hit.copies ?? []).map((id) => ({ image: { id }, memories: [], sameScreen: true })) : [hit],
+  );
 }
 
 function gallery(items) {
@@ -51,6 +60,7 @@ function gallery(items) {
           item.signals
             ? el("div", { class: "meta" }, item.signals.map((s) => `${s.signal} ${s.score.toFixed(2)}`).join(" · "))
             : null,
+          item.sameScreen ? el("div", { class: "meta" }, "same screen as the chosen image") : null,
           item.image.text ? el("div", { class: "ocr" }, item.image.text) : null,
           el(
             "div",
