@@ -208,12 +208,16 @@ impl Default for ConflictsConfig {
 pub struct ContextConfig {
     /// Tokens the context may take, counted with a real tokenizer (`--budget`).
     pub budget_tokens: usize,
+    /// Before a compaction, tell the agent to save its session summary first (with
+    /// `memory_session_summary`), ahead of the context.
+    pub compaction_instruction: bool,
 }
 
 impl Default for ContextConfig {
     fn default() -> Self {
         ContextConfig {
             budget_tokens: 2_000,
+            compaction_instruction: true,
         }
     }
 }

@@ -15,7 +15,9 @@
 //!   when `cairn setup claude-code` installed cairn's hooks too, so nothing happens twice;
 //! - SessionStart reads the project's instruction files again when it follows them
 //!   (`history::instructions`), then prints the context for the new session (as `additionalContext` for Claude
-//!   Code and Codex, as text for OpenCode); PreCompact prints it as text before compaction.
+//!   Code and Codex, as text for OpenCode); PreCompact prints it as text before compaction,
+//!   after a first line telling the agent to save its session summary before anything else
+//!   (`context.compaction_instruction`, on by default).
 
 pub mod payload;
 pub mod spool;
@@ -264,6 +266,15 @@ fn load_tools(prefix: &str) -> String {
     )
 }
 
+/// The line a compaction opens with: the session's summary is saved before anything else.
+fn save_summary_first(prefix: &str) -> String {
+    format!(
+        "FIRST ACTION REQUIRED after this compaction: save this session's summary with \
+         {prefix}memory_session_summary (goal, discoveries, accomplished, next steps, files) \
+         before anything else, so what it learned outlives the compaction."
+    )
+}
+
 fn print_context(api: &Api, event: &AgentEvent, args: &HookArgs) -> Result<()> {
     let hook = Caller::local(Source::Hook);
     let session = api
@@ -280,20 +291,22 @@ fn print_context(api: &Api, event: &AgentEvent, args: &HookArgs) -> Result<()> {
         },
     )?;
     let starting = matches!(event.kind, EventKind::SessionStart { .. });
+    let prefix = match (args.agent, args.plugin) {
+        (AgentArg::ClaudeCode, true) => crate::setup::plugin::TOOL_PREFIX,
+        (AgentArg::ClaudeCode, false) => crate::setup::claude::TOOL_PREFIX,
+        _ => "",
+    };
     // Claude Code defers MCP tools behind its tool search: the session is told, first thing,
-    // how to load cairn's.
-    let text = match (args.agent, starting) {
-        (AgentArg::ClaudeCode, true) => {
-            let prefix = match args.plugin {
-                true => crate::setup::plugin::TOOL_PREFIX,
-                false => crate::setup::claude::TOOL_PREFIX,
-            };
-            match context.text.is_empty() {
-                true => load_tools(prefix),
-                false => format!("{}\n\n{}", load_tools(prefix), context.text),
-            }
-        }
-        _ => context.text,
+    // how to load cairn's. Before a compaction, the agent is told to keep what it knows first.
+    let first = match (args.agent, starting) {
+        (AgentArg::ClaudeCode, true) => Some(load_tools(prefix)),
+        (_, false) if api.compaction_instruction() => Some(save_summary_first(prefix)),
+        _ => None,
+    };
+    let text = match first {
+        Some(first) if context.text.is_empty() => first,
+        Some(first) => format!("{first}\n\n{}", context.text),
+        None => context.text,
     };
     if text.is_empty() {
         return Ok(());

@@ -217,6 +217,12 @@ impl Api {
         self.domains.config.context.budget_tokens
     }
 
+    /// Whether a compaction opens with the instruction to save the session summary first
+    /// (`context.compaction_instruction`).
+    pub fn compaction_instruction(&self) -> bool {
+        self.domains.config.context.compaction_instruction
+    }
+
     /// Where the data lives, for people.
     pub fn store_location(&self) -> String {
         self.domains.store.location()
