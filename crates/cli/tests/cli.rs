@@ -1326,6 +1326,18 @@ fn mcp_calls_offering(sandbox: &Sandbox, python: &str, calls: &Value, profile: &
     }
 }
 
+/// The answers to MCP tool `calls` against `cairn mcp --tools <profile>`, each parsed from its
+/// JSON text; none may be an error.
+fn mcp_answers(sandbox: &Sandbox, python: &str, calls: &Value, profile: &str) -> Vec<Value> {
+    mcp_calls_offering(sandbox, python, calls, profile)
+        .into_iter()
+        .map(|result| {
+            assert_eq!(result["is_error"], false, "{result}");
+            serde_json::from_str(result["text"].as_str().unwrap()).unwrap()
+        })
+        .collect()
+}
+
 #[test]
 #[ignore = "needs the MCP Python SDK (CAIRN_PYTHON)"]
 fn the_python_mcp_sdk_drives_cairn_mcp_over_stdio() {

@@ -27,9 +27,9 @@ use serde_json::Value;
 
 use crate::auth::Authorized;
 use crate::error::ApiError;
+use crate::handlers::{blocking, create_slot, list_slots, slot_response, vision_search};
 use crate::input::{JsonBody, QueryInput};
 use crate::route::{RequestBody, Route};
-use crate::routes::{blocking, create_slot, list_slots, slot_response, vision_search};
 
 async fn get_slot(
     request: Authorized,

@@ -30,6 +30,7 @@ pub mod agentmemory;
 pub mod auth;
 pub mod error;
 pub mod guard;
+mod handlers;
 mod input;
 pub mod openapi;
 pub mod route;

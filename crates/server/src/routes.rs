@@ -2,7 +2,7 @@
 //! builds both the router and the OpenAPI document, so a route cannot exist without being
 //! documented.
 //!
-//! Each handler reads a core [`api`](cairn_core::api) input, calls the matching [`Api`]
+//! Each handler reads a core [`api`](cairn_core::api) input, calls the matching [`Api`](cairn_core::api::Api)
 //! operation (the one MCP's tool calls) on tokio's blocking pool (SQLite calls block), and answers with the same JSON documents the CLI's
 //! `--format json` prints.
 
@@ -13,12 +13,11 @@ use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch, post, put};
 use cairn_core::api::{
-    AddInput, AddOutcome, Api, Caller, CompareInput, ConflictsInput, ContextInput, ExportInput,
-    FilterInput, Found, ListInput, MemoryDocument, PatchInput, ScanInput, SearchInput,
-    SessionSummaryInput, SessionsInput, SlotCreateInput, SlotProjectInput, SlotSettingsInput,
-    SlotTarget, SlotTextInput, StoreInput, VerdictInput, VisionSearchInput, attach_images,
-    documents_with_images, hit_document, relation_document, slot_answer, slots_answer,
-    write_document,
+    AddInput, AddOutcome, CompareInput, ConflictsInput, ContextInput, ExportInput, FilterInput,
+    Found, ListInput, MemoryDocument, PatchInput, ScanInput, SearchInput, SessionSummaryInput,
+    SessionsInput, SlotCreateInput, SlotProjectInput, SlotSettingsInput, SlotTarget, SlotTextInput,
+    StoreInput, VerdictInput, VisionSearchInput, attach_images, documents_with_images,
+    hit_document, relation_document, slot_answer, slots_answer, write_document,
 };
 use cairn_core::exchange::ImportReport;
 use cairn_core::{Error, IdRef, WriteOutcome, WriteStatus};
@@ -29,18 +28,9 @@ use serde_json::{Value, json};
 use crate::AppState;
 use crate::auth::Authorized;
 use crate::error::ApiError;
+use crate::handlers::{blocking, create_slot, list_slots, slot_response, vision_search};
 use crate::input::{JsonBody, QueryInput};
 use crate::route::{RequestBody, Route};
-
-/// Runs blocking work against the API for the request's caller (the service blocks on its
-/// store).
-pub(crate) async fn blocking<T: Send + 'static>(
-    request: &Authorized,
-    work: impl FnOnce(&Api, &Caller) -> Result<T, Error> + Send + 'static,
-) -> Result<T, ApiError> {
-    let caller = request.caller.clone();
-    crate::auth::blocking(request.api.clone(), move |api| work(api, &caller)).await
-}
 
 fn write_response(outcome: &WriteOutcome) -> Response {
     let status = match outcome.status {
@@ -261,30 +251,6 @@ async fn reflect_session(
     Ok(Json(json!(reflection)))
 }
 
-pub(crate) fn slot_response(
-    status: StatusCode,
-    verb: &str,
-    slot: &cairn_core::slot::Slot,
-) -> Response {
-    (status, Json(slot_answer(Some(verb), slot))).into_response()
-}
-
-pub(crate) async fn list_slots(
-    request: Authorized,
-    QueryInput(input): QueryInput<SlotProjectInput>,
-) -> Result<Json<Value>, ApiError> {
-    let slots = blocking(&request, move |api, caller| api.slots(caller, &input)).await?;
-    Ok(Json(slots_answer(&slots)))
-}
-
-pub(crate) async fn create_slot(
-    request: Authorized,
-    JsonBody(input): JsonBody<SlotCreateInput>,
-) -> Result<Response, ApiError> {
-    let slot = blocking(&request, move |api, caller| api.create_slot(caller, input)).await?;
-    Ok(slot_response(StatusCode::CREATED, "created", &slot))
-}
-
 async fn get_slot(
     request: Authorized,
     Path(label): Path<String>,
@@ -369,17 +335,6 @@ async fn search_post(
     JsonBody(input): JsonBody<SearchInput>,
 ) -> Result<Json<Value>, ApiError> {
     run_search(request, input).await
-}
-
-pub(crate) async fn vision_search(
-    request: Authorized,
-    JsonBody(input): JsonBody<VisionSearchInput>,
-) -> Result<Json<Value>, ApiError> {
-    let found = blocking(&request, move |api, caller| {
-        api.vision_search(caller, input)
-    })
-    .await?;
-    Ok(Json(json!(found)))
 }
 
 async fn thumbnail(request: Authorized, Path(id): Path<String>) -> Result<Response, ApiError> {

@@ -5,17 +5,11 @@
 
 use serde_json::{Value, json};
 
-use super::{Sandbox, mcp_calls_offering, python_with_mcp_sdk};
+use super::{Sandbox, mcp_answers, mcp_calls_offering, python_with_mcp_sdk};
 
-/// The tool results of `calls`, each parsed, none an error.
+/// The answers to `calls` of engram's tools, each parsed, none an error.
 fn engram_calls(s: &Sandbox, python: &str, calls: Value) -> Vec<Value> {
-    mcp_calls_offering(s, python, &calls, "engram")
-        .into_iter()
-        .map(|result| {
-            assert_eq!(result["is_error"], false, "{result}");
-            serde_json::from_str(result["text"].as_str().unwrap()).unwrap()
-        })
-        .collect()
+    mcp_answers(s, python, &calls, "engram")
 }
 
 #[test]

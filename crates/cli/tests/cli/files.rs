@@ -281,7 +281,7 @@ fn the_files_never_hold_prompts_tool_output_private_text_or_secrets() {
 fn memory_add_answers_the_same_through_the_cli_mcp_and_http() {
     use serde_json::json;
 
-    use super::{Served, mcp_calls, python_with_mcp_sdk};
+    use super::{Served, mcp_answers, python_with_mcp_sdk};
     let python = python_with_mcp_sdk();
     let s = Sandbox::new();
     s.ok(&["files", "init"]);
@@ -303,7 +303,7 @@ fn memory_add_answers_the_same_through_the_cli_mcp_and_http() {
     assert_eq!(blank.code, 2);
     assert_eq!(blank.json()["error"], "text_required");
 
-    let mcp: Vec<Value> = mcp_calls(
+    let mcp: Vec<Value> = mcp_answers(
         &s,
         &python,
         &json!([
@@ -311,13 +311,8 @@ fn memory_add_answers_the_same_through_the_cli_mcp_and_http() {
             {"tool": "memory_add", "arguments": {"text": "The staging database is PostgreSQL 16"}},
             {"tool": "memory_add", "arguments": {"text": "   "}},
         ]),
-    )
-    .into_iter()
-    .map(|result| {
-        assert_eq!(result["is_error"], false, "{result}");
-        serde_json::from_str(result["text"].as_str().unwrap()).unwrap()
-    })
-    .collect();
+        "all",
+    );
     assert_eq!(mcp[0]["action"], "created");
     assert_eq!(mcp[0]["path"], path.as_str());
     assert_eq!(mcp[1]["action"], "duplicate");

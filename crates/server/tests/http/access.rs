@@ -144,6 +144,38 @@ async fn a_store_token_reaches_only_its_project_on_every_route() {
     // Every authenticated route, aimed at project beta (or the whole store), is refused.
     let (m, o, j, i) = (&beta.memory, &beta.other, &beta.judgment, &beta.image);
     let outside: Vec<(Method, String, Option<Value>)> = vec![
+        // agentmemory's routes take the same inputs, so the same scope holds.
+        (
+            Method::POST,
+            "/agentmemory/vision-search".into(),
+            Some(json!({"queryText": "gateway", "project": "beta"})),
+        ),
+        (Method::GET, "/agentmemory/slots?project=beta".into(), None),
+        (
+            Method::GET,
+            "/agentmemory/slot?label=guidance&project=beta".into(),
+            None,
+        ),
+        (
+            Method::POST,
+            "/agentmemory/slot".into(),
+            Some(json!({"label": "notes", "project": "beta"})),
+        ),
+        (
+            Method::DELETE,
+            "/agentmemory/slot?label=guidance&project=beta".into(),
+            None,
+        ),
+        (
+            Method::POST,
+            "/agentmemory/slot/append".into(),
+            Some(json!({"label": "guidance", "text": "x", "project": "beta"})),
+        ),
+        (
+            Method::POST,
+            "/agentmemory/slot/replace".into(),
+            Some(json!({"label": "guidance", "content": "x", "project": "beta"})),
+        ),
         (Method::DELETE, format!("/v1/memories/{m}"), None),
         (Method::POST, format!("/v1/memories/{m}/restore"), None),
         (
