@@ -6,7 +6,7 @@
 //! | --- | --- | --- |
 //! | `mem_save` | `memory_store` | `type` → `category`, `scope: personal` → `global`; the answer carries `sync_id`, `judgment_required` (also when false), `judgment_status`, `judgment_id`, `candidates` |
 //! | `mem_search` | `memory_search` | `type` → `category`, `scope: personal` → `global` |
-//! | `mem_context` | `memory_context` | `scope: personal` → global memories only |
+//! | `mem_context` | `memory_context` | `project`; `scope` is taken and left (cairn's context always holds the global memories too) |
 //! | `mem_session_summary` | `memory_session_summary` | `content`'s `## Goal`, `## Discoveries`, `## Accomplished`, `## Next Steps`, `## Relevant Files` sections → the summary's fields |
 //! | `mem_judge` | `memory_judge` | `judgment_id` as `rel-<hex>` |
 //! | `mem_compare` | `memory_compare` | `memory_id_a`/`memory_id_b` → `a`/`b`, `reasoning` (≤ 200 characters, required) → `reason`; answers `{sync_id}` |
