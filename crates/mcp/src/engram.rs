@@ -25,6 +25,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::tools::arguments;
+
 /// Longest `reasoning` of `mem_compare`, as engram states it.
 pub const REASONING_CHARS: usize = 200;
 
@@ -197,16 +199,6 @@ pub const TOOLS: &[EngramTool] = &[
 /// Whether `name` is one of engram's tools.
 pub fn offers(name: &str) -> bool {
     TOOLS.iter().any(|tool| tool.name == name)
-}
-
-/// The arguments as `T`, or an error naming what is wrong.
-fn arguments<T: serde::de::DeserializeOwned>(arguments: JsonObject) -> Result<T, Error> {
-    serde_json::from_value(Value::Object(arguments)).map_err(|error| {
-        Error::invalid(
-            "arguments",
-            format!("{error}; the tool's input schema lists every field and its type"),
-        )
-    })
 }
 
 /// cairn's input `T`, written in cairn's names.

@@ -419,7 +419,7 @@ pub fn offers(profile: ToolProfile, name: &str) -> bool {
 }
 
 /// The arguments as `T`, or an error that says which argument is wrong.
-fn arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, Error> {
+pub(crate) fn arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, Error> {
     serde_json::from_value(Value::Object(arguments)).map_err(|error| {
         Error::invalid(
             "arguments",

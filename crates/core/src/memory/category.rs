@@ -114,7 +114,7 @@ mod tests {
     }
 
     #[test]
-    fn plain_statements_name_nothing() {
+    fn a_preference_is_named_and_a_plain_statement_is_not() {
         assert_eq!(
             infer("I prefer tabs over spaces"),
             Some(Category::Preference)

@@ -70,7 +70,7 @@ static MARKER: LazyLock<Regex> = LazyLock::new(|| {
 /// `15 April 2027`.
 static MONTH_DATE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^(?:(?P<day_before>\d{1,2})(?:st|nd|rd|th)?[ \t]+)?(?P<month>jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?(?:[ \t]+(?P<day_after>\d{1,2})(?:st|nd|rd|th)?)?,?[ \t]+(?P<year>\d{4})\b",
+        r"(?i)^(?:(?P<day_before>\d{1,2})(?:st|nd|rd|th)?[ \t]+)?(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?(?:[ \t]+(?P<day_after>\d{1,2})(?:st|nd|rd|th)?)?,?[ \t]+(?P<year>\d{4})\b",
     )
     .expect("valid")
 });
@@ -533,6 +533,8 @@ mod tests {
         assert_eq!(at("the temp dir is /var/tmp"), None);
         assert_eq!(at("scratch files go to /tmp/temp and temp.txt"), None);
         assert_eq!(at("do not merge until CI is green"), None);
+        // A word that merely starts like a month is none.
+        assert_eq!(at("ship it until maybe 2027 or so"), None);
         assert_eq!(at("the port is 8080"), None);
     }
 
