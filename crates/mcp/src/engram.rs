@@ -25,7 +25,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::tools::arguments;
+use crate::arguments::arguments;
 
 /// Longest `reasoning` of `mem_compare`, as engram states it.
 pub const REASONING_CHARS: usize = 200;

@@ -18,6 +18,7 @@
 //! `isError`; only a call to a tool that does not exist is a protocol error. All MCP types stay
 //! inside this crate.
 
+mod arguments;
 pub mod engram;
 pub mod resources;
 pub mod stdio;

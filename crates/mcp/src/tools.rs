@@ -19,8 +19,9 @@ use cairn_core::api::{
 };
 use cairn_core::config::ToolProfile;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+
+use crate::arguments::arguments;
 
 /// What a tool does to the store, for the protocol's hints.
 #[derive(Clone, Copy)]
@@ -415,16 +416,6 @@ pub fn offers(profile: ToolProfile, name: &str) -> bool {
     }
     TOOLS.iter().any(|spec| {
         spec.name == name && (profile == ToolProfile::All || spec.profile == ToolProfile::Core)
-    })
-}
-
-/// The arguments as `T`, or an error that says which argument is wrong.
-pub(crate) fn arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, Error> {
-    serde_json::from_value(Value::Object(arguments)).map_err(|error| {
-        Error::invalid(
-            "arguments",
-            format!("{error}; the tool's input schema lists every field and its type"),
-        )
     })
 }
 
