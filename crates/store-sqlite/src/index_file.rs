@@ -9,7 +9,8 @@
 //! graph's header (`size`, `connectivity`, `connectivity_base`, `max_level`, `entry_slot`,
 //! each a u64), one i16 level per node, then each node: its key (u64), its level (i16), and
 //! per level from 0 up a u32 count and `connectivity_base` (level 0) or `connectivity` u32
-//! slots — and every number that could point anywhere is bounded by what the graph holds.
+//! slots — and every number that could point anywhere is bounded by what the graph holds:
+//! a neighbour is a node of the graph, and one listed on a level reaches that level.
 //! A file that passes cannot make usearch read outside it; one that does not is damaged.
 //!
 //! The checksum (CRC-32 of the whole file) catches damage that keeps the structure sound (a
@@ -146,9 +147,6 @@ pub fn check(bytes: &[u8], layout: &Layout) -> Result<(), String> {
         let at = (node * 2) as usize;
         i16::from_le_bytes([levels[at], levels[at + 1]])
     };
-    if u64::try_from(level_of(entry)).map_or(true, |level| level < max_level) {
-        return Err("the entry node is below the graph's top level".into());
-    }
     for node in 0..size {
         let level = level_of(node);
         if level < 0 || level as u64 > max_level {
@@ -156,14 +154,22 @@ pub fn check(bytes: &[u8], layout: &Layout) -> Result<(), String> {
                 "node {node} has level {level} (the top is {max_level})"
             ));
         }
+    }
+    // Every level in the table is now 0..=max_level.
+    let level_of = |node: u64| level_of(node) as u64;
+    if level_of(entry) < max_level {
+        return Err("the entry node is below the graph's top level".into());
+    }
+    for node in 0..size {
+        let level = level_of(node);
         file.take(8, "a node's key")?;
         let stored = file.u16("a node's level")? as i16;
-        if stored != level {
+        if stored as i64 != level as i64 {
             return Err(format!(
                 "node {node} says level {stored}, the level table {level}"
             ));
         }
-        for at in 0..=level as u64 {
+        for at in 0..=level {
             let width = if at == 0 { base } else { connectivity };
             let count = u64::from(file.u32("a neighbour count")?);
             if count > width {
@@ -178,6 +184,15 @@ pub fn check(bytes: &[u8], layout: &Layout) -> Result<(), String> {
                     return Err(format!(
                         "node {node} points at node {slot} on level {at}, past the last ({})",
                         size - 1
+                    ));
+                }
+                // A search that steps to a neighbour on this level reads that neighbour's
+                // list for this level: the neighbour must reach it.
+                if level_of(slot) < at {
+                    return Err(format!(
+                        "node {node} points at node {slot} on level {at}, which reaches only \
+                         level {}",
+                        level_of(slot)
                     ));
                 }
             }
@@ -263,6 +278,34 @@ mod tests {
         bytes
     }
 
+    /// Where the first level-1 neighbour slot of a node on level 1 or above is in `bytes`,
+    /// and a node that reaches only level 0.
+    fn first_upper_neighbour(bytes: &[u8], layout: &Layout) -> (usize, u32) {
+        let number = |at: usize, n: usize| {
+            let mut le = [0u8; 8];
+            le[..n].copy_from_slice(&bytes[at..at + n]);
+            u64::from_le_bytes(le) as usize
+        };
+        let rows = number(0, 4);
+        let graph = 8 + rows * layout.bytes_per_vector as usize + 64;
+        let (connectivity, base) = (number(graph + 8, 8), number(graph + 16, 8));
+        let levels = graph + 40;
+        let level = |node: usize| number(levels + node * 2, 2);
+        let low = (0..rows).find(|node| level(*node) == 0).expect("a level-0 node");
+        let mut at = levels + rows * 2;
+        for node in 0..rows {
+            at += 8 + 2;
+            if level(node) >= 1 {
+                // Past level 0's count and list to level 1's count, then its first slot.
+                return (at + 4 + base * 4 + 4, low as u32);
+            }
+            at += (0..=level(node))
+                .map(|l| 4 + 4 * if l == 0 { base } else { connectivity })
+                .sum::<usize>();
+        }
+        panic!("no node above level 0");
+    }
+
     #[test]
     fn a_file_usearch_wrote_passes_and_loads() {
         let layout = layout_of(&options()).unwrap();
@@ -303,6 +346,13 @@ mod tests {
         damaged[at as usize..at as usize + 4].copy_from_slice(&9_999u32.to_le_bytes());
         let error = check(&damaged, &layout).unwrap_err();
         assert!(error.contains("past the last"), "{error}");
+        // A level-1 neighbour that reaches only level 0: a search stepping to it would read
+        // its level-1 list, which it does not have.
+        let (at, low) = first_upper_neighbour(&bytes, &layout);
+        let mut damaged = bytes.clone();
+        damaged[at..at + 4].copy_from_slice(&low.to_le_bytes());
+        let error = check(&damaged, &layout).unwrap_err();
+        assert!(error.contains("reaches only level 0"), "{error}");
         // Random damage anywhere is refused or loads a sound graph; it never crashes.
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..2_000 {
