@@ -291,7 +291,9 @@ mod tests {
         let (connectivity, base) = (number(graph + 8, 8), number(graph + 16, 8));
         let levels = graph + 40;
         let level = |node: usize| number(levels + node * 2, 2);
-        let low = (0..rows).find(|node| level(*node) == 0).expect("a level-0 node");
+        let low = (0..rows)
+            .find(|node| level(*node) == 0)
+            .expect("a level-0 node");
         let mut at = levels + rows * 2;
         for node in 0..rows {
             at += 8 + 2;
