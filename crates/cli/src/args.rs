@@ -268,7 +268,7 @@ pub enum ConflictsCommand {
     Compare(ConflictCompareArgs),
     /// Walk a project for pairs of memories never checked (a dry run unless --apply).
     #[command(
-        after_help = "Examples:\n  cairn conflicts scan --dry-run          # how many pairs, and which, nothing written\n  cairn conflicts scan --apply --max-insert 50\n\nUseful after an import, or for memories written before conflict detection existed."
+        after_help = "Examples:\n  cairn conflicts scan --dry-run          # how many pairs, and which, nothing written\n  cairn conflicts scan --apply --max-insert 50\n  cairn conflicts scan --semantic         # every memory compared by meaning as well as words\n\nUseful after an import, or for memories written before conflict detection existed. Without\n--semantic the scan compares by the vectors already stored and by words for the rest."
     )]
     Scan(ConflictScanArgs),
 }
@@ -457,6 +457,10 @@ pub struct ConflictScanArgs {
     /// The most judgments recorded.
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub max_insert: usize,
+    /// Compare every memory by meaning too: embed what still waits for its vector first
+    /// (refused without the embedding model, saying how to install it).
+    #[arg(long)]
+    pub semantic: bool,
 }
 
 const FILES_HELP: &str = "\

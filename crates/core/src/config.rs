@@ -211,6 +211,9 @@ pub struct ContextConfig {
     /// Before a compaction, tell the agent to save its session summary first (with
     /// `memory_session_summary`), ahead of the context.
     pub compaction_instruction: bool,
+    /// At a prompt, remind a session that has saved nothing in its project for this many
+    /// minutes (and has run as long) to save what it decided or found; 0 turns it off.
+    pub save_reminder_minutes: u32,
 }
 
 impl Default for ContextConfig {
@@ -218,6 +221,7 @@ impl Default for ContextConfig {
         ContextConfig {
             budget_tokens: 2_000,
             compaction_instruction: true,
+            save_reminder_minutes: 15,
         }
     }
 }

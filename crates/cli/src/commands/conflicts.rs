@@ -65,6 +65,7 @@ pub fn run(app: &App, command: &ConflictsCommand) -> Result<Outcome> {
                 global: args.global,
                 apply: args.apply,
                 max_insert: Some(args.max_insert),
+                semantic: args.semantic,
             };
             let bar = crate::output::progress::bar(&app.out);
             bar.set_message("scanning");

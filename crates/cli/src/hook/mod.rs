@@ -17,7 +17,9 @@
 //!   (`history::instructions`), then prints the context for the new session (as `additionalContext` for Claude
 //!   Code and Codex, as text for OpenCode); PreCompact prints it as text before compaction,
 //!   after a first line telling the agent to save its session summary before anything else
-//!   (`context.compaction_instruction`, on by default).
+//!   (`context.compaction_instruction`, on by default);
+//! - a prompt of a session that has saved nothing in its project for a while gets one line
+//!   reminding it to save (`context.save_reminder_minutes`, 15 by default, 0 off).
 
 pub mod payload;
 pub mod spool;
@@ -168,6 +170,9 @@ fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
     ) {
         print_context(&api, &event, args)?;
     }
+    if matches!(event.kind, EventKind::Prompt { .. }) {
+        print_save_reminder(&api, &event, args)?;
+    }
     Ok(())
 }
 
@@ -275,6 +280,73 @@ fn save_summary_first(prefix: &str) -> String {
     )
 }
 
+/// The line a prompt gets when the session has saved nothing for a while
+/// (`context.save_reminder_minutes`).
+fn save_now(prefix: &str, minutes: u32) -> String {
+    format!(
+        "cairn memory: nothing has been saved in this project for {minutes} minutes or more. If \
+         you decided, fixed or found something worth keeping, save it now with \
+         {prefix}memory_store."
+    )
+}
+
+/// The prefix cairn's tools carry in this agent (setup's server and the plugin's are named
+/// differently in Claude Code; other agents show the bare names).
+fn tool_prefix(args: &HookArgs) -> &'static str {
+    match (args.agent, args.plugin) {
+        (AgentArg::ClaudeCode, true) => crate::setup::plugin::TOOL_PREFIX,
+        (AgentArg::ClaudeCode, false) => crate::setup::claude::TOOL_PREFIX,
+        _ => "",
+    }
+}
+
+fn print_save_reminder(api: &Api, event: &AgentEvent, args: &HookArgs) -> Result<()> {
+    let hook = Caller::local(Source::Hook);
+    if !api.save_reminder_due(&hook, &event.session)? {
+        return Ok(());
+    }
+    let text = save_now(tool_prefix(args), api.save_reminder_minutes());
+    Shown::for_event(args.agent, "UserPromptSubmit").print(text)
+}
+
+/// How an agent takes what a hook prints: Claude Code and Codex read an event's JSON with
+/// `additionalContext`; OpenCode's plugin, and every agent before a compaction, take text.
+enum Shown {
+    ContextOf(&'static str),
+    Text,
+}
+
+impl Shown {
+    /// How `agent` takes what its hook prints for `event` (Claude Code's name of it).
+    fn for_event(agent: AgentArg, event: &'static str) -> Shown {
+        match agent {
+            AgentArg::ClaudeCode | AgentArg::Codex => Shown::ContextOf(event),
+            AgentArg::Opencode => Shown::Text,
+        }
+    }
+
+    fn print(self, text: String) -> Result<()> {
+        let output = match self {
+            Shown::ContextOf(event) => {
+                let mut json = serde_json::json!({
+                    "hookSpecificOutput": {
+                        "hookEventName": event,
+                        "additionalContext": text,
+                    }
+                })
+                .to_string();
+                json.push('\n');
+                json
+            }
+            Shown::Text => text,
+        };
+        let mut out = std::io::stdout().lock();
+        out.write_all(output.as_bytes())?;
+        out.flush()?;
+        Ok(())
+    }
+}
+
 fn print_context(api: &Api, event: &AgentEvent, args: &HookArgs) -> Result<()> {
     let hook = Caller::local(Source::Hook);
     let session = api
@@ -291,11 +363,7 @@ fn print_context(api: &Api, event: &AgentEvent, args: &HookArgs) -> Result<()> {
         },
     )?;
     let starting = matches!(event.kind, EventKind::SessionStart { .. });
-    let prefix = match (args.agent, args.plugin) {
-        (AgentArg::ClaudeCode, true) => crate::setup::plugin::TOOL_PREFIX,
-        (AgentArg::ClaudeCode, false) => crate::setup::claude::TOOL_PREFIX,
-        _ => "",
-    };
+    let prefix = tool_prefix(args);
     // Claude Code defers MCP tools behind its tool search: the session is told, first thing,
     // how to load cairn's. Before a compaction, the agent is told to keep what it knows first.
     let first = match (args.agent, starting) {
@@ -311,24 +379,10 @@ fn print_context(api: &Api, event: &AgentEvent, args: &HookArgs) -> Result<()> {
     if text.is_empty() {
         return Ok(());
     }
-    let output = match (args.agent, &event.kind) {
-        (AgentArg::ClaudeCode | AgentArg::Codex, EventKind::SessionStart { .. }) => {
-            let mut json = serde_json::json!({
-                "hookSpecificOutput": {
-                    "hookEventName": "SessionStart",
-                    "additionalContext": text,
-                }
-            })
-            .to_string();
-            json.push('\n');
-            json
-        }
-        _ => text,
-    };
-    let mut out = std::io::stdout().lock();
-    out.write_all(output.as_bytes())?;
-    out.flush()?;
-    Ok(())
+    match starting {
+        true => Shown::for_event(args.agent, "SessionStart").print(text),
+        false => Shown::Text.print(text),
+    }
 }
 
 /// Appends the failure to `logs/hooks.log` beside the database (or in the data directory).

@@ -46,6 +46,8 @@ const toolResult = (output: unknown): { text: string; failed: boolean } => {
 
 export const CairnPlugin: Plugin = async ({ client, directory }) => {
   const contexts = new Map<string, string>()
+  // The line a prompt's hook printed (the reminder to save), for that prompt's requests only.
+  const reminders = new Map<string, string>()
   // Sessions seen and not yet ended.
   const open = new Set<string>()
 
@@ -139,7 +141,12 @@ export const CairnPlugin: Plugin = async ({ client, directory }) => {
     },
     "chat.message": async (input, output) => {
       open.add(input.sessionID)
-      await hook("chat.message", { sessionID: input.sessionID, text: stripPrivate(textOf(output.parts)) })
+      const reminder = await hook("chat.message", {
+        sessionID: input.sessionID,
+        text: stripPrivate(textOf(output.parts)),
+      })
+      if (reminder.trim()) reminders.set(input.sessionID, reminder)
+      else reminders.delete(input.sessionID)
     },
     "tool.execute.after": async (input, output) => {
       const result = toolResult(output)
@@ -158,7 +165,8 @@ export const CairnPlugin: Plugin = async ({ client, directory }) => {
     "experimental.chat.system.transform": async (input, output) => {
       if (isSideRequest(output.system)) return
       const context = input.sessionID ? (contexts.get(input.sessionID) ?? "") : ""
-      const extra = [PROTOCOL, context].filter((text) => text.trim()).join("\n\n")
+      const reminder = input.sessionID ? (reminders.get(input.sessionID) ?? "") : ""
+      const extra = [PROTOCOL, context, reminder].filter((text) => text.trim()).join("\n\n")
       if (output.system.length === 0) output.system.push(extra)
       else output.system[0] = `${output.system[0]}\n\n${extra}`
     },

@@ -376,6 +376,88 @@ fn the_compaction_instruction_comes_first_and_a_setting_turns_it_off() {
     assert!(!printed.contains("FIRST ACTION"), "{printed}");
 }
 
+/// A session that started an hour ago in a project whose newest memory is as old: made in
+/// one sandbox, exported with its times set back an hour, imported into `s`.
+fn an_hour_old_session(s: &Sandbox, id: &str) {
+    let a = Sandbox::new();
+    let start = claude(id, &a.project, "SessionStart", json!({"source": "startup"}));
+    assert_eq!(a.hook("claude-code", "SessionStart", &start).code, 0);
+    a.ok(&["store", "Deploys go out on Wednesdays"]);
+    let hour_ago = (jiff::Timestamp::now() - jiff::SignedDuration::from_hours(1)).to_string();
+    let export: Vec<String> = a
+        .ok(&["export", "--sessions", "-"])
+        .stdout
+        .lines()
+        .map(|line| {
+            let mut record: Value = serde_json::from_str(line).unwrap();
+            for key in ["started_at", "last_seen_at", "created_at", "updated_at"] {
+                if record.get(key).is_some() {
+                    record[key] = json!(hour_ago);
+                }
+            }
+            record.to_string()
+        })
+        .collect();
+    let file = s.home.with_file_name("old-session.jsonl");
+    std::fs::write(&file, export.join("\n") + "\n").unwrap();
+    s.ok(&["import", file.to_str().unwrap()]);
+}
+
+#[test]
+fn a_prompt_after_a_quiet_while_is_reminded_to_save_until_something_is_saved() {
+    let s = Sandbox::new();
+    an_hour_old_session(&s, "r1");
+    let prompt = |s: &Sandbox| {
+        let payload = claude(
+            "r1",
+            &s.project,
+            "UserPromptSubmit",
+            json!({"prompt": "go on"}),
+        );
+        let run = s.hook("claude-code", "UserPromptSubmit", &payload);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout
+    };
+    let printed: Value = serde_json::from_str(&prompt(&s)).unwrap();
+    assert_eq!(
+        printed["hookSpecificOutput"]["hookEventName"],
+        "UserPromptSubmit"
+    );
+    let line = printed["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        line.contains("nothing has been saved in this project for 15 minutes")
+            && line.contains("mcp__cairn__memory_store"),
+        "{line}"
+    );
+    let config = s.home.join("no-user-config.toml");
+    std::fs::write(&config, "[context]\nsave_reminder_minutes = 0\n").unwrap();
+    assert_eq!(prompt(&s), "", "0 turns it off");
+    std::fs::remove_file(&config).unwrap();
+    assert_ne!(prompt(&s), "");
+    s.ok(&["store", "The staging database is reset nightly"]);
+    assert_eq!(prompt(&s), "", "a save quiets it");
+    // A session that just started is left alone, however long ago the project saved.
+    let quiet = Sandbox::new();
+    an_hour_old_session(&quiet, "r1");
+    let fresh = claude(
+        "r2",
+        &quiet.project,
+        "SessionStart",
+        json!({"source": "startup"}),
+    );
+    quiet.hook("claude-code", "SessionStart", &fresh);
+    let payload = claude(
+        "r2",
+        &quiet.project,
+        "UserPromptSubmit",
+        json!({"prompt": "hi"}),
+    );
+    let run = quiet.hook("claude-code", "UserPromptSubmit", &payload);
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+}
+
 #[test]
 fn the_recursion_guard_records_nothing() {
     let s = Sandbox::new();

@@ -217,6 +217,12 @@ impl Api {
         self.domains.config.context.budget_tokens
     }
 
+    /// How long a session may go without a save before its prompts are reminded
+    /// (`context.save_reminder_minutes`; 0: never).
+    pub fn save_reminder_minutes(&self) -> u32 {
+        self.domains.config.context.save_reminder_minutes
+    }
+
     /// Whether a compaction opens with the instruction to save the session summary first
     /// (`context.compaction_instruction`).
     pub fn compaction_instruction(&self) -> bool {

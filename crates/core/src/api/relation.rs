@@ -143,6 +143,10 @@ pub struct ScanInput {
     pub apply: bool,
     /// The most judgments one scan records (default 100).
     pub max_insert: Option<usize>,
+    /// Compare every memory by meaning: embed what still waits for its vector first, and
+    /// refuse, saying how to install one, when there is no model. Without it the scan uses
+    /// the vectors already stored and words for the rest.
+    pub semantic: bool,
 }
 
 impl ScanInput {
@@ -271,6 +275,18 @@ impl Api {
         match input.apply {
             true => caller.access.write(&scope, "project")?,
             false => caller.access.read(&scope, "project")?,
+        }
+        if input.semantic {
+            self.domains
+                .embeddings()
+                .embed_pending(&mut |_| {})
+                .map_err(|error| match error {
+                    Error::Unavailable { hint, .. } => Error::Unavailable {
+                        what: "a semantic scan".into(),
+                        hint,
+                    },
+                    other => other,
+                })?;
         }
         self.domains.relations().scan(
             &scope,

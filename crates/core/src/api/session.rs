@@ -15,10 +15,12 @@ use crate::context::Context;
 use crate::context::ContextRequest;
 use crate::error::{Error, Result};
 use crate::image::screenshots::screenshot_memories;
+use crate::memory::filter::{ListQuery, MemoryFilter, SortKey, SortOrder};
 use crate::memory::{Source, WriteOutcome};
 use crate::scope::Scope;
 use crate::scope::{ProjectName, ScopeFilter};
 use crate::session::AgentSummary;
+use crate::session::reminder;
 use crate::session::{AgentEvent, Observation, Session};
 use crate::session::{ObservationHit, SessionFilter, SessionKey};
 use crate::slot::Recorded;
@@ -302,6 +304,32 @@ impl Api {
             .access
             .read(&Scope::Project(session.project.clone()), "session")?;
         Ok(session)
+    }
+
+    /// Whether this session's next prompt gets the reminder to save
+    /// (`session::reminder`, `context.save_reminder_minutes`).
+    pub fn save_reminder_due(&self, caller: &Caller, key: &SessionKey) -> Result<bool> {
+        let minutes = self.domains.config.context.save_reminder_minutes;
+        if minutes == 0 {
+            return Ok(false);
+        }
+        let session = self.session_by_key(caller, key)?;
+        let newest = self.domains.memories().list(&ListQuery {
+            filter: MemoryFilter::in_scope(ScopeFilter::only(&Scope::Project(
+                session.project.clone(),
+            ))),
+            sort: SortKey::Created,
+            order: SortOrder::Desc,
+            limit: 1,
+            offset: 0,
+        })?;
+        let last_save = newest.first().map(|memory| memory.created_at);
+        Ok(reminder::due(
+            &session,
+            last_save,
+            self.now().timestamp(),
+            minutes,
+        ))
     }
 
     /// Sessions under a filter, the latest active first.

@@ -7,6 +7,7 @@
 //! - [`summary`]: summaries (the agent's own kept; a configured [`Summarizer`]; else derived
 //!   from the observations);
 //! - [`observations`]: observation reads and search within retention, and pruning;
+//! - [`reminder`]: whether a prompt gets the reminder to save (`context.save_reminder_minutes`);
 //! - [`store`]: what a backend provides ([`SessionStore`], [`SessionTx`]);
 //! - [`columns`]: a session and an observation as a SQL backend's columns hold them, read back
 //!   in one place for both backends.
@@ -20,6 +21,7 @@ pub mod columns;
 pub mod model;
 pub mod observations;
 pub mod recording;
+pub mod reminder;
 pub mod store;
 pub mod summary;
 
