@@ -281,7 +281,22 @@ pub enum VisionCommand {
     #[command(
         after_help = "Examples:\n  cairn vision search connection refused 5432     # screenshots showing these words\n  cairn vision search --image shot.png            # the same screen: rescaled, recoloured, re-saved\n  cairn vision search --image 3f9a0c1b…           # look-alikes of a stored image (its full id)\n  cairn vision search deploy failed --image shot.png --format json\n\nEach result names the signals that found it (text: its words; look: its perceptual hash, with\nthe similarity 0–1, for the same screen; look_vector: the look model's cosine, for screens that\nlook alike; clip: the cosine of the words and the image to a CLIP model, for images the words\ndescribe), the query words found in the image's own text, the memories that show it and its\ncopies. Without the OCR model (cairn model install ocr) images are found by their memories'\nwords and by their look; without the look model (cairn model install look) only copies of a\nscreen are found by a picture; with a CLIP-family model (cairn model install clip, siglip or\nmobileclip, or images.clip_dir) words also find the images they describe (\"a red error banner\"). Exit\nstatus 1 when nothing is found."
     )]
-    Search(VisionSearchArgs),
+    Search(Box<VisionSearchArgs>),
+    /// Look at one stored image now instead of waiting for the background pass: hash its look,
+    /// read its text and make its look and CLIP vectors with the models installed.
+    #[command(
+        after_help = "Examples:\n  cairn vision embed 3f9a0c1b…                    # a stored image's full id, as results give it\n  cairn vision embed 3f9a0c1b… --format json\n\nWhat the image already has is not made again (its text, a vector of the same model); its look\nis hashed again. The memories that show it take its text into their searchable text."
+    )]
+    Embed(VisionEmbedArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct VisionEmbedArgs {
+    /// The stored image: its id (64 hex digits) or its file inside cairn's image store.
+    #[arg(value_name = "ID|PATH")]
+    pub image: String,
+    #[command(flatten)]
+    pub project: ProjectArgs,
 }
 
 #[derive(Debug, Args)]

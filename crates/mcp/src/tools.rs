@@ -14,8 +14,8 @@ use cairn_core::api::{
     AddInput, Api, Caller, CompactMemory, CompareInput, ConflictsInput, ContextInput, FilterInput,
     ForgetInput, Found, GetInput, JudgeInput, ListInput, SearchInput, SessionSummaryInput,
     SlotCreateInput, SlotEditInput, SlotInput, SlotProjectInput, StoreInput, UpdateInput,
-    VisionSearchInput, compact_observations, compact_search, compact_write, documents_with_images,
-    relation_document, slot_answer, slots_answer,
+    VisionEmbedInput, VisionSearchInput, compact_observations, compact_search, compact_write,
+    documents_with_images, relation_document, slot_answer, slots_answer,
 };
 use cairn_core::config::ToolProfile;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
@@ -210,6 +210,21 @@ const TOOLS: &[ToolSpec] = &[
         profile: ToolProfile::All,
         effect: Effect::Additive,
         schema: cairn_core::api::schema::<AddInput>,
+    },
+    ToolSpec {
+        name: "memory_vision_embed",
+        title: "Look at an image now",
+        description: "Look at one stored image now instead of waiting for the background \
+            pass: hash its look, read its text (OCR) and make its look and CLIP vectors with \
+            the models installed, so memory_vision_search finds it at once. Answers with the \
+            image (its id, size and read text) and what was made (`report`: the models and \
+            counts; `failures` names a model that failed).\n\
+            Use it right after storing a screenshot you will search for in this session.\n\
+            Not for storing an image: memory_store takes one.\n\
+            Example: {\"image_ref\": \"3f9a0c1b…\"} (the full 64-digit id results give)",
+        profile: ToolProfile::All,
+        effect: Effect::Idempotent,
+        schema: cairn_core::api::schema::<VisionEmbedInput>,
     },
     ToolSpec {
         name: "memory_compare",
@@ -488,6 +503,7 @@ pub fn call(api: &Api, caller: &Caller, name: &str, args: JsonObject) -> Result<
             Ok(json!({"total": listing.total, "memories": compact(&listing.memories)}))
         }
         "memory_vision_search" => Ok(json!(api.vision_search(caller, arguments(args)?)?)),
+        "memory_vision_embed" => Ok(json!(api.embed_image(caller, arguments(args)?)?)),
         "memory_tags" => Ok(json!({"tags": api.tags(caller, arguments(args)?)?})),
         "memory_stats" => {
             if let Some(name) = args.keys().next() {

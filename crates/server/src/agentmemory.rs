@@ -9,6 +9,7 @@
 //! | agentmemory | cairn |
 //! | --- | --- |
 //! | `POST /agentmemory/vision-search` | `POST /v1/vision/search` |
+//! | `POST /agentmemory/vision-embed` `{imageRef}` | `POST /v1/vision/embed` |
 //! | `GET /agentmemory/slots` | `GET /v1/slots` |
 //! | `GET /agentmemory/slot?label=` | `GET /v1/slots/{label}` |
 //! | `POST /agentmemory/slot` | `POST /v1/slots` (pinned unless `pinned: false`) |
@@ -21,13 +22,16 @@ use axum::http::{Method, StatusCode};
 use axum::response::Response;
 use axum::routing::{delete, get, post};
 use cairn_core::api::{
-    SlotCreateInput, SlotEditInput, SlotInput, SlotProjectInput, VisionSearchInput, slot_answer,
+    SlotCreateInput, SlotEditInput, SlotInput, SlotProjectInput, VisionEmbedInput,
+    VisionSearchInput, slot_answer,
 };
 use serde_json::Value;
 
 use crate::auth::Authorized;
 use crate::error::ApiError;
-use crate::handlers::{blocking, create_slot, list_slots, slot_response, vision_search};
+use crate::handlers::{
+    blocking, create_slot, list_slots, slot_response, vision_embed, vision_search,
+};
 use crate::input::{JsonBody, QueryInput};
 use crate::route::{RequestBody, Route};
 
@@ -89,6 +93,19 @@ pub fn routes() -> Vec<Route> {
             success: &[(200, "ranked images, as /v1/vision/search answers")],
             authenticated: true,
             handler: post(vision_search),
+        },
+        Route {
+            method: Method::POST,
+            path: "/agentmemory/vision-embed",
+            summary: "agentmemory's vision embed (imageRef, sessionId, observationId): POST /v1/vision/embed.",
+            body: RequestBody::Json(schema::<VisionEmbedInput>),
+            query: None,
+            success: &[(
+                200,
+                "the image and what was made, as /v1/vision/embed answers",
+            )],
+            authenticated: true,
+            handler: post(vision_embed),
         },
         Route {
             method: Method::GET,

@@ -7,7 +7,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use cairn_core::Error;
 use cairn_core::api::{
-    Api, Caller, SlotCreateInput, SlotProjectInput, VisionSearchInput, slot_answer, slots_answer,
+    Api, Caller, SlotCreateInput, SlotProjectInput, VisionEmbedInput, VisionSearchInput,
+    slot_answer, slots_answer,
 };
 use serde_json::{Value, json};
 
@@ -47,6 +48,14 @@ pub(crate) async fn create_slot(
 ) -> Result<Response, ApiError> {
     let slot = blocking(&request, move |api, caller| api.create_slot(caller, input)).await?;
     Ok(slot_response(StatusCode::CREATED, "created", &slot))
+}
+
+pub(crate) async fn vision_embed(
+    request: Authorized,
+    JsonBody(input): JsonBody<VisionEmbedInput>,
+) -> Result<Json<Value>, ApiError> {
+    let looked = blocking(&request, move |api, caller| api.embed_image(caller, input)).await?;
+    Ok(Json(json!(looked)))
 }
 
 pub(crate) async fn vision_search(

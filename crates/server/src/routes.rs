@@ -16,8 +16,9 @@ use cairn_core::api::{
     AddInput, AddOutcome, CompareInput, ConflictsInput, ContextInput, ExportInput, FilterInput,
     Found, ListInput, MemoryDocument, PatchInput, ScanInput, SearchInput, SessionSummaryInput,
     SessionsInput, SlotCreateInput, SlotProjectInput, SlotSettingsInput, SlotTarget, SlotTextInput,
-    StoreInput, VerdictInput, VisionSearchInput, attach_images, documents_with_images,
-    hit_document, relation_document, slot_answer, slots_answer, write_document,
+    StoreInput, VerdictInput, VisionEmbedInput, VisionSearchInput, attach_images,
+    documents_with_images, hit_document, relation_document, slot_answer, slots_answer,
+    write_document,
 };
 use cairn_core::exchange::ImportReport;
 use cairn_core::{Error, IdRef, WriteOutcome, WriteStatus};
@@ -28,7 +29,9 @@ use serde_json::{Value, json};
 use crate::AppState;
 use crate::auth::Authorized;
 use crate::error::ApiError;
-use crate::handlers::{blocking, create_slot, list_slots, slot_response, vision_search};
+use crate::handlers::{
+    blocking, create_slot, list_slots, slot_response, vision_embed, vision_search,
+};
 use crate::input::{JsonBody, QueryInput};
 use crate::route::{RequestBody, Route};
 
@@ -683,6 +686,16 @@ fn v1_routes() -> Vec<Route> {
             )],
             authenticated: true,
             handler: post(vision_search),
+        },
+        Route {
+            method: Method::POST,
+            path: "/v1/vision/embed",
+            summary: "Look at one stored image now (image_ref: its id): hash its look, read its text and make its look and CLIP vectors with the models installed, instead of waiting for the background pass.",
+            body: RequestBody::Json(schema::<VisionEmbedInput>),
+            query: None,
+            success: &[(200, "the image as stored after it, and what was made")],
+            authenticated: true,
+            handler: post(vision_embed),
         },
         Route {
             method: Method::GET,

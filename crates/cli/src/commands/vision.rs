@@ -1,22 +1,42 @@
-//! `cairn vision search`: images by the words they show and by how they look.
+//! `cairn vision search`: images by the words they show and by how they look; `cairn vision
+//! embed`: one stored image looked at now.
 //!
 //! The query picture may be any file the user can read, or a stored image's id; the search
-//! itself is the one MCP and HTTP clients get (`Api::vision_search`).
+//! itself is the one MCP and HTTP clients get (`Api::vision_search`), as is the look at one
+//! image (`Api::embed_image`).
 
 use std::path::Path;
 
 use anyhow::{Result, bail};
-use cairn_core::api::VisionSearchInput;
+use cairn_core::api::{VisionEmbedInput, VisionSearchInput};
 use cairn_core::image::ImageId;
 use cairn_core::search::SearchMode;
 
 use crate::app::App;
-use crate::args::VisionCommand;
+use crate::args::{VisionCommand, VisionEmbedArgs, VisionSearchArgs};
 use crate::outcome::Outcome;
 use crate::output::{ImageView, View};
 
 pub fn run(app: &App, command: &VisionCommand) -> Result<Outcome> {
-    let VisionCommand::Search(args) = command;
+    match command {
+        VisionCommand::Search(args) => search(app, args),
+        VisionCommand::Embed(args) => embed(app, args),
+    }
+}
+
+fn embed(app: &App, args: &VisionEmbedArgs) -> Result<Outcome> {
+    let caller = app.caller(&args.project, false)?;
+    let input = VisionEmbedInput {
+        image_ref: args.image.clone(),
+        ..VisionEmbedInput::default()
+    };
+    let looked = app.api.embed_image(&caller, input)?;
+    app.out
+        .print(&View::Image(ImageView::ImageLooked(&looked)))?;
+    Ok(Outcome::Done)
+}
+
+fn search(app: &App, args: &VisionSearchArgs) -> Result<Outcome> {
     let mut filter = app.filter_input(&args.filter)?;
     filter.session = args.session.clone();
     let mut input = VisionSearchInput {

@@ -186,6 +186,7 @@ fn vision(view: &ImageView<'_>) -> Value {
     match view {
         ImageView::Vision(found) => json!(found),
         ImageView::ImagesRead(report) => json!(report),
+        ImageView::ImageLooked(looked) => json!(looked),
     }
 }
 

@@ -1,9 +1,9 @@
-//! Text for the image views: vision search results, and what looking at pending images did
-//! (markdown shows the same text).
+//! Text for the image views: vision search results, and what looking at pending images (or one
+//! image) did (markdown shows the same text).
 
 use std::fmt::Write as _;
 
-use cairn_core::api::VisionFound;
+use cairn_core::api::{ImageLooked, VisionFound};
 use cairn_core::image::ReadReport;
 
 use super::{image_shape, preview};
@@ -14,41 +14,59 @@ pub enum ImageView<'a> {
     Vision(&'a VisionFound),
     /// What looking at pending images did (`reindex --images`).
     ImagesRead(&'a ReadReport),
+    /// One image looked at now (`vision embed`), as stored after it.
+    ImageLooked(&'a ImageLooked),
 }
 
 pub fn render(view: &ImageView<'_>) -> String {
     let mut out = String::new();
     match view {
         ImageView::Vision(found) => hits(&mut out, found),
-        ImageView::ImagesRead(report) => {
-            let _ = writeln!(
-                out,
-                "looked at images in {:.1} s: {} look{} hashed, {}",
-                report.seconds,
-                report.hashed,
-                if report.hashed == 1 { "" } else { "s" },
-                match &report.reader {
-                    Some(reader) => format!(
-                        "{} read by {reader} ({} with text)",
-                        report.read, report.with_text
-                    ),
-                    None => "no text read (no OCR model: cairn model install ocr)".into(),
+        ImageView::ImagesRead(report) => read(&mut out, report),
+        ImageView::ImageLooked(looked) => {
+            let image = &looked.image;
+            let _ = writeln!(out, "image {} ({})", image.id, image_shape(image));
+            match image.text.as_deref() {
+                Some(text) if !text.trim().is_empty() => {
+                    let joined: Vec<&str> = text.lines().map(str::trim).collect();
+                    let _ = writeln!(out, "reads \"{}\"", preview(&joined.join(" / "), 120));
                 }
-            );
-            for failure in &report.failures {
-                let _ = writeln!(out, "failed: {failure}");
+                Some(_) => out.push_str("shows no text\n"),
+                None => out.push_str("its text is not read yet\n"),
             }
-            for (model, made, what) in [
-                (&report.look_model, report.look_vectors, "look"),
-                (&report.clip_model, report.clip_vectors, "CLIP"),
-            ] {
-                if let Some(model) = model {
-                    let _ = writeln!(out, "{made} {what} vector(s) made by {model}");
-                }
-            }
+            read(&mut out, &looked.report);
         }
     }
     out
+}
+
+/// What a look at images did.
+fn read(out: &mut String, report: &ReadReport) {
+    let _ = writeln!(
+        out,
+        "looked at images in {:.1} s: {} look{} hashed, {}",
+        report.seconds,
+        report.hashed,
+        if report.hashed == 1 { "" } else { "s" },
+        match &report.reader {
+            Some(reader) => format!(
+                "{} read by {reader} ({} with text)",
+                report.read, report.with_text
+            ),
+            None => "no text read (no OCR model: cairn model install ocr)".into(),
+        }
+    );
+    for failure in &report.failures {
+        let _ = writeln!(out, "failed: {failure}");
+    }
+    for (model, made, what) in [
+        (&report.look_model, report.look_vectors, "look"),
+        (&report.clip_model, report.clip_vectors, "CLIP"),
+    ] {
+        if let Some(model) = model {
+            let _ = writeln!(out, "{made} {what} vector(s) made by {model}");
+        }
+    }
 }
 
 fn hits(out: &mut String, found: &VisionFound) {

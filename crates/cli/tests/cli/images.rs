@@ -144,6 +144,28 @@ fn an_image_stored_through_the_cli_and_http_is_one_file_until_its_last_memory_go
 }
 
 #[test]
+fn vision_embed_looks_at_one_stored_image_by_its_id_and_refuses_an_unknown_one() {
+    let (s, png, _) = stored_by_the_cli();
+    let id = sha256_hex(&png);
+    let looked = s.ok_json(&["vision", "embed", &id]);
+    assert_eq!(looked["image"]["id"], json!(id));
+    assert_eq!(looked["image"]["width"], 120);
+    assert_eq!(looked["report"]["hashed"], 1, "{looked}");
+    assert_eq!(looked["report"]["look_vectors"], 0, "no look model here");
+    let text = s.ok(&["vision", "embed", &id]).stdout;
+    assert!(text.starts_with(&format!("image {id} (")), "{text}");
+    assert!(text.contains("its text is not read yet"), "{text}");
+    let unknown = sha256_hex(b"never stored");
+    let run = s.run(&["vision", "embed", &unknown]);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("image_ref") && run.stderr.contains(&unknown),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn a_backup_keeps_its_images_and_a_restore_brings_them_back() {
     let s = Sandbox::new();
     let png = test_png(64, 48, 21);

@@ -1,6 +1,7 @@
 //! Images at the front door: a stored image's thumbnail and totals, a memory stored with an
-//! image file, and vision search — its JSON input (`memory_vision_search`,
-//! `POST /v1/vision/search`), its query picture, and the document each hit becomes.
+//! image file, vision search — its JSON input (`memory_vision_search`,
+//! `POST /v1/vision/search`), its query picture, and the document each hit becomes — and one
+//! image looked at now (`memory_vision_embed`, `POST /v1/vision/embed`).
 //!
 //! A network client names a query picture by a stored image's id (or a path inside cairn's
 //! image store, which resolves to one) or sends it inline; it can never make cairn read a file
@@ -22,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::id::MemoryId;
 use crate::image::search::{DEFAULT_LIMIT, MAX_LIMIT};
 use crate::image::{ImageId, ImageSource, QueryPicture, VisionHit, VisionQuery, VisionResults};
-use crate::image::{ImageSpace, ImageTotals, QueryImage, VisionSearch};
+use crate::image::{ImageSpace, ImageTotals, QueryImage, ReadReport, VisionSearch};
 use crate::memory::{Memory, WriteOutcome};
 use crate::scope::Scope;
 use crate::search::SearchMode;
@@ -50,6 +51,33 @@ pub struct VisionSearchInput {
     pub mode: Option<SearchMode>,
     #[serde(default, flatten)]
     pub filter: FilterInput,
+}
+
+/// Input of `memory_vision_embed` and `POST /v1/vision/embed` (agentmemory's
+/// `/agentmemory/vision-embed`): the stored image to look at now.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VisionEmbedInput {
+    /// The stored image: its id (64 hex digits, as results give it) or a path inside cairn's
+    /// image store.
+    #[serde(alias = "imageRef")]
+    pub image_ref: String,
+    /// The session the image came from. agentmemory's clients send it; cairn finds the image
+    /// by its id alone, so it is taken and left.
+    #[serde(default, alias = "sessionId")]
+    pub session_id: Option<String>,
+    /// The observation the image came from: taken and left, as `session_id`.
+    #[serde(default, alias = "observationId")]
+    pub observation_id: Option<String>,
+}
+
+/// What looking at one image did, and the image as stored after it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImageLooked {
+    pub image: crate::image::Image,
+    /// The models it ran with and what each made: `hashed` its look, `read` its text (when it
+    /// had none), `look_vectors`/`clip_vectors` its vectors (when it had none of that model).
+    pub report: ReadReport,
 }
 
 /// `top_k` as asked, clamped to 1..=[`MAX_LIMIT`]; [`DEFAULT_LIMIT`] when it is not a number.
@@ -213,6 +241,19 @@ impl Api {
             .map_err(|error| Error::storage(format!("read {}", path.display()), error))
     }
 
+    /// Looks at one stored image now instead of waiting for the background pass: hashes its
+    /// look, and with the models installed reads its text and makes its look and CLIP vectors
+    /// where it lacks them (`cairn vision embed`, `memory_vision_embed`, `POST
+    /// /v1/vision/embed`). The caller must be able to write where a memory shows the image; the
+    /// memories that show it take its text into their searchable text, as after any reading.
+    pub fn embed_image(&self, caller: &Caller, input: VisionEmbedInput) -> Result<ImageLooked> {
+        let id = stored(&self.domains, &input.image_ref)?;
+        self.writable_image(caller, &id)?;
+        let (image, report) = self.domains.reading().read_one(&id)?;
+        self.written(report.with_text > 0);
+        Ok(ImageLooked { image, report })
+    }
+
     /// `store` with an image read from a file the user named: the CLI's alone (MCP and HTTP
     /// clients send images inline and can never make cairn read a path).
     pub fn store_with_image_file(
@@ -312,14 +353,7 @@ impl Api {
         if caller.access == Access::Full {
             return Ok(());
         }
-        let referencing = self.domains.store.image_references(id)?;
-        let scopes: Vec<Scope> = self
-            .domains
-            .store
-            .get(&referencing)?
-            .into_iter()
-            .map(|memory| memory.scope)
-            .collect();
+        let scopes = self.image_scopes(id)?;
         if scopes.iter().any(|scope| caller.access.can_read(scope)) {
             return Ok(());
         }
@@ -327,6 +361,39 @@ impl Api {
             Some(scope) => caller.access.read(scope, "id"),
             None => Ok(()),
         }
+    }
+
+    /// The caller may write where a memory shows image `id`; an image no memory shows, only a
+    /// caller with the whole store.
+    fn writable_image(&self, caller: &Caller, id: &ImageId) -> Result<()> {
+        if caller.access == Access::Full {
+            return Ok(());
+        }
+        let mut refused = None;
+        for scope in self.image_scopes(id)? {
+            match caller.access.write(&scope, "image_ref") {
+                Ok(()) => return Ok(()),
+                Err(error) => refused = refused.or(Some(error)),
+            }
+        }
+        match refused {
+            Some(error) => Err(error),
+            None => caller
+                .access
+                .whole_store("looking at an image no memory shows"),
+        }
+    }
+
+    /// The scopes of the memories that show image `id`.
+    fn image_scopes(&self, id: &ImageId) -> Result<Vec<Scope>> {
+        let referencing = self.domains.store.image_references(id)?;
+        Ok(self
+            .domains
+            .store
+            .get(&referencing)?
+            .into_iter()
+            .map(|memory| memory.scope)
+            .collect())
     }
 }
 
@@ -356,6 +423,20 @@ mod tests {
         assert!(serde_json::from_value::<VisionSearchInput>(json!({"queryTxt": "x"})).is_err());
         let schema = serde_json::to_string(&crate::api::schema::<VisionSearchInput>()).unwrap();
         for theirs in ["queryText", "topK", "queryImage", "sessionId"] {
+            assert!(!schema.contains(theirs), "{theirs} in {schema}");
+        }
+        // Vision embed: agentmemory's body reads as cairn's, its schema shows cairn's names.
+        let embed: VisionEmbedInput = serde_json::from_value(
+            json!({"imageRef": "abc", "sessionId": "s-1", "observationId": "o-1"}),
+        )
+        .unwrap();
+        assert_eq!(
+            (embed.image_ref.as_str(), embed.session_id.as_deref()),
+            ("abc", Some("s-1"))
+        );
+        assert!(serde_json::from_value::<VisionEmbedInput>(json!({"sessionId": "s"})).is_err());
+        let schema = serde_json::to_string(&crate::api::schema::<VisionEmbedInput>()).unwrap();
+        for theirs in ["imageRef", "sessionId", "observationId"] {
             assert!(!schema.contains(theirs), "{theirs} in {schema}");
         }
     }

@@ -72,7 +72,7 @@ pub use documents::{
 pub use domains::ApiParts;
 pub use exchange::ExportInput;
 pub use files::{AddError, AddInput, AddOutcome, AddedUnit};
-pub use image::{VisionFound, VisionHitDocument, VisionSearchInput};
+pub use image::{ImageLooked, VisionEmbedInput, VisionFound, VisionHitDocument, VisionSearchInput};
 pub use memory::{
     FilterInput, ForgetInput, GetInput, ListInput, MAX_GET_IDS, MAX_PAGE, OrderInput, PatchInput,
     SearchInput, SortInput, StoreInput, UpdateInput,

@@ -31,7 +31,7 @@ use image::RgbImage;
 use serde::Serialize;
 
 use crate::config::ImagesConfig;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::image::clip::ClipModel;
 use crate::image::files::ImageDir;
 use crate::image::inspect::decode_rgb;
@@ -175,11 +175,9 @@ impl<'a> ImageReading<'a> {
         look.into_iter().chain(clip).collect()
     }
 
-    /// Looks at every pending image (those stored meanwhile too): hashes its look, and with a
-    /// reader reads its text and makes it searchable. Each image is decoded once.
-    pub fn read_pending(&self, progress: &mut dyn FnMut(ReadProgress)) -> Result<ReadReport> {
-        let started = Instant::now();
-        let mut report = ReadReport {
+    /// What a run reports before it did anything: the models it runs with.
+    fn report(&self) -> ReadReport {
+        ReadReport {
             reader: self.reader.map(|r| r.name().to_string()),
             read: 0,
             with_text: 0,
@@ -190,28 +188,36 @@ impl<'a> ImageReading<'a> {
             clip_vectors: 0,
             failures: Vec::new(),
             seconds: 0.0,
-        };
+        }
+    }
+
+    /// Looks at every pending image (those stored meanwhile too): hashes its look, and with a
+    /// reader reads its text and makes it searchable. Each image is decoded once.
+    pub fn read_pending(&self, progress: &mut dyn FnMut(ReadProgress)) -> Result<ReadReport> {
+        let started = Instant::now();
+        let mut report = self.report();
         let Some(dir) = self.dir else {
             return Ok(report);
         };
         // The models this pass still runs: one that fails is dropped for the rest of it.
-        let mut reader = self.reader;
-        let mut spaces = self.spaces();
+        let mut models = Models {
+            reader: self.reader,
+            spaces: self.spaces(),
+            failed: Vec::new(),
+        };
         // The worker runs this after every write: with nothing pending, one read is all it costs.
-        let mut batch =
-            self.store
-                .pending_images(BATCH, &pending_work(reader.is_some(), &spaces), None)?;
+        let mut batch = self
+            .store
+            .pending_images(BATCH, &models.pending_work(), None)?;
         if batch.is_empty() {
             return Ok(report);
         }
-        let totals = self
-            .store
-            .image_totals(&pending_work(reader.is_some(), &spaces))?;
+        let totals = self.store.image_totals(&models.pending_work())?;
         let mut total = totals.unhashed;
-        if reader.is_some() {
+        if models.reader.is_some() {
             total = total.max(totals.unread);
         }
-        for model in &spaces {
+        for model in &models.spaces {
             total = total.max(match model.space() {
                 ImageSpace::Look => totals.without_vector,
                 ImageSpace::Clip => totals.without_clip_vector,
@@ -224,78 +230,15 @@ impl<'a> ImageReading<'a> {
             let ids: Vec<ImageId> = batch.iter().map(|i| i.id.clone()).collect();
             // Per space, the images of the batch that already have a vector of its model.
             let mut vectored: Vec<HashSet<ImageId>> = Vec::new();
-            for model in &spaces {
+            for model in &models.spaces {
                 let have = self
                     .store
                     .image_vectors_of(model.space(), &ids, model.name())?;
                 vectored.push(have.into_iter().map(|(id, _)| id).collect());
             }
-            let mut failed: Vec<ImageSpace> = Vec::new();
             for image in batch {
-                let pixels = self.pixels(dir, &image).inspect_err(|error| {
-                    tracing::warn!(image = %image.id, %error, "an image could not be decoded to look at");
-                });
-                let look = pixels.as_ref().ok().map(LookHash::of);
-                let text = match (reader, &image.text) {
-                    (Some(model), None) => match &pixels {
-                        Ok(pixels) => match model.read(pixels) {
-                            Ok(text) => Some(text),
-                            Err(error) => {
-                                report.failed(model.name(), &error);
-                                reader = None;
-                                None
-                            }
-                        },
-                        Err(_) => Some(String::new()),
-                    },
-                    _ => None,
-                };
-                // Per space: `Some(None)` records that the file could not be decoded.
-                let mut vectors = Vec::new();
-                for (model, have) in spaces.iter().zip(&vectored) {
-                    if have.contains(&image.id) || failed.contains(&model.space()) {
-                        continue;
-                    }
-                    let vector = match &pixels {
-                        Ok(pixels) => match model.vector_of(pixels) {
-                            Ok(vector) => Some(vector),
-                            Err(error) => {
-                                report.failed(model.name(), &error);
-                                failed.push(model.space());
-                                continue;
-                            }
-                        },
-                        Err(_) => None,
-                    };
-                    vectors.push((model, vector));
-                }
-                self.store.write(&mut |tx| {
-                    tx.put_image_look(&image.id, look.as_ref())?;
-                    if let (Some(text), Some(model)) = (&text, self.reader) {
-                        tx.put_image_text(&image.id, text, model.name())?;
-                    }
-                    for (model, vector) in &vectors {
-                        tx.put_image_vector(
-                            model.space(),
-                            &image.id,
-                            model.name(),
-                            vector.as_deref(),
-                        )?;
-                    }
-                    Ok(())
-                })?;
-                for (model, vector) in &vectors {
-                    let made = u64::from(vector.is_some());
-                    match model.space() {
-                        ImageSpace::Look => report.look_vectors += made,
-                        ImageSpace::Clip => report.clip_vectors += made,
-                    }
-                }
-                report.hashed += u64::from(look.is_some());
-                if let Some(text) = &text {
-                    report.read += 1;
-                    report.with_text += u64::from(!text.trim().is_empty());
-                }
+                let have: Vec<bool> = vectored.iter().map(|v| v.contains(&image.id)).collect();
+                self.look_at(dir, &image, &mut models, &have, &mut report)?;
                 done += 1;
                 progress(ReadProgress {
                     done,
@@ -303,15 +246,121 @@ impl<'a> ImageReading<'a> {
                 });
                 last = Some(image);
             }
-            spaces.retain(|model| !failed.contains(&model.space()));
-            batch = self.store.pending_images(
-                BATCH,
-                &pending_work(reader.is_some(), &spaces),
-                last.as_ref(),
-            )?;
+            models.drop_failed();
+            batch = self
+                .store
+                .pending_images(BATCH, &models.pending_work(), last.as_ref())?;
         }
         report.seconds = started.elapsed().as_secs_f64();
         Ok(report)
+    }
+
+    /// Looks at one stored image now, whether or not it is pending: hashes its look again, and
+    /// does what it still lacks of the installed models' work (its text, its look and CLIP
+    /// vectors). Returns the image as stored afterwards, and what was done.
+    pub fn read_one(&self, id: &ImageId) -> Result<(Image, ReadReport)> {
+        let started = Instant::now();
+        let mut report = self.report();
+        let dir = self
+            .dir
+            .ok_or_else(|| Error::invalid("image_ref", "this store keeps no images"))?;
+        let missing = || Error::Missing {
+            field: "image_ref".into(),
+            message: format!("no stored image has the id {id}"),
+        };
+        let image = self.store.image(id)?.ok_or_else(missing)?;
+        let mut models = Models {
+            reader: self.reader,
+            spaces: self.spaces(),
+            failed: Vec::new(),
+        };
+        let mut have = Vec::new();
+        for model in &models.spaces {
+            let vectors = self.store.image_vectors_of(
+                model.space(),
+                std::slice::from_ref(id),
+                model.name(),
+            )?;
+            have.push(!vectors.is_empty());
+        }
+        self.look_at(dir, &image, &mut models, &have, &mut report)?;
+        report.seconds = started.elapsed().as_secs_f64();
+        let image = self.store.image(id)?.ok_or_else(missing)?;
+        Ok((image, report))
+    }
+
+    /// Looks at `image`: hashes its look; reads its text when a reader runs and it has none;
+    /// makes its vector in each space of `models` where `have` says it has none. All of it is
+    /// written in one short transaction; a model that fails is named in `report` and dropped
+    /// from `models`.
+    fn look_at(
+        &self,
+        dir: &ImageDir,
+        image: &Image,
+        models: &mut Models<'a>,
+        have: &[bool],
+        report: &mut ReadReport,
+    ) -> Result<()> {
+        let pixels = self.pixels(dir, image).inspect_err(|error| {
+            tracing::warn!(image = %image.id, %error, "an image could not be decoded to look at");
+        });
+        let look = pixels.as_ref().ok().map(LookHash::of);
+        let text = match (models.reader, &image.text) {
+            (Some(model), None) => match &pixels {
+                Ok(pixels) => match model.read(pixels) {
+                    Ok(text) => Some(text),
+                    Err(error) => {
+                        report.failed(model.name(), &error);
+                        models.reader = None;
+                        None
+                    }
+                },
+                Err(_) => Some(String::new()),
+            },
+            _ => None,
+        };
+        // Per space: `Some(None)` records that the file could not be decoded.
+        let mut vectors = Vec::new();
+        for (model, have) in models.spaces.iter().zip(have) {
+            if *have || models.failed.contains(&model.space()) {
+                continue;
+            }
+            let vector = match &pixels {
+                Ok(pixels) => match model.vector_of(pixels) {
+                    Ok(vector) => Some(vector),
+                    Err(error) => {
+                        report.failed(model.name(), &error);
+                        models.failed.push(model.space());
+                        continue;
+                    }
+                },
+                Err(_) => None,
+            };
+            vectors.push((*model, vector));
+        }
+        self.store.write(&mut |tx| {
+            tx.put_image_look(&image.id, look.as_ref())?;
+            if let (Some(text), Some(model)) = (&text, self.reader) {
+                tx.put_image_text(&image.id, text, model.name())?;
+            }
+            for (model, vector) in &vectors {
+                tx.put_image_vector(model.space(), &image.id, model.name(), vector.as_deref())?;
+            }
+            Ok(())
+        })?;
+        for (model, vector) in &vectors {
+            let made = u64::from(vector.is_some());
+            match model.space() {
+                ImageSpace::Look => report.look_vectors += made,
+                ImageSpace::Clip => report.clip_vectors += made,
+            }
+        }
+        report.hashed += u64::from(look.is_some());
+        if let Some(text) = &text {
+            report.read += 1;
+            report.with_text += u64::from(!text.trim().is_empty());
+        }
+        Ok(())
     }
 
     fn pixels(&self, dir: &ImageDir, image: &Image) -> Result<RgbImage> {
@@ -319,12 +368,33 @@ impl<'a> ImageReading<'a> {
     }
 }
 
-/// What a pass with a reader (or not) and these vector models waits for.
-fn pending_work<'m>(read_text: bool, spaces: &[SpaceModel<'m>]) -> PendingWork<'m> {
-    let name_in = |space| spaces.iter().find(|m| m.space() == space).map(|m| m.name());
-    PendingWork {
-        read_text,
-        look_model: name_in(ImageSpace::Look),
-        clip_model: name_in(ImageSpace::Clip),
+/// The models a run still runs: one that fails is dropped for the rest of it (the reader at
+/// once; a vector space once the batch it failed in is done).
+struct Models<'m> {
+    reader: Option<&'m dyn TextReader>,
+    spaces: Vec<SpaceModel<'m>>,
+    /// Spaces whose model failed during this batch.
+    failed: Vec<ImageSpace>,
+}
+
+impl<'m> Models<'m> {
+    /// What a pass with these models waits for.
+    fn pending_work(&self) -> PendingWork<'m> {
+        let name_in = |space| {
+            self.spaces
+                .iter()
+                .find(|m| m.space() == space)
+                .map(|m| m.name())
+        };
+        PendingWork {
+            read_text: self.reader.is_some(),
+            look_model: name_in(ImageSpace::Look),
+            clip_model: name_in(ImageSpace::Clip),
+        }
+    }
+
+    fn drop_failed(&mut self) {
+        let failed = std::mem::take(&mut self.failed);
+        self.spaces.retain(|model| !failed.contains(&model.space()));
     }
 }

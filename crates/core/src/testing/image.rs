@@ -1102,3 +1102,98 @@ pub fn images_are_found_by_what_words_describe_with_a_clip_model(factory: StoreF
             .is_empty()
     );
 }
+
+/// A token's caller for `project` with `right`.
+fn token_caller(api: &Api, project_name: &str, right: crate::access::Right) -> crate::api::Caller {
+    let issued = api
+        .issue_token(
+            &local(),
+            crate::access::NewToken {
+                project: ProjectName::new(project_name).unwrap(),
+                right,
+                name: None,
+            },
+        )
+        .unwrap();
+    let grant = api.authenticate(&issued.token).unwrap().unwrap();
+    local().granted(crate::access::Access::Token(grant))
+}
+
+pub fn one_image_is_looked_at_on_demand_and_only_what_it_lacks_is_made(factory: StoreFactory) {
+    use crate::access::Right;
+    use crate::api::VisionEmbedInput;
+    let model = Arc::new(QuarterColours::default());
+    let t = ImageHarness::with_look_model(factory, &Config::default(), Some(model.clone()));
+    let api = &t.h.api;
+    let store = api.backend();
+    let first = t
+        .store("the red alert terminal", &test_png(64, 24, 1))
+        .unwrap();
+    let second = t
+        .store("the blue calm terminal", &test_png(64, 24, 2))
+        .unwrap();
+    let id = |outcome: &WriteOutcome| outcome.image.clone().expect("an image").id;
+    let embed = |caller: &crate::api::Caller, image_ref: String| {
+        api.embed_image(
+            caller,
+            VisionEmbedInput {
+                image_ref,
+                ..VisionEmbedInput::default()
+            },
+        )
+    };
+    let looked = embed(&local(), id(&first).to_string()).unwrap();
+    assert_eq!(looked.image.id, id(&first));
+    assert_eq!(
+        (looked.report.hashed, looked.report.look_vectors),
+        (1, 1),
+        "{:?}",
+        looked.report
+    );
+    assert_eq!(model.looked_at.load(Ordering::SeqCst), 1);
+    // Only the other image still waits for its look and its vector.
+    let work = PendingWork {
+        look_model: Some(model.name()),
+        ..PendingWork::default()
+    };
+    let waiting: Vec<ImageId> = store
+        .pending_images(10, &work, None)
+        .unwrap()
+        .into_iter()
+        .map(|image| image.id)
+        .collect();
+    assert_eq!(waiting, [id(&second)]);
+    // Looked at again, it gets no second vector of the same model.
+    let again = embed(&local(), id(&first).to_string()).unwrap();
+    assert_eq!(again.report.look_vectors, 0);
+    assert_eq!(model.looked_at.load(Ordering::SeqCst), 1);
+
+    // A token that only reads the project, or writes another, may not; one that writes it may.
+    for (project_name, right) in [("acme", Right::Read), ("other", Right::Write)] {
+        let caller = token_caller(api, project_name, right);
+        let error = embed(&caller, id(&second).to_string()).unwrap_err();
+        assert!(
+            matches!(error, crate::Error::Forbidden { .. }),
+            "{project_name}: {error:?}"
+        );
+    }
+    assert_eq!(store.pending_images(10, &work, None).unwrap().len(), 1);
+    let writer = token_caller(api, "acme", Right::Write);
+    assert_eq!(
+        embed(&writer, id(&second).to_string())
+            .unwrap()
+            .report
+            .look_vectors,
+        1
+    );
+    assert!(store.pending_images(10, &work, None).unwrap().is_empty());
+
+    // An id no image has, and a path outside the image store, are refused naming the field.
+    for reference in [
+        ImageId::of(b"never stored").to_string(),
+        "/etc/passwd".into(),
+    ] {
+        let error = embed(&local(), reference.clone()).unwrap_err();
+        assert_eq!(error.field(), Some("image_ref"), "{reference}: {error:?}");
+    }
+}

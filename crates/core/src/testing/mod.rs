@@ -177,6 +177,7 @@ macro_rules! store_behaviour_suite {
             an_image_is_found_by_its_look_and_its_copies_fold_into_it,
             images_that_look_alike_are_found_by_their_look_vectors,
             images_are_found_by_what_words_describe_with_a_clip_model,
+            one_image_is_looked_at_on_demand_and_only_what_it_lacks_is_made,
             tokens_are_issued_listed_authenticated_and_revoked,
             a_token_reads_only_its_project_and_the_global_scope,
             a_write_token_writes_only_its_own_project,

@@ -150,6 +150,16 @@ async fn a_store_token_reaches_only_its_project_on_every_route() {
             "/agentmemory/vision-search".into(),
             Some(json!({"queryText": "gateway", "project": "beta"})),
         ),
+        (
+            Method::POST,
+            "/agentmemory/vision-embed".into(),
+            Some(json!({"imageRef": i})),
+        ),
+        (
+            Method::POST,
+            "/v1/vision/embed".into(),
+            Some(json!({"image_ref": i})),
+        ),
         (Method::GET, "/agentmemory/slots?project=beta".into(), None),
         (
             Method::GET,

@@ -588,6 +588,7 @@ async fn the_openapi_document_lists_exactly_the_routes_that_answer() {
         "POST /agentmemory/slot",
         "POST /agentmemory/slot/append",
         "POST /agentmemory/slot/replace",
+        "POST /agentmemory/vision-embed",
         "POST /agentmemory/vision-search",
         "POST /v1/conflicts/compare",
         "POST /v1/conflicts/scan",
@@ -603,6 +604,7 @@ async fn the_openapi_document_lists_exactly_the_routes_that_answer() {
         "POST /v1/slots",
         "POST /v1/slots/{label}/append",
         "POST /v1/slots/{label}/reset",
+        "POST /v1/vision/embed",
         "POST /v1/vision/search",
         "PUT /v1/slots/{label}",
     ];
@@ -643,8 +645,8 @@ async fn the_openapi_document_lists_exactly_the_routes_that_answer() {
     }
 }
 
-/// agentmemory's slot and vision-search requests, with its field names, answered by the same
-/// operations as `/v1`.
+/// agentmemory's slot, vision-search and vision-embed requests, with its field names, answered
+/// by the same operations as `/v1`.
 #[tokio::test(flavor = "multi_thread")]
 async fn agentmemorys_slot_and_vision_requests_are_answered_as_v1_answers_them() {
     let server = TestServer::start(Setup::default()).await;
@@ -756,6 +758,47 @@ async fn agentmemorys_slot_and_vision_requests_are_answered_as_v1_answers_them()
             .contains("queryTxt"),
         "{refused}"
     );
+
+    // Vision embed with agentmemory's names (the session and observation taken and left).
+    let pixel = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    let (status, stored) = server
+        .call(
+            Method::POST,
+            "/v1/memories",
+            Some(json!({"content": "the login page", "image": pixel})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{stored}");
+    let image = stored["image"]["id"]
+        .as_str()
+        .expect("an image id")
+        .to_string();
+    let (status, looked) = server
+        .call(
+            Method::POST,
+            "/agentmemory/vision-embed",
+            Some(json!({"imageRef": image, "sessionId": "ses_1", "observationId": "obs_1"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{looked}");
+    assert_eq!(looked["image"]["id"], json!(image));
+    assert_eq!(looked["report"]["hashed"], 1, "{looked}");
+    let (_, v1) = server
+        .call(
+            Method::POST,
+            "/v1/vision/embed",
+            Some(json!({"image_ref": image})),
+        )
+        .await;
+    assert_eq!(looked["image"], v1["image"]);
+    let (status, refused) = server
+        .call(
+            Method::POST,
+            "/agentmemory/vision-embed",
+            Some(json!({"imageRf": image})),
+        )
+        .await;
+    assert_error(status, &refused, StatusCode::BAD_REQUEST, "invalid");
 }
 
 #[tokio::test(flavor = "multi_thread")]
