@@ -10,6 +10,8 @@
 //! | `mem_session_summary` | `memory_session_summary` | `content`'s `## Goal`, `## Discoveries`, `## Accomplished`, `## Next Steps`, `## Relevant Files` sections → the summary's fields |
 //! | `mem_judge` | `memory_judge` | `judgment_id` as `rel-<hex>` |
 //! | `mem_compare` | `memory_compare` | `memory_id_a`/`memory_id_b` → `a`/`b`, `reasoning` (≤ 200 characters, required) → `reason`; answers `{sync_id}` |
+//! | `mem_save_prompt` | `Api::save_prompt` | the same names; answers `Prompt saved: "…"` as `message`, with the session |
+//! | `mem_capture_passive` | `Api::capture` | the same names; answers `extracted`, `saved`, `duplicates` and engram's line as `message` |
 //!
 //! Judgment ids go out as `rel-<32 hex digits>` and come back in that form or cairn's. engram's
 //! clients send fields these tools do not use (`capture_prompt`, `recovery_token`, …); like
@@ -138,6 +140,36 @@ pub struct CompareArgs {
     pub model: Option<String>,
 }
 
+/// Arguments of `mem_save_prompt`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PromptArgs {
+    /// The user's prompt text.
+    pub content: String,
+    /// Session ID to associate with (default: manual-save-{project}).
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// Project name.
+    #[serde(default)]
+    pub project: Option<String>,
+}
+
+/// Arguments of `mem_capture_passive`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CaptureArgs {
+    /// The text output containing a '## Key Learnings:' section with numbered or bulleted
+    /// items (or *Remember*: lines).
+    pub content: String,
+    /// Session ID.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// Project name.
+    #[serde(default)]
+    pub project: Option<String>,
+    /// Source identifier (e.g. 'subagent-stop', 'session-end').
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
 /// One engram tool: its name, description and schema.
 pub struct EngramTool {
     pub name: &'static str,
@@ -194,11 +226,37 @@ pub const TOOLS: &[EngramTool] = &[
         read_only: false,
         schema: cairn_core::api::schema::<CompareArgs>,
     },
+    EngramTool {
+        name: "mem_save_prompt",
+        description: "Save a user prompt to persistent memory: what the user asked, so future \
+            sessions know their goals (engram's mem_save_prompt; recorded as a prompt of the \
+            session, as cairn's hooks record one).",
+        read_only: false,
+        schema: cairn_core::api::schema::<PromptArgs>,
+    },
+    EngramTool {
+        name: "mem_capture_passive",
+        description: "Extract and save structured learnings from text output: the items of a \
+            '## Key Learnings:' section (numbered or bulleted) and *Remember*: lines, each one \
+            memory; duplicates are detected and skipped, so calling it twice is safe (engram's \
+            mem_capture_passive, run as cairn extract).",
+        read_only: false,
+        schema: cairn_core::api::schema::<CaptureArgs>,
+    },
 ];
 
 /// Whether `name` is one of engram's tools.
 pub fn offers(name: &str) -> bool {
     TOOLS.iter().any(|tool| tool.name == name)
+}
+
+/// The first `chars` characters of `text`, with `...` when there was more (engram's
+/// truncation of a saved prompt in its answer).
+fn preview(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((end, _)) => format!("{}...", &text[..end]),
+        None => text.to_string(),
+    }
 }
 
 /// cairn's input `T`, written in cairn's names.
@@ -386,6 +444,51 @@ pub fn call(api: &Api, caller: &Caller, name: &str, args: JsonObject) -> Result<
             Ok(json!({
                 "sync_id": compared.relation.as_ref().map(|r| judgment_id(&r.relation.id)),
                 "status": compared.status,
+            }))
+        }
+        "mem_save_prompt" => {
+            let input: PromptArgs = arguments(args)?;
+            let saved = api.save_prompt(
+                caller,
+                cairn_input(json!({
+                    "content": input.content,
+                    "session_id": input.session_id,
+                    "project": input.project,
+                }))?,
+            )?;
+            Ok(json!({
+                "status": "saved",
+                "agent": saved.session.agent,
+                "session_id": saved.session.id,
+                "project": saved.project,
+                "message": format!("Prompt saved: {:?}", preview(&input.content, 80)),
+            }))
+        }
+        "mem_capture_passive" => {
+            let input: CaptureArgs = arguments(args)?;
+            let captured = api.capture(
+                caller,
+                cairn_input(json!({
+                    "content": input.content,
+                    "session_id": input.session_id,
+                    "project": input.project,
+                    "source": input.source,
+                }))?,
+            )?;
+            let ids: Vec<String> = captured
+                .outcomes
+                .iter()
+                .map(|o| o.memory.id.to_string())
+                .collect();
+            Ok(json!({
+                "extracted": captured.extracted,
+                "saved": captured.saved,
+                "duplicates": captured.duplicates,
+                "ids": ids,
+                "message": format!(
+                    "Passive capture complete: extracted={} saved={} duplicates={}",
+                    captured.extracted, captured.saved, captured.duplicates
+                ),
             }))
         }
         other => Err(Error::invalid("name", format!("no tool named '{other}'"))),

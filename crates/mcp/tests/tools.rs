@@ -25,7 +25,9 @@ fn the_engram_profile_offers_engrams_names_and_only_them() {
             "mem_context",
             "mem_session_summary",
             "mem_judge",
-            "mem_compare"
+            "mem_compare",
+            "mem_save_prompt",
+            "mem_capture_passive"
         ]
     );
     assert!(offers(ToolProfile::Engram, "mem_save"));

@@ -106,6 +106,63 @@ fn engrams_memory_protocol_runs_unchanged() {
         results[5]
     );
 
+    // A prompt saved by tool is a prompt of its session; learnings are captured once each.
+    let output = "Fixed the flaky login test.\n\n## Key Learnings:\n\
+                  1. The login tests share a session cache; run them with --test-threads 1\n\
+                  2. The staging proxy drops idle connections after 60 s\n";
+    let handed = engram_calls(
+        &s,
+        &python,
+        json!([
+            {"tool": "mem_save_prompt", "arguments": {
+                "content": "Why does the login test fail on CI?", "project": "acme"}},
+            {"tool": "mem_capture_passive", "arguments": {
+                "content": output, "source": "subagent-stop"}},
+            {"tool": "mem_capture_passive", "arguments": {"content": output}},
+        ]),
+    );
+    assert_eq!(handed[0]["session_id"], "manual-save-acme", "{}", handed[0]);
+    assert!(
+        handed[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Prompt saved: \"Why does the login test"),
+        "{}",
+        handed[0]
+    );
+    let key = format!("{}/manual-save-acme", handed[0]["agent"].as_str().unwrap());
+    let session = s.ok_json(&["sessions", &key]);
+    let prompt = &session["observations"][0];
+    assert_eq!(
+        (&prompt["kind"], &prompt["input"]),
+        (
+            &json!("prompt"),
+            &json!("Why does the login test fail on CI?")
+        ),
+        "{session}"
+    );
+    assert_eq!(
+        (&handed[1]["extracted"], &handed[1]["saved"]),
+        (&json!(2), &json!(2)),
+        "{}",
+        handed[1]
+    );
+    assert_eq!(
+        handed[1]["message"],
+        "Passive capture complete: extracted=2 saved=2 duplicates=0"
+    );
+    assert_eq!(
+        (&handed[2]["saved"], &handed[2]["duplicates"]),
+        (&json!(0), &json!(2)),
+        "{}",
+        handed[2]
+    );
+    let found = s.ok_json(&["search", "staging proxy idle connections"]);
+    assert_eq!(
+        found["results"][0]["memory"]["id"], handed[1]["ids"][1],
+        "{found}"
+    );
+
     // engram's limits hold: reasoning of at most 200 characters, and required.
     let refused = mcp_calls_offering(
         &s,

@@ -11,7 +11,8 @@
 //!   [`mod@memory`] (store, update, search, filters, listings), [`mod@relation`], [`mod@session`]
 //!   (context, recorded events, sessions, summaries), [`mod@slot`], [`mod@image`],
 //!   [`mod@files`] (markdown files, the `memory_add` contract), [`mod@exchange`] (export,
-//!   import, backups), [`mod@embedding`], [`mod@access`] (tokens) and [`mod@health`];
+//!   import, backups), [`mod@embedding`], [`mod@access`] (tokens), [`mod@health`] and
+//!   [`mod@capture`] (a prompt and the facts of an output, handed over by a tool call);
 //! - `lenient`: what other systems' clients send in their own spelling (`"true"` for `true`);
 //!   field names in their spelling are `serde` aliases on the inputs (`queryText`, `topK`,
 //!   `readOnly`), which the schemas do not show;
@@ -35,6 +36,7 @@
 //!   run these calls off their async runtime (they block on SQLite).
 
 pub mod access;
+pub mod capture;
 pub mod documents;
 pub(crate) mod domains;
 pub mod embedding;
@@ -64,6 +66,7 @@ use crate::session::ObservationHit;
 use domains::Domains;
 use worker::Worker;
 
+pub use capture::{CaptureInput, Captured, PromptInput, SavedPrompt};
 pub use documents::{
     CompactMemory, ImageDocument, MemoryDocument, SlotDocument, attach_images,
     compact_observations, compact_search, compact_write, documents_with_images, hit_document,

@@ -1,4 +1,5 @@
-//! Extraction: `*Remember*: …` lines in an agent's output become memories.
+//! Extraction: `*Remember*: …` lines, and the items of a `## Key Learnings` section, in an
+//! agent's output become memories.
 //!
 //! An agent that follows the memory protocol marks what is worth keeping with a line such as
 //! `*Remember*: the staging DB is PostgreSQL 16, valid until Q1 2027`. Each such line (the
@@ -7,6 +8,11 @@
 //! fact goes on over the lines that follow it while they are indented under it (a wrapped
 //! list item), or, when its first line ends with a colon, over the lines up to the next blank
 //! line (`*Remember*: deploy steps:` and a list), each line kept as a line.
+//!
+//! A heading `Key Learnings` (any level, a colon allowed; engram's Spanish `Aprendizajes Clave`
+//! too) opens a section whose numbered or bulleted items are facts each, a wrapped item going on
+//! over the lines indented under it; the section ends at the next heading, a fence, or a line
+//! that is neither an item nor indented.
 //!
 //! A fact gets tags for the technologies it names and for the kind of knowledge it is
 //! (troubleshooting, performance, security), a category guessed from its wording, and an expiry
@@ -64,6 +70,20 @@ static MARKER: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)^(?P<lead>[ \t]*(?:(?:[-*+>]|\d+\.)[ \t]+)*)(?:\*\*|\*|__|_)remember(?:(?:\*\*|\*|__|_)(?:[ \t]*:|[ \t]+)|[ \t]*:)[ \t]*(?:\*\*|\*|__|_)?[ \t]*(?P<fact>\S.*?)[ \t]*$",
     )
     .expect("the marker pattern is valid")
+});
+
+/// A heading that opens a section of learnings: `## Key Learnings:`, `### Aprendizajes Clave`.
+static LEARNINGS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^[ \t]{0,3}#{1,6}[ \t]+(?:key[ \t]+learnings|aprendizajes[ \t]+clave)[ \t]*:?[ \t]*#*[ \t]*$",
+    )
+    .expect("the learnings heading pattern is valid")
+});
+
+/// A numbered or bulleted item: `1. …`, `2) …`, `- …`, `* …`, `+ …`.
+static ITEM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?P<lead>[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+)(?P<item>\S.*?)[ \t]*$")
+        .expect("the item pattern is valid")
 });
 
 /// A month named with its year, and perhaps a day: `April 2027`, `April 15, 2027`,
@@ -226,20 +246,38 @@ const SECURITY: &[&str] = &[
     "permissions",
 ];
 
-/// Every `*Remember*:` fact in `text`, in order; expiry phrases are read against `now`.
+/// Every `*Remember*:` fact and every item of a learnings section in `text`, in order; expiry
+/// phrases are read against `now`.
 pub fn facts(text: &str, now: &Zoned) -> Vec<Fact> {
     let lines: Vec<&str> = text.lines().collect();
     let mut found = Vec::new();
+    let mut in_learnings = false;
     let mut next = 0;
     while next < lines.len() {
         let line = lines[next];
         next += 1;
-        let Some(captures) = MARKER.captures(line) else {
+        if LEARNINGS.is_match(line) {
+            in_learnings = true;
+            continue;
+        }
+        let (mut fact, lead, introduces_lines) = if let Some(captures) = MARKER.captures(line) {
+            let fact = captures["fact"].to_string();
+            let introduces = fact.trim_end_matches(['*', '_']).ends_with(':');
+            (fact, captures["lead"].chars().count(), introduces)
+        } else if let Some(captures) = ITEM.captures(line).filter(|_| in_learnings) {
+            (
+                captures["item"].to_string(),
+                captures["lead"].chars().count(),
+                false,
+            )
+        } else {
+            let trimmed = line.trim_start();
+            let indented = trimmed.len() < line.len();
+            if !trimmed.is_empty() && (!indented || trimmed.starts_with(['#', '`', '~'])) {
+                in_learnings = false;
+            }
             continue;
         };
-        let mut fact = captures["fact"].to_string();
-        let lead = captures["lead"].chars().count();
-        let introduces_lines = fact.trim_end_matches(['*', '_']).ends_with(':');
         while let Some(line) = lines.get(next) {
             if !continues_fact(line, lead, introduces_lines) {
                 break;
@@ -437,6 +475,29 @@ mod tests {
                 "the API uses pnpm, not npm",
                 "CI needs Docker 25",
                 "prefer tabs"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_items_of_a_key_learnings_section_are_facts_until_the_section_ends() {
+        let text = "Done with the migration.\n\n## Key Learnings:\n\n\
+                    1. The staging database is PostgreSQL 16\n\
+                    2) Migrations run with `sqlx migrate run`,\n   never by hand\n\
+                    - Redis holds sessions only\n\
+                    - *Remember*: CI needs Docker 25\n\
+                    \n## Next steps\n- deploy on Friday\n\
+                    ### Aprendizajes Clave\n* El cache expira cada hora\nThat is all.\n\
+                    - not in a section\n# Key learnings about nothing\n- also not one";
+        let found: Vec<String> = facts(text, &now()).into_iter().map(|f| f.text).collect();
+        assert_eq!(
+            found,
+            [
+                "The staging database is PostgreSQL 16",
+                "Migrations run with `sqlx migrate run`,\nnever by hand",
+                "Redis holds sessions only",
+                "CI needs Docker 25",
+                "El cache expira cada hora",
             ]
         );
     }

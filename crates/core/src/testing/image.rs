@@ -1103,22 +1103,6 @@ pub fn images_are_found_by_what_words_describe_with_a_clip_model(factory: StoreF
     );
 }
 
-/// A token's caller for `project` with `right`.
-fn token_caller(api: &Api, project_name: &str, right: crate::access::Right) -> crate::api::Caller {
-    let issued = api
-        .issue_token(
-            &local(),
-            crate::access::NewToken {
-                project: ProjectName::new(project_name).unwrap(),
-                right,
-                name: None,
-            },
-        )
-        .unwrap();
-    let grant = api.authenticate(&issued.token).unwrap().unwrap();
-    local().granted(crate::access::Access::Token(grant))
-}
-
 pub fn one_image_is_looked_at_on_demand_and_only_what_it_lacks_is_made(factory: StoreFactory) {
     use crate::access::Right;
     use crate::api::VisionEmbedInput;
@@ -1170,7 +1154,7 @@ pub fn one_image_is_looked_at_on_demand_and_only_what_it_lacks_is_made(factory: 
 
     // A token that only reads the project, or writes another, may not; one that writes it may.
     for (project_name, right) in [("acme", Right::Read), ("other", Right::Write)] {
-        let caller = token_caller(api, project_name, right);
+        let caller = super::token_caller(api, project_name, right);
         let error = embed(&caller, id(&second).to_string()).unwrap_err();
         assert!(
             matches!(error, crate::Error::Forbidden { .. }),
@@ -1178,7 +1162,7 @@ pub fn one_image_is_looked_at_on_demand_and_only_what_it_lacks_is_made(factory: 
         );
     }
     assert_eq!(store.pending_images(10, &work, None).unwrap().len(), 1);
-    let writer = token_caller(api, "acme", Right::Write);
+    let writer = super::token_caller(api, "acme", Right::Write);
     assert_eq!(
         embed(&writer, id(&second).to_string())
             .unwrap()

@@ -167,6 +167,7 @@ macro_rules! store_behaviour_suite {
             a_session_in_which_nothing_happened_leaves_no_summary,
             a_short_session_that_stored_a_memory_is_summarised,
             a_session_recorded_long_after_it_ran_is_judged_by_all_it_did,
+            a_prompt_and_learnings_handed_over_by_a_tool_land_in_the_callers_project,
             an_image_is_stored_once_by_content_and_shown_by_every_memory_that_uses_it,
             the_same_words_with_another_picture_is_a_new_memory,
             a_revision_by_topic_key_keeps_its_pictures_and_gains_the_new_one,
@@ -235,6 +236,26 @@ pub fn embedding_config(batch: usize) -> Config {
     let mut config = Config::default();
     config.embedding.batch_size = batch;
     config
+}
+
+/// The caller of a store token for `project_name` with `right`, issued on `api`.
+pub(crate) fn token_caller(
+    api: &Api,
+    project_name: &str,
+    right: crate::access::Right,
+) -> crate::api::Caller {
+    let issued = api
+        .issue_token(
+            &local(),
+            crate::access::NewToken {
+                project: ProjectName::new(project_name).expect("a valid project"),
+                right,
+                name: None,
+            },
+        )
+        .unwrap();
+    let grant = api.authenticate(&issued.token).unwrap().unwrap();
+    local().granted(crate::access::Access::Token(grant))
 }
 
 /// The fixed start of every test's clock.

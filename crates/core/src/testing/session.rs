@@ -809,3 +809,84 @@ pub fn a_session_recorded_long_after_it_ran_is_judged_by_all_it_did(factory: Sto
     );
     assert_eq!(report.report.ended, [key("hi")]);
 }
+
+pub fn a_prompt_and_learnings_handed_over_by_a_tool_land_in_the_callers_project(
+    factory: StoreFactory,
+) {
+    use crate::access::Right;
+    use crate::api::{CaptureInput, PromptInput};
+    let h = Harness::new(factory);
+    let writer = super::token_caller(&h.api, "acme", Right::Write);
+    let saved = h
+        .api
+        .save_prompt(
+            &writer,
+            PromptInput {
+                content: "Why does the login test fail?".into(),
+                ..PromptInput::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(saved.project, acme(), "the token's project");
+    assert_eq!(saved.session.id, "manual-save-acme");
+    let observations = h.api.observations(&local(), &saved.session).unwrap();
+    assert_eq!(observations.len(), 1);
+    assert_eq!(observations[0].kind, ObservationKind::Prompt);
+
+    let output = "## Key Learnings\n- Redis holds sessions only\n- *Remember*: CI needs Docker 25";
+    let capture = |caller: &crate::api::Caller| {
+        h.api.capture(
+            caller,
+            CaptureInput {
+                content: output.into(),
+                ..CaptureInput::default()
+            },
+        )
+    };
+    let captured = capture(&writer).unwrap();
+    assert_eq!(
+        (captured.extracted, captured.saved, captured.duplicates),
+        (2, 2, 0)
+    );
+    assert!(
+        captured
+            .outcomes
+            .iter()
+            .all(|o| o.memory.scope == crate::scope::Scope::Project(acme()))
+    );
+    let again = capture(&writer).unwrap();
+    assert_eq!((again.saved, again.duplicates), (0, 2));
+
+    // A reader may do neither; nothing is written for it, and nothing empty is kept.
+    let reader = super::token_caller(&h.api, "acme", Right::Read);
+    let before = h.count_all();
+    assert!(matches!(
+        capture(&reader),
+        Err(crate::Error::Forbidden { .. })
+    ));
+    let refused = h.api.save_prompt(
+        &reader,
+        PromptInput {
+            content: "hi".into(),
+            ..PromptInput::default()
+        },
+    );
+    assert!(matches!(refused, Err(crate::Error::Forbidden { .. })));
+    let blank = h
+        .api
+        .save_prompt(&writer, PromptInput::default())
+        .unwrap_err();
+    assert_eq!(blank.field(), Some("content"));
+    let nowhere = h
+        .api
+        .save_prompt(
+            &local(),
+            PromptInput {
+                content: "hi".into(),
+                ..PromptInput::default()
+            },
+        )
+        .unwrap_err();
+    assert_eq!(nowhere.field(), Some("project"));
+    assert_eq!(h.count_all(), before);
+}
