@@ -8,6 +8,8 @@
 //! conflict: contested by #<handle> (pending)
 //! ```
 //!
+//! One line per other memory: where several judges related the same pair, the latest verdict
+//! that annotates gives it (two judges saying `supersedes` make one line, not two).
 //! `<title>` is the other memory's headline, or `deleted` once it is gone or hidden. A pending
 //! judgment reads `contested by` on both of its memories; `related`, `compatible`, `scoped` and
 //! `not_conflict` verdicts add no line. A memory's lines come in that order (supersedes,
@@ -69,9 +71,16 @@ pub fn annotations(
 ) -> HashMap<MemoryId, Vec<Annotation>> {
     let mut lines: HashMap<MemoryId, Vec<Annotation>> = HashMap::new();
     for id in ids {
-        let mut own: Vec<Annotation> = relations
+        // Each annotating relation, the most recently changed first, so that where several
+        // judges related the same pair the latest verdict's line is the pair's one line.
+        let mut touching: Vec<&RelationView> = relations
             .iter()
             .filter(|v| v.relation.source == *id || v.relation.target == *id)
+            .collect();
+        touching.sort_by(|a, b| b.relation.updated_at.cmp(&a.relation.updated_at));
+        let mut seen = std::collections::HashSet::new();
+        let mut own: Vec<Annotation> = touching
+            .into_iter()
             .filter_map(|view| {
                 let relation = &view.relation;
                 let kind = match relation.kind() {
@@ -89,9 +98,9 @@ pub fn annotations(
                     other_title: view.other_title(id).map(str::to_string),
                 })
             })
+            .filter(|line| seen.insert(line.other))
             .collect();
         own.sort_by_key(|a| (a.kind, a.other));
-        own.dedup();
         if !own.is_empty() {
             lines.insert(*id, own);
         }
@@ -145,6 +154,71 @@ pub fn successors(id: &MemoryId, relations: &[RelationView]) -> Vec<MemoryId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A relation from `source` to `target` judged `kind` by `judge` at `second`.
+    fn judged(
+        source: MemoryId,
+        target: MemoryId,
+        kind: RelationKind,
+        judge: &str,
+        second: i64,
+    ) -> RelationView {
+        let at = jiff::Timestamp::from_second(second).unwrap();
+        let mut relation = crate::relation::Relation::pending(
+            source,
+            target,
+            crate::scope::Scope::Global,
+            None,
+            at,
+        );
+        relation.judge(crate::relation::Verdict {
+            relation: kind,
+            reason: None,
+            evidence: None,
+            confidence: None,
+            actor: crate::relation::Actor {
+                name: Some(judge.into()),
+                ..Default::default()
+            },
+            judged_at: at,
+        });
+        RelationView {
+            relation,
+            source_title: Some("the source".into()),
+            target_title: Some("the target".into()),
+            reason: None,
+        }
+    }
+
+    #[test]
+    fn several_judges_of_one_pair_make_one_line_the_latest_verdicts() {
+        let (new, old, other) = (
+            MemoryId::generate(),
+            MemoryId::generate(),
+            MemoryId::generate(),
+        );
+        let relations = [
+            judged(new, old, RelationKind::Supersedes, "ana", 10),
+            judged(new, old, RelationKind::Supersedes, "ben", 20),
+            judged(new, other, RelationKind::Supersedes, "ana", 30),
+            judged(new, other, RelationKind::ConflictsWith, "ben", 40),
+        ];
+        let lines = annotations(&[new, old], &relations);
+        let text = |id: &MemoryId| -> Vec<String> {
+            lines[id].iter().map(|line| line.to_string()).collect()
+        };
+        assert_eq!(
+            text(&new),
+            [
+                format!("supersedes: #{} (the target)", old.handle()),
+                format!("conflicts: #{} (the target)", other.handle()),
+            ]
+        );
+        assert_eq!(
+            text(&old),
+            [format!("superseded_by: #{} (the source)", new.handle())]
+        );
+    }
 
     #[test]
     fn one_line_groups_the_other_memories_by_kind() {
