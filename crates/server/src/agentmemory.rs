@@ -16,16 +16,17 @@
 //! | `POST /agentmemory/slot/append` `{label, text}` | `POST /v1/slots/{label}/append` |
 //! | `POST /agentmemory/slot/replace` `{label, content}` | `PUT /v1/slots/{label}` |
 //! | `DELETE /agentmemory/slot?label=` | `DELETE /v1/slots/{label}` |
+//! | `POST /agentmemory/slot/reflect` `{sessionId}` | `POST /v1/sessions/{agent}/{id}/reflect` |
 
 use axum::Json;
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
 use axum::routing::{delete, get, post};
 use cairn_core::api::{
-    SlotCreateInput, SlotEditInput, SlotInput, SlotProjectInput, VisionEmbedInput,
+    ReflectInput, SlotCreateInput, SlotEditInput, SlotInput, SlotProjectInput, VisionEmbedInput,
     VisionSearchInput, slot_answer,
 };
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::auth::Authorized;
 use crate::error::ApiError;
@@ -66,6 +67,17 @@ async fn replace_slot(
     })
     .await?;
     Ok(slot_response(StatusCode::OK, "replaced", &slot))
+}
+
+async fn reflect_slots(
+    request: Authorized,
+    JsonBody(input): JsonBody<ReflectInput>,
+) -> Result<Json<Value>, ApiError> {
+    let reflection = blocking(&request, move |api, caller| {
+        api.reflect_named(caller, input)
+    })
+    .await?;
+    Ok(Json(json!(reflection)))
 }
 
 async fn delete_slot(
@@ -166,6 +178,16 @@ pub fn routes() -> Vec<Route> {
             success: &[(200, "replaced")],
             authenticated: true,
             handler: post(replace_slot),
+        },
+        Route {
+            method: Method::POST,
+            path: "/agentmemory/slot/reflect",
+            summary: "agentmemory's slot reflection ({sessionId}: AGENT/ID or an id one agent's session has; maxObservations taken and left): POST /v1/sessions/{agent}/{id}/reflect.",
+            body: RequestBody::Json(schema::<ReflectInput>),
+            query: None,
+            success: &[(200, "what the session wrote into its project's slots")],
+            authenticated: true,
+            handler: post(reflect_slots),
         },
     ]
 }

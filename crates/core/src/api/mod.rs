@@ -86,8 +86,8 @@ pub use relation::{
 pub use schema::schema;
 pub use session::{ContextInput, SessionSummaryInput, SessionsInput};
 pub use slot::{
-    SlotCreateInput, SlotEditInput, SlotInput, SlotProjectInput, SlotSettingsInput, SlotTarget,
-    SlotTextInput,
+    ReflectInput, SlotCreateInput, SlotEditInput, SlotInput, SlotProjectInput, SlotSettingsInput,
+    SlotTarget, SlotTextInput,
 };
 
 /// Who is asking: the defaults a request means and what it may do.

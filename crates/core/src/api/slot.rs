@@ -313,10 +313,31 @@ impl Api {
         self.domains.slots().reflect_session(&key)
     }
 
+    /// `reflect` for a session named in a body: `AGENT/ID`, or a bare id one agent's session
+    /// has (agentmemory's `POST /agentmemory/slot/reflect`).
+    pub fn reflect_named(&self, caller: &Caller, input: ReflectInput) -> Result<Reflection> {
+        let key = self.domains.sessions().resolve(input.session_id.trim())?;
+        self.reflect(caller, &key.agent, &key.id)
+    }
+
     /// Reflects the most recently active session of `project` into its slots.
     pub fn reflect_latest(&self, project: &ProjectName) -> Result<Reflection> {
         self.domains.slots().reflect_latest_session(project)
     }
+}
+
+/// Input of agentmemory's slot reflection (`POST /agentmemory/slot/reflect`): the session.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReflectInput {
+    /// The session: `AGENT/ID`, or its id alone when one agent's session has it.
+    #[serde(alias = "sessionId")]
+    pub session_id: String,
+    /// agentmemory's cap on the observations read. cairn's reflection reads every observation
+    /// of the session still within retention (merging only lines not already in the slots),
+    /// so the cap is taken and left.
+    #[serde(default, alias = "maxObservations")]
+    pub max_observations: Option<u64>,
 }
 
 #[cfg(test)]

@@ -289,6 +289,11 @@ async fn a_store_token_reaches_only_its_project_on_every_route() {
         ),
         (
             Method::POST,
+            "/agentmemory/slot/reflect".into(),
+            Some(json!({"sessionId": "beta-session"})),
+        ),
+        (
+            Method::POST,
             "/v1/slots".into(),
             Some(json!({"label": "beta_notes", "project": "beta"})),
         ),

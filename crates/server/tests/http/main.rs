@@ -587,6 +587,7 @@ async fn the_openapi_document_lists_exactly_the_routes_that_answer() {
         "PATCH /v1/slots/{label}",
         "POST /agentmemory/slot",
         "POST /agentmemory/slot/append",
+        "POST /agentmemory/slot/reflect",
         "POST /agentmemory/slot/replace",
         "POST /agentmemory/vision-embed",
         "POST /agentmemory/vision-search",
@@ -1014,6 +1015,35 @@ async fn sessions_observations_context_and_summaries_are_served() {
             .contains("no session claude-code/nope is recorded"),
         "{body}"
     );
+
+    // agentmemory's slot reflection names the session by its id alone, as /v1 does by path.
+    let (status, reflected) = server
+        .call(
+            Method::POST,
+            "/agentmemory/slot/reflect",
+            Some(json!({"sessionId": "s1", "maxObservations": 50})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{reflected}");
+    assert_eq!(
+        reflected["session"],
+        json!({"agent": "claude-code", "id": "s1"})
+    );
+    let (_, v1) = server
+        .call(Method::POST, "/v1/sessions/claude-code/s1/reflect", None)
+        .await;
+    assert_eq!(
+        (&reflected["session"], &reflected["project"]),
+        (&v1["session"], &v1["project"])
+    );
+    let (status, body) = server
+        .call(
+            Method::POST,
+            "/agentmemory/slot/reflect",
+            Some(json!({"sessionId": "nope"})),
+        )
+        .await;
+    assert_error(status, &body, StatusCode::NOT_FOUND, "not_found");
 
     let (status, body) = server
         .call(
