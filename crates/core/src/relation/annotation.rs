@@ -77,7 +77,7 @@ pub fn annotations(
             .iter()
             .filter(|v| v.relation.source == *id || v.relation.target == *id)
             .collect();
-        touching.sort_by(|a, b| b.relation.updated_at.cmp(&a.relation.updated_at));
+        touching.sort_by_key(|v| std::cmp::Reverse(v.relation.updated_at));
         let mut seen = std::collections::HashSet::new();
         let mut own: Vec<Annotation> = touching
             .into_iter()
