@@ -300,9 +300,14 @@ fn tool_prefix(args: &HookArgs) -> &'static str {
     }
 }
 
+/// Prints the save reminder when it is due. Whether it is can fail to be told (the event was
+/// spooled, so its session is not recorded yet): then the prompt goes without it.
 fn print_save_reminder(api: &Api, event: &AgentEvent, args: &HookArgs) -> Result<()> {
     let hook = Caller::local(Source::Hook);
-    if !api.save_reminder_due(&hook, &event.session)? {
+    let due = api
+        .save_reminder_due(&hook, &event.session)
+        .inspect_err(|error| tracing::debug!(%error, "the save reminder could not be decided"));
+    if !due.unwrap_or(false) {
         return Ok(());
     }
     let text = save_now(tool_prefix(args), api.save_reminder_minutes());

@@ -8,8 +8,9 @@
 //! conflict: contested by #<handle> (pending)
 //! ```
 //!
-//! One line per other memory: where several judges related the same pair, the latest verdict
-//! that annotates gives it (two judges saying `supersedes` make one line, not two).
+//! One verdict line per other memory: where several judges related the same pair, the latest
+//! verdict that annotates gives it (two judges saying `supersedes` make one line, not two); a
+//! pending judgment of the pair adds its `contested` line beside it.
 //! `<title>` is the other memory's headline, or `deleted` once it is gone or hidden. A pending
 //! judgment reads `contested by` on both of its memories; `related`, `compatible`, `scoped` and
 //! `not_conflict` verdicts add no line. A memory's lines come in that order (supersedes,
@@ -72,7 +73,8 @@ pub fn annotations(
     let mut lines: HashMap<MemoryId, Vec<Annotation>> = HashMap::new();
     for id in ids {
         // Each annotating relation, the most recently changed first, so that where several
-        // judges related the same pair the latest verdict's line is the pair's one line.
+        // judges related the same pair the latest verdict's line is the pair's one verdict
+        // line (a pending judgment of the pair keeps its own contested line).
         let mut touching: Vec<&RelationView> = relations
             .iter()
             .filter(|v| v.relation.source == *id || v.relation.target == *id)
@@ -98,7 +100,7 @@ pub fn annotations(
                     other_title: view.other_title(id).map(str::to_string),
                 })
             })
-            .filter(|line| seen.insert(line.other))
+            .filter(|line| seen.insert((line.other, line.kind == AnnotationKind::Contested)))
             .collect();
         own.sort_by_key(|a| (a.kind, a.other));
         if !own.is_empty() {
@@ -197,11 +199,14 @@ mod tests {
             MemoryId::generate(),
             MemoryId::generate(),
         );
+        let mut pending = judged(new, old, RelationKind::Supersedes, "nobody", 50);
+        pending.relation.verdict = None;
         let relations = [
             judged(new, old, RelationKind::Supersedes, "ana", 10),
             judged(new, old, RelationKind::Supersedes, "ben", 20),
             judged(new, other, RelationKind::Supersedes, "ana", 30),
             judged(new, other, RelationKind::ConflictsWith, "ben", 40),
+            pending,
         ];
         let lines = annotations(&[new, old], &relations);
         let text = |id: &MemoryId| -> Vec<String> {
@@ -212,11 +217,15 @@ mod tests {
             [
                 format!("supersedes: #{} (the target)", old.handle()),
                 format!("conflicts: #{} (the target)", other.handle()),
+                format!("conflict: contested by #{} (pending)", old.handle()),
             ]
         );
         assert_eq!(
             text(&old),
-            [format!("superseded_by: #{} (the source)", new.handle())]
+            [
+                format!("superseded_by: #{} (the source)", new.handle()),
+                format!("conflict: contested by #{} (pending)", new.handle()),
+            ]
         );
     }
 
