@@ -26,7 +26,6 @@ pub mod spool;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
@@ -223,24 +222,13 @@ fn event(config: &Config, agent: AgentArg, payload: &Value, kind: EventKind) -> 
         }
     };
     Ok(AgentEvent {
-        event_id: new_event_id(),
+        event_id: AgentEvent::new_id(),
         session: SessionKey::new(agent.name(), &session_id)?,
         project,
         cwd: cwd.map(|dir| dir.display().to_string()),
         at: Timestamp::now(),
         kind,
     })
-}
-
-/// Unique and sortable by time: nanoseconds since the epoch, process id, a counter.
-fn new_event_id() -> String {
-    static COUNTER: AtomicU32 = AtomicU32::new(0);
-    let nanos = Timestamp::now().as_nanosecond();
-    format!(
-        "{nanos:020}-{:010}-{:04}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    )
 }
 
 /// The api a hook needs: no model (lexical context is enough and loading one costs more than

@@ -9,7 +9,6 @@
 //! items of its `## Key Learnings` sections (`memory::extract`) stored in the caller's project,
 //! a fact already stored counted as a duplicate and written again never.
 
-use jiff::Timestamp;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -93,11 +92,7 @@ impl Api {
             .unwrap_or_else(|| format!("manual-save-{project}"));
         let session = SessionKey::new(caller.agent.as_deref().unwrap_or(TOOL_AGENT), &id)?;
         let event = AgentEvent {
-            event_id: format!(
-                "{:020}-{}",
-                Timestamp::now().as_nanosecond(),
-                uuid::Uuid::new_v4().simple()
-            ),
+            event_id: AgentEvent::new_id(),
             session: session.clone(),
             project: project.clone(),
             cwd: None,

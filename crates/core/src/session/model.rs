@@ -220,6 +220,20 @@ pub struct AgentEvent {
     pub kind: EventKind,
 }
 
+impl AgentEvent {
+    /// A new event id, unique and sortable by time: nanoseconds since the epoch, the process
+    /// id, a counter (what a hook or a tool call that records an event gives it).
+    pub fn new_id() -> String {
+        static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        format!(
+            "{:020}-{:010}-{:04}",
+            Timestamp::now().as_nanosecond(),
+            std::process::id(),
+            COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        )
+    }
+}
+
 /// A tool call the agent's permissions refused.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RefusedCall {

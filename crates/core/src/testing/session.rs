@@ -857,9 +857,22 @@ pub fn a_prompt_and_learnings_handed_over_by_a_tool_land_in_the_callers_project(
     let again = capture(&writer).unwrap();
     assert_eq!((again.saved, again.duplicates), (0, 2));
 
-    // A reader may do neither; nothing is written for it, and nothing empty is kept.
-    let reader = super::token_caller(&h.api, "acme", Right::Read);
+    // A reader may do neither; nothing is written for it, nor for a label over its limit or
+    // empty text.
     let before = h.count_all();
+    let too_long = h
+        .api
+        .capture(
+            &writer,
+            CaptureInput {
+                content: "## Key Learnings\n- Deploys go out on Wednesdays".into(),
+                source: Some("s".repeat(10_000)),
+                ..CaptureInput::default()
+            },
+        )
+        .unwrap_err();
+    assert_eq!(too_long.field(), Some("entered_by"), "{too_long:?}");
+    let reader = super::token_caller(&h.api, "acme", Right::Read);
     assert!(matches!(
         capture(&reader),
         Err(crate::Error::Forbidden { .. })
