@@ -199,6 +199,12 @@ pub enum Command {
     /// Access tokens for a shared server: each reads, or reads and writes, one project.
     #[command(subcommand)]
     Token(TokenCommand),
+    /// The log of changes: who stored, changed, forgot or purged what, judged which pair,
+    /// edited which slot, issued or revoked which token — when, and through which entry point.
+    #[command(
+        after_help = "Examples:\n  cairn audit                                  # the newest 20 changes\n  cairn audit --action memory.purge --since \"7 days ago\"\n  cairn audit --token 3f9a0c1b2d4e --limit 100  # what one token's client did\n  cairn audit --target 01JD8X… --format json    # the story of one memory\n\nActions: memory.store, memory.update, memory.forget, memory.restore, memory.purge, prune,\nimport, files.sync, verdict, slot.create, slot.edit, slot.configure, slot.delete, slot.reset,\nslot.reflect, image.embed, token.issue, token.revoke. Reads are not logged.\n\nEach line: when, the action, the entry point (cli, mcp, http, hook, markdown), who (a token\nid, or `local` for this machine's user) and the agent it named, the project (or `global`),\nwhat changed and how. Entries are kept `audit.retention_days` (90; 0 turns the log off)."
+    )]
+    Audit(AuditArgs),
     /// Check the store and everything derived from it, explain what is wrong, and repair what
     /// can be rebuilt.
     #[command(
@@ -560,6 +566,28 @@ pub struct MigrateStoreArgs {
     /// Where to move it: `sqlite:PATH` (created when missing), or `postgres://…`.
     #[arg(long, value_name = "STORE")]
     pub to: String,
+}
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// How many entries, newest first (1–100).
+    #[arg(long, default_value_t = 20)]
+    pub limit: usize,
+    /// Only this action (memory.store, memory.purge, verdict, slot.edit, token.issue, …).
+    #[arg(long, value_name = "ACTION")]
+    pub action: Option<String>,
+    /// Only changes in this project.
+    #[arg(long, value_name = "NAME")]
+    pub project: Option<String>,
+    /// Only changes made with this access token (its id, as `cairn token list` shows it).
+    #[arg(long, value_name = "ID")]
+    pub token: Option<String>,
+    /// Only changes of this memory id, slot label or token id.
+    #[arg(long, value_name = "WHAT")]
+    pub target: Option<String>,
+    /// Only changes at or after this time (ISO 8601 or "2 days ago").
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
 }
 
 #[derive(Debug, Args)]

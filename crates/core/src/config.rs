@@ -42,6 +42,7 @@ pub struct Config {
     pub conflicts: ConflictsConfig,
     pub files: FilesConfig,
     pub images: ImagesConfig,
+    pub audit: AuditConfig,
 }
 
 /// Images kept with memories (`cairn store --image`): where, and how much.
@@ -158,6 +159,21 @@ impl Default for SessionsConfig {
             close_idle_minutes: 120,
             summary_retention_days: 90,
         }
+    }
+}
+
+/// The audit log of changes (`cairn audit`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AuditConfig {
+    /// Days an entry is kept; older ones are deleted as new ones are appended. 0 keeps none
+    /// (the log is off).
+    pub retention_days: u32,
+}
+
+impl Default for AuditConfig {
+    fn default() -> Self {
+        AuditConfig { retention_days: 90 }
     }
 }
 

@@ -20,7 +20,8 @@
 //! - [`health`]: `cairn doctor` — every check of the store and what it derives, and the
 //!   repairs of what is derived;
 //! - [`access`]: who may do what — access tokens scoped to one project, and the
-//!   [`access::Access`] every request carries and every operation checks.
+//!   [`access::Access`] every request carries and every operation checks;
+//! - [`audit`]: the log of changes — who, what, when, through which entry point.
 //!
 //! [`store::Store`] is the sum of the domains' storage traits, so one transaction spans them.
 //! [`api::Api`] is the one front door the adapters (CLI, MCP, HTTP, hooks) use: each operation
@@ -29,6 +30,7 @@
 
 pub mod access;
 pub mod api;
+pub mod audit;
 pub mod clock;
 pub mod config;
 pub mod context;

@@ -3,7 +3,7 @@
 //! Each domain declares what it needs of a backend beside its model — [`MemoryStore`] and
 //! [`MemoryTx`] in `memory/store.rs`, [`VectorStore`]/[`VectorTx`] in `embedding/store.rs`,
 //! [`SessionStore`]/[`SessionTx`] in `session/store.rs`, [`SlotStore`]/[`SlotTx`] in
-//! `slot/store.rs`, [`RelationStore`]/[`RelationTx`] in `relation/store.rs`, [`FilesStore`]/[`FilesTx`] in `files/store.rs`, [`ImageStore`]/[`ImageTx`] in `image/store.rs`, [`ExchangeStore`] in `exchange/store.rs`, [`AccessStore`]/[`AccessTx`] in `access/store.rs`, [`HealthStore`] in `health/store.rs` — and a backend implements each in a file of its own. This module adds only
+//! `slot/store.rs`, [`RelationStore`]/[`RelationTx`] in `relation/store.rs`, [`FilesStore`]/[`FilesTx`] in `files/store.rs`, [`ImageStore`]/[`ImageTx`] in `image/store.rs`, [`ExchangeStore`] in `exchange/store.rs`, [`AccessStore`]/[`AccessTx`] in `access/store.rs`, [`AuditStore`]/[`AuditTx`] in `audit/store.rs`, [`HealthStore`] in `health/store.rs` — and a backend implements each in a file of its own. This module adds only
 //! what spans them: one write transaction ([`Store::write`]) in which an operation's closure sees
 //! every domain at once (a session summary and the memory that holds it commit together), and
 //! where the data lives.
@@ -14,6 +14,7 @@
 //! `testing`) pins every domain's contract for every backend.
 
 use crate::access::{AccessStore, AccessTx};
+use crate::audit::{AuditStore, AuditTx};
 use crate::embedding::{VectorStore, VectorTx};
 use crate::error::{Error, Result};
 use crate::exchange::ExchangeStore;
@@ -36,6 +37,7 @@ pub trait Store:
     + ImageStore
     + ExchangeStore
     + AccessStore
+    + AuditStore
     + HealthStore
 {
     /// Runs `work` in one write transaction: committed if it returns `Ok`, rolled back
@@ -49,12 +51,21 @@ pub trait Store:
 
 /// What an operation may do inside one write transaction: every domain's writes.
 pub trait StoreTx:
-    MemoryTx + VectorTx + RelationTx + SessionTx + SlotTx + FilesTx + ImageTx + AccessTx
+    MemoryTx + VectorTx + RelationTx + SessionTx + SlotTx + FilesTx + ImageTx + AccessTx + AuditTx
 {
 }
 
 impl<
-    T: MemoryTx + VectorTx + RelationTx + SessionTx + SlotTx + FilesTx + ImageTx + AccessTx + ?Sized,
+    T: MemoryTx
+        + VectorTx
+        + RelationTx
+        + SessionTx
+        + SlotTx
+        + FilesTx
+        + ImageTx
+        + AccessTx
+        + AuditTx
+        + ?Sized,
 > StoreTx for T
 {
 }

@@ -13,12 +13,12 @@ use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch, post, put};
 use cairn_core::api::{
-    AddInput, AddOutcome, CompareInput, ConflictsInput, ContextInput, ExportInput, FilterInput,
-    Found, ListInput, MemoryDocument, PatchInput, ScanInput, SearchInput, SessionSummaryInput,
-    SessionsInput, SlotCreateInput, SlotProjectInput, SlotSettingsInput, SlotTarget, SlotTextInput,
-    StoreInput, VerdictInput, VisionEmbedInput, VisionSearchInput, attach_images,
-    documents_with_images, hit_document, relation_document, slot_answer, slots_answer,
-    write_document,
+    AddInput, AddOutcome, AuditInput, CompareInput, ConflictsInput, ContextInput, ExportInput,
+    FilterInput, Found, ListInput, MemoryDocument, PatchInput, ScanInput, SearchInput,
+    SessionSummaryInput, SessionsInput, SlotCreateInput, SlotProjectInput, SlotSettingsInput,
+    SlotTarget, SlotTextInput, StoreInput, VerdictInput, VisionEmbedInput, VisionSearchInput,
+    attach_images, documents_with_images, hit_document, relation_document, slot_answer,
+    slots_answer, write_document,
 };
 use cairn_core::exchange::ImportReport;
 use cairn_core::{Error, IdRef, WriteOutcome, WriteStatus};
@@ -363,6 +363,14 @@ async fn tags(
 ) -> Result<Json<Value>, ApiError> {
     let tags = blocking(&request, move |api, caller| api.tags(caller, input)).await?;
     Ok(Json(json!({"tags": tags})))
+}
+
+async fn audit(
+    request: Authorized,
+    QueryInput(input): QueryInput<AuditInput>,
+) -> Result<Json<Value>, ApiError> {
+    let entries = blocking(&request, move |api, caller| api.audit(caller, input)).await?;
+    Ok(Json(json!({"entries": entries})))
 }
 
 async fn stats(request: Authorized) -> Result<Json<Value>, ApiError> {
@@ -859,6 +867,16 @@ fn v1_routes() -> Vec<Route> {
             success: &[(200, "tags and their counts")],
             authenticated: true,
             handler: get(tags),
+        },
+        Route {
+            method: Method::GET,
+            path: "/v1/audit",
+            summary: "The log of changes, newest first: who (a token id, or none for the operator) stored, changed, forgot or purged which memory, judged which pair, edited which slot, issued or revoked which token, when and through which entry point. The operator's alone.",
+            body: RequestBody::None,
+            query: Some(schema::<AuditInput>),
+            success: &[(200, "entries")],
+            authenticated: true,
+            handler: get(audit),
         },
         Route {
             method: Method::GET,

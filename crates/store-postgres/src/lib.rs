@@ -30,6 +30,7 @@
 //! `vectors`, `session`, `slot`, `relation`, `files`, `image`, `exchange` (one domain each).
 
 mod access;
+mod audit;
 mod bulk;
 mod columns;
 mod embedding_queue;

@@ -57,7 +57,11 @@ impl HealthStore for SqliteStore {
         // The writer's connection: the full-text check is a command (it changes nothing), which
         // a read-only connection would refuse.
         let conn = self.conn();
-        integrity(&conn, &mut findings)?;
+        if !integrity(&conn, &mut findings)? {
+            // The checks below read the tables, and a damaged page fails them: the damage is
+            // the finding, and its repair (a recovered copy) is the next step.
+            return Ok(findings);
+        }
         full_text(&conn, &mut findings);
         vectors(&conn, &mut findings)?;
         drop(conn);
@@ -128,7 +132,8 @@ impl HealthStore for SqliteStore {
     }
 }
 
-fn integrity(conn: &Connection, findings: &mut Vec<Finding>) -> Result<()> {
+/// SQLite's integrity check and the rows that point at nothing; false when the file is damaged.
+fn integrity(conn: &Connection, findings: &mut Vec<Finding>) -> Result<bool> {
     let problems: Vec<String> = conn
         .prepare("PRAGMA integrity_check(20)")
         .and_then(|mut statement| {
@@ -152,7 +157,7 @@ fn integrity(conn: &Connection, findings: &mut Vec<Finding>) -> Result<()> {
             )
             .repaired_by(Repair::RecoverDatabase),
         );
-        return Ok(());
+        return Ok(false);
     }
     let orphans = orphan_rows(conn).unwrap_or_default();
     if !orphans.is_empty() {
@@ -173,7 +178,7 @@ fn integrity(conn: &Connection, findings: &mut Vec<Finding>) -> Result<()> {
             .repaired_by(Repair::DeleteOrphans),
         );
     }
-    Ok(())
+    Ok(true)
 }
 
 fn full_text(conn: &Connection, findings: &mut Vec<Finding>) {

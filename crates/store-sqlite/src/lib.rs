@@ -16,6 +16,7 @@
 
 mod access;
 mod ann;
+mod audit;
 mod bulk;
 mod columns;
 mod error;

@@ -47,6 +47,7 @@ const MIGRATIONS: &[(u32, &str)] = &[
     (17, include_str!("../migrations/0017_access_tokens.sql")),
     (18, include_str!("../migrations/0018_sentence_vectors.sql")),
     (19, include_str!("../migrations/0019_unit_states.sql")),
+    (20, include_str!("../migrations/0020_audit_log.sql")),
 ];
 
 /// The schema version this build writes.

@@ -12,7 +12,7 @@ use cairn_core::embedding::{
 use cairn_core::memory::MemoryFilter;
 use cairn_core::search::{SearchMode, SearchRequest, SignalKind};
 use cairn_core::store::Store;
-use cairn_core::testing::{Harness, project};
+use cairn_core::testing::{Harness, local, project};
 use cairn_core::{Error, IdRef, Memory, MemoryPatch, NewMemory, Source};
 use cairn_embed::SentenceEmbedder;
 use cairn_store_sqlite::SqliteStore;
@@ -315,6 +315,7 @@ fn writes_leave_memories_pending_until_embedded_and_search_still_finds_them() {
     // What a hook extracts waits for the queue: hooks never run the model.
     h.api
         .extract(
+            &local(),
             "*Remember*: the office plants are watered on Mondays",
             project("acme"),
             None,

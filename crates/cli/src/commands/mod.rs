@@ -1,6 +1,7 @@
 //! One module per command group. Each parses its arguments into service requests, calls the
 //! service, and prints a [`View`](crate::output::View) — no rules of its own.
 
+mod audit;
 mod conflicts;
 mod doctor;
 mod exchange;
@@ -132,6 +133,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<Outcome> {
         Command::Vision(command) => vision::run(&app, command),
         Command::Add(args) => files::add(&app, args),
         Command::Token(command) => tokens::run(&app, command),
+        Command::Audit(args) => audit::run(&app, args),
         Command::Doctor(args) => doctor::run(&app, args),
         Command::Hook(_)
         | Command::Setup(_)

@@ -83,9 +83,13 @@ pub fn extract(app: &App, args: &ExtractArgs) -> Result<Outcome> {
     } else {
         Scope::Project(app.project(&args.project)?)
     };
-    let outcomes = app
-        .api
-        .extract(&text, scope, args.agent.clone(), args.session.clone())?;
+    let outcomes = app.api.extract(
+        &app.operator(),
+        &text,
+        scope,
+        args.agent.clone(),
+        args.session.clone(),
+    )?;
     app.out
         .print(&View::Session(SessionView::Extracted(&outcomes)))?;
     Ok(if outcomes.is_empty() {

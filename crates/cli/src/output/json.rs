@@ -113,6 +113,7 @@ pub fn render(view: &View<'_>) -> String {
         View::Files(view) => files(view),
         View::Image(view) => vision(view),
         View::Token(view) => tokens(view),
+        View::Audit(entries) => json!({ "entries": entries }),
     };
     let mut text = serde_json::to_string_pretty(&value).expect("values serialise");
     text.push('\n');

@@ -227,6 +227,7 @@ pub fn render(view: &View<'_>, tz: &TimeZone) -> String {
         View::Image(view) => out.push_str(&super::vision::render(view)),
         View::Health(report) => out.push_str(&super::health::render(report)),
         View::Token(view) => out.push_str(&super::tokens::render(view, tz)),
+        View::Audit(entries) => out.push_str(&super::audit::render(entries, tz)),
         View::Model(_) | View::Embedded(_) | View::VectorIndex(_) => {
             out.push_str(&super::text::model_lines(view))
         }

@@ -9,6 +9,7 @@
 //! Text and markdown show times in the user's time zone; JSON carries RFC 3339 UTC timestamps
 //! and every field, plus each memory's short `handle`.
 
+mod audit;
 mod files;
 mod health;
 mod json;
@@ -33,6 +34,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use cairn_core::api::ImageDocument;
+use cairn_core::audit::AuditEntry;
 use cairn_core::embedding::VectorIndexReport;
 use cairn_core::embedding::{EmbedReport, EmbeddingStatus};
 use cairn_core::exchange::{Counts, ImportReport, MigrationReport};
@@ -123,6 +125,8 @@ pub enum View<'a> {
     Image(vision::ImageView<'a>),
     /// Token views: access tokens issued, listed and revoked.
     Token(tokens::TokenView<'a>),
+    /// The audit log's entries, newest first.
+    Audit(&'a [AuditEntry]),
 }
 
 /// The embedding model: where it is installed, whether it is used, and (for `model status`)

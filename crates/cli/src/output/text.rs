@@ -285,6 +285,7 @@ pub fn render(view: &View<'_>, style: &Style) -> String {
         View::Image(view) => out.push_str(&super::vision::render(view)),
         View::Health(report) => out.push_str(&super::health::render(report)),
         View::Token(view) => out.push_str(&super::tokens::render(view, &style.tz)),
+        View::Audit(entries) => out.push_str(&super::audit::render(entries, &style.tz)),
         View::Model(_) | View::Embedded(_) | View::VectorIndex(_) => {
             out.push_str(&model_lines(view))
         }

@@ -1,6 +1,6 @@
 //! `cairn token` end to end: tokens made, listed and revoked from the command line, kept only
 //! as hashes, and obeyed by a running `cairn serve` at once (401 without one, 403 and a log
-//! line outside the project, refused after revocation).
+//! line outside the project, refused after revocation), and `cairn audit` naming who did what.
 
 use serde_json::json;
 
@@ -123,6 +123,46 @@ fn tokens_made_from_the_cli_are_obeyed_by_a_running_server() {
     let run = sandbox.run(&["token", "revoke", "0123456789ab"]);
     assert_ne!(run.code, 0);
     assert!(run.stderr.contains("no token has the id"), "{}", run.stderr);
+
+    // The audit log says who did each of it, through which door; the refused requests and
+    // the reads left nothing.
+    let log = sandbox.ok_json(&["audit", "--limit", "100"]);
+    let entries = log["entries"].as_array().unwrap();
+    let summary: Vec<(&str, &str, &str)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e["action"].as_str().unwrap(),
+                e["entry_point"].as_str().unwrap(),
+                e["token"].as_str().unwrap_or("local"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("token.revoke", "cli", "local"),
+            ("memory.store", "http", id_of(&writer)),
+            ("token.issue", "cli", "local"),
+            ("token.issue", "cli", "local"),
+            ("memory.store", "cli", "local"),
+            ("memory.store", "cli", "local"),
+        ],
+        "{log}"
+    );
+    let text = sandbox.ok(&["audit", "--token", id_of(&writer)]).stdout;
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(
+        text.contains("memory.store") && text.contains("http") && text.contains("acme"),
+        "{text}"
+    );
+    let run = sandbox.run(&["audit", "--action", "memory.delete"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("action") && run.stderr.contains("memory.purge"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

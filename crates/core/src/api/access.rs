@@ -3,13 +3,20 @@
 
 use super::{Api, Caller};
 use crate::access::{AccessToken, Grant, IssuedToken, NewToken};
+use crate::audit::{AuditAction, Change};
 use crate::error::Result;
 
 impl Api {
     /// Issues a token; its text is in the answer and nowhere else.
     pub fn issue_token(&self, caller: &Caller, new: NewToken) -> Result<IssuedToken> {
         caller.access.whole_store("issuing a token")?;
-        self.domains.tokens().issue(new)
+        let issued = self.domains.tokens().issue(new)?;
+        let token = &issued.record;
+        let change = Change::new(AuditAction::TokenIssue, Some(&token.project))
+            .of(&token.id)
+            .saying(token.right.as_str());
+        self.audited(caller, change);
+        Ok(issued)
     }
 
     /// Every token, revoked ones included, oldest first.
@@ -21,7 +28,10 @@ impl Api {
     /// Revokes token `id` (its 12-digit id); revoking it again changes nothing.
     pub fn revoke_token(&self, caller: &Caller, id: &str) -> Result<AccessToken> {
         caller.access.whole_store("revoking a token")?;
-        self.domains.tokens().revoke(id)
+        let token = self.domains.tokens().revoke(id)?;
+        let change = Change::new(AuditAction::TokenRevoke, Some(&token.project)).of(&token.id);
+        self.audited(caller, change);
+        Ok(token)
     }
 
     /// The grant of a token's text as a client presented it; `None` when no live token has

@@ -124,7 +124,7 @@ impl Api {
         };
         caller.access.write(&scope, "project")?;
         let entered_by = caller.agent.clone().or(input.source);
-        let outcomes = self.extract(&input.content, scope, entered_by, input.session_id)?;
+        let outcomes = self.extract(caller, &input.content, scope, entered_by, input.session_id)?;
         let count = |status| outcomes.iter().filter(|o| o.status == status).count();
         Ok(Captured {
             extracted: outcomes.len(),

@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{Api, Caller};
+use crate::audit::{AuditAction, Change};
 use crate::error::{Error, Result};
 use crate::exchange::ExportOptions;
 use crate::exchange::import::Importer;
@@ -57,6 +58,12 @@ impl Api {
             report.conflict_candidates += outcome.candidates.len() as u64;
         }
         self.written(report.memories.created + report.memories.updated > 0);
+        let change =
+            Change::new(AuditAction::Import, caller.default_project.as_ref()).saying(format!(
+                "{} records: memories {} created, {} updated",
+                report.records, report.memories.created, report.memories.updated
+            ));
+        self.audited(caller, change);
         Ok(report)
     }
 

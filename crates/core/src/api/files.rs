@@ -17,10 +17,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Api, Caller, StoreInput};
+use crate::audit::{AuditAction, Change};
 use crate::error::Error;
 use crate::error::Result;
 use crate::files::{FilesExport, FollowReport, FollowedFile, SyncReport, Workspace};
-use crate::memory::{Category, Memory};
+use crate::memory::{Category, Memory, Source};
 use crate::scope::{ProjectName, Scope};
 
 /// A memory to add: the text, and optionally what kind of knowledge it is.
@@ -177,6 +178,7 @@ impl Api {
             .access
             .write(&Scope::Project(project.clone()), "project")?;
         let report = self.domains.files().init(project, root, dir)?;
+        self.audit_sync(caller, &report);
         self.written(report.changed_text());
         Ok(report)
     }
@@ -194,6 +196,9 @@ impl Api {
         let mut reports = Vec::new();
         for workspace in &workspaces {
             let report = self.domains.files().sync(workspace, dry_run)?;
+            if !dry_run {
+                self.audit_sync(caller, &report);
+            }
             self.written(!dry_run && report.changed_text());
             reports.push(report);
         }
@@ -257,6 +262,7 @@ impl Api {
     pub fn rebuild_from_files(&self, caller: &Caller) -> Result<SyncReport> {
         let workspace = self.workspace_of(caller)?;
         let report = self.domains.files().rebuild(&workspace)?;
+        self.audit_sync(caller, &report);
         self.written(true);
         Ok(report)
     }
@@ -286,11 +292,27 @@ impl Api {
                 .domains
                 .refresh_files(&workspace.project, crate::files::WRITE_SETTLE)
             {
+                self.audit_sync(&Caller::local(Source::Markdown), &report);
                 self.written(report.changed_text());
                 reports.push(report);
             }
         }
         Ok(reports)
+    }
+
+    /// After a sync of a project's files that changed memories, its audit entry.
+    fn audit_sync(&self, caller: &Caller, report: &SyncReport) {
+        if !report.changed_memories() {
+            return;
+        }
+        let project = ProjectName::new(&report.project).ok();
+        let change = Change::new(AuditAction::FilesSync, project.as_ref())
+            .of(&report.directory)
+            .saying(format!(
+                "created {}, imported {}, updated {}, forgotten {}, restored {}",
+                report.created, report.imported, report.updated, report.forgotten, report.restored
+            ));
+        self.audited(caller, change);
     }
 
     /// Every markdown workspace.

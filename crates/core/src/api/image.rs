@@ -19,6 +19,7 @@ use super::{ImageDocument, StoreInput};
 use crate::access::Access;
 use crate::api::memory::FilterInput;
 use crate::api::{Api, Caller};
+use crate::audit::{AuditAction, Change};
 use crate::error::{Error, Result};
 use crate::id::MemoryId;
 use crate::image::search::{DEFAULT_LIMIT, MAX_LIMIT};
@@ -250,6 +251,13 @@ impl Api {
         let id = stored(&self.domains, &input.image_ref)?;
         self.writable_image(caller, &id)?;
         let (image, report) = self.domains.reading().read_one(&id)?;
+        let change = Change::new(AuditAction::ImageEmbed, caller.access.project())
+            .of(&id)
+            .saying(format!(
+                "read {}, hashed {}, look vectors {}, clip vectors {}",
+                report.read, report.hashed, report.look_vectors, report.clip_vectors
+            ));
+        self.audited(caller, change);
         self.written(report.with_text > 0);
         Ok(ImageLooked { image, report })
     }

@@ -14,11 +14,12 @@ use super::Caller;
 use super::domains::Domains;
 use super::{Api, Found, Listing};
 use crate::access::Access;
+use crate::audit::{AuditAction, Change};
 use crate::error::{Error, Result};
 use crate::id::IdRef;
 use crate::id::MemoryId;
 use crate::image::ImageSource;
-use crate::memory::Category;
+use crate::memory::{Category, Source};
 use crate::memory::{ListQuery, MemoryFilter, SortKey, SortOrder, Visibility};
 use crate::memory::{
     Memory, MemoryHistory, PruneReport, PruneRule, StoreStats, TagCount, WriteOutcome,
@@ -429,6 +430,7 @@ impl Api {
                 .store_memory(new, Detection::Full)?,
         };
         self.domains.land_written([&outcome]);
+        self.audit_write(caller, AuditAction::MemoryStore, &outcome);
         Ok(self.wrote(outcome))
     }
 
@@ -450,6 +452,7 @@ impl Api {
         self.domains.check_writable(target)?;
         let outcome = self.domains.relations().update(target, patch)?;
         self.domains.land_written([&outcome]);
+        self.audit_write(caller, AuditAction::MemoryUpdate, &outcome);
         Ok(self.wrote(outcome))
     }
 
@@ -462,15 +465,22 @@ impl Api {
         let target = IdRef::parse(id)?;
         self.writable(caller, &target, purge)?;
         self.domains.check_writable(&target)?;
-        let memory = match purge {
+        let (memory, action) = match purge {
             true => {
                 let memory = self.domains.memories().purge(&target)?;
                 self.domains.release_images();
-                memory
+                (memory, AuditAction::MemoryPurge)
             }
-            false => self.domains.memories().forget(&target)?,
+            false => (
+                self.domains.memories().forget(&target)?,
+                AuditAction::MemoryForget,
+            ),
         };
         self.domains.land(&[memory.id]);
+        self.audited(
+            caller,
+            Change::in_scope(action, &memory.scope).of(memory.id),
+        );
         Ok(memory)
     }
 
@@ -481,6 +491,10 @@ impl Api {
         self.domains.check_writable(&target)?;
         let memory = self.domains.memories().restore(&target)?;
         self.domains.land(&[memory.id]);
+        self.audited(
+            caller,
+            Change::in_scope(AuditAction::MemoryRestore, &memory.scope).of(memory.id),
+        );
         self.written(true);
         Ok(memory)
     }
@@ -612,6 +626,14 @@ impl Api {
             let ids: Vec<MemoryId> = report.memories.iter().map(|m| m.id).collect();
             domains.release_images();
             domains.land(&ids);
+            if !ids.is_empty() || report.observations_deleted > 0 {
+                let change = Change::new(AuditAction::Prune, None).saying(format!(
+                    "{} memories, {} observations",
+                    ids.len(),
+                    report.observations_deleted
+                ));
+                self.audited(&Caller::local(Source::Cli), change);
+            }
         }
         Ok(report)
     }

@@ -36,6 +36,7 @@
 //!   run these calls off their async runtime (they block on SQLite).
 
 pub mod access;
+pub mod audit;
 pub mod capture;
 pub mod documents;
 pub(crate) mod domains;
@@ -66,6 +67,7 @@ use crate::session::ObservationHit;
 use domains::Domains;
 use worker::Worker;
 
+pub use audit::AuditInput;
 pub use capture::{CaptureInput, Captured, PromptInput, SavedPrompt};
 pub use documents::{
     CompactMemory, ImageDocument, MemoryDocument, SlotDocument, attach_images,
@@ -197,6 +199,23 @@ impl Api {
         }
         self.written(outcome.status.stored_text() || outcome.image.is_some());
         outcome
+    }
+
+    /// After a write of one memory that changed something (created or updated), its audit
+    /// entry; a duplicate or an unchanged update changed nothing and leaves none.
+    fn audit_write(
+        &self,
+        caller: &Caller,
+        action: crate::audit::AuditAction,
+        outcome: &WriteOutcome,
+    ) {
+        if outcome.status.stored_text() {
+            let memory = &outcome.memory;
+            let change = crate::audit::Change::in_scope(action, &memory.scope)
+                .of(memory.id)
+                .saying(outcome.status.as_str());
+            self.audited(caller, change);
+        }
     }
 
     /// The store itself, for the behavioural suite's checks below the front door.

@@ -13,11 +13,12 @@ use super::Api;
 use super::Caller;
 use super::domains::Domains;
 use super::memory::{page_limit, project, time};
+use crate::audit::{AuditAction, Change};
 use crate::error::{Error, Result};
 use crate::id::{IdRef, MemoryId, RelationRef};
 use crate::memory::Memory;
 use crate::relation::{Actor, ActorKind, NewVerdict, RelationFilter, RelationKind, RelationStatus};
-use crate::relation::{Compared, RelationStats, RelationView, ScanReport};
+use crate::relation::{CompareStatus, Compared, RelationStats, RelationView, ScanReport};
 use crate::scope::Scope;
 
 /// A verdict on a pair of memories.
@@ -183,8 +184,8 @@ fn scope_of(
 /// The most pending judgments one scan records unless told otherwise.
 pub const DEFAULT_SCAN_INSERTS: usize = 100;
 
-/// An id error about field `a` or `b` of a comparison rather than `id`.
-fn renamed(error: Error, field: &str) -> Error {
+/// An id error about another field (`a` or `b` of a comparison, `token`) rather than `id`.
+pub(super) fn renamed(error: Error, field: &str) -> Error {
     match error {
         Error::Invalid { message, .. } => Error::invalid(field, message),
         other => other,
@@ -207,9 +208,25 @@ impl Api {
         let judgment = RelationRef::parse(judgment_id)?;
         let relation = self.domains.relations().show(&judgment)?.relation;
         caller.access.write(&relation.scope, "judgment_id")?;
-        self.domains
+        let view = self
+            .domains
             .relations()
-            .judge(&judgment, verdict.into_verdict(caller))
+            .judge(&judgment, verdict.into_verdict(caller))?;
+        self.audit_verdict(caller, &view);
+        Ok(view)
+    }
+
+    /// After a verdict, its audit entry: the judgment, and what it now says of the pair.
+    fn audit_verdict(&self, caller: &Caller, view: &RelationView) {
+        let relation = &view.relation;
+        let said = relation
+            .verdict
+            .as_ref()
+            .map_or("pending", |verdict| verdict.relation.as_str());
+        let change = Change::in_scope(AuditAction::Verdict, &relation.scope)
+            .of(relation.id)
+            .saying(format!("{} {said} {}", relation.source, relation.target));
+        self.audited(caller, change);
     }
 
     /// Records a verdict on two memories directly.
@@ -220,9 +237,16 @@ impl Api {
             .map_err(|e| renamed(e, "a"))?;
         self.writable(caller, &b, false)
             .map_err(|e| renamed(e, "b"))?;
-        self.domains
-            .relations()
-            .compare(&a, &b, input.verdict.into_verdict(caller))
+        let compared =
+            self.domains
+                .relations()
+                .compare(&a, &b, input.verdict.into_verdict(caller))?;
+        if let (CompareStatus::Created | CompareStatus::Updated, Some(view)) =
+            (compared.status, &compared.relation)
+        {
+            self.audit_verdict(caller, view);
+        }
+        Ok(compared)
     }
 
     /// Relations under a filter, the most recently changed first.

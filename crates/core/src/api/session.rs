@@ -11,6 +11,7 @@ use super::Api;
 use super::Caller;
 use super::domains::Domains;
 use super::memory::{SearchInput, page_limit};
+use crate::audit::AuditAction;
 use crate::context::Context;
 use crate::context::ContextRequest;
 use crate::error::{Error, Result};
@@ -211,7 +212,9 @@ impl Api {
             .clone()
             .map_or(Scope::Global, Scope::Project);
         caller.access.write(&scope, "project")?;
-        Ok(self.wrote(self.domains.sessions().store_agent_summary(summary)?))
+        let outcome = self.domains.sessions().store_agent_summary(summary)?;
+        self.audit_write(caller, AuditAction::MemoryStore, &outcome);
+        Ok(self.wrote(outcome))
     }
 
     pub fn sessions(&self, caller: &Caller, input: SessionsInput) -> Result<Vec<Session>> {
@@ -243,11 +246,15 @@ impl Api {
         let mut report = domains.sessions().record_events(events)?;
         domains.land_written(&report.extracted);
         report.extracted = domains.detect_by_words(std::mem::take(&mut report.extracted));
+        let hook = Caller::local(Source::Hook);
+        for outcome in &report.extracted {
+            self.audit_write(&hook, AuditAction::MemoryStore, outcome);
+        }
         let recorded = domains.slots().reflect_ended(report)?;
         // The screenshots the tools of these events returned, kept as memories of their
         // sessions; a picture the store refuses is logged and never fails the events.
         for (memory, picture) in events.iter().flat_map(screenshot_memories) {
-            if let Err(error) = self.write(&Caller::local(Source::Hook), memory, Some(&picture)) {
+            if let Err(error) = self.write(&hook, memory, Some(&picture)) {
                 tracing::warn!(%error, "a screenshot a tool returned was not kept");
             }
         }
@@ -260,9 +267,11 @@ impl Api {
         Ok(recorded)
     }
 
-    /// Stores the `*Remember*:` facts of an agent's output as memories.
+    /// Stores the `*Remember*:` facts of an agent's output as memories, for `caller` (who has
+    /// checked that it may write `scope`).
     pub fn extract(
         &self,
+        caller: &Caller,
         text: &str,
         scope: Scope,
         entered_by: Option<String>,
@@ -273,6 +282,9 @@ impl Api {
             .memories()
             .extract(text, scope, entered_by, session_id)?;
         self.domains.land_written(&outcomes);
+        for outcome in &outcomes {
+            self.audit_write(caller, AuditAction::MemoryStore, outcome);
+        }
         let outcomes = self.domains.detect_by_words(outcomes);
         self.written(outcomes.iter().any(|o| o.status.stored_text()));
         Ok(outcomes)

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use super::Api;
 use super::Caller;
 use super::lenient;
+use crate::audit::{AuditAction, Change};
 use crate::error::{Error, Result};
 use crate::scope::{ProjectName, Scope};
 use crate::session::SessionKey;
@@ -225,7 +226,17 @@ impl Api {
     pub fn create_slot(&self, caller: &Caller, input: SlotCreateInput) -> Result<Slot> {
         let new = input.into_new_slot(caller)?;
         caller.access.write(&new.scope, "scope")?;
-        self.domains.slots().create_slot(new)
+        let slot = self.domains.slots().create_slot(new)?;
+        self.audit_slot(caller, AuditAction::SlotCreate, &slot, "");
+        Ok(slot)
+    }
+
+    /// After a change of one slot, its audit entry.
+    fn audit_slot(&self, caller: &Caller, action: AuditAction, slot: &Slot, detail: &str) {
+        let change = Change::in_scope(action, &slot.scope)
+            .of(&slot.label)
+            .saying(detail);
+        self.audited(caller, change);
     }
 
     /// The slot a change means, pinned to one the caller may write.
@@ -242,7 +253,9 @@ impl Api {
 
     pub fn append_slot(&self, caller: &Caller, label: &str, input: &SlotTextInput) -> Result<Slot> {
         let address = self.writable_slot(caller, label, &input.target())?;
-        self.domains.slots().append_slot(&address, &input.content)
+        let slot = self.domains.slots().append_slot(&address, &input.content)?;
+        self.audit_slot(caller, AuditAction::SlotEdit, &slot, "append");
+        Ok(slot)
     }
 
     pub fn replace_slot(
@@ -252,7 +265,12 @@ impl Api {
         input: &SlotTextInput,
     ) -> Result<Slot> {
         let address = self.writable_slot(caller, label, &input.target())?;
-        self.domains.slots().replace_slot(&address, &input.content)
+        let slot = self
+            .domains
+            .slots()
+            .replace_slot(&address, &input.content)?;
+        self.audit_slot(caller, AuditAction::SlotEdit, &slot, "replace");
+        Ok(slot)
     }
 
     pub fn configure_slot(
@@ -262,15 +280,21 @@ impl Api {
         input: &SlotSettingsInput,
     ) -> Result<Slot> {
         let address = self.writable_slot(caller, label, &input.target)?;
-        self.domains
+        let slot = self
+            .domains
             .slots()
-            .configure_slot(&address, &input.settings())
+            .configure_slot(&address, &input.settings())?;
+        self.audit_slot(caller, AuditAction::SlotConfigure, &slot, "");
+        Ok(slot)
     }
 
     pub fn delete_slot(&self, caller: &Caller, label: &str, target: &SlotTarget) -> Result<Slot> {
-        self.domains
+        let slot = self
+            .domains
             .slots()
-            .delete_slot(&self.writable_slot(caller, label, target)?)
+            .delete_slot(&self.writable_slot(caller, label, target)?)?;
+        self.audit_slot(caller, AuditAction::SlotDelete, &slot, "");
+        Ok(slot)
     }
 
     /// Puts default slot `label` back as seeded, or (without a label) re-creates every deleted
@@ -298,9 +322,14 @@ impl Api {
             };
             caller.access.write(&scope, "label")?;
         }
-        self.domains
+        let slots = self
+            .domains
             .slots()
-            .reset_slots(project.as_ref(), label.as_ref())
+            .reset_slots(project.as_ref(), label.as_ref())?;
+        for slot in &slots {
+            self.audit_slot(caller, AuditAction::SlotReset, slot, "");
+        }
+        Ok(slots)
     }
 
     /// Writes what a recorded session says into its project's slots.
@@ -310,7 +339,14 @@ impl Api {
         caller
             .access
             .write(&Scope::Project(session.project), "session")?;
-        self.domains.slots().reflect_session(&key)
+        let reflection = self.domains.slots().reflect_session(&key)?;
+        if !reflection.changes.is_empty() {
+            let change = Change::new(AuditAction::SlotReflect, Some(&reflection.project))
+                .of(&reflection.session)
+                .saying(format!("{} slot changes", reflection.changes.len()));
+            self.audited(caller, change);
+        }
+        Ok(reflection)
     }
 
     /// `reflect` for a session named in a body: `AGENT/ID`, or a bare id one agent's session

@@ -160,6 +160,11 @@ impl SyncReport {
     pub fn changed_text(&self) -> bool {
         self.created + self.imported + self.updated + self.raw_indexed > 0
     }
+
+    /// True when the sync created, revised, forgot or restored a memory of a unit.
+    pub fn changed_memories(&self) -> bool {
+        self.created + self.imported + self.updated + self.forgotten + self.restored > 0
+    }
 }
 
 /// A memory `cairn files export` writes (or, on a dry run, would write) into the files.

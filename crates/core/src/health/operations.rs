@@ -45,6 +45,14 @@ impl<'a> Doctor<'a> {
         report
             .checked
             .extend(["database", "schema", "disk", "permissions"]);
+        if report
+            .findings
+            .iter()
+            .any(|f| f.repair == Some(Repair::RecoverDatabase))
+        {
+            // A damaged file fails whatever reads its tables: the damage is the finding.
+            return Ok(report);
+        }
         if !quick {
             report.checked.extend(["full_text", "vectors"]);
         }

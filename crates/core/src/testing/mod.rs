@@ -32,6 +32,7 @@ use crate::tag::Tag;
 
 mod access;
 pub mod ann;
+mod audit;
 mod exchange;
 mod files;
 mod image;
@@ -47,6 +48,7 @@ pub use ann::{
     forgotten_purged_and_changed_memories_never_come_back_through_the_index,
     the_index_is_built_once_large_enough_and_agrees_with_the_exact_scan,
 };
+pub use audit::*;
 pub use exchange::*;
 pub use files::*;
 pub use image::*;
@@ -183,6 +185,9 @@ macro_rules! store_behaviour_suite {
             a_token_reads_only_its_project_and_the_global_scope,
             a_write_token_writes_only_its_own_project,
             sentence_vectors_live_and_die_with_their_memorys_vector,
+            every_change_is_logged_with_who_made_it_and_reads_are_not,
+            only_the_operator_reads_the_log_and_bad_filters_name_their_field,
+            audit_entries_past_their_retention_go_and_zero_keeps_none,
         );
     };
     (@tests $factory:expr, []; $($name:ident),* $(,)?) => {

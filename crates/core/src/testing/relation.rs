@@ -606,6 +606,7 @@ pub fn facts_extracted_from_agents_record_candidates_by_words(factory: StoreFact
     let outcomes = h
         .api
         .extract(
+            &local(),
             &format!("Done.\n*Remember*: {MYSQL}\n"),
             project("acme"),
             Some("claude-code".into()),

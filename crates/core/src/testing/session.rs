@@ -445,7 +445,10 @@ pub fn remember_lines_become_memories_when_a_turn_stops(factory: StoreFactory) {
         "temporary means 90 days"
     );
     // The same fact again is a duplicate, not a second memory.
-    let again = h.api.extract(message, project("acme"), None, None).unwrap();
+    let again = h
+        .api
+        .extract(&local(), message, project("acme"), None, None)
+        .unwrap();
     assert_eq!(again[0].status, WriteStatus::Duplicate);
 }
 

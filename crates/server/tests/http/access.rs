@@ -226,6 +226,7 @@ async fn a_store_token_reaches_only_its_project_on_every_route() {
         (Method::GET, "/v1/slots?project=beta".into(), None),
         (Method::GET, "/v1/slots/guidance?project=beta".into(), None),
         (Method::GET, "/v1/stats".into(), None),
+        (Method::GET, "/v1/audit".into(), None),
         (Method::GET, "/v1/tags?project=beta".into(), None),
         (
             Method::PATCH,
@@ -387,6 +388,19 @@ async fn a_store_token_reaches_only_its_project_on_every_route() {
         .await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     assert_eq!(body["memory"]["project"], "acme");
+    // The log names the token behind each write and the entry point it came through (no
+    // token reads it: `/v1/audit` is in the table above).
+    let log = json!({"entries": operator_api
+        .audit(&operator(), input(json!({"action": "memory.store", "limit": 2})))
+        .unwrap()});
+    let writer_id = writer.split('_').nth(1).unwrap();
+    for entry in log["entries"].as_array().unwrap() {
+        assert_eq!(entry["action"], "memory.store", "{log}");
+        assert_eq!(entry["entry_point"], "http", "{log}");
+        assert_eq!(entry["token"], writer_id, "{log}");
+        assert_eq!(entry["project"], "acme", "{log}");
+    }
+    assert_eq!(log["entries"][0]["target"], body["memory"]["id"], "{log}");
     let (status, body) = server
         .with_token(
             &reader,

@@ -443,6 +443,48 @@ async fn every_error_status_comes_back_in_one_json_shape() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn the_audit_log_shows_each_change_made_over_http_and_refuses_a_bad_filter() {
+    let server = TestServer::start(Setup::default()).await;
+    let id = server
+        .store("the staging database is rebuilt nightly")
+        .await;
+    let (status, _) = server
+        .call(
+            Method::DELETE,
+            &format!("/v1/memories/{id}?purge=true"),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, log) = server.call(Method::GET, "/v1/audit", None).await;
+    assert_eq!(status, StatusCode::OK, "{log}");
+    let entries = log["entries"].as_array().unwrap();
+    let actions: Vec<&str> = entries
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["memory.purge", "memory.store"], "{log}");
+    for entry in entries {
+        assert_eq!(entry["entry_point"], "http", "{log}");
+        assert_eq!(
+            entry["token"],
+            Value::Null,
+            "the local user on loopback: {log}"
+        );
+        assert_eq!(entry["target"], id.as_str(), "{log}");
+    }
+    let (status, log) = server
+        .call(Method::GET, "/v1/audit?target=nothing-like-it", None)
+        .await;
+    assert_eq!((status, log), (StatusCode::OK, json!({"entries": []})));
+    let (status, body) = server
+        .call(Method::GET, "/v1/audit?action=memory.delete", None)
+        .await;
+    assert_error(status, &body, StatusCode::BAD_REQUEST, "invalid");
+    assert_eq!(body["error"]["field"], "action", "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_token_guards_every_route_but_health_and_the_document() {
     let server = TestServer::start(Setup {
         token: Some(TOKEN),
@@ -566,6 +608,7 @@ async fn the_openapi_document_lists_exactly_the_routes_that_answer() {
         "DELETE /v1/slots/{label}",
         "GET /agentmemory/slot",
         "GET /agentmemory/slots",
+        "GET /v1/audit",
         "GET /v1/conflicts",
         "GET /v1/conflicts/stats",
         "GET /v1/conflicts/{id}",
