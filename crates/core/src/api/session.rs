@@ -251,6 +251,9 @@ impl Api {
             self.audit_write(&hook, AuditAction::MemoryStore, outcome);
         }
         let recorded = domains.slots().reflect_ended(report)?;
+        for reflection in recorded.reflected.iter().filter(|r| !r.changes.is_empty()) {
+            self.audit_reflection(&hook, reflection);
+        }
         // The screenshots the tools of these events returned, kept as memories of their
         // sessions; a picture the store refuses is logged and never fails the events.
         for (memory, picture) in events.iter().flat_map(screenshot_memories) {

@@ -341,12 +341,17 @@ impl Api {
             .write(&Scope::Project(session.project), "session")?;
         let reflection = self.domains.slots().reflect_session(&key)?;
         if !reflection.changes.is_empty() {
-            let change = Change::new(AuditAction::SlotReflect, Some(&reflection.project))
-                .of(&reflection.session)
-                .saying(format!("{} slot changes", reflection.changes.len()));
-            self.audited(caller, change);
+            self.audit_reflection(caller, &reflection);
         }
         Ok(reflection)
+    }
+
+    /// After a reflection that changed slots, its audit entry.
+    pub(super) fn audit_reflection(&self, caller: &Caller, reflection: &Reflection) {
+        let change = Change::new(AuditAction::SlotReflect, Some(&reflection.project))
+            .of(&reflection.session)
+            .saying(format!("{} slot changes", reflection.changes.len()));
+        self.audited(caller, change);
     }
 
     /// `reflect` for a session named in a body: `AGENT/ID`, or a bare id one agent's session

@@ -173,6 +173,15 @@ pub fn every_change_is_logged_with_who_made_it_and_reads_are_not(factory: StoreF
     assert_eq!(log(&h, json!({"limit": 2})).len(), 2);
     assert!(log(&h, json!({"project": "beta"})).is_empty());
 
+    // A session that ends through its hooks is reflected into its project's slots: logged as
+    // the hook's doing.
+    super::slot::reflective_session(&h, "7f3e9c1a-0002");
+    let reflected = log(&h, json!({"action": "slot.reflect"}));
+    assert_eq!(reflected.len(), 1);
+    assert_eq!(reflected[0].entry.entry_point, Source::Hook);
+    assert_eq!(reflected[0].entry.target, "claude-code/7f3e9c1a-0002");
+    assert_eq!(reflected[0].entry.project.as_ref(), Some(&acme));
+
     // A revoked token's revocation is logged too; seqs only grow.
     h.api.revoke_token(&local(), token.as_str()).unwrap();
     let newest = log(&h, json!({"limit": 100}));

@@ -489,7 +489,7 @@ pub fn parallel_appends_to_one_slot_lose_nothing(factory: StoreFactory) {
 }
 
 /// A session with TODO, error and file signals, ending at the harness's time.
-fn reflective_session(h: &Harness, id: &str) {
+pub(super) fn reflective_session(h: &Harness, id: &str) {
     let kinds = [
         EventKind::Prompt {
             text: "Add retries. TODO: cover the retry path with a test\n\
