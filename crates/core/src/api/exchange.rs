@@ -58,12 +58,19 @@ impl Api {
             report.conflict_candidates += outcome.candidates.len() as u64;
         }
         self.written(report.memories.created + report.memories.updated > 0);
-        let change =
-            Change::new(AuditAction::Import, caller.default_project.as_ref()).saying(format!(
-                "{} records: memories {} created, {} updated",
-                report.records, report.memories.created, report.memories.updated
-            ));
-        self.audited(caller, change);
+        let written: Vec<String> = report
+            .kinds()
+            .iter()
+            .filter(|(_, kind)| kind.created + kind.updated > 0)
+            .map(|(name, kind)| {
+                format!("{name} {} created, {} updated", kind.created, kind.updated)
+            })
+            .collect();
+        if !written.is_empty() {
+            let change = Change::new(AuditAction::Import, caller.default_project.as_ref())
+                .saying(written.join("; "));
+            self.audited(caller, change);
+        }
         Ok(report)
     }
 

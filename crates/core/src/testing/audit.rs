@@ -182,6 +182,14 @@ pub fn every_change_is_logged_with_who_made_it_and_reads_are_not(factory: StoreF
     assert_eq!(reflected[0].entry.target, "claude-code/7f3e9c1a-0002");
     assert_eq!(reflected[0].entry.project.as_ref(), Some(&acme));
 
+    // An import that wrote something is one entry; the same import again writes nothing.
+    let line = "{\"content\": \"the nightly job runs at 02:00\"}\n";
+    h.import(line).unwrap();
+    h.import(line).unwrap();
+    let imports = log(&h, json!({"action": "import"}));
+    assert_eq!(imports.len(), 1);
+    assert_eq!(imports[0].entry.detail, "memories 1 created, 0 updated");
+
     // A revoked token's revocation is logged too; seqs only grow.
     h.api.revoke_token(&local(), token.as_str()).unwrap();
     let newest = log(&h, json!({"limit": 100}));
