@@ -228,7 +228,7 @@ pub enum Command {
     Man(ManArgs),
     /// Install cairn into an agent: hooks, the MCP server and the memory protocol.
     #[command(
-        after_help = "Examples:\n  cairn setup claude-code --dry-run    # show what would change\n  cairn setup claude-code\n  cairn setup opencode\n  cairn setup codex --uninstall        # remove exactly what setup added\n\nExisting configuration is merged, never replaced; each changed file is backed up first\n(<file>.cairn-backup), and keeps its layout, so setup then --uninstall leaves it byte for byte as\nit was. Running setup again changes nothing. Codex runs new hooks only once you trust them: it\nasks the next time it starts.\n\nClaude Code can instead install cairn as a plugin (no files of yours edited):\n  claude plugin marketplace add cairn-memory/cairn && claude plugin install cairn@cairn\nsetup claude-code refuses while that plugin is enabled (every hook would run twice)."
+        after_help = "Examples:\n  cairn setup claude-code --dry-run    # show what would change\n  cairn setup claude-code\n  cairn setup opencode\n  cairn setup codex --uninstall        # remove exactly what setup added\n  cairn setup claude-code --tools engram   # engram's tool names (chosen when engram is found)\n\nExisting configuration is merged, never replaced; each changed file is backed up first\n(<file>.cairn-backup), and keeps its layout, so setup then --uninstall leaves it byte for byte as\nit was. Running setup again changes nothing. Codex runs new hooks only once you trust them: it\nasks the next time it starts.\n\nClaude Code can instead install cairn as a plugin (no files of yours edited):\n  claude plugin marketplace add cairn-memory/cairn && claude plugin install cairn@cairn\nsetup claude-code refuses while that plugin is enabled (every hook would run twice)."
     )]
     Setup(SetupArgs),
 }
@@ -757,6 +757,11 @@ pub struct HookArgs {
     /// mcp__plugin_cairn_cairn__* (what the session is told to load names them so).
     #[arg(long)]
     pub plugin: bool,
+    /// The tool profile the agent's cairn MCP server offers, so what the agent is told names
+    /// those tools (engram: mem_save, mem_context, …). Default: mcp.tools in the config, else
+    /// core.
+    #[arg(long, value_enum, value_name = "PROFILE")]
+    pub tools: Option<ToolsArg>,
 }
 
 #[derive(Debug, Args)]
@@ -788,6 +793,10 @@ pub struct SetupArgs {
     /// The home directory to set up in (default: $HOME).
     #[arg(long, value_name = "DIR")]
     pub home: Option<PathBuf>,
+    /// The MCP tools the agent gets: core, all, or engram (engram's names, for its protocol and
+    /// skills). Default: engram when the agent already has engram configured, else core.
+    #[arg(long, value_enum, value_name = "PROFILE")]
+    pub tools: Option<ToolsArg>,
 }
 
 #[derive(Debug, Args)]
@@ -881,6 +890,27 @@ pub enum ToolsArg {
     Core,
     All,
     Engram,
+}
+
+impl ToolsArg {
+    /// The name `--tools` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolsArg::Core => "core",
+            ToolsArg::All => "all",
+            ToolsArg::Engram => "engram",
+        }
+    }
+}
+
+impl From<ToolsArg> for cairn_core::config::ToolProfile {
+    fn from(tools: ToolsArg) -> Self {
+        match tools {
+            ToolsArg::Core => Self::Core,
+            ToolsArg::All => Self::All,
+            ToolsArg::Engram => Self::Engram,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -37,10 +37,5 @@ pub fn run(app: &App, args: &McpArgs) -> Result<Outcome> {
 
 /// `--tools`, else `mcp.tools` from the config.
 pub fn tool_profile(app: &App, flag: Option<ToolsArg>) -> ToolProfile {
-    match flag {
-        Some(ToolsArg::Core) => ToolProfile::Core,
-        Some(ToolsArg::All) => ToolProfile::All,
-        Some(ToolsArg::Engram) => ToolProfile::Engram,
-        None => app.config.mcp.tools,
-    }
+    flag.map_or(app.config.mcp.tools, ToolProfile::from)
 }

@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use cairn_core::api::{Api, Caller};
-use cairn_core::config::Config;
+use cairn_core::config::{Config, ToolProfile};
 use cairn_core::context::ContextRequest;
 use cairn_core::image::ImageDir;
 use cairn_core::input::Bounded;
@@ -167,10 +167,10 @@ fn record(config: &Config, args: &HookArgs, raw: &str) -> Result<()> {
         event.kind,
         EventKind::SessionStart { .. } | EventKind::Compaction { .. }
     ) {
-        print_context(&api, &event, args)?;
+        print_context(&api, &event, args, &ToolNames::of(args, config))?;
     }
     if matches!(event.kind, EventKind::Prompt { .. }) {
-        print_save_reminder(&api, &event, args)?;
+        print_save_reminder(&api, &event, args, &ToolNames::of(args, config))?;
     }
     Ok(())
 }
@@ -250,47 +250,80 @@ fn open_api(config: &Config) -> Result<Api> {
 }
 
 /// What a Claude Code session is told first: cairn's tools may be deferred, and how to load
-/// them (named with `prefix`: setup's server and the plugin's are named differently).
-fn load_tools(prefix: &str) -> String {
+/// them.
+fn load_tools(tools: &ToolNames) -> String {
     format!(
-        "cairn memory: its MCP tools ({prefix}memory_*) may be deferred. On the first prompt, \
-         load them with ToolSearch, query \"select:{prefix}memory_search,{prefix}memory_store,\
-         {prefix}memory_context,{prefix}memory_session_summary\"."
+        "cairn memory: its MCP tools ({}*) may be deferred. On the first prompt, load them with \
+         ToolSearch, query \"select:{},{},{},{}\".",
+        tools.name("memory_"),
+        tools.name("memory_search"),
+        tools.name("memory_store"),
+        tools.name("memory_context"),
+        tools.name("memory_session_summary"),
     )
 }
 
 /// The line a compaction opens with: the session's summary is saved before anything else.
-fn save_summary_first(prefix: &str) -> String {
+fn save_summary_first(tools: &ToolNames) -> String {
     format!(
-        "FIRST ACTION REQUIRED after this compaction: save this session's summary with \
-         {prefix}memory_session_summary (goal, discoveries, accomplished, next steps, files) \
-         before anything else, so what it learned outlives the compaction."
+        "FIRST ACTION REQUIRED after this compaction: save this session's summary with {} \
+         (goal, discoveries, accomplished, next steps, files) before anything else, so what it \
+         learned outlives the compaction.",
+        tools.name("memory_session_summary")
     )
 }
 
 /// The line a prompt gets when the session has saved nothing for a while
 /// (`context.save_reminder_minutes`).
-fn save_now(prefix: &str, minutes: u32) -> String {
+fn save_now(tools: &ToolNames, minutes: u32) -> String {
     format!(
         "cairn memory: nothing has been saved in this project for {minutes} minutes or more. If \
-         you decided, fixed or found something worth keeping, save it now with \
-         {prefix}memory_store."
+         you decided, fixed or found something worth keeping, save it now with {}.",
+        tools.name("memory_store")
     )
 }
 
-/// The prefix cairn's tools carry in this agent (setup's server and the plugin's are named
-/// differently in Claude Code; other agents show the bare names).
-fn tool_prefix(args: &HookArgs) -> &'static str {
-    match (args.agent, args.plugin) {
-        (AgentArg::ClaudeCode, true) => crate::setup::plugin::TOOL_PREFIX,
-        (AgentArg::ClaudeCode, false) => crate::setup::claude::TOOL_PREFIX,
-        _ => "",
+/// cairn's tools as the agent sees them: the prefix they carry in this agent (setup's server
+/// and the plugin's are named differently in Claude Code; other agents show bare names), and
+/// engram's names when the server offers engram's profile (`--tools engram`, else `mcp.tools`).
+struct ToolNames {
+    prefix: &'static str,
+    engram: bool,
+}
+
+impl ToolNames {
+    fn of(args: &HookArgs, config: &Config) -> Self {
+        let prefix = match (args.agent, args.plugin) {
+            (AgentArg::ClaudeCode, true) => crate::setup::plugin::TOOL_PREFIX,
+            (AgentArg::ClaudeCode, false) => crate::setup::claude::TOOL_PREFIX,
+            _ => "",
+        };
+        let profile = args.tools.map_or(config.mcp.tools, ToolProfile::from);
+        ToolNames {
+            prefix,
+            engram: profile == ToolProfile::Engram,
+        }
+    }
+
+    /// cairn's tool `tool` (or the start of its names, `memory_`) as the agent calls it.
+    fn name(&self, tool: &str) -> String {
+        let name = match (self.engram, tool) {
+            (false, _) => tool,
+            (true, "memory_store") => "mem_save",
+            (true, _) => return format!("{}mem_{}", self.prefix, &tool["memory_".len()..]),
+        };
+        format!("{}{name}", self.prefix)
     }
 }
 
 /// Prints the save reminder when it is due. Whether it is can fail to be told (the event was
 /// spooled, so its session is not recorded yet): then the prompt goes without it.
-fn print_save_reminder(api: &Api, event: &AgentEvent, args: &HookArgs) -> Result<()> {
+fn print_save_reminder(
+    api: &Api,
+    event: &AgentEvent,
+    args: &HookArgs,
+    tools: &ToolNames,
+) -> Result<()> {
     let hook = Caller::local(Source::Hook);
     let due = api
         .save_reminder_due(&hook, &event.session)
@@ -298,7 +331,7 @@ fn print_save_reminder(api: &Api, event: &AgentEvent, args: &HookArgs) -> Result
     if !due.unwrap_or(false) {
         return Ok(());
     }
-    let text = save_now(tool_prefix(args), api.save_reminder_minutes());
+    let text = save_now(tools, api.save_reminder_minutes());
     Shown::for_event(args.agent, "UserPromptSubmit").print(text)
 }
 
@@ -340,7 +373,7 @@ impl Shown {
     }
 }
 
-fn print_context(api: &Api, event: &AgentEvent, args: &HookArgs) -> Result<()> {
+fn print_context(api: &Api, event: &AgentEvent, args: &HookArgs, tools: &ToolNames) -> Result<()> {
     let hook = Caller::local(Source::Hook);
     let session = api
         .session_by_key(&hook, &event.session)
@@ -356,12 +389,11 @@ fn print_context(api: &Api, event: &AgentEvent, args: &HookArgs) -> Result<()> {
         },
     )?;
     let starting = matches!(event.kind, EventKind::SessionStart { .. });
-    let prefix = tool_prefix(args);
     // Claude Code defers MCP tools behind its tool search: the session is told, first thing,
     // how to load cairn's. Before a compaction, the agent is told to keep what it knows first.
     let first = match (args.agent, starting) {
-        (AgentArg::ClaudeCode, true) => Some(load_tools(prefix)),
-        (_, false) if api.compaction_instruction() => Some(save_summary_first(prefix)),
+        (AgentArg::ClaudeCode, true) => Some(load_tools(tools)),
+        (_, false) if api.compaction_instruction() => Some(save_summary_first(tools)),
         _ => None,
     };
     let text = match first {
@@ -400,5 +432,34 @@ fn log_failure(cli: &Cli, args: &HookArgs, error: &anyhow::Error) {
         .open(dir.join("hooks.log"))
     {
         let _ = file.write_all(line.as_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_the_agent_is_told_names_the_tools_its_server_offers() {
+        let cairn = ToolNames {
+            prefix: crate::setup::claude::TOOL_PREFIX,
+            engram: false,
+        };
+        assert!(save_now(&cairn, 15).ends_with("save it now with mcp__cairn__memory_store."));
+        let engram = ToolNames {
+            prefix: "",
+            engram: true,
+        };
+        assert!(save_now(&engram, 15).ends_with("save it now with mem_save."));
+        assert!(save_summary_first(&engram).contains(" mem_session_summary "));
+        assert_eq!(
+            load_tools(&ToolNames {
+                prefix: "mcp__cairn__",
+                engram: true
+            }),
+            "cairn memory: its MCP tools (mcp__cairn__mem_*) may be deferred. On the first \
+             prompt, load them with ToolSearch, query \"select:mcp__cairn__mem_search,\
+             mcp__cairn__mem_save,mcp__cairn__mem_context,mcp__cairn__mem_session_summary\"."
+        );
     }
 }

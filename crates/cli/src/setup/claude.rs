@@ -9,7 +9,7 @@ use serde_json::json;
 use super::edit::{
     JsonFile, add_hooks, add_to_list, remove_entry, remove_from_list, remove_hooks, set_entry,
 };
-use super::{Change, PROTOCOL, Target, owned_file, plugin};
+use super::{Change, Target, owned_file, plugin};
 use crate::args::AgentArg;
 
 /// The events cairn records. PreToolUse is left out: it records nothing that PostToolUse does
@@ -63,7 +63,7 @@ pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {
             &mut state.value,
             "mcpServers",
             "cairn",
-            json!({ "type": "stdio", "command": target.exe, "args": target.args(["mcp"]), "env": {} }),
+            json!({ "type": "stdio", "command": target.exe, "args": target.mcp_args(), "env": {} }),
         );
     }
     let hooks_what = if uninstall {
@@ -86,7 +86,7 @@ pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {
         ),
         owned_file(
             target.home.join(".claude/skills/cairn-memory/SKILL.md"),
-            format!("{SKILL_HEADER}{PROTOCOL}"),
+            format!("{SKILL_HEADER}{}", target.protocol()),
             "the memory protocol skill",
             uninstall,
             2,

@@ -19,7 +19,7 @@ use serde_json::Value;
 use toml_edit::{Array, DocumentMut, Item, Table, value};
 
 use super::edit::{JsonFile, add_hooks, remove_hooks, with_block};
-use super::{Change, PROTOCOL, Target, is_cairn_hook, read, unless_emptied};
+use super::{Change, Target, is_cairn_hook, read, unless_emptied};
 use crate::args::AgentArg;
 
 pub const EVENTS: &[&str] = &[
@@ -91,7 +91,7 @@ pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {
     let agents_before = read(&agents_path)?;
     let agents_after = with_block(
         agents_before.as_deref().unwrap_or(""),
-        (!uninstall).then_some(PROTOCOL),
+        (!uninstall).then_some(target.protocol()),
     );
     let agents_after = unless_emptied(&agents_path, agents_before.as_deref(), agents_after);
     Ok(vec![
@@ -212,7 +212,7 @@ fn set_mcp_server(config: &mut DocumentMut, target: &Target, uninstall: bool) {
         })
         .as_table_mut();
     let Some(servers) = servers else { return };
-    let wanted_args = target.args(["mcp"]);
+    let wanted_args = target.mcp_args();
     let mut args = Array::new();
     for arg in &wanted_args {
         args.push(arg.as_str());
@@ -256,6 +256,7 @@ mod tests {
             home: home.to_path_buf(),
             exe: "/usr/local/bin/cairn".into(),
             leading_args: Vec::new(),
+            tools: None,
         }
     }
 

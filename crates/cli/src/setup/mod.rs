@@ -32,12 +32,16 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use crate::args::{AgentArg, Cli, Format, SetupArgs};
+use crate::args::{AgentArg, Cli, Format, SetupArgs, ToolsArg};
 use crate::history::{Histories, default_location};
 use crate::outcome::Outcome;
 
 /// The memory protocol every agent is taught.
 pub const PROTOCOL: &str = include_str!("protocol.md");
+
+/// The same protocol naming engram's tools, for an agent whose cairn server offers engram's
+/// profile (`--tools engram`).
+pub const ENGRAM_PROTOCOL: &str = include_str!("protocol_engram.md");
 
 /// Where setup works and what the hooks run.
 pub struct Target {
@@ -47,6 +51,8 @@ pub struct Target {
     /// Arguments before the subcommand: `--db PATH` when setup was given one, so the agent
     /// uses the same store.
     pub leading_args: Vec<String>,
+    /// The MCP tool profile the agent gets; `None`: cairn's default.
+    pub tools: Option<ToolsArg>,
 }
 
 impl Target {
@@ -55,6 +61,77 @@ impl Target {
         let mut args = self.leading_args.clone();
         args.extend(subcommand.into_iter().map(String::from));
         args
+    }
+
+    /// `--tools PROFILE` when a profile was chosen: the MCP server and the hooks take it alike,
+    /// so what the hooks tell the agent names the tools its server offers.
+    pub fn tools_args(&self) -> Vec<String> {
+        self.tools
+            .map(|tools| vec!["--tools".to_string(), tools.name().to_string()])
+            .unwrap_or_default()
+    }
+
+    /// The arguments of `cairn … mcp [--tools PROFILE]`, after the program.
+    pub fn mcp_args(&self) -> Vec<String> {
+        let mut args = self.args(["mcp"]);
+        args.extend(self.tools_args());
+        args
+    }
+
+    /// The memory protocol the agent is taught: it names the tools its server offers.
+    pub fn protocol(&self) -> &'static str {
+        match self.tools {
+            Some(ToolsArg::Engram) => ENGRAM_PROTOCOL,
+            _ => PROTOCOL,
+        }
+    }
+}
+
+/// Where `agent`'s configuration in `home` already runs engram (its MCP server named `engram`,
+/// or in Claude Code its plugin): setup then offers engram's tool names, so engram's protocol
+/// and skills call cairn. OpenCode's `opencode.jsonc` (JSON with comments) is searched for the
+/// entry's name rather than parsed.
+pub fn engram_config(agent: AgentArg, home: &Path) -> Option<PathBuf> {
+    let json = |path: PathBuf, found: &dyn Fn(&serde_json::Value) -> bool| {
+        let text = std::fs::read_to_string(&path).ok()?;
+        let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+        found(&value).then_some(path)
+    };
+    match agent {
+        AgentArg::ClaudeCode => json(home.join(".claude.json"), &|v| {
+            v["mcpServers"].get("engram").is_some()
+        })
+        .or_else(|| {
+            json(home.join(".claude/settings.json"), &|v| {
+                v["enabledPlugins"].as_object().is_some_and(|plugins| {
+                    plugins
+                        .iter()
+                        .any(|(name, on)| name.starts_with("engram@") && on == true)
+                })
+            })
+        }),
+        AgentArg::Codex => {
+            let path = home.join(".codex/config.toml");
+            let config: toml_edit::DocumentMut =
+                std::fs::read_to_string(&path).ok()?.parse().ok()?;
+            config
+                .get("mcp_servers")
+                .and_then(|servers| servers.get("engram"))
+                .map(|_| path)
+        }
+        AgentArg::Opencode => {
+            let dir = home.join(".config/opencode");
+            json(dir.join("opencode.json"), &|v| {
+                v["mcp"].get("engram").is_some()
+            })
+            .or_else(|| {
+                let path = dir.join("opencode.jsonc");
+                std::fs::read_to_string(&path)
+                    .ok()?
+                    .contains("\"engram\"")
+                    .then_some(path)
+            })
+        }
     }
 }
 
@@ -115,15 +192,30 @@ pub fn run(cli: &Cli, args: &SetupArgs) -> Result<Outcome> {
         .display()
         .to_string();
     let leading_args = store_args(cli)?;
+    let engram = match args.uninstall {
+        true => None,
+        false => engram_config(args.agent, &home),
+    };
+    let tools = args.tools.or(engram.as_ref().map(|_| ToolsArg::Engram));
     let target = Target {
         home,
         exe,
         leading_args,
+        tools,
     };
     let changes = plan(&target, args.agent, args.uninstall)?;
+    // The files that already hold cairn's entries (those an uninstall would change): their
+    // backup, when they have one, is of the file before cairn, and stays so.
+    let holding_cairn: Vec<PathBuf> = match args.uninstall {
+        true => Vec::new(),
+        false => plan(&target, args.agent, true)?
+            .into_iter()
+            .map(|change| change.path)
+            .collect(),
+    };
     if !args.dry_run {
         for change in &changes {
-            apply(change, args.uninstall)?;
+            apply(change, args.uninstall, holding_cairn.contains(&change.path))?;
         }
     }
     let notice = (!args.uninstall && !changes.is_empty())
@@ -141,6 +233,8 @@ pub fn run(cli: &Cli, args: &SetupArgs) -> Result<Outcome> {
             "dry_run": args.dry_run,
             "uninstall": args.uninstall,
             "notice": notice,
+            "tools": tools.map(ToolsArg::name),
+            "engram_found": engram,
             "sessions_before_cairn": history,
             "changes": changes.iter().map(|c| serde_json::json!({
                 "path": c.path, "action": c.action(), "what": c.what,
@@ -178,6 +272,9 @@ pub fn run(cli: &Cli, args: &SetupArgs) -> Result<Outcome> {
     if let Some(notice) = notice {
         eprintln!("{notice}");
     }
+    if let Some(found) = &engram {
+        eprintln!("{}", engram_notice(args.agent, found, tools));
+    }
     if history > 0 {
         eprintln!(
             "found {history} {} session{} from before cairn; `cairn import --agent {}` records \
@@ -188,6 +285,30 @@ pub fn run(cli: &Cli, args: &SetupArgs) -> Result<Outcome> {
         );
     }
     Ok(Outcome::Done)
+}
+
+/// What setup did about engram's configuration in `found`.
+fn engram_notice(agent: AgentArg, found: &Path, tools: Option<ToolsArg>) -> String {
+    let remove = match agent {
+        AgentArg::ClaudeCode => "`claude mcp remove engram` (or `claude plugin uninstall engram`)",
+        AgentArg::Codex => "its [mcp_servers.engram] table",
+        AgentArg::Opencode => "its \"engram\" entry under \"mcp\"",
+    };
+    match tools {
+        Some(ToolsArg::Engram) => format!(
+            "found engram in {}: cairn's server offers engram's tools (mem_save, mem_search, \
+             mem_context, …; --tools engram), so engram's protocol and skills now reach cairn. \
+             Remove engram's own server ({remove}) so its tools do not answer beside cairn's; \
+             `cairn import` of engram's export brings its memories. `--tools core` installs \
+             cairn's own tool names instead",
+            found.display()
+        ),
+        _ => format!(
+            "found engram in {}: installed with cairn's own tool names as asked; `--tools \
+             engram` would answer engram's protocol and skills instead",
+            found.display()
+        ),
+    }
 }
 
 /// What the user still has to do in the agent itself for setup to take effect.
@@ -240,14 +361,15 @@ fn restorable(change: &Change) -> Result<Option<String>> {
     Ok(same.then_some(original))
 }
 
-/// Writes one change, backing up what it replaces; an uninstall takes no backup and removes
-/// the one setup left.
-fn apply(change: &Change, uninstall: bool) -> Result<()> {
+/// Writes one change, backing up what it replaces unless that already holds cairn's entries
+/// (`holds_cairn`: a setup run again with other settings keeps the backup of the file as it
+/// was before cairn); an uninstall takes no backup and removes the one setup left.
+fn apply(change: &Change, uninstall: bool, holds_cairn: bool) -> Result<()> {
     let path = &change.path;
     // A file that is removed is cairn's own (or was created by it): only changes to files
     // that hold other things are backed up. So a backup also marks a file that existed before
     // cairn touched it.
-    if !uninstall && change.before.is_some() && change.after.is_some() {
+    if !uninstall && !holds_cairn && change.before.is_some() && change.after.is_some() {
         let backup = backup_path(path);
         std::fs::copy(path, &backup).with_context(|| {
             format!("cannot back up {} to {}", path.display(), backup.display())
@@ -318,6 +440,7 @@ fn unless_emptied(path: &Path, before: Option<&str>, after: String) -> Option<St
 fn hook_command(target: &Target, agent: AgentArg, event: &str) -> String {
     let words: Vec<String> = std::iter::once(target.exe.clone())
         .chain(target.args(["hook", agent.name(), event]))
+        .chain(target.tools_args())
         .map(|word| shell_quote(&word))
         .collect();
     words.join(" ")

@@ -6,7 +6,7 @@ use anyhow::Result;
 use serde_json::json;
 
 use super::edit::{JsonFile, remove_entry, set_entry};
-use super::{Change, PROTOCOL, Target, owned_file};
+use super::{Change, Target, owned_file};
 
 const PLUGIN: &str = include_str!("opencode_plugin.ts");
 
@@ -24,7 +24,7 @@ pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {
             json!({
                 "type": "local",
                 "command": std::iter::once(target.exe.clone())
-                    .chain(target.args(["mcp"]))
+                    .chain(target.mcp_args())
                     .collect::<Vec<_>>(),
                 "enabled": true,
             }),
@@ -34,7 +34,11 @@ pub fn plan(target: &Target, uninstall: bool) -> Result<Vec<Change>> {
     let plugin = PLUGIN
         .replace("\"__CAIRN_EXE__\"", &json!(target.exe).to_string())
         .replace("__CAIRN_ARGS__", &json!(target.leading_args).to_string())
-        .replace("__CAIRN_PROTOCOL__", &json!(PROTOCOL).to_string());
+        .replace(
+            "__CAIRN_HOOK_ARGS__",
+            &json!(target.tools_args()).to_string(),
+        )
+        .replace("__CAIRN_PROTOCOL__", &json!(target.protocol()).to_string());
     Ok(vec![
         config.change(
             &config_path,

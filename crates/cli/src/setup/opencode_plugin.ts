@@ -10,6 +10,8 @@ import type { Plugin } from "@opencode-ai/plugin"
 
 const CAIRN = "__CAIRN_EXE__"
 const CAIRN_ARGS: string[] = __CAIRN_ARGS__
+// After the event: the tool profile (`--tools engram`), so what the hook says names its tools.
+const HOOK_ARGS: string[] = __CAIRN_HOOK_ARGS__
 const PROTOCOL: string = __CAIRN_PROTOCOL__
 
 const stripPrivate = (text: string): string =>
@@ -54,7 +56,7 @@ export const CairnPlugin: Plugin = async ({ client, directory }) => {
   // Runs the hook and returns what it printed; never throws, so OpenCode never stops on cairn.
   const hook = async (event: string, payload: Record<string, unknown>): Promise<string> => {
     try {
-      const child = Bun.spawn([CAIRN, ...CAIRN_ARGS, "hook", "opencode", event], {
+      const child = Bun.spawn([CAIRN, ...CAIRN_ARGS, "hook", "opencode", event, ...HOOK_ARGS], {
         stdin: new Blob([JSON.stringify({ directory, ...payload })]),
         stdout: "pipe",
         stderr: "ignore",
@@ -78,7 +80,7 @@ export const CairnPlugin: Plugin = async ({ client, directory }) => {
   process.on("exit", () => {
     for (const sessionID of open) {
       try {
-        Bun.spawnSync([CAIRN, ...CAIRN_ARGS, "hook", "opencode", "session.ended"], {
+        Bun.spawnSync([CAIRN, ...CAIRN_ARGS, "hook", "opencode", "session.ended", ...HOOK_ARGS], {
           stdin: new TextEncoder().encode(JSON.stringify({ directory, sessionID })),
           stdout: "ignore",
           stderr: "ignore",

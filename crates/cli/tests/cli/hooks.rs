@@ -914,6 +914,120 @@ fn the_opencode_plugin_type_checks_against_the_plugin_api() {
 /// Setup given `--db` hands that store to the agent: the installed hook command, run as the
 /// agent runs it (through a shell), records into it. `--format json` reports the changes.
 #[test]
+fn setup_offers_engrams_tool_names_where_engram_is_configured() {
+    let s = Sandbox::new();
+    let home = s.home.join("user-home");
+    let write = |path: &str, text: &str| {
+        let path = home.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    // engram's own setup, as it writes each agent's configuration.
+    let claude_state =
+        r#"{"mcpServers": {"engram": {"command": "engram", "args": ["mcp", "--tools=agent"]}}}"#;
+    write(".claude.json", claude_state);
+    write(
+        ".codex/config.toml",
+        "[mcp_servers.engram]\ncommand = \"engram\"\nargs = [\"mcp\", \"--tools=agent\"]\n",
+    );
+    write(
+        ".config/opencode/opencode.json",
+        r#"{"mcp": {"engram": {"type": "local", "command": ["engram", "mcp", "--tools=agent"]}}}"#,
+    );
+    let original = snapshot(&home);
+    let home_arg = home.to_str().unwrap();
+    let read = |path: &str| std::fs::read_to_string(home.join(path)).unwrap();
+
+    let report = s.ok_json(&["setup", "claude-code", "--home", home_arg]);
+    assert_eq!(report["tools"], "engram", "{report}");
+    assert!(
+        report["engram_found"]
+            .as_str()
+            .unwrap()
+            .ends_with(".claude.json"),
+        "{report}"
+    );
+    let state: Value = serde_json::from_str(&read(".claude.json")).unwrap();
+    assert_eq!(
+        state["mcpServers"]["engram"]["command"], "engram",
+        "left alone"
+    );
+    let args = state["mcpServers"]["cairn"]["args"].as_array().unwrap();
+    assert_eq!(
+        args[args.len() - 3..],
+        [json!("mcp"), json!("--tools"), json!("engram")]
+    );
+    let skill = read(".claude/skills/cairn-memory/SKILL.md");
+    assert!(
+        skill.contains("`mem_save`") && !skill.contains("memory_store"),
+        "{skill}"
+    );
+    // The hooks name engram's tools too: a compaction asks for mem_session_summary.
+    let settings: Value = serde_json::from_str(&read(".claude/settings.json")).unwrap();
+    let command = settings["hooks"]["PreCompact"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(
+        command.ends_with(" hook claude-code PreCompact --tools engram"),
+        "{command}"
+    );
+    let mut shell = std::process::Command::new("sh");
+    shell.args(["-c", command]);
+    s.isolate(&mut shell, &s.project);
+    let output = run_with_payload(
+        &mut shell,
+        &claude("e1", &s.project, "PreCompact", json!({"trigger": "manual"})),
+    );
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        printed.contains("save this session's summary with mcp__cairn__mem_session_summary"),
+        "{output:?}"
+    );
+
+    // Codex and OpenCode likewise.
+    s.ok(&["setup", "codex", "--home", home_arg]);
+    let codex = read(".codex/config.toml");
+    assert!(
+        codex.contains("[mcp_servers.engram]")
+            && codex.contains("\"mcp\", \"--tools\", \"engram\"]"),
+        "{codex}"
+    );
+    assert!(read(".codex/AGENTS.md").contains("`mem_search`"));
+    let setup = s.run(&["setup", "opencode", "--home", home_arg]);
+    assert_eq!(setup.code, 0, "{}", setup.stderr);
+    assert!(
+        setup.stderr.contains("found engram in") && setup.stderr.contains("--tools core"),
+        "{}",
+        setup.stderr
+    );
+    let plugin = read(".config/opencode/plugin/cairn.ts");
+    assert!(
+        plugin.contains(r#"const HOOK_ARGS: string[] = ["--tools","engram"]"#)
+            && plugin.contains("mem_save"),
+        "{plugin}"
+    );
+
+    // Asked for cairn's own names, it installs those, and says what it found.
+    let setup = s.run(&[
+        "setup",
+        "claude-code",
+        "--home",
+        home_arg,
+        "--tools",
+        "core",
+    ]);
+    assert_eq!(setup.code, 0, "{}", setup.stderr);
+    assert!(setup.stderr.contains("as asked"), "{}", setup.stderr);
+    assert!(read(".claude/skills/cairn-memory/SKILL.md").contains("`memory_store`"));
+
+    // Uninstalled, every file is as engram's setup left it.
+    for agent in ["claude-code", "codex", "opencode"] {
+        s.ok(&["setup", agent, "--home", home_arg, "--uninstall"]);
+    }
+    assert_eq!(snapshot(&home), original);
+}
+
+#[test]
 fn installed_hooks_run_as_written_and_use_the_store_setup_was_given() {
     let s = Sandbox::new();
     let home = s.home.join("user-home");
