@@ -54,6 +54,13 @@ fn assert_silent_success(command: &mut Command, payload: &Value) {
     assert!(output.stdout.is_empty(), "{output:?}");
 }
 
+/// Writes `text` to `path` under `home`, making its directories.
+fn write_under(home: &Path, path: &str, text: &str) {
+    let path = home.join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
 /// The kinds of a shown session's observations, in order.
 fn observation_kinds(shown: &Value) -> Vec<&str> {
     shown["observations"]
@@ -721,11 +728,7 @@ fn snapshot(dir: &Path) -> Vec<(String, String)> {
 fn setup_merges_backs_up_is_idempotent_and_uninstall_restores_the_original() {
     let s = Sandbox::new();
     let home = s.home.join("user-home");
-    let write = |path: &str, text: &str| {
-        let path = home.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
+    let write = |path: &str, text: &str| write_under(&home, path, text);
     let settings_before = r#"{"model": "opus", "permissions": {"allow": ["Bash(ls:*)"]}, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}"#;
     write(".claude/settings.json", settings_before);
     write(
@@ -917,11 +920,7 @@ fn the_opencode_plugin_type_checks_against_the_plugin_api() {
 fn setup_offers_engrams_tool_names_where_engram_is_configured() {
     let s = Sandbox::new();
     let home = s.home.join("user-home");
-    let write = |path: &str, text: &str| {
-        let path = home.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
+    let write = |path: &str, text: &str| write_under(&home, path, text);
     // engram's own setup, as it writes each agent's configuration.
     let claude_state =
         r#"{"mcpServers": {"engram": {"command": "engram", "args": ["mcp", "--tools=agent"]}}}"#;
