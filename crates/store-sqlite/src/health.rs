@@ -57,12 +57,13 @@ impl HealthStore for SqliteStore {
         // The writer's connection: the full-text check is a command (it changes nothing), which
         // a read-only connection would refuse.
         let conn = self.conn();
-        if !integrity(&conn, &mut findings)? {
+        let whole = integrity(&conn, &mut findings)?;
+        full_text(&conn, &mut findings);
+        if !whole {
             // The checks below read the tables, and a damaged page fails them: the damage is
             // the finding, and its repair (a recovered copy) is the next step.
             return Ok(findings);
         }
-        full_text(&conn, &mut findings);
         vectors(&conn, &mut findings)?;
         drop(conn);
         if let Some(why) = self.ann(VectorSpace::Text).check(&self.reader())? {

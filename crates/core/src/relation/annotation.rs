@@ -8,9 +8,10 @@
 //! conflict: contested by #<handle> (pending)
 //! ```
 //!
-//! One verdict line per other memory: where several judges related the same pair, the latest
-//! verdict that annotates gives it (two judges saying `supersedes` make one line, not two); a
-//! pending judgment of the pair adds its `contested` line beside it.
+//! One verdict line per other memory: where several judges related the same pair, the verdict
+//! judged last speaks for it (two judges saying `supersedes` make one line, not two; a later
+//! `compatible` leaves none), as it does for ranking ([`successors`]); a pending judgment of
+//! the pair adds its `contested` line beside it.
 //! `<title>` is the other memory's headline, or `deleted` once it is gone or hidden. A pending
 //! judgment reads `contested by` on both of its memories; `related`, `compatible`, `scoped` and
 //! `not_conflict` verdicts add no line. A memory's lines come in that order (supersedes,
@@ -72,16 +73,8 @@ pub fn annotations(
 ) -> HashMap<MemoryId, Vec<Annotation>> {
     let mut lines: HashMap<MemoryId, Vec<Annotation>> = HashMap::new();
     for id in ids {
-        // Each annotating relation, the most recently changed first, so that where several
-        // judges related the same pair the latest verdict's line is the pair's one verdict
-        // line (a pending judgment of the pair keeps its own contested line).
-        let mut touching: Vec<&RelationView> = relations
-            .iter()
-            .filter(|v| v.relation.source == *id || v.relation.target == *id)
-            .collect();
-        touching.sort_by_key(|v| std::cmp::Reverse(v.relation.updated_at));
         let mut seen = std::collections::HashSet::new();
-        let mut own: Vec<Annotation> = touching
+        let mut own: Vec<Annotation> = current(id, relations)
             .into_iter()
             .filter_map(|view| {
                 let relation = &view.relation;
@@ -100,7 +93,8 @@ pub fn annotations(
                     other_title: view.other_title(id).map(str::to_string),
                 })
             })
-            .filter(|line| seen.insert((line.other, line.kind == AnnotationKind::Contested)))
+            // Several pending judgments of one pair read as one contested line.
+            .filter(|line| seen.insert((line.other, line.kind)))
             .collect();
         own.sort_by_key(|a| (a.kind, a.other));
         if !own.is_empty() {
@@ -140,10 +134,27 @@ pub fn one_line(annotations: &[Annotation]) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
-/// The visible memories that supersede `id`, from its relations.
-pub fn successors(id: &MemoryId, relations: &[RelationView]) -> Vec<MemoryId> {
-    relations
+/// The relations of `id` that speak for their pair now: for each other memory, the verdict
+/// judged last (several judges may have related the same pair; the latest stands, whatever it
+/// says), and every pending judgment.
+fn current<'a>(id: &MemoryId, relations: &'a [RelationView]) -> Vec<&'a RelationView> {
+    let mut touching: Vec<&RelationView> = relations
         .iter()
+        .filter(|v| v.relation.source == *id || v.relation.target == *id)
+        .collect();
+    touching.sort_by_key(|v| std::cmp::Reverse(v.relation.updated_at));
+    let mut judged = std::collections::HashSet::new();
+    touching
+        .into_iter()
+        .filter(|v| v.relation.kind().is_none() || judged.insert(v.relation.other(id)))
+        .collect()
+}
+
+/// The visible memories that supersede `id`, from its relations: those whose latest verdict on
+/// the pair says so.
+pub fn successors(id: &MemoryId, relations: &[RelationView]) -> Vec<MemoryId> {
+    current(id, relations)
+        .into_iter()
         .filter(|v| {
             v.relation.target == *id
                 && v.relation.kind() == Some(RelationKind::Supersedes)
@@ -227,6 +238,27 @@ mod tests {
                 format!("conflict: contested by #{} (pending)", new.handle()),
             ]
         );
+    }
+
+    #[test]
+    fn the_verdict_judged_last_decides_ranking_and_lines_alike() {
+        let (new, old) = (MemoryId::generate(), MemoryId::generate());
+        let mut relations = vec![judged(new, old, RelationKind::Supersedes, "ana", 10)];
+        assert_eq!(successors(&old, &relations), [new]);
+        // A later judge says they conflict: nothing supersedes the old memory any more.
+        relations.push(judged(new, old, RelationKind::ConflictsWith, "ben", 20));
+        assert_eq!(successors(&old, &relations), []);
+        assert_eq!(
+            annotations(&[old], &relations)[&old][0].kind,
+            AnnotationKind::Conflicts
+        );
+        // Then one says both hold: no line, and still no successor.
+        relations.push(judged(new, old, RelationKind::Compatible, "cy", 30));
+        assert_eq!(successors(&old, &relations), []);
+        assert!(annotations(&[old], &relations).is_empty());
+        // And the latest says the new one replaces it after all.
+        relations.push(judged(new, old, RelationKind::Supersedes, "dee", 40));
+        assert_eq!(successors(&old, &relations), [new]);
     }
 
     #[test]
