@@ -8,8 +8,9 @@ use super::memory::{page_limit, project, time};
 use super::relation::renamed;
 use super::{Api, Caller};
 use crate::access::{Access, TokenId};
-use crate::audit::{AuditEntry, AuditQuery, Change, NewAuditEntry};
+use crate::audit::{AuditAction, AuditEntry, AuditQuery, Change, NewAuditEntry};
 use crate::error::Result;
+use crate::memory::WriteOutcome;
 use crate::store::in_transaction;
 
 /// Input of `GET /v1/audit` and `cairn audit`: the newest entries first, narrowed by any field.
@@ -91,6 +92,18 @@ impl Api {
         if let Err(error) = appended {
             tracing::warn!(action = %entry.action, target = %entry.target, %error,
                 "the change was made but its audit entry could not be written");
+        }
+    }
+
+    /// After a write of one memory that changed something (created or updated), its audit
+    /// entry; a duplicate or an unchanged update changed nothing and leaves none.
+    pub(super) fn audit_write(&self, caller: &Caller, action: AuditAction, outcome: &WriteOutcome) {
+        if outcome.status.stored_text() {
+            let memory = &outcome.memory;
+            let change = Change::in_scope(action, &memory.scope)
+                .of(memory.id)
+                .saying(outcome.status.as_str());
+            self.audited(caller, change);
         }
     }
 }

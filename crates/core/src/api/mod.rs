@@ -11,8 +11,9 @@
 //!   [`mod@memory`] (store, update, search, filters, listings), [`mod@relation`], [`mod@session`]
 //!   (context, recorded events, sessions, summaries), [`mod@slot`], [`mod@image`],
 //!   [`mod@files`] (markdown files, the `memory_add` contract), [`mod@exchange`] (export,
-//!   import, backups), [`mod@embedding`], [`mod@access`] (tokens), [`mod@health`] and
-//!   [`mod@capture`] (a prompt and the facts of an output, handed over by a tool call);
+//!   import, backups), [`mod@embedding`], [`mod@access`] (tokens), [`mod@health`],
+//!   [`mod@capture`] (a prompt and the facts of an output, handed over by a tool call) and
+//!   [`mod@audit`] (each change's entry in the log, and reading it back);
 //! - `lenient`: what other systems' clients send in their own spelling (`"true"` for `true`);
 //!   field names in their spelling are `serde` aliases on the inputs (`queryText`, `topK`,
 //!   `readOnly`), which the schemas do not show;
@@ -199,23 +200,6 @@ impl Api {
         }
         self.written(outcome.status.stored_text() || outcome.image.is_some());
         outcome
-    }
-
-    /// After a write of one memory that changed something (created or updated), its audit
-    /// entry; a duplicate or an unchanged update changed nothing and leaves none.
-    fn audit_write(
-        &self,
-        caller: &Caller,
-        action: crate::audit::AuditAction,
-        outcome: &WriteOutcome,
-    ) {
-        if outcome.status.stored_text() {
-            let memory = &outcome.memory;
-            let change = crate::audit::Change::in_scope(action, &memory.scope)
-                .of(memory.id)
-                .saying(outcome.status.as_str());
-            self.audited(caller, change);
-        }
     }
 
     /// The store itself, for the behavioural suite's checks below the front door.
