@@ -87,52 +87,83 @@ impl Target {
     }
 }
 
-/// Where `agent`'s configuration in `home` already runs engram (its MCP server named `engram`,
-/// or in Claude Code its plugin): setup then offers engram's tool names, so engram's protocol
-/// and skills call cairn. OpenCode's `opencode.jsonc` (JSON with comments) is searched for the
-/// entry's name rather than parsed.
-pub fn engram_config(agent: AgentArg, home: &Path) -> Option<PathBuf> {
-    let json = |path: PathBuf, found: &dyn Fn(&serde_json::Value) -> bool| {
-        let text = std::fs::read_to_string(&path).ok()?;
-        let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-        found(&value).then_some(path)
+/// The MCP server `name` in `agent`'s configuration in `home`: the file that holds it and its
+/// arguments (OpenCode's `command` after the program). OpenCode's `opencode.jsonc` (JSON with
+/// comments) is not parsed: it is only searched for the server's name, and no arguments are
+/// read from it.
+fn mcp_server(agent: AgentArg, home: &Path, name: &str) -> Option<(PathBuf, Vec<String>)> {
+    let strings = |value: Option<&serde_json::Value>| -> Vec<String> {
+        let items = value
+            .and_then(|v| v.as_array())
+            .cloned()
+            .unwrap_or_default();
+        items
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect()
+    };
+    let json = |path: &Path| -> Option<serde_json::Value> {
+        serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
     };
     match agent {
-        AgentArg::ClaudeCode => json(home.join(".claude.json"), &|v| {
-            v["mcpServers"].get("engram").is_some()
-        })
-        .or_else(|| {
-            json(home.join(".claude/settings.json"), &|v| {
-                v["enabledPlugins"].as_object().is_some_and(|plugins| {
-                    plugins
-                        .iter()
-                        .any(|(name, on)| name.starts_with("engram@") && on == true)
-                })
-            })
-        }),
+        AgentArg::ClaudeCode => {
+            let path = home.join(".claude.json");
+            let server = json(&path)?["mcpServers"].get(name)?.clone();
+            Some((path, strings(server.get("args"))))
+        }
         AgentArg::Codex => {
             let path = home.join(".codex/config.toml");
             let config: toml_edit::DocumentMut =
                 std::fs::read_to_string(&path).ok()?.parse().ok()?;
-            config
-                .get("mcp_servers")
-                .and_then(|servers| servers.get("engram"))
-                .map(|_| path)
+            let server = config.get("mcp_servers")?.get(name)?;
+            let args = server
+                .get("args")
+                .and_then(|args| args.as_array())
+                .map(|args| args.iter().filter_map(|a| a.as_str().map(str::to_string)))
+                .map(Iterator::collect)
+                .unwrap_or_default();
+            Some((path, args))
         }
         AgentArg::Opencode => {
             let dir = home.join(".config/opencode");
-            json(dir.join("opencode.json"), &|v| {
-                v["mcp"].get("engram").is_some()
-            })
-            .or_else(|| {
-                let path = dir.join("opencode.jsonc");
-                std::fs::read_to_string(&path)
-                    .ok()?
-                    .contains("\"engram\"")
-                    .then_some(path)
-            })
+            let path = dir.join("opencode.json");
+            if let Some(server) = json(&path).and_then(|config| config["mcp"].get(name).cloned()) {
+                let mut command = strings(server.get("command"));
+                command.drain(..command.len().min(1));
+                return Some((path, command));
+            }
+            let path = dir.join("opencode.jsonc");
+            let text = std::fs::read_to_string(&path).ok()?;
+            text.contains(&format!("\"{name}\""))
+                .then_some((path, Vec::new()))
         }
     }
+}
+
+/// Where `agent`'s configuration in `home` already runs engram (its MCP server named `engram`,
+/// or in Claude Code its plugin): setup then offers engram's tool names, so engram's protocol
+/// and skills call cairn.
+pub fn engram_config(agent: AgentArg, home: &Path) -> Option<PathBuf> {
+    if let Some((path, _)) = mcp_server(agent, home, "engram") {
+        return Some(path);
+    }
+    let settings = home.join(".claude/settings.json");
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).ok()?).ok()?;
+    let plugin_on = value["enabledPlugins"].as_object().is_some_and(|plugins| {
+        plugins
+            .iter()
+            .any(|(name, on)| name.starts_with("engram@") && on == true)
+    });
+    (agent == AgentArg::ClaudeCode && plugin_on).then_some(settings)
+}
+
+/// The tool profile cairn's MCP server is installed with in `agent`'s configuration now (its
+/// `--tools`), so running setup again keeps it.
+fn installed_tools(agent: AgentArg, home: &Path) -> Option<ToolsArg> {
+    let (_, args) = mcp_server(agent, home, "cairn")?;
+    let at = args.iter().position(|arg| arg == "--tools")?;
+    clap::ValueEnum::from_str(args.get(at + 1)?, false).ok()
 }
 
 /// `--db PATH` when setup was pointed at a store (`--db`, `CAIRN_DB` or `CAIRN_HOME`), so the
@@ -196,7 +227,12 @@ pub fn run(cli: &Cli, args: &SetupArgs) -> Result<Outcome> {
         true => None,
         false => engram_config(args.agent, &home),
     };
-    let tools = args.tools.or(engram.as_ref().map(|_| ToolsArg::Engram));
+    // Asked for, else as installed now (setup run again keeps it), else engram's names where
+    // engram is configured.
+    let tools = args
+        .tools
+        .or_else(|| installed_tools(args.agent, &home))
+        .or(engram.as_ref().map(|_| ToolsArg::Engram));
     let target = Target {
         home,
         exe,
@@ -298,9 +334,8 @@ fn engram_notice(agent: AgentArg, found: &Path, tools: Option<ToolsArg>) -> Stri
         Some(ToolsArg::Engram) => format!(
             "found engram in {}: cairn's server offers engram's tools (mem_save, mem_search, \
              mem_context, …; --tools engram), so engram's protocol and skills now reach cairn. \
-             Remove engram's own server ({remove}) so its tools do not answer beside cairn's; \
-             `cairn import` of engram's export brings its memories. `--tools core` installs \
-             cairn's own tool names instead",
+             Remove engram's own server ({remove}) so its tools do not answer beside cairn's. \
+             `--tools core` installs cairn's own tool names instead",
             found.display()
         ),
         _ => format!(

@@ -1024,6 +1024,16 @@ fn setup_offers_engrams_tool_names_where_engram_is_configured() {
         s.ok(&["setup", agent, "--home", home_arg, "--uninstall"]);
     }
     assert_eq!(snapshot(&home), original);
+
+    // Where engram is gone (or never was), setup run again keeps the profile cairn was
+    // installed with instead of switching the agent's tool names back.
+    let other = s.home.join("other-home");
+    let other_arg = other.to_str().unwrap();
+    s.ok(&["setup", "codex", "--home", other_arg, "--tools", "engram"]);
+    let again = s.ok_json(&["setup", "codex", "--home", other_arg]);
+    assert_eq!(again["tools"], "engram", "{again}");
+    assert_eq!(again["engram_found"], Value::Null, "{again}");
+    assert_eq!(again["changes"], json!([]), "{again}");
 }
 
 #[test]
