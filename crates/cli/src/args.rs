@@ -794,7 +794,8 @@ pub struct SetupArgs {
     #[arg(long, value_name = "DIR")]
     pub home: Option<PathBuf>,
     /// The MCP tools the agent gets: core, all, or engram (engram's names, for its protocol and
-    /// skills). Default: engram when the agent already has engram configured, else core.
+    /// skills). Default: the profile cairn is installed with in the agent, else engram when the
+    /// agent has engram configured, else core.
     #[arg(long, value_enum, value_name = "PROFILE")]
     pub tools: Option<ToolsArg>,
 }
