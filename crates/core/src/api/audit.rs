@@ -11,6 +11,7 @@ use crate::access::{Access, TokenId};
 use crate::audit::{AuditAction, AuditEntry, AuditQuery, Change, NewAuditEntry};
 use crate::error::Result;
 use crate::memory::WriteOutcome;
+use crate::memory::validate::MAX_LABEL_CHARS;
 use crate::store::in_transaction;
 
 /// Input of `GET /v1/audit` and `cairn audit`: the newest entries first, narrowed by any field.
@@ -79,7 +80,12 @@ impl Api {
                 Access::Full => None,
                 Access::Token(grant) => Some(grant.token.clone()),
             },
-            agent: caller.agent.clone(),
+            // The agent's name comes from the client (an MCP handshake): kept to a label's
+            // length, so a hostile name cannot make every entry it causes large.
+            agent: caller
+                .agent
+                .as_deref()
+                .map(|agent| agent.chars().take(MAX_LABEL_CHARS).collect()),
             project: change.project,
             target: change.target,
             detail: change.detail,

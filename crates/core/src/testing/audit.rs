@@ -190,6 +190,22 @@ pub fn every_change_is_logged_with_who_made_it_and_reads_are_not(factory: StoreF
     assert_eq!(imports.len(), 1);
     assert_eq!(imports[0].entry.detail, "memories 1 created, 0 updated");
 
+    // A client's name is kept to a label's length however long the client made it (a slot
+    // edit takes no name of its own to refuse it by).
+    let long_named = Caller {
+        agent: Some("x".repeat(100_000)),
+        ..mcp.clone()
+    };
+    h.api
+        .append_slot(
+            &long_named,
+            "pending_items",
+            &input(json!({"content": "- warm the cache"})),
+        )
+        .unwrap();
+    let entry = &log(&h, json!({"action": "slot.edit"}))[0].entry;
+    assert_eq!(entry.agent.as_ref().map(|a| a.chars().count()), Some(200));
+
     // A revoked token's revocation is logged too; seqs only grow.
     h.api.revoke_token(&local(), token.as_str()).unwrap();
     let newest = log(&h, json!({"limit": 100}));
