@@ -170,9 +170,11 @@ pub struct CaptureArgs {
     pub source: Option<String>,
 }
 
-/// One engram tool: its name, description and schema.
+/// One engram tool: its name, the cairn tool that does its job (none for the two run by an
+/// `Api` operation no cairn tool offers), description and schema.
 pub struct EngramTool {
     pub name: &'static str,
+    pub runs: Option<&'static str>,
     pub description: &'static str,
     pub read_only: bool,
     pub schema: fn() -> JsonObject,
@@ -182,6 +184,7 @@ pub struct EngramTool {
 pub const TOOLS: &[EngramTool] = &[
     EngramTool {
         name: "mem_save",
+        runs: Some("memory_store"),
         description: "Save an important observation to persistent memory (engram's mem_save, \
             run by cairn's memory_store). Call it after decisions, bug fixes, patterns, \
             configuration changes and discoveries. When the answer says judgment_required, \
@@ -191,6 +194,7 @@ pub const TOOLS: &[EngramTool] = &[
     },
     EngramTool {
         name: "mem_search",
+        runs: Some("memory_search"),
         description: "Search your persistent memory across all sessions (engram's mem_search, \
             run by cairn's memory_search).",
         read_only: true,
@@ -198,6 +202,7 @@ pub const TOOLS: &[EngramTool] = &[
     },
     EngramTool {
         name: "mem_context",
+        runs: Some("memory_context"),
         description: "Get recent memory context from previous sessions (engram's mem_context, \
             run by cairn's memory_context).",
         read_only: true,
@@ -205,6 +210,7 @@ pub const TOOLS: &[EngramTool] = &[
     },
     EngramTool {
         name: "mem_session_summary",
+        runs: Some("memory_session_summary"),
         description: "Save the end-of-session summary: ## Goal, ## Discoveries, ## Accomplished, \
             ## Next Steps, ## Relevant Files (engram's mem_session_summary, run by cairn's \
             memory_session_summary).",
@@ -213,6 +219,7 @@ pub const TOOLS: &[EngramTool] = &[
     },
     EngramTool {
         name: "mem_judge",
+        runs: Some("memory_judge"),
         description: "Record a verdict on a candidate mem_save returned: its judgment_id and the \
             relation (engram's mem_judge, run by cairn's memory_judge).",
         read_only: false,
@@ -220,6 +227,7 @@ pub const TOOLS: &[EngramTool] = &[
     },
     EngramTool {
         name: "mem_compare",
+        runs: Some("memory_compare"),
         description: "Record a verdict on any two memories: memory_id_a (the newer), \
             memory_id_b, relation, confidence and reasoning of at most 200 characters \
             (engram's mem_compare, run by cairn's memory_compare). Answers {sync_id}.",
@@ -228,6 +236,7 @@ pub const TOOLS: &[EngramTool] = &[
     },
     EngramTool {
         name: "mem_save_prompt",
+        runs: None,
         description: "Save a user prompt to persistent memory: what the user asked, so future \
             sessions know their goals (engram's mem_save_prompt; recorded as a prompt of the \
             session, as cairn's hooks record one).",
@@ -236,6 +245,7 @@ pub const TOOLS: &[EngramTool] = &[
     },
     EngramTool {
         name: "mem_capture_passive",
+        runs: None,
         description: "Extract and save structured learnings from text output: the items of a \
             '## Key Learnings:' section (numbered or bulleted) and *Remember*: lines, each one \
             memory; duplicates are detected and skipped, so calling it twice is safe (engram's \
@@ -244,6 +254,15 @@ pub const TOOLS: &[EngramTool] = &[
         schema: cairn_core::api::schema::<CaptureArgs>,
     },
 ];
+
+/// engram's name for cairn's tool `cairn_tool` (`mem_save` for `memory_store`), when engram
+/// has one.
+pub fn name_of(cairn_tool: &str) -> Option<&'static str> {
+    TOOLS
+        .iter()
+        .find(|tool| tool.runs == Some(cairn_tool))
+        .map(|tool| tool.name)
+}
 
 /// Whether `name` is one of engram's tools.
 pub fn offers(name: &str) -> bool {
@@ -498,6 +517,19 @@ pub fn call(api: &Api, caller: &Caller, name: &str, args: JsonObject) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_engram_tool_names_a_cairn_tool_that_exists() {
+        use cairn_core::config::ToolProfile;
+        for tool in TOOLS {
+            if let Some(cairn) = tool.runs {
+                assert!(crate::tools::offers(ToolProfile::All, cairn), "{cairn}");
+                assert_eq!(name_of(cairn), Some(tool.name));
+            }
+        }
+        assert_eq!(name_of("memory_store"), Some("mem_save"));
+        assert_eq!(name_of("memory_slot_get"), None);
+    }
 
     #[test]
     fn engram_types_map_to_categories_and_unknown_ones_to_the_wording() {

@@ -305,12 +305,13 @@ impl ToolNames {
         }
     }
 
-    /// cairn's tool `tool` (or the start of its names, `memory_`) as the agent calls it.
+    /// cairn's tool `tool` (or the start of its names, `memory_`) as the agent calls it:
+    /// engram's name for it from the engram profile's own table.
     fn name(&self, tool: &str) -> String {
         let name = match (self.engram, tool) {
             (false, _) => tool,
-            (true, "memory_store") => "mem_save",
-            (true, _) => return format!("{}mem_{}", self.prefix, &tool["memory_".len()..]),
+            (true, "memory_") => "mem_",
+            (true, _) => cairn_mcp::engram::name_of(tool).unwrap_or(tool),
         };
         format!("{}{name}", self.prefix)
     }
