@@ -27,12 +27,14 @@
 //! bound as arrays: any number of rows per statement), `filter` (filters → SQL),
 //! `text` (full-text documents and queries, the vocabulary), `tx` (the write side),
 //! `bulk` (what a bulk write settles after its commit), `memory`,
-//! `vectors`, `session`, `slot`, `relation`, `files`, `image`, `exchange` (one domain each).
+//! `vectors`, `session`, `slot`, `relation` (with `deferred`), `files`, `image`, `exchange`
+//! (one domain each).
 
 mod access;
 mod audit;
 mod bulk;
 mod columns;
+mod deferred;
 mod embedding_queue;
 mod error;
 mod exchange;

@@ -1,11 +1,12 @@
 //! Relations between memories in PostgreSQL: one row per relation, keyed by judgment id, naming
 //! its memories by id (not by row), so a memory replaced by an import keeps its relations;
-//! `memory.rs` deletes a memory's relations when it purges it. The current verdict and the
+//! `memory.rs` deletes a memory's relations when it purges it (and the deferred ones naming it,
+//! kept by `deferred.rs`). The current verdict and the
 //! history are JSON, as in SQLite; `relation` repeats the current verdict's kind for counting.
 
 use cairn_core::memory::{Visibility, headline};
 use cairn_core::relation::{
-    Relation, RelationFilter, RelationStats, RelationStatus, RelationStore, RelationTx,
+    DeferredFilter, DeferredRelation, Relation, RelationFilter, RelationStats, RelationStatus, RelationStore, RelationTx,
     RelationView,
 };
 use cairn_core::{MemoryId, RelationId, Result, Scope};
@@ -13,6 +14,7 @@ use jiff::Timestamp;
 use postgres::Row;
 
 use crate::PostgresStore;
+use crate::deferred;
 use crate::columns::{get, millis, project_column};
 use crate::error::{SqlResult, corrupt};
 use crate::filter::visible_sql;
@@ -79,7 +81,8 @@ fn views(client: &mut impl Sql, condition: &str, params: &Params) -> Result<Vec<
         .collect()
 }
 
-/// Deletes every relation of the memory `id` (when it is purged).
+/// Deletes every relation of the memory `id`, and every deferred one naming it (when it is
+/// purged).
 pub fn delete_relations_of(client: &mut impl Sql, id: &MemoryId) -> Result<()> {
     client
         .execute(
@@ -87,7 +90,7 @@ pub fn delete_relations_of(client: &mut impl Sql, id: &MemoryId) -> Result<()> {
             &[&id.to_string()],
         )
         .sql()?;
-    Ok(())
+    deferred::delete_deferred_naming(client, id)
 }
 
 /// Every relation, oldest first (for export).
@@ -184,6 +187,14 @@ impl RelationStore for PostgresStore {
             .collect::<Result<_>>()?;
         Ok(RelationStats::from_counts(rows))
     }
+
+    fn deferred_relations(&self, filter: &DeferredFilter) -> Result<Vec<DeferredRelation>> {
+        deferred::deferred_list(&mut *self.reader()?, filter)
+    }
+
+    fn deferred_relation(&self, id: &RelationId) -> Result<Option<DeferredRelation>> {
+        deferred::deferred(&mut *self.reader()?, id)
+    }
 }
 
 impl RelationTx for PostgresTx<'_, '_> {
@@ -242,5 +253,21 @@ impl RelationTx for PostgresTx<'_, '_> {
             )
             .sql()?;
         Ok(())
+    }
+
+    fn deferred(&mut self, id: &RelationId) -> Result<Option<DeferredRelation>> {
+        deferred::deferred(&mut self.tx, id)
+    }
+
+    fn deferred_list(&mut self, filter: &DeferredFilter) -> Result<Vec<DeferredRelation>> {
+        deferred::deferred_list(&mut self.tx, filter)
+    }
+
+    fn put_deferred(&mut self, deferred: &DeferredRelation) -> Result<()> {
+        deferred::put_deferred(&mut self.tx, deferred)
+    }
+
+    fn delete_deferred(&mut self, id: &RelationId) -> Result<bool> {
+        deferred::delete_deferred(&mut self.tx, id)
     }
 }

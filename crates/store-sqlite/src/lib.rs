@@ -12,11 +12,12 @@
 //! (the write side), `bulk` (indexes deferred while one transaction inserts many memories),
 //! `read` (the read side), `vectors` (stored vectors, the queue, the exact scan), `ann` (the
 //! HNSW index file beside the database), `sessions` (agent sessions and their observations),
-//! [`migrations`].
+//! `deferred` (relations an import keeps until their memories come), [`migrations`].
 
 mod access;
 mod ann;
 mod audit;
+mod deferred;
 mod bulk;
 mod columns;
 mod error;

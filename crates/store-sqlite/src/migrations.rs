@@ -48,6 +48,10 @@ const MIGRATIONS: &[(u32, &str)] = &[
     (18, include_str!("../migrations/0018_sentence_vectors.sql")),
     (19, include_str!("../migrations/0019_unit_states.sql")),
     (20, include_str!("../migrations/0020_audit_log.sql")),
+    (
+        21,
+        include_str!("../migrations/0021_deferred_relations.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

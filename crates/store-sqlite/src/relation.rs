@@ -2,13 +2,13 @@
 //!
 //! One row per relation, keyed by judgment id, naming its memories by id (not by row), so a
 //! memory replaced by an import keeps its relations; `memory.rs` deletes a memory's relations
-//! when it purges it. The current verdict and the history are JSON; `relation` repeats the
+//! when it purges it (and the deferred ones naming it, kept by `deferred.rs`). The current verdict and the history are JSON; `relation` repeats the
 //! current verdict's kind for counting and filtering. Reads that show relations join both
 //! memories once, for their headlines and whether they are still visible.
 
 use cairn_core::memory::{Visibility, headline};
 use cairn_core::relation::{
-    Relation, RelationFilter, RelationStats, RelationStatus, RelationStore, RelationTx,
+    DeferredFilter, DeferredRelation, Relation, RelationFilter, RelationStats, RelationStatus, RelationStore, RelationTx,
     RelationView,
 };
 use cairn_core::{MemoryId, RelationId, Result, Scope};
@@ -17,6 +17,7 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use crate::SqliteStore;
+use crate::deferred;
 use cairn_core::relation::columns::{RELATION_COLUMNS, RelationRow, verdict_columns};
 
 use crate::columns::{corrupt, millis, project_column};
@@ -121,13 +122,14 @@ fn put_relation(conn: &Connection, relation: &Relation) -> Result<()> {
     Ok(())
 }
 
-/// Deletes every relation of the memory `id` (when it is purged).
+/// Deletes every relation of the memory `id`, and every deferred one naming it (when it is
+/// purged).
 pub fn delete_relations_of(conn: &Connection, id: &MemoryId) -> Result<()> {
     conn.prepare_cached("DELETE FROM relations WHERE source_id = ?1 OR target_id = ?1")
         .sql()?
         .execute([id.to_string()])
         .sql()?;
-    Ok(())
+    deferred::delete_deferred_naming(conn, id)
 }
 
 /// Every relation, oldest first (for export).
@@ -225,6 +227,14 @@ impl RelationStore for SqliteStore {
             .sql()?;
         Ok(RelationStats::from_counts(rows))
     }
+
+    fn deferred_relations(&self, filter: &DeferredFilter) -> Result<Vec<DeferredRelation>> {
+        deferred::deferred_list(&self.reader(), filter)
+    }
+
+    fn deferred_relation(&self, id: &RelationId) -> Result<Option<DeferredRelation>> {
+        deferred::deferred(&self.reader(), id)
+    }
 }
 
 impl RelationTx for SqliteTx<'_, '_> {
@@ -249,5 +259,21 @@ impl RelationTx for SqliteTx<'_, '_> {
 
     fn put_relation(&mut self, relation: &Relation) -> Result<()> {
         put_relation(&self.tx, relation)
+    }
+
+    fn deferred(&mut self, id: &RelationId) -> Result<Option<DeferredRelation>> {
+        deferred::deferred(&self.tx, id)
+    }
+
+    fn deferred_list(&mut self, filter: &DeferredFilter) -> Result<Vec<DeferredRelation>> {
+        deferred::deferred_list(&self.tx, filter)
+    }
+
+    fn put_deferred(&mut self, deferred: &DeferredRelation) -> Result<()> {
+        deferred::put_deferred(&self.tx, deferred)
+    }
+
+    fn delete_deferred(&mut self, id: &RelationId) -> Result<bool> {
+        deferred::delete_deferred(&self.tx, id)
     }
 }

@@ -22,9 +22,9 @@ pub struct AuditInput {
     #[serde(default)]
     pub limit: Option<usize>,
     /// Only this action: `memory.store`, `memory.update`, `memory.forget`, `memory.restore`,
-    /// `memory.purge`, `prune`, `import`, `files.sync`, `verdict`, `slot.create`, `slot.edit`,
-    /// `slot.configure`, `slot.delete`, `slot.reset`, `slot.reflect`, `image.embed`,
-    /// `token.issue`, `token.revoke`.
+    /// `memory.purge`, `prune`, `import`, `deferred.replay`, `deferred.discard`, `files.sync`,
+    /// `verdict`, `slot.create`, `slot.edit`, `slot.configure`, `slot.delete`, `slot.reset`,
+    /// `slot.reflect`, `image.embed`, `token.issue`, `token.revoke`.
     #[serde(default)]
     pub action: Option<String>,
     /// Only changes in this project.

@@ -58,7 +58,7 @@ impl Api {
             report.conflict_candidates += outcome.candidates.len() as u64;
         }
         self.written(report.memories.created + report.memories.updated > 0);
-        let written: Vec<String> = report
+        let mut written: Vec<String> = report
             .kinds()
             .iter()
             .filter(|(_, kind)| kind.created + kind.updated > 0)
@@ -66,6 +66,15 @@ impl Api {
                 format!("{name} {} created, {} updated", kind.created, kind.updated)
             })
             .collect();
+        if report.relations_deferred > 0 {
+            written.push(format!("relations {} deferred", report.relations_deferred));
+        }
+        if report.deferred_applied > 0 {
+            written.push(format!(
+                "deferred relations {} applied",
+                report.deferred_applied
+            ));
+        }
         if !written.is_empty() {
             let change = Change::new(AuditAction::Import, caller.default_project.as_ref())
                 .saying(written.join("; "));
@@ -99,6 +108,7 @@ impl Api {
             domains.store.as_ref(),
             target,
             &domains.config.limits,
+            domains.now().timestamp(),
             progress,
         )
     }

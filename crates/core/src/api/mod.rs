@@ -11,7 +11,7 @@
 //!   [`mod@memory`] (store, update, search, filters, listings), [`mod@relation`], [`mod@session`]
 //!   (context, recorded events, sessions, summaries), [`mod@slot`], [`mod@image`],
 //!   [`mod@files`] (markdown files, the `memory_add` contract), [`mod@exchange`] (export,
-//!   import, backups), [`mod@embedding`], [`mod@access`] (tokens), [`mod@health`],
+//!   import, backups), [`mod@deferred`] (relations an import keeps until their memories come), [`mod@embedding`], [`mod@access`] (tokens), [`mod@health`],
 //!   [`mod@capture`] (a prompt and the facts of an output, handed over by a tool call) and
 //!   [`mod@audit`] (each change's entry in the log, and reading it back);
 //! - `lenient`: what other systems' clients send in their own spelling (`"true"` for `true`);
@@ -39,6 +39,7 @@
 pub mod access;
 pub mod audit;
 pub mod capture;
+pub mod deferred;
 pub mod documents;
 pub(crate) mod domains;
 pub mod embedding;

@@ -28,6 +28,10 @@ pub enum AuditAction {
     Prune,
     /// Records were imported.
     Import,
+    /// Deferred relations were tried again (some applied, or found dead).
+    DeferredReplay,
+    /// A deferred relation was dropped from the queue.
+    DeferredDiscard,
     /// A project's markdown files were read back (units created, revised, cut or restored by
     /// hand or by git).
     FilesSync,
@@ -54,7 +58,7 @@ pub enum AuditAction {
 }
 
 impl AuditAction {
-    pub const ALL: [AuditAction; 18] = [
+    pub const ALL: [AuditAction; 20] = [
         AuditAction::MemoryStore,
         AuditAction::MemoryUpdate,
         AuditAction::MemoryForget,
@@ -62,6 +66,8 @@ impl AuditAction {
         AuditAction::MemoryPurge,
         AuditAction::Prune,
         AuditAction::Import,
+        AuditAction::DeferredReplay,
+        AuditAction::DeferredDiscard,
         AuditAction::FilesSync,
         AuditAction::Verdict,
         AuditAction::SlotCreate,
@@ -84,6 +90,8 @@ impl AuditAction {
             AuditAction::MemoryPurge => "memory.purge",
             AuditAction::Prune => "prune",
             AuditAction::Import => "import",
+            AuditAction::DeferredReplay => "deferred.replay",
+            AuditAction::DeferredDiscard => "deferred.discard",
             AuditAction::FilesSync => "files.sync",
             AuditAction::Verdict => "verdict",
             AuditAction::SlotCreate => "slot.create",

@@ -1,9 +1,10 @@
 //! Reading an import: JSON Lines (an export of any version, plain records, or both mixed) or one
 //! JSON array of records, in one transaction.
 
+use std::collections::BTreeSet;
 use std::io::BufRead;
 
-use jiff::Zoned;
+use jiff::{Timestamp, Zoned};
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
@@ -11,11 +12,12 @@ use crate::config::Limits;
 use crate::error::{Error, RecordAt, Result};
 use crate::exchange::format::Record;
 use crate::exchange::format::{FORMAT, KINDS, VERSION};
-use crate::exchange::{Counts, Header, PlainMemory, merge};
+use crate::exchange::{Counts, Header, PlainMemory, deferred, merge};
 use crate::input::{BOM, Bounded, MAX_RECORD_BYTES};
 use crate::memory::MemoryRecord;
 use crate::memory::write::{import_many, store_in, validate_record};
 use crate::memory::{WriteOutcome, WriteStatus};
+use crate::id::RelationId;
 use crate::scope::Scope;
 use crate::store::{Store, StoreTx, in_transaction};
 
@@ -67,6 +69,12 @@ pub struct ImportReport {
     /// Plain records stored beyond the first [`CHECKED_PLAIN_RECORDS`], not checked for
     /// conflicts (`cairn conflicts scan` does it).
     pub unchecked: u64,
+    /// Relation records kept in the deferred queue: a memory of theirs is not in the store
+    /// (`cairn conflicts deferred` lists them; they are applied when it arrives).
+    pub relations_deferred: u64,
+    /// Deferred relations (of earlier imports, or earlier in this file) applied at the end of
+    /// this import, now that their memories are here.
+    pub deferred_applied: u64,
 }
 
 /// The most plain records of one import checked for conflicts (by words, after the import
@@ -118,7 +126,7 @@ pub fn import(
         let mut reading = Reading {
             importer,
             tx,
-            writer: RecordWriter::new(importer.limits),
+            writer: RecordWriter::new(importer.limits, importer.now.timestamp()),
             header: None,
             stored: Vec::new(),
             progress: &mut *progress,
@@ -205,6 +213,10 @@ pub const MEMORY_RUN: usize = 500;
 /// its transaction commits.
 pub(crate) struct RecordWriter<'l> {
     limits: &'l Limits,
+    /// When a relation record missing a memory is first kept.
+    now: Timestamp,
+    /// The judgment ids of the relation records kept in the deferred queue.
+    deferred: BTreeSet<RelationId>,
     pub report: ImportReport,
     /// Export records read per kind.
     pub read: Counts,
@@ -212,9 +224,11 @@ pub(crate) struct RecordWriter<'l> {
 }
 
 impl<'l> RecordWriter<'l> {
-    pub fn new(limits: &'l Limits) -> Self {
+    pub fn new(limits: &'l Limits, now: Timestamp) -> Self {
         RecordWriter {
             limits,
+            now,
+            deferred: BTreeSet::new(),
             report: ImportReport::default(),
             read: Counts::default(),
             held: Vec::new(),
@@ -237,9 +251,12 @@ impl<'l> RecordWriter<'l> {
             }
             Record::Relation(relation) => {
                 self.read.relations += 1;
-                report
-                    .relations
-                    .count(merge::import_relation(tx, &relation)?);
+                match merge::import_relation(tx, &relation, self.now)? {
+                    Some(status) => report.relations.count(status),
+                    None => {
+                        self.deferred.insert(relation.id);
+                    }
+                }
             }
             Record::Slot(record) => {
                 let slot = merge::slot(record)?;
@@ -445,6 +462,15 @@ impl Reading<'_, '_> {
                         ),
                     ));
                 }
+            }
+        }
+        let writer = &mut self.writer;
+        if writer.report.memories.created > 0 {
+            writer.report.deferred_applied = deferred::replay(self.tx, writer.now)?.applied;
+        }
+        for id in &writer.deferred {
+            if self.tx.deferred(id)?.is_some() {
+                writer.report.relations_deferred += 1;
             }
         }
         Ok(Imported {

@@ -6,7 +6,10 @@
 //! (empty, never changed since it was seeded) gives way to an imported slot that was written to,
 //! or opening the new store once before importing would silently keep the empty defaults.
 
+use jiff::Timestamp;
+
 use crate::error::{Error, Result};
+use crate::exchange::deferred;
 use crate::exchange::{ObservationRecord, SlotRecord, SlotSeedsRecord};
 use crate::memory::WriteStatus;
 use crate::redact::redact;
@@ -17,11 +20,28 @@ use crate::slot::operations::checked;
 use crate::slot::{Slot, SlotTx};
 use crate::store::StoreTx;
 
-/// Imports one relation by judgment id, its verdicts checked as every verdict is. Both of its
-/// memories must be in the store already (an export writes memories first) and in the
-/// relation's scope.
-pub fn import_relation(tx: &mut dyn StoreTx, relation: &Relation) -> Result<WriteStatus> {
-    let mut relation = relation.clone();
+/// Imports one relation by judgment id, its verdicts checked as every verdict is: `None` when a
+/// memory of it is not in the store (neither stored before nor earlier in the file), and the
+/// record waits in the deferred queue ([`deferred`]) for it. Both memories, when here, must be
+/// in the relation's scope.
+pub fn import_relation(
+    tx: &mut dyn StoreTx,
+    relation: &Relation,
+    now: Timestamp,
+) -> Result<Option<WriteStatus>> {
+    let relation = checked_relation(relation.clone())?;
+    match place(tx, &relation)? {
+        Placement::Applied(status) => Ok(Some(status)),
+        Placement::Missing(why) => {
+            deferred::defer(tx, relation, why, now)?;
+            Ok(None)
+        }
+        Placement::Refused { field, why } => Err(Error::invalid(field, why)),
+    }
+}
+
+/// A relation record with its verdicts checked as every verdict is.
+fn checked_relation(mut relation: Relation) -> Result<Relation> {
     relation.verdict = relation.verdict.map(checked_verdict).transpose()?;
     relation.history = relation
         .history
@@ -34,31 +54,53 @@ pub fn import_relation(tx: &mut dyn StoreTx, relation: &Relation) -> Result<Writ
             "is the relation's source; a relation joins two memories",
         ));
     }
+    Ok(relation)
+}
+
+/// What became of a (checked) relation record.
+pub enum Placement {
+    /// Written, or already held as it is (or newer).
+    Applied(WriteStatus),
+    /// A memory of it is not in the store: why, naming it.
+    Missing(String),
+    /// Both memories are here, but the relation cannot join them.
+    Refused { field: &'static str, why: String },
+}
+
+/// Writes a checked relation by judgment id when both its memories are in the store and its
+/// scope; a stored state newer than the record is kept.
+pub fn place(tx: &mut dyn StoreTx, relation: &Relation) -> Result<Placement> {
+    let mut memories = Vec::with_capacity(2);
     for (field, id) in [("source", relation.source), ("target", relation.target)] {
-        let memory = tx.get(&id)?.ok_or_else(|| {
-            Error::invalid(
-                field,
-                format!("memory {id} is neither in the store nor earlier in the file"),
-            )
-        })?;
+        match tx.get(&id)? {
+            Some(memory) => memories.push((field, memory)),
+            None => {
+                return Ok(Placement::Missing(format!(
+                    "memory {id} (its {field}) is not in the store"
+                )));
+            }
+        }
+    }
+    for (field, memory) in memories {
         if memory.scope != relation.scope {
-            return Err(Error::invalid(
+            return Ok(Placement::Refused {
                 field,
-                format!(
-                    "memory {id} is not in the relation's scope: pairs across projects are refused"
+                why: format!(
+                    "memory {} is not in the relation's scope: pairs across projects are refused",
+                    memory.id
                 ),
-            ));
+            });
         }
     }
     let Some(current) = tx.relation(&relation.id)? else {
-        tx.put_relation(&relation)?;
-        return Ok(WriteStatus::Created);
+        tx.put_relation(relation)?;
+        return Ok(Placement::Applied(WriteStatus::Created));
     };
-    if current == relation || relation.updated_at <= current.updated_at {
-        return Ok(WriteStatus::Unchanged);
+    if current == *relation || relation.updated_at <= current.updated_at {
+        return Ok(Placement::Applied(WriteStatus::Unchanged));
     }
-    tx.put_relation(&relation)?;
-    Ok(WriteStatus::Updated)
+    tx.put_relation(relation)?;
+    Ok(Placement::Applied(WriteStatus::Updated))
 }
 
 /// Validates and redacts a slot record as every slot write is checked.

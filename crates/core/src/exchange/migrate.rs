@@ -9,7 +9,8 @@
 //! running it again passes over those records (each is found unchanged) and finishes the rest.
 //! Then the vectors of every moved memory follow (sentence vectors with them), with their
 //! space's model, and the access tokens (their hashes: the same secrets keep working; a token
-//! revoked in the source is revoked in the target). Last, both stores are read again and
+//! revoked in the source is revoked in the target), and the relations waiting in the deferred
+//! queue for a memory (`relation::deferred`), as they wait. Last, both stores are read again and
 //! compared kind by kind: how many records, and a digest of them as the export writes them (the
 //! sum of each record's SHA-256, so the order two databases list them in does not matter), and
 //! the same for each vector space's vectors (with their sentence vectors) and for the tokens.
@@ -20,6 +21,7 @@
 
 use std::collections::HashMap;
 
+use jiff::Timestamp;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -34,6 +36,7 @@ use crate::exchange::import::RecordWriter;
 use crate::exchange::{ExportItem, ImportReport};
 use crate::id::MemoryId;
 use crate::image::PendingWork;
+use crate::relation::DeferredFilter;
 use crate::store::{Store, in_transaction};
 
 /// Records per transaction of a move.
@@ -92,6 +95,9 @@ pub struct MigrationReport {
     pub vectors: u64,
     /// Access tokens the target did not hold yet.
     pub tokens: u64,
+    /// Relations waiting for their memories, copied as they wait (a later import there
+    /// applies them).
+    pub deferred_relations: u64,
     pub check: Vec<KindCheck>,
     /// Images the source holds, not moved (see the module's documentation).
     pub images_left: u64,
@@ -109,6 +115,7 @@ pub fn migrate(
     source: &dyn Store,
     target: &dyn Store,
     limits: &Limits,
+    now: Timestamp,
     progress: &mut dyn FnMut(MigrateProgress),
 ) -> Result<MigrationReport> {
     // The same store, or the same database opened twice (an in-memory database is its own).
@@ -127,14 +134,16 @@ pub fn migrate(
             in_transaction(target, |tx| tx.set_embedding_model(space, &model))?;
         }
     }
-    let (moved, memories) = move_records(source, target, limits, progress)?;
+    let (moved, memories) = move_records(source, target, limits, now, progress)?;
     let vectors = move_vectors(source, target, &memories, progress)?;
     let tokens = move_tokens(source, target)?;
+    let deferred_relations = move_deferred(source, target)?;
     let check = compare(source, target, progress)?;
     Ok(MigrationReport {
         moved,
         vectors,
         tokens,
+        deferred_relations,
         check,
         images_left: source.image_totals(&PendingWork::default())?.images,
     })
@@ -146,9 +155,10 @@ fn move_records(
     source: &dyn Store,
     target: &dyn Store,
     limits: &Limits,
+    now: Timestamp,
     progress: &mut dyn FnMut(MigrateProgress),
-) -> Result<(ImportReport, Vec<(MemoryId, jiff::Timestamp)>)> {
-    let mut writer = RecordWriter::new(limits);
+) -> Result<(ImportReport, Vec<(MemoryId, Timestamp)>)> {
+    let mut writer = RecordWriter::new(limits, now);
     let mut memories = Vec::new();
     let mut batch: Vec<Record> = Vec::with_capacity(BATCH);
     let mut total = 0;
@@ -194,7 +204,7 @@ fn move_records(
 fn move_vectors(
     source: &dyn Store,
     target: &dyn Store,
-    memories: &[(MemoryId, jiff::Timestamp)],
+    memories: &[(MemoryId, Timestamp)],
     progress: &mut dyn FnMut(MigrateProgress),
 ) -> Result<u64> {
     let mut copied = 0;
@@ -203,7 +213,7 @@ fn move_vectors(
             continue;
         }
         for (index, chunk) in memories.chunks(VECTOR_BATCH).enumerate() {
-            let written: HashMap<MemoryId, jiff::Timestamp> = chunk.iter().copied().collect();
+            let written: HashMap<MemoryId, Timestamp> = chunk.iter().copied().collect();
             let ids: Vec<MemoryId> = chunk.iter().map(|(id, _)| *id).collect();
             let mut sentences: HashMap<MemoryId, SentenceVectors> =
                 source.sentence_vectors(space, &ids)?.into_iter().collect();
@@ -253,6 +263,19 @@ fn move_tokens(source: &dyn Store, target: &dyn Store) -> Result<u64> {
         Ok(())
     })?;
     Ok(added)
+}
+
+/// The deferred relations (`relation::deferred`), as they stand; the target's own entry for
+/// a judgment id gives way to the source's.
+fn move_deferred(source: &dyn Store, target: &dyn Store) -> Result<u64> {
+    let waiting = source.deferred_relations(&DeferredFilter {
+        status: None,
+        limit: i64::MAX as usize,
+    })?;
+    in_transaction(target, |tx| {
+        waiting.iter().try_for_each(|deferred| tx.put_deferred(deferred))
+    })?;
+    Ok(waiting.len() as u64)
 }
 
 /// A multiset digest: how many items, and the sum of the first 128 bits of each one's SHA-256.

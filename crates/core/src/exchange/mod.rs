@@ -13,11 +13,16 @@
 //! array, with just `content` and a few optional fields, which is stored like any new memory
 //! (validated, redacted, deduplicated). It runs in one transaction: any bad record imports
 //! nothing and is named by its line (or array element) and field. A header's counts are checked
-//! against the records read, so a file cut short imports nothing.
+//! against the records read, so a file cut short imports nothing. The one record that may wait
+//! is a relation whose memory is not in the store (an export cut by time, a relation judged
+//! elsewhere of a memory purged here): it is kept in the deferred queue ([`mod@deferred`],
+//! `relation::deferred`) and applied by a later import that brings the memory.
 //!
 //! Invariants: importing is idempotent (every kind is keyed: a memory by id, a slot by scope and
 //! label, a session by agent and id, an observation by event id; a stored state newer than the
 //! record is kept), and export → import into an empty store → export gives the same bytes.
+//! Deferred relations are not exported (they are not the store's relations yet); a migration
+//! moves them.
 //!
 //! [`mod@migrate`] moves a whole store into another (SQLite to PostgreSQL and back): the same
 //! records without JSON between, in committed batches so a second run resumes, then the
@@ -26,6 +31,7 @@
 //! [`ExchangeStore`] also makes and restores byte-level backups of the database, for users who
 //! want the bytes rather than the records.
 
+pub mod deferred;
 pub mod export;
 pub mod format;
 pub mod import;
@@ -34,6 +40,7 @@ pub mod migrate;
 pub mod plain;
 pub mod store;
 
+pub use deferred::ReplayReport;
 pub use export::{ExportOptions, export};
 pub use format::{Counts, Header, ObservationRecord, SlotRecord, SlotSeedsRecord};
 pub use import::{CHECKED_PLAIN_RECORDS, ImportReport, Imported, KindReport, import};

@@ -16,6 +16,8 @@
 //! - [`operations`]: [`Relations`] — writes that record one pending relation per candidate,
 //!   `judge`, `compare`, `list`, `show`, `stats`, `scan`;
 //! - [`annotation`]: the lines a search result carries (`supersedes: #id (title)` …);
+//! - [`deferred`]: relation records an import kept because a memory of theirs is not in the
+//!   store yet ([`DeferredRelation`]), applied when it arrives;
 //! - [`store`]: what a backend provides ([`RelationStore`], [`RelationTx`]);
 //! - [`columns`]: a relation as a SQL backend's columns hold it, written and read back once
 //!   for both backends.
@@ -28,6 +30,7 @@
 pub mod annotation;
 pub mod candidates;
 pub mod columns;
+pub mod deferred;
 pub mod disagreement;
 pub mod model;
 pub mod operations;
@@ -35,6 +38,7 @@ pub mod store;
 
 pub use annotation::{Annotation, AnnotationKind, annotations, one_line, successors};
 pub use candidates::{Detector, Neighbour};
+pub use deferred::{DeferredFilter, DeferredRelation, DeferredStatus};
 pub use disagreement::{Disagreement, Signal};
 pub use model::{Actor, ActorKind, Relation, RelationKind, RelationStatus, Verdict};
 pub use operations::{

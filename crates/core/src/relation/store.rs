@@ -2,7 +2,7 @@
 //! (writes, inside one transaction).
 //!
 //! A relation names its memories by id and outlives neither of them being purged: purging a
-//! memory deletes its relations. Reads that show relations to people return a
+//! memory deletes its relations, and the deferred relations that name it. Reads that show relations to people return a
 //! [`RelationView`], which carries both memories' headlines from the same query (a page of
 //! search results costs one query for all its annotations, not one per hit).
 
@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::error::Result;
 use crate::id::{MemoryId, RelationId};
 use crate::memory::NamedCount;
+use crate::relation::deferred::{DeferredFilter, DeferredRelation};
 use crate::relation::model::{Relation, RelationStatus};
 use crate::scope::Scope;
 
@@ -101,6 +102,12 @@ pub trait RelationStore: Send + Sync {
 
     /// Counts over one scope's relations, or every scope's.
     fn relation_stats(&self, scope: Option<&Scope>) -> Result<RelationStats>;
+
+    /// Deferred relations under the filter, the first kept first (then by id).
+    fn deferred_relations(&self, filter: &DeferredFilter) -> Result<Vec<DeferredRelation>>;
+
+    /// The deferred relation with this judgment id.
+    fn deferred_relation(&self, id: &RelationId) -> Result<Option<DeferredRelation>>;
 }
 
 /// The write side of relation storage, inside one transaction.
@@ -113,4 +120,16 @@ pub trait RelationTx {
 
     /// Adds the relation, or overwrites the stored one with the same id.
     fn put_relation(&mut self, relation: &Relation) -> Result<()>;
+
+    /// The deferred relation with this judgment id.
+    fn deferred(&mut self, id: &RelationId) -> Result<Option<DeferredRelation>>;
+
+    /// Deferred relations under the filter, the first kept first (then by id).
+    fn deferred_list(&mut self, filter: &DeferredFilter) -> Result<Vec<DeferredRelation>>;
+
+    /// Keeps a deferred relation, or overwrites the one with the same judgment id.
+    fn put_deferred(&mut self, deferred: &DeferredRelation) -> Result<()>;
+
+    /// Removes the deferred relation with this judgment id; whether there was one.
+    fn delete_deferred(&mut self, id: &RelationId) -> Result<bool>;
 }

@@ -293,47 +293,146 @@ pub fn a_bad_plain_record_anywhere_imports_nothing(factory: StoreFactory) {
     );
 }
 
-pub fn an_imported_relation_needs_both_of_its_memories_in_its_scope(factory: StoreFactory) {
-    let source = Harness::new(factory);
-    full_store(&source);
-    let exported = source.export();
-    let relation_line = exported
+/// The relation line of `full_store`'s export, and the relation it holds.
+fn exported_relation(export: &str) -> (String, crate::relation::Relation) {
+    let line = export
         .lines()
         .find(|l| l.starts_with(r#"{"type":"relation""#))
         .expect("a relation line");
-    let relation: crate::relation::Relation = serde_json::from_str(relation_line).unwrap();
+    (line.to_string(), serde_json::from_str(line).unwrap())
+}
+
+/// The relation line `line` with its target replaced by a memory no store holds.
+fn relation_to_nowhere(line: &str, relation: &crate::relation::Relation) -> String {
+    let nowhere = crate::id::MemoryId::generate();
+    line.replace(&relation.target.to_string(), &nowhere.to_string())
+}
+
+pub fn an_imported_relation_waits_for_its_memories_and_needs_them_in_its_scope(
+    factory: StoreFactory,
+) {
+    use crate::relation::DeferredStatus;
+
+    let source = Harness::new(factory);
+    full_store(&source);
+    let exported = source.export();
+    let (relation_line, relation) = exported_relation(&exported);
+    let memory_lines: Vec<&str> = exported
+        .lines()
+        .filter(|l| l.starts_with(r#"{"type":"memory""#))
+        .collect();
     let target = Harness::new(factory);
     let empty = target.export();
+    let queue = |h: &Harness, status| h.api.deferred_relations(&local(), status, 50).unwrap();
 
-    // Without the memories before it, a relation is refused and nothing is imported.
-    let alone = target.import(relation_line).unwrap_err();
-    assert_eq!(alone.field(), Some("source"), "{alone}");
-    // A relation whose memory lies in another scope is refused too.
+    // Without its memories, a relation is kept aside: the import succeeds and says so, and the
+    // store's relations (and its export) do not show it.
+    let alone = target.import(&relation_line).unwrap();
+    assert_eq!((alone.relations_deferred, alone.relations.total()), (1, 0));
+    assert_eq!(target.export(), empty);
+    let waiting = queue(&target, None);
+    assert_eq!(waiting.len(), 1);
+    assert_eq!(waiting[0].relation, relation);
+    assert_eq!(waiting[0].status, DeferredStatus::Deferred);
+    assert!(
+        waiting[0].last_error.contains(&relation.source.to_string()),
+        "{}",
+        waiting[0].last_error
+    );
+    // The same file again keeps one entry; trying again without the memories counts a try.
+    target.import(&relation_line).unwrap();
+    let replayed = target.api.replay_deferred(&local()).unwrap();
+    assert_eq!((replayed.retried, replayed.applied, replayed.waiting), (1, 0, 1));
+    let waiting = queue(&target, None);
+    assert_eq!((waiting.len(), waiting[0].attempts), (1, 1));
+    // A project token reaches neither the queue nor a replay: it spans every project.
+    let reader = super::token_caller(&target.api, "acme", crate::access::Right::Write);
+    for error in [
+        target.api.deferred_relations(&reader, None, 50).unwrap_err(),
+        target.api.replay_deferred(&reader).unwrap_err(),
+    ] {
+        assert!(matches!(error, Error::Forbidden { .. }), "{error}");
+    }
+
+    // Its memories arrive with a later import: the relation is applied, verdicts and all, and
+    // leaves the queue.
+    let arrived = target.import(&memory_lines.join("\n")).unwrap();
+    assert_eq!((arrived.deferred_applied, arrived.relations_deferred), (1, 0));
+    assert!(queue(&target, None).is_empty());
+    let applied = target
+        .api
+        .conflict(&local(), &relation.id.to_string())
+        .unwrap();
+    assert_eq!(applied.relation, relation);
+    let logged = target
+        .api
+        .audit(&local(), crate::api::AuditInput::default())
+        .unwrap();
+    assert!(
+        logged[0].entry.detail.contains("deferred relations 1 applied"),
+        "{:?}",
+        logged[0]
+    );
+
+    // A relation whose memories are both here but in other scopes is refused outright.
     let elsewhere = target
         .api
         .write(
             &local(),
-            NewMemory::new("prefers tabs", project("other"), Source::Cli),
+            NewMemory::new("prefers tabs, in go", project("other"), Source::Cli),
             None,
         )
         .unwrap()
         .memory;
     let moved = relation_line.replace(&relation.target.to_string(), &elsewhere.id.to_string());
-    let memories: Vec<&str> = exported
-        .lines()
-        .filter(|l| l.starts_with(r#"{"type":"memory""#))
-        .collect();
-    let error = target
-        .import(&format!("{}\n{moved}", memories.join("\n")))
-        .unwrap_err();
+    let error = target.import(&moved).unwrap_err();
     assert_eq!(error.field(), Some("target"), "{error}");
     assert!(error.to_string().contains("across projects"), "{error}");
-    assert_ne!(target.export(), empty);
-    assert_eq!(
-        target.count_all(),
-        1,
-        "only the memory stored before the imports"
-    );
+    // ... and when that memory comes after the relation, the waiting relation is marked dead
+    // (no later import can mend it), kept to be read, and discarded by hand.
+    let late = Harness::new(factory);
+    late.import(&relation_line).unwrap();
+    let in_other_project: Vec<String> = memory_lines
+        .iter()
+        .map(|line| {
+            match line.contains(&format!(r#""id":"{}""#, relation.target)) {
+                true => line.replace(r#""project":"acme""#, r#""project":"other""#),
+                false => line.to_string(),
+            }
+        })
+        .collect();
+    let report = late.import(&in_other_project.join("\n")).unwrap();
+    assert_eq!(report.deferred_applied, 0);
+    assert!(queue(&late, Some(DeferredStatus::Deferred)).is_empty());
+    let dead = queue(&late, Some(DeferredStatus::Dead));
+    assert_eq!(dead.len(), 1);
+    assert!(dead[0].last_error.contains("across projects"), "{}", dead[0].last_error);
+    let id = relation.id.to_string();
+    assert_eq!(late.api.deferred_relation(&local(), &id).unwrap(), dead[0]);
+    assert_eq!(late.api.discard_deferred(&local(), &id).unwrap(), dead[0]);
+    assert!(queue(&late, None).is_empty());
+    let gone = late.api.discard_deferred(&local(), &id).unwrap_err();
+    assert_eq!(gone.field(), Some("id"), "{gone}");
+    let short = late.api.deferred_relation(&local(), &id[..8]).unwrap_err();
+    assert!(short.to_string().contains("full judgment id"), "{short}");
+    let limit = late.api.deferred_relations(&local(), None, 501).unwrap_err();
+    assert_eq!(limit.field(), Some("limit"), "{limit}");
+
+    // Purging a memory a waiting relation names drops it from the queue with its relations.
+    let purged = Harness::new(factory);
+    let source_line = memory_lines
+        .iter()
+        .find(|line| line.contains(&format!(r#""id":"{}""#, relation.source)))
+        .expect("the relation's source memory");
+    purged
+        .import(&format!("{source_line}\n{}", relation_to_nowhere(&relation_line, &relation)))
+        .unwrap();
+    assert_eq!(queue(&purged, None).len(), 1);
+    purged
+        .api
+        .forget(&local(), &relation.source.to_string(), true)
+        .unwrap();
+    assert!(queue(&purged, None).is_empty());
 }
 
 pub fn a_header_guards_against_cut_off_and_newer_files(factory: StoreFactory) {
@@ -496,11 +595,31 @@ pub fn a_whole_store_moves_into_another_and_a_second_run_changes_nothing(factory
     let first = source.api.tokens(&local()).unwrap()[0].id.clone();
     source.api.revoke_token(&local(), first.as_str()).unwrap();
 
+    // A relation waiting for a memory moves as it waits.
+    let (relation_line, relation) = exported_relation(&source.export());
+    let waiting = source
+        .import(&relation_to_nowhere(&relation_line, &relation).replace(
+            &relation.id.to_string(),
+            &crate::id::RelationId::generate().to_string(),
+        ))
+        .unwrap();
+    assert_eq!(waiting.relations_deferred, 1);
+
     let target = Harness::new(factory);
     let limits = crate::config::Limits::default();
     let (from, to) = (source.api.backend(), target.api.backend());
     let mut stages = Vec::new();
-    let report = migrate(from, to, &limits, &mut |p| stages.push(p.stage)).unwrap();
+    let now = super::start_time().timestamp();
+    let report = migrate(from, to, &limits, now, &mut |p| stages.push(p.stage)).unwrap();
+    assert_eq!(report.deferred_relations, 1);
+    let all = crate::relation::DeferredFilter {
+        status: None,
+        limit: 10,
+    };
+    assert_eq!(
+        to.deferred_relations(&all).unwrap(),
+        from.deferred_relations(&all).unwrap()
+    );
     assert!(report.verified(), "{:?}", report.check);
     assert_eq!(report.moved.memories.created, memories.len() as u64);
     assert_eq!(report.moved.observations.created, 8);
@@ -545,7 +664,7 @@ pub fn a_whole_store_moves_into_another_and_a_second_run_changes_nothing(factory
     );
 
     // A second run (an interrupted move, resumed) finds everything there and writes nothing.
-    let again = migrate(from, to, &limits, &mut |_| {}).unwrap();
+    let again = migrate(from, to, &limits, now, &mut |_| {}).unwrap();
     for (kind, counted) in again.moved.kinds() {
         assert_eq!((kind, counted.created, counted.updated), (kind, 0, 0));
     }
@@ -554,7 +673,7 @@ pub fn a_whole_store_moves_into_another_and_a_second_run_changes_nothing(factory
 
     // The check sees what differs: a memory only the target holds.
     target.add("only the target knows this", &[]);
-    let differs = migrate(from, to, &limits, &mut |_| {}).unwrap();
+    let differs = migrate(from, to, &limits, now, &mut |_| {}).unwrap();
     assert!(!differs.verified());
     let wrong: Vec<&str> = differs
         .check
@@ -564,7 +683,7 @@ pub fn a_whole_store_moves_into_another_and_a_second_run_changes_nothing(factory
         .collect();
     assert_eq!(wrong, ["memories"]);
 
-    let error = migrate(from, from, &limits, &mut |_| {}).unwrap_err();
+    let error = migrate(from, from, &limits, now, &mut |_| {}).unwrap_err();
     assert_eq!(error.field(), Some("to"));
 }
 

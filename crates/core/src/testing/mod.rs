@@ -102,7 +102,7 @@ macro_rules! store_behaviour_suite {
             plain_records_are_stored_like_new_memories,
             a_bad_plain_record_anywhere_imports_nothing,
             a_header_guards_against_cut_off_and_newer_files,
-            an_imported_relation_needs_both_of_its_memories_in_its_scope,
+            an_imported_relation_waits_for_its_memories_and_needs_them_in_its_scope,
             an_imported_slot_replaces_an_untouched_default_but_not_a_newer_edit,
             an_observation_needs_its_session_first,
             tags_and_stats_count_visible_memories,
