@@ -277,6 +277,12 @@ pub enum ConflictsCommand {
         after_help = "Examples:\n  cairn conflicts scan --dry-run          # how many pairs, and which, nothing written\n  cairn conflicts scan --apply --max-insert 50\n  cairn conflicts scan --semantic         # every memory compared by meaning as well as words\n\nUseful after an import, or for memories written before conflict detection existed. Without\n--semantic the scan compares by the vectors already stored and by words for the rest."
     )]
     Scan(ConflictScanArgs),
+    /// Relations an import kept because a memory of theirs is not in the store yet: list them,
+    /// look at one, try them again, or drop one.
+    #[command(
+        after_help = "Examples:\n  cairn conflicts deferred                      # waiting and dead, the first kept first\n  cairn conflicts deferred --status dead\n  cairn conflicts deferred --inspect 5b1e07c2-4d0e-4f7a-9a51-2f0c1d3e4b6a\n  cairn conflicts deferred --replay             # apply those whose memories are here now\n  cairn conflicts deferred --discard 5b1e07c2-4d0e-4f7a-9a51-2f0c1d3e4b6a\n\nAn import keeps a relation record instead of failing when its newer or older memory is\nneither in the store nor earlier in the file (relations imported before their memories, a\nmemory purged here but judged elsewhere). Every later import that brings memories tries the queue again, so\n--replay is rarely needed. A relation whose memories both arrive in different projects can\nnever apply: it is marked dead, with the reason, and stays until discarded. Purging a memory\ndrops the waiting relations that name it. The queue spans every project: the operator's\nalone, like import."
+    )]
+    Deferred(ConflictDeferredArgs),
 }
 
 /// What `cairn vision` does.
@@ -415,6 +421,25 @@ pub struct ConflictsListArgs {
     /// Relations shown (1–100).
     #[arg(long, default_value_t = 20)]
     pub limit: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct ConflictDeferredArgs {
+    /// deferred (waiting for a memory) or dead (can never apply).
+    #[arg(long, value_name = "STATUS")]
+    pub status: Option<String>,
+    /// Relations shown (1–500).
+    #[arg(long, default_value_t = 50)]
+    pub limit: usize,
+    /// Show one in full: the relation as imported, why it waits, its tries.
+    #[arg(long, value_name = "JUDGMENT_ID", conflicts_with_all = ["replay", "discard"])]
+    pub inspect: Option<String>,
+    /// Try every waiting relation again now.
+    #[arg(long, conflicts_with = "discard")]
+    pub replay: bool,
+    /// Drop one from the queue (its full judgment id).
+    #[arg(long, value_name = "JUDGMENT_ID")]
+    pub discard: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -27,10 +27,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (6, include_str!("../migrations/0006_sentence_vectors.sql")),
     (7, include_str!("../migrations/0007_unit_states.sql")),
     (8, include_str!("../migrations/0008_audit_log.sql")),
-    (
-        9,
-        include_str!("../migrations/0009_deferred_relations.sql"),
-    ),
+    (9, include_str!("../migrations/0009_deferred_relations.sql")),
 ];
 
 /// The schema version this build writes.

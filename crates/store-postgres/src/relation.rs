@@ -6,16 +6,16 @@
 
 use cairn_core::memory::{Visibility, headline};
 use cairn_core::relation::{
-    DeferredFilter, DeferredRelation, Relation, RelationFilter, RelationStats, RelationStatus, RelationStore, RelationTx,
-    RelationView,
+    DeferredFilter, DeferredRelation, Relation, RelationFilter, RelationStats, RelationStatus,
+    RelationStore, RelationTx, RelationView,
 };
 use cairn_core::{MemoryId, RelationId, Result, Scope};
 use jiff::Timestamp;
 use postgres::Row;
 
 use crate::PostgresStore;
-use crate::deferred;
 use crate::columns::{get, millis, project_column};
+use crate::deferred;
 use crate::error::{SqlResult, corrupt};
 use crate::filter::visible_sql;
 use crate::params::Params;

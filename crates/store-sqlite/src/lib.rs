@@ -17,9 +17,9 @@
 mod access;
 mod ann;
 mod audit;
-mod deferred;
 mod bulk;
 mod columns;
+mod deferred;
 mod error;
 mod exchange;
 mod files;

@@ -8,8 +8,8 @@
 
 use cairn_core::memory::{Visibility, headline};
 use cairn_core::relation::{
-    DeferredFilter, DeferredRelation, Relation, RelationFilter, RelationStats, RelationStatus, RelationStore, RelationTx,
-    RelationView,
+    DeferredFilter, DeferredRelation, Relation, RelationFilter, RelationStats, RelationStatus,
+    RelationStore, RelationTx, RelationView,
 };
 use cairn_core::{MemoryId, RelationId, Result, Scope};
 use jiff::Timestamp;

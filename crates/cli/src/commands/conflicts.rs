@@ -1,15 +1,18 @@
 //! `cairn conflicts …`: pending judgments, verdicts, comparisons and scans, through the same
-//! input types and [`Api`](cairn_core::api::Api) calls as the MCP tools and REST routes. A
+//! input types and [`Api`](cairn_core::api::Api) calls as the MCP tools and REST routes, and the
+//! deferred relations an import keeps (the operator's: they span every project). A
 //! verdict from the command line is a person's: actor kind `user`, named `--actor` or `$USER`.
 
 use anyhow::Result;
 use cairn_core::api::{CompareInput, ConflictsInput, ScanInput, VerdictInput};
-use cairn_core::relation::{ActorKind, RelationKind, RelationStatus};
+use cairn_core::relation::{ActorKind, DeferredStatus, RelationKind, RelationStatus};
 
 use crate::app::App;
-use crate::args::{ConflictsCommand, ConflictsScopeArgs, ProjectArgs, VerdictArgs};
+use crate::args::{
+    ConflictDeferredArgs, ConflictsCommand, ConflictsScopeArgs, ProjectArgs, VerdictArgs,
+};
 use crate::outcome::Outcome;
-use crate::output::{RelationsView, View};
+use crate::output::{DeferredView, RelationsView, View};
 
 pub fn run(app: &App, command: &ConflictsCommand) -> Result<Outcome> {
     let api = &app.api;
@@ -77,7 +80,36 @@ pub fn run(app: &App, command: &ConflictsCommand) -> Result<Outcome> {
             app.out
                 .print(&View::Relation(RelationsView::Scan(&report)))?;
         }
+        ConflictsCommand::Deferred(args) => return deferred(app, args),
     }
+    Ok(Outcome::Done)
+}
+
+/// `cairn conflicts deferred`: the queue, one of it, a replay or a discard.
+fn deferred(app: &App, args: &ConflictDeferredArgs) -> Result<Outcome> {
+    let (api, operator) = (&app.api, app.operator());
+    let view = if let Some(id) = &args.inspect {
+        DeferredView::One {
+            status: None,
+            deferred: Box::new(api.deferred_relation(&operator, id)?),
+        }
+    } else if let Some(id) = &args.discard {
+        DeferredView::One {
+            status: Some("discarded"),
+            deferred: Box::new(api.discard_deferred(&operator, id)?),
+        }
+    } else if args.replay {
+        DeferredView::Replay(api.replay_deferred(&operator)?)
+    } else {
+        let status = args
+            .status
+            .as_deref()
+            .map(str::parse::<DeferredStatus>)
+            .transpose()?;
+        DeferredView::List(api.deferred_relations(&operator, status, args.limit)?)
+    };
+    app.out
+        .print(&View::Relation(RelationsView::Deferred(&view)))?;
     Ok(Outcome::Done)
 }
 

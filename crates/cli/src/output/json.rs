@@ -9,7 +9,9 @@ use cairn_core::api::{
 use super::relations::lines_of;
 use serde_json::{Value, json};
 
-use super::{FilesView, ImageView, RelationsView, SessionView, SlotView, TokenView, View};
+use super::{
+    DeferredView, FilesView, ImageView, RelationsView, SessionView, SlotView, TokenView, View,
+};
 
 fn memory(m: &Memory) -> Value {
     serde_json::to_value(MemoryDocument::of(m)).expect("memories serialise")
@@ -162,6 +164,14 @@ fn relations(view: &RelationsView<'_>) -> Value {
             "relation": compared.relation.as_ref().map(relation_document),
         }),
         RelationsView::Scan(report) => json!(report),
+        RelationsView::Deferred(view) => match view {
+            DeferredView::List(list) => json!({ "deferred": list }),
+            DeferredView::One { status, deferred } => match status {
+                Some(status) => json!({ "status": status, "deferred": deferred }),
+                None => json!({ "deferred": deferred }),
+            },
+            DeferredView::Replay(report) => json!(report),
+        },
     }
 }
 

@@ -10,6 +10,7 @@
 //! and every field, plus each memory's short `handle`.
 
 mod audit;
+mod deferred;
 mod files;
 mod health;
 mod json;
@@ -22,6 +23,7 @@ pub(crate) mod text;
 mod tokens;
 mod vision;
 
+pub use deferred::DeferredView;
 pub use files::FilesView;
 pub use relations::RelationsView;
 pub use sessions::SessionView;

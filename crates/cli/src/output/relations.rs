@@ -28,11 +28,14 @@ pub enum RelationsView<'a> {
     RelationStats(&'a RelationStats),
     Compared(&'a Compared),
     Scan(&'a ScanReport),
+    /// Relations an import keeps until their memories come.
+    Deferred(&'a super::DeferredView),
 }
 
 pub fn render(view: &RelationsView<'_>, tz: &TimeZone) -> String {
     let mut out = String::new();
     match view {
+        RelationsView::Deferred(view) => return super::deferred::render(view, tz),
         RelationsView::Relations(list) => {
             for relation in list.iter() {
                 let _ = writeln!(out, "{}", row(relation));

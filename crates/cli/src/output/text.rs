@@ -353,6 +353,14 @@ pub fn migrated(report: &MigrationReport) -> String {
         true => "both stores hold the same",
         false => "the stores differ",
     };
+    if report.deferred_relations > 0 {
+        let n = report.deferred_relations;
+        let _ = write!(
+            text,
+            "\nand {n} deferred relation{} (waiting for their memories)",
+            plural(n as usize)
+        );
+    }
     let _ = write!(text, "\ncheck: {verdict}: {}", counted.join(", "));
     if report.images_left > 0 {
         let _ = write!(
@@ -386,6 +394,24 @@ pub fn imported(report: &ImportReport) -> String {
              cairn conflicts scan --apply",
             report.unchecked,
             cairn_core::exchange::CHECKED_PLAIN_RECORDS
+        ));
+    }
+    if report.deferred_applied > 0 {
+        let n = report.deferred_applied;
+        text.push_str(&format!(
+            "
+{n} deferred relation{} applied: their memories are here now",
+            plural(n as usize)
+        ));
+    }
+    if report.relations_deferred > 0 {
+        let n = report.relations_deferred;
+        text.push_str(&format!(
+            "
+{n} relation{} deferred: a memory of {} is not in the store; applied when an \
+             import brings it (cairn conflicts deferred)",
+            plural(n as usize),
+            if n == 1 { "it" } else { "each" }
         ));
     }
     text

@@ -370,3 +370,74 @@ fn verdicts_and_refusals_are_the_same_through_cli_mcp_and_http() {
     );
     let _ = old_id;
 }
+
+/// A relation imported before its memories waits in the deferred queue, in real processes:
+/// the import says so, `conflicts deferred` lists and shows it, a replay without the memories
+/// applies nothing, and the import that brings them applies it. Bad calls exit 2.
+#[test]
+fn a_relation_imported_before_its_memories_waits_until_they_come() {
+    let source = Sandbox::new();
+    let (_, new) = two_facts(&source);
+    let judgment = new["candidates"][0]["judgment_id"].as_str().unwrap();
+    source.ok(&["conflicts", "judge", judgment, "--relation", "supersedes"]);
+    let exported = source.ok(&["export", "-"]).stdout;
+    let kind = |line: &&str, kind: &str| line.starts_with(&format!(r#"{{"type":"{kind}""#));
+    let relation: Vec<&str> = exported.lines().filter(|l| kind(l, "relation")).collect();
+    let memories: Vec<&str> = exported.lines().filter(|l| kind(l, "memory")).collect();
+    assert_eq!((relation.len(), memories.len()), (1, 2));
+
+    let s = Sandbox::new();
+    let waiting = s.import(&format!("{}\n", relation[0]));
+    assert_eq!(waiting.code, 0, "{}", waiting.stderr);
+    assert!(
+        waiting.stdout.contains("1 relation deferred"),
+        "{}",
+        waiting.stdout
+    );
+    let listed = s.ok_json(&["conflicts", "deferred"]);
+    let queue = listed["deferred"].as_array().unwrap();
+    assert_eq!(queue.len(), 1, "{listed}");
+    let id = queue[0]["relation"]["id"].as_str().unwrap().to_string();
+    assert!(id.starts_with(judgment), "{id} {judgment}");
+    assert_eq!(queue[0]["status"], "deferred");
+    let shown = s.ok(&["conflicts", "deferred", "--inspect", &id]).stdout;
+    assert!(shown.contains("not in the store"), "{shown}");
+    assert!(shown.contains("verdict  supersedes"), "{shown}");
+    let replay = s.ok_json(&["conflicts", "deferred", "--replay"]);
+    assert_eq!(
+        (replay["applied"].clone(), replay["waiting"].clone()),
+        (0.into(), 1.into())
+    );
+    assert!(
+        s.ok_json(&["conflicts", "list"])["conflicts"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+
+    let arrived = s.import(&format!("{}\n", memories.join("\n")));
+    assert_eq!(arrived.code, 0, "{}", arrived.stderr);
+    assert!(
+        arrived.stdout.contains("1 deferred relation applied"),
+        "{}",
+        arrived.stdout
+    );
+    assert_eq!(
+        s.ok(&["conflicts", "deferred"]).stdout,
+        "no deferred relations\n"
+    );
+    let applied = s.ok_json(&["conflicts", "show", judgment]);
+    assert_eq!(applied["relation"]["verdict"]["relation"], "supersedes");
+
+    for bad in [
+        vec!["conflicts", "deferred", "--status", "stuck"],
+        vec!["conflicts", "deferred", "--limit", "0"],
+        vec!["conflicts", "deferred", "--inspect", &judgment[..8]],
+        vec!["conflicts", "deferred", "--discard", &id],
+        vec!["conflicts", "deferred", "--replay", "--discard", &id],
+    ] {
+        let refused = s.run(&bad);
+        assert_eq!(refused.code, 2, "{bad:?}: {}", refused.stderr);
+        assert!(!refused.stderr.is_empty(), "{bad:?}");
+    }
+}

@@ -63,7 +63,9 @@ impl Api {
 
     /// Drops one deferred relation (waiting or dead) from the queue; returns it as it was.
     pub fn discard_deferred(&self, caller: &Caller, id: &str) -> Result<DeferredRelation> {
-        caller.access.whole_store("discarding a deferred relation")?;
+        caller
+            .access
+            .whole_store("discarding a deferred relation")?;
         let id = judgment_id(id)?;
         let mut discarded = None;
         in_transaction(self.domains.store.as_ref(), |tx| {
@@ -78,7 +80,9 @@ impl Api {
             .of(id)
             .saying(format!(
                 "{} -> {} ({})",
-                discarded.relation.source, discarded.relation.target, discarded.status.as_str()
+                discarded.relation.source,
+                discarded.relation.target,
+                discarded.status.as_str()
             ));
         self.audited(caller, change);
         Ok(discarded)

@@ -13,11 +13,11 @@ use crate::error::{Error, RecordAt, Result};
 use crate::exchange::format::Record;
 use crate::exchange::format::{FORMAT, KINDS, VERSION};
 use crate::exchange::{Counts, Header, PlainMemory, deferred, merge};
+use crate::id::RelationId;
 use crate::input::{BOM, Bounded, MAX_RECORD_BYTES};
 use crate::memory::MemoryRecord;
 use crate::memory::write::{import_many, store_in, validate_record};
 use crate::memory::{WriteOutcome, WriteStatus};
-use crate::id::RelationId;
 use crate::scope::Scope;
 use crate::store::{Store, StoreTx, in_transaction};
 

@@ -273,7 +273,9 @@ fn move_deferred(source: &dyn Store, target: &dyn Store) -> Result<u64> {
         limit: i64::MAX as usize,
     })?;
     in_transaction(target, |tx| {
-        waiting.iter().try_for_each(|deferred| tx.put_deferred(deferred))
+        waiting
+            .iter()
+            .try_for_each(|deferred| tx.put_deferred(deferred))
     })?;
     Ok(waiting.len() as u64)
 }

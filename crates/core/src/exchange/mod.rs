@@ -14,8 +14,8 @@
 //! (validated, redacted, deduplicated). It runs in one transaction: any bad record imports
 //! nothing and is named by its line (or array element) and field. A header's counts are checked
 //! against the records read, so a file cut short imports nothing. The one record that may wait
-//! is a relation whose memory is not in the store (an export cut by time, a relation judged
-//! elsewhere of a memory purged here): it is kept in the deferred queue ([`mod@deferred`],
+//! is a relation whose memory is not in the store (relations imported before their memories, one
+//! judged elsewhere of a memory purged here): it is kept in the deferred queue ([`mod@deferred`],
 //! `relation::deferred`) and applied by a later import that brings the memory.
 //!
 //! Invariants: importing is idempotent (every kind is keyed: a memory by id, a slot by scope and

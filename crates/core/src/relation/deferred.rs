@@ -1,6 +1,6 @@
 //! Relations waiting for their memories: a relation record an import could not apply because
-//! its source or target memory is not in the store (an export cut by time, a relation file
-//! imported before its memories, a memory purged here but judged elsewhere).
+//! its source or target memory is not in the store (a relation file imported before its
+//! memories, a memory purged here but judged elsewhere, a hand-made file).
 //!
 //! Such a record is kept as a [`DeferredRelation`] — the relation exactly as imported, why it
 //! waits, how often applying it was tried — instead of failing the whole import. Every later

@@ -342,13 +342,19 @@ pub fn an_imported_relation_waits_for_its_memories_and_needs_them_in_its_scope(
     // The same file again keeps one entry; trying again without the memories counts a try.
     target.import(&relation_line).unwrap();
     let replayed = target.api.replay_deferred(&local()).unwrap();
-    assert_eq!((replayed.retried, replayed.applied, replayed.waiting), (1, 0, 1));
+    assert_eq!(
+        (replayed.retried, replayed.applied, replayed.waiting),
+        (1, 0, 1)
+    );
     let waiting = queue(&target, None);
     assert_eq!((waiting.len(), waiting[0].attempts), (1, 1));
     // A project token reaches neither the queue nor a replay: it spans every project.
     let reader = super::token_caller(&target.api, "acme", crate::access::Right::Write);
     for error in [
-        target.api.deferred_relations(&reader, None, 50).unwrap_err(),
+        target
+            .api
+            .deferred_relations(&reader, None, 50)
+            .unwrap_err(),
         target.api.replay_deferred(&reader).unwrap_err(),
     ] {
         assert!(matches!(error, Error::Forbidden { .. }), "{error}");
@@ -357,7 +363,10 @@ pub fn an_imported_relation_waits_for_its_memories_and_needs_them_in_its_scope(
     // Its memories arrive with a later import: the relation is applied, verdicts and all, and
     // leaves the queue.
     let arrived = target.import(&memory_lines.join("\n")).unwrap();
-    assert_eq!((arrived.deferred_applied, arrived.relations_deferred), (1, 0));
+    assert_eq!(
+        (arrived.deferred_applied, arrived.relations_deferred),
+        (1, 0)
+    );
     assert!(queue(&target, None).is_empty());
     let applied = target
         .api
@@ -369,7 +378,10 @@ pub fn an_imported_relation_waits_for_its_memories_and_needs_them_in_its_scope(
         .audit(&local(), crate::api::AuditInput::default())
         .unwrap();
     assert!(
-        logged[0].entry.detail.contains("deferred relations 1 applied"),
+        logged[0]
+            .entry
+            .detail
+            .contains("deferred relations 1 applied"),
         "{:?}",
         logged[0]
     );
@@ -394,19 +406,23 @@ pub fn an_imported_relation_waits_for_its_memories_and_needs_them_in_its_scope(
     late.import(&relation_line).unwrap();
     let in_other_project: Vec<String> = memory_lines
         .iter()
-        .map(|line| {
-            match line.contains(&format!(r#""id":"{}""#, relation.target)) {
+        .map(
+            |line| match line.contains(&format!(r#""id":"{}""#, relation.target)) {
                 true => line.replace(r#""project":"acme""#, r#""project":"other""#),
                 false => line.to_string(),
-            }
-        })
+            },
+        )
         .collect();
     let report = late.import(&in_other_project.join("\n")).unwrap();
     assert_eq!(report.deferred_applied, 0);
     assert!(queue(&late, Some(DeferredStatus::Deferred)).is_empty());
     let dead = queue(&late, Some(DeferredStatus::Dead));
     assert_eq!(dead.len(), 1);
-    assert!(dead[0].last_error.contains("across projects"), "{}", dead[0].last_error);
+    assert!(
+        dead[0].last_error.contains("across projects"),
+        "{}",
+        dead[0].last_error
+    );
     let id = relation.id.to_string();
     assert_eq!(late.api.deferred_relation(&local(), &id).unwrap(), dead[0]);
     assert_eq!(late.api.discard_deferred(&local(), &id).unwrap(), dead[0]);
@@ -415,7 +431,10 @@ pub fn an_imported_relation_waits_for_its_memories_and_needs_them_in_its_scope(
     assert_eq!(gone.field(), Some("id"), "{gone}");
     let short = late.api.deferred_relation(&local(), &id[..8]).unwrap_err();
     assert!(short.to_string().contains("full judgment id"), "{short}");
-    let limit = late.api.deferred_relations(&local(), None, 501).unwrap_err();
+    let limit = late
+        .api
+        .deferred_relations(&local(), None, 501)
+        .unwrap_err();
     assert_eq!(limit.field(), Some("limit"), "{limit}");
 
     // Purging a memory a waiting relation names drops it from the queue with its relations.
@@ -425,7 +444,10 @@ pub fn an_imported_relation_waits_for_its_memories_and_needs_them_in_its_scope(
         .find(|line| line.contains(&format!(r#""id":"{}""#, relation.source)))
         .expect("the relation's source memory");
     purged
-        .import(&format!("{source_line}\n{}", relation_to_nowhere(&relation_line, &relation)))
+        .import(&format!(
+            "{source_line}\n{}",
+            relation_to_nowhere(&relation_line, &relation)
+        ))
         .unwrap();
     assert_eq!(queue(&purged, None).len(), 1);
     purged
