@@ -177,6 +177,10 @@ fn path_parameters(path: &str) -> impl Iterator<Item = &str> {
 fn path_parameter(path: &str, name: &str) -> (&'static str, Value) {
     let hex_id = json!({"type": "string", "pattern": "^[0-9a-fA-F-]{8,36}$"});
     match name {
+        "id" if path.starts_with("/v1/conflicts/deferred") => (
+            "A full judgment id, as the deferred relations list it",
+            json!({"type": "string", "pattern": "^[0-9a-fA-F-]{32,36}$"}),
+        ),
         "id" if path.starts_with("/v1/conflicts") => {
             ("A judgment id or its first 8 hex digits", hex_id)
         }

@@ -13,8 +13,8 @@ use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch, post, put};
 use cairn_core::api::{
-    AddInput, AddOutcome, AuditInput, CompareInput, ConflictsInput, ContextInput, ExportInput,
-    FilterInput, Found, ListInput, MemoryDocument, PatchInput, ScanInput, SearchInput,
+    AddInput, AddOutcome, AuditInput, CompareInput, ConflictsInput, ContextInput, DeferredInput,
+    ExportInput, FilterInput, Found, ListInput, MemoryDocument, PatchInput, ScanInput, SearchInput,
     SessionSummaryInput, SessionsInput, SlotCreateInput, SlotProjectInput, SlotSettingsInput,
     SlotTarget, SlotTextInput, StoreInput, VerdictInput, VisionEmbedInput, VisionSearchInput,
     attach_images, documents_with_images, hit_document, relation_document, slot_answer,
@@ -508,6 +508,44 @@ async fn scan_conflicts(
     Ok(Json(json!(report)))
 }
 
+async fn list_deferred(
+    request: Authorized,
+    QueryInput(input): QueryInput<DeferredInput>,
+) -> Result<Json<Value>, ApiError> {
+    let deferred = blocking(&request, move |api, caller| {
+        api.deferred_relations(caller, &input)
+    })
+    .await?;
+    Ok(Json(json!({ "deferred": deferred })))
+}
+
+async fn get_deferred(
+    request: Authorized,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let deferred = blocking(&request, move |api, caller| {
+        api.deferred_relation(caller, &id)
+    })
+    .await?;
+    Ok(Json(json!({ "deferred": deferred })))
+}
+
+async fn discard_deferred(
+    request: Authorized,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let deferred = blocking(&request, move |api, caller| {
+        api.discard_deferred(caller, &id)
+    })
+    .await?;
+    Ok(Json(json!({ "status": "discarded", "deferred": deferred })))
+}
+
+async fn replay_deferred(request: Authorized) -> Result<Json<Value>, ApiError> {
+    let report = blocking(&request, |api, caller| api.replay_deferred(caller)).await?;
+    Ok(Json(json!(report)))
+}
+
 async fn openapi() -> Json<Value> {
     Json(crate::openapi::document(&routes()))
 }
@@ -581,6 +619,46 @@ fn v1_routes() -> Vec<Route> {
             success: &[(200, "the pairs found and how many were recorded")],
             authenticated: true,
             handler: post(scan_conflicts),
+        },
+        Route {
+            method: Method::GET,
+            path: "/v1/conflicts/deferred",
+            summary: "Relations an import kept because a memory of theirs is not in the store yet, the first kept first: status deferred (waiting) or dead (its memories arrived in other projects), limit 1–500. The operator's alone.",
+            body: RequestBody::None,
+            query: Some(schema::<DeferredInput>),
+            success: &[(200, "the deferred relations")],
+            authenticated: true,
+            handler: get(list_deferred),
+        },
+        Route {
+            method: Method::GET,
+            path: "/v1/conflicts/deferred/{id}",
+            summary: "One deferred relation by its full judgment id: the relation as imported, why it waits, its tries.",
+            body: RequestBody::None,
+            query: None,
+            success: &[(200, "the deferred relation")],
+            authenticated: true,
+            handler: get(get_deferred),
+        },
+        Route {
+            method: Method::DELETE,
+            path: "/v1/conflicts/deferred/{id}",
+            summary: "Drop one deferred relation (waiting or dead) from the queue.",
+            body: RequestBody::None,
+            query: None,
+            success: &[(200, "discarded")],
+            authenticated: true,
+            handler: delete(discard_deferred),
+        },
+        Route {
+            method: Method::POST,
+            path: "/v1/conflicts/deferred/replay",
+            summary: "Try every waiting relation again: those whose memories are both here are applied and leave the queue (every import that brings memories does this too).",
+            body: RequestBody::None,
+            query: None,
+            success: &[(200, "how many were tried, applied, still waiting and dead")],
+            authenticated: true,
+            handler: post(replay_deferred),
         },
         Route {
             method: Method::GET,

@@ -4,8 +4,8 @@
 //! verdict from the command line is a person's: actor kind `user`, named `--actor` or `$USER`.
 
 use anyhow::Result;
-use cairn_core::api::{CompareInput, ConflictsInput, ScanInput, VerdictInput};
-use cairn_core::relation::{ActorKind, DeferredStatus, RelationKind, RelationStatus};
+use cairn_core::api::{CompareInput, ConflictsInput, DeferredInput, ScanInput, VerdictInput};
+use cairn_core::relation::{ActorKind, RelationKind, RelationStatus};
 
 use crate::app::App;
 use crate::args::{
@@ -101,12 +101,11 @@ fn deferred(app: &App, args: &ConflictDeferredArgs) -> Result<Outcome> {
     } else if args.replay {
         DeferredView::Replay(api.replay_deferred(&operator)?)
     } else {
-        let status = args
-            .status
-            .as_deref()
-            .map(str::parse::<DeferredStatus>)
-            .transpose()?;
-        DeferredView::List(api.deferred_relations(&operator, status, args.limit)?)
+        let input = DeferredInput {
+            status: args.status.clone(),
+            limit: Some(args.limit),
+        };
+        DeferredView::List(api.deferred_relations(&operator, &input)?)
     };
     app.out
         .print(&View::Relation(RelationsView::Deferred(&view)))?;

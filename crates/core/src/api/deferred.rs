@@ -1,6 +1,10 @@
 //! Relations waiting for their memories (see [`crate::relation::deferred`]) at the front door:
-//! list them, look at one, try the queue again, drop one. The queue spans every project and
+//! list them, look at one, try the queue again, drop one (`cairn conflicts deferred`, and
+//! `/v1/conflicts/deferred` over HTTP). The queue spans every project and
 //! holds what imports (the operator's alone) kept, so each operation is the operator's too.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
 
 use super::{Api, Caller};
 use crate::audit::{AuditAction, Change};
@@ -14,25 +18,44 @@ use crate::store::in_transaction;
 /// The most deferred relations one listing shows.
 pub const MAX_DEFERRED_LISTED: usize = 500;
 
-impl Api {
-    /// Deferred relations, the first kept first: `status` narrows to waiting (`deferred`) or
-    /// `dead` ones; `limit` is 1–500.
-    pub fn deferred_relations(
-        &self,
-        caller: &Caller,
-        status: Option<DeferredStatus>,
-        limit: usize,
-    ) -> Result<Vec<DeferredRelation>> {
-        caller.access.whole_store("the deferred relations")?;
+/// Query of `GET /v1/conflicts/deferred` and the flags of `cairn conflicts deferred`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeferredInput {
+    /// `deferred` (waiting for a memory) or `dead` (can never apply); both by default.
+    #[serde(default)]
+    pub status: Option<String>,
+    /// How many, the first kept first (1–500; 50 by default).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+impl DeferredInput {
+    fn filter(&self) -> Result<DeferredFilter> {
+        let limit = self.limit.unwrap_or(50);
         if !(1..=MAX_DEFERRED_LISTED).contains(&limit) {
             return Err(Error::invalid(
                 "limit",
                 format!("must be 1–{MAX_DEFERRED_LISTED}, got {limit}"),
             ));
         }
-        self.domains
-            .store
-            .deferred_relations(&DeferredFilter { status, limit })
+        let status = self.status.as_deref().map(str::parse::<DeferredStatus>);
+        Ok(DeferredFilter {
+            status: status.transpose()?,
+            limit,
+        })
+    }
+}
+
+impl Api {
+    /// Deferred relations, the first kept first, as `input` narrows them.
+    pub fn deferred_relations(
+        &self,
+        caller: &Caller,
+        input: &DeferredInput,
+    ) -> Result<Vec<DeferredRelation>> {
+        caller.access.whole_store("the deferred relations")?;
+        self.domains.store.deferred_relations(&input.filter()?)
     }
 
     /// One deferred relation, by its full judgment id.

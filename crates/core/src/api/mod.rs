@@ -71,6 +71,7 @@ use worker::Worker;
 
 pub use audit::AuditInput;
 pub use capture::{CaptureInput, Captured, PromptInput, SavedPrompt};
+pub use deferred::DeferredInput;
 pub use documents::{
     CompactMemory, ImageDocument, MemoryDocument, SlotDocument, attach_images,
     compact_observations, compact_search, compact_write, documents_with_images, hit_document,

@@ -3,6 +3,7 @@
 //! nothing.
 
 use jiff::Span;
+use serde_json::json;
 
 use super::session::{key, record_session};
 use super::{Harness, StoreFactory, by_ref, local, project, tags};
@@ -311,8 +312,6 @@ fn relation_to_nowhere(line: &str, relation: &crate::relation::Relation) -> Stri
 pub fn an_imported_relation_waits_for_its_memories_and_needs_them_in_its_scope(
     factory: StoreFactory,
 ) {
-    use crate::relation::DeferredStatus;
-
     let source = Harness::new(factory);
     full_store(&source);
     let exported = source.export();
@@ -323,7 +322,14 @@ pub fn an_imported_relation_waits_for_its_memories_and_needs_them_in_its_scope(
         .collect();
     let target = Harness::new(factory);
     let empty = target.export();
-    let queue = |h: &Harness, status| h.api.deferred_relations(&local(), status, 50).unwrap();
+    let queue = |h: &Harness, status: Option<&str>| {
+        let input = crate::api::DeferredInput {
+            status: status.map(str::to_string),
+            limit: None,
+        };
+        h.api.deferred_relations(&local(), &input).unwrap()
+    };
+    let all = crate::api::DeferredInput::default();
 
     // Without its memories, a relation is kept aside: the import succeeds and says so, and the
     // store's relations (and its export) do not show it.
@@ -333,7 +339,7 @@ pub fn an_imported_relation_waits_for_its_memories_and_needs_them_in_its_scope(
     let waiting = queue(&target, None);
     assert_eq!(waiting.len(), 1);
     assert_eq!(waiting[0].relation, relation);
-    assert_eq!(waiting[0].status, DeferredStatus::Deferred);
+    assert_eq!(waiting[0].status, crate::relation::DeferredStatus::Deferred);
     assert!(
         waiting[0].last_error.contains(&relation.source.to_string()),
         "{}",
@@ -351,10 +357,7 @@ pub fn an_imported_relation_waits_for_its_memories_and_needs_them_in_its_scope(
     // A project token reaches neither the queue nor a replay: it spans every project.
     let reader = super::token_caller(&target.api, "acme", crate::access::Right::Write);
     for error in [
-        target
-            .api
-            .deferred_relations(&reader, None, 50)
-            .unwrap_err(),
+        target.api.deferred_relations(&reader, &all).unwrap_err(),
         target.api.replay_deferred(&reader).unwrap_err(),
     ] {
         assert!(matches!(error, Error::Forbidden { .. }), "{error}");
@@ -415,8 +418,8 @@ pub fn an_imported_relation_waits_for_its_memories_and_needs_them_in_its_scope(
         .collect();
     let report = late.import(&in_other_project.join("\n")).unwrap();
     assert_eq!(report.deferred_applied, 0);
-    assert!(queue(&late, Some(DeferredStatus::Deferred)).is_empty());
-    let dead = queue(&late, Some(DeferredStatus::Dead));
+    assert!(queue(&late, Some("deferred")).is_empty());
+    let dead = queue(&late, Some("dead"));
     assert_eq!(dead.len(), 1);
     assert!(
         dead[0].last_error.contains("across projects"),
@@ -431,11 +434,15 @@ pub fn an_imported_relation_waits_for_its_memories_and_needs_them_in_its_scope(
     assert_eq!(gone.field(), Some("id"), "{gone}");
     let short = late.api.deferred_relation(&local(), &id[..8]).unwrap_err();
     assert!(short.to_string().contains("full judgment id"), "{short}");
-    let limit = late
-        .api
-        .deferred_relations(&local(), None, 501)
-        .unwrap_err();
-    assert_eq!(limit.field(), Some("limit"), "{limit}");
+    for (field, input) in [
+        ("limit", json!({"limit": 501})),
+        ("limit", json!({"limit": 0})),
+        ("status", json!({"status": "stuck"})),
+    ] {
+        let input = serde_json::from_value(input).unwrap();
+        let error = late.api.deferred_relations(&local(), &input).unwrap_err();
+        assert_eq!(error.field(), Some(field), "{error}");
+    }
 
     // Purging a memory a waiting relation names drops it from the queue with its relations.
     let purged = Harness::new(factory);

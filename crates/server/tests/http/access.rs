@@ -227,6 +227,10 @@ async fn a_store_token_reaches_only_its_project_on_every_route() {
         (Method::GET, "/v1/slots/guidance?project=beta".into(), None),
         (Method::GET, "/v1/stats".into(), None),
         (Method::GET, "/v1/audit".into(), None),
+        (Method::GET, "/v1/conflicts/deferred".into(), None),
+        (Method::GET, format!("/v1/conflicts/deferred/{j}"), None),
+        (Method::DELETE, format!("/v1/conflicts/deferred/{j}"), None),
+        (Method::POST, "/v1/conflicts/deferred/replay".into(), None),
         (Method::GET, "/v1/tags?project=beta".into(), None),
         (
             Method::PATCH,

@@ -484,6 +484,67 @@ async fn the_audit_log_shows_each_change_made_over_http_and_refuses_a_bad_filter
     assert_eq!(body["error"]["field"], "action", "{body}");
 }
 
+/// A relation imported over HTTP before its memories waits: listed, shown, replayed (nothing
+/// to apply yet) and discarded through `/v1/conflicts/deferred`; bad ids and filters are named.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_relation_imported_before_its_memories_waits_in_the_deferred_queue() {
+    let server = TestServer::start(Setup::default()).await;
+    let judgment = "5b1e07c2-4d0e-4f7a-9a51-2f0c1d3e4b6a";
+    let relation = json!({
+        "type": "relation", "id": judgment,
+        "source": "0b0e6f3c-2d4a-4c1e-9f7b-1a2b3c4d5e6f",
+        "target": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+        "project": "acme", "score": null, "verdict": null, "history": [],
+        "created_at": "2026-03-11T14:05:00Z", "updated_at": "2026-03-11T14:05:00Z",
+    });
+    let (status, report) = server
+        .send(server.import_request().body(format!("{relation}\n")))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{report}");
+    assert_eq!(report["relations_deferred"], 1, "{report}");
+
+    let (status, listed) = server
+        .call(Method::GET, "/v1/conflicts/deferred?status=deferred", None)
+        .await;
+    assert_eq!(status, StatusCode::OK, "{listed}");
+    assert_eq!(
+        listed["deferred"][0]["relation"]["id"], judgment,
+        "{listed}"
+    );
+    let one = format!("/v1/conflicts/deferred/{judgment}");
+    let (status, shown) = server.call(Method::GET, &one, None).await;
+    assert_eq!(status, StatusCode::OK, "{shown}");
+    assert_eq!(shown["deferred"]["status"], "deferred", "{shown}");
+    let (status, replay) = server
+        .call(Method::POST, "/v1/conflicts/deferred/replay", None)
+        .await;
+    assert_eq!(status, StatusCode::OK, "{replay}");
+    assert_eq!(
+        (replay["retried"].clone(), replay["waiting"].clone()),
+        (json!(1), json!(1))
+    );
+    let (status, discarded) = server.call(Method::DELETE, &one, None).await;
+    assert_eq!(status, StatusCode::OK, "{discarded}");
+    assert_eq!(discarded["status"], "discarded");
+    let (status, body) = server.call(Method::GET, &one, None).await;
+    assert_error(status, &body, StatusCode::NOT_FOUND, "not_found");
+    let (status, body) = server
+        .call(Method::GET, "/v1/conflicts/deferred?status=stuck", None)
+        .await;
+    assert_error(status, &body, StatusCode::BAD_REQUEST, "invalid");
+    assert_eq!(body["error"]["field"], "status", "{body}");
+    let (status, body) = server
+        .call(Method::GET, "/v1/conflicts/deferred/5b1e07c2", None)
+        .await;
+    assert_error(status, &body, StatusCode::BAD_REQUEST, "invalid");
+    assert_eq!(body["error"]["field"], "id", "{body}");
+    let (status, log) = server
+        .call(Method::GET, "/v1/audit?action=deferred.discard", None)
+        .await;
+    assert_eq!(status, StatusCode::OK, "{log}");
+    assert_eq!(log["entries"][0]["target"], judgment, "{log}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_token_guards_every_route_but_health_and_the_document() {
     let server = TestServer::start(Setup {
@@ -604,12 +665,15 @@ async fn the_openapi_document_lists_exactly_the_routes_that_answer() {
     documented.sort();
     let expected = [
         "DELETE /agentmemory/slot",
+        "DELETE /v1/conflicts/deferred/{id}",
         "DELETE /v1/memories/{id}",
         "DELETE /v1/slots/{label}",
         "GET /agentmemory/slot",
         "GET /agentmemory/slots",
         "GET /v1/audit",
         "GET /v1/conflicts",
+        "GET /v1/conflicts/deferred",
+        "GET /v1/conflicts/deferred/{id}",
         "GET /v1/conflicts/stats",
         "GET /v1/conflicts/{id}",
         "GET /v1/context",
@@ -635,6 +699,7 @@ async fn the_openapi_document_lists_exactly_the_routes_that_answer() {
         "POST /agentmemory/vision-embed",
         "POST /agentmemory/vision-search",
         "POST /v1/conflicts/compare",
+        "POST /v1/conflicts/deferred/replay",
         "POST /v1/conflicts/scan",
         "POST /v1/conflicts/{id}/judge",
         "POST /v1/context",
