@@ -6,6 +6,9 @@
 //! as plain records (`{"content", "title", "tags", "category", "created_at"}`, each validated,
 //! redacted and deduplicated like `cairn store`), and `cairn backup` copies the database.
 //! The round trip is checked: the fresh store's export must equal the first byte for byte.
+//! Relations imported before their memories (one per two memories of a scope) are timed into
+//! the deferred queue, and the import of the memories that applies them against the same import
+//! into an empty store; every relation must end applied.
 //! `cairn migrate-store` moves the store into a new SQLite file, or with `--store URL` into a
 //! fresh schema of that PostgreSQL database and from there back into a new file (each move
 //! checks itself; a failed check fails the benchmark). Embedding is off in every `cairn` process
@@ -54,9 +57,24 @@ pub struct ExchangeResult {
     pub migrate: StepResult,
     /// `cairn migrate-store` from PostgreSQL back into a new SQLite file (with `--store`).
     pub migrate_back: Option<StepResult>,
+    pub deferred: DeferredResult,
     pub export_bytes_per_memory: f64,
     /// The re-imported store exported the same bytes.
     pub round_trip_identical: bool,
+}
+
+/// Relations imported before their memories: kept in the deferred queue, then applied by the
+/// import that brings the memories (every relation is checked applied, none left waiting).
+#[derive(Debug, Serialize)]
+pub struct DeferredResult {
+    /// One relation per two memories of a scope.
+    pub relations: u64,
+    /// Relations kept per second by an import of the relations alone.
+    pub defer_per_second: f64,
+    /// The corpus imported into an empty store.
+    pub import_alone: StepResult,
+    /// The corpus imported into a store whose queue waits for it: the import applies it.
+    pub import_applying: StepResult,
 }
 
 pub fn run(
@@ -122,6 +140,29 @@ pub fn run(
             command.arg("import").arg(file("plain.jsonl"));
             command
         })?;
+        // Relations imported before their memories wait in the deferred queue; the import of
+        // the memories then applies them. Against the same memories into an empty queue.
+        let pairs = write_relations(&file("corpus.jsonl"), &file("relations.jsonl"))?;
+        let defer = step("import of relations before their memories", &|attempt| {
+            let mut command = cairn(store("deferred", attempt));
+            command.arg("import").arg(file("relations.jsonl"));
+            command
+        })?;
+        let import_memories = step("import of the memories alone", &|attempt| {
+            let mut command = cairn(store("memories", attempt));
+            command.arg("import").arg(file("corpus.jsonl"));
+            command
+        })?;
+        let import_applying = step("import of the memories, applying the queue", &|attempt| {
+            let mut command = cairn(store("deferred", attempt));
+            command.arg("import").arg(file("corpus.jsonl"));
+            command
+        })?;
+        let applied = applied_relations(&options.cairn, &store("deferred", 0))?;
+        anyhow::ensure!(
+            applied == (pairs, 0),
+            "the queue was not applied: {applied:?} (relations, still waiting) of {pairs}"
+        );
         let backup = step("backup", &|attempt| {
             let mut command = cairn(file("source.db"));
             command.arg("backup").arg(store("backup", attempt));
@@ -167,6 +208,12 @@ pub fn run(
             backup,
             migrate,
             migrate_back,
+            deferred: DeferredResult {
+                relations: pairs,
+                defer_per_second: pairs as f64 / defer.seconds_median,
+                import_alone: import_memories,
+                import_applying,
+            },
             export_bytes_per_memory: exported.len() as f64 / size as f64,
             round_trip_identical,
         });
@@ -193,6 +240,57 @@ fn write_plain(corpus: &Path, plain: &Path) -> Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// A relation record for each two memories of one scope in `corpus`, in the export's form;
+/// how many.
+fn write_relations(corpus: &Path, relations: &Path) -> Result<u64> {
+    let mut unpaired: std::collections::HashMap<String, serde_json::Value> = Default::default();
+    let mut out = BufWriter::new(File::create(relations)?);
+    let mut count = 0u64;
+    for line in BufReader::new(File::open(corpus)?).lines() {
+        let memory: serde_json::Value = serde_json::from_str(&line?)?;
+        let scope = memory["project"].to_string();
+        let Some(older) = unpaired.remove(&scope) else {
+            unpaired.insert(scope, memory);
+            continue;
+        };
+        count += 1;
+        let relation = json!({
+            "type": "relation",
+            "id": format!("00000000-0000-4000-8000-{count:012x}"),
+            "source": memory["id"],
+            "target": older["id"],
+            "project": memory["project"],
+            "score": 0.5,
+            "verdict": null,
+            "history": [],
+            "created_at": memory["created_at"],
+            "updated_at": memory["created_at"],
+        });
+        serde_json::to_writer(&mut out, &relation)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(count)
+}
+
+/// How many relations `db` holds and how many still wait in its deferred queue.
+fn applied_relations(cairn: &Path, db: &Path) -> Result<(u64, u64)> {
+    let read = |args: &[&str]| -> Result<serde_json::Value> {
+        let output = Command::new(cairn)
+            .arg("--db")
+            .arg(db)
+            .args(args)
+            .args(["--format", "json"])
+            .output()?;
+        anyhow::ensure!(output.status.success(), "cairn {args:?} failed");
+        Ok(serde_json::from_slice(&output.stdout)?)
+    };
+    let stats = read(&["conflicts", "stats", "--all-projects"])?;
+    let waiting = read(&["conflicts", "deferred", "--limit", "500"])?;
+    let waiting = waiting["deferred"].as_array().map_or(0, Vec::len) as u64;
+    Ok((stats["total"].as_u64().unwrap_or(0), waiting))
 }
 
 /// A plain table for people.
@@ -222,6 +320,21 @@ pub fn table(results: &[ExchangeResult]) -> String {
             } else {
                 "DIFFERENT"
             },
+        ));
+    }
+    out.push_str(
+        "\nmemories  relations  deferred/s  import alone/s  import applying the queue/s  ratio\n",
+    );
+    for r in results {
+        let d = &r.deferred;
+        out.push_str(&format!(
+            "{:>8}  {:>9}  {:>10.0}  {:>14.0}  {:>27.0}  {:>5.2}\n",
+            r.memories,
+            d.relations,
+            d.defer_per_second,
+            d.import_alone.per_second_median,
+            d.import_applying.per_second_median,
+            d.import_applying.per_second_median / d.import_alone.per_second_median,
         ));
     }
     out

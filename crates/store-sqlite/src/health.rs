@@ -456,6 +456,13 @@ fn common_columns(source: &Connection, target: &Connection, table: &str) -> Vec<
 }
 
 /// Copies every readable row of `table`; returns (rows copied, stretches left out).
+///
+/// A rowid table is read forward in rowid order, a batch at a time. A read that meets a damaged
+/// page keeps the rows before it; then [`past_damage`] finds the first rowid a read can start
+/// from again, and the rows between are one stretch left out. Each stretch costs at most about
+/// 128 reads, whether the damage is a leaf, an interior page over many leaves, or the root (then
+/// nothing of the table is readable and the search runs to the end of the rowid range). A
+/// `WITHOUT ROWID` table is copied whole or not at all.
 fn copy_table(
     source: &Connection,
     target: &Connection,
@@ -472,7 +479,7 @@ fn copy_table(
     let insert = format!("INSERT OR IGNORE INTO \"{table}\" ({list}) VALUES ({marks})");
     let mut copied = 0;
     let mut lost = 0;
-    let mut put = |rows: Vec<Vec<Value>>| {
+    let mut put = |rows: &mut dyn Iterator<Item = Vec<Value>>| {
         for row in rows {
             if target.execute(&insert, params_from_iter(row)).is_ok() {
                 copied += 1;
@@ -481,52 +488,100 @@ fn copy_table(
     };
     if !rowid {
         match read_rows(source, &format!("SELECT {list} FROM \"{table}\""), &[]) {
-            Ok(rows) => put(rows),
-            Err(_) => lost += 1,
+            (rows, None) => put(&mut rows.into_iter()),
+            (_, Some(_)) => lost += 1,
         }
         return (copied, lost);
     }
-    let bound = |sql: &str| -> Option<i64> {
-        source
-            .query_row(&format!("SELECT {sql} FROM \"{table}\""), [], |row| {
-                row.get(0)
-            })
-            .ok()
-            .flatten()
-    };
-    let (Some(low), Some(high)) = (
-        bound("min(rowid)").or(Some(i64::MIN / 2)),
-        bound("max(rowid)").or(Some(i64::MAX / 2)),
-    ) else {
-        return (0, 0);
-    };
-    let select = format!("SELECT {list} FROM \"{table}\" WHERE rowid BETWEEN ?1 AND ?2");
-    let mut ranges = vec![(low, high)];
-    while let Some((from, to)) = ranges.pop() {
-        match read_rows(source, &select, &[Value::Integer(from), Value::Integer(to)]) {
-            Ok(rows) => put(rows),
-            Err(_) if from >= to => lost += 1,
-            Err(_) => {
-                let middle = from + (to - from) / 2;
-                ranges.push((middle + 1, to));
-                ranges.push((from, middle));
+    let select = format!(
+        "SELECT rowid, {list} FROM \"{table}\" WHERE rowid >= ?1 ORDER BY rowid LIMIT {COPY_BATCH}"
+    );
+    let mut next = i64::MIN;
+    loop {
+        let (rows, error) = read_rows(source, &select, &[Value::Integer(next)]);
+        let read = rows.len();
+        let last = rows.last().and_then(|row| match row.first() {
+            Some(Value::Integer(rowid)) => Some(*rowid),
+            _ => None,
+        });
+        put(&mut rows.into_iter().map(|mut row| row.split_off(1)));
+        if let Some(last) = last {
+            match last.checked_add(1) {
+                Some(after) => next = after,
+                None => break,
+            }
+        }
+        match error {
+            None if read < COPY_BATCH => break,
+            None => {}
+            Some(_) => {
+                lost += 1;
+                match past_damage(source, table, next) {
+                    Some(start) => next = start,
+                    None => break,
+                }
             }
         }
     }
     (copied, lost)
 }
 
-fn read_rows(conn: &Connection, sql: &str, params: &[Value]) -> rusqlite::Result<Vec<Vec<Value>>> {
-    let mut statement = conn.prepare(sql)?;
-    let columns = statement.column_count();
-    let mut rows = statement.query(params_from_iter(params.iter()))?;
-    let mut read = Vec::new();
-    while let Some(row) = rows.next()? {
-        read.push(
-            (0..columns)
-                .map(|n| row.get(n))
-                .collect::<rusqlite::Result<_>>()?,
-        );
+/// Rows one read of a table's copy asks for.
+const COPY_BATCH: usize = 1_000;
+
+/// The smallest rowid above `from` that a read of `table` can start at again, when a read from
+/// `from` fails: larger and larger steps until one succeeds, then halving back to the first
+/// that does. `None` when none does up to the largest rowid.
+fn past_damage(source: &Connection, table: &str, from: i64) -> Option<i64> {
+    let probe = format!("SELECT rowid FROM \"{table}\" WHERE rowid >= ?1 ORDER BY rowid LIMIT 1");
+    let readable = |at: i64| read_rows(source, &probe, &[Value::Integer(at)]).1.is_none();
+    let (mut bad, mut step) = (from, 1i64);
+    let mut good = loop {
+        let at = bad.saturating_add(step);
+        if readable(at) {
+            break at;
+        }
+        if at == i64::MAX {
+            return None;
+        }
+        bad = at;
+        step = step.saturating_mul(2);
+    };
+    while good - bad > 1 {
+        let middle = bad + (good - bad) / 2;
+        match readable(middle) {
+            true => good = middle,
+            false => bad = middle,
+        }
     }
-    Ok(read)
+    Some(good)
+}
+
+/// The rows `sql` reads, up to the first error (and the error, if one ended the read).
+fn read_rows(
+    conn: &Connection,
+    sql: &str,
+    params: &[Value],
+) -> (Vec<Vec<Value>>, Option<rusqlite::Error>) {
+    let mut read = Vec::new();
+    let mut statement = match conn.prepare(sql) {
+        Ok(statement) => statement,
+        Err(error) => return (read, Some(error)),
+    };
+    let columns = statement.column_count();
+    let mut rows = match statement.query(params_from_iter(params.iter())) {
+        Ok(rows) => rows,
+        Err(error) => return (read, Some(error)),
+    };
+    loop {
+        let row = match rows.next() {
+            Ok(Some(row)) => row,
+            Ok(None) => return (read, None),
+            Err(error) => return (read, Some(error)),
+        };
+        match (0..columns).map(|n| row.get(n)).collect() {
+            Ok(values) => read.push(values),
+            Err(error) => return (read, Some(error)),
+        }
+    }
 }

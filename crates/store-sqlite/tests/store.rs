@@ -1193,20 +1193,27 @@ mod damage {
         file.write_all(&[0; PAGE as usize]).unwrap();
     }
 
-    #[test]
-    fn a_zeroed_page_is_seen_and_everything_else_is_recovered_into_a_new_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let (path, contents) = store_of(dir.path(), 400);
-        let healthy = SqliteStore::open(&path)
-            .unwrap()
-            .check_health(false)
-            .unwrap();
-        assert!(healthy.is_empty(), "{healthy:?}");
-        let pages = std::fs::metadata(&path).unwrap().len() / PAGE;
-        zero_page(&path, pages / 2);
-        let damaged_bytes = std::fs::read(&path).unwrap();
+    /// The page (from 0) of the file at `path` that holds `text`.
+    fn page_holding(path: &std::path::Path, text: &str) -> u64 {
+        let bytes = std::fs::read(path).unwrap();
+        let at = bytes
+            .windows(text.len())
+            .position(|window| window == text.as_bytes())
+            .expect("the text is in the file");
+        at as u64 / PAGE
+    }
 
-        let store = SqliteStore::open(&path).unwrap();
+    /// Damages page `page` of a 400-memory store, sees it, recovers into a new file (never in
+    /// place); the recovered store, checked healthy, and the memories it kept.
+    fn recovered_after_zeroing(
+        dir: &std::path::Path,
+        path: &std::path::Path,
+        page: u64,
+        contents: &[String],
+    ) -> (Api, usize) {
+        zero_page(path, page);
+        let damaged_bytes = std::fs::read(path).unwrap();
+        let store = SqliteStore::open(path).unwrap();
         let findings = store.check_health(false).unwrap();
         let database = findings
             .iter()
@@ -1217,12 +1224,13 @@ mod damage {
 
         let done = store.repair(Repair::RecoverDatabase).unwrap();
         assert!(done.contains("recovered"), "{done}");
+        assert!(done.contains("1 unreadable stretches"), "{done}");
         assert_eq!(
-            std::fs::read(&path).unwrap(),
+            std::fs::read(path).unwrap(),
             damaged_bytes,
             "never in place"
         );
-        let recovered_path = std::fs::read_dir(dir.path())
+        let recovered_path = std::fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().path())
             .find(|p| p.to_string_lossy().contains(".recovered-"))
@@ -1232,31 +1240,77 @@ mod damage {
         assert!(after.is_empty(), "{after:?}");
         let api = Api::open(ApiParts::new(Box::new(recovered)), &Config::default());
         let listed = cairn_core::testing::export_all(&api);
-        let kept: Vec<&String> = contents
+        let kept = contents
             .iter()
             .filter(|c| listed.contains(&format!("\"{}\"", c.trim_end())))
-            .collect();
-        assert!(!listed.is_empty());
-        // One 4 KiB page holds at most 13 of these memories (about 300 bytes each): the rest
-        // all come across, whole.
-        assert!(
-            kept.len() + 13 >= contents.len(),
-            "{} of {} recovered",
-            kept.len(),
-            contents.len()
-        );
-        let hits = api
-            .search_request(
-                &cairn_core::testing::local(),
-                &cairn_core::search::SearchRequest::new(
-                    "release train",
-                    cairn_core::memory::MemoryFilter::default(),
-                    5,
-                ),
+            .count();
+        (api, kept)
+    }
+
+    /// A zeroed leaf of the memories table — the first one (every read from the lowest rowid
+    /// meets it: recovery once halved the rowid range forever there), or one in the middle —
+    /// loses the memories it held, and every other comes across whole.
+    #[test]
+    fn a_zeroed_page_is_seen_and_everything_else_is_recovered_into_a_new_file() {
+        for first in [0, 200] {
+            let dir = tempfile::tempdir().unwrap();
+            let (path, contents) = store_of(dir.path(), 400);
+            let healthy = SqliteStore::open(&path)
+                .unwrap()
+                .check_health(false)
+                .unwrap();
+            assert!(healthy.is_empty(), "{healthy:?}");
+            let page = page_holding(&path, contents[first].trim_end());
+            let (api, kept) = recovered_after_zeroing(dir.path(), &path, page, &contents);
+            // One 4 KiB page holds at most 13 of these memories (about 300 bytes each): the
+            // rest all come across, whole.
+            assert!(
+                (contents.len() - 13..contents.len()).contains(&kept),
+                "{kept} of {} recovered, zeroing the page of memory {first}",
+                contents.len()
+            );
+            let hits = api
+                .search_request(
+                    &cairn_core::testing::local(),
+                    &cairn_core::search::SearchRequest::new(
+                        "release train",
+                        cairn_core::memory::MemoryFilter::default(),
+                        5,
+                    ),
+                )
+                .unwrap()
+                .hits;
+            assert_eq!(hits.len(), 5, "the full-text index was rebuilt");
+        }
+    }
+
+    /// A zeroed root page of the memories table leaves none of them readable: the recovery
+    /// still ends (it gave up on the table after its bounded search) and keeps the rest.
+    #[test]
+    fn a_zeroed_root_page_loses_its_table_and_the_recovery_still_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, contents) = store_of(dir.path(), 400);
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        let root: u32 = conn
+            .query_row(
+                "SELECT rootpage FROM sqlite_schema WHERE name = 'memories'",
+                [],
+                |row| row.get(0),
             )
-            .unwrap()
-            .hits;
-        assert_eq!(hits.len(), 5, "the full-text index was rebuilt");
+            .unwrap();
+        let logged: i64 = conn
+            .query_row("SELECT count(*) FROM audit_log", [], |row| row.get(0))
+            .unwrap();
+        drop(conn);
+        assert_eq!(logged, 400, "each store is in the audit log");
+        // SQLite counts pages from 1.
+        let (api, kept) =
+            recovered_after_zeroing(dir.path(), &path, u64::from(root) - 1, &contents);
+        assert_eq!(kept, 0);
+        let input = serde_json::from_value(serde_json::json!({"limit": 100})).unwrap();
+        let entries = api.audit(&cairn_core::testing::local(), input).unwrap();
+        assert_eq!(entries.len(), 100, "the audit log came across");
+        assert_eq!(entries[99].seq, 301, "whole, in order");
     }
 
     #[test]
