@@ -44,6 +44,23 @@ pub fn deferred_list(
         .collect()
 }
 
+/// The waiting rows whose source or target is one of `ids`.
+pub fn deferred_naming(client: &mut impl Sql, ids: &[MemoryId]) -> Result<Vec<DeferredRelation>> {
+    let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
+    client
+        .query(
+            &format!(
+                "SELECT {DEFERRED_COLUMNS} FROM deferred_relations WHERE status = 'deferred' \
+                 AND (source_id = ANY($1) OR target_id = ANY($1))"
+            ),
+            &[&ids],
+        )
+        .sql()?
+        .iter()
+        .map(deferred_from_row)
+        .collect()
+}
+
 /// The deferred relation with this judgment id.
 pub fn deferred(client: &mut impl Sql, id: &RelationId) -> Result<Option<DeferredRelation>> {
     client
@@ -107,4 +124,16 @@ pub fn delete_deferred_naming(client: &mut impl Sql, id: &MemoryId) -> Result<()
         )
         .sql()?;
     Ok(())
+}
+
+/// How many rows wait (`deferred`) and how many are dead.
+pub fn deferred_counts(client: &mut impl Sql) -> Result<(u64, u64)> {
+    let row = client
+        .query_one(
+            "SELECT count(*) FILTER (WHERE status = 'deferred'), \
+                    count(*) FILTER (WHERE status = 'dead') FROM deferred_relations",
+            &[],
+        )
+        .sql()?;
+    Ok((get::<i64>(&row, 0)? as u64, get::<i64>(&row, 1)? as u64))
 }

@@ -195,6 +195,10 @@ impl RelationStore for PostgresStore {
     fn deferred_relation(&self, id: &RelationId) -> Result<Option<DeferredRelation>> {
         deferred::deferred(&mut *self.reader()?, id)
     }
+
+    fn deferred_counts(&self) -> Result<(u64, u64)> {
+        deferred::deferred_counts(&mut *self.reader()?)
+    }
 }
 
 impl RelationTx for PostgresTx<'_, '_> {
@@ -261,6 +265,10 @@ impl RelationTx for PostgresTx<'_, '_> {
 
     fn deferred_list(&mut self, filter: &DeferredFilter) -> Result<Vec<DeferredRelation>> {
         deferred::deferred_list(&mut self.tx, filter)
+    }
+
+    fn deferred_naming(&mut self, ids: &[MemoryId]) -> Result<Vec<DeferredRelation>> {
+        deferred::deferred_naming(&mut self.tx, ids)
     }
 
     fn put_deferred(&mut self, deferred: &DeferredRelation) -> Result<()> {

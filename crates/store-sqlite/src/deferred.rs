@@ -40,6 +40,28 @@ pub fn deferred_list(conn: &Connection, filter: &DeferredFilter) -> Result<Vec<D
     .sql()
 }
 
+/// The waiting rows whose source or target is one of `ids`.
+pub fn deferred_naming(conn: &Connection, ids: &[MemoryId]) -> Result<Vec<DeferredRelation>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let marks = vec!["?"; ids.len()].join(", ");
+    let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
+    conn.prepare_cached(&format!(
+        "SELECT {DEFERRED_COLUMNS} FROM deferred_relations WHERE status = 'deferred' \
+         AND id IN (SELECT id FROM deferred_relations WHERE source_id IN ({marks}) \
+                    UNION SELECT id FROM deferred_relations WHERE target_id IN ({marks}))"
+    ))
+    .sql()?
+    .query_map(
+        rusqlite::params_from_iter(ids.iter().chain(ids.iter())),
+        deferred_from_row,
+    )
+    .sql()?
+    .collect::<rusqlite::Result<_>>()
+    .sql()
+}
+
 /// The deferred relation with this judgment id.
 pub fn deferred(conn: &Connection, id: &RelationId) -> Result<Option<DeferredRelation>> {
     conn.prepare_cached(&format!(
@@ -92,4 +114,17 @@ pub fn delete_deferred_naming(conn: &Connection, id: &MemoryId) -> Result<()> {
         .execute([id.to_string()])
         .sql()?;
     Ok(())
+}
+
+/// How many rows wait (`deferred`) and how many are dead.
+pub fn deferred_counts(conn: &Connection) -> Result<(u64, u64)> {
+    conn.prepare_cached(
+        "SELECT count(*) FILTER (WHERE status = 'deferred'), \
+                count(*) FILTER (WHERE status = 'dead') FROM deferred_relations",
+    )
+    .sql()?
+    .query_row([], |row| {
+        Ok((row.get::<_, i64>(0)? as u64, row.get::<_, i64>(1)? as u64))
+    })
+    .sql()
 }

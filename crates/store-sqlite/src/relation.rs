@@ -235,6 +235,10 @@ impl RelationStore for SqliteStore {
     fn deferred_relation(&self, id: &RelationId) -> Result<Option<DeferredRelation>> {
         deferred::deferred(&self.reader(), id)
     }
+
+    fn deferred_counts(&self) -> Result<(u64, u64)> {
+        deferred::deferred_counts(&self.reader())
+    }
 }
 
 impl RelationTx for SqliteTx<'_, '_> {
@@ -267,6 +271,10 @@ impl RelationTx for SqliteTx<'_, '_> {
 
     fn deferred_list(&mut self, filter: &DeferredFilter) -> Result<Vec<DeferredRelation>> {
         deferred::deferred_list(&self.tx, filter)
+    }
+
+    fn deferred_naming(&mut self, ids: &[MemoryId]) -> Result<Vec<DeferredRelation>> {
+        deferred::deferred_naming(&self.tx, ids)
     }
 
     fn put_deferred(&mut self, deferred: &DeferredRelation) -> Result<()> {

@@ -1,7 +1,8 @@
 //! The import's side of deferred relations (the model is `relation::deferred`): a relation
-//! record whose memory is not in the store is kept instead of failing the import, and the
-//! queue is tried again when memories may have arrived — at the end of every import that
-//! created memories, and when a caller asks ([`replay`]).
+//! record whose memory is not in the store is kept instead of failing the import, and it is
+//! tried again when its memories may have arrived: at the end of every import, those naming a
+//! memory the import created ([`replay_naming`]: the rest of the queue is not read, so a long
+//! queue costs an import nothing), and the whole queue when a caller asks ([`replay`]).
 //!
 //! Trying again applies a record exactly as an import would ([`merge::place`]): it leaves the
 //! queue once written; it stays, one attempt more, while a memory is missing; it is marked dead
@@ -13,6 +14,7 @@ use serde::Serialize;
 
 use crate::error::Result;
 use crate::exchange::merge::{self, Placement};
+use crate::id::MemoryId;
 use crate::relation::{DeferredFilter, DeferredRelation, DeferredStatus, Relation};
 use crate::store::StoreTx;
 
@@ -59,6 +61,33 @@ pub fn replay(tx: &mut dyn StoreTx, now: Timestamp) -> Result<ReplayReport> {
         status: Some(DeferredStatus::Deferred),
         limit: i64::MAX as usize,
     })?;
+    retry(tx, waiting, now)
+}
+
+/// Tries again the deferred relations that name one of `arrived` (memories an import just
+/// created), the first kept first; the rest of the queue is not read.
+pub fn replay_naming(
+    tx: &mut dyn StoreTx,
+    arrived: &[MemoryId],
+    now: Timestamp,
+) -> Result<ReplayReport> {
+    let mut waiting = Vec::new();
+    for ids in arrived.chunks(NAMED_AT_ONCE) {
+        waiting.extend(tx.deferred_naming(ids)?);
+    }
+    waiting.sort_by_key(|d| (d.first_seen_at, d.relation.id));
+    waiting.dedup_by_key(|d| d.relation.id);
+    retry(tx, waiting, now)
+}
+
+/// Memory ids one query for the deferred relations naming them takes.
+const NAMED_AT_ONCE: usize = 500;
+
+fn retry(
+    tx: &mut dyn StoreTx,
+    waiting: Vec<DeferredRelation>,
+    now: Timestamp,
+) -> Result<ReplayReport> {
     let mut report = ReplayReport::default();
     for mut deferred in waiting {
         report.retried += 1;

@@ -13,7 +13,7 @@ use crate::error::{Error, RecordAt, Result};
 use crate::exchange::format::Record;
 use crate::exchange::format::{FORMAT, KINDS, VERSION};
 use crate::exchange::{Counts, Header, PlainMemory, deferred, merge};
-use crate::id::RelationId;
+use crate::id::{MemoryId, RelationId};
 use crate::input::{BOM, Bounded, MAX_RECORD_BYTES};
 use crate::memory::MemoryRecord;
 use crate::memory::write::{import_many, store_in, validate_record};
@@ -217,6 +217,9 @@ pub(crate) struct RecordWriter<'l> {
     now: Timestamp,
     /// The judgment ids of the relation records kept in the deferred queue.
     deferred: BTreeSet<RelationId>,
+    /// The memories this import created (by their records' ids): what deferred relations may
+    /// have waited for.
+    arrived: Vec<MemoryId>,
     pub report: ImportReport,
     /// Export records read per kind.
     pub read: Counts,
@@ -229,6 +232,7 @@ impl<'l> RecordWriter<'l> {
             limits,
             now,
             deferred: BTreeSet::new(),
+            arrived: Vec::new(),
             report: ImportReport::default(),
             read: Counts::default(),
             held: Vec::new(),
@@ -287,7 +291,12 @@ impl<'l> RecordWriter<'l> {
         if self.held.is_empty() {
             return Ok(());
         }
-        for status in import_many(tx, std::mem::take(&mut self.held))? {
+        let held = std::mem::take(&mut self.held);
+        let ids: Vec<MemoryId> = held.iter().map(|record| record.memory.id).collect();
+        for (status, id) in import_many(tx, held)?.into_iter().zip(ids) {
+            if status == WriteStatus::Created {
+                self.arrived.push(id);
+            }
             self.report.memories.count(status);
         }
         Ok(())
@@ -465,8 +474,9 @@ impl Reading<'_, '_> {
             }
         }
         let writer = &mut self.writer;
-        if writer.report.memories.created > 0 {
-            writer.report.deferred_applied = deferred::replay(self.tx, writer.now)?.applied;
+        if !writer.arrived.is_empty() {
+            let replayed = deferred::replay_naming(self.tx, &writer.arrived, writer.now)?;
+            writer.report.deferred_applied = replayed.applied;
         }
         for id in &writer.deferred {
             if self.tx.deferred(id)?.is_some() {

@@ -139,6 +139,23 @@ impl<'a> Doctor<'a> {
                 .handled_by(command),
             );
         }
+        let (waiting, dead) = self.store.deferred_counts()?;
+        if waiting + dead > 0 {
+            findings.push(
+                Finding::new(
+                    "queues",
+                    Severity::Note,
+                    format!(
+                        "imported relations wait for their memories: {waiting} waiting, {dead} \
+                         dead"
+                    ),
+                    "an import kept them because a memory of theirs is not in the store; the \
+                     import that brings it applies them (dead ones joined memories of \
+                     different projects)",
+                )
+                .handled_by("cairn conflicts deferred"),
+            );
+        }
         let images = self.store.image_totals(&PendingWork::default())?;
         if images.unhashed > 0 {
             findings.push(

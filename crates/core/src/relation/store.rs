@@ -108,6 +108,9 @@ pub trait RelationStore: Send + Sync {
 
     /// The deferred relation with this judgment id.
     fn deferred_relation(&self, id: &RelationId) -> Result<Option<DeferredRelation>>;
+
+    /// How many deferred relations wait (`deferred`) and how many are dead.
+    fn deferred_counts(&self) -> Result<(u64, u64)>;
 }
 
 /// The write side of relation storage, inside one transaction.
@@ -126,6 +129,10 @@ pub trait RelationTx {
 
     /// Deferred relations under the filter, the first kept first (then by id).
     fn deferred_list(&mut self, filter: &DeferredFilter) -> Result<Vec<DeferredRelation>>;
+
+    /// The waiting (not dead) deferred relations whose source or target is one of `ids`, in
+    /// any order.
+    fn deferred_naming(&mut self, ids: &[MemoryId]) -> Result<Vec<DeferredRelation>>;
 
     /// Keeps a deferred relation, or overwrites the one with the same judgment id.
     fn put_deferred(&mut self, deferred: &DeferredRelation) -> Result<()>;

@@ -345,6 +345,19 @@ pub fn an_imported_relation_waits_for_its_memories_and_needs_them_in_its_scope(
         "{}",
         waiting[0].last_error
     );
+    // The doctor tells of it, and of nothing once the queue is empty.
+    let waits = |h: &Harness| {
+        let report = h.api.examine(&local(), true).unwrap();
+        report
+            .findings
+            .iter()
+            .find(|f| f.found.contains("relations wait"))
+            .map(|f| f.found.clone())
+    };
+    assert_eq!(
+        waits(&target).as_deref(),
+        Some("imported relations wait for their memories: 1 waiting, 0 dead")
+    );
     // The same file again keeps one entry; trying again without the memories counts a try.
     target.import(&relation_line).unwrap();
     let replayed = target.api.replay_deferred(&local()).unwrap();
@@ -371,6 +384,7 @@ pub fn an_imported_relation_waits_for_its_memories_and_needs_them_in_its_scope(
         (1, 0)
     );
     assert!(queue(&target, None).is_empty());
+    assert_eq!(waits(&target), None);
     let applied = target
         .api
         .conflict(&local(), &relation.id.to_string())
@@ -456,7 +470,18 @@ pub fn an_imported_relation_waits_for_its_memories_and_needs_them_in_its_scope(
             relation_to_nowhere(&relation_line, &relation)
         ))
         .unwrap();
-    assert_eq!(queue(&purged, None).len(), 1);
+    // It came with its source: tried once at the end of that import, it still waits for its
+    // target; an import of an unrelated memory does not read it again.
+    assert_eq!(queue(&purged, None)[0].attempts, 1);
+    purged
+        .import(r#"{"content": "an unrelated note"}"#)
+        .unwrap();
+    let unrelated = memory_lines
+        .iter()
+        .find(|line| !line.contains(&format!(r#""id":"{}""#, relation.source)))
+        .expect("another memory");
+    purged.import(unrelated).unwrap();
+    assert_eq!(queue(&purged, None)[0].attempts, 1);
     purged
         .api
         .forget(&local(), &relation.source.to_string(), true)
