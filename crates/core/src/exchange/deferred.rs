@@ -12,9 +12,10 @@
 use jiff::Timestamp;
 use serde::Serialize;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::exchange::merge::{self, Placement};
 use crate::id::MemoryId;
+use crate::memory::WriteStatus;
 use crate::relation::{DeferredFilter, DeferredRelation, DeferredStatus, Relation};
 use crate::store::StoreTx;
 
@@ -29,6 +30,26 @@ pub struct ReplayReport {
     pub waiting: u64,
     /// Refused now that both memories are here; kept, marked dead.
     pub dead: u64,
+}
+
+/// Imports one relation record by judgment id, its verdicts checked as every verdict is
+/// ([`merge::checked_relation`], [`merge::place`]): `None` when a memory of it is not in the
+/// store (neither stored before nor earlier in the file), and the record waits in the queue.
+/// Both memories, when here, must be in the relation's scope.
+pub fn import_relation(
+    tx: &mut dyn StoreTx,
+    relation: &Relation,
+    now: Timestamp,
+) -> Result<Option<WriteStatus>> {
+    let relation = merge::checked_relation(relation.clone())?;
+    match merge::place(tx, &relation)? {
+        Placement::Applied(status) => Ok(Some(status)),
+        Placement::Missing(why) => {
+            defer(tx, relation, why, now)?;
+            Ok(None)
+        }
+        Placement::Refused { field, why } => Err(Error::invalid(field, why)),
+    }
 }
 
 /// Keeps `relation`, which misses a memory (`why`), in the queue. A record kept before under

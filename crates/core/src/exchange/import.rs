@@ -255,7 +255,7 @@ impl<'l> RecordWriter<'l> {
             }
             Record::Relation(relation) => {
                 self.read.relations += 1;
-                match merge::import_relation(tx, &relation, self.now)? {
+                match deferred::import_relation(tx, &relation, self.now)? {
                     Some(status) => report.relations.count(status),
                     None => {
                         self.deferred.insert(relation.id);

@@ -6,10 +6,7 @@
 //! (empty, never changed since it was seeded) gives way to an imported slot that was written to,
 //! or opening the new store once before importing would silently keep the empty defaults.
 
-use jiff::Timestamp;
-
 use crate::error::{Error, Result};
-use crate::exchange::deferred;
 use crate::exchange::{ObservationRecord, SlotRecord, SlotSeedsRecord};
 use crate::memory::WriteStatus;
 use crate::redact::redact;
@@ -20,28 +17,8 @@ use crate::slot::operations::checked;
 use crate::slot::{Slot, SlotTx};
 use crate::store::StoreTx;
 
-/// Imports one relation by judgment id, its verdicts checked as every verdict is: `None` when a
-/// memory of it is not in the store (neither stored before nor earlier in the file), and the
-/// record waits in the deferred queue ([`deferred`]) for it. Both memories, when here, must be
-/// in the relation's scope.
-pub fn import_relation(
-    tx: &mut dyn StoreTx,
-    relation: &Relation,
-    now: Timestamp,
-) -> Result<Option<WriteStatus>> {
-    let relation = checked_relation(relation.clone())?;
-    match place(tx, &relation)? {
-        Placement::Applied(status) => Ok(Some(status)),
-        Placement::Missing(why) => {
-            deferred::defer(tx, relation, why, now)?;
-            Ok(None)
-        }
-        Placement::Refused { field, why } => Err(Error::invalid(field, why)),
-    }
-}
-
 /// A relation record with its verdicts checked as every verdict is.
-fn checked_relation(mut relation: Relation) -> Result<Relation> {
+pub fn checked_relation(mut relation: Relation) -> Result<Relation> {
     relation.verdict = relation.verdict.map(checked_verdict).transpose()?;
     relation.history = relation
         .history
