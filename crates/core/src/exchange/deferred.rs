@@ -54,7 +54,7 @@ pub fn import_relation(
 
 /// Keeps `relation`, which misses a memory (`why`), in the queue. A record kept before under
 /// the same judgment id keeps its first sighting and attempts, and the newer of the two states.
-pub fn defer(tx: &mut dyn StoreTx, relation: Relation, why: String, now: Timestamp) -> Result<()> {
+fn defer(tx: &mut dyn StoreTx, relation: Relation, why: String, now: Timestamp) -> Result<()> {
     let deferred = match tx.deferred(&relation.id)? {
         Some(mut kept) => {
             if relation.updated_at > kept.relation.updated_at {
