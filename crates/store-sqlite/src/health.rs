@@ -2,8 +2,8 @@
 //! its vector index file, free disk and permissions; and the repairs of what is derived.
 //!
 //! A damaged database is never repaired in place: [`recover`] copies what SQLite can still
-//! read — table by table, in ranges of rows, halving a range that hits a damaged page until
-//! only the unreadable rows are left out — into a new database of the current schema beside
+//! read — table by table, forward in rowid order, stepping over a damaged page by a bounded
+//! search so only its rows are left out (see `copy_table`) — into a new database of the current schema beside
 //! it (`<db>.recovered-<time>.db`), rebuilds its full-text indexes, drops rows left pointing at
 //! nothing, and says how much came across. `cairn restore` switches to it (keeping the damaged
 //! file beside it).

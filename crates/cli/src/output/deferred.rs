@@ -8,6 +8,7 @@ use cairn_core::relation::DeferredRelation;
 use jiff::tz::TimeZone;
 
 use super::local_time;
+use super::relations::state;
 
 /// What `cairn conflicts deferred` shows.
 pub enum DeferredView {
@@ -33,7 +34,7 @@ pub fn render(view: &DeferredView, tz: &TimeZone) -> String {
                     deferred.status.as_str(),
                     r.source.handle(),
                     r.target.handle(),
-                    kind(deferred),
+                    state(&deferred.relation),
                     deferred.attempts,
                     deferred.last_error
                 );
@@ -51,7 +52,7 @@ pub fn render(view: &DeferredView, tz: &TimeZone) -> String {
             let _ = writeln!(out, "  newer    {}", r.source);
             let _ = writeln!(out, "  older    {}", r.target);
             let _ = writeln!(out, "  project  {}", r.scope);
-            let _ = writeln!(out, "  verdict  {}", kind(deferred));
+            let _ = writeln!(out, "  verdict  {}", state(&deferred.relation));
             if let Some(reason) = r.verdict.as_ref().and_then(|v| v.reason.as_deref()) {
                 let _ = writeln!(out, "  reason   {reason}");
             }
@@ -79,12 +80,4 @@ pub fn render(view: &DeferredView, tz: &TimeZone) -> String {
         }
     }
     out
-}
-
-/// The relation's current verdict, or `pending`.
-fn kind(deferred: &DeferredRelation) -> String {
-    deferred
-        .relation
-        .kind()
-        .map_or_else(|| "pending".into(), |kind| kind.to_string())
 }

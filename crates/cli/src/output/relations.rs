@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use cairn_core::Memory;
-use cairn_core::relation::{Annotation, RelationView, Verdict, annotations};
+use cairn_core::relation::{Annotation, Relation, RelationView, Verdict, annotations};
 use cairn_core::relation::{Compared, RelationStats, ScanReport};
 use jiff::tz::TimeZone;
 
@@ -110,8 +110,9 @@ fn compared_status(status: cairn_core::relation::CompareStatus) -> &'static str 
     }
 }
 
-fn state(relation: &RelationView) -> String {
-    match relation.relation.kind() {
+/// A relation's current verdict, or `pending` (the deferred views say it the same way).
+pub(super) fn state(relation: &Relation) -> String {
+    match relation.kind() {
         Some(kind) => kind.to_string(),
         None => "pending".into(),
     }
@@ -131,7 +132,7 @@ fn row(view: &RelationView) -> String {
     format!(
         "{}  {:<14}  #{} {}  ->  #{} {}{score}",
         r.id.handle(),
-        state(view),
+        state(&view.relation),
         r.source.handle(),
         title(view.source_title.as_deref()),
         r.target.handle(),
@@ -141,7 +142,7 @@ fn row(view: &RelationView) -> String {
 
 fn detail(out: &mut String, view: &RelationView, tz: &TimeZone) {
     let r = &view.relation;
-    let _ = writeln!(out, "judgment {}  {}", r.id, state(view));
+    let _ = writeln!(out, "judgment {}  {}", r.id, state(&view.relation));
     let _ = writeln!(
         out,
         "  newer  #{}  {}",
