@@ -7,8 +7,7 @@ use cairn_core::exchange::ReplayReport;
 use cairn_core::relation::DeferredRelation;
 use jiff::tz::TimeZone;
 
-use super::local_time;
-use super::relations::state;
+use super::{local_time, state};
 
 /// What `cairn conflicts deferred` shows.
 pub enum DeferredView {

@@ -331,6 +331,14 @@ impl Printer {
 }
 
 /// `2026-03-11 14:05` in the given zone.
+/// A relation's current verdict, or `pending` (the relation and deferred views).
+fn state(relation: &cairn_core::relation::Relation) -> String {
+    match relation.kind() {
+        Some(kind) => kind.to_string(),
+        None => "pending".into(),
+    }
+}
+
 pub fn local_time(ts: Timestamp, tz: &TimeZone) -> String {
     ts.to_zoned(tz.clone())
         .strftime("%Y-%m-%d %H:%M")

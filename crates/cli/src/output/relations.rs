@@ -4,11 +4,11 @@
 use std::fmt::Write as _;
 
 use cairn_core::Memory;
-use cairn_core::relation::{Annotation, Relation, RelationView, Verdict, annotations};
+use cairn_core::relation::{Annotation, RelationView, Verdict, annotations};
 use cairn_core::relation::{Compared, RelationStats, ScanReport};
 use jiff::tz::TimeZone;
 
-use super::{local_time, preview};
+use super::{local_time, preview, state};
 
 /// The annotation lines of `memory` from `relations` (its own and others').
 pub fn lines_of(memory: &Memory, relations: &[RelationView]) -> Vec<Annotation> {
@@ -107,14 +107,6 @@ fn compared_status(status: cairn_core::relation::CompareStatus) -> &'static str 
         CompareStatus::Updated => "updated: the earlier verdict is kept in the history",
         CompareStatus::Unchanged => "unchanged: you had said exactly this",
         CompareStatus::NotRecorded => "not_conflict: nothing recorded",
-    }
-}
-
-/// A relation's current verdict, or `pending` (the deferred views say it the same way).
-pub(super) fn state(relation: &Relation) -> String {
-    match relation.kind() {
-        Some(kind) => kind.to_string(),
-        None => "pending".into(),
     }
 }
 
